@@ -1,0 +1,39 @@
+package procwalk
+
+import "fmt"
+
+// cgroup.go parses /proc/<pid>/cgroup: one "hierarchy-ID:controllers:path"
+// line per hierarchy; cgroup v2 is the line "0::/path".
+
+// CgroupLine is one line of /proc/<pid>/cgroup.
+type CgroupLine struct {
+	HierarchyID int
+	Controllers string // comma-separated; empty for v2, "name=systemd" for named v1
+	Path        string
+}
+
+func parseCgroup(b []byte) ([]CgroupLine, error) {
+	var out []CgroupLine
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		if len(line) == 0 {
+			continue
+		}
+		c1 := indexByte(line, ':')
+		if c1 < 0 {
+			return nil, fmt.Errorf("%w: cgroup: line without ':'", ErrMalformed)
+		}
+		c2 := indexByte(line[c1+1:], ':')
+		if c2 < 0 {
+			return nil, fmt.Errorf("%w: cgroup: line with one ':'", ErrMalformed)
+		}
+		c2 += c1 + 1
+		id, ok := atoi(line[:c1])
+		if !ok {
+			return nil, fmt.Errorf("%w: cgroup: bad hierarchy id", ErrMalformed)
+		}
+		out = append(out, CgroupLine{HierarchyID: int(id), Controllers: string(line[c1+1 : c2]), Path: string(line[c2+1:])})
+	}
+	return out, nil
+}

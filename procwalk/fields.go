@@ -1,0 +1,76 @@
+package procwalk
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Fields selects which optional /proc files a Snapshot reads per process.
+// stat and statm are always read; everything else costs extra syscalls, so a
+// cheap scan asks for nothing more.
+type Fields uint32
+
+const (
+	FieldStatus   Fields = 1 << iota // status: uids, VmSwap, context switches
+	FieldCmdline                     // cmdline
+	FieldExe                         // exe link
+	FieldCwd                         // cwd link
+	FieldIO                          // io: needs ptrace access (root or same user)
+	FieldSmaps                       // smaps_rollup: PSS, USS; locks the target's mmap, opt-in
+	FieldFDs                         // fd directory: open descriptor count
+	FieldCgroup                      // cgroup lines
+	FieldOOMScore                    // oom_score
+	fieldEnd
+)
+
+// AllFields is every optional field except smaps_rollup, which stays opt-in.
+const AllFields = fieldEnd - 1&^FieldSmaps
+
+var fieldNames = [...]string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
+
+// String lists the fields, comma-separated, e.g. "status,cmdline".
+func (f Fields) String() string {
+	var names []string
+	for i, name := range fieldNames {
+		if f&(1<<i) != 0 {
+			names = append(names, name)
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// ParseFields reads a comma-separated list of field names ("all" for
+// AllFields).
+func ParseFields(s string) (Fields, error) {
+	var f Fields
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if name == "" {
+			continue
+		}
+		if name == "all" {
+			f |= AllFields
+			continue
+		}
+		found := false
+		for i, n := range fieldNames {
+			if n == name {
+				f |= 1 << i
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown field %q: known fields are all, %s", name, strings.Join(fieldNames[:], ", "))
+		}
+	}
+	return f, nil
+}
+
+// each calls fn for every single field set in f.
+func (f Fields) each(fn func(Fields)) {
+	for b := Fields(1); b < fieldEnd; b <<= 1 {
+		if f&b != 0 {
+			fn(b)
+		}
+	}
+}

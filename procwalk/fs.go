@@ -1,0 +1,97 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+)
+
+// DefaultRoot is where Linux mounts procfs. Only cmd/ uses it as a default.
+const DefaultRoot = "/proc"
+
+// Sentinel errors. Wrapped with %w, so test them with errors.Is.
+var (
+	// ErrGone means the process exited (or its pid was reused) while we read it.
+	ErrGone = errors.New("process is gone")
+	// ErrDenied means the kernel refused to show a file (ptrace rules, hidepid).
+	ErrDenied = errors.New("permission denied")
+	// ErrMalformed means a /proc file did not have the expected shape.
+	ErrMalformed = errors.New("malformed /proc file")
+	// ErrNoProc means the root given to NewFS is not a procfs mount.
+	ErrNoProc = errors.New("not a proc filesystem")
+)
+
+// FS is a procfs tree rooted at a path: /proc on a live host, a fixture
+// directory in tests. The zero value is not usable; call NewFS.
+type FS struct {
+	root string
+}
+
+// NewFS checks that root looks like procfs (it has a readable "stat" file)
+// and returns an FS reading under it.
+func NewFS(root string) (FS, error) {
+	if _, err := os.Stat(filepath.Join(root, "stat")); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return FS{}, fmt.Errorf("%w: %s has no stat file; mount procfs there (mount -t proc proc %s) or pass --proc with the right root", ErrNoProc, root, root)
+		}
+		return FS{}, fmt.Errorf("%w: %s: %v", ErrNoProc, root, err)
+	}
+	return FS{root: root}, nil
+}
+
+// Root is the path the FS reads under.
+func (fs FS) Root() string { return fs.root }
+
+// Path joins elements under the root.
+func (fs FS) Path(elem ...string) string {
+	return filepath.Join(append([]string{fs.root}, elem...)...)
+}
+
+func (fs FS) pidPath(pid int, file string) string {
+	return fs.root + "/" + strconv.Itoa(pid) + "/" + file
+}
+
+// IsGone reports whether err means the process went away while it was read:
+// ENOENT (its directory vanished), ESRCH (the task is exiting) or ErrGone.
+func IsGone(err error) bool {
+	return errors.Is(err, ErrGone) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ESRCH)
+}
+
+// IsDenied reports whether err means the kernel refused access.
+func IsDenied(err error) bool {
+	return errors.Is(err, ErrDenied) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
+}
+
+// classify maps a read error onto our sentinels, keeping the original.
+func classify(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ESRCH):
+		return fmt.Errorf("%w: %w", ErrGone, err)
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return fmt.Errorf("%w: %w", ErrDenied, err)
+	}
+	return err
+}
+
+// maxFileBytes bounds any single /proc file we read. cmdline can be as long as
+// ARG_MAX allows; we keep the first 256 KiB and mark the rest as truncated.
+const maxFileBytes = 256 << 10
+
+// readFile reads a small file whole, allocating. For cold paths.
+func readFile(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, classify(&os.PathError{Op: "open", Path: path, Err: err})
+	}
+	defer syscall.Close(fd)
+	b, _, err := readAllFD(fd, make([]byte, 0, 4096))
+	if err != nil {
+		return nil, classify(&os.PathError{Op: "read", Path: path, Err: err})
+	}
+	return b, nil
+}

@@ -1,0 +1,93 @@
+package procwalk
+
+import (
+	"fmt"
+	"time"
+)
+
+// ProcID names one process for its whole life: a pid alone is reused by the
+// kernel, a pid with its start time is unique within a boot. Use it for rates
+// across snapshots, session membership and, above all, before any signal.
+type ProcID struct {
+	PID int
+	// StartTicks is stat field 22: clock ticks (USER_HZ) from boot to the
+	// process's start. Exact, unlike a wall-clock time derived from it.
+	StartTicks uint64
+}
+
+func (id ProcID) String() string { return fmt.Sprintf("%d@%d", id.PID, id.StartTicks) }
+
+// Process is one process as seen by one Snapshot. Fields after the "optional"
+// mark are valid only when Read has the matching Fields bit.
+type Process struct {
+	ID      ProcID
+	PPID    int
+	PGRP    int
+	SID     int // session id (setsid); a tmux pane's shell leads its own
+	TTY     int // tty_nr: controlling terminal device number, 0 for none
+	Comm    string
+	State   byte // R S D Z T t X I ...
+	Kernel  bool // a kernel thread (PF_KTHREAD)
+	Threads int
+	Start   time.Time // absolute: btime + StartTicks/USER_HZ
+
+	UserCPUSeconds           float64
+	SystemCPUSeconds         float64
+	ChildrenUserCPUSeconds   float64 // reaped children
+	ChildrenSystemCPUSeconds float64
+
+	VSizeBytes  uint64
+	RSSBytes    uint64 // resident: over-counts pages shared with other processes
+	SharedBytes uint64 // resident file-backed and shmem pages
+	TextBytes   uint64
+	DataBytes   uint64 // data + stack
+
+	// Optional fields.
+	RealUID, EffectiveUID  int    // FieldStatus
+	SwapBytes              uint64 // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
+	VoluntaryCtxSwitches   uint64 // FieldStatus
+	InvoluntaryCtxSwitches uint64 // FieldStatus
+	Cmdline                []string
+	CmdlineTruncated       bool
+	Exe                    string
+	Cwd                    string
+	IO                     IO
+	Smaps                  SmapsRollup
+	FDs                    int
+	Cgroups                []CgroupLine
+	OOMScore               int
+
+	// Read holds the optional fields read successfully; Denied those the
+	// kernel refused (ptrace rules, hidepid); Malformed those that failed to
+	// parse. A field asked for but in none of the three does not apply
+	// (e.g. exe and smaps of a kernel thread or zombie).
+	Read, Denied, Malformed Fields
+
+	// Rates is filled by a Sampler; zero (Measured false) until a process
+	// has been seen twice.
+	Rates Rates
+}
+
+// Zombie reports whether the process has exited but is not yet reaped.
+func (p *Process) Zombie() bool { return p.State == 'Z' }
+
+// CPUSeconds is the user plus system CPU time the process has used itself.
+func (p *Process) CPUSeconds() float64 { return p.UserCPUSeconds + p.SystemCPUSeconds }
+
+// Name is argv[0]'s base name when the cmdline was read and is not empty,
+// the comm otherwise.
+func (p *Process) Name() string {
+	if len(p.Cmdline) > 0 && p.Cmdline[0] != "" {
+		a := p.Cmdline[0]
+		for i := len(a) - 1; i >= 0; i-- {
+			if a[i] == '/' {
+				return a[i+1:]
+			}
+		}
+		return a
+	}
+	return p.Comm
+}
+
+// Age is how long the process has run at t.
+func (p *Process) Age(t time.Time) time.Duration { return t.Sub(p.Start) }

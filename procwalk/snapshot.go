@@ -1,0 +1,369 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// Snapshot is one pass over /proc: every visible process, its tree and an
+// account of what could not be seen.
+type Snapshot struct {
+	Time       time.Time // when the scan started
+	Duration   time.Duration
+	Host       Host
+	Fields     Fields    // optional fields asked for
+	Procs      []Process // ascending PID
+	Visibility Visibility
+
+	parent      []int32 // index of each process's parent in Procs, -1 for roots
+	firstChild  []int32
+	nextSibling []int32
+}
+
+// Visibility accounts for what a Snapshot could not see. Partial data is
+// marked here, never silently missing.
+type Visibility struct {
+	Listed    int // pid directories listed
+	Gone      int // listed but exited before or while being read
+	Malformed int // processes with a file that failed to parse (stat: dropped; others: kept)
+	// Denied counts, per field name ("io", "smaps" ...), processes whose file
+	// the kernel refused to show.
+	Denied map[string]int
+	// HidePID is the proc mount's hidepid option; with it set and without
+	// root, other users' processes may be missing or opaque.
+	HidePID      string
+	OthersHidden bool
+}
+
+// Partial reports whether anything was not seen: a process gone mid-scan, a
+// denied or malformed file, or processes hidden by hidepid.
+func (v Visibility) Partial() bool {
+	return v.Gone > 0 || v.Malformed > 0 || len(v.Denied) > 0 || v.OthersHidden
+}
+
+// Scanner takes snapshots, reusing its buffers from one to the next. It is
+// not safe for concurrent use; the zero value is not usable, call NewScanner.
+type Scanner struct {
+	fs    FS
+	buf   []byte // file contents
+	path  []byte // "<pid>/<file>\0" relative to the root fd
+	dents []byte
+	pids  []int
+	comms map[string]string // interned comm strings: most repeat across scans
+}
+
+// NewScanner returns a Scanner reading fs.
+func NewScanner(fs FS) *Scanner {
+	return &Scanner{
+		fs:    fs,
+		buf:   make([]byte, 0, 4096),
+		path:  make([]byte, 0, 64),
+		dents: make([]byte, 32<<10),
+		comms: make(map[string]string),
+	}
+}
+
+// Snapshot is a one-off scan; reuse a Scanner when scanning repeatedly.
+func (fs FS) Snapshot(fields Fields) (*Snapshot, error) {
+	return NewScanner(fs).Snapshot(fields)
+}
+
+// maxInterned bounds the comm cache: a host that churns through many unique
+// names (pids in names, random tmp names) must not grow it without end.
+const maxInterned = 8192
+
+// Snapshot scans every process once, reading stat and statm and the optional
+// fields asked for. It fails only when the root cannot be listed; anything
+// wrong with single processes is counted in Visibility.
+func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
+	start := time.Now()
+	host, err := sc.fs.Host()
+	if err != nil {
+		return nil, err
+	}
+	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+	}
+	defer syscall.Close(root)
+
+	sc.pids = sc.pids[:0]
+	err = eachDirent(root, sc.dents, func(name []byte) {
+		if pid, ok := atou(name); ok && pid > 0 && pid <= 1<<22 {
+			sc.pids = append(sc.pids, int(pid))
+		}
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", sc.fs.root, classify(err))
+	}
+	if !slices.IsSorted(sc.pids) {
+		slices.Sort(sc.pids)
+	}
+	if len(sc.comms) > maxInterned {
+		clear(sc.comms)
+	}
+
+	s := &Snapshot{Time: start, Host: host, Fields: fields, Procs: make([]Process, 0, len(sc.pids))}
+	s.Visibility.Listed = len(sc.pids)
+	s.Visibility.HidePID = host.HidePID
+	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0
+	for _, pid := range sc.pids {
+		s.Procs = append(s.Procs, Process{})
+		p := &s.Procs[len(s.Procs)-1]
+		if err := sc.readProcess(root, pid, fields, &host, p); err != nil {
+			s.Procs = s.Procs[:len(s.Procs)-1]
+			if IsGone(err) {
+				s.Visibility.Gone++
+			} else {
+				s.Visibility.Malformed++
+			}
+			continue
+		}
+		if p.Malformed != 0 {
+			s.Visibility.Malformed++
+		}
+		if p.Denied != 0 {
+			if s.Visibility.Denied == nil {
+				s.Visibility.Denied = make(map[string]int)
+			}
+			p.Denied.each(func(f Fields) { s.Visibility.Denied[f.String()]++ })
+		}
+	}
+	s.buildTree()
+	s.Duration = time.Since(start)
+	return s, nil
+}
+
+// setPath sets sc.path to "<pid>/<file>\0".
+func (sc *Scanner) setPath(pid int, file string) []byte {
+	p := strconv.AppendInt(sc.path[:0], int64(pid), 10)
+	p = append(p, '/')
+	p = append(p, file...)
+	p = append(p, 0)
+	sc.path = p
+	return p
+}
+
+// read reads <pid>/<file> under the root fd into sc.buf.
+func (sc *Scanner) read(root, pid int, file string) ([]byte, bool, error) {
+	path := sc.setPath(pid, file)
+	fd, err := openat(root, path, syscall.O_RDONLY)
+	if err != nil {
+		return nil, false, pathError("open", sc.fs.root, path, err)
+	}
+	b, truncated, err := readAllFD(fd, sc.buf)
+	syscall.Close(fd)
+	sc.buf = b[:0]
+	if err != nil {
+		return nil, false, pathError("read", sc.fs.root, path, err)
+	}
+	return b, truncated, nil
+}
+
+func (sc *Scanner) intern(b []byte) string {
+	if s, ok := sc.comms[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	sc.comms[s] = s
+	return s
+}
+
+// readProcess fills p. An error means the process must be dropped: it is
+// gone, or its stat/statm is unreadable or malformed.
+func (sc *Scanner) readProcess(root, pid int, fields Fields, host *Host, p *Process) error {
+	b, _, err := sc.read(root, pid, "stat")
+	if err != nil {
+		return err
+	}
+	st, comm, err := parseStatNoComm(b)
+	if err != nil {
+		return fmt.Errorf("pid %d: %w", pid, err)
+	}
+	hz := float64(host.ClockTicks)
+	p.ID = ProcID{PID: pid, StartTicks: st.StartTicks}
+	p.PPID, p.PGRP, p.SID, p.TTY = st.PPID, st.PGRP, st.SID, st.TTY
+	p.Comm = sc.intern(comm)
+	p.State, p.Kernel, p.Threads = st.State, st.Kernel(), st.Threads
+	p.Start = host.BootTime.Add(time.Duration(st.StartTicks) * time.Second / time.Duration(host.ClockTicks))
+	p.UserCPUSeconds = float64(st.UTime) / hz
+	p.SystemCPUSeconds = float64(st.STime) / hz
+	p.ChildrenUserCPUSeconds = float64(st.CUTime) / hz
+	p.ChildrenSystemCPUSeconds = float64(st.CSTime) / hz
+	p.VSizeBytes = st.VSizeBytes
+	p.RSSBytes = st.RSSPages * host.PageSizeBytes
+
+	b, _, err = sc.read(root, pid, "statm")
+	if err != nil {
+		return err
+	}
+	sm, err := parseStatm(b)
+	if err != nil {
+		return fmt.Errorf("pid %d: %w", pid, err)
+	}
+	page := host.PageSizeBytes
+	p.RSSBytes = sm.ResidentPages * page
+	p.SharedBytes, p.TextBytes, p.DataBytes = sm.SharedPages*page, sm.TextPages*page, sm.DataPages*page
+
+	var gone error
+	fields.each(func(f Fields) {
+		if gone != nil {
+			return
+		}
+		err := sc.readField(root, p, f)
+		switch {
+		case err == nil:
+			p.Read |= f
+		case errors.Is(err, errNotApplicable):
+		case IsDenied(err):
+			p.Denied |= f
+		case IsGone(err):
+			if !sc.alive(root, p.ID) {
+				gone = err
+			}
+			// Still there: the file does not apply (exe of a zombie).
+		default:
+			p.Malformed |= f
+		}
+	})
+	return gone
+}
+
+// errNotApplicable marks an optional file that a process legitimately lacks.
+var errNotApplicable = errors.New("not applicable")
+
+func (sc *Scanner) readField(root int, p *Process, f Fields) error {
+	pid := p.ID.PID
+	switch f {
+	case FieldStatus:
+		b, _, err := sc.read(root, pid, "status")
+		if err != nil {
+			return err
+		}
+		st, err := parseStatus(b)
+		if err != nil {
+			return err
+		}
+		p.RealUID, p.EffectiveUID, p.SwapBytes = st.RealUID, st.EffectiveUID, st.SwapBytes
+		p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches = st.VoluntaryCtxSwitches, st.InvoluntaryCtxSwitches
+	case FieldCmdline:
+		b, truncated, err := sc.read(root, pid, "cmdline")
+		if err != nil {
+			return err
+		}
+		p.Cmdline, p.CmdlineTruncated = parseCmdline(b), truncated
+	case FieldExe, FieldCwd:
+		if f == FieldExe && (p.Kernel || p.Zombie()) {
+			return errNotApplicable // no executable to point at
+		}
+		name := "exe"
+		if f == FieldCwd {
+			name = "cwd"
+		}
+		link, err := sc.readlink(root, pid, name)
+		if err != nil {
+			return err
+		}
+		if f == FieldExe {
+			p.Exe = link
+		} else {
+			p.Cwd = link
+		}
+	case FieldIO:
+		b, _, err := sc.read(root, pid, "io")
+		if err != nil {
+			return err
+		}
+		if p.IO, err = parseIO(b); err != nil {
+			return err
+		}
+	case FieldSmaps:
+		if p.Kernel || p.Zombie() {
+			return errNotApplicable
+		}
+		b, _, err := sc.read(root, pid, "smaps_rollup")
+		if err != nil {
+			return err
+		}
+		if len(b) == 0 {
+			return errNotApplicable // exited between stat and here, or no mm
+		}
+		if p.Smaps, err = parseSmapsRollup(b); err != nil {
+			return err
+		}
+		p.SwapBytes = p.Smaps.SwapBytes
+	case FieldFDs:
+		if p.Zombie() {
+			return errNotApplicable
+		}
+		n, err := sc.countFDs(root, pid)
+		if err != nil {
+			return err
+		}
+		p.FDs = n
+	case FieldCgroup:
+		b, _, err := sc.read(root, pid, "cgroup")
+		if err != nil {
+			return err
+		}
+		if p.Cgroups, err = parseCgroup(b); err != nil {
+			return err
+		}
+	case FieldOOMScore:
+		b, _, err := sc.read(root, pid, "oom_score")
+		if err != nil {
+			return err
+		}
+		v, ok := atoi(trimSpace(b))
+		if !ok {
+			return fmt.Errorf("%w: oom_score", ErrMalformed)
+		}
+		p.OOMScore = int(v)
+	}
+	return nil
+}
+
+func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
+	path := sc.setPath(pid, name)
+	buf := sc.buf[:cap(sc.buf)]
+	n, err := readlinkat(root, path, buf)
+	if err != nil {
+		return "", pathError("readlink", sc.fs.root, path, err)
+	}
+	return string(buf[:n]), nil
+}
+
+func (sc *Scanner) countFDs(root, pid int) (int, error) {
+	path := sc.setPath(pid, "fd")
+	fd, err := openat(root, path, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	if err != nil {
+		return 0, pathError("open", sc.fs.root, path, err)
+	}
+	defer syscall.Close(fd)
+	n := 0
+	err = eachDirent(fd, sc.dents, func(name []byte) {
+		if name[0] != '.' {
+			n++
+		}
+	})
+	if err != nil {
+		return 0, pathError("read", sc.fs.root, path, err)
+	}
+	return n, nil
+}
+
+// alive reports whether pid still exists with the same start time; used on
+// the error path to tell "exited mid-scan" from "file does not apply".
+func (sc *Scanner) alive(root int, id ProcID) bool {
+	b, _, err := sc.read(root, id.PID, "stat")
+	if err != nil {
+		return false
+	}
+	st, _, err := parseStatNoComm(b)
+	return err == nil && st.StartTicks == id.StartTicks && st.State != 'X'
+}

@@ -1,0 +1,54 @@
+package procwalk
+
+import "fmt"
+
+// status.go parses /proc/<pid>/status: "Key:\tvalue" lines. Memory lines
+// are in kB (KiB); we return bytes.
+
+// Status holds the lines of /proc/<pid>/status that procwalk uses.
+type Status struct {
+	RealUID, EffectiveUID  int
+	SwapBytes              uint64 // VmSwap
+	VoluntaryCtxSwitches   uint64
+	InvoluntaryCtxSwitches uint64
+}
+
+func parseStatus(b []byte) (Status, error) {
+	var s Status
+	haveUID := false
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		key, val, ok := keyValue(line)
+		if !ok {
+			continue
+		}
+		switch string(key) {
+		case "Uid":
+			var f [2][]byte
+			if splitFields(line[4:], f[:]) != 2 {
+				return Status{}, fmt.Errorf("%w: status: bad Uid line", ErrMalformed)
+			}
+			r, ok1 := atoi(f[0])
+			e, ok2 := atoi(f[1])
+			if !ok1 || !ok2 {
+				return Status{}, fmt.Errorf("%w: status: bad Uid line", ErrMalformed)
+			}
+			s.RealUID, s.EffectiveUID, haveUID = int(r), int(e), true
+		case "VmSwap":
+			kb, ok := atou(val)
+			if !ok {
+				return Status{}, fmt.Errorf("%w: status: bad VmSwap", ErrMalformed)
+			}
+			s.SwapBytes = kb << 10
+		case "voluntary_ctxt_switches":
+			s.VoluntaryCtxSwitches, _ = atou(val)
+		case "nonvoluntary_ctxt_switches":
+			s.InvoluntaryCtxSwitches, _ = atou(val)
+		}
+	}
+	if !haveUID {
+		return Status{}, fmt.Errorf("%w: status: no Uid line", ErrMalformed)
+	}
+	return s, nil
+}

@@ -1,0 +1,98 @@
+package procwalk
+
+import (
+	"os"
+	"syscall"
+	"unsafe"
+)
+
+// sys.go wraps the few syscalls of the scan loop so that they take paths as
+// reused NUL-terminated byte slices: the string-taking wrappers allocate a
+// copy per call, and a scan makes several calls per process.
+
+func openat(dirfd int, path []byte, flags int) (int, error) {
+	for {
+		r, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])),
+			uintptr(flags|syscall.O_CLOEXEC), 0, 0, 0)
+		if e == syscall.EINTR {
+			continue
+		}
+		if e != 0 {
+			return -1, e
+		}
+		return int(r), nil
+	}
+}
+
+func readlinkat(dirfd int, path []byte, buf []byte) (int, error) {
+	r, _, e := syscall.Syscall6(syscall.SYS_READLINKAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])),
+		uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0)
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+// readAllFD reads fd to EOF into buf (reusing its capacity), at most
+// maxFileBytes; truncated reports a longer file.
+func readAllFD(fd int, buf []byte) (out []byte, truncated bool, err error) {
+	buf = buf[:0]
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= maxFileBytes {
+				return buf, true, nil
+			}
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := syscall.Read(fd, buf[len(buf):cap(buf)])
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf, false, err
+		}
+		if n == 0 {
+			return buf, false, nil
+		}
+		buf = buf[:len(buf)+n]
+	}
+}
+
+// eachDirent calls fn with the name of every entry of the open directory fd,
+// using buf for getdents64 records. Names alias buf: copy to keep.
+func eachDirent(fd int, buf []byte, fn func(name []byte)) error {
+	for {
+		n, err := syscall.Getdents(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
+		for off := 0; off+19 <= n; {
+			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
+			if reclen == 0 || off+reclen > n {
+				break
+			}
+			name := buf[off+19 : off+reclen]
+			if i := indexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			fn(name)
+			off += reclen
+		}
+	}
+}
+
+// pathError builds the error for a failed read of root/rel; cold path only.
+func pathError(op, root string, rel []byte, err error) error {
+	p := string(rel)
+	if n := len(p); n > 0 && p[n-1] == 0 {
+		p = p[:n-1]
+	}
+	return classify(&os.PathError{Op: op, Path: root + "/" + p, Err: err})
+}
