@@ -115,11 +115,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	g := &globals{}
 	root := &ffcli.Command{
-		Name:       "procwalk",
-		ShortUsage: "procwalk [global flags] <command> [flags]",
-		LongHelp:   "procwalk walks /proc once and reports processes and sessions.\n\n" + exitCodesHelp,
-		FlagSet:    newFlagSet("procwalk", g, stderr),
-		Options:    ffOptions(),
+		Name:        "procwalk",
+		ShortUsage:  "procwalk [global flags] <command> [flags]",
+		LongHelp:    "procwalk walks /proc once and reports processes and sessions.\n\n" + exitCodesHelp,
+		FlagSet:     newFlagSet("procwalk", g, stderr),
+		Options:     ffOptions(),
 		Subcommands: []*ffcli.Command{
 			// One line per command; each lives in its own file.
 		},
