@@ -113,6 +113,7 @@ func (g *globals) openFS() (procwalk.FS, error) {
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	_ = e // handed to each subcommand constructor
 	g := &globals{}
 	root := &ffcli.Command{
 		Name:        "procwalk",
@@ -121,7 +122,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		FlagSet:     newFlagSet("procwalk", g, stderr),
 		Options:     ffOptions(),
 		Subcommands: []*ffcli.Command{
-			// One line per command; each lives in its own file.
+			// One line per command; each lives in its own file, e.g. newPSCommand(g, e).
 		},
 	}
 	root.Exec = func(ctx context.Context, args []string) error {
