@@ -190,7 +190,7 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, host *Host, p *Proc
 	p.PPID, p.PGRP, p.SID, p.TTY = st.PPID, st.PGRP, st.SID, st.TTY
 	p.Comm = sc.intern(comm)
 	p.State, p.Kernel, p.Threads = st.State, st.Kernel(), st.Threads
-	p.Start = host.BootTime.Add(time.Duration(st.StartTicks) * time.Second / time.Duration(host.ClockTicks))
+	p.Start = host.BootTime.Add(ticksToDuration(st.StartTicks, host.ClockTicks))
 	p.UserCPUSeconds = float64(st.UTime) / hz
 	p.SystemCPUSeconds = float64(st.STime) / hz
 	p.ChildrenUserCPUSeconds = float64(st.CUTime) / hz
@@ -366,4 +366,10 @@ func (sc *Scanner) alive(root int, id ProcID) bool {
 	}
 	st, _, err := parseStatNoComm(b)
 	return err == nil && st.StartTicks == id.StartTicks && st.State != 'X'
+}
+
+// ticksToDuration converts clock ticks without overflowing: ticks*1e9 would
+// overflow int64 after about three years of uptime at 100 Hz.
+func ticksToDuration(ticks, hz uint64) time.Duration {
+	return time.Duration(ticks/hz)*time.Second + time.Duration(ticks%hz)*time.Second/time.Duration(hz)
 }
