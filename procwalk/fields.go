@@ -24,7 +24,8 @@ const (
 )
 
 // AllFields is every optional field except smaps_rollup, which stays opt-in.
-const AllFields = fieldEnd - 1&^FieldSmaps
+// The parentheses matter: &^ binds tighter than -.
+const AllFields = (fieldEnd - 1) &^ FieldSmaps
 
 var fieldNames = [...]string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
 
