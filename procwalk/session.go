@@ -1,0 +1,293 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// session.go defines sessions: named groups of processes with honest totals.
+// A session is the unit users think in ("my build in tmux", "that pod", "the
+// Claude Code agent in myproj") and the unit that metrics, rules and kills
+// target. A Grouper turns Snapshots into sessions; the kinds live in their
+// own files (session_tmux.go, session_cgroup.go, agent.go, group.go ...).
+
+// Session kinds. A process belongs to at most one session of each kind, so
+// the sessions of one kind never double-count a process; across kinds they
+// overlap freely (a process is in a tmux session, a sid, a user ...).
+// Kernel threads belong to no session.
+const (
+	KindTmux   = "tmux"   // a tmux session: every process of its panes
+	KindSID    = "sid"    // a Linux session id (setsid)
+	KindPGRP   = "pgrp"   // a process group (a shell job)
+	KindTTY    = "tty"    // a controlling terminal
+	KindTree   = "tree"   // a configured process and its descendants
+	KindCgroup = "cgroup" // a systemd unit, a Kubernetes pod or a cgroup path
+	KindUser   = "user"   // a real uid
+	KindAgent  = "agent"  // an AI coding agent and its descendants
+	KindGroup  = "group"  // a user-defined group (GroupRule)
+)
+
+// Kinds returns every session kind, in the order Group reports them.
+func Kinds() []string {
+	return []string{KindTmux, KindSID, KindPGRP, KindTTY, KindTree, KindCgroup, KindUser, KindAgent, KindGroup}
+}
+
+// Attribute keys of Session.Attrs. Each kind sets the keys listed with it;
+// a key is absent, never empty, when its value is unknown.
+const (
+	AttrSocket      = "socket"      // tmux: socket path of the server
+	AttrTmuxTarget  = "tmux_target" // tmux: first pane "session:window.pane"; agent: its pane
+	AttrPanes       = "panes"       // tmux: number of panes
+	AttrWindows     = "windows"     // tmux: number of windows
+	AttrAttached    = "attached"    // tmux: clients attached
+	AttrLeader      = "leader"      // sid, pgrp: comm of the leader when alive
+	AttrTTY         = "tty"         // sid, pgrp: terminal name
+	AttrCommand     = "command"     // tree, agent, group: comm of the root
+	AttrCgroup      = "cgroup"      // cgroup: the session's cgroup directory
+	AttrCgroupVer   = "cgroup_version"
+	AttrUnit        = "unit"         // cgroup: systemd unit (.service, .scope)
+	AttrSlice       = "slice"        // cgroup: innermost systemd slice
+	AttrPodUID      = "pod_uid"      // cgroup: Kubernetes pod uid, with dashes
+	AttrPod         = "pod"          // cgroup: pod name, when readable
+	AttrNamespace   = "namespace"    // cgroup: pod namespace, when readable
+	AttrContainerID = "container_id" // cgroup: container ids, comma-separated
+	AttrQoS         = "qos"          // cgroup: guaranteed, burstable or besteffort
+	AttrUser        = "user"         // user: name (uid when unknown)
+	AttrUID         = "uid"          // user
+	AttrAgent       = "agent"        // agent: the AgentRule name, e.g. "claude"
+	AttrCwd         = "cwd"          // agent: working directory
+	AttrProject     = "project"      // agent: folder name, "parent/folder" when ambiguous
+	AttrElapsedSecs = "elapsed_seconds"
+	AttrElapsed     = "elapsed" // agent: two-unit human form, e.g. "2 hr 5 min"
+	AttrNested      = "nested_agents"
+	AttrRule        = "rule" // group: the rule's index (1-based) in the config
+)
+
+// Session is a named group of processes in one Snapshot.
+type Session struct {
+	Kind string
+	// Name is unique within Kind; "KIND:NAME" names a session for Find.
+	Name  string
+	Attrs map[string]string
+	// Roots are the members whose parent is not a member, ascending pid.
+	Roots []ProcID
+	// Members is every member, ascending pid.
+	Members []ProcID
+	Totals  SessionTotals
+	// Panes are a tmux session's panes, in window and pane order.
+	Panes []TmuxPane
+}
+
+// TmuxPane is one pane of a tmux session, as `tmux list-panes` reports it.
+type TmuxPane struct {
+	Target     string // "session:window.pane", e.g. "build:0.1"
+	PaneID     string // "%3": stable while the pane lives
+	WindowName string
+	PID        int    // the pane's first process (usually a shell)
+	TTY        string // "/dev/pts/3"
+	Cwd        string // of the pane's foreground process
+	Command    string // the pane's foreground command
+	Dead       bool   // the process exited; the pane stays (remain-on-exit)
+}
+
+// Ref is "KIND:NAME", the form Find accepts.
+func (s *Session) Ref() string { return s.Kind + ":" + s.Name }
+
+// SessionTotals sums the members. The embedded Totals are this snapshot's
+// sums: RSSBytes over-counts pages the members share, PSSBytes (with
+// FieldSmaps) does not.
+type SessionTotals struct {
+	Totals
+
+	// OldestStart is the start of the oldest member.
+	OldestStart time.Time
+
+	// Memory growth summed over members with a rate (see Rates).
+	RSSGrowthBytesPerMinute float64
+	PSSGrowthBytesPerMinute float64
+
+	// Cumulative counters, kept by the Grouper across gathers: they never go
+	// backwards when members exit. Each counts, per member, what the member
+	// used while it was a member, up to the last gather that saw it:
+	//   - CPU: user+system time of the member itself (not of reaped
+	//     children, which are members of their own). CPU a member spends
+	//     after the last gather that saw it and before it exits is lost.
+	//   - IO: read_bytes/write_bytes of /proc/<pid>/io. The kernel adds a
+	//     reaped child's counters to its parent's; when both were members
+	//     the child's counted share is not counted twice.
+	// The first gather starts them at the members' current counters; a
+	// session that disappears and comes back starts again (a counter reset).
+	CumulativeCPUSeconds float64
+	CumulativeReadBytes  uint64
+	CumulativeWriteBytes uint64
+
+	// Cgroup is set for cgroup sessions whose cgroupfs could be read.
+	Cgroup *CgroupUsage
+}
+
+// CgroupUsage is what cgroupfs says about a cgroup session: usage of the
+// session's own cgroup, limits of the tightest of it and its ancestors.
+type CgroupUsage struct {
+	Version          int // 1 or 2
+	MemoryUsageBytes uint64
+	HaveMemoryUsage  bool
+	// MemoryLimitBytes is 0 when no memory limit applies.
+	MemoryLimitBytes uint64
+	MemoryLimitPath  string // the cgroup that sets the limit
+	// MemoryPercent is usage over limit, 0 without a limit.
+	MemoryPercent float64
+	// CPUQuotaCores is quota/period: 1.5 means one and a half CPUs; 0 when
+	// no quota applies.
+	CPUQuotaCores float64
+	CPUQuotaPath  string
+	// CPUCoresUsed is the members' CPU rate in cores (needs a Sampler);
+	// CPUQuotaPercent is that over the quota, 0 without a quota or rate.
+	CPUCoresUsed    float64
+	CPUQuotaPercent float64
+	// Danger is set when memory or CPU is at or above the danger threshold
+	// (GroupConfig.DangerPercent) of its limit.
+	Danger bool
+}
+
+// GroupConfig says which sessions to build and how. The zero value builds
+// every kind with the defaults documented on each field.
+type GroupConfig struct {
+	// Kinds to build; empty means all. Unknown kinds are an error.
+	Kinds []string
+
+	Tmux TmuxConfig
+
+	// CgroupRoot is where cgroupfs is mounted; "" means /sys/fs/cgroup.
+	CgroupRoot string
+	// DangerPercent of a cgroup limit marks danger; 0 means 80.
+	DangerPercent float64
+
+	// Agents detect AI coding agents; nil means DefaultAgents(). Use an
+	// empty non-nil slice to detect none.
+	Agents []AgentRule
+
+	// Groups are the user-defined group rules (see ParseGroupRules).
+	Groups []GroupRule
+
+	// Trees are the tree sessions to build.
+	Trees []TreeSpec
+
+	// UserName maps a uid to a user name; nil means /etc/passwd read once
+	// per Grouper (uid as a string when unknown).
+	UserName func(uid int) string
+}
+
+// TmuxConfig says which tmux servers to ask. With no Sockets, the default
+// sockets are discovered: every socket in $TMUX_TMPDIR/tmux-<uid>/ (TMUX_TMPDIR
+// defaults to /tmp) for the current uid, and for every uid when run as root.
+type TmuxConfig struct {
+	// Sockets are names (as tmux -L takes) or paths (as tmux -S takes).
+	Sockets []string
+	// TmpDir overrides $TMUX_TMPDIR; "" means $TMUX_TMPDIR, then /tmp.
+	TmpDir string
+	// ListPanes runs `tmux -S socket list-panes -a -F TmuxPaneFormat` and
+	// returns its standard output; nil means run the tmux binary. Tests
+	// inject a fake.
+	ListPanes func(socket string) ([]byte, error)
+}
+
+// AgentRule detects one kind of AI coding agent. Match is tried against the
+// comm, the base name of argv[0], and for interpreters (node, python, bun,
+// deno ...) the script argument; the first rule that matches wins.
+type AgentRule struct {
+	Name  string // e.g. "claude"; the session name is Name/project
+	Match *regexp.Regexp
+}
+
+// GroupRule is one user-defined group rule: processes whose Field matches
+// Match join the group named by expanding Template with the match ($1,
+// ${name}); their descendants fold into it. The first matching rule wins.
+type GroupRule struct {
+	Template string
+	Field    string // "comm", "name" (argv[0] base), "exe" or "cmdline"
+	Match    *regexp.Regexp
+}
+
+// TreeSpec names a tree session: the subtree of PID, of the pid in PIDFile,
+// or of the oldest process whose command line (comm when unread) matches
+// Pattern. Exactly one of the three is set.
+type TreeSpec struct {
+	Name    string // "" means derived: the pid, pidfile base or pattern
+	PID     int
+	PIDFile string
+	Pattern *regexp.Regexp
+}
+
+// Errors of Find and of grouping.
+var (
+	ErrUnknownKind = errors.New("unknown session kind")
+	ErrNoSession   = errors.New("no such session")
+	ErrBadRef      = errors.New("bad session reference")
+	ErrBadConfig   = errors.New("bad session config")
+)
+
+// ParseRef splits "KIND:NAME". The name may itself contain ':'.
+func ParseRef(ref string) (kind, name string, err error) {
+	kind, name, ok := strings.Cut(ref, ":")
+	if !ok || kind == "" || name == "" {
+		return "", "", fmt.Errorf("%w %q: want KIND:NAME, e.g. tmux:build (kinds: %s)", ErrBadRef, ref, strings.Join(Kinds(), ", "))
+	}
+	if !slices.Contains(Kinds(), kind) {
+		return "", "", fmt.Errorf("%w %q in %q: kinds are %s", ErrUnknownKind, kind, ref, strings.Join(Kinds(), ", "))
+	}
+	return kind, name, nil
+}
+
+// maxListed bounds how many names an error message lists.
+const maxListed = 40
+
+// Find returns the session named by ref ("KIND:NAME"). When there is none,
+// the error wraps ErrUnknownKind, ErrBadRef or ErrNoSession and lists the
+// sessions of that kind that exist (or the kinds, when none of that kind).
+func Find(sessions []Session, ref string) (*Session, error) {
+	kind, name, err := ParseRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := range sessions {
+		s := &sessions[i]
+		if s.Kind != kind {
+			continue
+		}
+		if s.Name == name {
+			return s, nil
+		}
+		names = append(names, s.Name)
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%w %s: there are no %s sessions; kinds present: %s", ErrNoSession, ref, kind, strings.Join(presentKinds(sessions), ", "))
+	}
+	slices.Sort(names)
+	more := ""
+	if len(names) > maxListed {
+		more = fmt.Sprintf(" ... and %d more", len(names)-maxListed)
+		names = names[:maxListed]
+	}
+	return nil, fmt.Errorf("%w %s: %s sessions are %s%s", ErrNoSession, ref, kind, strings.Join(names, ", "), more)
+}
+
+func presentKinds(sessions []Session) []string {
+	var out []string
+	for _, k := range Kinds() {
+		for i := range sessions {
+			if sessions[i].Kind == k {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return []string{"(none)"}
+	}
+	return out
+}
