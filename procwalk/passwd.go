@@ -1,0 +1,93 @@
+package procwalk
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+)
+
+// passwd.go reads a user database in /etc/passwd format, one user a line:
+// "name:password:uid:gid:gecos:home:shell". It is pure Go (no cgo, no NSS):
+// users known only to LDAP or sssd are not in the file and show as numbers.
+
+// Users maps uids to user names and back. A nil *Users knows no one: Name
+// then returns the decimal uid, which is what a missing passwd file means.
+type Users struct {
+	names map[int]string
+	uids  map[string]int
+}
+
+// ReadUsers reads the passwd file at path (usually /etc/passwd; cmd/ names
+// it, never this package).
+func ReadUsers(path string) (*Users, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("reading user names: %w", err)
+	}
+	return parsePasswd(b), nil
+}
+
+// parsePasswd parses passwd lines, skipping blank lines, comments, NIS
+// "+"/"-" entries and lines without a numeric uid. When two lines share a
+// uid or a name the first wins, as with getpwuid(3).
+func parsePasswd(b []byte) *Users {
+	u := &Users{names: make(map[int]string), uids: make(map[string]int)}
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		if len(line) == 0 || line[0] == '#' || line[0] == '+' || line[0] == '-' {
+			continue
+		}
+		// name, password, uid: we need the first three fields.
+		name, rest, ok := bytes.Cut(line, []byte{':'})
+		if !ok || len(name) == 0 {
+			continue
+		}
+		_, rest, ok = bytes.Cut(rest, []byte{':'})
+		if !ok {
+			continue
+		}
+		uidField, _, _ := bytes.Cut(rest, []byte{':'})
+		uid, err := strconv.Atoi(string(uidField))
+		if err != nil || uid < 0 {
+			continue
+		}
+		n := string(name)
+		if _, dup := u.names[uid]; !dup {
+			u.names[uid] = n
+		}
+		if _, dup := u.uids[n]; !dup {
+			u.uids[n] = uid
+		}
+	}
+	return u
+}
+
+// Name returns the user name of uid, or the uid in decimal when unknown.
+func (u *Users) Name(uid int) string {
+	if u != nil {
+		if n, ok := u.names[uid]; ok {
+			return n
+		}
+	}
+	return strconv.Itoa(uid)
+}
+
+// LookupName returns the user name of uid and whether it is known.
+func (u *Users) LookupName(uid int) (string, bool) {
+	if u == nil {
+		return "", false
+	}
+	n, ok := u.names[uid]
+	return n, ok
+}
+
+// LookupUID returns the uid of the user called name and whether it is known.
+func (u *Users) LookupUID(name string) (int, bool) {
+	if u == nil {
+		return 0, false
+	}
+	uid, ok := u.uids[name]
+	return uid, ok
+}

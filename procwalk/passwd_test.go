@@ -1,0 +1,115 @@
+package procwalk
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+const passwdLiteral = `root:x:0:0:root:/root:/bin/bash
+# a comment line
+daemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin
+
+alice:x:1000:1000:Alice,,,:/home/alice:/bin/bash
+alias:x:1000:1000:same uid as alice:/home/alias:/bin/sh
++nisuser::::::
+-blocked::::::
+broken-no-uid:x
+badnum:x:12a:1::/:/bin/sh
+negative:x:-5:1::/:/bin/sh
+:x:77:77:empty name:/:/bin/sh
+alice:x:2000:2000:second alice:/:/bin/sh
+nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin`
+
+func TestParsePasswd(t *testing.T) {
+	u := parsePasswd([]byte(passwdLiteral))
+	names := []struct {
+		uid  int
+		want string
+		ok   bool
+	}{
+		{0, "root", true},
+		{1, "daemon", true},
+		{1000, "alice", true}, // first line with the uid wins
+		{2000, "alice", true}, // a later line still names its uid
+		{65534, "nobody", true},
+		{12, "12", false},
+		{77, "77", false}, // empty name skipped
+		{-5, "-5", false},
+	}
+	for _, tc := range names {
+		got, ok := u.LookupName(tc.uid)
+		if ok != tc.ok || (ok && got != tc.want) {
+			t.Errorf("LookupName(%d) = %q, %v; want %q, %v", tc.uid, got, ok, tc.want, tc.ok)
+		}
+		if got := u.Name(tc.uid); got != tc.want {
+			t.Errorf("Name(%d) = %q, want %q", tc.uid, got, tc.want)
+		}
+	}
+	uids := []struct {
+		name string
+		want int
+		ok   bool
+	}{
+		{"root", 0, true},
+		{"alice", 1000, true}, // first line with the name wins
+		{"alias", 1000, true},
+		{"nobody", 65534, true},
+		{"+nisuser", 0, false},
+		{"nisuser", 0, false},
+		{"broken-no-uid", 0, false},
+		{"badnum", 0, false},
+		{"", 0, false},
+	}
+	for _, tc := range uids {
+		got, ok := u.LookupUID(tc.name)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("LookupUID(%q) = %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestUsersNil(t *testing.T) {
+	var u *Users
+	if got := u.Name(1000); got != "1000" {
+		t.Errorf("nil Users: Name(1000) = %q, want \"1000\"", got)
+	}
+	if _, ok := u.LookupUID("root"); ok {
+		t.Error("nil Users: LookupUID(root) found a uid")
+	}
+	if _, ok := u.LookupName(0); ok {
+		t.Error("nil Users: LookupName(0) found a name")
+	}
+}
+
+func TestReadUsers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(path, []byte("bob:x:1001:1001::/home/bob:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := ReadUsers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := u.Name(1001); got != "bob" {
+		t.Errorf("Name(1001) = %q, want bob", got)
+	}
+	_, err = ReadUsers(filepath.Join(t.TempDir(), "missing"))
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("ReadUsers(missing) error = %v, want one matching os.ErrNotExist", err)
+	}
+}
+
+func FuzzParsePasswd(f *testing.F) {
+	f.Add([]byte(passwdLiteral))
+	f.Add([]byte("a:b:1\n:::\n\n#\nx:y:99999999999999999999999:0"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		u := parsePasswd(b)
+		for uid, name := range u.names {
+			if _, ok := u.LookupUID(name); !ok {
+				t.Fatalf("name %q of uid %d has no uid back", name, uid)
+			}
+		}
+	})
+}
