@@ -60,7 +60,7 @@ func splitFields(b []byte, out [][]byte) int {
 // atou parses a decimal unsigned integer; false on empty input, a non-digit
 // or overflow.
 func atou(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 20 {
+	if len(b) == 0 {
 		return 0, false
 	}
 	var v uint64
@@ -85,13 +85,15 @@ func atoi(b []byte) (int64, bool) {
 		b = b[1:]
 	}
 	u, ok := atou(b)
-	if !ok || u > 1<<63-1 {
+	switch {
+	case !ok:
 		return 0, false
+	case neg && u <= 1<<63:
+		return int64(-u), true // -u wraps to the two's complement; fine for 1<<63 too
+	case !neg && u <= 1<<63-1:
+		return int64(u), true
 	}
-	if neg {
-		return -int64(u), true
-	}
-	return int64(u), true
+	return 0, false
 }
 
 // keyValue splits a "Key:   value unit" line (status, smaps_rollup, io,
