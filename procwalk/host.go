@@ -1,9 +1,13 @@
 package procwalk
 
 import (
+	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -35,7 +39,12 @@ func (fs FS) Host() (Host, error) {
 	h := Host{ClockTicks: defaultClockTicks, PageSizeBytes: uint64(os.Getpagesize())}
 	b, err := readFile(fs.Path("stat"))
 	if err != nil {
-		return h, fmt.Errorf("reading host stat: %w", err)
+		// Not a process going away: the root itself is wrong or unreadable.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe
+		}
+		return h, fmt.Errorf("%w: %w; is procfs mounted at %s? (mount -t proc proc %s, or pass --proc with the right root)", ErrNoProc, err, fs.root, fs.root)
 	}
 	btime, cpus, err := parseProcStat(b)
 	if err != nil {
@@ -51,7 +60,11 @@ func (fs FS) Host() (Host, error) {
 		}
 	}
 	if b, err := readFile(fs.Path("self", "mountinfo")); err == nil {
-		h.HidePID = parseHidePID(b, fs.root)
+		root, err := filepath.Abs(fs.root)
+		if err != nil {
+			root = fs.root
+		}
+		h.HidePID = parseHidePID(b, root)
 	}
 	return h, nil
 }
@@ -111,35 +124,47 @@ func parseAuxvClockTicks(b []byte) uint64 {
 }
 
 // parseHidePID finds the hidepid= option of the proc mount at root in
-// mountinfo ("36 25 0:5 / /proc rw,relatime shared:12 - proc proc rw,hidepid=2").
-// A fixture root matches no mount point, which reads as "not hidden".
+// mountinfo: "22 27 0:21 / /proc rw,relatime shared:13 - proc proc rw,hidepid=2".
+// The optional fields before " - " vary in number, so the filesystem type and
+// super options are found after that separator. When several proc mounts sit
+// on root, the last one (the visible one) counts. A fixture root matches no
+// mount point, which reads as "not hidden".
 func parseHidePID(b []byte, root string) string {
+	mountPoint := escapeMountPoint(filepath.Clean(root))
+	hide := ""
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
-		var f [12][]byte
-		n := splitFields(line, f[:])
-		if n < 5 || string(f[4]) != root {
+		var f [5][]byte
+		if splitFields(line, f[:]) < 5 || string(f[4]) != mountPoint {
 			continue
 		}
-		// Super options are the last field after " - fstype source".
-		opts := f[n-1]
-		for len(opts) > 0 {
-			i := indexByte(opts, ',')
+		sep := bytes.Index(line, []byte(" - "))
+		if sep < 0 {
+			continue
+		}
+		var g [3][]byte // fstype, source, super options
+		if splitFields(line[sep+3:], g[:]) < 3 || string(g[0]) != "proc" {
+			continue
+		}
+		hide = ""
+		for opts := g[2]; len(opts) > 0; {
 			opt := opts
-			if i >= 0 {
+			if i := indexByte(opts, ','); i >= 0 {
 				opt, opts = opts[:i], opts[i+1:]
 			} else {
 				opts = nil
 			}
-			if len(opt) > 8 && string(opt[:8]) == "hidepid=" {
-				v := string(opt[8:])
-				if v == "0" || v == "off" {
-					return ""
-				}
-				return v
+			if v, ok := bytes.CutPrefix(opt, []byte("hidepid=")); ok && string(v) != "0" && string(v) != "off" {
+				hide = string(v)
 			}
 		}
 	}
-	return ""
+	return hide
+}
+
+// escapeMountPoint escapes a path the way mountinfo shows it (octal for
+// space, tab, newline and backslash).
+func escapeMountPoint(p string) string {
+	return strings.NewReplacer(`\`, `\134`, " ", `\040`, "\t", `\011`, "\n", `\012`).Replace(p)
 }
