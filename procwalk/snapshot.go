@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"syscall"
@@ -32,7 +33,8 @@ type Visibility struct {
 	Gone      int // listed but exited before or while being read
 	Malformed int // processes with a file that failed to parse (stat: dropped; others: kept)
 	// Denied counts, per field name ("io", "smaps" ...), processes whose file
-	// the kernel refused to show.
+	// the kernel refused to show. "stat" and "statm" count processes dropped
+	// because even those were refused (hidepid=noaccess).
 	Denied map[string]int
 	// HidePID is the proc mount's hidepid option; with it set and without
 	// root, other users' processes may be missing or opaque.
@@ -44,6 +46,22 @@ type Visibility struct {
 // denied or malformed file, or processes hidden by hidepid.
 func (v Visibility) Partial() bool {
 	return v.Gone > 0 || v.Malformed > 0 || len(v.Denied) > 0 || v.OthersHidden
+}
+
+func (v *Visibility) addDenied(name string) {
+	if v.Denied == nil {
+		v.Denied = make(map[string]int)
+	}
+	v.Denied[name]++
+}
+
+// deniedFile names the /proc file a denied read was for ("stat", "statm").
+func deniedFile(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return filepath.Base(pe.Path)
+	}
+	return "stat"
 }
 
 // Scanner takes snapshots, reusing its buffers from one to the next. It is
@@ -117,9 +135,14 @@ func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
 		p := &s.Procs[len(s.Procs)-1]
 		if err := sc.readProcess(root, pid, fields, &host, p); err != nil {
 			s.Procs = s.Procs[:len(s.Procs)-1]
-			if IsGone(err) {
+			switch {
+			case IsGone(err):
 				s.Visibility.Gone++
-			} else {
+			case IsDenied(err):
+				// hidepid=noaccess lists other users' pids but refuses
+				// their files: count them as denied, not as broken.
+				s.Visibility.addDenied(deniedFile(err))
+			default:
 				s.Visibility.Malformed++
 			}
 			continue
@@ -128,10 +151,7 @@ func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
 			s.Visibility.Malformed++
 		}
 		if p.Denied != 0 {
-			if s.Visibility.Denied == nil {
-				s.Visibility.Denied = make(map[string]int)
-			}
-			p.Denied.each(func(f Fields) { s.Visibility.Denied[f.String()]++ })
+			p.Denied.each(func(f Fields) { s.Visibility.addDenied(f.String()) })
 		}
 	}
 	s.buildTree()
