@@ -1,0 +1,145 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// protect.go decides which processes must never be signalled.
+//
+// Hard rules, which nothing overrides: procwalk itself, its ancestors (the
+// shell, tmux pane or supervisor that started it), pid 1 and kernel
+// threads. Then a configurable list of names whose loss takes a machine or
+// many sessions down (sshd, the tmux server, container shims ...); a force
+// option overrides the list, never the hard rules.
+
+// ErrProtected means a target was refused because it is protected. The
+// wrapping *ProtectedError says why.
+var ErrProtected = errors.New("protected process")
+
+// ProtectedError explains a refusal.
+type ProtectedError struct {
+	PID  int
+	Comm string
+	// Hard is true for the rules nothing overrides (self, ancestors, pid 1,
+	// kernel threads); false for a match in the protected list.
+	Hard   bool
+	Reason string
+}
+
+func (e *ProtectedError) Error() string {
+	s := fmt.Sprintf("pid %d (%s) is protected: %s", e.PID, e.Comm, e.Reason)
+	if !e.Hard {
+		s += "; pass --force (Force) to override the protected list"
+	}
+	return s
+}
+
+func (e *ProtectedError) Unwrap() error { return ErrProtected }
+
+// DefaultProtected returns the protected name patterns used when a
+// KillConfig has none: init systems, remote access, the tmux server,
+// container runtimes and infrastructure sidecars, web terminals and IDEs
+// people reach their sessions through. Patterns are path.Match globs.
+func DefaultProtected() []string {
+	return []string{
+		"init", "systemd",
+		"sshd", "sshd-session", "sshd-auth", "sshd:*",
+		"tmux: server",
+		"containerd", "containerd-shim*", "conmon", "dockerd", "runc",
+		"kubelet", "pause", "envoy", "pilot-agent",
+		"ttyd", "jupyter-lab", "jupyter-server", "code-server",
+	}
+}
+
+// isInterpreter reports whether name is a program whose first argument,
+// not its own name, says what runs: "python3 /usr/bin/jupyter-lab",
+// "node /usr/lib/code-server". Version suffixes (python3.12) are ignored.
+func isInterpreter(name string) bool {
+	switch strings.TrimRight(name, "0123456789.") {
+	case "python", "node", "nodejs", "bun", "deno", "perl", "ruby", "sh", "bash", "dash", "java":
+		return true
+	}
+	return false
+}
+
+// protectedNames are the names a protected pattern is matched against: the
+// comm, argv[0]'s base name and, for an interpreter, argv[1]'s base name.
+func protectedNames(p *Process) []string {
+	names := []string{p.Comm}
+	if len(p.Cmdline) > 0 {
+		a0 := path.Base(p.Cmdline[0])
+		names = append(names, a0)
+		if len(p.Cmdline) > 1 && (isInterpreter(a0) || isInterpreter(p.Comm)) {
+			names = append(names, path.Base(p.Cmdline[1]))
+		}
+	}
+	return names
+}
+
+// matchProtected returns the first pattern matching p, or "".
+func matchProtected(p *Process, patterns []string) string {
+	for _, name := range protectedNames(p) {
+		for _, pat := range patterns {
+			if ok, _ := path.Match(pat, name); ok {
+				return pat
+			}
+		}
+	}
+	return ""
+}
+
+// ValidateProtected checks that every pattern is a valid glob.
+func ValidateProtected(patterns []string) error {
+	for _, pat := range patterns {
+		if _, err := path.Match(pat, ""); err != nil || pat == "" {
+			return fmt.Errorf("bad protected pattern %q: want a name or a glob such as containerd-shim*", pat)
+		}
+	}
+	return nil
+}
+
+// guardRails holds what the hard rules need: our own pid and the pids of
+// our ancestors, read once per plan.
+type guardRails struct {
+	self      int
+	ancestors map[int]bool
+}
+
+// ancestry reads the ppid chain of pid from stat files.
+func (fs FS) ancestry(pid int) map[int]bool {
+	out := make(map[int]bool)
+	for i := 0; i < 4096 && pid > 1; i++ { // 4096: bounds a corrupt cycle
+		b, err := readFile(fs.pidPath(pid, "stat"))
+		if err != nil {
+			break
+		}
+		st, err := parseStat(b)
+		if err != nil || st.PPID <= 0 {
+			break
+		}
+		pid = st.PPID
+		out[pid] = true
+	}
+	return out
+}
+
+// hardRule returns why p may never be signalled, or nil.
+func (g *guardRails) hardRule(p *Process) *ProtectedError {
+	refuse := func(reason string) *ProtectedError {
+		return &ProtectedError{PID: p.ID.PID, Comm: p.Comm, Hard: true, Reason: reason}
+	}
+	switch pid := p.ID.PID; {
+	case pid == 1:
+		return refuse("pid 1 (init) is never signalled")
+	case pid == g.self:
+		return refuse("it is procwalk itself")
+	case g.ancestors[pid]:
+		return refuse("it is an ancestor of procwalk (its parent chain)")
+	case p.Kernel || pid == 2 || p.PPID == 2:
+		return refuse("it is a kernel thread")
+	}
+	return nil
+}

@@ -1,0 +1,361 @@
+package procwalk
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// scope.go names the sets of processes a Killer can terminate: one process,
+// a tree, a process group, a session, a cgroup. A scope lists its members in
+// a Snapshot; the Killer asks again while it waits, so processes that join
+// during termination (children forked by a member handling SIGTERM) are
+// signalled too.
+
+// Scope is a set of processes to terminate.
+type Scope interface {
+	// String describes the scope for logs: "tree 1234@5678", "pgrp 42".
+	String() string
+	// Fields are the optional fields the scope needs in its snapshots.
+	Fields() Fields
+	// Members returns the scope's processes in s. known holds every process
+	// already targeted (alive or not), so that a tree can follow the
+	// children of members whose own parent has exited.
+	Members(s *Snapshot, known map[ProcID]bool) []*Process
+	// Grows reports whether processes can join after the plan was made;
+	// only then does the Killer re-walk while it waits.
+	Grows() bool
+}
+
+// ProcessScope is one process. Session, when set ("tmux:build"), labels
+// its audit event.
+type ProcessScope struct {
+	ID      ProcID
+	Session string
+}
+
+func (s ProcessScope) String() string { return "process " + s.ID.String() }
+func (s ProcessScope) Fields() Fields { return 0 }
+func (s ProcessScope) Grows() bool    { return false }
+
+func (s ProcessScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+	if p := snap.Lookup(s.ID); p != nil {
+		return []*Process{p}
+	}
+	return nil
+}
+
+// TreeScope is a process and all its descendants, parents listed before
+// their children. Children forked while the tree is being terminated are
+// followed from every member that is still alive; a child whose parent
+// exits before the next re-walk is adopted by init or a subreaper and can
+// no longer be told apart from unrelated processes: use a cgroup scope when
+// that matters.
+type TreeScope struct {
+	Root ProcID
+}
+
+func (s TreeScope) String() string { return "tree " + s.Root.String() }
+func (s TreeScope) Fields() Fields { return 0 }
+func (s TreeScope) Grows() bool    { return true }
+
+func (s TreeScope) Members(snap *Snapshot, known map[ProcID]bool) []*Process {
+	seen := make(map[ProcID]bool)
+	var out []*Process
+	walkFrom := func(pid int) {
+		snap.Walk(pid, func(p *Process, _ int) bool {
+			if seen[p.ID] {
+				return false
+			}
+			seen[p.ID] = true
+			out = append(out, p)
+			return true
+		})
+	}
+	if snap.Lookup(s.Root) != nil {
+		walkFrom(s.Root.PID)
+	}
+	// Known members still alive under the same identity keep their
+	// children in the scope after the root has gone.
+	for _, id := range sortedIDs(known) {
+		if snap.Lookup(id) != nil {
+			walkFrom(id.PID)
+		}
+	}
+	return out
+}
+
+// GroupScope is a process group: every process whose pgrp is PGRP. Forked
+// children inherit the group, so the members found while waiting include
+// them wherever their parent is.
+type GroupScope struct {
+	PGRP int
+}
+
+func (s GroupScope) String() string { return fmt.Sprintf("pgrp %d", s.PGRP) }
+func (s GroupScope) Fields() Fields { return 0 }
+func (s GroupScope) Grows() bool    { return true }
+
+func (s GroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+	var out []*Process
+	for i := range snap.Procs {
+		if p := &snap.Procs[i]; p.PGRP == s.PGRP && !p.Kernel {
+			out = append(out, p)
+		}
+	}
+	return parentsFirst(snap, out)
+}
+
+// SessionScope is the members of a session of any kind (see Session), with
+// the descendants they fork while being terminated. With KillTmuxSession,
+// a tmux session is also removed with `tmux kill-session` once every member
+// is gone, so no empty panes linger (remain-on-exit). A cgroup v2 session
+// whose cgroup has cgroup.kill is killed through it at the KILL stage (see
+// CgroupScope).
+type SessionScope struct {
+	Ref    string // "KIND:NAME"
+	IDs    []ProcID
+	Kind   string
+	Name   string
+	Attrs  map[string]string
+	Cgroup *CgroupScope // set for a cgroup v2 session
+	Tmux   bool         // kill-session was asked and the session is a tmux one
+}
+
+// NewSessionScope returns the scope of s. killTmuxSession asks, for a tmux
+// session, to run `tmux kill-session` once its processes are gone.
+func NewSessionScope(s *Session, killTmuxSession bool) *SessionScope {
+	sc := &SessionScope{Ref: s.Ref(), IDs: slices.Clone(s.Members), Kind: s.Kind, Name: s.Name, Attrs: s.Attrs}
+	sc.Tmux = killTmuxSession && s.Kind == KindTmux && s.Attrs[AttrSocket] != ""
+	if s.Kind == KindCgroup && s.Attrs[AttrCgroupVer] == "2" && s.Attrs[AttrCgroup] != "" {
+		sc.Cgroup = &CgroupScope{Path: s.Attrs[AttrCgroup]}
+	}
+	return sc
+}
+
+func (s *SessionScope) String() string { return "session " + s.Ref }
+func (s *SessionScope) Fields() Fields { return 0 }
+func (s *SessionScope) Grows() bool    { return true }
+
+func (s *SessionScope) Members(snap *Snapshot, known map[ProcID]bool) []*Process {
+	seen := make(map[ProcID]bool, len(s.IDs))
+	var out []*Process
+	add := func(p *Process) {
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			out = append(out, p)
+		}
+	}
+	for _, id := range s.IDs {
+		if p := snap.Lookup(id); p != nil {
+			add(p)
+		}
+	}
+	// Children forked by live members since the session was built.
+	for _, id := range append(slices.Clone(s.IDs), sortedIDs(known)...) {
+		if snap.Lookup(id) == nil {
+			continue
+		}
+		for _, d := range snap.Descendants(id.PID) {
+			add(d)
+		}
+	}
+	return parentsFirst(snap, out)
+}
+
+// CgroupScope is every process in a cgroup and its descendant cgroups. Path
+// is the cgroup path as /proc/<pid>/cgroup shows it ("/system.slice/x.service").
+// Hierarchy "" means the unified (v2) hierarchy, the "0::" line; otherwise a
+// v1 controller list as it appears in the line ("memory", "name=systemd").
+// On v2, when the cgroup has a cgroup.kill file (Linux 5.14+) and none of its
+// members is protected, the KILL stage writes to it: the kernel kills every
+// member at once, including any forked meanwhile.
+type CgroupScope struct {
+	Path      string
+	Hierarchy string
+	// Mount is the cgroup2 mount point; "" means found in
+	// <proc>/self/mountinfo.
+	Mount string
+}
+
+func (s *CgroupScope) String() string { return "cgroup " + s.Path }
+func (s *CgroupScope) Fields() Fields { return FieldCgroup }
+func (s *CgroupScope) Grows() bool    { return true }
+
+func (s *CgroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+	var out []*Process
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		if !p.Kernel && s.contains(p) {
+			out = append(out, p)
+		}
+	}
+	return parentsFirst(snap, out)
+}
+
+func (s *CgroupScope) contains(p *Process) bool {
+	for _, l := range p.Cgroups {
+		if s.Hierarchy == "" && l.HierarchyID != 0 || s.Hierarchy != "" && l.Controllers != s.Hierarchy {
+			continue
+		}
+		if l.Path == s.Path || strings.HasPrefix(l.Path, strings.TrimSuffix(s.Path, "/")+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// validate refuses the root cgroup, which holds every process.
+func (s *CgroupScope) validate() error {
+	if strings.Trim(s.Path, "/") == "" {
+		return fmt.Errorf("%w: refusing to target the root cgroup %q: it holds every process", ErrBadTarget, s.Path)
+	}
+	return nil
+}
+
+// parentsFirst orders procs by depth in snap, then pid: signalling parents
+// first stops them from respawning the children signalled after them.
+func parentsFirst(snap *Snapshot, procs []*Process) []*Process {
+	depth := make(map[int]int, len(procs))
+	for _, p := range procs {
+		depth[p.ID.PID] = len(snap.Ancestors(p.ID.PID))
+	}
+	slices.SortStableFunc(procs, func(a, b *Process) int {
+		return cmp.Or(cmp.Compare(depth[a.ID.PID], depth[b.ID.PID]), cmp.Compare(a.ID.PID, b.ID.PID))
+	})
+	return procs
+}
+
+func sortedIDs(m map[ProcID]bool) []ProcID {
+	out := make([]ProcID, 0, len(m))
+	for id := range m {
+		out = append(out, id)
+	}
+	slices.SortFunc(out, func(a, b ProcID) int { return cmp.Compare(a.PID, b.PID) })
+	return out
+}
+
+// Metric ranks processes for Biggest.
+type Metric string
+
+// Metrics Biggest understands.
+const (
+	MetricRSS  Metric = "rss"  // resident bytes (always read)
+	MetricPSS  Metric = "pss"  // proportional set size (needs FieldSmaps)
+	MetricUSS  Metric = "uss"  // unique set size (needs FieldSmaps)
+	MetricSwap Metric = "swap" // swapped-out bytes (FieldStatus or FieldSmaps)
+	MetricCPU  Metric = "cpu"  // user+system CPU seconds
+)
+
+// ParseMetric reads a metric name.
+func ParseMetric(s string) (Metric, error) {
+	switch m := Metric(strings.ToLower(strings.TrimSpace(s))); m {
+	case MetricRSS, MetricPSS, MetricUSS, MetricSwap, MetricCPU:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown metric %q: use rss, pss, uss, swap or cpu", s)
+}
+
+// Fields are the optional fields a metric needs read.
+func (m Metric) Fields() Fields {
+	switch m {
+	case MetricPSS, MetricUSS:
+		return FieldSmaps
+	case MetricSwap:
+		return FieldStatus
+	}
+	return 0
+}
+
+// Value is p's value of the metric (bytes, or seconds for cpu). A PSS or
+// USS that was not read falls back to RSS, so a process whose smaps was
+// denied is not ranked as empty.
+func (m Metric) Value(p *Process) float64 {
+	switch m {
+	case MetricPSS, MetricUSS:
+		if p.Read&FieldSmaps == 0 {
+			return float64(p.RSSBytes)
+		}
+		if m == MetricPSS {
+			return float64(p.Smaps.PSSBytes)
+		}
+		return float64(p.Smaps.USSBytes)
+	case MetricSwap:
+		return float64(p.SwapBytes)
+	case MetricCPU:
+		return p.CPUSeconds()
+	}
+	return float64(p.RSSBytes)
+}
+
+// Biggest returns up to n of procs, largest by metric first (ties: the
+// younger process first, as the one that lost the least work). Kernel
+// threads and zombies are skipped. Protection is the Killer's business:
+// pair it with Killer.Check to pick among killable processes.
+func Biggest(procs []*Process, n int, by Metric) []*Process {
+	out := make([]*Process, 0, len(procs))
+	for _, p := range procs {
+		if !p.Kernel && !p.Zombie() {
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *Process) int {
+		return cmp.Or(cmp.Compare(by.Value(b), by.Value(a)), cmp.Compare(b.ID.StartTicks, a.ID.StartTicks))
+	})
+	if n >= 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+// cgroup2Mount finds where the unified (v2) cgroup hierarchy is mounted, from
+// <root>/self/mountinfo: /sys/fs/cgroup on a pure v2 host,
+// /sys/fs/cgroup/unified on a hybrid one. "" when there is none.
+func (fs FS) cgroup2Mount() string {
+	b, err := readFile(fs.Path("self", "mountinfo"))
+	if err != nil {
+		return ""
+	}
+	return parseCgroup2Mount(b)
+}
+
+// parseCgroup2Mount reads mountinfo lines such as
+// "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw".
+func parseCgroup2Mount(b []byte) string {
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		var f [16][]byte
+		n := splitFields(line, f[:])
+		for i := 6; i+1 < n; i++ {
+			if string(f[i]) == "-" {
+				if string(f[i+1]) == "cgroup2" && n > 4 {
+					// mountinfo escapes space, tab, newline and backslash as octal.
+					return unescapeOctal(string(f[4]))
+				}
+				break
+			}
+		}
+	}
+	return ""
+}
+
+func unescapeOctal(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

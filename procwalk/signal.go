@@ -1,0 +1,305 @@
+package procwalk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// signal.go signals one process named by its ProcID, never by a bare pid
+// (FACTS "Killing safely"):
+//
+//  1. pidfd_open(2) the pid (Linux 5.3+). The fd pins that process: it can
+//     never refer to another one, even after the pid is reused.
+//  2. AFTER opening, re-read <root>/<pid>/stat and compare the start time
+//     with the recorded one. A mismatch means the pid was reused before we
+//     opened it: refuse (ErrIdentityChanged).
+//  3. Send signals with pidfd_send_signal(2) through that fd and learn of the
+//     exit by polling it (readable once the process has exited).
+//
+// Fallback when the kernel has no pidfd_open (ENOSYS, before 5.3): the start
+// time is re-checked right before every kill(2), and exit is detected by
+// re-reading stat. A pid reused in the microseconds between that check and
+// kill(2) would still be hit; that window is why pidfds exist.
+
+// Sentinel errors of signalling, besides ErrGone and ErrDenied.
+var (
+	// ErrIdentityChanged means the pid now belongs to another process than
+	// the recorded ProcID: nothing was signalled.
+	ErrIdentityChanged = errors.New("pid now belongs to another process")
+	// ErrForeignProc means the FS root is not the procfs of our own pid
+	// namespace, so its pids are not the ones kill(2) would reach.
+	ErrForeignProc = errors.New("procfs root belongs to another pid namespace")
+	// ErrBadTarget means a pid that no signal may be aimed at (<= 0 would
+	// address process groups or every process).
+	ErrBadTarget = errors.New("invalid target pid")
+)
+
+// ProcHandle is a verified handle on one process. It is not safe for
+// concurrent use. Close it when done.
+type ProcHandle struct {
+	ID    ProcID
+	Comm  string // comm read while verifying
+	fs    FS
+	pidfd int // -1 in the fallback mode
+}
+
+// OpenProc opens a handle on id and verifies it is still the same process.
+// It fails with ErrGone when the process has exited (including a zombie
+// waiting to be reaped), ErrIdentityChanged when the pid was reused,
+// ErrForeignProc when fs is another pid namespace's procfs, and ErrBadTarget
+// for a pid <= 0.
+func (fs FS) OpenProc(id ProcID) (*ProcHandle, error) {
+	if id.PID <= 0 {
+		return nil, fmt.Errorf("%w %d", ErrBadTarget, id.PID)
+	}
+	if err := fs.checkOwnNamespace(); err != nil {
+		return nil, err
+	}
+	fd, err := unix.PidfdOpen(id.PID, 0)
+	switch {
+	case errors.Is(err, unix.ENOSYS):
+		fd = -1 // kernel before 5.3: fallback mode
+	case errors.Is(err, unix.ESRCH):
+		return nil, fmt.Errorf("pid %d: %w", id.PID, ErrGone)
+	case err != nil:
+		return nil, fmt.Errorf("pidfd_open %d: %w", id.PID, classify(err))
+	}
+	h := &ProcHandle{ID: id, fs: fs, pidfd: fd}
+	// Verify AFTER opening: from here on the fd cannot move to another
+	// process, so a match now holds for every signal sent through it.
+	comm, err := h.verify()
+	if err != nil {
+		h.Close()
+		return nil, err
+	}
+	h.Comm = comm
+	return h, nil
+}
+
+// verify re-reads stat and checks the start time; a zombie counts as gone.
+func (h *ProcHandle) verify() (comm string, err error) {
+	b, err := readFile(h.fs.pidPath(h.ID.PID, "stat"))
+	if err != nil {
+		if IsGone(err) {
+			return "", fmt.Errorf("pid %d: %w", h.ID.PID, ErrGone)
+		}
+		return "", err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return "", fmt.Errorf("pid %d: %w", h.ID.PID, err)
+	}
+	if st.StartTicks != h.ID.StartTicks {
+		return "", fmt.Errorf("%w: pid %d started at tick %d, expected %d (%s)",
+			ErrIdentityChanged, h.ID.PID, st.StartTicks, h.ID.StartTicks, st.Comm)
+	}
+	if st.State == 'Z' || st.State == 'X' {
+		return "", fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", h.ID.PID, ErrGone)
+	}
+	return st.Comm, nil
+}
+
+// Pidfd reports whether the handle holds a pidfd (false in the fallback
+// mode for kernels before 5.3).
+func (h *ProcHandle) Pidfd() bool { return h.pidfd >= 0 }
+
+// Signal sends sig to the process. ErrGone: it has exited; ErrDenied: we may
+// not signal it; ErrIdentityChanged (fallback mode only): the pid was reused.
+func (h *ProcHandle) Signal(sig syscall.Signal) error {
+	var err error
+	if h.pidfd >= 0 {
+		err = unix.PidfdSendSignal(h.pidfd, sig, nil, 0)
+	} else {
+		if _, verr := h.verify(); verr != nil {
+			return verr
+		}
+		err = unix.Kill(h.ID.PID, sig) // PID > 0: checked in OpenProc
+	}
+	if err != nil {
+		return fmt.Errorf("signal %s to pid %d: %w", SignalName(sig), h.ID.PID, classify(err))
+	}
+	return nil
+}
+
+// pollStep bounds one poll(2) so that Wait notices a cancelled context, and
+// paces the fallback mode's stat re-reads.
+const pollStep = 20 * time.Millisecond
+
+// Wait waits up to d for the process to exit and reports whether it did. A
+// zero d only checks. It returns early, false, when ctx is done.
+func (h *ProcHandle) Wait(ctx context.Context, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for {
+		if h.exited(0) {
+			return true
+		}
+		left := time.Until(deadline)
+		if left <= 0 || ctx.Err() != nil {
+			return false
+		}
+		if h.exited(min(left, pollStep)) {
+			return true
+		}
+	}
+}
+
+// exited polls the pidfd for up to d (fallback: sleeps d, then re-reads stat).
+func (h *ProcHandle) exited(d time.Duration) bool {
+	if h.pidfd < 0 {
+		if d > 0 {
+			time.Sleep(d)
+		}
+		_, err := h.verify()
+		return err != nil
+	}
+	fds := []unix.PollFd{{Fd: int32(h.pidfd), Events: unix.POLLIN}}
+	for {
+		n, err := unix.Poll(fds, int(d/time.Millisecond))
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if err != nil {
+			time.Sleep(d) // EBADF and the like: do not spin
+			return false
+		}
+		return n > 0 && fds[0].Revents&(unix.POLLIN|unix.POLLHUP) != 0
+	}
+}
+
+// ReleaseMemory asks the kernel to free a dying process's memory now
+// (process_mrelease(2), Linux 5.15+) instead of when its last thread has
+// finished exiting. Call it after SIGKILL; it fails harmlessly (EINVAL) when
+// the process is not dying, and is a no-op in the fallback mode.
+func (h *ProcHandle) ReleaseMemory() error {
+	if h.pidfd < 0 {
+		return nil
+	}
+	_, _, e := unix.Syscall(unix.SYS_PROCESS_MRELEASE, uintptr(h.pidfd), 0, 0)
+	if e != 0 {
+		return fmt.Errorf("process_mrelease pid %d: %w", h.ID.PID, e)
+	}
+	return nil
+}
+
+// Close releases the pidfd.
+func (h *ProcHandle) Close() error {
+	if h.pidfd < 0 {
+		return nil
+	}
+	err := unix.Close(h.pidfd)
+	h.pidfd = -1
+	return err
+}
+
+// checkOwnNamespace makes sure the pids under the root are the ones this
+// process can signal: <root>/self must name our own pid. A procfs of
+// another pid namespace (a host's /proc bind-mounted into a container, or
+// the reverse) fails, as does a fixture tree.
+func (fs FS) checkOwnNamespace() error {
+	link, err := os.Readlink(fs.Path("self"))
+	if err != nil {
+		return fmt.Errorf("%w: cannot read %s: %v", ErrForeignProc, fs.Path("self"), err)
+	}
+	if link != strconv.Itoa(os.Getpid()) {
+		return fmt.Errorf("%w: %s is pid %s there but %d here; run procwalk in the namespace whose processes it acts on",
+			ErrForeignProc, fs.Path("self"), link, os.Getpid())
+	}
+	return nil
+}
+
+// WaitReleased waits up to timeout until the process id no longer holds
+// memory: it is gone, its pid belongs to another process, or it is a zombie
+// whose resident set is empty. Use it after a memory-motivated kill, before
+// choosing another victim (earlyoom #121). It returns nil once the memory
+// is released, an error wrapping os.ErrDeadlineExceeded after timeout, and
+// ctx.Err() when ctx ends first.
+func (fs FS) WaitReleased(ctx context.Context, id ProcID, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		held, err := fs.holdsMemory(id)
+		if err != nil {
+			return err
+		}
+		if !held {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("pid %d still holds memory after %s: %w", id.PID, timeout, os.ErrDeadlineExceeded)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pollStep):
+		}
+	}
+}
+
+// holdsMemory reports whether id still exists with resident pages.
+func (fs FS) holdsMemory(id ProcID) (bool, error) {
+	b, err := readFile(fs.pidPath(id.PID, "stat"))
+	if IsGone(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return false, fmt.Errorf("pid %d: %w", id.PID, err)
+	}
+	if st.StartTicks != id.StartTicks {
+		return false, nil
+	}
+	if st.State != 'Z' && st.State != 'X' {
+		return true, nil
+	}
+	b, err = readFile(fs.pidPath(id.PID, "statm"))
+	if IsGone(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	sm, err := parseStatm(b)
+	if err != nil {
+		return false, fmt.Errorf("pid %d: %w", id.PID, err)
+	}
+	return sm.ResidentPages > 0, nil
+}
+
+// ParseSignal reads a signal name or number: "TERM", "SIGTERM", "term",
+// "15". Signal 0 (a mere existence check) is refused.
+func ParseSignal(s string) (syscall.Signal, error) {
+	t := strings.ToUpper(strings.TrimSpace(s))
+	if n, err := strconv.Atoi(t); err == nil {
+		if n <= 0 || n > 64 || unix.SignalName(syscall.Signal(n)) == "" && n < 32 {
+			return 0, fmt.Errorf("bad signal %q: use a name such as TERM, INT, HUP, KILL or a number 1-64", s)
+		}
+		return syscall.Signal(n), nil
+	}
+	if !strings.HasPrefix(t, "SIG") {
+		t = "SIG" + t
+	}
+	sig := unix.SignalNum(t)
+	if sig == 0 {
+		return 0, fmt.Errorf("bad signal %q: use a name such as TERM, INT, HUP, KILL or a number 1-64", s)
+	}
+	return sig, nil
+}
+
+// SignalName is the short name of sig: "TERM", "KILL", or its number when
+// it has no name (real-time signals).
+func SignalName(sig syscall.Signal) string {
+	if n := unix.SignalName(sig); n != "" {
+		return strings.TrimPrefix(n, "SIG")
+	}
+	return strconv.Itoa(int(sig))
+}

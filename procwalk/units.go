@@ -1,0 +1,95 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// units.go parses and prints byte sizes for flags, config files and Lua
+// (parse_bytes): "512MiB", "2G", "1.5GiB", "4096".
+
+// ErrBadSize means a size string could not be parsed.
+var ErrBadSize = errors.New("bad size")
+
+// sizeUnit returns the multiplier of a lower-case suffix. The one-letter
+// and IEC forms (K, M, G, T, KiB ...) are powers of 1024, as in systemd's
+// MemoryMax=, docker -m and ulimit; the SI forms ending in B (KB, MB ...)
+// are powers of 1000, as on disk labels.
+func sizeUnit(unit string) (float64, bool) {
+	switch unit {
+	case "", "b":
+		return 1, true
+	case "k", "kib":
+		return 1 << 10, true
+	case "m", "mib":
+		return 1 << 20, true
+	case "g", "gib":
+		return 1 << 30, true
+	case "t", "tib":
+		return 1 << 40, true
+	case "p", "pib":
+		return 1 << 50, true
+	case "kb":
+		return 1e3, true
+	case "mb":
+		return 1e6, true
+	case "gb":
+		return 1e9, true
+	case "tb":
+		return 1e12, true
+	case "pb":
+		return 1e15, true
+	}
+	return 0, false
+}
+
+// ParseBytes reads a size in bytes: a non-negative decimal number, optionally
+// with a fraction, followed by an optional unit (case-insensitive, spaces
+// allowed before it): B, K/KiB, M/MiB, G/GiB, T/TiB, P/PiB (powers of 1024)
+// or KB, MB, GB, TB, PB (powers of 1000). A fractional result is rounded
+// down to whole bytes.
+func ParseBytes(s string) (uint64, error) {
+	t := strings.TrimSpace(s)
+	end := 0
+	for end < len(t) && (t[end] >= '0' && t[end] <= '9' || t[end] == '.') {
+		end++
+	}
+	if end == 0 {
+		return 0, fmt.Errorf("%w %q: want a number with an optional unit, e.g. 512MiB, 2G, 1.5GiB", ErrBadSize, s)
+	}
+	num, err := strconv.ParseFloat(t[:end], 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w %q: %q is not a number", ErrBadSize, s, t[:end])
+	}
+	unit := strings.ToLower(strings.TrimSpace(t[end:]))
+	mult, ok := sizeUnit(unit)
+	if !ok {
+		return 0, fmt.Errorf("%w %q: unknown unit %q; use B, K, KiB, KB, M, MiB, MB, G, GiB, GB, T, TiB, TB", ErrBadSize, s, t[end:])
+	}
+	v := math.Floor(num * mult)
+	// float64 is exact to 2^53 bytes (8 PiB); above 2^63 the value no longer
+	// fits the int64 that flags and Lua numbers use.
+	if v >= 1<<63 {
+		return 0, fmt.Errorf("%w %q: too large", ErrBadSize, s)
+	}
+	return uint64(v), nil
+}
+
+// FormatBytes prints n with the largest binary unit that keeps it at least
+// 1: "512 B", "1.5 KiB", "2.0 GiB".
+func FormatBytes(n uint64) string {
+	const units = "KMGTPE"
+	if n < 1024 {
+		return strconv.FormatUint(n, 10) + " B"
+	}
+	v := float64(n)
+	i := -1
+	for v >= 1024 && i < len(units)-1 {
+		v /= 1024
+		i++
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i:i+1] + "iB"
+}
