@@ -57,9 +57,10 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	comm = b[open+1 : close]
 	// Fields after comm, numbered as in proc_pid_stat(5): 3 is state.
 	rest := b[close+1:]
-	var f [52][]byte
+	// We need fields up to 24 (rss): index = field number - 3. Splitting
+	// stops there; the ~28 fields after rss are never looked at.
+	var f [22][]byte
 	n := splitFields(rest, f[:])
-	// We need fields up to 24 (rss): index = field number - 3.
 	if n < 22 {
 		return s, nil, fmt.Errorf("%w: stat: %d fields after comm, want at least 22", ErrMalformed, n)
 	}

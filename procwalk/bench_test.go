@@ -1,0 +1,193 @@
+package procwalk
+
+import (
+	"runtime"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// bench_test.go measures Snapshot against raw loops that do nothing but the
+// syscalls: list /proc, then open, read to EOF and close each pid's files.
+// The raw loops are as lean as the engine's own read path (one reused
+// buffer, openat relative to a /proc directory fd, no parsing), so
+// Snapshot's time over theirs is what parsing, interning and building the
+// tree cost. Run with about 2,000 processes, e.g.
+//
+//	/work/shared/load/tmux-load start -s 100 -p 18 -c 0 -L bench
+//	go test ./procwalk/ -run '^$' -bench . -cpu 1 -count 5
+//
+// The targets: default fields ≤ 1.2× the stat+statm loop, smaps ≤
+// 1.1× the stat+statm+smaps_rollup loop, allocations per process ≈ 0.
+
+// rawLoop is the baseline: it reads files of every pid and keeps nothing.
+type rawLoop struct {
+	root  int // open while scanning
+	dents []byte
+	buf   []byte
+	path  []byte
+	pids  []int
+}
+
+func newRawLoop() *rawLoop {
+	return &rawLoop{dents: make([]byte, 32<<10), buf: make([]byte, 4096), path: make([]byte, 0, 64)}
+}
+
+// scan lists the pids and reads files of each; it returns the number of
+// pids whose every file was read (the others exited meanwhile).
+func (r *rawLoop) scan(b *testing.B, files ...string) int {
+	root, err := syscall.Open(DefaultRoot, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		b.Skipf("cannot open %s: %v", DefaultRoot, err)
+	}
+	defer syscall.Close(root)
+	r.root = root
+	r.pids = r.pids[:0]
+	err = eachDirent(r.root, r.dents, func(name []byte) {
+		if pid, ok := atou(name); ok {
+			r.pids = append(r.pids, int(pid))
+		}
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	read := 0
+	for _, pid := range r.pids {
+		ok := true
+		for _, f := range files {
+			ok = ok && r.readFile(pid, f)
+		}
+		if ok {
+			read++
+		}
+	}
+	return read
+}
+
+func (r *rawLoop) readFile(pid int, file string) bool {
+	p := strconv.AppendInt(r.path[:0], int64(pid), 10)
+	p = append(p, '/')
+	p = append(p, file...)
+	p = append(p, 0)
+	r.path = p
+	fd, err := openat(r.root, p, syscall.O_RDONLY)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	for {
+		n, err := syscall.Read(fd, r.buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return false
+		}
+		if n == 0 {
+			return true
+		}
+	}
+}
+
+// benchProcs runs fn b.N times and reports processes per op and heap
+// allocations per process (allocs/op divided by processes).
+func benchProcs(b *testing.B, fn func() int) {
+	procs := fn() // warm up: buffers, the comm cache
+	if procs == 0 {
+		b.Skip("no processes visible")
+	}
+	var before, after runtime.MemStats
+	b.ReportAllocs()
+	b.ResetTimer()
+	runtime.ReadMemStats(&before)
+	total := 0
+	for range b.N {
+		total += fn()
+	}
+	runtime.ReadMemStats(&after)
+	b.StopTimer()
+	b.ReportMetric(float64(total)/float64(b.N), "procs/op")
+	b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(total), "allocs/proc")
+}
+
+func benchScanner(b *testing.B) *Scanner {
+	fs, err := NewFS(DefaultRoot)
+	if err != nil {
+		b.Skip(err)
+	}
+	return NewScanner(fs)
+}
+
+func snapshotFunc(b *testing.B, sc *Scanner, fields Fields) func() int {
+	return func() int {
+		s, err := sc.Snapshot(fields)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return len(s.Procs)
+	}
+}
+
+var (
+	rawDefaultFiles = []string{"stat", "statm"}
+	rawSmapsFiles   = []string{"stat", "statm", "smaps_rollup"}
+)
+
+func BenchmarkRawStatStatm(b *testing.B) {
+	r := newRawLoop()
+	benchProcs(b, func() int { return r.scan(b, rawDefaultFiles...) })
+}
+
+func BenchmarkSnapshotDefault(b *testing.B) {
+	benchProcs(b, snapshotFunc(b, benchScanner(b), 0))
+}
+
+func BenchmarkRawStatStatmSmaps(b *testing.B) {
+	r := newRawLoop()
+	benchProcs(b, func() int { return r.scan(b, rawSmapsFiles...) })
+}
+
+func BenchmarkSnapshotSmaps(b *testing.B) {
+	benchProcs(b, snapshotFunc(b, benchScanner(b), FieldSmaps))
+}
+
+func BenchmarkSnapshotAllFields(b *testing.B) {
+	benchProcs(b, snapshotFunc(b, benchScanner(b), AllFields|FieldSmaps))
+}
+
+// BenchmarkRatio interleaves the raw loop and Snapshot in every iteration
+// and reports Snapshot's time over the raw loop's: on a shared machine, load
+// from other work then weighs on both sides alike.
+func BenchmarkRatio(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		fields Fields
+		files  []string
+		target float64
+	}{
+		{"default", 0, rawDefaultFiles, 1.2},
+		{"smaps", FieldSmaps, rawSmapsFiles, 1.1},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			r := newRawLoop()
+			snap := snapshotFunc(b, benchScanner(b), c.fields)
+			r.scan(b, c.files...)
+			snap()
+			b.ResetTimer()
+			var raw, engine time.Duration
+			for range b.N {
+				t0 := time.Now()
+				r.scan(b, c.files...)
+				t1 := time.Now()
+				snap()
+				engine += time.Since(t1)
+				raw += t1.Sub(t0)
+			}
+			b.ReportMetric(float64(raw.Nanoseconds())/float64(b.N), "raw-ns/op")
+			b.ReportMetric(float64(engine.Nanoseconds())/float64(b.N), "snapshot-ns/op")
+			b.ReportMetric(engine.Seconds()/raw.Seconds(), "x-raw")
+			b.ReportMetric(c.target, "x-target")
+		})
+	}
+}
