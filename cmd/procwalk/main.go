@@ -8,8 +8,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -26,9 +28,12 @@ const (
 )
 
 const exitCodesHelp = `EXIT CODES
-  0  success (partial data, e.g. processes gone mid-scan, is still success)
-  1  run-time failure: /proc root missing or unreadable, unknown session, ...
-  2  usage error: unknown flag, bad flag value or argument`
+  0  success (partial data, e.g. processes gone mid-scan, is still success:
+     a line on stderr says what is missing)
+  1  run-time failure: /proc root missing or unreadable, pid or session
+     not found, interrupted, ...
+  2  usage error: unknown command or flag, bad flag value or argument, bad
+     PROCWALK_* env var, unreadable or malformed config file`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -79,13 +84,19 @@ type globals struct {
 	proc     string
 	pss      bool
 	interval time.Duration
+	passwd   string
 }
+
+// defaultPasswd is the user database read for uid -> name; --passwd changes
+// it (tests point it at a fixture).
+const defaultPasswd = "/etc/passwd"
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.proc, "proc", procwalk.DefaultRoot, "procfs root to read (env PROCWALK_PROC)")
 	fs.BoolVar(&g.pss, "pss", false, "read smaps_rollup for PSS/USS: exact shared-memory accounting, slower, locks each target's memory map briefly (env PROCWALK_PSS)")
 	fs.DurationVar(&g.interval, "interval", time.Second, "sampling interval for rates such as CPU % (two samples this far apart) (env PROCWALK_INTERVAL)")
-	fs.String("config", "", "config file: one 'flag value' per line (env PROCWALK_CONFIG)")
+	fs.StringVar(&g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
+	fs.String("config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
 }
 
 // newFlagSet returns a flag set for a command, with the global flags on it.
@@ -97,12 +108,12 @@ func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
 }
 
 // ffOptions gives every command env vars (PROCWALK_*) and a config file.
-// Priority: flags, then env, then the config file.
+// Priority: flags, then env, then the config file. run() adds the config
+// file parser (configFileOptions) once every command's flags are known.
 func ffOptions() []ff.Option {
 	return []ff.Option{
 		ff.WithEnvVarPrefix("PROCWALK"),
 		ff.WithConfigFileFlag("config"),
-		ff.WithConfigFileParser(ff.PlainParser),
 	}
 }
 
@@ -111,37 +122,90 @@ func (g *globals) openFS() (procwalk.FS, error) {
 	return procwalk.NewFS(g.proc)
 }
 
+// defaultCommand runs when no command is named: plain "procwalk" shows this
+// host's processes with no config.
+const defaultCommand = "ps"
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	_ = e // handed to each subcommand constructor
 	g := &globals{}
 	root := &ffcli.Command{
-		Name:        "procwalk",
-		ShortUsage:  "procwalk [global flags] <command> [flags]",
-		LongHelp:    "procwalk walks /proc once and reports processes and sessions.\n\n" + exitCodesHelp,
-		FlagSet:     newFlagSet("procwalk", g, stderr),
-		Options:     ffOptions(),
+		Name:       "procwalk",
+		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
+		LongHelp: "procwalk walks /proc once and reports processes and sessions.\n" +
+			"Every flag can also be set by env PROCWALK_<FLAG> (dashes become\n" +
+			"underscores) or by a line '<flag> <value>' in the --config file;\n" +
+			"a flag beats env, env beats the file.\n\n" + exitCodesHelp,
+		FlagSet: newFlagSet("procwalk", g, stderr),
 		Subcommands: []*ffcli.Command{
-			// One line per command; each lives in its own file, e.g. newPSCommand(g, e).
+			newPSCommand(g, e),
+			newTreeCommand(g, e),
 		},
 	}
-	root.Exec = func(ctx context.Context, args []string) error {
-		if len(args) > 0 {
-			return usageErrorf("unknown command %q: run 'procwalk --help' for the list", args[0])
+	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }
+	addConfigFileOptions(root)
+
+	cmdArgs, err := commandArgs(root, args)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "procwalk: %v\n", err)
 		}
-		return flag.ErrHelp
+		return err
 	}
-	if err := root.Parse(args); err != nil {
+	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err
+			return err // ffcli printed the command's usage
 		}
-		// The flag package has printed the error and the usage already.
-		return &exitErr{Code: exitUsage}
+		err = parseError(err)
+		fmt.Fprintf(stderr, "procwalk: %v\n", err)
+		return err
 	}
-	err := root.Run(ctx)
+	err = root.Run(ctx)
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
 		fmt.Fprintf(stderr, "procwalk: %v\n", err)
 	}
 	return err
+}
+
+// commandArgs moves the global flags written before the command name to
+// right after it ("--pss tree 1" -> "tree -pss=true 1") and names the default
+// command when none is given. The command's single ff.Parse then sees every
+// flag and applies flag > env > config file once. (Parsed by two flag sets,
+// an env var would override a flag written before the command name.)
+func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
+	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	(&globals{}).register(flags)
+	usage := root.FlagSet.Output()
+	if err := flags.Parse(args); err != nil {
+		fmt.Fprintln(usage, ffcli.DefaultUsageFunc(root))
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageErrorf("%v", err)
+	}
+	var hoisted []string
+	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
+	rest := flags.Args()
+	name := defaultCommand
+	if len(rest) > 0 {
+		name, rest = rest[0], rest[1:]
+	}
+	for _, c := range root.Subcommands {
+		if strings.EqualFold(c.Name, name) {
+			return append(append([]string{c.Name}, hoisted...), rest...), nil
+		}
+	}
+	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
+}
+
+// parseError turns an error from parsing flags, env or the config file into
+// a usage error (exit 2) that says how to fix it.
+func parseError(err error) error {
+	var pe *iofs.PathError
+	if errors.As(err, &pe) && pe.Op == "open" {
+		return usageErrorf("cannot read config file %s: %v; fix --config or PROCWALK_CONFIG", pe.Path, pe.Err)
+	}
+	return &exitErr{Code: exitUsage, Err: err}
 }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// gather.go takes the snapshot a command shows, and says what it missed.
+
+// snapshot scans --proc once reading fields or, when rates are wanted, twice
+// --interval apart: CPU % and IO bytes/s need two samples, and a Sampler
+// fills Rates on the second scan for every process seen in both. Processes
+// first seen in the second scan have no rates (Rates.Measured false).
+// ctx cancels the wait between the scans.
+func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bool) (*procwalk.Snapshot, error) {
+	if rates && g.interval <= 0 {
+		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
+	}
+	fsys, err := g.openFS()
+	if err != nil {
+		return nil, err // names the root and the fix
+	}
+	sc := procwalk.NewScanner(fsys)
+	snap, err := sc.Snapshot(fields)
+	if err != nil || !rates {
+		return snap, err
+	}
+	var sampler procwalk.Sampler
+	sampler.Observe(snap)
+	wait := time.NewTimer(g.interval)
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, ctx.Err())
+	case <-wait.C:
+	}
+	snap, err = sc.Snapshot(fields)
+	if err != nil {
+		return nil, err
+	}
+	sampler.Observe(snap)
+	return snap, nil
+}
+
+// users reads --passwd. Callers that only print names may ignore the error:
+// a nil *Users prints numeric uids.
+func (g *globals) users() (*procwalk.Users, error) {
+	return procwalk.ReadUsers(g.passwd)
+}
+
+// visibilityNote says in one line what a snapshot could not see, or ""
+// when it saw everything. Commands print it to stderr after their output,
+// so that a partial picture is never mistaken for the whole.
+func visibilityNote(s *procwalk.Snapshot) string {
+	v := s.Visibility
+	var parts []string
+	if v.Gone > 0 {
+		parts = append(parts, countOf(v.Gone, "process", "processes")+" exited mid-scan")
+	}
+	if v.Malformed > 0 {
+		// Listed processes neither gone, nor refused, nor in Procs had a
+		// stat or statm that did not parse.
+		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"] - v.Denied["statm"]
+		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat or statm)",
+			countOf(v.Malformed, "process", "processes"), max(dropped, 0)))
+	}
+	fields := make([]string, 0, len(v.Denied))
+	for f := range v.Denied {
+		fields = append(fields, f)
+	}
+	slices.Sort(fields)
+	for _, f := range fields {
+		n := countOf(v.Denied[f], "process", "processes")
+		if f == "stat" || f == "statm" {
+			// Without stat or statm a process is left out entirely.
+			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s denied for %s (needs ptrace access: root or the process's user)", f, n))
+		}
+	}
+	if v.OthersHidden {
+		parts = append(parts, fmt.Sprintf("proc is mounted hidepid=%s: other users' processes may be missing (run as root)", v.HidePID))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "partial data: " + strings.Join(parts, "; ")
+}
+
+// writeVisibilityNote prints visibilityNote to w when there is one.
+func writeVisibilityNote(w io.Writer, s *procwalk.Snapshot) {
+	if note := visibilityNote(s); note != "" {
+		fmt.Fprintf(w, "procwalk: %s\n", note)
+	}
+}
+
+// countOf prints "1 process", "3 processes".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -1,0 +1,206 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// tree.go is `procwalk tree [PID]`: the process tree from one scan, each
+// line with its own RSS and the totals of its subtree.
+
+type treeCommand struct {
+	g      *globals
+	e      *env
+	kernel bool
+	wide   bool
+}
+
+const treeHelp = `Draws the process tree below PID (default: every root) from one scan.
+
+Each line shows a process's own RSS (and PSS with --pss), then the totals
+of its subtree, the process included: PROCS processes, TREE-RSS and
+TREE-PSS. Summing RSS counts pages shared between processes once per
+sharer; TREE-PSS (--pss) does not.
+
+A PSS total ending in "+" is a lower bound: the kernel refused
+smaps_rollup for some processes in the subtree (run as root). "-" marks
+a value that does not exist (PSS of a zombie or kernel thread) or could
+not be read.
+
+Kernel threads are hidden unless --kernel, or PID is one. Flags go before
+PID: procwalk tree --pss 1.
+
+` + exitCodesHelp
+
+func newTreeCommand(g *globals, e *env) *ffcli.Command {
+	c := &treeCommand{g: g, e: e}
+	fs := newFlagSet("tree", g, e.stderr)
+	fs.BoolVar(&c.kernel, "kernel", false, "include kernel threads")
+	fs.BoolVar(&c.wide, "wide", false, "never cut lines to the terminal's width")
+	return &ffcli.Command{
+		Name:       "tree",
+		ShortUsage: "procwalk tree [flags] [PID]",
+		ShortHelp:  "draw the process tree with per-subtree totals",
+		LongHelp:   treeHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+// subtree sums a process and its shown descendants.
+type subtree struct {
+	procwalk.Totals
+	pssMissing int // members whose smaps_rollup was denied or malformed
+}
+
+// merge adds the sums the tree shows of a child's subtree.
+func (t *subtree) merge(c *subtree) {
+	t.Procs += c.Procs
+	t.RSSBytes += c.RSSBytes
+	t.PSSBytes += c.PSSBytes
+	t.SmapsRead += c.SmapsRead
+	t.pssMissing += c.pssMissing
+}
+
+func (c *treeCommand) exec(ctx context.Context, args []string) error {
+	if len(args) > 1 {
+		return usageErrorf("tree takes at most one PID, got %q; flags go before the PID: procwalk tree --pss 1", args)
+	}
+	pid := 0
+	if len(args) == 1 {
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n <= 0 {
+			return usageErrorf("tree: %q is not a PID (a positive number)", args[0])
+		}
+		pid = n
+	}
+	var fields procwalk.Fields
+	if c.g.pss {
+		fields |= procwalk.FieldSmaps
+	}
+	snap, err := c.g.snapshot(ctx, fields, false)
+	if err != nil {
+		return err
+	}
+
+	var roots []*procwalk.Process
+	showKernel := c.kernel
+	if pid != 0 {
+		p := snap.Process(pid)
+		if p == nil {
+			return fmt.Errorf("pid %d is not in %s: it may have exited; procwalk ps lists the pids", pid, c.g.proc)
+		}
+		roots = []*procwalk.Process{p}
+		showKernel = showKernel || p.Kernel
+	} else {
+		for _, p := range snap.Roots() {
+			if showKernel || !p.Kernel {
+				roots = append(roots, p)
+			}
+		}
+	}
+	shown := func(p *procwalk.Process) bool { return showKernel || !p.Kernel }
+
+	// Sum every subtree first (post-order), then draw top-down.
+	totals := make(map[int]*subtree)
+	var sum func(p *procwalk.Process) *subtree
+	sum = func(p *procwalk.Process) *subtree {
+		t := &subtree{}
+		t.Add(p)
+		if (p.Denied|p.Malformed)&procwalk.FieldSmaps != 0 {
+			t.pssMissing++
+		}
+		for _, child := range snap.Children(p.ID.PID) {
+			if !shown(child) {
+				continue
+			}
+			t.merge(sum(child))
+		}
+		totals[p.ID.PID] = t
+		return t
+	}
+	for _, r := range roots {
+		sum(r)
+	}
+
+	t := &table{cols: []column{{header: "PID", right: true}, {header: "RSS", right: true}}}
+	if c.g.pss {
+		t.cols = append(t.cols, column{header: "PSS", right: true})
+	}
+	t.cols = append(t.cols, column{header: "PROCS", right: true}, column{header: "TREE-RSS", right: true})
+	if c.g.pss {
+		t.cols = append(t.cols, column{header: "TREE-PSS", right: true})
+	}
+	t.cols = append(t.cols, column{header: "COMMAND"})
+
+	var draw func(p *procwalk.Process, branch, indent string)
+	draw = func(p *procwalk.Process, branch, indent string) {
+		st := totals[p.ID.PID]
+		row := []string{strconv.Itoa(p.ID.PID), formatBytes(p.RSSBytes)}
+		if c.g.pss {
+			row = append(row, ownPSS(p))
+		}
+		row = append(row, strconv.Itoa(st.Procs), formatBytes(st.RSSBytes))
+		if c.g.pss {
+			row = append(row, treePSS(st))
+		}
+		name := printable(p.Comm)
+		if p.Zombie() {
+			name += " <defunct>"
+		}
+		t.add(append(row, branch+name)...)
+
+		var children []*procwalk.Process
+		for _, child := range snap.Children(p.ID.PID) {
+			if shown(child) {
+				children = append(children, child)
+			}
+		}
+		for i, child := range children {
+			if i == len(children)-1 {
+				draw(child, indent+"└─ ", indent+"   ")
+			} else {
+				draw(child, indent+"├─ ", indent+"│  ")
+			}
+		}
+	}
+	for _, r := range roots {
+		draw(r, "", "")
+	}
+
+	width := 0
+	if !c.wide {
+		width = terminalWidth(c.e.stdout)
+	}
+	if err := t.write(c.e.stdout, width); err != nil {
+		return err
+	}
+	writeVisibilityNote(c.e.stderr, snap)
+	return nil
+}
+
+// ownPSS is a process's PSS, or "-" when it has none or it was not read.
+func ownPSS(p *procwalk.Process) string {
+	if p.Read&procwalk.FieldSmaps == 0 {
+		return notMeasured
+	}
+	return formatBytes(p.Smaps.PSSBytes)
+}
+
+// treePSS is a subtree's PSS sum, "+" marking a lower bound, "-" when no
+// member has a PSS.
+func treePSS(t *subtree) string {
+	if t.SmapsRead == 0 && t.pssMissing == 0 {
+		return notMeasured
+	}
+	s := formatBytes(t.PSSBytes)
+	if t.pssMissing > 0 {
+		s += "+"
+	}
+	return s
+}
