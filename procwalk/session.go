@@ -17,7 +17,8 @@ import (
 
 // Session kinds. A process belongs to at most one session of each kind, so
 // the sessions of one kind never double-count a process; across kinds they
-// overlap freely (a process is in a tmux session, a sid, a user ...).
+// overlap freely (a process is in a tmux session, a sid, a user ...). Tree
+// sessions are the exception: each is a whole subtree, even inside another.
 // Kernel threads belong to no session.
 const (
 	KindTmux   = "tmux"   // a tmux session: every process of its panes
@@ -176,9 +177,8 @@ type GroupConfig struct {
 	// Trees are the tree sessions to build.
 	Trees []TreeSpec
 
-	// UserName maps a uid to a user name; nil means /etc/passwd read once
-	// per Grouper (uid as a string when unknown).
-	UserName func(uid int) string
+	// Users names user sessions (see ReadUsers); nil names them by uid.
+	Users *Users
 }
 
 // TmuxConfig says which tmux servers to ask. With no Sockets, the default

@@ -1,0 +1,229 @@
+package procwalk
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// agent.go finds AI coding agents (Claude Code, Codex, Gemini CLI, Aider)
+// and makes each, with its descendants, a session named after the project
+// it works in.
+
+// DefaultAgents returns the agent rules used when GroupConfig.Agents is nil:
+//   - claude: Claude Code, as its native binary or its npm CLI under node
+//     (comm or argv[0] "claude", or a script under @anthropic-ai/claude-code/);
+//   - codex:  OpenAI Codex CLI (codex, or @openai/codex/ under node);
+//   - gemini: Gemini CLI (gemini, or @google/gemini-cli/ under node);
+//   - aider:  Aider (a Python script named aider).
+func DefaultAgents() []AgentRule {
+	return []AgentRule{
+		{Name: "claude", Match: regexp.MustCompile(`^claude$|/@anthropic-ai/claude-code/`)},
+		{Name: "codex", Match: regexp.MustCompile(`^codex$|/@openai/codex/`)},
+		{Name: "gemini", Match: regexp.MustCompile(`^gemini$|/@google/gemini-cli/`)},
+		{Name: "aider", Match: regexp.MustCompile(`^aider$`)},
+	}
+}
+
+// ParseAgentRule reads "NAME=REGEX", the form of the --agent flag.
+func ParseAgentRule(s string) (AgentRule, error) {
+	name, expr, ok := strings.Cut(s, "=")
+	if !ok || name == "" || expr == "" || strings.ContainsAny(name, " \t/:") {
+		return AgentRule{}, errorf(ErrBadConfig, "agent rule %q: want NAME=REGEX, e.g. codex=^codex$ (NAME without spaces, '/' or ':')", s)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return AgentRule{}, errorf(ErrBadConfig, "agent rule %q: %v", s, err)
+	}
+	return AgentRule{Name: name, Match: re}, nil
+}
+
+// agentInterpreter reports whether a program runs an agent's CLI as a script
+// argument, whose path is then matched too.
+func agentInterpreter(name string) bool {
+	switch name {
+	case "node", "nodejs", "bun", "deno", "python", "python3", "ruby":
+		return true
+	}
+	return strings.HasPrefix(name, "python3.")
+}
+
+// matchAgent returns the index of the first rule matching p, or -1. It tries
+// the comm, argv[0]'s base name and, for interpreters, the script argument
+// (its full path and its base name).
+func matchAgent(p *Process, rules []AgentRule) int {
+	if p.Kernel {
+		return -1
+	}
+	name := p.Name()
+	script := ""
+	if agentInterpreter(p.Comm) || agentInterpreter(name) {
+		for _, a := range p.Cmdline[min(1, len(p.Cmdline)):] {
+			if a != "" && a[0] != '-' {
+				script = a
+				break
+			}
+		}
+	}
+	for i, r := range rules {
+		if r.Match.MatchString(p.Comm) || r.Match.MatchString(name) {
+			return i
+		}
+		if script != "" && (r.Match.MatchString(script) || r.Match.MatchString(filepath.Base(script))) {
+			return i
+		}
+	}
+	return -1
+}
+
+// groupAgents makes one session per outermost agent: an agent started by
+// another agent (a sub-agent, a nested CLI) folds into the outer session, so
+// agent sessions never double-count; the outer one says how many it holds.
+func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
+	rule := make([]int16, len(s.Procs))
+	var agents []int32
+	for i := range s.Procs {
+		r := matchAgent(&s.Procs[i], g.cfg.Agents)
+		rule[i] = int16(r)
+		if r >= 0 {
+			agents = append(agents, int32(i))
+		}
+	}
+	var outer []int32
+	nested := map[int32]int{}
+	for _, i := range agents {
+		top := i
+		for a := s.parent[i]; a >= 0; a = s.parent[a] {
+			if rule[a] >= 0 {
+				top = a
+			}
+		}
+		if top == i {
+			outer = append(outer, i)
+		} else {
+			nested[top]++
+		}
+	}
+	// Oldest first; start ticks then pid break ties.
+	slices.SortFunc(outer, func(a, b int32) int {
+		pa, pb := &s.Procs[a], &s.Procs[b]
+		if pa.ID.StartTicks != pb.ID.StartTicks {
+			if pa.ID.StartTicks < pb.ID.StartTicks {
+				return -1
+			}
+			return 1
+		}
+		return pa.ID.PID - pb.ID.PID
+	})
+	cwds := make([]string, len(outer))
+	for k, i := range outer {
+		if p := &s.Procs[i]; p.Read&FieldCwd != 0 {
+			cwds[k] = p.Cwd
+		}
+	}
+	projects := projectNames(cwds)
+	b := newBuilder(s, KindAgent)
+	used := map[string]int{}
+	for k, i := range outer {
+		p := &s.Procs[i]
+		r := g.cfg.Agents[rule[i]]
+		project := projects[k]
+		if project == "" {
+			project = "pid-" + strconv.Itoa(p.ID.PID) // cwd unreadable
+		}
+		name := r.Name + "/" + project
+		if used[name]++; used[name] > 1 {
+			name += "#" + strconv.Itoa(used[name]) // a second agent in the same folder
+		}
+		elapsed := s.Time.Sub(p.Start)
+		attrs := map[string]string{
+			AttrAgent:       r.Name,
+			AttrCommand:     p.Comm,
+			AttrElapsedSecs: strconv.FormatInt(int64(elapsed/time.Second), 10),
+			AttrElapsed:     HumanDuration(elapsed),
+		}
+		if cwds[k] != "" {
+			attrs[AttrCwd], attrs[AttrProject] = cwds[k], project
+		}
+		if t := panes.target(int(i)); t != "" {
+			attrs[AttrTmuxTarget] = t
+		}
+		if c := nested[i]; c > 0 {
+			attrs[AttrNested] = strconv.Itoa(c)
+		}
+		b.assignTree(i, b.add(name, attrs))
+	}
+	return b.finish() // in the order added: oldest first
+}
+
+// projectNames names each working directory by its folder; folders that
+// share a name but not a path get "parent/folder", and if that is still
+// ambiguous the whole path. Equal paths get equal names; "" stays "".
+func projectNames(cwds []string) []string {
+	out := make([]string, len(cwds))
+	name := func(cwd string, parts int) string {
+		if parts == 0 {
+			return cwd
+		}
+		elems := strings.Split(strings.Trim(cwd, "/"), "/")
+		if len(elems) < parts {
+			return cwd
+		}
+		return strings.Join(elems[len(elems)-parts:], "/")
+	}
+	for k, cwd := range cwds {
+		if cwd == "" {
+			continue
+		}
+		if cwd == "/" {
+			out[k] = "/"
+			continue
+		}
+		for _, parts := range []int{1, 2, 0} {
+			n := name(cwd, parts)
+			clash := false
+			for _, other := range cwds {
+				if other != "" && other != cwd && name(other, parts) == n {
+					clash = true
+					break
+				}
+			}
+			if !clash || parts == 0 {
+				out[k] = n
+				break
+			}
+		}
+	}
+	return out
+}
+
+// HumanDuration says how long in at most two units: "< 1 min", "12 min",
+// "2 hr 5 min", "1 day", "3 days 4 hr". A zero second unit is left out.
+func HumanDuration(d time.Duration) string {
+	mins := int64(d / time.Minute)
+	switch {
+	case mins < 1:
+		return "< 1 min"
+	case mins < 60:
+		return strconv.FormatInt(mins, 10) + " min"
+	case mins < 24*60:
+		h, m := mins/60, mins%60
+		out := strconv.FormatInt(h, 10) + " hr"
+		if m > 0 {
+			out += " " + strconv.FormatInt(m, 10) + " min"
+		}
+		return out
+	}
+	days, h := mins/(24*60), mins%(24*60)/60
+	out := strconv.FormatInt(days, 10) + " day"
+	if days > 1 {
+		out += "s"
+	}
+	if h > 0 {
+		out += " " + strconv.FormatInt(h, 10) + " hr"
+	}
+	return out
+}

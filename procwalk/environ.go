@@ -1,0 +1,45 @@
+package procwalk
+
+import (
+	"bytes"
+	"syscall"
+)
+
+// environ.go reads /proc/<pid>/environ: the environment the process was
+// started with, NUL-separated "KEY=value" strings (changes it made later are
+// not shown). Only the owner and root may read it.
+
+// tmuxEnviron returns the TMUX and TMUX_PANE values of pid's environment
+// ("" when absent or unreadable), reusing buf for the read.
+func (fs FS) tmuxEnviron(pid int, buf []byte) (tmux, pane string, _ []byte) {
+	fd, err := syscall.Open(fs.pidPath(pid, "environ"), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return "", "", buf
+	}
+	buf, _, err = readAllFD(fd, buf)
+	syscall.Close(fd)
+	if err != nil {
+		return "", "", buf
+	}
+	t, p := parseTmuxEnviron(buf)
+	return t, p, buf
+}
+
+// parseTmuxEnviron finds TMUX= and TMUX_PANE= in an environ block.
+func parseTmuxEnviron(b []byte) (tmux, pane string) {
+	for len(b) > 0 {
+		var kv []byte
+		if i := bytes.IndexByte(b, 0); i >= 0 {
+			kv, b = b[:i], b[i+1:]
+		} else {
+			kv, b = b, nil
+		}
+		switch {
+		case bytes.HasPrefix(kv, []byte("TMUX=")):
+			tmux = string(kv[len("TMUX="):])
+		case bytes.HasPrefix(kv, []byte("TMUX_PANE=")):
+			pane = string(kv[len("TMUX_PANE="):])
+		}
+	}
+	return tmux, pane
+}

@@ -1,0 +1,248 @@
+package procwalk
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// session_cgroup.go groups processes by cgroup: one session per Kubernetes
+// pod, systemd unit, or plain cgroup path (see cgroup_path.go), with usage
+// and limits from cgroupfs (cgroupfs.go).
+
+// membershipLine picks the line of /proc/<pid>/cgroup that places a process:
+// the first line not at the root "/" of, in order, systemd's named v1
+// hierarchy (it holds every process in its unit), the v1 memory controller,
+// the v2 hierarchy, the v1 cpu controller, any other; "/" when all are.
+func membershipLine(lines []CgroupLine) (CgroupLine, bool) {
+	switch len(lines) {
+	case 0:
+		return CgroupLine{}, false
+	case 1:
+		return lines[0], true
+	}
+	rank := func(l CgroupLine) int {
+		switch {
+		case l.Controllers == "name=systemd":
+			return 0
+		case hasController(l.Controllers, "memory"):
+			return 1
+		case l.HierarchyID == 0:
+			return 2
+		case hasController(l.Controllers, "cpu"):
+			return 3
+		}
+		return 4
+	}
+	best := -1
+	for i, l := range lines {
+		if l.Path == "/" || l.Path == "" {
+			continue
+		}
+		if best < 0 || rank(l) < rank(lines[best]) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return CgroupLine{HierarchyID: lines[0].HierarchyID, Controllers: lines[0].Controllers, Path: "/"}, true
+	}
+	return lines[best], true
+}
+
+// hasController reports whether a comma-separated controller list has c.
+func hasController(list, c string) bool {
+	for list != "" {
+		var name string
+		name, list, _ = strings.Cut(list, ",")
+		if name == c {
+			return true
+		}
+	}
+	return false
+}
+
+// controllerLine returns the v1 line of a controller, if the process has one.
+func controllerLine(lines []CgroupLine, c string) (CgroupLine, bool) {
+	for _, l := range lines {
+		if l.HierarchyID != 0 && hasController(l.Controllers, c) {
+			return l, true
+		}
+	}
+	return CgroupLine{}, false
+}
+
+type podMeta struct{ name, namespace string }
+
+// maxPodMeta bounds the pod name cache: pods come and go.
+const maxPodMeta = 4096
+
+func (g *Grouper) groupCgroups(s *Snapshot, n *notes_) []Session {
+	b := newBuilder(s, KindCgroup)
+	type placed struct {
+		place cgroupPlace
+		first int // a member, whose lines locate the controllers' directories
+		ids   []string
+	}
+	byPath := map[string]int32{} // membership path -> session
+	byName := map[string]int32{} // session name -> session
+	var places []placed
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if p.Kernel || p.Read&FieldCgroup == 0 {
+			continue
+		}
+		line, ok := membershipLine(p.Cgroups)
+		if !ok {
+			continue
+		}
+		si, ok := byPath[line.Path]
+		if !ok {
+			pl := placeCgroup(line.Path)
+			si, ok = byName[pl.name]
+			if ok && places[si].place.dir != pl.dir {
+				// The same unit name in two places (user units of two
+				// users): name both by their directories.
+				other := &places[si]
+				if other.place.name != other.place.dir {
+					delete(byName, other.place.name)
+					other.place.name = other.place.dir
+					b.sess[si].Name = other.place.dir
+					byName[other.place.dir] = si
+				}
+				pl.name = pl.dir
+				si, ok = byName[pl.name]
+			}
+			if !ok {
+				si = b.add(pl.name, cgroupAttrs(pl))
+				byName[pl.name] = si
+				places = append(places, placed{place: pl, first: i})
+			}
+			byPath[line.Path] = si
+		}
+		b.of[i] = si
+		if pl := placeCgroup(line.Path); pl.containerID != "" && !slices.Contains(places[si].ids, pl.containerID) {
+			places[si].ids = append(places[si].ids, pl.containerID)
+		}
+	}
+	for si := range places {
+		if ids := places[si].ids; len(ids) > 0 {
+			slices.Sort(ids)
+			b.sess[si].Attrs[AttrContainerID] = strings.Join(ids, ",")
+		}
+	}
+	sessions := b.finish() // keeps order; drops none here (every session has a member)
+
+	cfs := newCgroupFS(g.cfg.CgroupRoot)
+	if !cfs.mounted() {
+		n.addf("cgroup: no cgroupfs at %s: limits and usage unknown (pass the cgroupfs root)", g.cfg.CgroupRoot)
+	}
+	for si := range sessions {
+		ss := &sessions[si]
+		pl := places[si].place
+		first := &s.Procs[places[si].first]
+		line, _ := membershipLine(first.Cgroups)
+		if line.HierarchyID == 0 {
+			ss.Attrs[AttrCgroupVer] = "2"
+		} else {
+			ss.Attrs[AttrCgroupVer] = "1"
+		}
+		if pl.podUID != "" {
+			g.addPodMeta(s, ss, pl.podUID)
+		}
+		if !cfs.mounted() {
+			continue
+		}
+		var memDir, memCtl, cpuDir, cpuCtl string
+		if line.HierarchyID == 0 {
+			memDir, cpuDir = pl.dir, pl.dir
+		} else {
+			if l, ok := controllerLine(first.Cgroups, "memory"); ok {
+				memDir, memCtl = sameSessionDir(l.Path, pl), l.Controllers
+			}
+			if l, ok := controllerLine(first.Cgroups, "cpu"); ok {
+				cpuDir, cpuCtl = sameSessionDir(l.Path, pl), l.Controllers
+			}
+		}
+		u, ok := cfs.usage(memDir, memCtl, cpuDir, cpuCtl)
+		if !ok {
+			continue
+		}
+		if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
+			u.MemoryPercent = float64(u.MemoryUsageBytes) / float64(u.MemoryLimitBytes) * 100
+		}
+		if ss.Totals.RatesMeasured > 0 {
+			u.CPUCoresUsed = ss.Totals.CPUPercent / 100
+			if u.CPUQuotaCores > 0 {
+				u.CPUQuotaPercent = u.CPUCoresUsed / u.CPUQuotaCores * 100
+			}
+		}
+		u.Danger = u.MemoryPercent >= g.cfg.DangerPercent || u.CPUQuotaPercent >= g.cfg.DangerPercent
+		ss.Totals.Cgroup = &u
+	}
+	return sortByName(sessions)
+}
+
+// sameSessionDir returns the directory of a session in another hierarchy:
+// the v1 memory or cpu path of a member names the same pod or unit there, or
+// it is in a parent cgroup (no accounting for that unit), which is not the
+// session's and yields "".
+func sameSessionDir(path string, pl cgroupPlace) string {
+	if other := placeCgroup(path); other.name == pl.name || other.dir == pl.dir {
+		return other.dir
+	}
+	return ""
+}
+
+func cgroupAttrs(pl cgroupPlace) map[string]string {
+	a := map[string]string{AttrCgroup: pl.dir}
+	set := func(k, v string) {
+		if v != "" {
+			a[k] = v
+		}
+	}
+	set(AttrUnit, pl.unit)
+	set(AttrSlice, pl.slice)
+	set(AttrPodUID, pl.podUID)
+	if pl.podUID != "" {
+		set(AttrQoS, pl.qos)
+	}
+	return a
+}
+
+// addPodMeta sets the pod's name and namespace, read from inside one of its
+// containers: the kubelet mounts the pod name as /etc/hostname and, with a
+// service account, the namespace under /var/run/secrets. Needs root; cached
+// per pod uid, failures too.
+func (g *Grouper) addPodMeta(s *Snapshot, ss *Session, uid string) {
+	if g.pods == nil || len(g.pods) > maxPodMeta {
+		g.pods = make(map[string]podMeta)
+	}
+	meta, ok := g.pods[uid]
+	if !ok {
+		tries := 0
+		for _, id := range ss.Members {
+			p := s.Lookup(id)
+			if p == nil || p.Comm == "pause" || p.Zombie() {
+				continue // the pause container has no /etc/hostname
+			}
+			if tries++; tries > 3 {
+				break
+			}
+			if b, err := os.ReadFile(g.fs.Path(strconv.Itoa(id.PID), "root", "etc", "hostname")); err == nil {
+				meta.name = strings.TrimSpace(string(b))
+				if b, err := os.ReadFile(g.fs.Path(strconv.Itoa(id.PID), "root", "var", "run", "secrets", "kubernetes.io", "serviceaccount", "namespace")); err == nil {
+					meta.namespace = strings.TrimSpace(string(b))
+				}
+				break
+			}
+		}
+		g.pods[uid] = meta
+	}
+	if meta.name != "" {
+		ss.Attrs[AttrPod] = meta.name
+	}
+	if meta.namespace != "" {
+		ss.Attrs[AttrNamespace] = meta.namespace
+	}
+}

@@ -1,0 +1,354 @@
+package procwalk
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// session_group.go holds the Grouper: it runs the kinds over a Snapshot and
+// keeps the cumulative counters from one gather to the next.
+
+// Grouper builds sessions from Snapshots. It remembers the members of each
+// session between calls so cumulative counters never go backwards; the
+// caller owns it, one per stream of snapshots. Not safe for concurrent use.
+type Grouper struct {
+	fs    FS
+	cfg   GroupConfig
+	kinds map[string]bool
+	cum   cumulative
+	pods  map[string]podMeta // pod uid -> name and namespace, read once
+}
+
+// NewGrouper checks cfg and returns a Grouper reading extra per-process files
+// (environ, a container's /etc/hostname) under fs when a kind needs them.
+func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
+	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool)}
+	for _, k := range cfg.Kinds {
+		if !slices.Contains(Kinds(), k) {
+			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))
+		}
+		g.kinds[k] = true
+	}
+	if len(cfg.Kinds) == 0 {
+		for _, k := range Kinds() {
+			g.kinds[k] = true
+		}
+	}
+	if g.cfg.CgroupRoot == "" {
+		g.cfg.CgroupRoot = DefaultCgroupRoot
+	}
+	if g.cfg.DangerPercent == 0 {
+		g.cfg.DangerPercent = defaultDangerPercent
+	}
+	if g.cfg.DangerPercent < 0 || g.cfg.DangerPercent > 100 {
+		return nil, fmt.Errorf("%w: danger threshold %v%% is outside 1..100", ErrBadConfig, cfg.DangerPercent)
+	}
+	if g.cfg.Agents == nil {
+		g.cfg.Agents = DefaultAgents()
+	}
+	for i, r := range g.cfg.Agents {
+		if r.Name == "" || r.Match == nil {
+			return nil, fmt.Errorf("%w: agent rule %d needs a name and a regex", ErrBadConfig, i+1)
+		}
+	}
+	for i, r := range g.cfg.Groups {
+		if err := r.check(); err != nil {
+			return nil, fmt.Errorf("%w: group rule %d: %w", ErrBadConfig, i+1, err)
+		}
+	}
+	for i, t := range g.cfg.Trees {
+		if err := t.check(); err != nil {
+			return nil, fmt.Errorf("%w: tree %d: %w", ErrBadConfig, i+1, err)
+		}
+	}
+	return g, nil
+}
+
+// defaultDangerPercent of a cgroup limit marks a session in danger: close
+// enough to the limit that the OOM killer or CPU throttling is near.
+const defaultDangerPercent = 80
+
+// Fields returns the optional fields the configured kinds read from each
+// process; Snapshot with at least these (Group works with fewer, leaving the
+// sessions that need them empty and saying so in a note).
+func (g *Grouper) Fields() Fields {
+	var f Fields
+	if g.kinds[KindCgroup] {
+		f |= FieldCgroup
+	}
+	if g.kinds[KindUser] {
+		f |= FieldStatus
+	}
+	if g.kinds[KindAgent] {
+		f |= FieldCmdline | FieldCwd
+	}
+	if g.kinds[KindTree] {
+		for _, t := range g.cfg.Trees {
+			if t.Pattern != nil {
+				f |= FieldCmdline
+			}
+		}
+	}
+	if g.kinds[KindGroup] {
+		for _, r := range g.cfg.Groups {
+			f |= r.fields()
+		}
+	}
+	return f
+}
+
+// Group builds the sessions of s: by kind in Kinds() order, then by name
+// (agents: oldest first). Notes say what could not be done (no tmux server,
+// a field not read, a cgroupfs not mounted) without being errors.
+func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
+	var n notes_
+	if missing := g.Fields() &^ s.Fields; missing != 0 {
+		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
+	}
+	var panes paneIndex
+	if g.kinds[KindTmux] || g.kinds[KindAgent] {
+		var tmux []Session
+		tmux, panes = g.groupTmux(s, &n)
+		if g.kinds[KindTmux] {
+			sessions = append(sessions, tmux...)
+		}
+	}
+	if g.kinds[KindSID] {
+		sessions = append(sessions, groupByNumber(s, KindSID, func(p *Process) int { return p.SID })...)
+	}
+	if g.kinds[KindPGRP] {
+		sessions = append(sessions, groupByNumber(s, KindPGRP, func(p *Process) int { return p.PGRP })...)
+	}
+	if g.kinds[KindTTY] {
+		sessions = append(sessions, groupTTY(s)...)
+	}
+	if g.kinds[KindTree] {
+		sessions = append(sessions, g.groupTrees(s, &n)...)
+	}
+	if g.kinds[KindCgroup] && s.Fields&FieldCgroup != 0 {
+		sessions = append(sessions, g.groupCgroups(s, &n)...)
+	}
+	if g.kinds[KindUser] && s.Fields&FieldStatus != 0 {
+		sessions = append(sessions, g.groupUsers(s)...)
+	}
+	if g.kinds[KindAgent] {
+		sessions = append(sessions, g.groupAgents(s, panes)...)
+	}
+	if g.kinds[KindGroup] && len(g.cfg.Groups) > 0 {
+		sessions = append(sessions, groupRules(s, g.cfg.Groups)...)
+	}
+	g.cum.update(s, sessions)
+	return sessions, n.list
+}
+
+// Group is a one-off NewGrouper(fs, cfg) and Group(s): cumulative counters
+// then equal the members' current counters.
+func Group(fs FS, s *Snapshot, cfg GroupConfig) ([]Session, []string, error) {
+	g, err := NewGrouper(fs, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	sessions, notes := g.Group(s)
+	return sessions, notes, nil
+}
+
+// errorf wraps a sentinel with a formatted message.
+func errorf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+}
+
+// notes_ collects notes without repeating one.
+type notes_ struct{ list []string }
+
+func (n *notes_) addf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !slices.Contains(n.list, msg) {
+		n.list = append(n.list, msg)
+	}
+}
+
+// builder assigns the processes of a snapshot to the sessions of one kind
+// and then computes members, roots and totals in one pass.
+type builder struct {
+	s    *Snapshot
+	kind string
+	of   []int32 // session index of each process, -1 for none
+	sess []Session
+}
+
+func newBuilder(s *Snapshot, kind string) *builder {
+	of := make([]int32, len(s.Procs))
+	for i := range of {
+		of[i] = -1
+	}
+	return &builder{s: s, kind: kind, of: of}
+}
+
+// add starts a session and returns its index.
+func (b *builder) add(name string, attrs map[string]string) int32 {
+	b.sess = append(b.sess, Session{Kind: b.kind, Name: name, Attrs: attrs})
+	return int32(len(b.sess) - 1)
+}
+
+// assignTree puts process i and every descendant not yet assigned into
+// session si.
+func (b *builder) assignTree(i int32, si int32) {
+	s := b.s
+	if b.of[i] >= 0 || s.Procs[i].Kernel {
+		return
+	}
+	b.of[i] = si
+	for c := s.firstChild[i]; c >= 0; c = s.nextSibling[c] {
+		b.assignTree(c, si)
+	}
+}
+
+// finish fills Members, Roots and Totals and drops empty sessions.
+func (b *builder) finish() []Session {
+	s := b.s
+	counts := make([]int, len(b.sess))
+	for _, si := range b.of {
+		if si >= 0 {
+			counts[si]++
+		}
+	}
+	for i := range b.sess {
+		b.sess[i].Members = make([]ProcID, 0, counts[i])
+	}
+	for i, si := range b.of {
+		if si < 0 {
+			continue
+		}
+		p := &s.Procs[i]
+		ss := &b.sess[si]
+		ss.Members = append(ss.Members, p.ID)
+		if par := s.parent[i]; par < 0 || b.of[par] != si {
+			ss.Roots = append(ss.Roots, p.ID)
+		}
+		ss.Totals.add(p)
+	}
+	out := b.sess[:0]
+	for _, ss := range b.sess {
+		if len(ss.Members) > 0 {
+			out = append(out, ss)
+		}
+	}
+	return out
+}
+
+// add counts p in the session totals.
+func (t *SessionTotals) add(p *Process) {
+	t.Totals.Add(p)
+	if t.OldestStart.IsZero() || p.Start.Before(t.OldestStart) {
+		t.OldestStart = p.Start
+	}
+	if p.Rates.Measured {
+		t.RSSGrowthBytesPerMinute += p.Rates.RSSGrowthBytesPerMinute
+		if p.Rates.HaveSmaps {
+			t.PSSGrowthBytesPerMinute += p.Rates.PSSGrowthBytesPerMinute
+		}
+	}
+}
+
+// groupByNumber builds one session per value of key (sid, pgrp), named by
+// the number, with the leader's comm when the leader is alive.
+func groupByNumber(s *Snapshot, kind string, key func(*Process) int) []Session {
+	b := newBuilder(s, kind)
+	index := make(map[int]int32)
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		k := key(p)
+		if p.Kernel || k <= 0 {
+			continue
+		}
+		si, ok := index[k]
+		if !ok {
+			attrs := map[string]string{}
+			if leader := s.Process(k); leader != nil && !leader.Kernel {
+				attrs[AttrLeader] = leader.Comm
+			}
+			if p.TTY != 0 {
+				attrs[AttrTTY] = TTYName(p.TTY)
+			}
+			si = b.add(strconv.Itoa(k), attrs)
+			index[k] = si
+		}
+		b.of[i] = si
+	}
+	return sortByName(b.finish())
+}
+
+// groupTTY builds one session per controlling terminal.
+func groupTTY(s *Snapshot) []Session {
+	b := newBuilder(s, KindTTY)
+	index := make(map[int]int32)
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if p.Kernel || p.TTY == 0 {
+			continue
+		}
+		si, ok := index[p.TTY]
+		if !ok {
+			si = b.add(TTYName(p.TTY), map[string]string{})
+			index[p.TTY] = si
+		}
+		b.of[i] = si
+	}
+	return sortByName(b.finish())
+}
+
+// groupUsers builds one session per real uid.
+func (g *Grouper) groupUsers(s *Snapshot) []Session {
+	b := newBuilder(s, KindUser)
+	index := make(map[int]int32)
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if p.Kernel || p.Read&FieldStatus == 0 {
+			continue
+		}
+		si, ok := index[p.RealUID]
+		if !ok {
+			uid := strconv.Itoa(p.RealUID)
+			name := g.cfg.Users.Name(p.RealUID)
+			si = b.add(name, map[string]string{AttrUser: name, AttrUID: uid})
+			index[p.RealUID] = si
+		}
+		b.of[i] = si
+	}
+	return sortByName(b.finish())
+}
+
+// sortByName orders sessions by name, numerically when both are numbers.
+func sortByName(ss []Session) []Session {
+	slices.SortFunc(ss, func(a, b Session) int {
+		x, errx := strconv.Atoi(a.Name)
+		y, erry := strconv.Atoi(b.Name)
+		if errx == nil && erry == nil {
+			return x - y
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	return ss
+}
+
+// TTYName names a tty_nr as the kernel's devices do: "pts/3", "tty1",
+// "ttyS0", or "tty<major>:<minor>" for other drivers.
+func TTYName(ttyNr int) string {
+	// tty_nr packs the device number: major in bits 8-15, minor in bits 0-7
+	// and 20-31 (new_encode_dev).
+	major := (ttyNr >> 8) & 0xfff
+	minor := (ttyNr & 0xff) | ((ttyNr >> 12) & 0xfff00)
+	switch {
+	case major >= 136 && major <= 143: // UNIX98_PTY_SLAVE_MAJOR and its 7 successors
+		return "pts/" + strconv.Itoa((major-136)<<8|minor)
+	case major == 4 && minor < 64: // virtual consoles
+		return "tty" + strconv.Itoa(minor)
+	case major == 4: // 8250 serial ports start at minor 64
+		return "ttyS" + strconv.Itoa(minor-64)
+	case major == 5 && minor == 1:
+		return "console"
+	}
+	return "tty" + strconv.Itoa(major) + ":" + strconv.Itoa(minor)
+}

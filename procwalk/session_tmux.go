@@ -1,0 +1,245 @@
+package procwalk
+
+import (
+	"errors"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// session_tmux.go groups processes into tmux sessions: every descendant of
+// each pane's pid, then two backstops for processes that escaped the tree
+// (a double fork reparents them to init or a subreaper):
+//   - same controlling terminal as a pane (a double fork without setsid);
+//   - TMUX and TMUX_PANE in the environment, which tmux sets in every pane
+//     and children inherit (setsid, then a double fork: no terminal left).
+
+// paneIndex maps each process of a snapshot to the tmux pane it runs in.
+type paneIndex struct {
+	of    []int32 // pane of each process, -1 for none
+	panes []TmuxPane
+}
+
+// target returns the pane target of process i, "" when in no pane.
+func (pi paneIndex) target(i int) string {
+	if pi.of == nil || pi.of[i] < 0 {
+		return ""
+	}
+	return pi.panes[pi.of[i]].Target
+}
+
+// maxEnvironReads bounds the environ backstop per gather: each read is a
+// syscall round trip, and a host could have many daemons started after tmux.
+const maxEnvironReads = 512
+
+// tmuxServer is one server's answer.
+type tmuxServer struct {
+	socket string
+	label  string
+	pid    int
+	recs   []tmuxPaneRecord
+}
+
+func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
+	list := g.cfg.Tmux.ListPanes
+	if list == nil {
+		list = runTmuxListPanes
+	}
+	sockets, looked := g.cfg.Tmux.sockets()
+	if len(sockets) == 0 {
+		n.addf("tmux: no server found (looked in %s)", looked)
+		return nil, paneIndex{}
+	}
+	var servers []tmuxServer
+	for _, sock := range sockets {
+		out, err := list(sock)
+		if err != nil {
+			if errors.Is(err, ErrNoTmux) {
+				n.addf("tmux: %v", err)
+				break // no binary: no point asking about the other sockets
+			}
+			n.addf("tmux: %v", err)
+			continue
+		}
+		recs, bad := parseTmuxPanes(out)
+		if bad > 0 {
+			n.addf("tmux: %d pane records from %s did not parse", bad, sock)
+		}
+		if len(recs) > 0 {
+			servers = append(servers, tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs})
+		}
+	}
+	labelServers(servers)
+	return groupTmuxServers(g.fs, s, servers, n)
+}
+
+// labelServers gives each server a short label for session names that
+// collide across servers: the socket's base name, or its last two path
+// elements when base names collide too.
+func labelServers(servers []tmuxServer) {
+	for i := range servers {
+		servers[i].label = filepath.Base(servers[i].socket)
+	}
+	for i := range servers {
+		for j := range servers {
+			if i != j && filepath.Base(servers[i].socket) == filepath.Base(servers[j].socket) {
+				servers[i].label = filepath.Join(filepath.Base(filepath.Dir(servers[i].socket)), filepath.Base(servers[i].socket))
+			}
+		}
+	}
+}
+
+// tmuxSessionRef locates a tmux session: server and session id.
+type tmuxSessionRef struct {
+	server    int
+	sessionID string
+}
+
+func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Session, paneIndex) {
+	b := newBuilder(s, KindTmux)
+	pi := paneIndex{of: make([]int32, len(s.Procs))}
+	for i := range pi.of {
+		pi.of[i] = -1
+	}
+	// A session name is bare unless two servers both have it.
+	nameCount := map[string]int{}
+	for _, srv := range servers {
+		seen := map[string]bool{}
+		for _, r := range srv.recs {
+			if !seen[r.sessionName] {
+				seen[r.sessionName] = true
+				nameCount[r.sessionName]++
+			}
+		}
+	}
+	sessionOf := map[tmuxSessionRef]int32{}
+	paneSession := []int32{}          // session of each pane in pi.panes
+	paneByID := map[[2]string]int32{} // (socket, pane id) -> pane
+	paneByTTY := map[int]int32{}      // tty_nr -> pane
+	serverPIDs := map[int]bool{}
+	for si, srv := range servers {
+		serverPIDs[srv.pid] = true
+		for _, r := range srv.recs {
+			ref := tmuxSessionRef{si, r.sessionID}
+			sess, ok := sessionOf[ref]
+			if !ok {
+				name := r.sessionName
+				if nameCount[name] > 1 {
+					name = srv.label + "/" + name
+				}
+				sess = b.add(name, map[string]string{
+					AttrSocket:     srv.socket,
+					AttrTmuxTarget: r.pane.Target,
+					AttrAttached:   strconv.Itoa(r.attached),
+				})
+				sessionOf[ref] = sess
+			}
+			b.sess[sess].Panes = append(b.sess[sess].Panes, r.pane)
+			pane := int32(len(pi.panes))
+			pi.panes = append(pi.panes, r.pane)
+			paneSession = append(paneSession, sess)
+			paneByID[[2]string{srv.socket, r.pane.PaneID}] = pane
+			if p := s.Process(r.pane.PID); p != nil && !r.pane.Dead && p.TTY != 0 {
+				paneByTTY[p.TTY] = pane
+			}
+		}
+	}
+	// Every descendant of each pane pid. A pane whose pid is not in the
+	// snapshot is dead or hidden; the backstops may still find its processes.
+	assign := func(i int32, pane int32) {
+		s.walk(i, 0, func(p *Process, _ int) bool {
+			j := s.index(p.ID.PID)
+			if b.of[j] >= 0 || p.Kernel || serverPIDs[p.ID.PID] {
+				return false
+			}
+			b.of[j], pi.of[j] = paneSession[pane], pane
+			return true
+		})
+	}
+	for pane, tp := range pi.panes {
+		if tp.Dead {
+			continue
+		}
+		if i := s.index(tp.PID); i >= 0 {
+			assign(int32(i), int32(pane))
+		}
+	}
+	// Backstop 1: the pane's terminal.
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if b.of[i] >= 0 || p.TTY == 0 {
+			continue
+		}
+		if pane, ok := paneByTTY[p.TTY]; ok {
+			assign(int32(i), pane)
+		}
+	}
+	// Backstop 2: the environment of processes outside every pane whose
+	// parent is older than the server (init, a subreaper): escapees.
+	oldest := oldestServerStart(s, servers)
+	reads, capped := 0, false
+	var buf []byte
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if b.of[i] >= 0 || p.Kernel || p.TTY != 0 || serverPIDs[p.ID.PID] || p.ID.StartTicks < oldest {
+			continue
+		}
+		par := s.parent[i]
+		if par >= 0 && (b.of[par] >= 0 || s.Procs[par].ID.StartTicks >= oldest) {
+			continue // inside a pane's tree already, or a descendant of a candidate
+		}
+		if reads == maxEnvironReads {
+			capped = true
+			break
+		}
+		reads++
+		var tmux, tmuxPane string
+		tmux, tmuxPane, buf = fs.tmuxEnviron(p.ID.PID, buf)
+		socket, _, _ := strings.Cut(tmux, ",")
+		if socket == "" || tmuxPane == "" {
+			continue
+		}
+		if pane, ok := paneByID[[2]string{socket, tmuxPane}]; ok {
+			assign(int32(i), pane)
+		}
+	}
+	if capped {
+		n.addf("tmux: read the environment of only %d processes outside panes; others that escaped a pane may be missed", maxEnvironReads)
+	}
+	sessions := b.finish()
+	for i := range sessions {
+		ss := &sessions[i]
+		windows := map[string]bool{}
+		for _, tp := range ss.Panes {
+			windows[paneWindow(tp.Target)] = true
+		}
+		ss.Attrs[AttrPanes] = strconv.Itoa(len(ss.Panes))
+		ss.Attrs[AttrWindows] = strconv.Itoa(len(windows))
+	}
+	slices.SortFunc(sessions, func(a, b Session) int { return strings.Compare(a.Name, b.Name) })
+	return sessions, pi
+}
+
+// paneWindow returns "session:window" of a pane target.
+func paneWindow(target string) string {
+	if i := strings.LastIndexByte(target, '.'); i >= 0 {
+		return target[:i]
+	}
+	return target
+}
+
+// oldestServerStart returns the start ticks of the oldest server seen, so
+// the environ backstop reads only processes started after it.
+func oldestServerStart(s *Snapshot, servers []tmuxServer) uint64 {
+	oldest := ^uint64(0)
+	for _, srv := range servers {
+		if p := s.Process(srv.pid); p != nil && p.ID.StartTicks < oldest {
+			oldest = p.ID.StartTicks
+		}
+	}
+	if oldest == ^uint64(0) {
+		return 0 // server hidden from us: consider every process
+	}
+	return oldest
+}

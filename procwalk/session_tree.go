@@ -1,0 +1,198 @@
+package procwalk
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// session_tree.go builds tree sessions: a process and all its descendants,
+// the process named by a pid, a pidfile, or the oldest process matching a
+// pattern. Unlike the other kinds, tree sessions may overlap: each is a whole
+// subtree, even inside another.
+
+// ParseTreeSpec reads "[NAME=]SPEC", the form of the --tree flag: SPEC is a
+// pid, a pidfile path (it holds a '/'), or a regex matched against command
+// lines. NAME defaults to the pid, the pidfile's base name without ".pid",
+// or the regex.
+func ParseTreeSpec(s string) (TreeSpec, error) {
+	var t TreeSpec
+	spec := s
+	if name, rest, ok := strings.Cut(s, "="); ok && name != "" && !strings.ContainsAny(name, "/^$()[]|*+?\\ ") {
+		t.Name, spec = name, rest
+	}
+	switch {
+	case spec == "":
+		return TreeSpec{}, fmt.Errorf("%w: tree %q: want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX", ErrBadConfig, s)
+	case isDigits(spec):
+		pid, err := strconv.Atoi(spec)
+		if err != nil || pid <= 0 {
+			return TreeSpec{}, fmt.Errorf("%w: tree %q: bad pid", ErrBadConfig, s)
+		}
+		t.PID = pid
+	case strings.Contains(spec, "/"):
+		t.PIDFile = spec
+	default:
+		re, err := regexp.Compile(spec)
+		if err != nil {
+			return TreeSpec{}, fmt.Errorf("%w: tree %q: %v", ErrBadConfig, s, err)
+		}
+		t.Pattern = re
+	}
+	t.Name = t.name()
+	return t, nil
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// name is the session name: Name, or one derived from the spec.
+func (t TreeSpec) name() string {
+	switch {
+	case t.Name != "":
+		return t.Name
+	case t.PID > 0:
+		return strconv.Itoa(t.PID)
+	case t.PIDFile != "":
+		return strings.TrimSuffix(filepath.Base(t.PIDFile), ".pid")
+	case t.Pattern != nil:
+		return t.Pattern.String()
+	}
+	return ""
+}
+
+func (t TreeSpec) check() error {
+	n := 0
+	if t.PID > 0 {
+		n++
+	}
+	if t.PIDFile != "" {
+		n++
+	}
+	if t.Pattern != nil {
+		n++
+	}
+	if n != 1 {
+		return fmt.Errorf("set exactly one of a pid, a pidfile or a pattern (got %d)", n)
+	}
+	return nil
+}
+
+func (g *Grouper) groupTrees(s *Snapshot, n *notes_) []Session {
+	var out []Session
+	self := g.selfPIDs(s)
+	seen := map[string]bool{}
+	for _, t := range g.cfg.Trees {
+		name := t.name()
+		if seen[name] {
+			n.addf("tree: two trees are named %q; kept the first", name)
+			continue
+		}
+		seen[name] = true
+		root, attrs, err := t.resolve(s, self)
+		if err != nil {
+			n.addf("tree %s: %v", name, err)
+			continue
+		}
+		b := newBuilder(s, KindTree)
+		p := &s.Procs[root]
+		attrs[AttrCommand] = p.Comm
+		b.assignTree(int32(root), b.add(name, attrs))
+		out = append(out, b.finish()...)
+	}
+	return sortByName(out)
+}
+
+// resolve finds the index of the tree's root process.
+func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, error) {
+	attrs := map[string]string{}
+	pid := t.PID
+	switch {
+	case t.PIDFile != "":
+		b, err := os.ReadFile(t.PIDFile)
+		if err != nil {
+			return 0, nil, fmt.Errorf("pidfile: %w", err)
+		}
+		v, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil || v <= 0 {
+			return 0, nil, fmt.Errorf("pidfile %s does not hold a pid", t.PIDFile)
+		}
+		pid = v
+		attrs["pidfile"] = t.PIDFile
+	case t.Pattern != nil:
+		best := -1
+		for i := range s.Procs {
+			p := &s.Procs[i]
+			if p.Kernel || self.names(p, t.Pattern) {
+				continue
+			}
+			subj := p.Comm
+			if p.Read&FieldCmdline != 0 && len(p.Cmdline) > 0 {
+				subj = strings.Join(p.Cmdline, " ")
+			}
+			if t.Pattern.MatchString(subj) && (best < 0 || p.ID.StartTicks < s.Procs[best].ID.StartTicks) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return 0, nil, fmt.Errorf("no process matches %q", t.Pattern)
+		}
+		attrs["pattern"] = t.Pattern.String()
+		return best, attrs, nil
+	}
+	i := s.index(pid)
+	if i < 0 || s.Procs[i].Kernel {
+		return 0, nil, fmt.Errorf("no process %d", pid)
+	}
+	return i, attrs, nil
+}
+
+// selfInfo describes this process when the snapshot is of the live /proc.
+type selfInfo struct {
+	pid       int
+	ancestors map[int]bool
+	args      []string
+}
+
+func (g *Grouper) selfPIDs(s *Snapshot) selfInfo {
+	link, err := os.Readlink(g.fs.Path("self"))
+	if err != nil || link != strconv.Itoa(os.Getpid()) {
+		return selfInfo{} // a fixture, or another host's /proc
+	}
+	si := selfInfo{pid: os.Getpid(), ancestors: map[int]bool{}, args: os.Args[1:]}
+	for _, a := range s.Ancestors(si.pid) {
+		si.ancestors[a.ID.PID] = true
+	}
+	return si
+}
+
+// names reports whether p is this procwalk, or an ancestor (sudo, env, a
+// wrapper) that passes on one of our arguments matching re: a pattern must
+// not find the command that names it.
+func (si selfInfo) names(p *Process, re *regexp.Regexp) bool {
+	if si.pid == 0 {
+		return false
+	}
+	if p.ID.PID == si.pid {
+		return true
+	}
+	if !si.ancestors[p.ID.PID] {
+		return false
+	}
+	for _, arg := range p.Cmdline[min(1, len(p.Cmdline)):] {
+		if slices.Contains(si.args, arg) && re.MatchString(arg) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,194 @@
+package procwalk
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// tmux.go asks tmux servers for their panes: one `tmux list-panes -a` per
+// server per gather, never one exec per session. Grouping the processes is
+// in session_tmux.go.
+
+// TmuxPaneFormat is the -F format given to `tmux list-panes -a`. Session
+// names are sanitized by tmux (no tabs or newlines), the last three fields
+// are not: a pane's path may hold a tab or newline, so each record ends with
+// tmuxRecordEnd and the path is whatever lies between the last tab and it.
+const TmuxPaneFormat = "#{pid}\t#{session_id}\t#{session_name}\t#{session_attached}\t#{window_index}\t" +
+	"#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_dead}\t" +
+	"#{window_name}\t#{pane_current_command}\t#{pane_current_path}" + tmuxRecordEnd
+
+// tmuxRecordEnd ends each record: the ASCII unit separator, which tmux passes
+// through and no sane path contains, then a newline.
+const tmuxRecordEnd = "\x1f"
+
+// tmuxFixedFields is the number of tab-separated fields before window_name.
+const tmuxFixedFields = 10
+
+// Errors of the tmux lister; neither is fatal to a gather.
+var (
+	ErrNoTmux       = errors.New("tmux is not installed")
+	ErrNoTmuxServer = errors.New("no tmux server")
+)
+
+// tmuxTimeout bounds one list-panes: a wedged server must not stall a gather.
+const tmuxTimeout = 3 * time.Second
+
+// runTmuxListPanes is the default TmuxConfig.ListPanes.
+func runTmuxListPanes(socket string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", "-S", socket, "list-panes", "-a", "-F", TmuxPaneFormat)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err == nil {
+		return out, nil
+	}
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, fmt.Errorf("%w: %w (install tmux or leave the tmux kind out)", ErrNoTmux, err)
+	}
+	msg := strings.TrimSpace(stderr.String())
+	// tmux says "no server running on <path>" or "error connecting to
+	// <path> (Connection refused)" for a stale socket.
+	if strings.Contains(msg, "no server running") || strings.Contains(msg, "error connecting") {
+		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("tmux -S %s list-panes: no answer within %v", socket, tmuxTimeout)
+	}
+	return nil, fmt.Errorf("tmux -S %s list-panes: %w: %s", socket, err, msg)
+}
+
+// tmuxPaneRecord is one parsed record of TmuxPaneFormat.
+type tmuxPaneRecord struct {
+	serverPID   int
+	sessionID   string // "$3"
+	sessionName string
+	attached    int
+	window      int
+	pane        TmuxPane
+}
+
+// parseTmuxPanes parses list-panes output in TmuxPaneFormat. Records that do
+// not parse are counted in bad, not fatal: one odd pane must not hide the rest.
+func parseTmuxPanes(b []byte) (recs []tmuxPaneRecord, bad int) {
+	for len(b) > 0 {
+		end := bytes.Index(b, []byte(tmuxRecordEnd+"\n"))
+		var rec []byte
+		if end < 0 {
+			rec, b = b, nil
+		} else {
+			rec, b = b[:end], b[end+len(tmuxRecordEnd)+1:]
+		}
+		if len(bytes.TrimSpace(rec)) == 0 {
+			continue
+		}
+		r, ok := parseTmuxRecord(string(rec))
+		if !ok {
+			bad++
+			continue
+		}
+		recs = append(recs, r)
+	}
+	return recs, bad
+}
+
+func parseTmuxRecord(rec string) (tmuxPaneRecord, bool) {
+	f := strings.SplitN(rec, "\t", tmuxFixedFields+1)
+	if len(f) != tmuxFixedFields+1 {
+		return tmuxPaneRecord{}, false
+	}
+	// The rest is window_name, command and path; names and commands never
+	// hold a tab in practice, the path might: it takes what is left.
+	rest := strings.SplitN(f[tmuxFixedFields], "\t", 3)
+	if len(rest) != 3 {
+		return tmuxPaneRecord{}, false
+	}
+	var r tmuxPaneRecord
+	var ok [5]bool
+	r.serverPID, ok[0] = atoiString(f[0])
+	r.sessionID, r.sessionName = f[1], f[2]
+	r.attached, ok[1] = atoiString(f[3])
+	r.window, ok[2] = atoiString(f[4])
+	paneIndex, ok3 := atoiString(f[5])
+	ok[3] = ok3
+	r.pane.PaneID = f[6]
+	r.pane.PID, ok[4] = atoiString(f[7])
+	r.pane.TTY = f[8]
+	r.pane.Dead = f[9] == "1"
+	r.pane.WindowName, r.pane.Command, r.pane.Cwd = rest[0], rest[1], rest[2]
+	if slices.Contains(ok[:], false) || r.sessionName == "" || !strings.HasPrefix(r.sessionID, "$") {
+		return tmuxPaneRecord{}, false
+	}
+	r.pane.Target = r.sessionName + ":" + strconv.Itoa(r.window) + "." + strconv.Itoa(paneIndex)
+	return r, true
+}
+
+func atoiString(s string) (int, bool) {
+	v, ok := atoi([]byte(s))
+	return int(v), ok
+}
+
+// tmuxSockets returns the sockets to ask: the configured ones (names resolve
+// in this user's tmux directory), or every socket found in the tmux
+// directory of this uid, and of every uid when running as root.
+func (c TmuxConfig) sockets() (sockets []string, looked string) {
+	dir := c.TmpDir
+	if dir == "" {
+		dir = os.Getenv("TMUX_TMPDIR")
+	}
+	if dir == "" {
+		dir = "/tmp"
+	}
+	own := filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()))
+	if len(c.Sockets) > 0 {
+		for _, s := range c.Sockets {
+			if !strings.Contains(s, "/") {
+				s = filepath.Join(own, s) // a name, as tmux -L takes
+			}
+			if !slices.Contains(sockets, s) {
+				sockets = append(sockets, s)
+			}
+		}
+		return sockets, strings.Join(sockets, ", ")
+	}
+	dirs := []string{own}
+	looked = own
+	if os.Geteuid() == 0 {
+		all, _ := filepath.Glob(filepath.Join(dir, "tmux-*"))
+		dirs = append(dirs, all...)
+		looked = filepath.Join(dir, "tmux-*")
+	}
+	// The server we run inside, wherever its socket is: TMUX is
+	// "socket,server pid,session index".
+	if env := os.Getenv("TMUX"); env != "" {
+		if path, _, ok := strings.Cut(env, ","); ok && path != "" {
+			sockets = append(sockets, path)
+		}
+	}
+	for _, d := range dirs {
+		entries, err := os.ReadDir(d)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if e.Type()&os.ModeSocket == 0 {
+				continue
+			}
+			p := filepath.Join(d, e.Name())
+			if !slices.Contains(sockets, p) {
+				sockets = append(sockets, p)
+			}
+		}
+	}
+	return sockets, looked
+}
