@@ -1,0 +1,140 @@
+package procwalk
+
+import (
+	"math"
+	"testing"
+	"time"
+)
+
+// sampleProc is a process as a Sampler sees it: identity and counters.
+type sampleProc struct {
+	id              ProcID
+	user, sys       float64 // CPU seconds
+	read, written   uint64  // io bytes; io read only when haveIO
+	rss, pss, uss   uint64
+	haveIO, haveSma bool
+}
+
+func sampleSnapshot(at time.Time, procs ...sampleProc) *Snapshot {
+	s := &Snapshot{Time: at}
+	for _, sp := range procs {
+		p := Process{ID: sp.id, UserCPUSeconds: sp.user, SystemCPUSeconds: sp.sys, RSSBytes: sp.rss,
+			IO: IO{ReadBytes: sp.read, WriteBytes: sp.written}, Smaps: SmapsRollup{PSSBytes: sp.pss, USSBytes: sp.uss}}
+		if sp.haveIO {
+			p.Read |= FieldIO
+		}
+		if sp.haveSma {
+			p.Read |= FieldSmaps
+		}
+		s.Procs = append(s.Procs, p)
+	}
+	return s
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func ratesEqual(a, b Rates) bool {
+	return a.Measured == b.Measured && a.HaveIO == b.HaveIO && a.HaveSmaps == b.HaveSmaps &&
+		near(a.IntervalSeconds, b.IntervalSeconds) && near(a.CPUPercent, b.CPUPercent) &&
+		near(a.ReadBytesPerSecond, b.ReadBytesPerSecond) && near(a.WriteBytesPerSecond, b.WriteBytesPerSecond) &&
+		near(a.RSSGrowthBytesPerMinute, b.RSSGrowthBytesPerMinute) &&
+		near(a.PSSGrowthBytesPerMinute, b.PSSGrowthBytesPerMinute) && near(a.USSGrowthBytesPerMinute, b.USSGrowthBytesPerMinute)
+}
+
+func TestSampler(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	t1 := t0.Add(2 * time.Second)
+	first := sampleSnapshot(t0,
+		sampleProc{id: ProcID{10, 100}, user: 1, sys: 0.5, read: 1000, written: 0, rss: 1 << 20, pss: 500000, uss: 300000, haveIO: true, haveSma: true},
+		sampleProc{id: ProcID{11, 200}, user: 9},                  // its pid will be reused
+		sampleProc{id: ProcID{12, 300}, user: 5},                  // its CPU counter will go backwards
+		sampleProc{id: ProcID{13, 400}, read: 9000, haveIO: true}, // its io counter will go backwards
+		sampleProc{id: ProcID{14, 500}, user: 1, read: 10, haveIO: true},
+		sampleProc{id: ProcID{15, 600}, user: 3}, // leaves before the second snapshot
+	)
+	var sm Sampler
+	sm.Observe(first)
+	for _, p := range first.Procs {
+		if p.Rates != (Rates{}) {
+			t.Errorf("first sight of %v: Rates = %+v; want none", p.ID, p.Rates)
+		}
+	}
+
+	second := sampleSnapshot(t1,
+		// +1.5 s CPU in 2 s = 75 % of a core; +4000 B read, +1000 B written;
+		// RSS +204800 B, PSS -20000 B, USS +100000 B in 2 s.
+		sampleProc{id: ProcID{10, 100}, user: 2, sys: 1, read: 5000, written: 1000, rss: 1<<20 + 204800, pss: 480000, uss: 400000, haveIO: true, haveSma: true},
+		sampleProc{id: ProcID{11, 250}, user: 0.5},
+		sampleProc{id: ProcID{12, 300}, user: 4},
+		sampleProc{id: ProcID{13, 400}, user: 0.2, read: 10, haveIO: true},
+		sampleProc{id: ProcID{14, 500}, user: 1}, // io not read this time
+		sampleProc{id: ProcID{16, 700}, user: 1}, // new
+	)
+	// Rates left over from elsewhere are replaced.
+	second.Procs[5].Rates = Rates{Measured: true, CPUPercent: 42}
+	sm.Observe(second)
+	want := map[int]Rates{
+		10: {Measured: true, IntervalSeconds: 2, CPUPercent: 75, HaveIO: true, ReadBytesPerSecond: 2000, WriteBytesPerSecond: 500,
+			RSSGrowthBytesPerMinute: 204800.0 / 2 * 60, HaveSmaps: true, PSSGrowthBytesPerMinute: -20000.0 / 2 * 60, USSGrowthBytesPerMinute: 100000.0 / 2 * 60},
+		11: {},                                                   // same pid, different start: another process, no rate
+		12: {},                                                   // CPU went backwards: no rate rather than a negative one
+		13: {Measured: true, IntervalSeconds: 2, CPUPercent: 10}, // io went backwards: CPU only
+		14: {Measured: true, IntervalSeconds: 2, CPUPercent: 0},  // io missing now: CPU only
+		16: {},
+	}
+	for _, p := range second.Procs {
+		if w := want[p.ID.PID]; !ratesEqual(p.Rates, w) {
+			t.Errorf("pid %d: Rates =\n %+v\nwant\n %+v", p.ID.PID, p.Rates, w)
+		}
+	}
+
+	// 15 left in the second snapshot: when the same ProcID shows up again
+	// it is not compared with counters from two snapshots ago.
+	third := sampleSnapshot(t1.Add(time.Second),
+		sampleProc{id: ProcID{15, 600}, user: 4},
+		sampleProc{id: ProcID{16, 700}, user: 1.25},
+	)
+	sm.Observe(third)
+	if r := third.Procs[0].Rates; r.Measured {
+		t.Errorf("forgotten process came back with rates %+v", r)
+	}
+	if r := third.Procs[1].Rates; !ratesEqual(r, Rates{Measured: true, IntervalSeconds: 1, CPUPercent: 25}) {
+		t.Errorf("pid 16 in the third snapshot: %+v; want 25%% over 1 s", r)
+	}
+}
+
+func TestSamplerNoTimeElapsed(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	var sm Sampler
+	sm.Observe(sampleSnapshot(t0, sampleProc{id: ProcID{1, 1}, user: 1}))
+	same := sampleSnapshot(t0, sampleProc{id: ProcID{1, 1}, user: 2})
+	sm.Observe(same)
+	if r := same.Procs[0].Rates; r != (Rates{}) {
+		t.Errorf("zero interval gave rates %+v; want none (no division by zero)", r)
+	}
+	earlier := sampleSnapshot(t0.Add(-time.Second), sampleProc{id: ProcID{1, 1}, user: 3})
+	sm.Observe(earlier)
+	if r := earlier.Procs[0].Rates; r != (Rates{}) {
+		t.Errorf("snapshot older than the last gave rates %+v; want none", r)
+	}
+}
+
+func TestSamplerOnFixture(t *testing.T) {
+	// Two scans of an unchanging tree: every process measured at 0 %.
+	var sm Sampler
+	a := fixtureSnapshot(t, FieldIO)
+	b := fixtureSnapshot(t, FieldIO)
+	b.Time = a.Time.Add(time.Second)
+	sm.Observe(a)
+	sm.Observe(b)
+	for _, p := range b.Procs {
+		r := p.Rates
+		haveIO := p.Read&FieldIO != 0
+		if !r.Measured || r.CPUPercent != 0 || r.HaveIO != haveIO || r.ReadBytesPerSecond != 0 || r.RSSGrowthBytesPerMinute != 0 {
+			t.Errorf("pid %d: %+v; want measured zeros", p.ID.PID, r)
+		}
+	}
+	if got := b.Subtree(100); got.RatesMeasured != 7 || got.CPUPercent != 0 {
+		t.Errorf("Subtree(100) rates: %+v", got)
+	}
+}
