@@ -192,7 +192,16 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 		p.Skipped = append(p.Skipped, o)
 	}
+	root, hasRoot := rootOf(scope)
 	for _, m := range members {
+		if m.Zombie() {
+			// Exited already; only a process asked for by id is worth a line.
+			if hasRoot && m.ID == root {
+				p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultGone,
+					Err: fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", m.ID.PID, ErrGone)})
+			}
+			continue
+		}
 		if err := k.check(m, &p.rails, cfg); err != nil {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
@@ -364,6 +373,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		x.begin(ctx, t)
 	}
 	if cfg.Signal != syscall.SIGKILL {
+		x.start = time.Now() // every initial target gets at least the full grace
 		x.grace(ctx)
 	}
 	if ctx.Err() != nil {
@@ -472,6 +482,9 @@ func (x *execution) newcomers() []Target {
 			continue
 		}
 		x.known[p.ID] = true
+		if p.Zombie() {
+			continue
+		}
 		if err := x.k.check(p, &x.plan.rails, x.cfg); err != nil {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue

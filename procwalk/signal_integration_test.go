@@ -1,0 +1,410 @@
+package procwalk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests signal real processes, every one started by the test itself.
+// They run with PROCWALK_INTEGRATION=1 (set by .ci/run).
+
+func needIntegration(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("signals real processes: set PROCWALK_INTEGRATION=1")
+	}
+}
+
+// startOwn starts a process of our own and makes sure it is gone and
+// reaped when the test ends.
+func startOwn(t *testing.T, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill() // our own child; harmless once it has exited
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// liveID reads the ProcID of pid from the live /proc.
+func liveID(t *testing.T, pid int) ProcID {
+	t.Helper()
+	st := liveStat(t, pid)
+	return ProcID{PID: pid, StartTicks: st.StartTicks}
+}
+
+func liveStat(t *testing.T, pid int) Stat {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// waitComm waits until pid's comm is comm (an exec has happened).
+func waitComm(t *testing.T, pid int, comm string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if liveStat(t, pid).Comm == comm {
+			return
+		}
+	}
+	t.Fatalf("pid %d never became %s", pid, comm)
+}
+
+func liveKiller(t *testing.T, cfg KillConfig) *Killer {
+	t.Helper()
+	fs, err := NewFS(DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewKiller(fs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// exitSignal is the signal that ended cmd, after Wait.
+func exitSignal(t *testing.T, cmd *exec.Cmd) syscall.Signal {
+	t.Helper()
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("wait: %v, want death by a signal", err)
+	}
+	ws := ee.Sys().(syscall.WaitStatus)
+	if !ws.Signaled() {
+		t.Fatalf("exited with %d, want death by a signal", ws.ExitStatus())
+	}
+	return ws.Signal()
+}
+
+func TestLiveTermIgnoredIsKilledAfterGrace(t *testing.T) {
+	needIntegration(t)
+	// exec: the process signalled is the very one ignoring TERM (an ignored
+	// disposition survives exec), not a shell waiting for a child.
+	cmd := startOwn(t, "sh", "-c", `trap "" TERM; exec sleep 100`)
+	waitComm(t, cmd.Process.Pid, "sleep")
+	if ign := liveSigIgn(t, cmd.Process.Pid); ign&(1<<(syscall.SIGTERM-1)) == 0 {
+		t.Fatalf("SigIgn %x: the target does not ignore TERM", ign)
+	}
+	const grace = 300 * time.Millisecond
+	o := liveKiller(t, KillConfig{Grace: grace, Requester: "test"}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
+	if o.Result != ResultKilled || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}) {
+		t.Fatalf("got %v %v (%v), want killed after TERM,KILL", o.Result, signalNames(o.Signals), o.Err)
+	}
+	if o.KillAfter < grace {
+		t.Errorf("KILL sent %v after TERM, before the %v grace", o.KillAfter, grace)
+	}
+	if sig := exitSignal(t, cmd); sig != syscall.SIGKILL {
+		t.Errorf("died of %v, want KILL", sig)
+	}
+}
+
+func liveSigIgn(t *testing.T, pid int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigIgn:"); ok {
+			n, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no SigIgn line")
+	return 0
+}
+
+func TestLiveExitsOnTerm(t *testing.T) {
+	needIntegration(t)
+	cmd := startOwn(t, "sleep", "100")
+	o := liveKiller(t, KillConfig{Grace: 10 * time.Second}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
+	if o.Result != ResultExited || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM}) {
+		t.Fatalf("got %v %v (%v), want exited after TERM", o.Result, signalNames(o.Signals), o.Err)
+	}
+	if o.GoneAfter <= 0 || o.GoneAfter > 5*time.Second {
+		t.Errorf("GoneAfter = %v", o.GoneAfter)
+	}
+	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
+		t.Errorf("died of %v, want TERM", sig)
+	}
+}
+
+func TestLiveDryRunSignalsNothing(t *testing.T) {
+	needIntegration(t)
+	cmd := startOwn(t, "sleep", "100")
+	id := liveID(t, cmd.Process.Pid)
+	r, err := liveKiller(t, KillConfig{DryRun: true, Signal: syscall.SIGKILL}).TerminateScope(context.Background(), TreeScope{Root: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Outcomes) != 1 || r.Outcomes[0].Result != ResultDryRun || r.Outcomes[0].ID != id {
+		t.Fatalf("outcomes %+v, want one dry run for %v", r.Outcomes, id)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := liveStat(t, id.PID); st.StartTicks != id.StartTicks || st.State == 'Z' {
+		t.Fatalf("target state %c after a dry run", st.State)
+	}
+}
+
+func TestLiveSelfAndAncestorsRefused(t *testing.T) {
+	needIntegration(t)
+	k := liveKiller(t, KillConfig{Force: true})
+	for _, pid := range []int{os.Getpid(), os.Getppid(), 1} {
+		o := k.Terminate(context.Background(), liveID(t, pid))
+		var pe *ProtectedError
+		if o.Result != ResultProtected || !errors.As(o.Err, &pe) || !pe.Hard || len(o.Signals) != 0 {
+			t.Errorf("pid %d: %v %v signals %v, want a hard refusal and nothing sent", pid, o.Result, o.Err, o.Signals)
+		}
+	}
+}
+
+func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
+	needIntegration(t)
+	// The shell answers the first signal (INT) by forking another sleep and
+	// waiting: that grandchild exists only after termination began. sh runs
+	// background jobs with INT ignored, so both sleeps outlive INT and
+	// need the KILL stage.
+	cmd := startOwn(t, "sh", "-c", `trap "sleep 301 & wait" INT; sleep 300 & wait`)
+	root := liveID(t, cmd.Process.Pid)
+	k := liveKiller(t, KillConfig{Signal: syscall.SIGINT, Grace: 800 * time.Millisecond, Rescan: 20 * time.Millisecond})
+	var plan *Plan
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if plan, err = k.Plan(TreeScope{Root: root}); err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Targets) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(plan.Targets) != 2 {
+		t.Fatalf("plan %v, want the shell and its first sleep", plan.Targets)
+	}
+	r := k.Execute(context.Background(), plan)
+	var late []Outcome
+	for _, o := range r.Outcomes {
+		if !o.Result.Done() {
+			t.Errorf("pid %d (%s): %v %v", o.ID.PID, o.Comm, o.Result, o.Err)
+		}
+		if !slices.ContainsFunc(plan.Targets, func(t Target) bool { return t.ID == o.ID }) {
+			late = append(late, o)
+		}
+	}
+	if len(late) != 1 || !strings.HasPrefix(late[0].Args, "sleep 301") || late[0].Result != ResultKilled {
+		t.Fatalf("late joiners %+v, want the grandchild sleep 301 killed", late)
+	}
+	if got := signalNames(late[0].Signals); !slices.Equal(got, []string{"INT", "STOP", "KILL"}) {
+		t.Errorf("grandchild got %v, want INT,STOP,KILL", got)
+	}
+	if held, _ := mustFS(t).holdsMemory(late[0].ID); held {
+		t.Errorf("grandchild %v still alive", late[0].ID)
+	}
+}
+
+func mustFS(t *testing.T) FS {
+	t.Helper()
+	fs, err := NewFS(DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
+	needIntegration(t)
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	// 200 MiB touched, then a signal that it is in place.
+	cmd := exec.Command(py, "-c", "import sys,time\nb=bytearray(200<<20)\nfor i in range(0,len(b),4096): b[i]=1\nprint('ok',flush=True)\ntime.sleep(100)")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	buf := make([]byte, 3)
+	if _, err := out.Read(buf); err != nil || string(buf) != "ok\n" {
+		t.Fatalf("child did not allocate: %q %v", buf, err)
+	}
+	id := liveID(t, cmd.Process.Pid)
+	fs := mustFS(t)
+	if held, err := fs.holdsMemory(id); !held || err != nil {
+		t.Fatalf("holdsMemory before the kill = %v, %v", held, err)
+	}
+	o := liveKiller(t, KillConfig{Signal: syscall.SIGKILL}).Terminate(context.Background(), id)
+	if o.Result != ResultKilled {
+		t.Fatalf("got %v %v", o.Result, o.Err)
+	}
+	// Not reaped yet: a zombie, which must hold no memory any more.
+	if err := fs.WaitReleased(context.Background(), id, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if st := liveStat(t, id.PID); st.State != 'Z' || st.RSSPages != 0 {
+		t.Errorf("after WaitReleased: state %c rss %d pages, want an empty zombie", st.State, st.RSSPages)
+	}
+}
+
+func TestLiveCgroupKill(t *testing.T) {
+	needIntegration(t)
+	mount := mustFS(t).cgroup2Mount()
+	if mount == "" || os.Geteuid() != 0 {
+		t.Skip("needs root and a cgroup2 mount")
+	}
+	dir := filepath.Join(mount, fmt.Sprintf("procwalk-test-%d", os.Getpid()))
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 100 && os.Remove(dir) != nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+		t.Skip("no cgroup.kill (Linux < 5.14)")
+	}
+	// The shell moves itself into the cgroup, then starts two TERM-ignoring
+	// children there.
+	cmd := startOwn(t, "sh", "-c", fmt.Sprintf(`trap "" TERM; echo $$ > %s/cgroup.procs; sleep 300 & sleep 300 & wait`, dir))
+	cg := "/" + filepath.Base(dir)
+	k := liveKiller(t, KillConfig{Grace: 200 * time.Millisecond})
+	var plan *Plan
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		var err error
+		if plan, err = k.Plan(&CgroupScope{Path: cg}); err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Targets) >= 3 {
+			break
+		}
+	}
+	r := k.Execute(context.Background(), plan)
+	if err := r.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "cgroup.kill") {
+		t.Errorf("notes %v, want a cgroup.kill write", r.Notes)
+	}
+	for _, o := range r.Outcomes {
+		if o.Result != ResultKilled {
+			t.Errorf("pid %d (%s): %v, want killed", o.ID.PID, o.Comm, o.Result)
+		}
+	}
+	if sig := exitSignal(t, cmd); sig != syscall.SIGKILL {
+		t.Errorf("shell died of %v, want KILL", sig)
+	}
+}
+
+// TestLivePIDReuseRefused re-runs the test binary as pid 1 of a new pid
+// namespace (unshare), where it can make the kernel hand out a chosen pid
+// through ns_last_pid without racing the rest of the machine.
+func TestLivePIDReuseRefused(t *testing.T) {
+	needIntegration(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to write ns_last_pid")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare (util-linux)")
+	}
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", os.Args[0], "-test.run=^TestPIDReuseHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), "PROCWALK_PIDREUSE_HELPER=1")
+	out, err := cmd.CombinedOutput()
+	t.Logf("helper in a new pid namespace:\n%s", out)
+	if err != nil {
+		t.Fatalf("helper: %v", err)
+	}
+	if !strings.Contains(string(out), "PASS: TestPIDReuseHelper") {
+		t.Fatal("helper did not run")
+	}
+}
+
+func TestPIDReuseHelper(t *testing.T) {
+	if os.Getenv("PROCWALK_PIDREUSE_HELPER") != "1" {
+		t.Skip("runs inside TestLivePIDReuseRefused")
+	}
+	if os.Getpid() != 1 {
+		t.Fatalf("helper is pid %d, want 1 in a fresh pid namespace", os.Getpid())
+	}
+	k := liveKiller(t, KillConfig{Grace: time.Second})
+	fs := mustFS(t)
+
+	a := startOwn(t, "sleep", "100")
+	old := liveID(t, a.Process.Pid)
+	if o := k.Terminate(context.Background(), old); o.Result != ResultExited {
+		t.Fatalf("first kill: %v %v", o.Result, o.Err)
+	}
+	a.Wait() // reaped: the pid is free
+	// A new process in the same clock tick would share the start time too;
+	// real pid reuse takes a whole pid space cycle.
+	time.Sleep(50 * time.Millisecond)
+
+	var b *exec.Cmd
+	for try := 0; try < 5 && (b == nil || b.Process.Pid != old.PID); try++ {
+		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(old.PID-1)), 0); err != nil {
+			t.Fatal(err)
+		}
+		b = startOwn(t, "sleep", "100")
+	}
+	if b.Process.Pid != old.PID {
+		t.Fatalf("could not get pid %d again (got %d)", old.PID, b.Process.Pid)
+	}
+	reused := liveID(t, b.Process.Pid)
+	t.Logf("pid %d reused: %v then %v", old.PID, old, reused)
+	if reused == old {
+		t.Fatal("same start tick: cannot tell the processes apart")
+	}
+
+	// The low-level handle refuses after opening the pidfd...
+	if h, err := fs.OpenProc(old); !errors.Is(err, ErrIdentityChanged) {
+		if h != nil {
+			h.Close()
+		}
+		t.Fatalf("OpenProc(old) = %v, want ErrIdentityChanged", err)
+	}
+	// ... and so do Terminate and a tree kill.
+	if o := k.Terminate(context.Background(), old); o.Result != ResultIdentityChanged || len(o.Signals) != 0 {
+		t.Fatalf("Terminate(old) = %v %v, want refused_identity", o.Result, o.Err)
+	}
+	r, err := k.TerminateScope(context.Background(), TreeScope{Root: old})
+	if err != nil || !errors.Is(r.Err(), ErrIdentityChanged) {
+		t.Fatalf("tree kill of old: %v %v, want refused", err, r.Err())
+	}
+	time.Sleep(100 * time.Millisecond)
+	if st := liveStat(t, reused.PID); st.State == 'Z' || st.StartTicks != reused.StartTicks {
+		t.Fatalf("the new process was harmed: state %c", st.State)
+	}
+	if o := k.Terminate(context.Background(), reused); o.Result != ResultExited {
+		t.Fatalf("killing the new process itself: %v %v", o.Result, o.Err)
+	}
+}

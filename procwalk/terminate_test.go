@@ -1,0 +1,518 @@
+package procwalk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the Killer over the fixture tree testdata/kill/proc with a
+// fake kernel: no real process is signalled. The fixture:
+//
+//	1 systemd ─┬─ 50 sshd
+//	           ├─ 60 tmux: server ─┬─ 61 bash ── 70 procwalk (self)
+//	           │                   └─ 80 bash ─┬─ 81 make ─┬─ 82 cc1 (pgrp 81, 360 MB)
+//	           │                                │           ├─ 84 sleep (pgrp 81)
+//	           │                                │           └─ 85 cc1 (zombie)
+//	           │                                └─ 83 python3 /usr/bin/jupyter-lab
+//	           └─ 90 containerd-shim
+//	2 kthreadd ── 3 kworker/0:1
+
+const killFixture = "testdata/kill/proc"
+
+// fakeProc is one process of the fake kernel.
+type fakeProc struct {
+	ignores   map[syscall.Signal]bool // signals it survives (KILL is never survivable)
+	exited    bool
+	signals   []syscall.Signal
+	signalErr error
+}
+
+// fakeKernel stands in for pidfd_open and friends.
+type fakeKernel struct {
+	mu      sync.Mutex
+	procs   map[int]*fakeProc
+	openErr map[int]error
+	opened  []int
+}
+
+func newFakeKernel() *fakeKernel {
+	return &fakeKernel{procs: make(map[int]*fakeProc), openErr: make(map[int]error)}
+}
+
+func (f *fakeKernel) proc(pid int) *fakeProc {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.procs[pid]
+	if p == nil {
+		p = &fakeProc{ignores: map[syscall.Signal]bool{}}
+		f.procs[pid] = p
+	}
+	return p
+}
+
+func (f *fakeKernel) open(id ProcID) (handle, error) {
+	f.mu.Lock()
+	f.opened = append(f.opened, id.PID)
+	err := f.openErr[id.PID]
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	return &fakeHandle{k: f, p: f.proc(id.PID)}, nil
+}
+
+type fakeHandle struct {
+	k *fakeKernel
+	p *fakeProc
+}
+
+func (h *fakeHandle) Signal(sig syscall.Signal) error {
+	h.k.mu.Lock()
+	defer h.k.mu.Unlock()
+	if h.p.signalErr != nil {
+		return h.p.signalErr
+	}
+	if h.p.exited {
+		return fmt.Errorf("fake: %w", ErrGone)
+	}
+	h.p.signals = append(h.p.signals, sig)
+	if sig == syscall.SIGKILL || sig != syscall.SIGSTOP && !h.p.ignores[sig] {
+		h.p.exited = true
+	}
+	return nil
+}
+
+func (h *fakeHandle) Wait(ctx context.Context, d time.Duration) bool {
+	h.k.mu.Lock()
+	exited := h.p.exited
+	h.k.mu.Unlock()
+	if !exited && d > 0 {
+		time.Sleep(min(d, 5*time.Millisecond))
+	}
+	return exited
+}
+
+func (h *fakeHandle) ReleaseMemory() error { return nil }
+func (h *fakeHandle) Close() error         { return nil }
+
+func newTestKiller(t *testing.T, cfg KillConfig) (*Killer, *fakeKernel, *[]ActionEvent) {
+	t.Helper()
+	fs, err := NewFS(killFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.SelfPID = 70
+	if cfg.Grace == 0 {
+		cfg.Grace = 60 * time.Millisecond
+	}
+	if cfg.KillWait == 0 {
+		cfg.KillWait = 60 * time.Millisecond
+	}
+	cfg.Rescan = 10 * time.Millisecond
+	var events []ActionEvent
+	cfg.Audit = func(e ActionEvent) { events = append(events, e) }
+	k, err := NewKiller(fs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fk := newFakeKernel()
+	k.open = fk.open
+	k.tmux = func(context.Context, ...string) error { t.Error("tmux must not run"); return nil }
+	return k, fk, &events
+}
+
+// fixtureID returns the ProcID of pid in the fixture.
+func killFixtureID(t *testing.T, pid int) ProcID {
+	t.Helper()
+	fs, _ := NewFS(killFixture)
+	snap, err := fs.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := snap.Process(pid)
+	if p == nil {
+		t.Fatalf("fixture has no pid %d", pid)
+	}
+	return p.ID
+}
+
+func targetPIDs(ts []Target) []int {
+	var out []int
+	for _, t := range ts {
+		out = append(out, t.ID.PID)
+	}
+	return out
+}
+
+func skippedResults(p *Plan) map[int]Result {
+	out := make(map[int]Result)
+	for _, o := range p.Skipped {
+		out[o.ID.PID] = o.Result
+	}
+	return out
+}
+
+func TestPlanProtection(t *testing.T) {
+	tests := []struct {
+		name        string
+		pid         int
+		force       bool
+		wantTarget  bool
+		wantHard    bool
+		wantPattern string
+	}{
+		{"pid 1", 1, true, false, true, ""},
+		{"kthreadd", 2, true, false, true, ""},
+		{"kernel worker", 3, true, false, true, ""},
+		{"self", 70, true, false, true, ""},
+		{"parent shell", 61, true, false, true, ""},
+		{"tmux server is an ancestor", 60, true, false, true, ""},
+		{"sshd", 50, false, false, false, "sshd"},
+		{"sshd forced", 50, true, true, false, ""},
+		{"jupyter-lab via its interpreter", 83, false, false, false, "jupyter-lab"},
+		{"shim by comm glob", 90, false, false, false, "containerd-shim*"},
+		{"plain compiler", 82, false, true, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, _, _ := newTestKiller(t, KillConfig{Force: tt.force})
+			plan, err := k.Plan(ProcessScope{ID: killFixtureID(t, tt.pid)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := len(plan.Targets) == 1; got != tt.wantTarget {
+				t.Fatalf("targeted = %v, want %v (skipped %v)", got, tt.wantTarget, plan.Skipped)
+			}
+			if tt.wantTarget {
+				return
+			}
+			if len(plan.Skipped) != 1 {
+				t.Fatalf("skipped = %v, want one refusal", plan.Skipped)
+			}
+			err = plan.Skipped[0].Err
+			var pe *ProtectedError
+			if !errors.As(err, &pe) || !errors.Is(err, ErrProtected) {
+				t.Fatalf("err = %v, want a ProtectedError", err)
+			}
+			if pe.Hard != tt.wantHard {
+				t.Errorf("Hard = %v, want %v (%v)", pe.Hard, tt.wantHard, err)
+			}
+			if tt.wantPattern != "" && !strings.Contains(err.Error(), fmt.Sprintf("%q", tt.wantPattern)) {
+				t.Errorf("err = %v, want it to name %q", err, tt.wantPattern)
+			}
+		})
+	}
+}
+
+func TestPlanTreeKeepsHardRulesUnderForce(t *testing.T) {
+	k, _, _ := newTestKiller(t, KillConfig{Force: true})
+	plan, err := k.Plan(TreeScope{Root: killFixtureID(t, 60)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The tmux server and the shell above procwalk are its ancestors, and
+	// procwalk is itself: refused even with Force. The zombie is no target.
+	if got, want := targetPIDs(plan.Targets), []int{80, 81, 82, 84, 83}; !slices.Equal(got, want) {
+		t.Errorf("targets = %v, want %v (depth first, parents before children)", got, want)
+	}
+	want := map[int]Result{60: ResultProtected, 61: ResultProtected, 70: ResultProtected}
+	got := skippedResults(plan)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("skipped = %v, want %v", got, want)
+	}
+}
+
+func TestPlanGoneAndReusedRoot(t *testing.T) {
+	k, _, _ := newTestKiller(t, KillConfig{})
+	id := killFixtureID(t, 82)
+	for _, tt := range []struct {
+		id   ProcID
+		want Result
+		err  error
+	}{
+		{ProcID{PID: 4000, StartTicks: 1}, ResultGone, ErrGone},
+		{ProcID{PID: 82, StartTicks: id.StartTicks + 1}, ResultIdentityChanged, ErrIdentityChanged},
+	} {
+		plan, err := k.Plan(TreeScope{Root: tt.id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Targets) != 0 || len(plan.Skipped) != 1 {
+			t.Fatalf("%v: targets %v skipped %v, want one skip", tt.id, plan.Targets, plan.Skipped)
+		}
+		if o := plan.Skipped[0]; o.Result != tt.want || !errors.Is(o.Err, tt.err) {
+			t.Errorf("%v: %v %v, want %v wrapping %v", tt.id, o.Result, o.Err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestPlanGroupAndCgroup(t *testing.T) {
+	k, _, _ := newTestKiller(t, KillConfig{})
+	plan, err := k.Plan(GroupScope{PGRP: 81})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := targetPIDs(plan.Targets), []int{81, 82, 84}; !slices.Equal(got, want) {
+		t.Errorf("pgrp 81 targets = %v, want %v", got, want)
+	}
+	plan, err = k.Plan(&CgroupScope{Path: "/user.slice/tmux.scope/build"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := targetPIDs(plan.Targets), []int{80, 81, 82, 84}; !slices.Equal(got, want) {
+		t.Errorf("cgroup targets = %v, want %v", got, want)
+	}
+	if got := skippedResults(plan); got[83] != ResultProtected {
+		t.Errorf("jupyter in the cgroup: %v, want refused", got)
+	}
+	if _, err := k.Plan(&CgroupScope{Path: "/"}); !errors.Is(err, ErrBadTarget) {
+		t.Errorf("root cgroup: err = %v, want ErrBadTarget", err)
+	}
+}
+
+func TestExecuteDryRunSignalsNothing(t *testing.T) {
+	k, fk, events := newTestKiller(t, KillConfig{DryRun: true})
+	r, err := k.TerminateScope(context.Background(), GroupScope{PGRP: 81})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fk.opened) != 0 {
+		t.Fatalf("dry run opened %v", fk.opened)
+	}
+	if len(r.Outcomes) != 3 || !r.DryRun { // the zombie 85 is left out
+		t.Errorf("outcomes = %+v, want 3 in a dry-run report", r.Outcomes)
+	}
+	var would []int
+	for _, e := range *events {
+		if !e.DryRun || e.Outcome != "dry_run" || !slices.Equal(e.Signals, []string{"TERM", "KILL"}) {
+			t.Errorf("event %+v, want a dry-run event planning TERM,KILL", e)
+		}
+		would = append(would, e.PID)
+	}
+	if !slices.Equal(would, []int{81, 82, 84}) {
+		t.Errorf("would signal %v, want [81 82 84]", would)
+	}
+	if r.Err() != nil {
+		t.Errorf("Err = %v, want nil for a clean dry run", r.Err())
+	}
+}
+
+func TestExecuteTwoStages(t *testing.T) {
+	k, fk, events := newTestKiller(t, KillConfig{})
+	fk.proc(82).ignores[syscall.SIGTERM] = true // cc1 ignores TERM; make and sleep obey it
+	start := time.Now()
+	r, err := k.TerminateScope(context.Background(), GroupScope{PGRP: 81})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]string{}
+	for _, o := range r.Outcomes {
+		got[o.ID.PID] = o.Result.String() + " " + strings.Join(signalNames(o.Signals), ",")
+	}
+	want := map[int]string{81: "exited TERM", 82: "killed TERM,STOP,KILL", 84: "exited TERM"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outcomes = %v, want %v", got, want)
+	}
+	for _, o := range r.Outcomes {
+		if o.ID.PID == 82 && o.KillAfter < 60*time.Millisecond {
+			t.Errorf("KILL after %v, before the 60ms grace", o.KillAfter)
+		}
+	}
+	if time.Since(start) < 60*time.Millisecond {
+		t.Error("returned before the grace period ended")
+	}
+	if r.Err() != nil {
+		t.Errorf("Err = %v", r.Err())
+	}
+	if len(*events) != 3 || (*events)[2].PID != 82 || (*events)[2].Outcome != "killed" || (*events)[2].RSSBytes != 90000*4096 {
+		t.Errorf("events = %+v", *events)
+	}
+}
+
+func TestExecuteSingleProcessSkipsFreeze(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGINT})
+	fk.proc(84).ignores[syscall.SIGINT] = true
+	o := k.Terminate(context.Background(), killFixtureID(t, 84))
+	if o.Result != ResultKilled || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGINT, syscall.SIGKILL}) {
+		t.Errorf("got %v %v, want killed after INT,KILL", o.Result, signalNames(o.Signals))
+	}
+}
+
+func TestExecuteFirstSignalKill(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGKILL, Grace: time.Hour})
+	start := time.Now()
+	o := k.Terminate(context.Background(), killFixtureID(t, 84))
+	if o.Result != ResultKilled || !slices.Equal(fk.proc(84).signals, []syscall.Signal{syscall.SIGKILL}) {
+		t.Errorf("got %v %v, want one KILL", o.Result, fk.proc(84).signals)
+	}
+	if time.Since(start) > 10*time.Second {
+		t.Error("waited for the grace although the first signal was KILL")
+	}
+}
+
+func TestExecuteRefusals(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	fk.openErr[81] = fmt.Errorf("verify: %w", ErrIdentityChanged)
+	fk.proc(82).signalErr = fmt.Errorf("fake: %w", syscall.EPERM)
+	fk.openErr[84] = fmt.Errorf("fake: %w", syscall.ESRCH)
+	r, err := k.TerminateScope(context.Background(), GroupScope{PGRP: 81})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]Result{}
+	for _, o := range r.Outcomes {
+		got[o.ID.PID] = o.Result
+	}
+	want := map[int]Result{81: ResultIdentityChanged, 82: ResultDenied, 84: ResultGone}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	if err := r.Err(); !errors.Is(err, ErrIdentityChanged) || !strings.Contains(err.Error(), "2 of 3") {
+		t.Errorf("Err = %v, want 2 of 3 wrapping ErrIdentityChanged", err)
+	}
+}
+
+func TestExecuteInterrupted(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{Grace: time.Hour})
+	fk.proc(84).ignores[syscall.SIGTERM] = true
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	o := k.Terminate(ctx, killFixtureID(t, 84))
+	if o.Result != ResultInterrupted || slices.Contains(fk.proc(84).signals, syscall.SIGKILL) {
+		t.Errorf("got %v after %v, want interrupted without KILL", o.Result, fk.proc(84).signals)
+	}
+}
+
+// growingScope hands out one more fixture process on each call, standing in
+// for children forked during termination.
+type growingScope struct {
+	pids  []int
+	calls int
+}
+
+func (s *growingScope) String() string { return "growing" }
+func (s *growingScope) Fields() Fields { return 0 }
+func (s *growingScope) Grows() bool    { return true }
+func (s *growingScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+	s.calls++
+	var out []*Process
+	for _, pid := range s.pids[:min(s.calls, len(s.pids))] {
+		out = append(out, snap.Process(pid))
+	}
+	return out
+}
+
+func TestExecuteSignalsNewcomers(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	fk.proc(81).ignores[syscall.SIGTERM] = true // stays alive, so the grace loop re-walks
+	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{81, 84, 50, 82}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]Result{}
+	for _, o := range r.Outcomes {
+		got[o.ID.PID] = o.Result
+	}
+	want := map[int]Result{50: ResultProtected, 81: ResultKilled, 82: ResultExited, 84: ResultExited}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	if s := fk.proc(84).signals; len(s) == 0 || s[0] != syscall.SIGTERM {
+		t.Errorf("newcomer 84 got %v, want the first signal TERM", s)
+	}
+	if len(fk.proc(50).signals) != 0 {
+		t.Errorf("protected newcomer sshd was signalled: %v", fk.proc(50).signals)
+	}
+}
+
+func TestSessionScopeTmuxKillSession(t *testing.T) {
+	k, _, _ := newTestKiller(t, KillConfig{})
+	var ran []string
+	k.tmux = func(_ context.Context, args ...string) error { ran = args; return nil }
+	s := &Session{Kind: KindTmux, Name: "build", Attrs: map[string]string{AttrSocket: "/tmp/tmux-0/default"},
+		Members: []ProcID{killFixtureID(t, 80), killFixtureID(t, 81)}}
+	r, err := k.TerminateScope(context.Background(), NewSessionScope(s, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := outcomePIDs(r.Outcomes); !slices.Equal(slices.Sorted(slices.Values(got)), []int{80, 81, 82, 83, 84}) {
+		t.Errorf("outcomes for %v", got)
+	}
+	// jupyter-lab (83), a descendant of the pane shell, is protected: the
+	// session must not be killed under it.
+	if ran != nil {
+		t.Errorf("tmux ran %v although a member was refused", ran)
+	}
+	s.Members = []ProcID{killFixtureID(t, 84)}
+	if _, err := k.TerminateScope(context.Background(), NewSessionScope(s, true)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"-S", "/tmp/tmux-0/default", "kill-session", "-t", "=build"}; !slices.Equal(ran, want) {
+		t.Errorf("tmux args %v, want %v", ran, want)
+	}
+}
+
+func outcomePIDs(os []Outcome) []int {
+	var out []int
+	for _, o := range os {
+		out = append(out, o.ID.PID)
+	}
+	return out
+}
+
+func TestBiggest(t *testing.T) {
+	fs, _ := NewFS(killFixture)
+	snap, err := fs.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []*Process
+	for i := range snap.Procs {
+		all = append(all, &snap.Procs[i])
+	}
+	got := Biggest(all, 3, MetricRSS)
+	var gotPIDs []int
+	for _, p := range got {
+		gotPIDs = append(gotPIDs, p.ID.PID)
+	}
+	// 82 (90000 pages), 83 (50000), then 1 and 90 tie at 3000: the younger (90) first.
+	if want := []int{82, 83, 90}; !slices.Equal(gotPIDs, want) {
+		t.Errorf("Biggest = %v, want %v", gotPIDs, want)
+	}
+	if got := Biggest(all, -1, MetricRSS); len(got) != len(all)-3 { // kthreadd, kworker, zombie
+		t.Errorf("Biggest(all) = %d, want %d", len(got), len(all)-3)
+	}
+	if _, err := ParseMetric("heap"); err == nil {
+		t.Error("ParseMetric(heap) accepted")
+	}
+}
+
+func TestParseCgroup2Mount(t *testing.T) {
+	b := []byte("22 1 0:20 / /proc rw - proc proc rw\n41 31 0:38 / /sys/fs/cgroup/my\\040dir rw shared:9 - cgroup2 cgroup2 rw\n")
+	if got := parseCgroup2Mount(b); got != "/sys/fs/cgroup/my dir" {
+		t.Errorf("got %q", got)
+	}
+	if got := parseCgroup2Mount([]byte("22 1 0:20 / /proc rw - proc proc rw\n")); got != "" {
+		t.Errorf("no cgroup2: got %q", got)
+	}
+}
+
+func TestOpenProcRefusesForeignRoot(t *testing.T) {
+	fs, _ := NewFS(killFixture)
+	if _, err := fs.OpenProc(killFixtureID(t, 84)); !errors.Is(err, ErrForeignProc) {
+		t.Errorf("err = %v, want ErrForeignProc for a fixture root", err)
+	}
+	if _, err := fs.OpenProc(ProcID{PID: -1}); !errors.Is(err, ErrBadTarget) {
+		t.Errorf("pid -1: err = %v, want ErrBadTarget", err)
+	}
+	if _, err := fs.OpenProc(ProcID{PID: 0}); !errors.Is(err, ErrBadTarget) {
+		t.Errorf("pid 0: err = %v, want ErrBadTarget", err)
+	}
+}
