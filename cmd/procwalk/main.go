@@ -140,6 +140,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		Subcommands: []*ffcli.Command{
 			newPSCommand(g, e),
 			newTreeCommand(g, e),
+			newTelegrafCommand(g, e),
 		},
 	}
 	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/plugin"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// telegraf.go is `procwalk telegraf`: line protocol for Telegraf's exec
+// input (one batch, then exit) or its execd input (--execd: a batch per
+// line on stdin, or per --interval).
+
+type telegrafCommand struct {
+	g       *globals
+	e       *env
+	in      plugin.Input
+	execd   bool
+	signal  string
+	rates   bool
+	debug   bool
+	kinds   string
+	sockets string
+	tagWith string
+}
+
+const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
+processes of each session as procwalk_process (--process-top), and a
+procwalk line about the gather itself; or, with --schema procstat, Telegraf
+procstat's procstat and procstat_lookup measurements. plugin/README.md
+documents every measurement.
+
+EXEC MODE (default): one gather to stdout, for [[inputs.exec]] with
+data_format = "influx". Rates (cpu_percent, *_per_second, growth) need two
+samples: --rates scans twice, --interval apart; without it they are left
+out and the counters (cpu_time_seconds, read_bytes ...) are there.
+
+EXECD MODE (--execd): for [[inputs.execd]] with data_format = "influx".
+  --signal STDIN  gather once per line Telegraf writes to stdin (its
+                  signal = "STDIN")
+  --signal none   gather every --interval on our own (signal = "none")
+Rates are measured between gathers. Each batch is written whole. stdin
+EOF, SIGTERM or a closed stdout end it with exit 0. Log lines on stderr
+start with E!, W!, I! or D! (--debug), as execd expects.
+
+Partial data (processes gone mid-scan, files denied, a tmux server that
+did not answer) still exits 0: the procwalk line counts it, and stderr
+says what went wrong.
+
+EXAMPLES
+  procwalk telegraf --session-kinds tmux,user --process-top 3
+  procwalk telegraf --execd --signal none --interval 10s
+  procwalk telegraf --schema procstat --procstat-pattern nginx
+
+` + exitCodesHelp
+
+func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
+	c := &telegrafCommand{g: g, e: e}
+	fs := newFlagSet("telegraf", g, e.stderr)
+	in := &c.in
+	fs.BoolVar(&c.execd, "execd", false, "run as a Telegraf execd plugin: gather once per stdin line or --interval until stdin closes")
+	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line) or none (gather every --interval), as execd's signal setting")
+	fs.BoolVar(&c.rates, "rates", false, "exec mode: scan twice, --interval apart, to emit CPU % and other rates")
+	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
+	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
+	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(procwalk.Kinds(), ", "))
+	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
+	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
+	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
+	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
+	fs.StringVar(&in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
+	fs.StringVar(&in.ProcessMatch, "process-match", "", "rank only processes whose comm or command line matches this regexp")
+	fs.StringVar(&in.ProcstatPattern, "procstat-pattern", "", "procstat schema: processes whose command line matches this regexp (pgrep -f)")
+	fs.StringVar(&in.ProcstatExe, "procstat-exe", "", "procstat schema: processes whose name matches this regexp (pgrep)")
+	fs.StringVar(&in.ProcstatUser, "procstat-user", "", "procstat schema: processes of this user name (pgrep -u)")
+	fs.StringVar(&c.tagWith, "procstat-tag-with", "", "procstat schema: properties to tag instead of field, comma-separated: "+strings.Join(plugin.ProcstatTagWith(), ", "))
+	fs.BoolVar(&in.SkipSelfMetrics, "skip-self-metrics", false, "leave out the procwalk self-metrics line")
+	return &ffcli.Command{
+		Name:       "telegraf",
+		ShortUsage: "procwalk telegraf [--execd] [flags]",
+		ShortHelp:  "write Telegraf line protocol for inputs.exec or inputs.execd",
+		LongHelp:   telegrafHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("telegraf takes no arguments, got %q", args)
+	}
+	log := plugin.NewLineLogger(c.e.stderr, c.debug)
+	collector, err := c.collector()
+	if err != nil {
+		return err
+	}
+	// A closed stdout must end us with EPIPE from Write, which we handle,
+	// not with SIGPIPE, which Go raises for writes to fd 1 otherwise.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
+
+	if c.execd {
+		sig, err := plugin.ParseSignal(c.signal)
+		if err != nil {
+			return usageErrorf("--%v", err)
+		}
+		if sig == plugin.SignalNone && c.g.interval <= 0 {
+			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
+		}
+		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval}
+		return x.Run(ctx)
+	}
+	if c.rates {
+		if err := c.waitForRates(ctx, collector); err != nil {
+			return err
+		}
+	}
+	err = collector.WriteBatch(c.e.stdout, log)
+	switch {
+	case err == nil, errors.Is(err, syscall.EPIPE):
+		return nil
+	case errors.Is(err, plugin.ErrNothingGathered):
+		return &exitErr{Code: exitError, Err: err}
+	}
+	return fmt.Errorf("writing metrics: %w", err)
+}
+
+// waitForRates takes the first of two samples and waits --interval.
+func (c *telegrafCommand) waitForRates(ctx context.Context, collector *plugin.Collector) error {
+	if c.g.interval <= 0 {
+		return usageErrorf("--interval %v: --rates needs two samples a positive time apart, such as 1s", c.g.interval)
+	}
+	if err := collector.Prime(); err != nil {
+		return &exitErr{Code: exitError, Err: err}
+	}
+	wait := time.NewTimer(c.g.interval)
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while sampling rates over --interval %v: %w", c.g.interval, ctx.Err())
+	case <-wait.C:
+		return nil
+	}
+}
+
+// collector maps the flags onto the plugin's options and lets the plugin
+// validate them, so the CLI and the compiled-in input accept the same.
+func (c *telegrafCommand) collector() (*plugin.Collector, error) {
+	in := &c.in
+	in.Proc = c.g.proc
+	in.PSS = c.g.pss
+	in.SessionKinds = splitList(c.kinds)
+	in.TmuxSockets = splitList(c.sockets)
+	in.ProcstatTagWith = splitList(c.tagWith)
+	in.Passwd = c.g.passwd
+	if err := in.Init(); err != nil {
+		if errors.Is(err, procwalk.ErrNoProc) {
+			return nil, &exitErr{Code: exitError, Err: err}
+		}
+		if errors.Is(err, plugin.ErrConfig) {
+			return nil, &exitErr{Code: exitUsage, Err: err}
+		}
+		return nil, err
+	}
+	return in.Collector(), nil
+}
+
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}

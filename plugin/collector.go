@@ -1,0 +1,290 @@
+package plugin
+
+import (
+	"fmt"
+	"io"
+	"syscall"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// Gather is what one gather saw: the snapshot (with rates from the previous
+// gather) and its sessions. Hooks may read it during the call, not keep it.
+type Gather struct {
+	Snapshot *procwalk.Snapshot
+	Sessions []procwalk.Session
+}
+
+// A Hook adds lines to a gather's batch after procwalk's own: a script's
+// metrics and actions, for example. Its error is reported as a partial
+// failure; the batch is still written.
+type Hook func(g *Gather, b *Batch) error
+
+// Collector gathers batches of metrics, one per call, keeping what must
+// persist between gathers: the scanner's buffers, the rate sampler, the
+// session grouper's counters and the encoder's buffer. It is not safe for
+// concurrent use.
+type Collector struct {
+	cfg      Config
+	fields   procwalk.Fields
+	scanner  *procwalk.Scanner
+	sampler  procwalk.Sampler
+	grouper  sessionGrouper
+	rank     func(*procwalk.Process) float64
+	lookup   procstatLookup
+	lw       lineWriter
+	top      []*procwalk.Process // reused by writeProcesses
+	cmdline  []byte              // reused: a joined command line to match
+	problems []error             // partial failures of the current gather
+	notes    []string            // what grouping could not do (no tmux server ...)
+}
+
+// NewCollector checks cfg and returns a Collector reading fs.
+func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	c := &Collector{cfg: cfg, scanner: procwalk.NewScanner(fs)}
+	if c.cfg.Schema == "" {
+		c.cfg.Schema = SchemaProcwalk
+	}
+	var need procwalk.Fields
+	c.rank, need = processRanking(cfg.Processes.By)
+	c.fields = cfg.Fields | need
+	switch c.cfg.Schema {
+	case SchemaProcstat:
+		c.fields |= procstatFields
+		c.lookup = newProcstatLookup(&c.cfg.Procstat)
+	case SchemaProcwalk:
+		if len(c.cfg.Group.Kinds) == 0 {
+			c.cfg.Group.Kinds = DefaultKinds()
+		}
+		if c.cfg.Group.Users == nil {
+			c.cfg.Group.Users = cfg.Users
+		}
+		g, err := newGrouper(fs, c.cfg.Group)
+		if err != nil {
+			return nil, fmt.Errorf("%w: sessions: %w", ErrConfig, err)
+		}
+		c.grouper = g
+		c.fields |= g.Fields()
+		if cfg.Processes.Top > 0 {
+			c.fields |= procwalk.FieldCmdline
+		}
+	}
+	return c, nil
+}
+
+// Fields are the optional /proc files each gather reads.
+func (c *Collector) Fields() procwalk.Fields { return c.fields }
+
+// Prime gathers once without emitting, so that the next batch has rates.
+func (c *Collector) Prime() error {
+	c.notes = nil
+	c.problems = c.problems[:0]
+	_, err := c.gather()
+	return err
+}
+
+// gather scans, computes rates and groups sessions. Its error wraps
+// ErrNothingGathered: without a scan there is nothing to emit. What grouping
+// could not do is kept in c.notes: informational, not errors (a host
+// without tmux has no tmux sessions).
+func (c *Collector) gather() (*Gather, error) {
+	snap, err := c.scanner.Snapshot(c.fields)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
+	}
+	c.sampler.Observe(snap)
+	g := &Gather{Snapshot: snap}
+	if c.grouper != nil {
+		g.Sessions, c.notes = c.grouper.Group(snap)
+	}
+	return g, nil
+}
+
+// Batch is the lines of one gather, in the making. Hooks add theirs to it.
+type Batch struct {
+	w metricWriter
+	t time.Time
+}
+
+// WriteBatch gathers once and writes every line of the batch to out in one
+// Write, so a reader never sees half a batch end in half a line. Partial
+// failures go to log (which may be nil) and the batch is still written;
+// the error is ErrNothingGathered's or out's.
+func (c *Collector) WriteBatch(out io.Writer, log Logger) error {
+	c.lw.reset()
+	if err := c.collect(&c.lw); err != nil {
+		return err
+	}
+	c.report(log)
+	if c.lw.err != nil && log != nil {
+		log.Errorf("%d line(s) dropped by the line-protocol encoder, first: %v", c.lw.dropped, c.lw.err)
+	}
+	_, err := out.Write(c.lw.bytes())
+	return err
+}
+
+// Accumulate gathers once and adds every metric to acc, reporting partial
+// failures with acc.AddError and grouping notes to log (which may be nil).
+func (c *Collector) Accumulate(acc Accumulator, log Logger) error {
+	w := &accWriter{acc: acc}
+	if err := c.collect(w); err != nil {
+		return err
+	}
+	for _, p := range c.problems {
+		acc.AddError(p)
+	}
+	if log != nil {
+		for _, n := range c.notes {
+			log.Debugf("sessions: %s", n)
+		}
+	}
+	return nil
+}
+
+// report logs the current gather's partial failures and notes.
+func (c *Collector) report(log Logger) {
+	if log == nil {
+		return
+	}
+	for _, p := range c.problems {
+		log.Warnf("partial gather: %v", p)
+	}
+	for _, n := range c.notes {
+		log.Debugf("sessions: %s", n)
+	}
+}
+
+// collect gathers once and writes the batch to w: the schema's lines, the
+// hook's, then the self metrics, which count everything before them.
+func (c *Collector) collect(w metricWriter) error {
+	start := time.Now()
+	c.problems, c.notes = c.problems[:0], nil
+	g, err := c.gather()
+	if err != nil {
+		return err
+	}
+	snap := g.Snapshot
+	t := snap.Time
+	switch c.cfg.Schema {
+	case SchemaProcstat:
+		c.writeProcstat(w, snap)
+	default:
+		for i := range g.Sessions {
+			writeSession(w, &g.Sessions[i], t)
+		}
+		if c.cfg.Processes.Top > 0 {
+			for i := range g.Sessions {
+				c.writeProcesses(w, snap, &g.Sessions[i])
+			}
+		}
+	}
+	if c.cfg.Hook != nil {
+		if err := c.cfg.Hook(g, &Batch{w: w, t: t}); err != nil {
+			c.problems = append(c.problems, fmt.Errorf("hook: %w", err))
+		}
+	}
+	if c.cfg.NoSelfMetrics {
+		return nil
+	}
+	st := selfStats{
+		schema:        c.cfg.Schema,
+		gatherSeconds: time.Since(start).Seconds(),
+		scanSeconds:   snap.Duration.Seconds(),
+		sessions:      len(g.Sessions),
+		errors:        len(c.problems),
+		visibility:    snap.Visibility,
+		processes:     len(snap.Procs),
+	}
+	if lw, ok := w.(*lineWriter); ok {
+		st.lines, st.dropped = lw.lines, lw.dropped
+	} else if aw, ok := w.(*accWriter); ok {
+		st.lines = aw.lines
+	}
+	st.cpuSeconds, st.maxRSSBytes = selfUsage()
+	writeSelf(w, &st, t)
+	return nil
+}
+
+// writeProcesses writes the top members of s.
+func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *procwalk.Session) {
+	n, match := c.cfg.Processes.Top, c.cfg.Processes.Match
+	top := c.top[:0]
+	for _, id := range s.Members {
+		p := snap.Lookup(id)
+		if p == nil {
+			continue
+		}
+		if match != nil && !match.MatchString(p.Comm) {
+			c.cmdline = appendCmdline(c.cmdline[:0], p.Cmdline)
+			if !match.Match(c.cmdline) {
+				continue
+			}
+		}
+		top = insertTop(top, p, n, c.rank)
+	}
+	by := c.cfg.Processes.By
+	if by == "" {
+		by = "rss_bytes"
+	}
+	for i, p := range top {
+		writeProcess(w, s, i+1, p, by, snap.Time)
+	}
+	c.top = top[:0]
+}
+
+// insertTop keeps top sorted by rank descending (ties: lower pid first) and
+// at most n long.
+func insertTop(top []*procwalk.Process, p *procwalk.Process, n int, rank func(*procwalk.Process) float64) []*procwalk.Process {
+	v := rank(p)
+	i := len(top)
+	for i > 0 {
+		q := top[i-1]
+		if rv := rank(q); rv > v || (rv == v && q.ID.PID < p.ID.PID) {
+			break
+		}
+		i--
+	}
+	if i >= n {
+		return top
+	}
+	if len(top) < n {
+		top = append(top, nil)
+	}
+	copy(top[i+1:], top[i:len(top)-1])
+	top[i] = p
+	return top
+}
+
+// writeProcstat writes a procstat line per matching process and the
+// procstat_lookup line.
+func (c *Collector) writeProcstat(w metricWriter, snap *procwalk.Snapshot) {
+	matched := 0
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		user := ""
+		if p.Read&procwalk.FieldStatus != 0 {
+			user = c.cfg.Users.Name(p.RealUID)
+		}
+		c.cmdline = appendCmdline(c.cmdline[:0], p.Cmdline)
+		if !c.lookup.matches(p, user, c.cmdline) {
+			continue
+		}
+		matched++
+		writeProcstat(w, &c.lookup, p, &snap.Host, user, snap.Time)
+	}
+	writeLookup(w, &c.lookup, matched, snap.Time)
+}
+
+// selfUsage is this process's CPU time so far and its peak resident memory.
+func selfUsage() (cpuSeconds float64, maxRSSBytes uint64) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, 0
+	}
+	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return tv(ru.Utime) + tv(ru.Stime), uint64(ru.Maxrss) << 10 // Maxrss is in KiB on Linux
+}

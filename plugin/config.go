@@ -1,0 +1,169 @@
+package plugin
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// Schemas a Collector can emit.
+const (
+	// SchemaProcwalk emits procwalk_session, procwalk_process (opt-in) and
+	// procwalk (self metrics).
+	SchemaProcwalk = "procwalk"
+	// SchemaProcstat emits Telegraf procstat's procstat and procstat_lookup
+	// measurements per process, plus procwalk (self metrics).
+	SchemaProcstat = "procstat"
+)
+
+// Config says what a Collector gathers and emits. The zero value emits the
+// procwalk schema with the default session kinds and no process lines.
+type Config struct {
+	Schema string // SchemaProcwalk ("" means it) or SchemaProcstat
+
+	// Fields are optional /proc files to read beyond those the schema and
+	// the session kinds need; procwalk.FieldSmaps here adds PSS and USS.
+	Fields procwalk.Fields
+
+	// Group says which sessions to build (procwalk schema). Empty Kinds
+	// means DefaultKinds.
+	Group procwalk.GroupConfig
+
+	Processes ProcessConfig
+	Procstat  ProcstatConfig
+
+	// NoSelfMetrics leaves out the procwalk self-metrics line.
+	NoSelfMetrics bool
+
+	// Users names uids (procstat's user field and lookup); nil shows uids
+	// as numbers. Group.Users defaults to it.
+	Users *procwalk.Users
+
+	// Hook, when set, adds lines to every batch after procwalk's own (a
+	// script's metrics and actions, for example).
+	Hook Hook
+}
+
+// DefaultKinds are the session kinds emitted when none are configured: the
+// ones whose names stay few and stable. sid, pgrp and tty sessions come and
+// go with every shell job, which would make one series each.
+func DefaultKinds() []string {
+	return []string{procwalk.KindTmux, procwalk.KindCgroup, procwalk.KindUser, procwalk.KindAgent, procwalk.KindTree, procwalk.KindGroup}
+}
+
+// ProcessConfig selects procwalk_process lines: the Top members of each
+// session ranked By a metric, among those that Match. Top 0 emits none.
+type ProcessConfig struct {
+	Top   int            // processes per session, at most MaxTop
+	By    string         // a ProcessMetrics name; "" means rss_bytes
+	Match *regexp.Regexp // on comm or the joined command line; nil matches all
+}
+
+// MaxTop bounds ProcessConfig.Top: process lines are for the few processes
+// that matter in a session, not a per-process dump.
+const MaxTop = 100
+
+// ProcessMetrics are the names ProcessConfig.By accepts.
+func ProcessMetrics() []string {
+	return []string{"rss_bytes", "pss_bytes", "uss_bytes", "swap_bytes", "cpu_percent", "cpu_time_seconds",
+		"read_bytes_per_second", "write_bytes_per_second", "rss_growth_bytes_per_minute"}
+}
+
+// processRanking returns the value to rank processes by and the fields it
+// needs read.
+func processRanking(by string) (func(p *procwalk.Process) float64, procwalk.Fields) {
+	switch by {
+	case "", "rss_bytes":
+		return func(p *procwalk.Process) float64 { return float64(p.RSSBytes) }, 0
+	case "pss_bytes":
+		return func(p *procwalk.Process) float64 { return float64(p.Smaps.PSSBytes) }, procwalk.FieldSmaps
+	case "uss_bytes":
+		return func(p *procwalk.Process) float64 { return float64(p.Smaps.USSBytes) }, procwalk.FieldSmaps
+	case "swap_bytes":
+		return func(p *procwalk.Process) float64 { return float64(p.SwapBytes) }, procwalk.FieldStatus
+	case "cpu_percent":
+		return func(p *procwalk.Process) float64 { return p.Rates.CPUPercent }, 0
+	case "cpu_time_seconds":
+		return func(p *procwalk.Process) float64 { return p.CPUSeconds() }, 0
+	case "read_bytes_per_second":
+		return func(p *procwalk.Process) float64 { return p.Rates.ReadBytesPerSecond }, procwalk.FieldIO
+	case "write_bytes_per_second":
+		return func(p *procwalk.Process) float64 { return p.Rates.WriteBytesPerSecond }, procwalk.FieldIO
+	case "rss_growth_bytes_per_minute":
+		return func(p *procwalk.Process) float64 { return p.Rates.RSSGrowthBytesPerMinute }, 0
+	}
+	return nil, 0
+}
+
+// ProcstatConfig selects the processes of the procstat schema, like
+// procstat's pattern, exe and user options (at most one; none means every
+// process, as procstat's pattern = "." does), and which of procstat's
+// tag_with properties become tags instead of fields.
+type ProcstatConfig struct {
+	Pattern *regexp.Regexp // on the command line joined by spaces (pgrep -f)
+	Exe     *regexp.Regexp // on the process name (pgrep)
+	User    string         // the owner's user name (pgrep -u)
+	TagWith []string       // any of ProcstatTagWith
+}
+
+// ProcstatTagWith are the tag_with properties the procstat schema supports.
+func ProcstatTagWith() []string { return []string{"cmdline", "pid", "ppid", "status", "user"} }
+
+// procstatFields are the files procstat's default properties (cpu, memory)
+// and its always-on fields need.
+const procstatFields = procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldFDs
+
+// check validates c, naming the first bad option.
+func (c *Config) check() error {
+	switch c.Schema {
+	case "", SchemaProcwalk, SchemaProcstat:
+	default:
+		return fmt.Errorf("%w: "+opt("schema")+" %q: want %q or %q", ErrConfig, c.Schema, SchemaProcwalk, SchemaProcstat)
+	}
+	p := c.Processes
+	if p.Top < 0 || p.Top > MaxTop {
+		return fmt.Errorf("%w: "+opt("process_top")+" %d: want 0 (no process lines) to %d", ErrConfig, p.Top, MaxTop)
+	}
+	rank, need := processRanking(p.By)
+	if rank == nil {
+		return fmt.Errorf("%w: "+opt("process_top_by")+" %q: want one of %s", ErrConfig, p.By, strings.Join(ProcessMetrics(), ", "))
+	}
+	if need == procwalk.FieldSmaps && c.Fields&procwalk.FieldSmaps == 0 {
+		return fmt.Errorf("%w: "+opt("process_top_by")+" %q needs PSS/USS: set "+opt("pss")+" to true", ErrConfig, p.By)
+	}
+	if p.Match != nil && p.Top == 0 {
+		return fmt.Errorf("%w: "+opt("process_match")+" is set but "+opt("process_top")+" is 0: set it to how many matching processes to emit per session", ErrConfig)
+	}
+	s := c.Procstat
+	procstatSet := s.Pattern != nil || s.Exe != nil || s.User != "" || len(s.TagWith) > 0
+	if c.Schema != SchemaProcstat && procstatSet {
+		return fmt.Errorf("%w: procstat_* options apply only with %s = %q", ErrConfig, opt("schema"), SchemaProcstat)
+	}
+	if c.Schema == SchemaProcstat && p.Top > 0 {
+		return fmt.Errorf("%w: %s applies only with %s = %q", ErrConfig, opt("process_top"), opt("schema"), SchemaProcwalk)
+	}
+	set := 0
+	for _, on := range []bool{s.Pattern != nil, s.Exe != nil, s.User != ""} {
+		if on {
+			set++
+		}
+	}
+	if set > 1 {
+		return fmt.Errorf("%w: "+opt("procstat_pattern")+", "+opt("procstat_exe")+" and "+opt("procstat_user")+": set at most one, as procstat uses one lookup", ErrConfig)
+	}
+	for _, t := range s.TagWith {
+		if !slices.Contains(ProcstatTagWith(), t) {
+			return fmt.Errorf("%w: "+opt("procstat_tag_with")+" %q: want any of %s", ErrConfig, t, strings.Join(ProcstatTagWith(), ", "))
+		}
+	}
+	return nil
+}
+
+// opt names an option both ways users set it: the Telegraf TOML key and the
+// procwalk telegraf flag, e.g. "process_top (--process-top)".
+func opt(key string) string {
+	return key + " (--" + strings.ReplaceAll(key, "_", "-") + ")"
+}

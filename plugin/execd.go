@@ -1,0 +1,119 @@
+package plugin
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Signal modes of Telegraf's execd input that Execd supports.
+const (
+	// SignalStdin: Telegraf writes a line to stdin each interval; gather
+	// once per line.
+	SignalStdin = "STDIN"
+	// SignalNone: gather on our own Interval.
+	SignalNone = "none"
+)
+
+// ParseSignal accepts execd's signal setting, case-insensitively.
+func ParseSignal(s string) (string, error) {
+	switch strings.ToLower(s) {
+	case "stdin":
+		return SignalStdin, nil
+	case "none":
+		return SignalNone, nil
+	}
+	return "", fmt.Errorf("%w: signal %q: want %q (gather once per line Telegraf writes) or %q (gather every --interval); SIGHUP/SIGUSR1/SIGUSR2 are not supported", ErrConfig, s, SignalStdin, SignalNone)
+}
+
+// Execd speaks Telegraf's execd protocol: batches of line protocol on
+// Stdout, one per line read from Stdin (SignalStdin) or per Interval
+// (SignalNone), log lines with level markers through Log. It ends, returning
+// nil, when Stdin reaches EOF (Telegraf is stopping us), when ctx ends
+// (SIGTERM), or when Stdout is closed (nobody reads any more).
+type Execd struct {
+	Collector *Collector
+	Stdin     io.Reader
+	Stdout    io.Writer
+	Log       Logger
+	Signal    string        // SignalStdin or SignalNone
+	Interval  time.Duration // SignalNone's period
+}
+
+// Run gathers until told to stop. Its error is a failure to write the
+// output other than a closed pipe.
+func (e *Execd) Run(ctx context.Context) error {
+	if e.Signal == SignalNone && e.Interval <= 0 {
+		return fmt.Errorf("%w: signal %q needs a positive interval", ErrConfig, SignalNone)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	lines, eof := readLines(e.Stdin, stop)
+
+	// A first, silent gather: the first batch written then has rates.
+	if err := e.Collector.Prime(); err != nil {
+		e.Log.Errorf("%v", err)
+	}
+	var tick <-chan time.Time
+	if e.Signal == SignalNone {
+		t := time.NewTicker(e.Interval)
+		defer t.Stop()
+		tick = t.C
+		lines = nil // read only to see EOF
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			e.Log.Debugf("stopping: %v", context.Cause(ctx))
+			return nil
+		case <-eof:
+			e.Log.Debugf("stdin closed: stopping")
+			return nil
+		case <-lines:
+		case <-tick:
+		}
+		err := e.Collector.WriteBatch(e.Stdout, e.Log)
+		switch {
+		case err == nil:
+		case errors.Is(err, ErrNothingGathered):
+			e.Log.Errorf("%v", err) // try again next time: /proc may come back
+		case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
+			return nil // the reader went away: nothing left to do
+		default:
+			return fmt.Errorf("writing metrics: %w", err)
+		}
+	}
+}
+
+// readLines signals each line read from r on lines (coalescing lines that
+// arrive while a gather runs) and closes eof when r ends. Its goroutine
+// stops at r's end, or at the next line once stop is closed.
+func readLines(r io.Reader, stop <-chan struct{}) (lines <-chan struct{}, eof <-chan struct{}) {
+	l := make(chan struct{}, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		br := bufio.NewReader(r)
+		for {
+			_, err := br.ReadSlice('\n')
+			if errors.Is(err, bufio.ErrBufferFull) {
+				continue // an absurdly long line is still one line
+			}
+			if err != nil {
+				return
+			}
+			select {
+			case l <- struct{}{}:
+			case <-stop:
+				return
+			default: // a gather is already pending
+			}
+		}
+	}()
+	return l, done
+}

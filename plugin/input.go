@@ -1,0 +1,133 @@
+package plugin
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// DefaultPasswd is the user database Input reads for uid -> name.
+const DefaultPasswd = "/etc/passwd"
+
+//go:embed sample.conf
+var sampleConfig string
+
+// Input is procwalk as a Telegraf input: its fields are the TOML options of
+// sample.conf. Fill them (Telegraf does, from its config), call Init once,
+// then Gather once per interval. The zero value plus Init emits the procwalk
+// schema's sessions from /proc.
+type Input struct {
+	Proc            string   `toml:"proc"`
+	Schema          string   `toml:"schema"`
+	SessionKinds    []string `toml:"session_kinds"`
+	TmuxSockets     []string `toml:"tmux_sockets"`
+	CgroupRoot      string   `toml:"cgroup_root"`
+	PSS             bool     `toml:"pss"`
+	IO              bool     `toml:"io"`
+	ProcessTop      int      `toml:"process_top"`
+	ProcessTopBy    string   `toml:"process_top_by"`
+	ProcessMatch    string   `toml:"process_match"`
+	ProcstatPattern string   `toml:"procstat_pattern"`
+	ProcstatExe     string   `toml:"procstat_exe"`
+	ProcstatUser    string   `toml:"procstat_user"`
+	ProcstatTagWith []string `toml:"procstat_tag_with"`
+	SkipSelfMetrics bool     `toml:"skip_self_metrics"`
+	Passwd          string   `toml:"passwd"`
+
+	// Log receives grouping notes at debug level; the Telegraf adapter sets
+	// it to Telegraf's logger. Nil logs nothing.
+	Log Logger `toml:"-"`
+
+	// Hook adds lines to every gather (see Config.Hook); set it before Init.
+	Hook Hook `toml:"-"`
+
+	collector *Collector
+}
+
+// SampleConfig is the commented [[inputs.procwalk]] section.
+func (*Input) SampleConfig() string { return sampleConfig }
+
+// Init checks every option, naming the first bad one, and prepares the
+// collector that Gather uses.
+func (in *Input) Init() error {
+	cfg, fs, err := in.config()
+	if err != nil {
+		return err
+	}
+	c, err := NewCollector(fs, cfg)
+	if err != nil {
+		return err
+	}
+	in.collector = c
+	return nil
+}
+
+// Collector is the collector Init prepared: exec and execd modes drive it
+// directly. Nil before Init.
+func (in *Input) Collector() *Collector { return in.collector }
+
+// Gather gathers once. Partial failures (a session source that could not be
+// read, a hook error) go to acc.AddError; the error is returned only when
+// nothing could be gathered.
+func (in *Input) Gather(acc Accumulator) error {
+	if in.collector == nil {
+		return fmt.Errorf("%w: Gather called before Init", ErrConfig)
+	}
+	return in.collector.Accumulate(acc, in.Log)
+}
+
+// config turns the options into a Config and opens the procfs root.
+func (in *Input) config() (Config, procwalk.FS, error) {
+	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook}
+	root := in.Proc
+	if root == "" {
+		root = procwalk.DefaultRoot
+	}
+	fs, err := procwalk.NewFS(root)
+	if err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("proc"), err)
+	}
+	for _, k := range in.SessionKinds {
+		if !slices.Contains(procwalk.Kinds(), k) {
+			return cfg, fs, fmt.Errorf("%w: %s %q: want any of %s", ErrConfig, opt("session_kinds"), k, strings.Join(procwalk.Kinds(), ", "))
+		}
+	}
+	cfg.Group.Kinds = in.SessionKinds
+	cfg.Group.Tmux.Sockets = in.TmuxSockets
+	cfg.Group.CgroupRoot = in.CgroupRoot
+	if in.PSS {
+		cfg.Fields |= procwalk.FieldSmaps
+	}
+	if in.IO {
+		cfg.Fields |= procwalk.FieldIO
+	}
+	cfg.Processes = ProcessConfig{Top: in.ProcessTop, By: in.ProcessTopBy}
+	for _, re := range []struct {
+		key, expr string
+		dst       **regexp.Regexp
+	}{
+		{"process_match", in.ProcessMatch, &cfg.Processes.Match},
+		{"procstat_pattern", in.ProcstatPattern, &cfg.Procstat.Pattern},
+		{"procstat_exe", in.ProcstatExe, &cfg.Procstat.Exe},
+	} {
+		if re.expr == "" {
+			continue
+		}
+		if *re.dst, err = regexp.Compile(re.expr); err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt(re.key), err)
+		}
+	}
+	passwd := in.Passwd
+	if passwd == "" {
+		passwd = DefaultPasswd
+	}
+	// Without a readable user database, users show as numeric uids.
+	cfg.Users, _ = procwalk.ReadUsers(passwd)
+	cfg.Procstat.User = in.ProcstatUser
+	cfg.Procstat.TagWith = in.ProcstatTagWith
+	return cfg, fs, nil
+}

@@ -1,0 +1,201 @@
+package plugin
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// schema.go maps a gather onto the procwalk measurements. README.md in this
+// directory documents every tag and field; a field's type never changes
+// (bytes and counts are integers, rates, percentages and seconds floats),
+// and a field that cannot be known is left out, never written as zero.
+
+// Measurement names.
+const (
+	MeasurementSession  = "procwalk_session"
+	MeasurementProcess  = "procwalk_process"
+	MeasurementSelf     = "procwalk"
+	MeasurementAction   = "procwalk_action"
+	MeasurementProcstat = "procstat"
+	MeasurementLookup   = "procstat_lookup"
+)
+
+// sessionTagAttrs are the Session.Attrs written as procwalk_session tags:
+// the few that name where a session runs and stay stable over its life.
+func sessionTagAttrs() [5]string {
+	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent}
+}
+
+func writeSession(w metricWriter, s *procwalk.Session, t time.Time) {
+	w.begin(MeasurementSession)
+	w.tag("kind", s.Kind)
+	w.tag("session", s.Name)
+	for _, k := range sessionTagAttrs() {
+		w.tag(k, s.Attrs[k])
+	}
+	tot := &s.Totals
+	w.intField("procs", int64(tot.Procs))
+	w.intField("threads", int64(tot.Threads))
+	w.intField("zombies", int64(tot.Zombies))
+	w.intField("rss_bytes", bytesInt(tot.RSSBytes))
+	w.intField("swap_bytes", bytesInt(tot.SwapBytes))
+	if tot.SmapsRead > 0 {
+		w.intField("pss_bytes", bytesInt(tot.PSSBytes))
+		w.intField("uss_bytes", bytesInt(tot.USSBytes))
+		w.intField("smaps_read_procs", int64(tot.SmapsRead))
+	}
+	w.floatField("cpu_time_seconds", tot.CumulativeCPUSeconds)
+	if tot.IORead > 0 {
+		w.intField("read_bytes", bytesInt(tot.CumulativeReadBytes))
+		w.intField("write_bytes", bytesInt(tot.CumulativeWriteBytes))
+		w.intField("io_read_procs", int64(tot.IORead))
+	}
+	if tot.RatesMeasured > 0 {
+		w.floatField("cpu_percent", tot.CPUPercent)
+		w.floatField("growth_bytes_per_minute", tot.RSSGrowthBytesPerMinute)
+		if tot.SmapsRead > 0 {
+			w.floatField("pss_growth_bytes_per_minute", tot.PSSGrowthBytesPerMinute)
+		}
+		if tot.IORead > 0 {
+			w.floatField("read_bytes_per_second", tot.ReadBytesPerSecond)
+			w.floatField("write_bytes_per_second", tot.WriteBytesPerSecond)
+		}
+	}
+	if !tot.OldestStart.IsZero() {
+		w.intField("oldest_start_unix_seconds", tot.OldestStart.Unix())
+	}
+	if cg := tot.Cgroup; cg != nil {
+		if cg.HaveMemoryUsage {
+			w.intField("memory_usage_bytes", bytesInt(cg.MemoryUsageBytes))
+		}
+		if cg.MemoryLimitBytes > 0 {
+			w.intField("memory_limit_bytes", bytesInt(cg.MemoryLimitBytes))
+			if cg.HaveMemoryUsage {
+				w.floatField("memory_usage_percent", cg.MemoryPercent)
+			}
+		}
+		if cg.CPUQuotaCores > 0 {
+			w.floatField("cpu_quota_cores", cg.CPUQuotaCores)
+			if tot.RatesMeasured > 0 {
+				w.floatField("cpu_quota_percent", cg.CPUQuotaPercent)
+			}
+		}
+		w.boolField("danger", cg.Danger)
+	}
+	w.end(t)
+}
+
+// writeProcess writes one procwalk_process line. rank (1 = the top) makes
+// each line of a session its own series, so two processes with the same
+// name never overwrite each other in InfluxDB, while the number of series
+// stays at most Top per session.
+func writeProcess(w metricWriter, s *procwalk.Session, rank int, p *procwalk.Process, by string, t time.Time) {
+	w.begin(MeasurementProcess)
+	w.tag("kind", s.Kind)
+	w.tag("session", s.Name)
+	w.tag("rank", strconv.Itoa(rank)) // no allocation below 100
+	w.tag("by", by)
+	w.intField("pid", int64(p.ID.PID))
+	w.intField("ppid", int64(p.PPID))
+	w.stringField("comm", p.Comm)
+	if p.Read&procwalk.FieldCmdline != 0 {
+		w.argsField("cmdline", p.Cmdline)
+	}
+	w.stringField("state", stateString(p.State))
+	w.intField("start_unix_seconds", p.Start.Unix())
+	w.intField("threads", int64(p.Threads))
+	w.intField("rss_bytes", bytesInt(p.RSSBytes))
+	w.intField("vsize_bytes", bytesInt(p.VSizeBytes))
+	if p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0 {
+		w.intField("swap_bytes", bytesInt(p.SwapBytes))
+	}
+	if p.Read&procwalk.FieldSmaps != 0 {
+		w.intField("pss_bytes", bytesInt(p.Smaps.PSSBytes))
+		w.intField("uss_bytes", bytesInt(p.Smaps.USSBytes))
+	}
+	w.floatField("cpu_time_seconds", p.CPUSeconds())
+	if p.Read&procwalk.FieldIO != 0 {
+		w.intField("read_bytes", bytesInt(p.IO.ReadBytes))
+		w.intField("write_bytes", bytesInt(p.IO.WriteBytes))
+	}
+	if r := &p.Rates; r.Measured {
+		w.floatField("cpu_percent", r.CPUPercent)
+		w.floatField("rss_growth_bytes_per_minute", r.RSSGrowthBytesPerMinute)
+		if r.HaveIO {
+			w.floatField("read_bytes_per_second", r.ReadBytesPerSecond)
+			w.floatField("write_bytes_per_second", r.WriteBytesPerSecond)
+		}
+	}
+	w.end(t)
+}
+
+// selfStats is what a gather knows about itself.
+type selfStats struct {
+	schema        string
+	gatherSeconds float64 // the whole gather: scan, grouping, encoding
+	scanSeconds   float64
+	sessions      int
+	lines         int // lines written before the self line
+	dropped       int // lines the encoder rejected
+	errors        int // errors reported for this gather (AddError or logged)
+	cpuSeconds    float64
+	maxRSSBytes   uint64
+	visibility    procwalk.Visibility
+	processes     int
+}
+
+func writeSelf(w metricWriter, st *selfStats, t time.Time) {
+	v := &st.visibility
+	w.begin(MeasurementSelf)
+	w.tag("schema", st.schema)
+	w.floatField("gather_seconds", st.gatherSeconds)
+	w.floatField("scan_seconds", st.scanSeconds)
+	w.intField("processes", int64(st.processes))
+	w.intField("processes_listed", int64(v.Listed))
+	w.intField("processes_gone", int64(v.Gone))
+	w.intField("processes_malformed", int64(v.Malformed))
+	denied := 0
+	for _, n := range v.Denied {
+		denied += n
+	}
+	w.intField("partial_reads", int64(denied))
+	w.boolField("others_hidden", v.OthersHidden)
+	w.intField("sessions", int64(st.sessions))
+	w.intField("lines", int64(st.lines))
+	w.intField("dropped_lines", int64(st.dropped))
+	w.intField("errors", int64(st.errors))
+	w.floatField("cpu_seconds", st.cpuSeconds)
+	w.intField("max_rss_bytes", bytesInt(st.maxRSSBytes))
+	w.end(t)
+}
+
+// stateString names a process state letter (proc_pid_stat(5)).
+func stateString(s byte) string {
+	switch s {
+	case 'R':
+		return "running"
+	case 'S':
+		return "sleeping"
+	case 'D':
+		return "disk_sleep"
+	case 'Z':
+		return "zombie"
+	case 'T':
+		return "stopped"
+	case 't':
+		return "tracing_stop"
+	case 'X', 'x':
+		return "dead"
+	case 'I':
+		return "idle"
+	case 'K':
+		return "wakekill"
+	case 'W':
+		return "waking"
+	case 'P':
+		return "parked"
+	}
+	return "unknown"
+}

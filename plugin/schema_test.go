@@ -1,0 +1,200 @@
+package plugin
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+var t0 = time.Unix(1700000100, 0)
+
+func encode(t *testing.T, write func(w metricWriter)) []point {
+	t.Helper()
+	var w lineWriter
+	write(&w)
+	if w.err != nil {
+		t.Fatalf("encoder rejected a line: %v", w.err)
+	}
+	return decode(t, w.bytes())
+}
+
+func TestWriteSessionFields(t *testing.T) {
+	s := procwalk.Session{
+		Kind:  procwalk.KindCgroup,
+		Name:  "kubepods/pod-a",
+		Attrs: map[string]string{procwalk.AttrPod: "web-1", procwalk.AttrNamespace: "prod", procwalk.AttrCgroup: "/kubepods/x"},
+		Totals: procwalk.SessionTotals{
+			Totals: procwalk.Totals{
+				Procs: 3, Threads: 7, Zombies: 1, RSSBytes: 3 << 20, PSSBytes: 2 << 20, USSBytes: 1 << 20,
+				SwapBytes: 4096, CPUPercent: 12.5, ReadBytesPerSecond: 10, WriteBytesPerSecond: 20,
+				RatesMeasured: 2, SmapsRead: 3, IORead: 3,
+			},
+			OldestStart:             time.Unix(1700000000, 0),
+			RSSGrowthBytesPerMinute: 1024,
+			PSSGrowthBytesPerMinute: 512,
+			CumulativeCPUSeconds:    42.5,
+			CumulativeReadBytes:     1000,
+			CumulativeWriteBytes:    2000,
+			Cgroup: &procwalk.CgroupUsage{
+				HaveMemoryUsage: true, MemoryUsageBytes: 50 << 20, MemoryLimitBytes: 100 << 20,
+				MemoryPercent: 50, CPUQuotaCores: 1.5, CPUQuotaPercent: 20,
+			},
+		},
+	}
+	ps := encode(t, func(w metricWriter) { writeSession(w, &s, t0) })
+	if len(ps) != 1 {
+		t.Fatalf("%d points, want 1", len(ps))
+	}
+	p := ps[0]
+	wantTags := map[string]string{"kind": "cgroup", "session": "kubepods/pod-a", "pod": "web-1", "namespace": "prod"}
+	if !reflect.DeepEqual(p.tags, wantTags) {
+		t.Errorf("tags = %v, want %v", p.tags, wantTags)
+	}
+	want := map[string]any{
+		"procs": int64(3), "threads": int64(7), "zombies": int64(1),
+		"rss_bytes": int64(3 << 20), "pss_bytes": int64(2 << 20), "uss_bytes": int64(1 << 20),
+		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
+		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
+		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
+		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0,
+		"oldest_start_unix_seconds": int64(1700000000),
+		"memory_usage_bytes":        int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
+		"cpu_quota_cores": 1.5, "cpu_quota_percent": 20.0, "danger": false,
+	}
+	if !reflect.DeepEqual(p.fields, want) {
+		t.Errorf("fields =\n%v\nwant\n%v", p.fields, want)
+	}
+	if !p.time.Equal(t0) {
+		t.Errorf("time = %v, want %v", p.time, t0)
+	}
+}
+
+// Unknown values are left out, never written as a misleading zero, and the
+// fields that are written keep their types.
+func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
+	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Totals: procwalk.SessionTotals{
+		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
+	}}
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, t0) })[0]
+	for _, absent := range []string{"pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
+		"growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
+		if v, ok := p.fields[absent]; ok {
+			t.Errorf("%s = %v written without data", absent, v)
+		}
+	}
+	if _, ok := p.fields["cpu_time_seconds"].(float64); !ok {
+		t.Errorf("cpu_time_seconds = %#v, want a float even when whole", p.fields["cpu_time_seconds"])
+	}
+	if _, ok := p.tags["pod"]; ok {
+		t.Errorf("empty pod tag written: %v", p.tags)
+	}
+}
+
+func TestWriteProcessHostileNames(t *testing.T) {
+	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "my session,x=y"}
+	p := procwalk.Process{
+		ID: procwalk.ProcID{PID: 4242, StartTicks: 99}, PPID: 1, Comm: "evil\n) x=1", State: 'R',
+		Cmdline: []string{"/bin/evil", "a\nb", "\xff"}, Read: procwalk.FieldCmdline | procwalk.FieldIO,
+		Threads: 2, RSSBytes: 1 << 20, IO: procwalk.IO{ReadBytes: 10, WriteBytes: 20},
+		Rates: procwalk.Rates{Measured: true, CPUPercent: 99.5, HaveIO: true, ReadBytesPerSecond: 1},
+	}
+	got := encode(t, func(w metricWriter) { writeProcess(w, &s, 3, &p, "cpu_percent", t0) })[0]
+	wantTags := map[string]string{"kind": "tmux", "session": "my session,x=y", "rank": "3", "by": "cpu_percent"}
+	if !reflect.DeepEqual(got.tags, wantTags) {
+		t.Errorf("tags = %v, want %v", got.tags, wantTags)
+	}
+	checks := map[string]any{
+		"pid": int64(4242), "ppid": int64(1), "comm": "evil?) x=1", "cmdline": "/bin/evil a?b \uFFFD",
+		"state": "running", "rss_bytes": int64(1 << 20), "read_bytes": int64(10), "cpu_percent": 99.5,
+		"read_bytes_per_second": 1.0,
+	}
+	for k, want := range checks {
+		if got.fields[k] != want {
+			t.Errorf("%s = %#v, want %#v", k, got.fields[k], want)
+		}
+	}
+	if _, ok := got.fields["pss_bytes"]; ok {
+		t.Error("pss_bytes written without smaps")
+	}
+}
+
+func TestInsertTop(t *testing.T) {
+	procs := []procwalk.Process{
+		{ID: procwalk.ProcID{PID: 5}, RSSBytes: 10},
+		{ID: procwalk.ProcID{PID: 3}, RSSBytes: 30},
+		{ID: procwalk.ProcID{PID: 9}, RSSBytes: 30},
+		{ID: procwalk.ProcID{PID: 1}, RSSBytes: 5},
+		{ID: procwalk.ProcID{PID: 7}, RSSBytes: 40},
+	}
+	rank, _ := processRanking("rss_bytes")
+	var top []*procwalk.Process
+	for i := range procs {
+		top = insertTop(top, &procs[i], 3, rank)
+	}
+	var got []int
+	for _, p := range top {
+		got = append(got, p.ID.PID)
+	}
+	if want := []int{7, 3, 9}; !reflect.DeepEqual(got, want) {
+		t.Errorf("top 3 by rss = %v, want %v (ties: lower pid first)", got, want)
+	}
+}
+
+func TestBatchAdd(t *testing.T) {
+	var w lineWriter
+	b := &Batch{w: &w, t: t0}
+	err := b.Add("rule_hits", map[string]string{"rule": "grow fast", "empty": ""}, map[string]any{
+		"count": 3, "ratio": float32(0.5), "big": uint64(1 << 40), "ok": true, "why": "rss\ngrew",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct {
+		m string
+		f map[string]any
+	}{
+		{"", map[string]any{"a": 1}},
+		{"m", nil},
+		{"m", map[string]any{"a": []int{1}}},
+	} {
+		if err := b.Add(bad.m, nil, bad.f); err == nil {
+			t.Errorf("Add(%q, %v) = nil error", bad.m, bad.f)
+		}
+	}
+	ps := decode(t, w.bytes())
+	if len(ps) != 1 {
+		t.Fatalf("%d points, want 1 (bad metrics must add nothing)", len(ps))
+	}
+	want := map[string]any{"count": int64(3), "ratio": 0.5, "big": int64(1 << 40), "ok": true, "why": "rss?grew"}
+	if !reflect.DeepEqual(ps[0].fields, want) || !reflect.DeepEqual(ps[0].tags, map[string]string{"rule": "grow fast"}) {
+		t.Errorf("got %v %v, want fields %v and only the rule tag", ps[0].tags, ps[0].fields, want)
+	}
+}
+
+func TestLineWriterCountsDroppedLines(t *testing.T) {
+	var w lineWriter
+	w.begin("good")
+	w.intField("a", 1)
+	w.end(t0)
+	w.begin("bad")
+	w.floatField("nan_only", nan())
+	w.end(t0) // a line without fields is rejected, and must leave no trace
+	w.begin("good")
+	w.intField("a", 2)
+	w.end(t0)
+	if w.lines != 2 || w.dropped != 1 || w.err == nil {
+		t.Fatalf("lines=%d dropped=%d err=%v, want 2, 1 and an error", w.lines, w.dropped, w.err)
+	}
+	if got := string(w.bytes()); strings.Count(got, "\n") != 2 || strings.Contains(got, "bad") {
+		t.Errorf("batch = %q, want the two good lines only", got)
+	}
+	decode(t, w.bytes())
+}
+
+func nan() float64 {
+	zero := 0.0
+	return zero / zero
+}
