@@ -1,0 +1,160 @@
+package plugin
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the logger and the test to share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type execdRun struct {
+	stdin  *io.PipeWriter
+	out    *bufio.Reader
+	stderr *syncBuffer
+	done   chan error
+	cancel context.CancelFunc
+}
+
+func startExecd(t *testing.T, signal string, interval time.Duration, out io.Writer) *execdRun {
+	t.Helper()
+	inR, inW := io.Pipe()
+	r := &execdRun{stdin: inW, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	if out == nil {
+		outR, outW := io.Pipe()
+		r.out = bufio.NewReader(outR)
+		out = outW
+		t.Cleanup(func() { outR.Close() })
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	t.Cleanup(cancel)
+	x := &Execd{
+		Collector: userSessions(t, Config{}),
+		Stdin:     inR, Stdout: out, Log: NewLineLogger(r.stderr, true),
+		Signal: signal, Interval: interval,
+	}
+	go func() { r.done <- x.Run(ctx) }()
+	return r
+}
+
+// readBatch reads lines up to and including the self-metrics line.
+func (r *execdRun) readBatch(t *testing.T) []point {
+	t.Helper()
+	var b []byte
+	for {
+		line, err := r.out.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("reading a batch: %v (so far %q)", err, b)
+		}
+		b = append(b, line...)
+		if bytes.HasPrefix(line, []byte(MeasurementSelf+",")) {
+			return decode(t, b)
+		}
+	}
+}
+
+func (r *execdRun) wait(t *testing.T) {
+	t.Helper()
+	select {
+	case err := <-r.done:
+		if err != nil {
+			t.Fatalf("Run = %v, want nil", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Run did not return within 5 s")
+	}
+}
+
+func TestExecdGathersPerStdinLineAndStopsAtEOF(t *testing.T) {
+	r := startExecd(t, SignalStdin, 0, nil)
+	for i := 0; i < 2; i++ {
+		if _, err := io.WriteString(r.stdin, "\n"); err != nil {
+			t.Fatal(err)
+		}
+		ps := r.readBatch(t)
+		s := only(ps, MeasurementSession)
+		if len(s) != 2 {
+			t.Fatalf("batch %d: %d sessions, want 2", i, len(s))
+		}
+		// The silent first gather at start gives even the first batch rates.
+		if _, ok := s[0].fields["cpu_percent"]; !ok {
+			t.Errorf("batch %d has no cpu_percent: rates must carry across gathers", i)
+		}
+	}
+	r.stdin.Close()
+	r.wait(t)
+	for _, line := range strings.Split(strings.TrimSpace(r.stderr.String()), "\n") {
+		if line != "" && !strings.HasPrefix(line, "D! ") && !strings.HasPrefix(line, "I! ") {
+			t.Errorf("stderr line without a level marker or above debug: %q", line)
+		}
+	}
+}
+
+func TestExecdOwnIntervalStopsOnContext(t *testing.T) {
+	r := startExecd(t, SignalNone, 20*time.Millisecond, nil)
+	r.readBatch(t)
+	r.readBatch(t)
+	r.cancel() // what SIGTERM does through main's context
+	r.wait(t)
+}
+
+func TestExecdEndsQuietlyOnClosedStdout(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	pr.Close() // nobody will ever read: the first write gets EPIPE
+	r := startExecd(t, SignalStdin, 0, pw)
+	io.WriteString(r.stdin, "\n")
+	r.wait(t)
+	if strings.Contains(r.stderr.String(), "E! ") {
+		t.Errorf("a closed stdout was logged as an error: %q", r.stderr.String())
+	}
+}
+
+func TestParseSignal(t *testing.T) {
+	for in, want := range map[string]string{"STDIN": SignalStdin, "stdin": SignalStdin, "none": SignalNone, "NONE": SignalNone} {
+		if got, err := ParseSignal(in); err != nil || got != want {
+			t.Errorf("ParseSignal(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := ParseSignal("SIGHUP"); !errors.Is(err, ErrConfig) {
+		t.Errorf("ParseSignal(SIGHUP) = %v, want ErrConfig", err)
+	}
+}
+
+func TestLineLoggerKeepsOneLinePerMessage(t *testing.T) {
+	var b syncBuffer
+	l := NewLineLogger(&b, false)
+	l.Errorf("bad\nthing %d", 1)
+	l.Warnf("careful")
+	l.Debugf("hidden")
+	if got, want := b.String(), "E! bad thing 1\nW! careful\n"; got != want {
+		t.Errorf("log = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,122 @@
+package plugin
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// fakeAcc records what Gather adds, as Telegraf's accumulator would see it.
+type fakeAcc struct {
+	points []point
+	errs   []error
+}
+
+func (a *fakeAcc) AddFields(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
+	a.points = append(a.points, point{measurement: m, tags: tags, fields: f, time: t[0]})
+}
+func (a *fakeAcc) AddGauge(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
+	a.AddFields(m, f, tags, t...)
+}
+func (a *fakeAcc) AddCounter(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
+	a.AddFields(m, f, tags, t...)
+}
+func (a *fakeAcc) AddSummary(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
+	a.AddFields(m, f, tags, t...)
+}
+func (a *fakeAcc) AddHistogram(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
+	a.AddFields(m, f, tags, t...)
+}
+func (a *fakeAcc) SetPrecision(time.Duration) {}
+func (a *fakeAcc) AddError(err error)         { a.errs = append(a.errs, err) }
+
+func TestInitNamesTheBadOption(t *testing.T) {
+	tests := []struct {
+		in   Input
+		want string // the option the error must name
+	}{
+		{Input{Proc: "/nonexistent"}, "proc"},
+		{Input{Proc: fixtureProc, Schema: "influx"}, "schema"},
+		{Input{Proc: fixtureProc, SessionKinds: []string{"tmux", "podz"}}, "session_kinds"},
+		{Input{Proc: fixtureProc, ProcessTop: MaxTop + 1}, "process_top"},
+		{Input{Proc: fixtureProc, ProcessTop: -1}, "process_top"},
+		{Input{Proc: fixtureProc, ProcessTop: 3, ProcessTopBy: "memory"}, "process_top_by"},
+		{Input{Proc: fixtureProc, ProcessTop: 3, ProcessTopBy: "pss_bytes"}, "pss"},
+		{Input{Proc: fixtureProc, ProcessTop: 3, ProcessMatch: "(unclosed"}, "process_match"},
+		{Input{Proc: fixtureProc, ProcessMatch: "bash"}, "process_top"},
+		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcstatPattern: "a", ProcstatUser: "root"}, "procstat_user"},
+		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcstatExe: "*"}, "procstat_exe"},
+		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcstatTagWith: []string{"cpu"}}, "procstat_tag_with"},
+		{Input{Proc: fixtureProc, ProcstatPattern: "x"}, "schema"},
+		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcessTop: 2}, "process_top"},
+	}
+	for _, tt := range tests {
+		err := tt.in.Init()
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: Init() = %v, want ErrConfig", tt.in, err)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.want+" (--"+strings.ReplaceAll(tt.want, "_", "-")+")") {
+			t.Errorf("Init() = %q, want it to name %s and its flag", err, tt.want)
+		}
+	}
+}
+
+func TestGatherMatchesLineOutput(t *testing.T) {
+	newInput := func() *Input {
+		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, ProcessTop: 2, SkipSelfMetrics: true}
+		if err := in.Init(); err != nil {
+			t.Fatal(err)
+		}
+		return in
+	}
+	var acc fakeAcc
+	if err := newInput().Gather(&acc); err != nil {
+		t.Fatal(err)
+	}
+	var lines bytes.Buffer
+	if err := newInput().Collector().WriteBatch(&lines, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := decode(t, lines.Bytes())
+	if len(acc.points) != len(want) || len(want) != 2+3 {
+		t.Fatalf("Gather added %d metrics, line output has %d, want 5 (2 sessions, 3 processes)", len(acc.points), len(want))
+	}
+	for i := range want {
+		got := acc.points[i]
+		got.time, want[i].time = time.Time{}, time.Time{}
+		if !reflect.DeepEqual(got, want[i]) {
+			t.Errorf("metric %d:\nGather: %+v\nlines:  %+v", i, got, want[i])
+		}
+	}
+	if len(acc.errs) != 0 {
+		t.Errorf("AddError called on a complete gather: %v", acc.errs)
+	}
+}
+
+func TestGatherBeforeInit(t *testing.T) {
+	var in Input
+	if err := in.Gather(&fakeAcc{}); !errors.Is(err, ErrConfig) {
+		t.Errorf("Gather before Init = %v, want ErrConfig", err)
+	}
+}
+
+func TestSampleConfigDocumentsEveryOption(t *testing.T) {
+	sample := (&Input{}).SampleConfig()
+	typ := reflect.TypeOf(Input{})
+	for i := 0; i < typ.NumField(); i++ {
+		key := typ.Field(i).Tag.Get("toml")
+		if key == "" || key == "-" {
+			continue
+		}
+		if !strings.Contains(sample, "# "+key+" = ") {
+			t.Errorf("sample.conf lacks a commented default for %q", key)
+		}
+	}
+	if !strings.HasPrefix(strings.SplitN(sample, "\n", 3)[1], "[[inputs.procwalk]]") {
+		t.Errorf("sample.conf must start with a comment then [[inputs.procwalk]]:\n%s", sample)
+	}
+}
