@@ -78,7 +78,7 @@ func configParser(known map[string]bool) ff.ConfigFileParser {
 				return fmt.Errorf("config file %s: unknown flag %q: no procwalk command has it (see procwalk <command> --help)", path, name)
 			}
 			if err := set(name, value); err != nil {
-				return fmt.Errorf("config file %s: %w", path, err)
+				return fmt.Errorf("config file %s: bad line %q: %w", path, name+" "+value, err)
 			}
 			return nil
 		})

@@ -88,67 +88,95 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 	}
 }
 
+// psPlan is what the flags ask for, checked before any scan.
+type psPlan struct {
+	order  psOrder
+	cols   []psColumn
+	match  func(*procwalk.Process) bool
+	rates  bool
+	fields procwalk.Fields
+	users  *procwalk.Users
+}
+
 func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf("ps takes no arguments, got %q: select processes with --filter, --regex or --user", args[0])
 	}
-	order, err := parsePSSort(c.sort)
+	plan, err := c.plan()
 	if err != nil {
 		return err
 	}
-	cols, err := c.tableColumns()
+	snap, err := c.g.snapshot(ctx, plan.fields, plan.rates)
 	if err != nil {
 		return err
 	}
-	if order.needsPSS || slices.ContainsFunc(cols, func(col psColumn) bool { return col.needsPSS }) {
-		c.g.pss = true // asking for PSS is asking to read it
+	return c.print(snap, plan)
+}
+
+// plan checks the flags and works out what to read.
+func (c *psCommand) plan() (psPlan, error) {
+	var plan psPlan
+	var err error
+	if plan.order, err = parsePSSort(c.sort); err != nil {
+		return plan, err
 	}
-	if c.noRates && order.needsRates {
-		return usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", order.name)
+	// Asking for PSS, by sort or column, is asking to read it; the default
+	// columns then show it too.
+	if plan.order.needsPSS {
+		c.g.pss = true
 	}
-	rates := !c.noRates && (c.json || order.needsRates || slices.ContainsFunc(cols, func(col psColumn) bool { return col.needsRates }))
+	if plan.cols, err = c.tableColumns(); err != nil {
+		return plan, err
+	}
+	if slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needsPSS }) {
+		c.g.pss = true
+	}
+	if c.noRates && plan.order.needsRates {
+		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.name)
+	}
+	plan.rates = !c.noRates && (c.json || plan.order.needsRates || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needsRates }))
 	if c.limit < 0 {
-		return usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
+		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
 	users, usersErr := c.g.users()
-	match, err := c.matcher(users, usersErr)
-	if err != nil {
-		return err
+	plan.users = users
+	if plan.match, err = c.matcher(users, usersErr); err != nil {
+		return plan, err
 	}
-
-	fields := procwalk.FieldStatus | procwalk.FieldCmdline
-	if rates {
-		fields |= procwalk.FieldIO
+	plan.fields = procwalk.FieldStatus | procwalk.FieldCmdline
+	if plan.rates {
+		plan.fields |= procwalk.FieldIO
 	}
 	if c.g.pss {
-		fields |= procwalk.FieldSmaps
+		plan.fields |= procwalk.FieldSmaps
 	}
-	snap, err := c.g.snapshot(ctx, fields, rates)
-	if err != nil {
-		return err
-	}
+	return plan, nil
+}
+
+// print selects, sorts and prints the processes of snap.
+func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan) error {
 	var procs []*procwalk.Process
 	for i := range snap.Procs {
-		if p := &snap.Procs[i]; match(p) {
+		if p := &snap.Procs[i]; plan.match(p) {
 			procs = append(procs, p)
 		}
 	}
-	order.sort(snap, procs)
+	plan.order.sort(snap, procs)
 	if c.limit > 0 && len(procs) > c.limit {
 		procs = procs[:c.limit]
 	}
 
 	if c.json {
-		return writeJSONSnapshot(c.e.stdout, snap, procs, users)
+		return writeJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}
 	t := &table{}
-	for _, col := range cols {
+	for _, col := range plan.cols {
 		t.cols = append(t.cols, column{header: col.header, right: col.right})
 	}
 	for _, p := range procs {
-		row := make([]string, len(cols))
-		for i, col := range cols {
-			row[i] = col.value(snap, p, users)
+		row := make([]string, len(plan.cols))
+		for i, col := range plan.cols {
+			row[i] = col.value(snap, p, plan.users)
 		}
 		t.add(row...)
 	}

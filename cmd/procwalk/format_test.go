@@ -1,0 +1,141 @@
+package main
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestFormatBytes(t *testing.T) {
+	tests := []struct {
+		in   uint64
+		want string
+	}{
+		{0, "0 B"},
+		{1023, "1023 B"},
+		{1024, "1.0 KiB"},
+		{1536, "1.5 KiB"},
+		{12898509, "12.3 MiB"},
+		{1<<20 - 1, "1.0 MiB"}, // rounds up into the next unit, not "1024.0 KiB"
+		{1610612736, "1.5 GiB"},
+		{5 << 40, "5.0 TiB"},
+		{math.MaxUint64, "16.0 EiB"},
+	}
+	for _, tt := range tests {
+		if got := formatBytes(tt.in); got != tt.want {
+			t.Errorf("formatBytes(%d) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatRate(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0 B"},
+		{1048576, "1.0 MiB"},
+		{511.6, "512 B"},
+		{-1, "-"},
+		{math.NaN(), "-"},
+	}
+	for _, tt := range tests {
+		if got := formatRate(tt.in); got != tt.want {
+			t.Errorf("formatRate(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want string
+	}{
+		{-time.Second, "0s"},
+		{0, "0s"},
+		{42*time.Second + 900*time.Millisecond, "42s"},
+		{5*time.Minute + 12*time.Second, "5m12s"},
+		{2*time.Hour + 5*time.Minute + 59*time.Second, "2h05m"},
+		{3*24*time.Hour + 4*time.Hour, "3d04h"},
+		{412 * 24 * time.Hour, "412d"},
+	}
+	for _, tt := range tests {
+		if got := formatDuration(tt.in); got != tt.want {
+			t.Errorf("formatDuration(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	seconds := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0.00s"},
+		{12.345, "12.35s"},
+		{59.99, "59.99s"},
+		{73, "1m13s"},
+		{1030.86, "17m10s"},
+	}
+	for _, tt := range seconds {
+		if got := formatSeconds(tt.in); got != tt.want {
+			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"bash", "bash"},
+		{"tmux: server", "tmux: server"},
+		{"evil\nname", `evil\nname`},
+		{"tab\there", `tab\there`},
+		{"bell\x07", `bell\x07`},
+		{"del\x7f", `del\x7f`},
+		{"bad\xffutf8", `bad\xffutf8`},
+		{"naïve ✓", "naïve ✓"},
+		{"bidi\u202eevil", `bidi\u202eevil`},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := printable(tt.in); got != tt.want {
+			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestTableWrite(t *testing.T) {
+	tb := &table{cols: []column{{header: "PID", right: true}, {header: "USER"}, {header: "COMMAND"}}}
+	tb.add("1", "root", "/sbin/init splash")
+	tb.add("12345", "dev", "naïve ✓ command")
+	var b strings.Builder
+	if err := tb.write(&b, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := `  PID  USER  COMMAND
+    1  root  /sbin/init splash
+12345  dev   naïve ✓ command
+`
+	if b.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	// Cut to 20 columns: 13 go to PID and USER, the last column keeps 7
+	// runes.
+	b.Reset()
+	if err := tb.write(&b, 20); err != nil {
+		t.Fatal(err)
+	}
+	want = `  PID  USER  COMMAND
+    1  root  /sbin/i
+12345  dev   naïve ✓
+`
+	if b.String() != want {
+		t.Errorf("cut to 20:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// A strings.Builder is no terminal: output is never cut.
+func TestTerminalWidthOfAPipe(t *testing.T) {
+	if w := terminalWidth(&strings.Builder{}); w != 0 {
+		t.Errorf("terminalWidth(Builder) = %d, want 0", w)
+	}
+}

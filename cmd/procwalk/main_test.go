@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The tests run the command on the engine's fixture /proc (see
+// procwalk/testdata and its description in procwalk/snapshot_test.go):
+//
+//	1 systemd (root)
+//	├─ 100 tmux: server ─┬─ 101 bash ─ 110 make ─ 111 cc1
+//	│                    └─ 102 bash ─ 120 python3 ─ 121 zombie
+//	├─ 200..205 adversarial comms, 303 badfiles (malformed status and io)
+//	2 kthreadd ─ 3 kworker;  400 orphan (parent 300 gone mid-scan)
+//
+// and a passwd naming uid 0 root and uid 1000 dev.
+const (
+	fixtureProc   = "../../procwalk/testdata/proc"
+	fixturePasswd = "testdata/passwd"
+)
+
+// fixtureNote is the stderr line for a scan of the fixture without status
+// (301 and 302 are dropped as malformed, 300 is gone).
+const fixtureNote = "procwalk: partial data: 1 process exited mid-scan; 2 processes with malformed /proc files (2 left out: bad stat or statm)\n"
+
+// fixtureNoteStatus adds 303, whose status and io are malformed.
+const fixtureNoteStatus = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat or statm)\n"
+
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// cli runs the command as main would, with no PROCWALK_* variable from the
+// test's own environment leaking in.
+func cli(t *testing.T, args ...string) result {
+	t.Helper()
+	return cliContext(t, context.Background(), args...)
+}
+
+func cliContext(t *testing.T, ctx context.Context, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
+	return result{stdout.String(), stderr.String(), exitCode(err)}
+}
+
+// clearEnv blanks every PROCWALK_* variable for the test (ff ignores empty
+// values), so a developer's own settings cannot change results.
+func clearEnv(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "PROCWALK_") {
+			t.Setenv(name, "")
+		}
+	}
+}
+
+// fixture prefixes args with the fixture's --proc and --passwd.
+func fixture(args ...string) []string {
+	return append([]string{"--proc", fixtureProc, "--passwd", fixturePasswd}, args...)
+}
+
+// needPages4K skips tests whose literal byte sizes assume 4 KiB pages (the
+// fixture's statm counts pages; amd64 and most arm64 kernels use 4 KiB).
+func needPages4K(t *testing.T) {
+	if os.Getpagesize() != 4096 {
+		t.Skipf("fixture sizes assume 4096-byte pages, this host has %d", os.Getpagesize())
+	}
+}
+
+func TestExitCodes(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string // a substring of stderr
+	}{
+		{"unknown global flag", []string{"--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
+		{"unknown ps flag", fixture("ps", "--bogus"), exitUsage, "flag provided but not defined: -bogus"},
+		{"unknown tree flag", fixture("tree", "-x"), exitUsage, "flag provided but not defined: -x"},
+		{"unknown command", []string{"nope"}, exitUsage, `unknown command "nope": run 'procwalk --help' for the list`},
+		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `invalid value "soon" for flag -interval`},
+		{"zero interval with rates", fixture("ps", "--interval", "0s"), exitUsage, "--interval 0s: rates need two samples a positive time apart"},
+		{"ps argument", fixture("ps", "bash"), exitUsage, `ps takes no arguments, got "bash"`},
+		{"missing root", []string{"--proc", "/nope", "ps"}, exitError, "/nope has no stat file"},
+		{"missing root after command", []string{"tree", "--proc", "/nope/proc"}, exitError, "/nope/proc has no stat file"},
+		{"help", []string{"--help"}, exitOK, "EXIT CODES"},
+		{"ps help", []string{"ps", "-h"}, exitOK, "EXIT CODES"},
+		{"tree help", []string{"tree", "--help"}, exitOK, "EXIT CODES"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, tt.args...)
+			if r.code != tt.code {
+				t.Errorf("exit code %d, want %d; stderr:\n%s", r.code, tt.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("stderr does not mention %q:\n%s", tt.stderr, r.stderr)
+			}
+			if r.code != exitOK && r.stdout != "" {
+				t.Errorf("a failed run wrote to stdout:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// A missing root is one line naming the path and the fix, nothing else.
+func TestMissingRootIsOneLine(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, "--proc", "/nope", "ps", "--no-rates")
+	want := "procwalk: not a proc filesystem: /nope has no stat file; mount procfs there (mount -t proc proc /nope) or pass --proc with the right root\n"
+	if r.stderr != want || r.code != exitError {
+		t.Errorf("exit %d, stderr %q; want exit 1, %q", r.code, r.stderr, want)
+	}
+}
+
+// Plain "procwalk" runs ps: this host's processes, with rates.
+func TestNoArgumentsRunsPS(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("PROCWALK_PROC", fixtureProc)
+	t.Setenv("PROCWALK_PASSWD", fixturePasswd)
+	t.Setenv("PROCWALK_INTERVAL", "10ms")
+	r := cli(t)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(r.stdout, "\n")
+	wantHeader := "PID  PPID  USER  S  THR        RSS  CPU%  READ/s  WRITE/s    TIME    AGE  COMMAND"
+	if lines[0] != wantHeader {
+		t.Errorf("header\n%q, want\n%q", lines[0], wantHeader)
+	}
+	// Default sort is RSS, largest first; kernel threads hidden.
+	var got []string
+	for _, l := range lines[1:] {
+		if f := strings.Fields(l); len(f) > 0 {
+			got = append(got, f[0])
+		}
+	}
+	want := "111 120 1 110 100 102 101 400 303 205 204 203 202 201 200 121"
+	if strings.Join(got, " ") != want {
+		t.Errorf("pids %v, want %s", got, want)
+	}
+	if r.stderr != fixtureNoteStatus {
+		t.Errorf("stderr %q, want %q", r.stderr, fixtureNoteStatus)
+	}
+}
+
+func TestInterruptedWhileSampling(t *testing.T) {
+	clearEnv(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r := cliContext(t, ctx, fixture("ps", "--interval", "1m")...)
+	if r.code != exitError || !strings.Contains(r.stderr, "interrupted while sampling rates") {
+		t.Errorf("exit %d, stderr %q; want exit 1 and an interruption message", r.code, r.stderr)
+	}
+	if time.Since(start) > 30*time.Second {
+		t.Errorf("cancelling took %v: the interval wait ignores the context", time.Since(start))
+	}
+}
+
+// pidColumn returns the first field of each line after the header.
+func pidColumn(out string) string {
+	var pids []string
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 0 {
+			pids = append(pids, f[0])
+		}
+	}
+	return strings.Join(pids, " ")
+}
+
+func writeConfig(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "procwalk.conf")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Flags beat env, env beats the config file, for global flags written
+// before or after the command name and for command flags alike.
+func TestFlagEnvConfigPrecedence(t *testing.T) {
+	conf := writeConfig(t, "# procwalk defaults\n"+
+		"proc /nope/from-file\n"+
+		"passwd "+fixturePasswd+"\n"+
+		"--sort pid   # leading dashes are fine\n"+
+		"columns pid\n"+
+		"no-rates\n")
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		code int
+		pids string
+	}{
+		{"file alone: its bad proc root fails", nil, []string{"--config", conf, "ps"}, exitError, ""},
+		{"env beats file", map[string]string{"PROCWALK_PROC": fixtureProc}, []string{"--config", conf, "ps"},
+			exitOK, "1 100 101 102 110 111 120 121 200 201 202 203 204 205 303 400"},
+		{"config file named by env", map[string]string{"PROCWALK_PROC": fixtureProc, "PROCWALK_CONFIG": conf}, []string{"ps"},
+			exitOK, "1 100 101 102 110 111 120 121 200 201 202 203 204 205 303 400"},
+		{"env sort beats file sort", map[string]string{"PROCWALK_PROC": fixtureProc, "PROCWALK_SORT": "age"}, []string{"ps", "--config", conf},
+			exitOK, "1 100 101 102 110 111 120 121 200 201 202 203 204 205 303 400"},
+		{"flag sort beats env sort", map[string]string{"PROCWALK_PROC": fixtureProc, "PROCWALK_SORT": "age"}, []string{"ps", "--config", conf, "--sort", "rss"},
+			exitOK, "111 120 1 110 100 102 101 400 303 205 204 203 202 201 200 121"},
+		{"flag before the command beats env", map[string]string{"PROCWALK_PROC": "/nope/from-env"}, []string{"--proc", fixtureProc, "--config", conf, "ps"},
+			exitOK, "1 100 101 102 110 111 120 121 200 201 202 203 204 205 303 400"},
+		{"flag after the command beats env", map[string]string{"PROCWALK_PROC": "/nope/from-env"}, []string{"--config", conf, "ps", "--proc", fixtureProc},
+			exitOK, "1 100 101 102 110 111 120 121 200 201 202 203 204 205 303 400"},
+		{"env beats file, file's other lines still apply", map[string]string{"PROCWALK_PROC": fixtureProc, "PROCWALK_USER": "root"}, []string{"--config", conf, "ps"},
+			exitOK, "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clearEnv(t)
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			r := cli(t, tt.args...)
+			if r.code != tt.code {
+				t.Fatalf("exit %d, want %d; stderr: %s", r.code, tt.code, r.stderr)
+			}
+			if tt.code != exitOK {
+				if !strings.Contains(r.stderr, "/nope/from-file") {
+					t.Errorf("stderr does not name the config file's root: %s", r.stderr)
+				}
+				return
+			}
+			if got := pidColumn(r.stdout); got != tt.pids {
+				t.Errorf("pids %s\nwant %s", got, tt.pids)
+			}
+			if !strings.HasPrefix(r.stdout, "PID\n") {
+				t.Errorf("--columns from the file not applied:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestConfigFileErrors(t *testing.T) {
+	clearEnv(t)
+	long := "filter " + strings.Repeat("x", 70<<10) + "\n"
+	tests := []struct {
+		name   string
+		text   string
+		stderr string
+	}{
+		{"unknown flag", "sortt rss\n", `unknown flag "sortt": no procwalk command has it`},
+		// ff's PlainParser would stop reading at this line without an
+		// error, silently dropping "proc /nope" below it.
+		{"line over 64 KiB", long + "proc /nope\n", "line 1 is 71688 bytes, over the 16384-byte limit"},
+		{"line over 16 KiB", "# ok\n" + "filter " + strings.Repeat("y", 17<<10) + "\n", "line 2 is 17416 bytes"},
+		{"nested config", "config /etc/other.conf\n", "cannot name another one"},
+		{"bad value", "interval soon\n", `bad line "interval soon": error setting flag "interval" from config file: parse error`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conf := writeConfig(t, tt.text)
+			r := cli(t, fixture("--config", conf, "ps", "--no-rates")...)
+			if r.code != exitUsage {
+				t.Errorf("exit %d, want %d", r.code, exitUsage)
+			}
+			if !strings.Contains(r.stderr, tt.stderr) || !strings.Contains(r.stderr, conf) {
+				t.Errorf("stderr should name %s and say %q:\n%s", conf, tt.stderr, r.stderr)
+			}
+		})
+	}
+
+	r := cli(t, fixture("--config", "/nope/procwalk.conf", "ps")...)
+	want := "procwalk: cannot read config file /nope/procwalk.conf: no such file or directory; fix --config or PROCWALK_CONFIG\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("missing config file: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+}
+
+// One config file serves every command: tree skips ps's lines.
+func TestConfigFileSharedByCommands(t *testing.T) {
+	clearEnv(t)
+	conf := writeConfig(t, "sort pid\nregex ^bash$\nproc "+fixtureProc+"\n")
+	r := cli(t, "--config", conf, "tree", "101")
+	if r.code != exitOK || !strings.Contains(r.stdout, "└─ make") {
+		t.Errorf("tree with a ps config: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestBadEnvVar(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("PROCWALK_INTERVAL", "fast")
+	r := cli(t, fixture("ps")...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "PROCWALK_INTERVAL") {
+		t.Errorf("exit %d, stderr %q; want 2 naming PROCWALK_INTERVAL", r.code, r.stderr)
+	}
+}

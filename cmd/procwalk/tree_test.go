@@ -1,0 +1,151 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestTree(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	tests := []struct {
+		name   string
+		args   []string
+		stdout string
+		stderr string
+	}{
+		{
+			// Every root but the kernel's. 1's subtree: 15 processes,
+			// 43141 resident pages; its PSS is the sum of smaps_rollup's Pss
+			// lines, 131500 kB. Processes without PSS show "-", as do
+			// subtrees where no member has one.
+			name: "all roots with PSS",
+			args: []string{"tree", "--pss"},
+			stdout: `PID        RSS       PSS  PROCS   TREE-RSS   TREE-PSS  COMMAND
+  1   11.7 MiB   6.8 MiB     15  168.5 MiB  128.4 MiB  systemd
+100    4.7 MiB   2.0 MiB      7  156.4 MiB  121.6 MiB  ├─ tmux: server
+101    3.5 MiB   1.2 MiB      3  128.5 MiB  103.7 MiB  │  ├─ bash
+110    7.8 MiB   4.9 MiB      2  125.0 MiB  102.5 MiB  │  │  └─ make
+111  117.2 MiB  97.7 MiB      1  117.2 MiB   97.7 MiB  │  │     └─ cc1
+102    3.7 MiB   1.3 MiB      3   23.2 MiB   15.9 MiB  │  └─ bash
+120   19.5 MiB  14.6 MiB      2   19.5 MiB   14.6 MiB  │     └─ python3
+121        0 B         -      1        0 B          -  │        └─ defunct <defunct>
+200   40.0 KiB         -      1   40.0 KiB          -  ├─ my prog
+201   44.0 KiB         -      1   44.0 KiB          -  ├─ (sd-pam)
+202   48.0 KiB         -      1   48.0 KiB          -  ├─ ) (
+203   52.0 KiB         -      1   52.0 KiB          -  ├─ evil\nname
+204   56.0 KiB         -      1   56.0 KiB          -  ├─ 
+205   60.0 KiB         -      1   60.0 KiB          -  ├─ x) Z 9 9 9 (y
+303   64.0 KiB         -      1   64.0 KiB          -  └─ badfiles
+400   68.0 KiB         -      1   68.0 KiB          -  orphan
+`,
+			stderr: fixtureNote,
+		},
+		{
+			name: "one subtree",
+			args: []string{"tree", "102"},
+			stdout: `PID       RSS  PROCS  TREE-RSS  COMMAND
+102   3.7 MiB      3  23.2 MiB  bash
+120  19.5 MiB      2  19.5 MiB  └─ python3
+121       0 B      1       0 B     └─ defunct <defunct>
+`,
+			stderr: fixtureNote,
+		},
+		{
+			name: "kernel threads on request",
+			args: []string{"tree", "--kernel"},
+			stdout: `PID        RSS  PROCS   TREE-RSS  COMMAND
+  1   11.7 MiB     15  168.5 MiB  systemd
+100    4.7 MiB      7  156.4 MiB  ├─ tmux: server
+101    3.5 MiB      3  128.5 MiB  │  ├─ bash
+110    7.8 MiB      2  125.0 MiB  │  │  └─ make
+111  117.2 MiB      1  117.2 MiB  │  │     └─ cc1
+102    3.7 MiB      3   23.2 MiB  │  └─ bash
+120   19.5 MiB      2   19.5 MiB  │     └─ python3
+121        0 B      1        0 B  │        └─ defunct <defunct>
+200   40.0 KiB      1   40.0 KiB  ├─ my prog
+201   44.0 KiB      1   44.0 KiB  ├─ (sd-pam)
+202   48.0 KiB      1   48.0 KiB  ├─ ) (
+203   52.0 KiB      1   52.0 KiB  ├─ evil\nname
+204   56.0 KiB      1   56.0 KiB  ├─ 
+205   60.0 KiB      1   60.0 KiB  ├─ x) Z 9 9 9 (y
+303   64.0 KiB      1   64.0 KiB  └─ badfiles
+  2        0 B      2        0 B  kthreadd
+  3        0 B      1        0 B  └─ kworker/0:0H-events_highpri
+400   68.0 KiB      1   68.0 KiB  orphan
+`,
+			stderr: fixtureNote,
+		},
+		{
+			name: "a kernel PID shows its kernel subtree",
+			args: []string{"tree", "2"},
+			stdout: `PID  RSS  PROCS  TREE-RSS  COMMAND
+  2  0 B      2       0 B  kthreadd
+  3  0 B      1       0 B  └─ kworker/0:0H-events_highpri
+`,
+			stderr: fixtureNote,
+		},
+		{
+			// Global flags before the command name, PSS of a leaf.
+			name: "flags before the command",
+			args: []string{"--pss", "tree", "111"},
+			stdout: `PID        RSS       PSS  PROCS   TREE-RSS  TREE-PSS  COMMAND
+111  117.2 MiB  97.7 MiB      1  117.2 MiB  97.7 MiB  cc1
+`,
+			stderr: fixtureNote,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, fixture(tt.args...)...)
+			if r.code != exitOK || r.stdout != tt.stdout {
+				t.Errorf("exit %d, stdout:\n%s\nwant:\n%s", r.code, r.stdout, tt.stdout)
+			}
+			if r.stderr != tt.stderr {
+				t.Errorf("stderr %q\nwant %q", r.stderr, tt.stderr)
+			}
+		})
+	}
+}
+
+func TestTreeErrors(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"tree", "999"}, exitError, "procwalk: pid 999 is not in " + fixtureProc + ": it may have exited; procwalk ps lists the pids\n"},
+		{[]string{"tree", "abc"}, exitUsage, "procwalk: tree: \"abc\" is not a PID (a positive number)\n"},
+		{[]string{"tree", "0"}, exitUsage, "procwalk: tree: \"0\" is not a PID (a positive number)\n"},
+		{[]string{"tree", "1", "--pss"}, exitUsage, "procwalk: tree takes at most one PID, got [\"1\" \"--pss\"]; flags go before the PID: procwalk tree --pss 1\n"},
+		// 300 is listed but gone: not in the snapshot.
+		{[]string{"tree", "300"}, exitError, "procwalk: pid 300 is not in " + fixtureProc + ": it may have exited; procwalk ps lists the pids\n"},
+	}
+	for _, tt := range tests {
+		r := cli(t, fixture(tt.args...)...)
+		if r.code != tt.code || r.stderr != tt.stderr || r.stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q, stdout %q; want %d, %q", tt.args, r.code, r.stderr, r.stdout, tt.code, tt.stderr)
+		}
+	}
+}
+
+// With PSS denied for part of a subtree its sum is a lower bound, marked +.
+func TestTreePSSLowerBound(t *testing.T) {
+	needPages4K(t)
+	st := &subtree{}
+	if got := treePSS(st); got != "-" {
+		t.Errorf("empty subtree PSS = %q, want -", got)
+	}
+	st.PSSBytes, st.SmapsRead = 3<<20, 2
+	if got := treePSS(st); got != "3.0 MiB" {
+		t.Errorf("complete subtree PSS = %q, want 3.0 MiB", got)
+	}
+	st.pssMissing = 1
+	if got := treePSS(st); got != "3.0 MiB+" {
+		t.Errorf("partial subtree PSS = %q, want 3.0 MiB+", got)
+	}
+	if !strings.Contains(treeHelp, `ending in "+" is a lower bound`) {
+		t.Error("tree --help does not explain the + mark")
+	}
+}
