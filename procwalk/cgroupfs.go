@@ -52,7 +52,8 @@ func (c *cgroupFS) mounted() bool {
 	return err == nil
 }
 
-// usage reads what cgroupfs says about the cgroup directories of a session:
+// usage reads what cgroupfs says about the cgroup directories of a session
+// (false when neither directory exists):
 // memDir and cpuDir are the session's directory in the memory and cpu
 // hierarchies ("" when unknown); ctlMem and ctlCPU are the v1 controller
 // directory names ("memory", "cpu,cpuacct"), "" for v2.
@@ -62,7 +63,7 @@ func (c *cgroupFS) usage(memDir, ctlMem, cpuDir, ctlCPU string) (CgroupUsage, bo
 		u.Version = 2
 	}
 	found := false
-	if memDir != "" {
+	if memDir != "" && c.exists(c.hierarchy(ctlMem), memDir) {
 		base := c.hierarchy(ctlMem)
 		cur, limit := "memory.current", "memory.max"
 		if ctlMem != "" {
@@ -84,7 +85,7 @@ func (c *cgroupFS) usage(memDir, ctlMem, cpuDir, ctlCPU string) (CgroupUsage, bo
 			}
 		}
 	}
-	if cpuDir != "" {
+	if cpuDir != "" && c.exists(c.hierarchy(ctlCPU), cpuDir) {
 		base := c.hierarchy(ctlCPU)
 		for dir := cpuDir; ; dir = path.Dir(dir) {
 			var quota, period cgroupValue
@@ -110,6 +111,14 @@ func (c *cgroupFS) usage(memDir, ctlMem, cpuDir, ctlCPU string) (CgroupUsage, bo
 		}
 	}
 	return u, found
+}
+
+// exists reports whether the session's own cgroup directory is there: a
+// process's cgroup may be gone by now, and then its ancestors' limits say
+// nothing about it.
+func (c *cgroupFS) exists(base, dir string) bool {
+	fi, err := os.Stat(filepath.Join(base, dir))
+	return err == nil && fi.IsDir()
 }
 
 // hierarchy is the directory of a v1 controller, or of the v2 hierarchy:

@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -320,13 +321,19 @@ func (g *Grouper) groupUsers(s *Snapshot) []Session {
 	return sortByName(b.finish())
 }
 
-// sortByName orders sessions by name, numerically when both are numbers.
+// sortByName orders sessions by name: numbers first, in numeric order
+// (sid, pgrp, unnamed uids), then the rest in byte order.
 func sortByName(ss []Session) []Session {
 	slices.SortFunc(ss, func(a, b Session) int {
 		x, errx := strconv.Atoi(a.Name)
 		y, erry := strconv.Atoi(b.Name)
-		if errx == nil && erry == nil {
-			return x - y
+		switch {
+		case errx == nil && erry == nil:
+			return cmp.Compare(x, y)
+		case errx == nil:
+			return -1
+		case erry == nil:
+			return 1
 		}
 		return strings.Compare(a.Name, b.Name)
 	})

@@ -1,0 +1,203 @@
+package procwalk
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+const (
+	fixturePod1 = "6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b"
+	fixturePod2 = "0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d"
+	fixturePod3 = "7c8d9e0f-1a2b-3c4d-5e6f-7a8b9c0d1e2f"
+)
+
+func TestPlaceCgroup(t *testing.T) {
+	id := strings.Repeat("ab", 32)
+	tests := []struct {
+		path string
+		want cgroupPlace
+	}{
+		{"/kubepods/burstable/pod" + fixturePod1 + "/" + id,
+			cgroupPlace{dir: "/kubepods/burstable/pod" + fixturePod1, name: "pod/" + fixturePod1, podUID: fixturePod1, containerID: id, qos: "burstable"}},
+		{"/kubepods/pod" + fixturePod1 + "/" + id,
+			cgroupPlace{dir: "/kubepods/pod" + fixturePod1, name: "pod/" + fixturePod1, podUID: fixturePod1, containerID: id, qos: "guaranteed"}},
+		{"/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice/cri-containerd-" + id + ".scope",
+			cgroupPlace{dir: "/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice",
+				name: "pod/" + fixturePod2, podUID: fixturePod2, containerID: id, qos: "besteffort"}},
+		// containerd's systemd form puts the container after ':' in one element.
+		{"/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + id,
+			cgroupPlace{dir: "/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + id,
+				name: "pod/" + fixturePod2, podUID: fixturePod2, containerID: id, qos: "burstable"}},
+		// Static pods have a 32-hex uid.
+		{"/kubepods/burstable/pod0123456789abcdef0123456789abcdef/" + id,
+			cgroupPlace{dir: "/kubepods/burstable/pod0123456789abcdef0123456789abcdef", name: "pod/0123456789abcdef0123456789abcdef",
+				podUID: "0123456789abcdef0123456789abcdef", containerID: id, qos: "burstable"}},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/tmux-spawn-1.scope",
+			cgroupPlace{dir: "/user.slice/user-1000.slice/user@1000.service/app.slice/tmux-spawn-1.scope", name: "tmux-spawn-1.scope", unit: "tmux-spawn-1.scope", slice: "app.slice"}},
+		{"/system.slice/nginx.service", cgroupPlace{dir: "/system.slice/nginx.service", name: "nginx.service", unit: "nginx.service", slice: "system.slice"}},
+		// A cgroup below a unit belongs to the unit.
+		{"/system.slice/nginx.service/workers", cgroupPlace{dir: "/system.slice/nginx.service", name: "nginx.service", unit: "nginx.service", slice: "system.slice"}},
+		{"/system.slice/docker-" + id + ".scope", cgroupPlace{dir: "/system.slice/docker-" + id + ".scope", name: "docker-" + id + ".scope", unit: "docker-" + id + ".scope", slice: "system.slice", containerID: id}},
+		{"/docker/" + id, cgroupPlace{dir: "/docker/" + id, name: "/docker/" + id, containerID: id}},
+		{"/batch/job42", cgroupPlace{dir: "/batch/job42", name: "/batch/job42"}},
+		{"/", cgroupPlace{dir: "/", name: "/"}},
+		{"", cgroupPlace{dir: "/", name: "/"}},
+		// "pod" in a name without a uid after it is no pod.
+		{"/podcast.service", cgroupPlace{dir: "/podcast.service", name: "podcast.service", unit: "podcast.service"}},
+	}
+	for _, tt := range tests {
+		if got := placeCgroup(tt.path); got != tt.want {
+			t.Errorf("placeCgroup(%q)\n got %+v\nwant %+v", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestMembershipLine(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []CgroupLine
+		want  string
+	}{
+		{"v2", []CgroupLine{{0, "", "/a.service"}}, "/a.service"},
+		{"hybrid prefers systemd", []CgroupLine{{4, "memory", "/m"}, {9, "name=systemd", "/s.service"}, {0, "", "/s.service"}}, "/s.service"},
+		{"systemd at the root: memory", []CgroupLine{{9, "name=systemd", "/"}, {4, "memory", "/process_api/x"}, {0, "", "/"}}, "/process_api/x"},
+		{"only cpu placed", []CgroupLine{{9, "name=systemd", "/"}, {2, "cpu,cpuacct", "/c"}, {0, "", "/"}}, "/c"},
+		{"all at the root", []CgroupLine{{9, "name=systemd", "/"}, {0, "", "/"}}, "/"},
+	}
+	for _, tt := range tests {
+		got, ok := membershipLine(tt.lines)
+		if !ok || got.Path != tt.want {
+			t.Errorf("%s: %+v, want path %q", tt.name, got, tt.want)
+		}
+	}
+	if _, ok := membershipLine(nil); ok {
+		t.Error("no lines placed a process")
+	}
+}
+
+func TestParseCgroupValue(t *testing.T) {
+	tests := []struct {
+		in   string
+		want cgroupValue
+	}{
+		{"1073741824\n", cgroupValue{v: 1 << 30, ok: true}},
+		{"max\n", cgroupValue{v: ^uint64(0), ok: true}},
+		{"-1\n", cgroupValue{v: ^uint64(0), ok: true}},
+		{"max 100000\n", cgroupValue{v: ^uint64(0), v2: 100000, ok: true}},
+		{"50000 100000\n", cgroupValue{v: 50000, v2: 100000, ok: true}},
+		{"", cgroupValue{}},
+		{"12k\n", cgroupValue{}},
+		{"1 2 3\n", cgroupValue{}},
+	}
+	for _, tt := range tests {
+		if got := parseCgroupValue([]byte(tt.in)); got != tt.want {
+			t.Errorf("parseCgroupValue(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestGroupCgroupV1(t *testing.T) {
+	sessions, notes, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1"})
+	if len(notes) != 0 {
+		t.Errorf("notes = %q", notes)
+	}
+	const gib = 1 << 30
+	tests := []struct {
+		ref     string
+		members []int
+		attrs   map[string]string
+		usage   *CgroupUsage
+	}{
+		{"cgroup:pod/" + fixturePod1, []int{300, 301, 302}, map[string]string{
+			AttrPodUID: fixturePod1, AttrQoS: "burstable", AttrPod: "web-7d9f8", AttrNamespace: "shop",
+			AttrContainerID: strings.Repeat("a1", 32) + "," + strings.Repeat("b2", 32), AttrCgroupVer: "1",
+			AttrCgroup: "/kubepods/burstable/pod" + fixturePod1,
+		}, &CgroupUsage{Version: 1, MemoryUsageBytes: 483183820, HaveMemoryUsage: true, MemoryLimitBytes: 512 << 20,
+			MemoryLimitPath: "/kubepods/burstable/pod" + fixturePod1, MemoryPercent: 483183820.0 / (512 << 20) * 100,
+			CPUQuotaCores: 0.5, CPUQuotaPath: "/kubepods/burstable/pod" + fixturePod1, Danger: true}},
+		{"cgroup:pod/" + fixturePod2, []int{310}, map[string]string{AttrQoS: "besteffort", AttrContainerID: strings.Repeat("c3", 32)},
+			&CgroupUsage{Version: 1, MemoryUsageBytes: 100 << 20, HaveMemoryUsage: true}},
+		// The unit has no limit of its own; its slice's applies.
+		{"cgroup:ssh.service", []int{200}, map[string]string{AttrUnit: "ssh.service", AttrSlice: "system.slice"},
+			&CgroupUsage{Version: 1, MemoryUsageBytes: 10 << 20, HaveMemoryUsage: true, MemoryLimitBytes: 2 * gib,
+				MemoryLimitPath: "/system.slice", MemoryPercent: float64(10<<20) / (2 * gib) * 100}},
+		{"cgroup:/batch/job42", []int{340, 341}, map[string]string{AttrCgroup: "/batch/job42"},
+			&CgroupUsage{Version: 1, MemoryUsageBytes: 100 << 20, HaveMemoryUsage: true, MemoryLimitBytes: gib,
+				MemoryLimitPath: "/batch/job42", MemoryPercent: float64(100<<20) / gib * 100, CPUQuotaCores: 2, CPUQuotaPath: "/batch/job42"}},
+		// Memory of the scope is accounted in its user slice, which is not
+		// the session's own: no usage to report.
+		{"cgroup:session-2.scope", []int{100, 101, 102, 103, 104, 105, 106, 110, 111, 120, 121, 130, 131}, map[string]string{AttrUnit: "session-2.scope"}, nil},
+		{"cgroup:docker-" + strings.Repeat("d4", 32) + ".scope", []int{330}, map[string]string{AttrContainerID: strings.Repeat("d4", 32)}, nil},
+		// The same user unit for two users: named by directory.
+		{"cgroup:/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service", []int{320}, map[string]string{AttrUnit: "foo.service"}, nil},
+		{"cgroup:/user.slice/user-1001.slice/user@1001.service/app.slice/foo.service", []int{321}, map[string]string{AttrUnit: "foo.service"}, nil},
+	}
+	for _, tt := range tests {
+		s := find(t, sessions, tt.ref)
+		if got := memberPIDs(s); !slices.Equal(got, tt.members) {
+			t.Errorf("%s members = %v, want %v", tt.ref, got, tt.members)
+		}
+		for k, v := range tt.attrs {
+			if s.Attrs[k] != v {
+				t.Errorf("%s attr %s = %q, want %q", tt.ref, k, s.Attrs[k], v)
+			}
+		}
+		switch {
+		case tt.usage == nil && s.Totals.Cgroup != nil:
+			t.Errorf("%s usage = %+v, want none", tt.ref, *s.Totals.Cgroup)
+		case tt.usage != nil && (s.Totals.Cgroup == nil || *s.Totals.Cgroup != *tt.usage):
+			t.Errorf("%s usage\n got %+v\nwant %+v", tt.ref, s.Totals.Cgroup, *tt.usage)
+		}
+		if want := sumOver(t, snap, tt.members); s.Totals.Totals != want {
+			t.Errorf("%s totals = %+v, want %+v", tt.ref, s.Totals.Totals, want)
+		}
+	}
+	if _, err := Find(sessions, "cgroup:foo.service"); err == nil {
+		t.Error("an ambiguous unit name was kept")
+	}
+	if _, err := Find(sessions, "cgroup:/"); err == nil {
+		t.Error("kernel threads made a session of the root cgroup")
+	}
+}
+
+func TestGroupCgroupV2(t *testing.T) {
+	sessions, _, _ := groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
+	pg := find(t, sessions, "cgroup:postgresql.service")
+	if !slices.Equal(memberPIDs(pg), []int{400, 401}) || pg.Attrs[AttrCgroupVer] != "2" {
+		t.Errorf("postgresql.service = %v %v", memberPIDs(pg), pg.Attrs)
+	}
+	// 858993460 of 1 GiB is 80.0000004 %: at the default threshold.
+	want := CgroupUsage{Version: 2, MemoryUsageBytes: 858993460, HaveMemoryUsage: true, MemoryLimitBytes: 1 << 30,
+		MemoryLimitPath: "/system.slice/postgresql.service", MemoryPercent: 858993460.0 / (1 << 30) * 100, Danger: true}
+	if pg.Totals.Cgroup == nil || *pg.Totals.Cgroup != want {
+		t.Errorf("postgresql.service usage\n got %+v\nwant %+v", pg.Totals.Cgroup, want)
+	}
+	pod := find(t, sessions, "cgroup:pod/"+fixturePod3)
+	podDir := "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" + strings.ReplaceAll(fixturePod3, "-", "_") + ".slice"
+	want = CgroupUsage{Version: 2, MemoryUsageBytes: 200 << 20, HaveMemoryUsage: true, MemoryLimitBytes: 4 << 30,
+		MemoryLimitPath: "/kubepods.slice", MemoryPercent: float64(200<<20) / (4 << 30) * 100, CPUQuotaCores: 1.5, CPUQuotaPath: podDir}
+	if pod.Totals.Cgroup == nil || *pod.Totals.Cgroup != want {
+		t.Errorf("pod usage\n got %+v\nwant %+v", pod.Totals.Cgroup, want)
+	}
+	// A higher threshold clears the danger.
+	sessions, _, _ = groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2", DangerPercent: 90})
+	if u := find(t, sessions, "cgroup:postgresql.service").Totals.Cgroup; u == nil || u.Danger {
+		t.Errorf("danger at 90%%: %+v", u)
+	}
+}
+
+func TestGroupCgroupWithoutCgroupfs(t *testing.T) {
+	sessions, notes, _ := groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
+	if len(namesOf(sessions, KindCgroup)) == 0 {
+		t.Error("no cgroup sessions without a cgroupfs")
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "no cgroupfs") {
+		t.Errorf("notes = %q", notes)
+	}
+	for _, s := range sessions {
+		if s.Totals.Cgroup != nil {
+			t.Errorf("%s has usage without a cgroupfs", s.Ref())
+		}
+	}
+}

@@ -1,0 +1,336 @@
+package procwalk
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// sessionFixture is the fixture /proc of the session tests; its tree is
+// described in testdata/sessions/README.md.
+const sessionFixture = "testdata/sessions/proc"
+
+// fixtureTmux answers list-panes for the fixture's one tmux server.
+func fixtureTmux(t *testing.T, calls *int) TmuxConfig {
+	t.Helper()
+	return TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default"},
+		ListPanes: func(socket string) ([]byte, error) {
+			*calls++
+			if socket != "/tmp/tmux-1000/default" {
+				t.Errorf("ListPanes asked about %q", socket)
+			}
+			return os.ReadFile("testdata/sessions/tmux/default.txt")
+		},
+	}
+}
+
+// groupFixture snapshots root with the fields cfg needs and groups it.
+func groupFixture(t *testing.T, root string, cfg GroupConfig) ([]Session, []string, *Snapshot) {
+	t.Helper()
+	fs, err := NewFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := fs.Snapshot(g.Fields())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, notes := g.Group(s)
+	return sessions, notes, s
+}
+
+func find(t *testing.T, sessions []Session, ref string) *Session {
+	t.Helper()
+	s, err := Find(sessions, ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func memberPIDs(s *Session) []int {
+	var out []int
+	for _, id := range s.Members {
+		out = append(out, id.PID)
+	}
+	return out
+}
+
+func rootPIDs(s *Session) []int {
+	var out []int
+	for _, id := range s.Roots {
+		out = append(out, id.PID)
+	}
+	return out
+}
+
+// sumOver totals the given pids of a snapshot directly, as the reference
+// the session totals must equal.
+func sumOver(t *testing.T, s *Snapshot, pids []int) Totals {
+	t.Helper()
+	var tot Totals
+	for _, pid := range pids {
+		p := s.Process(pid)
+		if p == nil {
+			t.Fatalf("pid %d not in snapshot", pid)
+		}
+		tot.Add(p)
+	}
+	return tot
+}
+
+func namesOf(sessions []Session, kind string) []string {
+	var out []string
+	for _, s := range sessions {
+		if s.Kind == kind {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+func TestGroupNumberKinds(t *testing.T) {
+	calls := 0
+	sessions, _, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindSID, KindPGRP, KindTTY}, Tmux: fixtureTmux(t, &calls)})
+	tests := []struct {
+		ref     string
+		members []int
+		roots   []int
+		attrs   map[string]string
+	}{
+		{"sid:202", []int{202, 203, 204, 205, 206, 207, 208}, []int{202}, map[string]string{AttrLeader: "bash", AttrTTY: "pts/0"}},
+		{"sid:110", []int{110, 111, 120, 121}, []int{110, 120}, map[string]string{AttrLeader: "bash", AttrTTY: "pts/5"}},
+		{"pgrp:203", []int{203, 204, 205}, []int{203}, map[string]string{AttrLeader: "node", AttrTTY: "pts/0"}},
+		{"pgrp:1", []int{1}, []int{1}, map[string]string{AttrLeader: "systemd"}},
+		{"tty:pts/3", []int{101, 102, 103}, []int{101}, map[string]string{}},
+		{"tty:pts/5", []int{110, 111, 120, 121}, []int{110, 120}, map[string]string{}},
+	}
+	for _, tt := range tests {
+		s := find(t, sessions, tt.ref)
+		if got := memberPIDs(s); !slices.Equal(got, tt.members) {
+			t.Errorf("%s members = %v, want %v", tt.ref, got, tt.members)
+		}
+		if got := rootPIDs(s); !slices.Equal(got, tt.roots) {
+			t.Errorf("%s roots = %v, want %v", tt.ref, got, tt.roots)
+		}
+		for k, v := range tt.attrs {
+			if s.Attrs[k] != v {
+				t.Errorf("%s attr %s = %q, want %q", tt.ref, k, s.Attrs[k], v)
+			}
+		}
+		if want := sumOver(t, snap, tt.members); s.Totals.Totals != want {
+			t.Errorf("%s totals = %+v, want %+v", tt.ref, s.Totals.Totals, want)
+		}
+	}
+	// Kernel threads (sid 0) are in no session.
+	for _, s := range sessions {
+		for _, id := range s.Members {
+			if id.PID == 2 || id.PID == 3 {
+				t.Errorf("kernel thread %d in %s", id.PID, s.Ref())
+			}
+		}
+	}
+	if calls != 0 {
+		t.Errorf("tmux asked %d times though neither tmux nor agents were asked for", calls)
+	}
+}
+
+func TestGroupUsers(t *testing.T) {
+	users, err := ReadUsers("testdata/sessions/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, _, _ := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindUser}, Users: users})
+	want := []string{"999", "1001", "65535", "dev", "nginx", "root"}
+	if got := namesOf(sessions, KindUser); !slices.Equal(got, want) {
+		t.Errorf("user sessions = %v, want %v", got, want)
+	}
+	nginx := find(t, sessions, "user:nginx")
+	if !slices.Equal(memberPIDs(nginx), []int{302}) || nginx.Attrs[AttrUID] != "101" {
+		t.Errorf("user:nginx = %v %v", memberPIDs(nginx), nginx.Attrs)
+	}
+	// Without a user database sessions are named by uid.
+	sessions, _, _ = groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindUser}})
+	if _, err := Find(sessions, "user:1000"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestGroupNotesMissingFields(t *testing.T) {
+	fs, err := NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindUser, KindCgroup}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := fs.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, notes := g.Group(s)
+	if len(sessions) != 0 {
+		t.Errorf("got %d sessions from a snapshot without status or cgroup", len(sessions))
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "status") || !strings.Contains(notes[0], "cgroup") {
+		t.Errorf("notes = %q, want one naming the missing fields", notes)
+	}
+}
+
+func TestNewGrouperRejectsBadConfig(t *testing.T) {
+	fs, err := NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cfg := range map[string]GroupConfig{
+		"kind":   {Kinds: []string{"tmux", "pods"}},
+		"danger": {DangerPercent: 150},
+		"agent":  {Agents: []AgentRule{{Name: "x"}}},
+		"group":  {Groups: []GroupRule{{Template: "x", Field: "argv"}}},
+		"tree":   {Trees: []TreeSpec{{Name: "x"}}},
+	} {
+		if _, err := NewGrouper(fs, cfg); !errors.Is(err, ErrBadConfig) {
+			t.Errorf("%s: err = %v, want ErrBadConfig", name, err)
+		}
+	}
+}
+
+func TestFind(t *testing.T) {
+	sessions := []Session{
+		{Kind: KindTmux, Name: "build"},
+		{Kind: KindTmux, Name: "web"},
+		{Kind: KindCgroup, Name: "pod/x:y"},
+	}
+	if s, err := Find(sessions, "tmux:web"); err != nil || s.Name != "web" {
+		t.Errorf("Find(tmux:web) = %v, %v", s, err)
+	}
+	if s, err := Find(sessions, "cgroup:pod/x:y"); err != nil || s.Name != "pod/x:y" {
+		t.Errorf("a name holding ':' = %v, %v", s, err)
+	}
+	tests := []struct {
+		ref      string
+		sentinel error
+		mentions []string
+	}{
+		{"tmux:nope", ErrNoSession, []string{"build", "web"}},
+		{"agent:x", ErrNoSession, []string{"no agent sessions", "tmux, cgroup"}},
+		{"pods:x", ErrUnknownKind, []string{"tmux, sid, pgrp"}},
+		{"build", ErrBadRef, []string{"KIND:NAME"}},
+		{"tmux:", ErrBadRef, []string{"KIND:NAME"}},
+	}
+	for _, tt := range tests {
+		_, err := Find(sessions, tt.ref)
+		if !errors.Is(err, tt.sentinel) {
+			t.Errorf("Find(%q) = %v, want %v", tt.ref, err, tt.sentinel)
+			continue
+		}
+		for _, m := range tt.mentions {
+			if !strings.Contains(err.Error(), m) {
+				t.Errorf("Find(%q) error %q does not mention %q", tt.ref, err, m)
+			}
+		}
+	}
+}
+
+func TestTTYName(t *testing.T) {
+	tests := []struct {
+		nr   int
+		want string
+	}{
+		{136<<8 | 3, "pts/3"},
+		{136<<8 | 255, "pts/255"},
+		{136<<8 | (300 & 0xff) | (300>>8)<<20, "pts/300"}, // minor above 255: high bits at 20
+		{4<<8 | 1, "tty1"},
+		{4<<8 | 64, "ttyS0"},
+		{5<<8 | 1, "console"},
+		{188<<8 | 0, "tty188:0"},
+	}
+	for _, tt := range tests {
+		if got := TTYName(tt.nr); got != tt.want {
+			t.Errorf("TTYName(%#x) = %q, want %q", tt.nr, got, tt.want)
+		}
+	}
+}
+
+// synthetic builds an in-memory snapshot: each proc is pid, ppid, sid, CPU
+// seconds, read and write bytes.
+func synthetic(t time.Time, procs ...[6]int) *Snapshot {
+	s := &Snapshot{Time: t, Fields: FieldIO}
+	for _, p := range procs {
+		s.Procs = append(s.Procs, Process{
+			ID: ProcID{PID: p[0], StartTicks: uint64(p[0])}, PPID: p[1], SID: p[2], PGRP: p[2], Comm: "x",
+			UserCPUSeconds: float64(p[3]), Read: FieldIO,
+			IO: IO{ReadBytes: uint64(p[4]), WriteBytes: uint64(p[5])},
+		})
+	}
+	s.buildTree()
+	return s
+}
+
+func TestCumulativeCountersNeverGoBack(t *testing.T) {
+	fs, err := NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindSID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0)
+	type want struct {
+		cpu         float64
+		read, write uint64
+	}
+	steps := []struct {
+		name  string
+		procs [][6]int
+		want  want
+	}{
+		// A parent 10 and its child 11 in sid 10.
+		{"start at the current counters", [][6]int{{10, 1, 10, 10, 100, 10}, {11, 10, 10, 5, 50, 5}}, want{15, 150, 15}},
+		{"both grow", [][6]int{{10, 1, 10, 12, 110, 10}, {11, 10, 10, 7, 60, 5}}, want{19, 170, 15}},
+		// 11 exits (used 2 more s and 10 more bytes after the last gather):
+		// its parent reaps it and the kernel adds its 70 read bytes to the
+		// parent's. Only the 10 bytes not counted yet are new.
+		{"a member exits and is reaped", [][6]int{{10, 1, 10, 13, 110 + 70, 10 + 5}}, want{20, 180, 15}},
+		// A newcomer is counted whole; counters that fall are not subtracted.
+		{"a newcomer arrives", [][6]int{{10, 1, 10, 13, 180, 15}, {12, 10, 10, 1, 20, 0}}, want{21, 200, 15}},
+		{"a counter falls", [][6]int{{10, 1, 10, 13, 100, 15}, {12, 10, 10, 1, 20, 0}}, want{21, 200, 15}},
+	}
+	for i, step := range steps {
+		s := synthetic(t0.Add(time.Duration(i)*time.Second), step.procs...)
+		sessions, _ := g.Group(s)
+		ss := find(t, sessions, "sid:10")
+		got := want{ss.Totals.CumulativeCPUSeconds, ss.Totals.CumulativeReadBytes, ss.Totals.CumulativeWriteBytes}
+		if got != step.want {
+			t.Errorf("step %d (%s): cumulative = %+v, want %+v", i, step.name, got, step.want)
+		}
+	}
+}
+
+func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
+	fs, err := NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindSID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Unix(1700000000, 0)
+	g.Group(synthetic(t0, [6]int{10, 1, 10, 10, 0, 0}))
+	g.Group(synthetic(t0.Add(time.Second), [6]int{20, 1, 20, 3, 0, 0}))
+	sessions, _ := g.Group(synthetic(t0.Add(2*time.Second), [6]int{30, 1, 10, 4, 0, 0}))
+	if got := find(t, sessions, "sid:10").Totals.CumulativeCPUSeconds; got != 4 {
+		t.Errorf("a session back after a gather without it has cumulative CPU %v, want 4 (a reset)", got)
+	}
+}

@@ -1,0 +1,234 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestGroupTmuxFixture(t *testing.T) {
+	calls := 0
+	sessions, notes, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	if calls != 1 {
+		t.Errorf("list-panes ran %d times, want once per server", calls)
+	}
+	if len(notes) != 0 {
+		t.Errorf("notes = %q", notes)
+	}
+	if got := namesOf(sessions, KindTmux); !slices.Equal(got, []string{"build", "web"}) {
+		t.Fatalf("tmux sessions = %v, want [build web]", got)
+	}
+	tests := []struct {
+		ref     string
+		members []int
+		roots   []int
+		panes   []string
+		attrs   map[string]string
+	}{
+		// Pane trees, plus 130 and 131 found by TMUX_PANE=%0 after setsid
+		// and a double fork.
+		{"tmux:build", []int{101, 102, 103, 104, 105, 106, 130, 131}, []int{101, 104, 130},
+			[]string{"build:0.0", "build:1.0"},
+			map[string]string{AttrSocket: "/tmp/tmux-1000/default", AttrTmuxTarget: "build:0.0", AttrPanes: "2", AttrWindows: "2", AttrAttached: "1"}},
+		// 120 and 121 escaped by a double fork but kept the pane's terminal.
+		{"tmux:web", []int{110, 111, 120, 121}, []int{110, 120},
+			[]string{"web:0.0", "web:0.1"},
+			map[string]string{AttrPanes: "2", AttrWindows: "1", AttrAttached: "0"}},
+	}
+	for _, tt := range tests {
+		s := find(t, sessions, tt.ref)
+		if got := memberPIDs(s); !slices.Equal(got, tt.members) {
+			t.Errorf("%s members = %v, want %v", tt.ref, got, tt.members)
+		}
+		if got := rootPIDs(s); !slices.Equal(got, tt.roots) {
+			t.Errorf("%s roots = %v, want %v", tt.ref, got, tt.roots)
+		}
+		var targets []string
+		for _, p := range s.Panes {
+			targets = append(targets, p.Target)
+		}
+		if !slices.Equal(targets, tt.panes) {
+			t.Errorf("%s panes = %v, want %v", tt.ref, targets, tt.panes)
+		}
+		for k, v := range tt.attrs {
+			if s.Attrs[k] != v {
+				t.Errorf("%s attr %s = %q, want %q", tt.ref, k, s.Attrs[k], v)
+			}
+		}
+		want := sumOver(t, snap, tt.members)
+		if s.Totals.Totals != want {
+			t.Errorf("%s totals = %+v, want %+v", tt.ref, s.Totals.Totals, want)
+		}
+		if s.Totals.CumulativeCPUSeconds != want.CPUSeconds || s.Totals.CumulativeReadBytes != want.ReadBytes {
+			t.Errorf("%s first-gather cumulative = %v s %d B, want the current %v s %d B", tt.ref,
+				s.Totals.CumulativeCPUSeconds, s.Totals.CumulativeReadBytes, want.CPUSeconds, want.ReadBytes)
+		}
+	}
+	web := find(t, sessions, "tmux:web")
+	dead := web.Panes[1]
+	if !dead.Dead || dead.PID != 199 || dead.Cwd != "/home/dev/site\twith\ttabs\nand a newline" || dead.PaneID != "%3" {
+		t.Errorf("dead pane = %+v", dead)
+	}
+	build := find(t, sessions, "tmux:build")
+	if p := build.Panes[1]; p.PID != 104 || p.Command != "claude" || p.Cwd != "/home/dev/work/app" || p.WindowName != "agent" || p.TTY != "/dev/pts/4" {
+		t.Errorf("pane build:1.0 = %+v", p)
+	}
+	// The server itself and the unrelated daemon are in no tmux session.
+	for _, s := range sessions {
+		for _, id := range s.Members {
+			if id.PID == 100 || id.PID == 150 {
+				t.Errorf("pid %d is in %s", id.PID, s.Ref())
+			}
+		}
+	}
+}
+
+func TestGroupTmuxWithoutTmux(t *testing.T) {
+	tests := []struct {
+		name string
+		err  error
+		note string
+	}{
+		{"no binary", fmt.Errorf("%w: exec: \"tmux\": executable file not found in $PATH", ErrNoTmux), "not installed"},
+		{"no server", fmt.Errorf("%w on /tmp/tmux-1000/default", ErrNoTmuxServer), "no tmux server"},
+		{"garbage", nil, "did not parse"},
+	}
+	for _, tt := range tests {
+		cfg := GroupConfig{Kinds: []string{KindTmux, KindSID}, Tmux: TmuxConfig{
+			Sockets: []string{"/tmp/tmux-1000/default"},
+			ListPanes: func(string) ([]byte, error) {
+				if tt.err != nil {
+					return nil, tt.err
+				}
+				return []byte("not\ta\tpane\x1f\n"), nil
+			},
+		}}
+		sessions, notes, _ := groupFixture(t, sessionFixture, cfg)
+		if got := namesOf(sessions, KindTmux); len(got) != 0 {
+			t.Errorf("%s: tmux sessions %v", tt.name, got)
+		}
+		if len(namesOf(sessions, KindSID)) == 0 {
+			t.Errorf("%s: other kinds were not grouped", tt.name)
+		}
+		if len(notes) != 1 || !strings.Contains(notes[0], tt.note) {
+			t.Errorf("%s: notes = %q, want one saying %q", tt.name, notes, tt.note)
+		}
+	}
+}
+
+func TestGroupTmuxServersShareSessionName(t *testing.T) {
+	other := "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\tjob\t/srv\x1f\n"
+	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/other"},
+		ListPanes: func(socket string) ([]byte, error) {
+			if strings.HasSuffix(socket, "other") {
+				return []byte(other), nil
+			}
+			return os.ReadFile("testdata/sessions/tmux/default.txt")
+		},
+	}}
+	sessions, _, _ := groupFixture(t, sessionFixture, cfg)
+	if got, want := namesOf(sessions, KindTmux), []string{"default/build", "other/build", "web"}; !slices.Equal(got, want) {
+		t.Errorf("sessions = %v, want %v", got, want)
+	}
+	if s := find(t, sessions, "tmux:other/build"); !slices.Equal(memberPIDs(s), []int{340, 341}) {
+		t.Errorf("other/build members = %v", memberPIDs(s))
+	}
+}
+
+func TestLabelServers(t *testing.T) {
+	servers := []tmuxServer{{socket: "/tmp/tmux-0/default"}, {socket: "/tmp/tmux-1000/default"}, {socket: "/tmp/tmux-1000/work"}}
+	labelServers(servers)
+	var got []string
+	for _, s := range servers {
+		got = append(got, s.label)
+	}
+	if want := []string{"tmux-0/default", "tmux-1000/default", "work"}; !slices.Equal(got, want) {
+		t.Errorf("labels = %v, want %v", got, want)
+	}
+}
+
+func TestParseTmuxPanes(t *testing.T) {
+	good := "7\t$2\tmain\t1\t3\t1\t%9\t4242\t/dev/pts/7\t0\tvim\tvim\t/home/a b\x1f\n"
+	recs, bad := parseTmuxPanes([]byte(good + "7\t$2\tmain\t1\tthree\t1\t%9\t4242\t/dev/pts/7\t0\tw\tc\t/\x1f\n" + "short\x1f\n" + good))
+	if bad != 2 || len(recs) != 2 {
+		t.Fatalf("got %d records and %d bad, want 2 and 2", len(recs), bad)
+	}
+	want := tmuxPaneRecord{serverPID: 7, sessionID: "$2", sessionName: "main", attached: 1, window: 3,
+		pane: TmuxPane{Target: "main:3.1", PaneID: "%9", WindowName: "vim", PID: 4242, TTY: "/dev/pts/7", Cwd: "/home/a b", Command: "vim"}}
+	if recs[0] != want {
+		t.Errorf("record = %+v\nwant     %+v", recs[0], want)
+	}
+	// A last record without its end marker (output cut short) still parses.
+	recs, bad = parseTmuxPanes([]byte(strings.TrimSuffix(good, "\x1f\n")))
+	if len(recs) != 1 || bad != 0 {
+		t.Errorf("unterminated record: %d records, %d bad", len(recs), bad)
+	}
+}
+
+func TestParseTmuxEnviron(t *testing.T) {
+	tmux, pane := parseTmuxEnviron([]byte("A=1\x00TMUX=/tmp/tmux-0/x,5,0\x00NOTTMUX_PANE=%1\x00TMUX_PANE=%4\x00"))
+	if tmux != "/tmp/tmux-0/x,5,0" || pane != "%4" {
+		t.Errorf("got %q %q", tmux, pane)
+	}
+	if tmux, pane := parseTmuxEnviron([]byte("TMUXX=1\x00")); tmux != "" || pane != "" {
+		t.Errorf("got %q %q from no tmux", tmux, pane)
+	}
+}
+
+func TestTmuxSocketDiscovery(t *testing.T) {
+	t.Setenv("TMUX", "")
+	dir := t.TempDir()
+	own := filepath.Join(dir, "tmux-"+strconv.Itoa(os.Getuid()))
+	if err := os.Mkdir(own, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Unix socket paths are short (108 bytes): listen from inside the dir.
+	wd, _ := os.Getwd()
+	if err := os.Chdir(own); err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("unix", "work")
+	os.Chdir(wd)
+	if err != nil {
+		t.Skipf("cannot create a unix socket here: %v", err)
+	}
+	defer l.Close()
+	if err := os.WriteFile(filepath.Join(own, "notasocket"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := TmuxConfig{TmpDir: dir}.sockets()
+	if want := []string{filepath.Join(own, "work")}; !slices.Equal(got, want) {
+		t.Errorf("discovered %v, want %v", got, want)
+	}
+	// Names resolve in this user's directory, paths stay as they are.
+	got, _ = TmuxConfig{TmpDir: dir, Sockets: []string{"build", "/run/tmux/x", "build"}}.sockets()
+	if want := []string{filepath.Join(own, "build"), "/run/tmux/x"}; !slices.Equal(got, want) {
+		t.Errorf("configured %v, want %v", got, want)
+	}
+	// TMUX_TMPDIR is honoured when TmpDir is not set.
+	t.Setenv("TMUX_TMPDIR", dir)
+	got, _ = TmuxConfig{}.sockets()
+	if !slices.Contains(got, filepath.Join(own, "work")) {
+		t.Errorf("with TMUX_TMPDIR: %v", got)
+	}
+	// No sockets at all: nothing, and a note-worthy place looked at.
+	got, looked := TmuxConfig{TmpDir: t.TempDir()}.sockets()
+	if len(got) != 0 || looked == "" {
+		t.Errorf("empty dir: %v, looked in %q", got, looked)
+	}
+}
+
+func TestRunTmuxListPanesErrors(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	_, err := runTmuxListPanes("/nonexistent/socket")
+	if !errors.Is(err, ErrNoTmux) {
+		t.Errorf("without tmux on PATH: %v, want ErrNoTmux", err)
+	}
+}
