@@ -64,7 +64,6 @@ func (e *Execd) Run(ctx context.Context) error {
 		t := time.NewTicker(e.Interval)
 		defer t.Stop()
 		tick = t.C
-		lines = nil // read only to see EOF
 	}
 	for {
 		select {
@@ -75,6 +74,9 @@ func (e *Execd) Run(ctx context.Context) error {
 			e.Log.Debugf("stdin closed: stopping")
 			return nil
 		case <-lines:
+			if e.Signal == SignalNone {
+				continue // stdin is read only to see EOF
+			}
 		case <-tick:
 		}
 		err := e.Collector.WriteBatch(e.Stdout, e.Log)
@@ -90,11 +92,12 @@ func (e *Execd) Run(ctx context.Context) error {
 	}
 }
 
-// readLines signals each line read from r on lines (coalescing lines that
-// arrive while a gather runs) and closes eof when r ends. Its goroutine
-// stops at r's end, or at the next line once stop is closed.
+// readLines signals each line read from r on lines and closes eof when r
+// ends, after every line was taken: a line is never lost to EOF. Lines that
+// arrive during a gather wait in the pipe. The goroutine stops at r's end,
+// or at the next line once stop is closed.
 func readLines(r io.Reader, stop <-chan struct{}) (lines <-chan struct{}, eof <-chan struct{}) {
-	l := make(chan struct{}, 1)
+	l := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -111,7 +114,6 @@ func readLines(r io.Reader, stop <-chan struct{}) (lines <-chan struct{}, eof <-
 			case l <- struct{}{}:
 			case <-stop:
 				return
-			default: // a gather is already pending
 			}
 		}
 	}()

@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
+)
+
+// The telegraf tests read the plugin's fixture /proc: systemd (1, root),
+// kthreadd (2), and alice's bash (100) with two children, 101 whose comm
+// and command line hold newlines, quotes, NULs and invalid UTF-8, and the
+// zombie 102.
+const (
+	telegrafProc   = "../../plugin/testdata/proc"
+	telegrafPasswd = "../../plugin/testdata/passwd"
+)
+
+func telegrafRun(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	clearEnv(t)
+	var stdout, stderr bytes.Buffer
+	base := []string{"telegraf", "--proc", telegrafProc, "--passwd", telegrafPasswd}
+	err := run(context.Background(), append(base, args...), strings.NewReader(stdin), &stdout, &stderr)
+	return result{stdout.String(), stderr.String(), exitCode(err)}
+}
+
+// measurements decodes line protocol strictly and returns each line's
+// measurement and, for lines that have one, its session tag.
+func measurements(t *testing.T, out string) []string {
+	t.Helper()
+	var got []string
+	dec := lineprotocol.NewDecoderWithBytes([]byte(out))
+	for dec.Next() {
+		m, err := dec.Measurement()
+		if err != nil {
+			t.Fatalf("bad line protocol: %v\n%s", err, out)
+		}
+		entry := string(m)
+		for {
+			k, v, err := dec.NextTag()
+			if err != nil {
+				t.Fatalf("bad tag: %v\n%s", err, out)
+			}
+			if k == nil {
+				break
+			}
+			if string(k) == "session" || string(k) == "process_name" {
+				entry += " " + string(v)
+			}
+		}
+		for {
+			k, _, err := dec.NextField()
+			if err != nil {
+				t.Fatalf("bad field: %v\n%s", err, out)
+			}
+			if k == nil {
+				break
+			}
+		}
+		got = append(got, entry)
+	}
+	if err := dec.Err(); err != nil {
+		t.Fatalf("bad line protocol: %v\n%s", err, out)
+	}
+	if lines := strings.Count(out, "\n"); lines != len(got) {
+		t.Fatalf("%d metrics on %d lines:\n%s", len(got), lines, out)
+	}
+	return got
+}
+
+func TestTelegrafExecMode(t *testing.T) {
+	r := telegrafRun(t, "", "--session-kinds", "user", "--process-top", "1")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	want := []string{
+		"procwalk_session alice", "procwalk_session root",
+		"procwalk_process alice", "procwalk_process root",
+		"procwalk",
+	}
+	if got := measurements(t, r.stdout); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines = %q, want %q", got, want)
+	}
+	if !strings.Contains(r.stdout, `comm="evil?) x=1,y \"\\"`) {
+		t.Errorf("the hostile comm is not sanitized and escaped as expected:\n%s", r.stdout)
+	}
+}
+
+func TestTelegrafProcstatSchema(t *testing.T) {
+	r := telegrafRun(t, "", "--schema", "procstat", "--procstat-exe", "^bash$", "--skip-self-metrics")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	want := []string{"procstat bash", "procstat_lookup"}
+	if got := measurements(t, r.stdout); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("lines = %q, want %q", got, want)
+	}
+	if !strings.Contains(r.stdout, `user="alice"`) || !strings.Contains(r.stdout, "pid_count=1i") {
+		t.Errorf("procstat output lacks the user or the lookup count:\n%s", r.stdout)
+	}
+}
+
+func TestTelegrafRatesFlag(t *testing.T) {
+	r := telegrafRun(t, "", "--session-kinds", "user", "--rates", "--interval", "10ms")
+	if r.code != 0 || !strings.Contains(r.stdout, "cpu_percent=0,") {
+		t.Errorf("exit %d, want cpu_percent measured over --interval:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := telegrafRun(t, ""); strings.Contains(r.stdout, "cpu_percent") {
+		t.Errorf("one scan without --rates wrote cpu_percent:\n%s", r.stdout)
+	}
+}
+
+func TestTelegrafExecdUntilStdinEOF(t *testing.T) {
+	r := telegrafRun(t, "\n\n", "--execd", "--session-kinds", "user")
+	if r.code != 0 {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	got := measurements(t, r.stdout)
+	if n := strings.Count(strings.Join(got, "|"), "procwalk_session alice"); n != 2 {
+		t.Errorf("%d batches for two stdin lines, want 2:\n%s", n, r.stdout)
+	}
+}
+
+func TestTelegrafErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"option out of range", []string{"--process-top", "500"}, exitUsage, "process_top (--process-top) 500"},
+		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--session-kinds) "pods"`},
+		{"procstat option without the schema", []string{"--procstat-user", "root"}, exitUsage, "schema (--schema)"},
+		{"unsupported signal", []string{"--execd", "--signal", "SIGHUP"}, exitUsage, `signal "SIGHUP"`},
+		{"no interval for signal none", []string{"--execd", "--signal", "none", "--interval", "0s"}, exitUsage, "--interval 0s"},
+		{"arguments", []string{"extra"}, exitUsage, "takes no arguments"},
+		{"missing proc", []string{"--proc", "/nonexistent/proc"}, exitError, "/nonexistent/proc"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := telegrafRun(t, "", tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d stderr %q, want exit %d naming %q", r.code, r.stderr, tt.code, tt.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("wrote metrics on error: %q", r.stdout)
+			}
+		})
+	}
+}
