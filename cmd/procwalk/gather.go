@@ -33,7 +33,8 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bo
 	}
 	var sampler procwalk.Sampler
 	sampler.Observe(snap)
-	wait := time.NewTimer(g.interval)
+	// Samples start --interval apart: the first scan's own time counts.
+	wait := time.NewTimer(g.interval - time.Since(snap.Time))
 	defer wait.Stop()
 	select {
 	case <-ctx.Done():
