@@ -1,0 +1,143 @@
+package scripting
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// fixtureTime is the snapshot time tests use: ten days after the fixture's
+// boot (btime 1700000000), so that ages are round numbers.
+var fixtureTime = time.Unix(1700000000+864000, 0)
+
+// loadSnapshot reads testdata/proc with every field, smaps included, and
+// pins its time so that ages are exact.
+func loadSnapshot(t testing.TB) *procwalk.Snapshot {
+	t.Helper()
+	fs, err := procwalk.NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fs.Snapshot(procwalk.AllFields | procwalk.FieldSmaps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Time = fixtureTime
+	return snap
+}
+
+// loadUsers reads testdata/passwd.
+func loadUsers(t testing.TB) *procwalk.Users {
+	t.Helper()
+	u, err := procwalk.ReadUsers("testdata/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// recordingEmitter keeps every emitted metric as a sorted one-line string:
+// "measurement a=1,b=x | f=1.5,g=true".
+type recordingEmitter struct {
+	mu    sync.Mutex
+	lines []string
+	err   error // returned by Emit when set
+}
+
+func (e *recordingEmitter) Emit(m string, tags map[string]string, fields map[string]any, t time.Time) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err != nil {
+		return e.err
+	}
+	e.lines = append(e.lines, fmt.Sprintf("%s %s | %s @%d", m, joinSorted(tags), joinSorted(fields), t.Unix()))
+	return nil
+}
+
+func joinSorted[V any](m map[string]V) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s=%v", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// fakeKiller records each kill and answers as the engine would, without
+// signalling anything: a dry run reports dry_run, otherwise every member of
+// the scope "exited" after TERM (or the result in results by pid).
+type fakeKiller struct {
+	snap    *procwalk.Snapshot
+	calls   []string
+	results map[int]procwalk.Result
+	err     error
+}
+
+func (k *fakeKiller) Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error) {
+	k.calls = append(k.calls, fmt.Sprintf("%s sig=%d grace=%s dry=%v by=%s", scope, opts.Signal, opts.Grace, opts.DryRun, opts.Requester))
+	if k.err != nil {
+		return nil, k.err
+	}
+	r := &procwalk.Report{Scope: scope.String(), DryRun: opts.DryRun}
+	for _, p := range scope.Members(k.snap, nil) {
+		o := procwalk.Outcome{Target: procwalk.Target{ID: p.ID, Comm: p.Comm, RSSBytes: p.RSSBytes}}
+		switch {
+		case opts.DryRun:
+			o.Result, o.Planned = procwalk.ResultDryRun, []syscall.Signal{15, 9}
+		case k.results[p.ID.PID] != 0:
+			o.Result = k.results[p.ID.PID]
+			if o.Result.Refused() {
+				o.Err = fmt.Errorf("pid %d (%s) is protected: %w", p.ID.PID, p.Comm, procwalk.ErrProtected)
+			}
+		default:
+			o.Result, o.Signals, o.GoneAfter = procwalk.ResultExited, []syscall.Signal{15}, 20*time.Millisecond
+		}
+		r.Outcomes = append(r.Outcomes, o)
+	}
+	return r, nil
+}
+
+// run compiles src as name and runs it once with cfg against in, returning
+// what print wrote.
+func run(t testing.TB, cfg Config, name, src string, in Input) (string, error) {
+	t.Helper()
+	var out bytes.Buffer
+	if cfg.Print == nil {
+		cfg.Print = &out
+	}
+	if cfg.Now == nil {
+		cfg.Now = func() time.Time { return fixtureTime }
+	}
+	if cfg.Hostname == "" {
+		cfg.Hostname = "testhost"
+	}
+	s, err := Compile(name, []byte(src))
+	if err != nil {
+		return "", err
+	}
+	r := New(cfg)
+	defer r.Close()
+	err = r.Run(context.Background(), s, in)
+	return out.String(), err
+}
+
+// logTo returns a logger writing text records without times to b.
+func logTo(b *bytes.Buffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{
+		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+			if a.Key == slog.TimeKey && len(groups) == 0 {
+				return slog.Attr{}
+			}
+			return a
+		},
+	}))
+}

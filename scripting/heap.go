@@ -1,0 +1,78 @@
+package scripting
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"time"
+)
+
+// heap.go guards the Go heap. gopher-lua has no memory limit (its SetMx
+// calls os.Exit), so a script that builds huge tables or strings could take
+// the whole host process down with a fatal out-of-memory. A watchdog reads
+// runtime/metrics while a run is in progress and cancels the run's context
+// when the heap has grown past the budget; the Lua VM checks the context
+// before every instruction and stops.
+
+// heapObjectsMetric counts live objects plus garbage not yet swept: cheap to
+// read, and an over-estimate, so crossing the budget is confirmed after a GC.
+const heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+
+// heapCheckInterval is how often the watchdog looks: a script allocating at
+// memory bandwidth gains a few hundred MB at most between two looks.
+const heapCheckInterval = 10 * time.Millisecond
+
+// errHeapBudget is the cancel cause the watchdog sets.
+type errHeapBudget struct{ grewBytes, budgetBytes uint64 }
+
+func (e errHeapBudget) Error() string {
+	return fmt.Sprintf("the Go heap grew by %s during the run, over the budget of %s", formatBytes(float64(e.grewBytes)), formatBytes(float64(e.budgetBytes)))
+}
+
+func (e errHeapBudget) Unwrap() error { return ErrMemory }
+
+// heapBytes reads the heap objects metric.
+func heapBytes(sample []metrics.Sample) uint64 {
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0 // metric unsupported: the watchdog then never fires
+	}
+	return sample[0].Value.Uint64()
+}
+
+// watchHeap starts a watchdog that calls cancel with errHeapBudget when the
+// heap grows more than budget bytes over its size now. It stops when ctx is
+// done; the returned channel is closed when it has stopped.
+func watchHeap(ctx context.Context, cancel context.CancelCauseFunc, budget uint64) <-chan struct{} {
+	sample := []metrics.Sample{{Name: heapObjectsMetric}}
+	base := heapBytes(sample)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(heapCheckInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			now := heapBytes(sample)
+			if now < base {
+				base = now // garbage at the start was swept: tighten
+				continue
+			}
+			if now-base <= budget {
+				continue
+			}
+			// Maybe it is garbage: collect and look again.
+			runtime.GC()
+			if now = heapBytes(sample); now > base && now-base > budget {
+				cancel(errHeapBudget{grewBytes: now - base, budgetBytes: budget})
+				return
+			}
+		}
+	}()
+	return done
+}

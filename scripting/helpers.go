@@ -1,0 +1,158 @@
+package scripting
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// helpers.go holds the small helpers of the module: sizes, durations, the
+// clock, the host name, debounce and the snapshot summary.
+
+// formatBytes prints a byte count, signed, with a binary unit: "1.5 GiB",
+// "-200.0 MiB" (growth can be negative).
+func formatBytes(n float64) string {
+	switch {
+	case math.IsNaN(n) || math.IsInf(n, 0):
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	case n < 0:
+		return "-" + formatBytes(-n)
+	case n >= math.MaxUint64:
+		return procwalk.FormatBytes(math.MaxUint64)
+	}
+	return procwalk.FormatBytes(uint64(n))
+}
+
+// formatDuration prints seconds with the two largest units: "2 d 3 hr",
+// "2 hr 5 min", "5 min 3 s", "42 s", "350 ms".
+func formatDuration(s float64) string {
+	switch {
+	case math.IsNaN(s) || math.IsInf(s, 0):
+		return strconv.FormatFloat(s, 'f', -1, 64)
+	case s < 0:
+		return "-" + formatDuration(-s)
+	case s < 1:
+		return strconv.Itoa(int(s*1000)) + " ms"
+	}
+	units := []struct {
+		name    string
+		seconds int64
+	}{{"d", 86400}, {"hr", 3600}, {"min", 60}, {"s", 1}}
+	total := int64(s)
+	for i, u := range units {
+		if total < u.seconds && u.seconds > 1 {
+			continue
+		}
+		big := total / u.seconds
+		if i == len(units)-1 {
+			return fmt.Sprintf("%d %s", big, u.name)
+		}
+		next := units[i+1]
+		small := total % u.seconds / next.seconds
+		if small == 0 {
+			return fmt.Sprintf("%d %s", big, u.name)
+		}
+		return fmt.Sprintf("%d %s %d %s", big, u.name, small, next.name)
+	}
+	return "0 s"
+}
+
+// procwalk.bytes(n) -> "1.5 GiB"
+func luaBytes(L *lua.LState) int {
+	L.Push(lua.LString(formatBytes(float64(L.CheckNumber(1)))))
+	return 1
+}
+
+// procwalk.parse_bytes(s) -> number | nil, err: "2GiB", "512M", "1.5 GB".
+// A number is returned as it is.
+func luaParseBytes(L *lua.LState) int {
+	switch v := L.Get(1).(type) {
+	case lua.LNumber:
+		L.Push(v)
+		return 1
+	case lua.LString:
+		n, err := procwalk.ParseBytes(string(v))
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(err.Error()))
+			return 2
+		}
+		L.Push(lua.LNumber(n))
+		return 1
+	}
+	L.ArgError(1, "size string expected, got "+typeName(L.Get(1)))
+	return 0
+}
+
+// procwalk.duration(seconds) -> "2 hr 5 min"
+func luaDuration(L *lua.LState) int {
+	L.Push(lua.LString(formatDuration(float64(L.CheckNumber(1)))))
+	return 1
+}
+
+// procwalk.now() -> unix time in seconds, with fractions
+func (m *module) luaNow(L *lua.LState) int {
+	L.Push(lua.LNumber(float64(m.r.cfg.Now().UnixNano()) / 1e9))
+	return 1
+}
+
+// procwalk.hostname() -> string
+func (m *module) luaHostname(L *lua.LState) int {
+	L.Push(lua.LString(m.r.cfg.Hostname))
+	return 1
+}
+
+// procwalk.debounce(key, condition, n) -> bool: true when condition has
+// been true in n consecutive runs (ticks), this one included. A key not
+// checked in a run starts again from zero.
+func (m *module) luaDebounce(L *lua.LState) int {
+	key := L.CheckString(1)
+	cond := lua.LVAsBool(L.Get(2))
+	n := checkInteger(L, 3)
+	if n <= 0 {
+		L.ArgError(3, fmt.Sprintf("n must be at least 1, got %d", n))
+	}
+	m.touched[key] = true
+	if !cond {
+		delete(m.held, key)
+		L.Push(lua.LFalse)
+		return 1
+	}
+	m.held[key]++
+	L.Push(lua.LBool(m.held[key] >= n))
+	return 1
+}
+
+// procwalk.snapshot() -> {time, duration, procs, listed, gone, malformed,
+// denied = {field = count}, partial, hidepid, cpus, mem_total, page_size,
+// boot_time, clock_ticks}
+func (m *module) luaSnapshot(L *lua.LState) int {
+	s := m.snap
+	v := s.Visibility
+	t := L.NewTable()
+	num := func(k string, x float64) { t.RawSetString(k, lua.LNumber(x)) }
+	num("time", float64(s.Time.UnixNano())/1e9)
+	num("duration", s.Duration.Seconds())
+	num("procs", float64(len(s.Procs)))
+	num("listed", float64(v.Listed))
+	num("gone", float64(v.Gone))
+	num("malformed", float64(v.Malformed))
+	denied := L.NewTable()
+	for k, n := range v.Denied {
+		denied.RawSetString(k, lua.LNumber(n))
+	}
+	t.RawSetString("denied", denied)
+	t.RawSetString("partial", lua.LBool(v.Partial()))
+	t.RawSetString("hidepid", lua.LString(v.HidePID))
+	num("cpus", float64(s.Host.CPUs))
+	num("mem_total", float64(s.Host.MemTotalBytes))
+	num("page_size", float64(s.Host.PageSizeBytes))
+	num("boot_time", float64(s.Host.BootTime.Unix()))
+	num("clock_ticks", float64(s.Host.ClockTicks))
+	L.Push(t)
+	return 1
+}

@@ -1,0 +1,259 @@
+package scripting
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// kill.go is procwalk.kill and the :kill methods. Scripts never signal a
+// pid themselves: every kill names a scope of ProcIDs taken from the
+// snapshot and goes through a Killer, which verifies each identity with a
+// pidfd and refuses protected processes.
+
+// Killer carries out the kills scripts ask for. It must verify identities
+// and apply the protections; EngineKiller does, with procwalk's Killer.
+type Killer interface {
+	Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error)
+}
+
+// KillOptions are what a script may choose per kill. It can neither force
+// past the protected list nor skip the identity checks.
+type KillOptions struct {
+	Signal    syscall.Signal // 0 means the Killer's default (TERM)
+	Grace     time.Duration  // 0 means the Killer's default
+	DryRun    bool
+	Requester string // "rule:<script>"
+}
+
+// EngineKiller is the Killer of procwalk's engine: each kill runs a
+// procwalk.Killer built from Base with the call's options. Base.DryRun
+// makes every kill a dry run.
+type EngineKiller struct {
+	FS   procwalk.FS
+	Base procwalk.KillConfig
+}
+
+// Kill plans and executes one termination.
+func (k EngineKiller) Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error) {
+	cfg := k.Base
+	if opts.Signal != 0 {
+		cfg.Signal = opts.Signal
+	}
+	if opts.Grace > 0 {
+		cfg.Grace = opts.Grace
+	}
+	cfg.DryRun = cfg.DryRun || opts.DryRun
+	if opts.Requester != "" {
+		cfg.Requester = opts.Requester
+	}
+	killer, err := procwalk.NewKiller(k.FS, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return killer.TerminateScope(ctx, scope)
+}
+
+// errNoKiller is returned to scripts when the host gave no Killer.
+var errNoKiller = errors.New("killing is not available here")
+
+// killOptionKeys are the keys of a kill options table.
+func killOptionKeys() []string { return []string{"signal", "grace", "scope", "dry_run"} }
+
+// maxGrace bounds a script's grace period: the run waits that long.
+const maxGrace = 5 * time.Minute
+
+// killOpts reads the options table at argument n. scope is "process" when
+// the table has none.
+func (m *module) killOpts(L *lua.LState, n int) (KillOptions, string) {
+	opts := KillOptions{DryRun: m.r.cfg.DryRun, Requester: "rule:" + m.script.Name}
+	scope := "process"
+	t := optTable(L, n)
+	if t == nil {
+		return opts, scope
+	}
+	t.ForEach(func(k, v lua.LValue) {
+		switch key, _ := k.(lua.LString); key {
+		case "signal":
+			sig, err := procwalk.ParseSignal(v.String())
+			if err != nil {
+				L.ArgError(n, err.Error())
+			}
+			opts.Signal = sig
+		case "grace":
+			s, ok := v.(lua.LNumber)
+			if !ok || s <= 0 || time.Duration(float64(s)*float64(time.Second)) > maxGrace {
+				L.ArgError(n, fmt.Sprintf("grace must be seconds, more than 0 and at most %s; got %s", maxGrace, v.String()))
+			}
+			opts.Grace = time.Duration(float64(s) * float64(time.Second))
+		case "scope":
+			scope = v.String()
+			if scope != "process" && scope != "tree" && scope != "group" {
+				L.ArgError(n, fmt.Sprintf("scope must be process, tree or group; got %q", scope))
+			}
+		case "dry_run":
+			opts.DryRun = opts.DryRun || lua.LVAsBool(v)
+		default:
+			L.ArgError(n, fmt.Sprintf("unknown kill option %s; options are %s", k.String(), strings.Join(killOptionKeys(), ", ")))
+		}
+	})
+	return opts, scope
+}
+
+// processScope is the scope of a process kill.
+func processScope(p *procwalk.Process, scope string) procwalk.Scope {
+	switch scope {
+	case "tree":
+		return procwalk.TreeScope{Root: p.ID}
+	case "group":
+		return procwalk.GroupScope{PGRP: p.PGRP}
+	}
+	return procwalk.ProcessScope{ID: p.ID}
+}
+
+// procwalk.kill(target [, opts]) -> report | nil, err; report, err when
+// some target was not terminated. target is a process, a session, a pid or
+// "KIND:NAME"; opts are signal, grace (seconds), scope (process, tree or
+// group; processes only) and dry_run.
+func (m *module) luaKill(L *lua.LState) int {
+	opts, scope := m.killOpts(L, 2)
+	switch v := L.Get(1).(type) {
+	case *lua.LUserData:
+		switch ref := v.Value.(type) {
+		case *procRef:
+			return m.kill(L, processScope(ref.p, scope), opts)
+		case *sessionRef:
+			return m.kill(L, procwalk.NewSessionScope(ref.s, false), opts)
+		}
+	case lua.LNumber:
+		pid := checkInteger(L, 1)
+		p := m.snap.Process(pid)
+		if p == nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(fmt.Sprintf("no process %d", pid)))
+			return 2
+		}
+		return m.kill(L, processScope(p, scope), opts)
+	case lua.LString:
+		sessions, err := m.groupSessions()
+		var s *procwalk.Session
+		if err == nil {
+			s, err = procwalk.Find(sessions, string(v))
+		}
+		if err != nil {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(err.Error()))
+			return 2
+		}
+		return m.kill(L, procwalk.NewSessionScope(s, false), opts)
+	}
+	L.ArgError(1, "process, session, pid or \"KIND:NAME\" expected, got "+typeName(L.Get(1)))
+	return 0
+}
+
+// p:kill([opts]) -> report | nil, err
+func (m *module) procKill(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	opts, scope := m.killOpts(L, 2)
+	return m.kill(L, processScope(ref.p, scope), opts)
+}
+
+// s:kill([opts]) -> report | nil, err: every member, and what they fork
+// while being terminated.
+func (m *module) sessionKill(L *lua.LState) int {
+	ref := checkSession(L, 1)
+	opts, _ := m.killOpts(L, 2)
+	return m.kill(L, procwalk.NewSessionScope(ref.s, false), opts)
+}
+
+// kill runs the Killer with the run's deadline paused: the grace period is
+// time the script asked to wait.
+func (m *module) kill(L *lua.LState, scope procwalk.Scope, opts KillOptions) int {
+	if m.r.cfg.Killer == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(errNoKiller.Error()))
+		return 2
+	}
+	m.deadline.pause()
+	report, err := m.r.cfg.Killer.Kill(m.ctx, scope, opts)
+	m.deadline.resume()
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("kill %s: %v", scope, err)))
+		return 2
+	}
+	L.Push(reportTable(L, report))
+	if err := report.Err(); err != nil {
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	return 1
+}
+
+// reportTable converts a Report:
+// {ok, dry_run, scope, session, notes = {...}, outcomes = {{pid, comm, ...}}}.
+func reportTable(L *lua.LState, r *procwalk.Report) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("ok", lua.LBool(r.Err() == nil))
+	t.RawSetString("dry_run", lua.LBool(r.DryRun))
+	t.RawSetString("scope", lua.LString(r.Scope))
+	if r.Session != "" {
+		t.RawSetString("session", lua.LString(r.Session))
+	}
+	notes := L.NewTable()
+	for _, n := range r.Notes {
+		notes.Append(lua.LString(n))
+	}
+	t.RawSetString("notes", notes)
+	outcomes := L.CreateTable(len(r.Outcomes), 0)
+	for i := range r.Outcomes {
+		outcomes.Append(outcomeTable(L, &r.Outcomes[i]))
+	}
+	t.RawSetString("outcomes", outcomes)
+	return t
+}
+
+func outcomeTable(L *lua.LState, o *procwalk.Outcome) *lua.LTable {
+	t := L.NewTable()
+	t.RawSetString("pid", lua.LNumber(o.ID.PID))
+	t.RawSetString("id", lua.LString(o.ID.String()))
+	t.RawSetString("comm", lua.LString(o.Comm))
+	if o.Args != "" {
+		t.RawSetString("cmdline", lua.LString(o.Args))
+	}
+	t.RawSetString("result", lua.LString(o.Result.String()))
+	t.RawSetString("done", lua.LBool(o.Result.Done()))
+	t.RawSetString("refused", lua.LBool(o.Result.Refused()))
+	t.RawSetString("rss", lua.LNumber(o.RSSBytes))
+	t.RawSetString("signals", signalList(L, o.Signals))
+	if len(o.Planned) > 0 {
+		t.RawSetString("planned", signalList(L, o.Planned))
+	}
+	if o.GoneAfter > 0 {
+		t.RawSetString("gone_after", lua.LNumber(o.GoneAfter.Seconds()))
+	}
+	if o.KillAfter > 0 {
+		t.RawSetString("kill_after", lua.LNumber(o.KillAfter.Seconds()))
+	}
+	if o.Err != nil {
+		t.RawSetString("error", lua.LString(o.Err.Error()))
+	} else if o.Note != "" {
+		t.RawSetString("note", lua.LString(o.Note))
+	}
+	return t
+}
+
+func signalList(L *lua.LState, sigs []syscall.Signal) *lua.LTable {
+	t := L.CreateTable(len(sigs), 0)
+	for _, s := range sigs {
+		t.Append(lua.LString(procwalk.SignalName(s)))
+	}
+	return t
+}

@@ -1,0 +1,199 @@
+package scripting
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// module.go is the procwalk Lua module: `local procwalk = require "procwalk"`.
+// It holds the Go values its functions need; the Runtime points it at each
+// run's snapshot before the script starts.
+
+const moduleName = "procwalk"
+
+// Userdata type names, also the keys of their metatables in the registry.
+const (
+	processType = "procwalk.process"
+	sessionType = "procwalk.session"
+)
+
+type module struct {
+	r *Runtime
+
+	// Per Lua state: made by Loader.
+	procMT, sessionMT *lua.LTable
+	procMethods       *lua.LTable
+	sessionMethods    *lua.LTable
+	state             *lua.LTable
+	table             *lua.LTable // the module table
+
+	// Across runs: debounce counters, kept in Go so that a state rebuilt
+	// after a limit error still counts.
+	held    map[string]int
+	touched map[string]bool
+
+	// Per run.
+	ctx      context.Context // the caller's: kills wait under it
+	script   *Script
+	snap     *procwalk.Snapshot
+	group    func() ([]procwalk.Session, error)
+	grouped  bool
+	sessions []procwalk.Session
+	groupErr error
+	members  map[string]map[procwalk.ProcID]int // kind -> member -> index in sessions
+	deadline *deadline
+}
+
+func newModule(r *Runtime) *module {
+	return &module{r: r, held: make(map[string]int), touched: make(map[string]bool)}
+}
+
+// begin points the module at one run's input.
+func (m *module) begin(ctx context.Context, s *Script, in Input) {
+	m.ctx, m.script, m.snap, m.group = ctx, s, in.Snapshot, in.Sessions
+	if m.table != nil {
+		m.table.RawSetString("script", lua.LString(s.Name))
+	}
+	m.grouped, m.sessions, m.groupErr, m.members = false, nil, nil, nil
+	clear(m.touched)
+}
+
+// end forgets the run's input, and the debounce keys the run did not ask
+// about: a condition not checked this tick did not hold.
+func (m *module) end() {
+	for k := range m.held {
+		if !m.touched[k] {
+			delete(m.held, k)
+		}
+	}
+	m.ctx, m.snap, m.group, m.sessions, m.members, m.deadline = nil, nil, nil, nil, nil, nil
+}
+
+// Loader builds the module table; given to L.PreloadModule.
+func (m *module) Loader(L *lua.LState) int {
+	m.procMethods = L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"parent":      m.procParent,
+		"children":    m.procChildren,
+		"descendants": m.procDescendants,
+		"tree":        m.procTree,
+		"session":     m.procSession,
+		"kill":        m.procKill,
+	})
+	m.procMT = L.NewTypeMetatable(processType)
+	L.SetFuncs(m.procMT, map[string]lua.LGFunction{
+		"__index":    m.procIndex,
+		"__newindex": readOnly,
+		"__tostring": m.procString,
+		"__eq":       procEqual,
+	})
+	m.procMT.RawSetString("__metatable", lua.LString(processType))
+
+	m.sessionMethods = L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"processes": m.sessionProcesses,
+		"roots":     m.sessionRoots,
+		"top":       m.sessionTop,
+		"tree":      m.sessionTree,
+		"kill":      m.sessionKill,
+	})
+	m.sessionMT = L.NewTypeMetatable(sessionType)
+	L.SetFuncs(m.sessionMT, map[string]lua.LGFunction{
+		"__index":    m.sessionIndex,
+		"__newindex": readOnly,
+		"__tostring": sessionString,
+		"__eq":       sessionEqual,
+	})
+	m.sessionMT.RawSetString("__metatable", lua.LString(sessionType))
+
+	mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
+		"processes":   m.luaProcesses,
+		"process":     m.luaProcess,
+		"top":         m.luaTop,
+		"sessions":    m.luaSessions,
+		"session":     m.luaSession,
+		"kill":        m.luaKill,
+		"emit":        m.luaEmit,
+		"log":         m.luaLog,
+		"alert":       m.luaAlert,
+		"bytes":       luaBytes,
+		"parse_bytes": luaParseBytes,
+		"duration":    luaDuration,
+		"now":         m.luaNow,
+		"hostname":    m.luaHostname,
+		"debounce":    m.luaDebounce,
+		"snapshot":    m.luaSnapshot,
+	})
+	for name, v := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40} {
+		mod.RawSetString(name, lua.LNumber(v))
+	}
+	m.state = L.NewTable()
+	mod.RawSetString("state", m.state)
+	mod.RawSetString("args", m.argsTable(L))
+	mod.RawSetString("dry_run", lua.LBool(m.r.cfg.DryRun))
+	mod.RawSetString("script", lua.LString(m.script.Name))
+	m.table = mod
+	L.Push(mod)
+	return 1
+}
+
+// argsTable holds the arguments in order, and each "key=value" argument
+// also under its key ("--key=value" too), so scripts read options as
+// procwalk.args.limit.
+func (m *module) argsTable(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(len(m.r.cfg.Args), 0)
+	for i, a := range m.r.cfg.Args {
+		t.RawSetInt(i+1, lua.LString(a))
+		if k, v, ok := strings.Cut(strings.TrimLeft(a, "-"), "="); ok && k != "" {
+			t.RawSetString(k, lua.LString(v))
+		}
+	}
+	return t
+}
+
+// readOnly is __newindex of every userdata: objects describe a snapshot,
+// they cannot be changed.
+func readOnly(L *lua.LState) int {
+	L.RaiseError("%s objects are read-only (field %q)", L.Get(1).Type().String(), L.ToString(2))
+	return 0
+}
+
+// pushOpt pushes v when ok, nil otherwise: an unmeasured value is nil, never
+// a misleading zero.
+func pushOpt(L *lua.LState, v float64, ok bool) {
+	if ok {
+		L.Push(lua.LNumber(v))
+	} else {
+		L.Push(lua.LNil)
+	}
+}
+
+// unknownField raises an error naming the known fields.
+func unknownField(L *lua.LState, what, key string, known []string) {
+	L.RaiseError("%s has no field %q; fields are %s", what, key, strings.Join(known, ", "))
+}
+
+// checkInteger returns argument n as an integer, raising when it is not a
+// whole number (CheckInt would truncate 12.7 to 12).
+func checkInteger(L *lua.LState, n int) int {
+	v := L.CheckNumber(n)
+	if float64(v) != float64(int64(v)) {
+		L.ArgError(n, fmt.Sprintf("integer expected, got %v", v))
+	}
+	return int(v)
+}
+
+// optTable returns argument n as a table, or nil when it is absent or nil.
+func optTable(L *lua.LState, n int) *lua.LTable {
+	switch v := L.Get(n).(type) {
+	case *lua.LNilType:
+		return nil
+	case *lua.LTable:
+		return v
+	}
+	L.TypeError(n, lua.LTTable)
+	return nil
+}

@@ -1,0 +1,312 @@
+package scripting
+
+import (
+	"fmt"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// process.go exposes a process as userdata whose fields are read lazily:
+// making an object costs one allocation, and only the fields a rule reads
+// are converted. A process object keeps the snapshot it came from, so one
+// kept in procwalk.state describes that older snapshot.
+
+// procRef is the userdata value of a process object.
+type procRef struct {
+	snap *procwalk.Snapshot
+	p    *procwalk.Process
+}
+
+// processFields lists the fields, for error messages and the README.
+func processFields() []string {
+	return []string{
+		"pid", "ppid", "pgrp", "sid", "tty", "id", "comm", "name", "cmdline", "argv", "exe", "cwd",
+		"uid", "euid", "user", "state", "threads", "kernel", "zombie",
+		"rss", "vsize", "shared", "pss", "uss", "swap", "fds", "oom_score",
+		"cpu", "cpu_time", "user_time", "system_time",
+		"read_bytes", "write_bytes", "read_rate", "write_rate",
+		"growth", "pss_growth", "uss_growth", "age", "start_time", "cgroup",
+	}
+}
+
+func (m *module) newProcess(L *lua.LState, ref *procRef) *lua.LUserData {
+	ud := L.NewUserData()
+	ud.Value = ref
+	ud.Metatable = m.procMT
+	return ud
+}
+
+// pushProcess pushes p as a process object, or nil.
+func (m *module) pushProcess(L *lua.LState, snap *procwalk.Snapshot, p *procwalk.Process) {
+	if p == nil {
+		L.Push(lua.LNil)
+		return
+	}
+	L.Push(m.newProcess(L, &procRef{snap: snap, p: p}))
+}
+
+// processList returns procs as a Lua array of process objects. The refs
+// are allocated in one block.
+func (m *module) processList(L *lua.LState, snap *procwalk.Snapshot, procs []*procwalk.Process) *lua.LTable {
+	t := L.CreateTable(len(procs), 0)
+	refs := make([]procRef, len(procs))
+	for i, p := range procs {
+		refs[i] = procRef{snap: snap, p: p}
+		t.RawSetInt(i+1, m.newProcess(L, &refs[i]))
+	}
+	return t
+}
+
+// checkProcess returns argument n as a process, raising an argument error
+// otherwise.
+func checkProcess(L *lua.LState, n int) *procRef {
+	if ud, ok := L.Get(n).(*lua.LUserData); ok {
+		if ref, ok := ud.Value.(*procRef); ok {
+			return ref
+		}
+	}
+	L.ArgError(n, "process expected, got "+typeName(L.Get(n)))
+	return nil
+}
+
+// typeName names a Lua value's type, telling our userdata apart.
+func typeName(v lua.LValue) string {
+	if ud, ok := v.(*lua.LUserData); ok {
+		switch ud.Value.(type) {
+		case *procRef:
+			return "process"
+		case *sessionRef:
+			return "session"
+		}
+	}
+	return v.Type().String()
+}
+
+// procIndex is __index: a field, else a method.
+func (m *module) procIndex(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	key := L.CheckString(2)
+	if m.procField(L, ref, key) {
+		return 1
+	}
+	if fn := m.procMethods.RawGetString(key); fn != lua.LNil {
+		L.Push(fn)
+		return 1
+	}
+	unknownField(L, "process", key, processFields())
+	return 0
+}
+
+// procField pushes field key of the process and reports whether it exists.
+func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
+	p := ref.p
+	r := &p.Rates
+	switch key {
+	case "pid":
+		L.Push(lua.LNumber(p.ID.PID))
+	case "ppid":
+		L.Push(lua.LNumber(p.PPID))
+	case "pgrp":
+		L.Push(lua.LNumber(p.PGRP))
+	case "sid":
+		L.Push(lua.LNumber(p.SID))
+	case "tty":
+		L.Push(lua.LNumber(p.TTY))
+	case "id":
+		L.Push(lua.LString(p.ID.String()))
+	case "comm":
+		L.Push(lua.LString(p.Comm))
+	case "name":
+		L.Push(lua.LString(p.Name()))
+	case "cmdline":
+		if p.Read&procwalk.FieldCmdline == 0 {
+			L.Push(lua.LNil)
+		} else {
+			L.Push(lua.LString(strings.Join(p.Cmdline, " ")))
+		}
+	case "argv":
+		if p.Read&procwalk.FieldCmdline == 0 {
+			L.Push(lua.LNil)
+		} else {
+			t := L.CreateTable(len(p.Cmdline), 0)
+			for i, a := range p.Cmdline {
+				t.RawSetInt(i+1, lua.LString(a))
+			}
+			L.Push(t)
+		}
+	case "exe":
+		pushString(L, p.Exe, p.Read&procwalk.FieldExe != 0)
+	case "cwd":
+		pushString(L, p.Cwd, p.Read&procwalk.FieldCwd != 0)
+	case "uid":
+		pushOpt(L, float64(p.RealUID), p.Read&procwalk.FieldStatus != 0)
+	case "euid":
+		pushOpt(L, float64(p.EffectiveUID), p.Read&procwalk.FieldStatus != 0)
+	case "user":
+		pushString(L, m.r.cfg.Users.Name(p.RealUID), p.Read&procwalk.FieldStatus != 0)
+	case "state":
+		L.Push(lua.LString(string(rune(p.State))))
+	case "threads":
+		L.Push(lua.LNumber(p.Threads))
+	case "kernel":
+		L.Push(lua.LBool(p.Kernel))
+	case "zombie":
+		L.Push(lua.LBool(p.Zombie()))
+	case "rss":
+		L.Push(lua.LNumber(p.RSSBytes))
+	case "vsize":
+		L.Push(lua.LNumber(p.VSizeBytes))
+	case "shared":
+		L.Push(lua.LNumber(p.SharedBytes))
+	case "pss":
+		pushOpt(L, float64(p.Smaps.PSSBytes), p.Read&procwalk.FieldSmaps != 0)
+	case "uss":
+		pushOpt(L, float64(p.Smaps.USSBytes), p.Read&procwalk.FieldSmaps != 0)
+	case "swap":
+		pushOpt(L, float64(p.SwapBytes), p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0)
+	case "fds":
+		pushOpt(L, float64(p.FDs), p.Read&procwalk.FieldFDs != 0)
+	case "oom_score":
+		pushOpt(L, float64(p.OOMScore), p.Read&procwalk.FieldOOMScore != 0)
+	case "cpu":
+		pushOpt(L, r.CPUPercent, r.Measured)
+	case "cpu_time":
+		L.Push(lua.LNumber(p.CPUSeconds()))
+	case "user_time":
+		L.Push(lua.LNumber(p.UserCPUSeconds))
+	case "system_time":
+		L.Push(lua.LNumber(p.SystemCPUSeconds))
+	case "read_bytes":
+		pushOpt(L, float64(p.IO.ReadBytes), p.Read&procwalk.FieldIO != 0)
+	case "write_bytes":
+		pushOpt(L, float64(p.IO.WriteBytes), p.Read&procwalk.FieldIO != 0)
+	case "read_rate":
+		pushOpt(L, r.ReadBytesPerSecond, r.Measured && r.HaveIO)
+	case "write_rate":
+		pushOpt(L, r.WriteBytesPerSecond, r.Measured && r.HaveIO)
+	case "growth":
+		pushOpt(L, r.RSSGrowthBytesPerMinute, r.Measured)
+	case "pss_growth":
+		pushOpt(L, r.PSSGrowthBytesPerMinute, r.Measured && r.HaveSmaps)
+	case "uss_growth":
+		pushOpt(L, r.USSGrowthBytesPerMinute, r.Measured && r.HaveSmaps)
+	case "age":
+		L.Push(lua.LNumber(max(p.Age(ref.snap.Time).Seconds(), 0)))
+	case "start_time":
+		L.Push(lua.LNumber(float64(p.Start.UnixNano()) / 1e9))
+	case "cgroup":
+		pushString(L, cgroupPath(p), p.Read&procwalk.FieldCgroup != 0 && len(p.Cgroups) > 0)
+	default:
+		return false
+	}
+	return true
+}
+
+func pushString(L *lua.LState, s string, ok bool) {
+	if ok {
+		L.Push(lua.LString(s))
+	} else {
+		L.Push(lua.LNil)
+	}
+}
+
+// cgroupPath is the unified (v2) path when there is one, else the memory
+// controller's, else the first line's.
+func cgroupPath(p *procwalk.Process) string {
+	for _, l := range p.Cgroups {
+		if l.HierarchyID == 0 && l.Path != "/" {
+			return l.Path
+		}
+	}
+	for _, l := range p.Cgroups {
+		for _, c := range strings.Split(l.Controllers, ",") {
+			if c == "memory" {
+				return l.Path
+			}
+		}
+	}
+	if len(p.Cgroups) > 0 {
+		return p.Cgroups[0].Path
+	}
+	return ""
+}
+
+// procString is __tostring: "process 1234 (bash)".
+func (m *module) procString(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	L.Push(lua.LString(fmt.Sprintf("process %d (%s)", ref.p.ID.PID, ref.p.Comm)))
+	return 1
+}
+
+// procEqual is __eq: the same process (pid and start time).
+func procEqual(L *lua.LState) int {
+	a, b := checkProcess(L, 1), checkProcess(L, 2)
+	L.Push(lua.LBool(a.p.ID == b.p.ID))
+	return 1
+}
+
+// p:parent() -> process|nil
+func (m *module) procParent(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	m.pushProcess(L, ref.snap, ref.snap.Parent(ref.p.ID.PID))
+	return 1
+}
+
+// p:children() -> {process}
+func (m *module) procChildren(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	L.Push(m.processList(L, ref.snap, ref.snap.Children(ref.p.ID.PID)))
+	return 1
+}
+
+// p:descendants() -> {process}, depth first
+func (m *module) procDescendants(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	L.Push(m.processList(L, ref.snap, ref.snap.Descendants(ref.p.ID.PID)))
+	return 1
+}
+
+// p:tree() -> {{process=, depth=}}: p (depth 0) and its descendants, depth
+// first in pid order.
+func (m *module) procTree(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	t := L.NewTable()
+	ref.snap.Walk(ref.p.ID.PID, func(p *procwalk.Process, depth int) bool {
+		t.Append(m.treeEntry(L, ref.snap, p, depth))
+		return true
+	})
+	L.Push(t)
+	return 1
+}
+
+func (m *module) treeEntry(L *lua.LState, snap *procwalk.Snapshot, p *procwalk.Process, depth int) *lua.LTable {
+	e := L.CreateTable(0, 2)
+	e.RawSetString("process", m.newProcess(L, &procRef{snap: snap, p: p}))
+	e.RawSetString("depth", lua.LNumber(depth))
+	return e
+}
+
+// p:session(kind) -> session|nil: the session of that kind holding p.
+func (m *module) procSession(L *lua.LState) int {
+	ref := checkProcess(L, 1)
+	kind := checkKind(L, 2)
+	if ref.snap != m.snap {
+		L.RaiseError("process %d comes from an earlier run; look it up again with procwalk.process(pid)", ref.p.ID.PID)
+	}
+	sessions, err := m.groupSessions()
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(err.Error()))
+		return 2
+	}
+	idx := m.memberIndex(kind, sessions)
+	if i, ok := idx[ref.p.ID]; ok {
+		L.Push(m.newSession(L, &sessions[i]))
+	} else {
+		L.Push(lua.LNil)
+	}
+	return 1
+}

@@ -1,0 +1,269 @@
+package scripting
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// query.go selects processes: procwalk.processes(filter), procwalk.process(pid)
+// and the top-N of a metric, shared with session:top.
+
+// filterKeys are the keys a filter table may hold.
+func filterKeys() []string {
+	return []string{"comm", "name", "user", "uid", "state", "ppid", "kernel", "cmdline", "session"}
+}
+
+// procwalk.processes([filter]) -> {process}: every process in pid order, or
+// those the filter keeps. filter is a function(process) -> bool or a table
+// of exact matches (comm, name, user, uid, state, ppid, kernel, session =
+// "KIND:NAME") and cmdline = plain substring.
+func (m *module) luaProcesses(L *lua.LState) int {
+	procs := m.selectProcesses(L, 1)
+	L.Push(m.processList(L, m.snap, procs))
+	return 1
+}
+
+// selectProcesses applies the filter at argument n.
+func (m *module) selectProcesses(L *lua.LState, n int) []*procwalk.Process {
+	snap := m.snap
+	keep := func(*procwalk.Process) bool { return true }
+	switch f := L.Get(n).(type) {
+	case *lua.LNilType:
+	case *lua.LFunction:
+		keep = func(p *procwalk.Process) bool {
+			L.Push(f)
+			L.Push(m.newProcess(L, &procRef{snap: snap, p: p}))
+			L.Call(1, 1)
+			ok := lua.LVAsBool(L.Get(-1))
+			L.Pop(1)
+			return ok
+		}
+	case *lua.LTable:
+		keep = m.tableFilter(L, n, f)
+	default:
+		L.ArgError(n, "filter must be a table or a function, got "+typeName(f))
+	}
+	procs := make([]*procwalk.Process, 0, len(snap.Procs))
+	for i := range snap.Procs {
+		if p := &snap.Procs[i]; keep(p) {
+			procs = append(procs, p)
+		}
+	}
+	return procs
+}
+
+// tableFilter compiles a filter table into a predicate.
+func (m *module) tableFilter(L *lua.LState, n int, t *lua.LTable) func(*procwalk.Process) bool {
+	var tests []func(*procwalk.Process) bool
+	str := func(key string, v lua.LValue) string {
+		s, ok := v.(lua.LString)
+		if !ok {
+			L.ArgError(n, fmt.Sprintf("filter %s must be a string, got %s", key, typeName(v)))
+		}
+		return string(s)
+	}
+	num := func(key string, v lua.LValue) int {
+		x, ok := v.(lua.LNumber)
+		if !ok || float64(x) != float64(int64(x)) {
+			L.ArgError(n, fmt.Sprintf("filter %s must be an integer, got %s", key, v.String()))
+		}
+		return int(x)
+	}
+	t.ForEach(func(k, v lua.LValue) {
+		key, _ := k.(lua.LString)
+		switch key {
+		case "comm":
+			s := str("comm", v)
+			tests = append(tests, func(p *procwalk.Process) bool { return p.Comm == s })
+		case "name":
+			s := str("name", v)
+			tests = append(tests, func(p *procwalk.Process) bool { return p.Name() == s })
+		case "cmdline":
+			s := str("cmdline", v)
+			tests = append(tests, func(p *procwalk.Process) bool {
+				return strings.Contains(strings.Join(p.Cmdline, " "), s)
+			})
+		case "state":
+			s := str("state", v)
+			tests = append(tests, func(p *procwalk.Process) bool { return string(rune(p.State)) == s })
+		case "user":
+			s := str("user", v)
+			tests = append(tests, func(p *procwalk.Process) bool {
+				return p.Read&procwalk.FieldStatus != 0 && m.r.cfg.Users.Name(p.RealUID) == s
+			})
+		case "uid":
+			uid := num("uid", v)
+			tests = append(tests, func(p *procwalk.Process) bool {
+				return p.Read&procwalk.FieldStatus != 0 && p.RealUID == uid
+			})
+		case "ppid":
+			ppid := num("ppid", v)
+			tests = append(tests, func(p *procwalk.Process) bool { return p.PPID == ppid })
+		case "kernel":
+			want := lua.LVAsBool(v)
+			tests = append(tests, func(p *procwalk.Process) bool { return p.Kernel == want })
+		case "session":
+			ids := m.sessionMembers(L, n, str("session", v))
+			tests = append(tests, func(p *procwalk.Process) bool { return ids[p.ID] })
+		default:
+			L.ArgError(n, fmt.Sprintf("unknown filter key %s; keys are %s", k.String(), strings.Join(filterKeys(), ", ")))
+		}
+	})
+	return func(p *procwalk.Process) bool {
+		for _, test := range tests {
+			if !test(p) {
+				return false
+			}
+		}
+		return true
+	}
+}
+
+// sessionMembers returns the members of the session ref names.
+func (m *module) sessionMembers(L *lua.LState, n int, ref string) map[procwalk.ProcID]bool {
+	sessions, err := m.groupSessions()
+	if err != nil {
+		L.RaiseError("filter session=%q: %v", ref, err)
+	}
+	s, err := procwalk.Find(sessions, ref)
+	if err != nil {
+		L.ArgError(n, err.Error())
+	}
+	ids := make(map[procwalk.ProcID]bool, len(s.Members))
+	for _, id := range s.Members {
+		ids[id] = true
+	}
+	return ids
+}
+
+// procwalk.process(pid) -> process | nil, "no process <pid>"
+func (m *module) luaProcess(L *lua.LState) int {
+	pid := checkInteger(L, 1)
+	if pid <= 0 {
+		L.ArgError(1, fmt.Sprintf("pid must be positive, got %d", pid))
+	}
+	p := m.snap.Process(pid)
+	if p == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("no process %d", pid)))
+		return 2
+	}
+	m.pushProcess(L, m.snap, p)
+	return 1
+}
+
+// procwalk.top(metric [, n [, filter]]) -> {process}: the n (default 5)
+// processes with the highest metric, highest first; processes without a
+// value for it (cpu before a rate is measured, pss without --pss) are left
+// out.
+func (m *module) luaTop(L *lua.LState) int {
+	metric := checkMetric(L, 1)
+	n := optCount(L, 2)
+	procs := m.selectProcesses(L, 3)
+	L.Push(m.processList(L, m.snap, topN(m.snap, procs, metric, n)))
+	return 1
+}
+
+// metric reads one number of a process; ok is false when it has none.
+type metric func(snap *procwalk.Snapshot, p *procwalk.Process) (v float64, ok bool)
+
+// metricTable maps the names top accepts to their readers.
+func metricTable() map[string]metric {
+	has := func(p *procwalk.Process, f procwalk.Fields) bool { return p.Read&f != 0 }
+	return map[string]metric{
+		"rss":   func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.RSSBytes), true },
+		"vsize": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.VSizeBytes), true },
+		"pss": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return float64(p.Smaps.PSSBytes), has(p, procwalk.FieldSmaps)
+		},
+		"uss": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return float64(p.Smaps.USSBytes), has(p, procwalk.FieldSmaps)
+		},
+		"swap": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return float64(p.SwapBytes), has(p, procwalk.FieldStatus|procwalk.FieldSmaps)
+		},
+		"threads": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.Threads), true },
+		"fds": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return float64(p.FDs), has(p, procwalk.FieldFDs)
+		},
+		"cpu": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return p.Rates.CPUPercent, p.Rates.Measured
+		},
+		"cpu_time": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return p.CPUSeconds(), true },
+		"read_rate": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return p.Rates.ReadBytesPerSecond, p.Rates.HaveIO
+		},
+		"write_rate": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return p.Rates.WriteBytesPerSecond, p.Rates.HaveIO
+		},
+		"growth": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return p.Rates.RSSGrowthBytesPerMinute, p.Rates.Measured
+		},
+		"pss_growth": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+			return p.Rates.PSSGrowthBytesPerMinute, p.Rates.HaveSmaps
+		},
+		"age": func(s *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return p.Age(s.Time).Seconds(), true },
+	}
+}
+
+func metricNames() []string {
+	var names []string
+	for name := range metricTable() {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+func checkMetric(L *lua.LState, n int) metric {
+	name := L.CheckString(n)
+	if f, ok := metricTable()[name]; ok {
+		return f
+	}
+	L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s", name, strings.Join(metricNames(), ", ")))
+	return nil
+}
+
+// optCount reads an optional positive count, default 5.
+func optCount(L *lua.LState, n int) int {
+	if L.Get(n) == lua.LNil {
+		return 5
+	}
+	c := checkInteger(L, n)
+	if c <= 0 {
+		L.ArgError(n, fmt.Sprintf("count must be positive, got %d", c))
+	}
+	return c
+}
+
+// topN returns up to n of procs with the highest metric, highest first,
+// ties broken by pid.
+func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, f metric, n int) []*procwalk.Process {
+	type scored struct {
+		p *procwalk.Process
+		v float64
+	}
+	s := make([]scored, 0, len(procs))
+	for _, p := range procs {
+		if v, ok := f(snap, p); ok {
+			s = append(s, scored{p, v})
+		}
+	}
+	slices.SortFunc(s, func(a, b scored) int {
+		if c := cmp.Compare(b.v, a.v); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.p.ID.PID, b.p.ID.PID)
+	})
+	out := make([]*procwalk.Process, 0, min(n, len(s)))
+	for i := 0; i < len(s) && i < n; i++ {
+		out = append(out, s[i].p)
+	}
+	return out
+}

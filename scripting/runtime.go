@@ -1,0 +1,315 @@
+package scripting
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// maxSourceBytes bounds a script's source: the compiler recurses over the
+// syntax tree, and a megabyte of nesting is already far past any real rule.
+const maxSourceBytes = 1 << 20
+
+// Script is a compiled Lua chunk. It is immutable and may be shared by
+// Runtimes on different goroutines; compile once, run many times.
+type Script struct {
+	// Name is what errors and logs call the script: "memory-guard.lua".
+	Name  string
+	proto *lua.FunctionProto
+}
+
+// Compile parses and compiles src. name is used in error positions.
+func Compile(name string, src []byte) (*Script, error) {
+	if len(src) > maxSourceBytes {
+		return nil, fmt.Errorf("%w: %s: %s of source is over the %s limit", ErrCompile, name, formatBytes(float64(len(src))), formatBytes(maxSourceBytes))
+	}
+	chunk, err := parse.Parse(bytes.NewReader(src), name)
+	var perr *parse.Error
+	switch {
+	case errors.As(err, &perr):
+		near := ""
+		if perr.Token != "" {
+			near = fmt.Sprintf(" near '%s'", perr.Token)
+		}
+		if perr.Pos.Line == parse.EOF {
+			return nil, fmt.Errorf("%w: %s: at end of file: %s", ErrCompile, name, perr.Message)
+		}
+		return nil, fmt.Errorf("%w: %s:%d: %s%s", ErrCompile, name, perr.Pos.Line, perr.Message, near)
+	case err != nil:
+		return nil, fmt.Errorf("%w: %s: %v", ErrCompile, name, err)
+	case chunk == nil && len(bytes.TrimSpace(src)) > 0:
+		return nil, fmt.Errorf("%w: %s: the parser gave up", ErrCompile, name)
+	}
+	proto, err := lua.Compile(chunk, name)
+	if err != nil {
+		var cerr *lua.CompileError
+		if errors.As(err, &cerr) {
+			return nil, fmt.Errorf("%w: %s:%d: %s", ErrCompile, name, cerr.Line, cerr.Message)
+		}
+		return nil, fmt.Errorf("%w: %s: %v", ErrCompile, name, err)
+	}
+	return &Script{Name: name, proto: proto}, nil
+}
+
+// LoadFile reads and compiles the script at path.
+func LoadFile(path string) (*Script, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+	}
+	defer f.Close()
+	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading script %s: %w", path, err)
+	}
+	return Compile(filepath.Base(path), src)
+}
+
+// Config is what a Runtime needs from its host. The zero value runs scripts
+// that can read processes but not act: no kills, emits refused, print and
+// logs discarded.
+type Config struct {
+	// Killer carries out procwalk.kill and the :kill methods; nil makes
+	// every kill return nil, "killing is not available here".
+	Killer Killer
+	// Emitter receives procwalk.emit lines and procwalk_alert lines; nil
+	// makes emit return nil, "no output stream".
+	Emitter Emitter
+	// Logger receives procwalk.log and procwalk.alert records; nil discards.
+	Logger *slog.Logger
+	// Print receives print(...); nil discards. Never the line-protocol
+	// stream.
+	Print io.Writer
+	// DryRun turns every kill into a dry run, whatever the script asks.
+	DryRun bool
+	// Args are the script's arguments: procwalk.args and the chunk's "...".
+	Args []string
+	// Users names the uids of process.user and the user filter; nil shows
+	// uids in decimal.
+	Users *procwalk.Users
+	// Hostname is procwalk.hostname(); "" means os.Hostname().
+	Hostname string
+	// Now is the clock of procwalk.now(); nil means time.Now.
+	Now    func() time.Time
+	Limits Limits
+}
+
+// Input is what one run looks at.
+type Input struct {
+	Snapshot *procwalk.Snapshot
+	// Sessions groups the snapshot into sessions. It is called at most once
+	// per run, the first time the script asks for sessions; nil means the
+	// script sees no sessions.
+	Sessions func() ([]procwalk.Session, error)
+}
+
+// Runtime runs compiled scripts in one sandboxed Lua state, so that
+// procwalk.state and debounce counters carry over from one run to the next
+// (watch mode). A run that hits a limit (timeout, memory, stack) discards
+// the state: the next run starts afresh. A Runtime is not safe for
+// concurrent use; use one per goroutine.
+type Runtime struct {
+	cfg    Config
+	limits Limits
+	mod    *module
+	L      *lua.LState
+
+	coroutines int  // created in the current run
+	limitHit   bool // a sandbox limit raised the current run's error
+}
+
+// New returns a Runtime; the Lua state is built on the first run.
+func New(cfg Config) *Runtime {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Print == nil {
+		cfg.Print = io.Discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Hostname == "" {
+		cfg.Hostname, _ = os.Hostname()
+	}
+	r := &Runtime{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	r.mod = newModule(r)
+	return r
+}
+
+// Close releases the Lua state.
+func (r *Runtime) Close() {
+	if r.L != nil {
+		r.L.Close()
+		r.L = nil
+	}
+}
+
+// Run runs s once against in. It returns nil, or an error wrapping
+// ErrScript, ErrTimeout, ErrMemory or ErrLimit whose message starts with
+// the script's file:line. The host is never harmed by what the script does.
+func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
+	if in.Snapshot == nil {
+		return errors.New("scripting: Run needs a snapshot")
+	}
+	if r.L == nil {
+		r.L = r.newState(r.cfg.Print)
+	}
+	L := r.L
+	r.coroutines, r.limitHit = 0, false
+	r.mod.begin(ctx, s, in)
+	defer r.mod.end()
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	r.mod.deadline = newDeadline(r.limits.Timeout, cancel)
+	defer r.mod.deadline.stop()
+	heapDone := watchHeap(runCtx, cancel, r.limits.HeapBudgetBytes)
+	L.SetContext(runCtx)
+
+	args := make([]lua.LValue, len(r.cfg.Args))
+	for i, a := range r.cfg.Args {
+		args[i] = lua.LString(a)
+	}
+	err := L.CallByParam(lua.P{
+		Fn:      L.NewFunctionFromProto(s.proto),
+		NRet:    0,
+		Protect: true,
+		Handler: L.NewFunction(traceback),
+	}, args...)
+	cause := context.Cause(runCtx)
+	cancel(nil)
+	<-heapDone
+	L.RemoveContext()
+	L.SetTop(0)
+	if err == nil {
+		return nil
+	}
+	err = r.runError(s, err, cause, ctx)
+	if !errors.Is(err, ErrScript) {
+		// A limit can leave huge tables or half-run coroutines behind:
+		// start the next run from a fresh state.
+		r.Close()
+	}
+	return err
+}
+
+// runError turns a Lua error into one of our sentinels.
+func (r *Runtime) runError(s *Script, err error, cause error, parent context.Context) error {
+	msg := err.Error()
+	var aerr *lua.ApiError
+	if errors.As(err, &aerr) {
+		msg = aerr.Object.String()
+	}
+	where := luaWhere(msg, s.Name)
+	switch {
+	case parent.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", where, context.Cause(parent))
+	case errors.Is(cause, errRunTimeout):
+		return fmt.Errorf("%w: %s ran past its %s deadline (raise it with --timeout, or do less per run)", ErrTimeout, where, r.limits.Timeout)
+	case errors.Is(cause, ErrMemory):
+		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
+	case r.limitHit || strings.HasSuffix(msg, "stack overflow") || strings.HasSuffix(msg, "registry overflow"):
+		return fmt.Errorf("%w: %s", ErrLimit, msg)
+	}
+	return fmt.Errorf("%w: %s", ErrScript, msg)
+}
+
+// luaWhere returns the "file:line:" a Lua error message starts with, or
+// the first traceback line naming the script, or the script name.
+func luaWhere(msg, name string) string {
+	for _, line := range strings.Split(msg, "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, name+":") {
+			continue
+		}
+		rest := line[len(name)+1:]
+		if i := strings.IndexByte(rest, ':'); i > 0 && strings.Trim(rest[:i], "0123456789") == "" {
+			return name + ":" + rest[:i] + ":"
+		}
+	}
+	return name + ":"
+}
+
+// limitError raises a Lua error for a sandbox limit and marks the run.
+func (r *Runtime) limitError(L *lua.LState, format string, args ...any) {
+	r.limitHit = true
+	L.RaiseError(format, args...)
+}
+
+// maxTraceback bounds the frames a traceback lists.
+const maxTraceback = 10
+
+// traceback is the message handler of every run: it appends the Lua frames
+// of the error's stack, innermost first, so that an error raised deep in a
+// helper still names the script's lines that led there.
+func traceback(L *lua.LState) int {
+	msg := L.Get(1)
+	var b strings.Builder
+	b.WriteString(L.ToStringMeta(msg).String())
+	n := 0
+	for level := 1; n < maxTraceback; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil || dbg.What == "G" || dbg.CurrentLine <= 0 {
+			continue
+		}
+		if n == 0 {
+			b.WriteString("\nstack traceback:")
+		}
+		fmt.Fprintf(&b, "\n\t%s:%d:", dbg.Source, dbg.CurrentLine)
+		if dbg.Name != "" && dbg.What != "main" {
+			fmt.Fprintf(&b, " in function '%s'", dbg.Name)
+		} else if dbg.What == "main" {
+			b.WriteString(" in main chunk")
+		}
+		n++
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
+}
+
+// errRunTimeout is the cancel cause of a run past its deadline.
+var errRunTimeout = errors.New("deadline exceeded")
+
+// deadline cancels a run when its time is up. Time spent waiting inside a
+// kill (a grace period) is not counted: pause and resume bracket it.
+type deadline struct {
+	left   time.Duration
+	start  time.Time
+	timer  *time.Timer
+	cancel context.CancelCauseFunc
+}
+
+func newDeadline(d time.Duration, cancel context.CancelCauseFunc) *deadline {
+	dl := &deadline{left: d, cancel: cancel}
+	dl.resume()
+	return dl
+}
+
+func (d *deadline) resume() {
+	d.start = time.Now()
+	d.timer = time.AfterFunc(max(d.left, 0), func() { d.cancel(errRunTimeout) })
+}
+
+func (d *deadline) pause() {
+	if d.timer.Stop() {
+		d.left -= time.Since(d.start)
+	}
+}
+
+func (d *deadline) stop() { d.timer.Stop() }

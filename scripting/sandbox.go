@@ -1,0 +1,164 @@
+package scripting
+
+import (
+	"io"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// sandbox.go builds the Lua state scripts run in. Scripts are rules users
+// write or download; a broken or hostile one must not reach files, other
+// processes (except through procwalk.kill and its protections), the
+// process's stdout (the line-protocol stream), or the host's memory.
+//
+// Only package, base, table, string, math, capped coroutines and a cut-down
+// os (clock, date, difftime, time) are opened; io, debug, channel and the
+// rest of os never are, so neither globals nor require nor package.loaded
+// can reach them.
+
+// removedGlobals load code from disk or from strings, hand out the real
+// globals of other functions, or act on the whole Go process (a GC).
+func removedGlobals() []string {
+	return []string{
+		"dofile", "loadfile", "load", "loadstring", "module",
+		"collectgarbage", "getfenv", "setfenv", "newproxy", "_printregs",
+	}
+}
+
+// allowedModules are the only entries package.loaded may hold (besides the
+// procwalk module once required).
+func allowedModules() map[string]bool {
+	return map[string]bool{
+		"_G": true, lua.LoadLibName: true, lua.TabLibName: true, lua.StringLibName: true,
+		lua.MathLibName: true, lua.CoroutineLibName: true, lua.OsLibName: true,
+	}
+}
+
+// maxDateFormatBytes bounds os.date's format: each directive expands to at
+// most a few dozen bytes, so the output stays small.
+const maxDateFormatBytes = 256
+
+// newState returns a fresh sandboxed state with the procwalk module
+// preloaded. print writes to w.
+func (r *Runtime) newState(w io.Writer) *lua.LState {
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:    true,
+		CallStackSize:   r.limits.CallStackSize,
+		RegistrySize:    r.limits.RegistrySize,
+		RegistryMaxSize: r.limits.RegistryMaxSize,
+	})
+	open := func(name string, fn lua.LGFunction) {
+		L.Push(L.NewFunction(fn))
+		L.Push(lua.LString(name))
+		L.Call(1, 0)
+	}
+	// package first: PreloadModule and require need it.
+	open(lua.LoadLibName, lua.OpenPackage)
+	open(lua.BaseLibName, lua.OpenBase)
+	open(lua.TabLibName, lua.OpenTable)
+	open(lua.StringLibName, lua.OpenString)
+	open(lua.MathLibName, lua.OpenMath)
+	open(lua.CoroutineLibName, lua.OpenCoroutine)
+	open(lua.OsLibName, lua.OpenOs) // cut down below, before any script runs
+
+	for _, name := range removedGlobals() {
+		L.SetGlobal(name, lua.LNil)
+	}
+	L.SetGlobal("print", L.NewFunction(printTo(w)))
+
+	r.cutOS(L)
+	r.lockPackage(L)
+	r.wrapStrings(L)
+	r.capCoroutines(L)
+
+	L.PreloadModule(moduleName, r.mod.Loader)
+	return L
+}
+
+// lockPackage leaves require able to load preloaded modules only: the file
+// searcher (package.loaders[2], ./?.lua and $LUA_PATH) is dropped, and
+// package.loaded keeps only the opened libraries.
+func (r *Runtime) lockPackage(L *lua.LState) {
+	pkg := L.GetGlobal(lua.LoadLibName).(*lua.LTable)
+	// require reads the registry's _LOADERS, the same table as
+	// package.loaders: truncate it to the preload searcher.
+	loaders := L.GetField(L.Get(lua.RegistryIndex), "_LOADERS").(*lua.LTable)
+	for i := loaders.Len(); i > 1; i-- {
+		loaders.RawSetInt(i, lua.LNil)
+	}
+	for _, name := range []string{"loadlib", "seeall"} {
+		pkg.RawSetString(name, lua.LNil)
+	}
+	pkg.RawSetString("path", lua.LString(""))
+	pkg.RawSetString("cpath", lua.LString(""))
+
+	loaded := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
+	allowed := allowedModules()
+	var drop []lua.LValue
+	loaded.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); !ok || !allowed[string(s)] {
+			drop = append(drop, k)
+		}
+	})
+	for _, k := range drop {
+		loaded.RawSet(k, lua.LNil)
+	}
+	for _, name := range []string{lua.IoLibName, lua.DebugLibName, lua.ChannelLibName} {
+		loaded.RawSetString(name, lua.LNil)
+		L.SetGlobal(name, lua.LNil)
+	}
+}
+
+// cutOS replaces os with a table of its harmless clock functions; os.exit
+// would end the whole Go process and os.execute's children would write into
+// our stdout.
+func (r *Runtime) cutOS(L *lua.LState) {
+	full := L.GetGlobal(lua.OsLibName).(*lua.LTable)
+	safe := L.NewTable()
+	for _, name := range []string{"clock", "difftime", "time"} {
+		safe.RawSetString(name, full.RawGetString(name))
+	}
+	date := full.RawGetString("date").(*lua.LFunction).GFunction
+	safe.RawSetString("date", L.NewFunction(func(L *lua.LState) int {
+		if s, ok := L.Get(1).(lua.LString); ok && len(s) > maxDateFormatBytes {
+			r.limitError(L, "os.date: format of %d bytes is over the limit of %d", len(s), maxDateFormatBytes)
+		}
+		return date(L)
+	}))
+	L.SetGlobal(lua.OsLibName, safe)
+	loaded := L.GetField(L.Get(lua.RegistryIndex), "_LOADED").(*lua.LTable)
+	loaded.RawSetString(lua.OsLibName, safe)
+}
+
+// capCoroutines counts coroutines created in a run: each one is a new Lua
+// state with its own stacks, and nested ones grew to gigabytes in seconds.
+func (r *Runtime) capCoroutines(L *lua.LState) {
+	co := L.GetGlobal(lua.CoroutineLibName).(*lua.LTable)
+	for _, name := range []string{"create", "wrap"} {
+		orig := co.RawGetString(name).(*lua.LFunction).GFunction
+		co.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
+			if r.coroutines >= r.limits.MaxCoroutines {
+				r.limitError(L, "coroutine.%s: more than %d coroutines in one run", name, r.limits.MaxCoroutines)
+			}
+			r.coroutines++
+			return orig(L)
+		}))
+	}
+}
+
+// printTo returns a print that writes to w instead of stdout, which may be
+// the line-protocol stream.
+func printTo(w io.Writer) lua.LGFunction {
+	return func(L *lua.LState) int {
+		var b []byte
+		for i := 1; i <= L.GetTop(); i++ {
+			if i > 1 {
+				b = append(b, '\t')
+			}
+			b = append(b, L.ToStringMeta(L.Get(i)).String()...)
+		}
+		b = append(b, '\n')
+		_, _ = w.Write(b) // a closed stderr must not fail the script
+		return 0
+	}
+}
