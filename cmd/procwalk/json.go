@@ -152,6 +152,7 @@ func writeJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Proc
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // a cmdline's "&" stays "&", not "\u0026"
 	return enc.Encode(doc)
 }
 
