@@ -52,12 +52,17 @@ func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
 		return nil, paneIndex{}
 	}
 	var servers []tmuxServer
+	var stale []string
 	for _, sock := range sockets {
 		out, err := list(sock)
 		if err != nil {
 			if errors.Is(err, ErrNoTmux) {
 				n.addf("tmux: %v", err)
 				break // no binary: no point asking about the other sockets
+			}
+			if errors.Is(err, ErrNoTmuxServer) {
+				stale = append(stale, sock)
+				continue
 			}
 			n.addf("tmux: %v", err)
 			continue
@@ -69,6 +74,9 @@ func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
 		if len(recs) > 0 {
 			servers = append(servers, tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs})
 		}
+	}
+	if len(stale) > 0 {
+		n.addf("tmux: no server on %s", strings.Join(stale, ", "))
 	}
 	labelServers(servers)
 	return groupTmuxServers(g.fs, s, servers, n)

@@ -96,7 +96,7 @@ func TestGroupTmuxWithoutTmux(t *testing.T) {
 		note string
 	}{
 		{"no binary", fmt.Errorf("%w: exec: \"tmux\": executable file not found in $PATH", ErrNoTmux), "not installed"},
-		{"no server", fmt.Errorf("%w on /tmp/tmux-1000/default", ErrNoTmuxServer), "no tmux server"},
+		{"no server", fmt.Errorf("%w on /tmp/tmux-1000/default", ErrNoTmuxServer), "tmux: no server on /tmp/tmux-1000/default"},
 		{"garbage", nil, "did not parse"},
 	}
 	for _, tt := range tests {

@@ -123,8 +123,8 @@ func (g *globals) openFS() (procwalk.FS, error) {
 }
 
 // defaultCommand runs when no command is named: plain "procwalk" shows this
-// host's processes with no config.
-const defaultCommand = "ps"
+// host's sessions, biggest first.
+const defaultCommand = "sessions"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
@@ -141,6 +141,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newPSCommand(g, e),
 			newTreeCommand(g, e),
 			newTelegrafCommand(g, e),
+			newSessionsCommand(g, e),
+			newSessionCommand(g, e),
 		},
 	}
 	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// session.go is `procwalk session KIND:NAME`: one session's totals,
+// attributes, tmux panes and member tree.
+
+const sessionHelp = `Shows one session: its totals, its attributes, its tmux panes, and the
+tree of its members (each with its own RSS, CPU % and command).
+
+KIND:NAME is a reference as procwalk sessions prints it in KIND and NAME
+(and in "ref" in JSON): tmux:build, sid:4242, tty:pts/3, user:alice,
+cgroup:nginx.service, cgroup:pod/<uid>, agent:claude/myproj.
+tree:SPEC needs no --tree: tree:1234 is the tree of pid 1234,
+tree:/run/nginx.pid of the pid in that file, tree:postgres of the oldest
+process whose command line matches "postgres".
+
+An unknown kind or session is an error (exit 1) that lists the sessions
+that exist. Grouping flags are those of procwalk sessions (see its help).
+
+` + exitCodesHelp
+
+type sessionCommand struct {
+	g    *globals
+	e    *env
+	f    sessionFlags
+	json bool
+	wide bool
+}
+
+func newSessionCommand(g *globals, e *env) *ffcli.Command {
+	c := &sessionCommand{g: g, e: e}
+	fs := newFlagSet("session", g, e.stderr)
+	c.f.register(fs)
+	fs.BoolVar(&c.json, "json", false, "print one JSON object: the session as in procwalk sessions --json, with every member process")
+	fs.BoolVar(&c.wide, "wide", false, "never cut the COMMAND column to the terminal's width")
+	return &ffcli.Command{
+		Name:       "session",
+		ShortUsage: "procwalk session [flags] KIND:NAME",
+		ShortHelp:  "show one session: totals, attributes, member tree",
+		LongHelp:   sessionHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *sessionCommand) exec(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf("session takes one KIND:NAME, e.g. procwalk session tmux:build; got %d arguments (flags go before it)", len(args))
+	}
+	ref := args[0]
+	kind, name, err := procwalk.ParseRef(ref)
+	switch {
+	case errors.Is(err, procwalk.ErrUnknownKind):
+		return err // exit 1: the message lists the kinds
+	case err != nil:
+		return usageErrorf("%v", err)
+	}
+	users, _ := c.g.users() // unreadable passwd: sessions named by uid
+	cfg, err := c.f.groupConfig([]string{kind}, users)
+	if err != nil {
+		return err
+	}
+	if kind == procwalk.KindTree && !slices.ContainsFunc(cfg.Trees, func(t procwalk.TreeSpec) bool { return t.Name == name }) {
+		// tree:1234, tree:/run/x.pid, tree:postgres need no --tree.
+		spec, err := procwalk.ParseTreeSpec(name)
+		if err != nil {
+			return usageErrorf("%s: %v", ref, err)
+		}
+		spec.Name = name
+		cfg.Trees = append(cfg.Trees, spec)
+	}
+	// The member tree shows users and command lines.
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldStatus|procwalk.FieldCmdline)
+	if err != nil {
+		return err
+	}
+	s, err := procwalk.Find(gd.sessions, ref)
+	if err != nil {
+		writeNotes(c.e.stderr, gd) // e.g. "no tmux server": why none exist
+		return err
+	}
+	if c.json {
+		err = c.writeJSON(gd, s)
+	} else {
+		err = c.write(gd, s)
+	}
+	if err != nil {
+		return err
+	}
+	writeNotes(c.e.stderr, gd)
+	return nil
+}
+
+func (c *sessionCommand) writeJSON(gd gathered, s *procwalk.Session) error {
+	j := newJSONSession(gd.snap.Time, s)
+	for _, id := range s.Members {
+		if p := gd.snap.Lookup(id); p != nil {
+			j.Processes = append(j.Processes, newJSONProcess(gd.snap, p, gd.users))
+		}
+	}
+	all := newJSONSessions(gd)
+	doc := struct {
+		Time            time.Time      `json:"time"`
+		ScanSeconds     float64        `json:"scan_seconds"`
+		IntervalSeconds float64        `json:"interval_seconds,omitempty"`
+		Visibility      jsonVisibility `json:"visibility"`
+		Notes           []string       `json:"notes"`
+		Session         jsonSession    `json:"session"`
+	}{all.Time, all.ScanSeconds, all.IntervalSeconds, all.Visibility, all.Notes, j}
+	enc := json.NewEncoder(c.e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
+	w := c.e.stdout
+	t := s.Totals
+	fmt.Fprintf(w, "%s\n", printable(s.Ref()))
+	kv := &table{cols: []column{{header: ""}, {header: ""}}}
+	kv.add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
+		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
+	mem := "RSS " + formatBytes(t.RSSBytes) + " (shared pages counted once per member)"
+	if t.SmapsRead > 0 {
+		mem += ", PSS " + sessionPSS(t) + ", USS " + formatBytes(t.USSBytes)
+	}
+	mem += ", swap " + formatBytes(t.SwapBytes)
+	kv.add("memory", mem)
+	if t.RatesMeasured > 0 {
+		kv.add("memory growth", formatSigned(t.RSSGrowthBytesPerMinute)+"/min RSS")
+	}
+	cpu := formatSeconds(t.CPUSeconds) + " used by current members"
+	if t.RatesMeasured > 0 {
+		cpu = formatPercent(t.CPUPercent) + "% of one core now, " + cpu
+	}
+	kv.add("cpu", cpu)
+	if t.IORead > 0 {
+		io := fmt.Sprintf("read %s, written %s", formatBytes(t.ReadBytes), formatBytes(t.WriteBytes))
+		if read, write := sessionIORates(t); read != notMeasured {
+			io += fmt.Sprintf(" (now %s/s, %s/s)", read, write)
+		}
+		if t.IORead < t.Procs {
+			io += fmt.Sprintf("; %d of %d members readable (root sees all)", t.IORead, t.Procs)
+		}
+		kv.add("io", io)
+	}
+	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.Format("2006-01-02 15:04:05"), formatDuration(gd.snap.Time.Sub(t.OldestStart))))
+	if u := t.Cgroup; u != nil {
+		line := strings.Join(cgroupLimits(u), ", ")
+		if u.MemoryLimitPath != "" {
+			line += "; memory limit set by " + u.MemoryLimitPath
+		}
+		if u.CPUQuotaPath != "" {
+			line += "; cpu quota set by " + u.CPUQuotaPath
+		}
+		kv.add("cgroup v"+strconv.Itoa(u.Version), line)
+	}
+	if err := writeBlock(w, kv); err != nil {
+		return err
+	}
+
+	if len(s.Attrs) > 0 {
+		fmt.Fprintln(w, "\nATTRIBUTES")
+		keys := make([]string, 0, len(s.Attrs))
+		for k := range s.Attrs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		at := &table{cols: []column{{header: ""}, {header: ""}}}
+		for _, k := range keys {
+			at.add(k, printable(s.Attrs[k]))
+		}
+		if err := writeBlock(w, at); err != nil {
+			return err
+		}
+	}
+
+	if len(s.Panes) > 0 {
+		fmt.Fprintln(w, "\nPANES")
+		pt := &table{cols: []column{{header: "TARGET"}, {header: "ID"}, {header: "PID", right: true}, {header: "TTY"}, {header: "COMMAND"}, {header: "CWD"}}}
+		for _, p := range s.Panes {
+			cmd := printable(p.Command)
+			if p.Dead {
+				cmd += " (dead)"
+			}
+			pt.add(printable(p.Target), p.PaneID, strconv.Itoa(p.PID), p.TTY, cmd, printable(p.Cwd))
+		}
+		if err := pt.write(w, 0); err != nil {
+			return err
+		}
+	}
+
+	fmt.Fprintln(w, "\nMEMBERS")
+	return c.memberTree(gd, s)
+}
+
+// memberTree draws the members as a tree: each root, then its descendants
+// that are members (a non-member in between breaks the line: its member
+// descendants start a root of their own).
+func (c *sessionCommand) memberTree(gd gathered, s *procwalk.Session) error {
+	snap := gd.snap
+	member := make(map[procwalk.ProcID]bool, len(s.Members))
+	for _, id := range s.Members {
+		member[id] = true
+	}
+	t := &table{cols: []column{{header: "PID", right: true}, {header: "USER"}, {header: "RSS", right: true}}}
+	if c.g.pss {
+		t.cols = append(t.cols, column{header: "PSS", right: true})
+	}
+	t.cols = append(t.cols, column{header: "CPU%", right: true}, column{header: "TIME", right: true}, column{header: "COMMAND"})
+	var draw func(p *procwalk.Process, branch, indent string)
+	draw = func(p *procwalk.Process, branch, indent string) {
+		user := notMeasured
+		if p.Read&procwalk.FieldStatus != 0 {
+			user = gd.users.Name(p.EffectiveUID)
+		}
+		row := []string{strconv.Itoa(p.ID.PID), user, formatBytes(p.RSSBytes)}
+		if c.g.pss {
+			row = append(row, ownPSS(p))
+		}
+		cpu := notMeasured
+		if p.Rates.Measured {
+			cpu = formatPercent(p.Rates.CPUPercent)
+		}
+		t.add(append(row, cpu, formatSeconds(p.CPUSeconds()), branch+printable(commandLine(p)))...)
+		var kids []*procwalk.Process
+		for _, k := range snap.Children(p.ID.PID) {
+			if member[k.ID] {
+				kids = append(kids, k)
+			}
+		}
+		for i, k := range kids {
+			if i == len(kids)-1 {
+				draw(k, indent+"└─ ", indent+"   ")
+			} else {
+				draw(k, indent+"├─ ", indent+"│  ")
+			}
+		}
+	}
+	for _, id := range s.Roots {
+		if p := snap.Lookup(id); p != nil {
+			draw(p, "", "")
+		}
+	}
+	width := 0
+	if !c.wide {
+		width = terminalWidth(c.e.stdout)
+	}
+	return t.write(c.e.stdout, width)
+}
+
+// writeBlock writes a two-column key/value table without its (empty)
+// header line, indented.
+func writeBlock(w io.Writer, t *table) error {
+	var b strings.Builder
+	if err := t.write(&b, 0); err != nil {
+		return err
+	}
+	lines := strings.SplitAfter(b.String(), "\n")
+	for _, l := range lines[1:] {
+		if l != "" {
+			if _, err := io.WriteString(w, "  "+l); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// formatSigned prints a byte rate with its sign: "+1.5 MiB", "-12.0 KiB".
+func formatSigned(bytes float64) string {
+	if bytes < 0 {
+		return "-" + formatBytes(uint64(-bytes))
+	}
+	return "+" + formatBytes(uint64(bytes))
+}

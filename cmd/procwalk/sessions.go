@@ -1,0 +1,664 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// sessions.go is `procwalk sessions` (and plain `procwalk`): every session
+// of every kind on this host in one table, biggest first. session.go shows
+// one session in detail; both share the flags and the gathering below.
+
+const sessionsHelp = `Groups processes into sessions and lists them, biggest first, in one
+table with units (or JSON with --json). A session is a named group of
+processes: a tmux session, a Linux session id (sid), a process group
+(pgrp), a terminal (tty), a process tree (tree, from --tree), a systemd
+unit, Kubernetes pod or cgroup (cgroup), a user (user), an AI coding
+agent with its descendants (agent), or a group from your rules (group).
+procwalk session KIND:NAME shows one in detail.
+
+Without --kind every kind present is listed, at most --limit (default 10)
+per kind: sid, pgrp and tty alone have one session per shell. With --kind
+every session of those kinds is listed.
+
+COLUMNS
+  PROCS        member processes
+  RSS          resident memory summed over members: pages shared between
+               members count once per member (an over-count)
+  PSS          (--pss) proportional set size: shared pages divided among
+               their sharers, the honest sum
+  CPU%         CPU now, % of one core, over --interval ("-" with --no-rates)
+  CPU-TIME     CPU used by members while procwalk watched them: starts at
+               the members' own CPU time, never falls when members exit
+  READ/s WRITE/s  storage IO rates ("-" when /proc/<pid>/io is not readable)
+  AGE          since the oldest member started
+  INFO         per kind: tmux panes, unit or pod and cgroup limits (MEM% of
+               the limit, CPU quota, DANGER at --danger-percent), agent
+               project, elapsed time and tmux pane ...
+
+SORT (--sort; biggest first)
+  rss pss uss swap cpu io procs age (oldest first) name pid (lowest member)
+
+TMUX
+  One 'tmux list-panes -a' per server per run. Servers: --tmux-socket
+  (repeat it; a name as tmux -L takes, or a socket path) or, without it,
+  every socket in $TMUX_TMPDIR/tmux-<uid>/ (all users' when root).
+  No tmux or no server is not an error: a note says so on stderr.
+
+AGENTS
+  Claude Code, Codex, Gemini CLI and Aider are found by default (the comm,
+  argv[0], or the script a node/python process runs). --agent NAME=REGEX
+  adds a rule (repeat it), e.g. --agent 'goose=^goose$'.
+
+GROUPS (--groups FILE), one rule a line, the first match wins:
+  # NAME-TEMPLATE  FIELD    REGEX (rest of the line)
+  web-$1           comm     ^(nginx|redis-server)$
+  py-$1            cmdline  ^python3? -m (\w+)
+  FIELD is comm, name (argv[0] base name), exe or cmdline. A matched
+  process's descendants join its group.
+
+TREES (--tree, repeat it): [NAME=]PID, [NAME=]/path/to/pidfile or
+[NAME=]REGEX (the oldest process whose command line matches).
+
+` + exitCodesHelp
+
+// sessionFlags configure grouping; sessions and session share them.
+type sessionFlags struct {
+	tmuxSocket  stringList
+	tmuxSockets string
+	agents      stringList
+	trees       stringList
+	groups      string
+	cgroupRoot  string
+	danger      float64
+	noRates     bool
+}
+
+func (f *sessionFlags) register(fs *flag.FlagSet) {
+	fs.Var(&f.tmuxSocket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	fs.StringVar(&f.tmuxSockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for telegraf and kill); added to --tmux-socket")
+	fs.Var(&f.agents, "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
+	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
+	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
+	fs.StringVar(&f.cgroupRoot, "cgroup-root", procwalk.DefaultCgroupRoot, "where cgroupfs is mounted")
+	fs.Float64Var(&f.danger, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+func (l *stringList) Set(v string) error {
+	*l = append(*l, v)
+	return nil
+}
+
+// groupConfig turns the flags into a GroupConfig for kinds (nil: all).
+func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
+	cfg := procwalk.GroupConfig{Kinds: kinds, CgroupRoot: f.cgroupRoot, DangerPercent: f.danger, Users: users}
+	if f.danger <= 0 || f.danger > 100 {
+		return cfg, usageErrorf("--danger-percent %v: want a percentage above 0, at most 100", f.danger)
+	}
+	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, f.tmuxSocket...)
+	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, splitList(f.tmuxSockets)...)
+	if len(f.agents) > 0 {
+		cfg.Agents = procwalk.DefaultAgents()
+		for _, a := range f.agents {
+			rule, err := procwalk.ParseAgentRule(a)
+			if err != nil {
+				return cfg, usageErrorf("--agent: %v", err)
+			}
+			cfg.Agents = append(cfg.Agents, rule)
+		}
+	}
+	for _, t := range f.trees {
+		spec, err := procwalk.ParseTreeSpec(t)
+		if err != nil {
+			return cfg, usageErrorf("--tree: %v", err)
+		}
+		cfg.Trees = append(cfg.Trees, spec)
+	}
+	if f.groups != "" {
+		rules, err := procwalk.LoadGroupRules(f.groups)
+		if err != nil {
+			return cfg, usageErrorf("--groups: %v", err)
+		}
+		cfg.Groups = rules
+	}
+	return cfg, nil
+}
+
+// gathered is one run's sessions and what they came from.
+type gathered struct {
+	snap     *procwalk.Snapshot
+	sessions []procwalk.Session
+	notes    []string
+	users    *procwalk.Users
+}
+
+// gatherSessions snapshots with the fields the kinds need (plus io for the IO
+// columns, smaps with --pss, and extra), twice --interval apart unless --no-rates, and
+// groups the last snapshot.
+func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwalk.GroupConfig, extra procwalk.Fields) (gathered, error) {
+	fsys, err := g.openFS()
+	if err != nil {
+		return gathered{}, err
+	}
+	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	if err != nil {
+		if errors.Is(err, procwalk.ErrBadConfig) {
+			return gathered{}, usageErrorf("%v", err)
+		}
+		return gathered{}, err
+	}
+	fields := grouper.Fields() | procwalk.FieldIO | extra
+	if g.pss {
+		fields |= procwalk.FieldSmaps
+	}
+	snap, err := g.snapshot(ctx, fields, !f.noRates)
+	if err != nil {
+		return gathered{}, err
+	}
+	sessions, notes := grouper.Group(snap)
+	return gathered{snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
+}
+
+// writeNotes prints grouping notes and the visibility note to w.
+func writeNotes(w io.Writer, gd gathered) {
+	for _, n := range gd.notes {
+		fmt.Fprintf(w, "procwalk: note: %s\n", printable(n))
+	}
+	writeVisibilityNote(w, gd.snap)
+}
+
+type sessionsCommand struct {
+	g     *globals
+	e     *env
+	f     sessionFlags
+	kind  string
+	sort  string
+	limit int
+	json  bool
+	wide  bool
+}
+
+func newSessionsCommand(g *globals, e *env) *ffcli.Command {
+	c := &sessionsCommand{g: g, e: e}
+	fs := newFlagSet("sessions", g, e.stderr)
+	c.f.register(fs)
+	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+" (default: all)")
+	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss)")
+	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
+	fs.BoolVar(&c.wide, "wide", false, "never cut the INFO column to the terminal's width")
+	return &ffcli.Command{
+		Name:       "sessions",
+		ShortUsage: "procwalk sessions [flags]",
+		ShortHelp:  "list sessions (tmux, sid, pgrp, tty, tree, cgroup, user, agent, group), biggest first",
+		LongHelp:   sessionsHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("sessions takes no arguments, got %q: to show one session run procwalk session KIND:NAME", args[0])
+	}
+	kinds, err := parseKinds(c.kind)
+	if err != nil {
+		return err
+	}
+	sortName := c.sort
+	if sortName == "" {
+		sortName = "rss"
+		if c.g.pss {
+			sortName = "pss"
+		}
+	}
+	order, err := parseSessionSort(sortName)
+	if err != nil {
+		return err
+	}
+	if (sortName == "pss" || sortName == "uss") && !c.g.pss {
+		c.g.pss = true // sorting by PSS needs it read
+	}
+	if sortName == "cpu" || sortName == "io" {
+		if c.f.noRates {
+			return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
+		}
+	}
+	limit := c.limit
+	if limit < 0 {
+		limit = 10
+		if len(kinds) > 0 || c.json {
+			limit = 0
+		}
+	}
+	users, _ := c.g.users() // unreadable passwd: sessions named by uid
+	cfg, err := c.f.groupConfig(kinds, users)
+	if err != nil {
+		return err
+	}
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, 0)
+	if err != nil {
+		return err
+	}
+	sessions := slices.Clone(gd.sessions)
+	order.sort(sessions)
+	shown, hidden := limitPerKind(sessions, limit)
+	if c.json {
+		if err := writeJSONSessions(c.e.stdout, gd, shown); err != nil {
+			return err
+		}
+	} else if err := c.table(gd, shown, hidden); err != nil {
+		return err
+	}
+	writeNotes(c.e.stderr, gd)
+	return nil
+}
+
+// parseKinds reads --kind: "" means all.
+func parseKinds(s string) ([]string, error) {
+	kinds := splitList(s)
+	for _, k := range kinds {
+		if !slices.Contains(procwalk.Kinds(), k) {
+			return nil, usageErrorf("--kind %q: kinds are %s", k, strings.Join(procwalk.Kinds(), ", "))
+		}
+	}
+	return kinds, nil
+}
+
+// limitPerKind keeps the first limit sessions of each kind (0: all) and
+// counts the rest per kind.
+func limitPerKind(sessions []procwalk.Session, limit int) (shown []procwalk.Session, hidden map[string]int) {
+	if limit <= 0 {
+		return sessions, nil
+	}
+	hidden = map[string]int{}
+	seen := map[string]int{}
+	for _, s := range sessions {
+		if seen[s.Kind]++; seen[s.Kind] > limit {
+			hidden[s.Kind]++
+			continue
+		}
+		shown = append(shown, s)
+	}
+	return shown, hidden
+}
+
+func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden map[string]int) error {
+	t := &table{cols: []column{{header: "KIND"}, {header: "NAME"}, {header: "PROCS", right: true}, {header: "RSS", right: true}}}
+	if c.g.pss {
+		t.cols = append(t.cols, column{header: "PSS", right: true})
+	}
+	t.cols = append(t.cols,
+		column{header: "SWAP", right: true}, column{header: "CPU%", right: true}, column{header: "CPU-TIME", right: true},
+		column{header: "READ/s", right: true}, column{header: "WRITE/s", right: true}, column{header: "AGE", right: true},
+		column{header: "INFO"})
+	for i := range shown {
+		s := &shown[i]
+		tot := s.Totals
+		row := []string{s.Kind, printable(s.Name), strconv.Itoa(tot.Procs), formatBytes(tot.RSSBytes)}
+		if c.g.pss {
+			row = append(row, sessionPSS(tot))
+		}
+		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
+		read, write := sessionIORates(tot)
+		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(sessionInfo(s)))
+		t.add(row...)
+	}
+	width := 0
+	if !c.wide {
+		width = terminalWidth(c.e.stdout)
+	}
+	if err := t.write(c.e.stdout, width); err != nil {
+		return err
+	}
+	if len(shown) == 0 {
+		fmt.Fprintln(c.e.stdout, "(no sessions)")
+	}
+	for _, k := range procwalk.Kinds() {
+		if n := hidden[k]; n > 0 {
+			fmt.Fprintf(c.e.stdout, "... and %s (procwalk sessions --kind %s lists them all)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), k)
+		}
+	}
+	return nil
+}
+
+// sessionPSS is the PSS sum; "+" marks a lower bound (smaps unreadable for
+// some members), "-" none read.
+func sessionPSS(t procwalk.SessionTotals) string {
+	if t.SmapsRead == 0 {
+		return notMeasured
+	}
+	s := formatBytes(t.PSSBytes)
+	if t.SmapsRead < t.Procs {
+		s += "+"
+	}
+	return s
+}
+
+func sessionCPU(t procwalk.SessionTotals) string {
+	if t.RatesMeasured == 0 {
+		return notMeasured
+	}
+	return formatPercent(t.CPUPercent)
+}
+
+// sessionIORates are the read and write rates, "-" when no member had IO
+// measured twice.
+func sessionIORates(t procwalk.SessionTotals) (string, string) {
+	if t.RatesMeasured == 0 || t.IORead == 0 {
+		return notMeasured, notMeasured
+	}
+	return formatRate(t.ReadBytesPerSecond), formatRate(t.WriteBytesPerSecond)
+}
+
+// sessionInfo is the INFO column: what the kind knows beyond the numbers.
+func sessionInfo(s *procwalk.Session) string {
+	a := s.Attrs
+	var parts []string
+	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
+	switch s.Kind {
+	case procwalk.KindTmux:
+		add("%s windows, %s panes", a[procwalk.AttrWindows], a[procwalk.AttrPanes])
+		if a[procwalk.AttrAttached] != "0" {
+			add("attached")
+		}
+		add("socket %s", filepath.Base(a[procwalk.AttrSocket]))
+	case procwalk.KindSID, procwalk.KindPGRP:
+		if l := a[procwalk.AttrLeader]; l != "" {
+			add("leader %s", l)
+		} else {
+			add("leader gone")
+		}
+		if tty := a[procwalk.AttrTTY]; tty != "" {
+			add("%s", tty)
+		}
+	case procwalk.KindTree, procwalk.KindGroup:
+		add("%s", a[procwalk.AttrCommand])
+	case procwalk.KindUser:
+		add("uid %s", a[procwalk.AttrUID])
+	case procwalk.KindAgent:
+		if p := a[procwalk.AttrCwd]; p != "" {
+			add("%s", p)
+		}
+		add("%s", a[procwalk.AttrElapsed])
+		if t := a[procwalk.AttrTmuxTarget]; t != "" {
+			add("tmux %s", t)
+		}
+		if n := a[procwalk.AttrNested]; n != "" {
+			add("%s nested", n)
+		}
+	case procwalk.KindCgroup:
+		if uid := a[procwalk.AttrPodUID]; uid != "" {
+			pod := a[procwalk.AttrPod]
+			if ns := a[procwalk.AttrNamespace]; ns != "" {
+				pod = ns + "/" + pod
+			}
+			if pod != "" {
+				add("pod %s", pod)
+			}
+			add("%s", a[procwalk.AttrQoS])
+		} else if u := a[procwalk.AttrUnit]; u != "" && u != s.Name {
+			add("%s", u)
+		}
+		parts = append(parts, cgroupLimits(s.Totals.Cgroup)...)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cgroupLimits describes usage against limits: "mem 90.0% of 512.0 MiB",
+// "cpu 0.40 of 0.50 cores", "DANGER".
+func cgroupLimits(u *procwalk.CgroupUsage) []string {
+	if u == nil {
+		return nil
+	}
+	var parts []string
+	switch {
+	case u.MemoryLimitBytes > 0 && u.HaveMemoryUsage:
+		parts = append(parts, fmt.Sprintf("mem %s%% of %s", formatPercent(u.MemoryPercent), formatBytes(u.MemoryLimitBytes)))
+	case u.MemoryLimitBytes > 0:
+		parts = append(parts, "mem limit "+formatBytes(u.MemoryLimitBytes))
+	case u.HaveMemoryUsage:
+		parts = append(parts, "mem "+formatBytes(u.MemoryUsageBytes)+", no limit")
+	}
+	if u.CPUQuotaCores > 0 {
+		used := "?"
+		if u.CPUCoresUsed > 0 || u.CPUQuotaPercent > 0 {
+			used = strconv.FormatFloat(u.CPUCoresUsed, 'f', 2, 64)
+		}
+		parts = append(parts, fmt.Sprintf("cpu %s of %s cores", used, strconv.FormatFloat(u.CPUQuotaCores, 'f', 2, 64)))
+	}
+	if u.Danger {
+		parts = append(parts, "DANGER")
+	}
+	return parts
+}
+
+// sessionOrder sorts sessions.
+type sessionOrder struct {
+	name string
+	cmp  func(a, b *procwalk.Session) int // negative when a goes first
+}
+
+func sessionOrders() []sessionOrder {
+	bigger := func(v func(t *procwalk.SessionTotals) float64) func(a, b *procwalk.Session) int {
+		return func(a, b *procwalk.Session) int { return cmp.Compare(v(&b.Totals), v(&a.Totals)) }
+	}
+	return []sessionOrder{
+		{"rss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.RSSBytes) })},
+		{"pss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.PSSBytes) })},
+		{"uss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.USSBytes) })},
+		{"swap", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.SwapBytes) })},
+		{"cpu", bigger(func(t *procwalk.SessionTotals) float64 { return t.CPUPercent })},
+		{"io", bigger(func(t *procwalk.SessionTotals) float64 { return t.ReadBytesPerSecond + t.WriteBytesPerSecond })},
+		{"procs", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.Procs) })},
+		{"age", func(a, b *procwalk.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
+		{"name", func(a, b *procwalk.Session) int { return 0 }}, // the kind, name order Group returns
+		{"pid", func(a, b *procwalk.Session) int { return cmp.Compare(a.Members[0].PID, b.Members[0].PID) }},
+	}
+}
+
+func sessionSortNames() []string {
+	var names []string
+	for _, o := range sessionOrders() {
+		names = append(names, o.name)
+	}
+	return names
+}
+
+func parseSessionSort(name string) (sessionOrder, error) {
+	for _, o := range sessionOrders() {
+		if o.name == name {
+			return o, nil
+		}
+	}
+	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s", name, strings.Join(sessionSortNames(), ", "))
+}
+
+// sort orders sessions stably, ties keeping Group's kind and name order.
+func (o sessionOrder) sort(sessions []procwalk.Session) {
+	slices.SortStableFunc(sessions, func(a, b procwalk.Session) int { return o.cmp(&a, &b) })
+}
+
+// JSON schema: snake_case, bytes and seconds; a value absent when not read
+// or not measured. Add fields, never rename.
+
+type jsonProcID struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
+}
+
+type jsonSessionTotals struct {
+	Procs                   int       `json:"procs"`
+	Threads                 int       `json:"threads"`
+	Zombies                 int       `json:"zombies"`
+	RSSBytes                uint64    `json:"rss_bytes"` // over-counts pages members share
+	PSSBytes                *uint64   `json:"pss_bytes,omitempty"`
+	USSBytes                *uint64   `json:"uss_bytes,omitempty"`
+	SmapsRead               int       `json:"smaps_read"` // members whose PSS/USS is in the sums
+	SwapBytes               uint64    `json:"swap_bytes"`
+	CPUSeconds              float64   `json:"cpu_seconds"` // members' own, now
+	ReadBytes               uint64    `json:"read_bytes"`
+	WriteBytes              uint64    `json:"write_bytes"`
+	IORead                  int       `json:"io_read"` // members whose IO is in the sums
+	CumulativeCPUSeconds    float64   `json:"cumulative_cpu_seconds"`
+	CumulativeReadBytes     uint64    `json:"cumulative_read_bytes"`
+	CumulativeWriteBytes    uint64    `json:"cumulative_write_bytes"`
+	CPUPercent              *float64  `json:"cpu_percent,omitempty"` // of one core
+	ReadBytesPerSecond      *float64  `json:"read_bytes_per_second,omitempty"`
+	WriteBytesPerSecond     *float64  `json:"write_bytes_per_second,omitempty"`
+	RSSGrowthBytesPerMinute *float64  `json:"rss_growth_bytes_per_minute,omitempty"`
+	PSSGrowthBytesPerMinute *float64  `json:"pss_growth_bytes_per_minute,omitempty"`
+	RatesMeasured           int       `json:"rates_measured"` // members with rates
+	OldestStart             time.Time `json:"oldest_start"`
+	AgeSeconds              float64   `json:"age_seconds"`
+}
+
+type jsonCgroup struct {
+	Version          int      `json:"version"`
+	MemoryUsageBytes *uint64  `json:"memory_usage_bytes,omitempty"`
+	MemoryLimitBytes *uint64  `json:"memory_limit_bytes,omitempty"`
+	MemoryLimitPath  string   `json:"memory_limit_cgroup,omitempty"`
+	MemoryPercent    *float64 `json:"memory_percent,omitempty"`
+	CPUQuotaCores    *float64 `json:"cpu_quota_cores,omitempty"`
+	CPUQuotaPath     string   `json:"cpu_quota_cgroup,omitempty"`
+	CPUCoresUsed     *float64 `json:"cpu_cores_used,omitempty"`
+	CPUQuotaPercent  *float64 `json:"cpu_quota_percent,omitempty"`
+	Danger           bool     `json:"danger"`
+}
+
+type jsonPane struct {
+	Target     string `json:"target"`
+	PaneID     string `json:"pane_id"`
+	WindowName string `json:"window_name"`
+	PID        int    `json:"pid"`
+	TTY        string `json:"tty"`
+	Cwd        string `json:"cwd"`
+	Command    string `json:"command"`
+	Dead       bool   `json:"dead"`
+}
+
+type jsonSession struct {
+	Kind    string            `json:"kind"`
+	Name    string            `json:"name"`
+	Ref     string            `json:"ref"` // KIND:NAME, for procwalk session and kill --session
+	Attrs   map[string]string `json:"attrs"`
+	Totals  jsonSessionTotals `json:"totals"`
+	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
+	Panes   []jsonPane        `json:"panes,omitempty"`
+	Roots   []jsonProcID      `json:"roots"`
+	Members []jsonProcID      `json:"members"`
+	// Processes is set by procwalk session: each member in full.
+	Processes []jsonProcess `json:"processes,omitempty"`
+}
+
+type jsonSessions struct {
+	Time            time.Time      `json:"time"`
+	ScanSeconds     float64        `json:"scan_seconds"`
+	IntervalSeconds float64        `json:"interval_seconds,omitempty"`
+	Visibility      jsonVisibility `json:"visibility"`
+	Notes           []string       `json:"notes"`
+	Sessions        []jsonSession  `json:"sessions"`
+}
+
+func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
+	t := s.Totals
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), Attrs: s.Attrs}
+	j.Totals = jsonSessionTotals{
+		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
+		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,
+		IORead: t.IORead, CumulativeCPUSeconds: round(t.CumulativeCPUSeconds, 2),
+		CumulativeReadBytes: t.CumulativeReadBytes, CumulativeWriteBytes: t.CumulativeWriteBytes,
+		RatesMeasured: t.RatesMeasured, OldestStart: t.OldestStart.UTC(), AgeSeconds: round(now.Sub(t.OldestStart).Seconds(), 2),
+	}
+	if t.SmapsRead > 0 {
+		j.Totals.PSSBytes, j.Totals.USSBytes = ptr(t.PSSBytes), ptr(t.USSBytes)
+	}
+	if t.RatesMeasured > 0 {
+		j.Totals.CPUPercent = ptr(round(t.CPUPercent, 2))
+		j.Totals.RSSGrowthBytesPerMinute = ptr(round(t.RSSGrowthBytesPerMinute, 0))
+		if t.IORead > 0 {
+			j.Totals.ReadBytesPerSecond = ptr(round(t.ReadBytesPerSecond, 0))
+			j.Totals.WriteBytesPerSecond = ptr(round(t.WriteBytesPerSecond, 0))
+		}
+		if t.SmapsRead > 0 {
+			j.Totals.PSSGrowthBytesPerMinute = ptr(round(t.PSSGrowthBytesPerMinute, 0))
+		}
+	}
+	if u := t.Cgroup; u != nil {
+		c := &jsonCgroup{Version: u.Version, MemoryLimitPath: u.MemoryLimitPath, CPUQuotaPath: u.CPUQuotaPath, Danger: u.Danger}
+		if u.HaveMemoryUsage {
+			c.MemoryUsageBytes = ptr(u.MemoryUsageBytes)
+		}
+		if u.MemoryLimitBytes > 0 {
+			c.MemoryLimitBytes = ptr(u.MemoryLimitBytes)
+			if u.HaveMemoryUsage {
+				c.MemoryPercent = ptr(round(u.MemoryPercent, 2))
+			}
+		}
+		if u.CPUQuotaCores > 0 {
+			c.CPUQuotaCores = ptr(round(u.CPUQuotaCores, 3))
+			if t.RatesMeasured > 0 {
+				c.CPUCoresUsed = ptr(round(u.CPUCoresUsed, 3))
+				c.CPUQuotaPercent = ptr(round(u.CPUQuotaPercent, 2))
+			}
+		}
+		j.Cgroup = c
+	}
+	for _, p := range s.Panes {
+		j.Panes = append(j.Panes, jsonPane{Target: p.Target, PaneID: p.PaneID, WindowName: p.WindowName, PID: p.PID,
+			TTY: p.TTY, Cwd: p.Cwd, Command: p.Command, Dead: p.Dead})
+	}
+	for _, id := range s.Roots {
+		j.Roots = append(j.Roots, jsonProcID{id.PID, id.StartTicks})
+	}
+	for _, id := range s.Members {
+		j.Members = append(j.Members, jsonProcID{id.PID, id.StartTicks})
+	}
+	return j
+}
+
+func newJSONSessions(gd gathered) jsonSessions {
+	doc := jsonSessions{
+		Time: gd.snap.Time.UTC(), ScanSeconds: round(gd.snap.Duration.Seconds(), 6),
+		Visibility: newJSONVisibility(gd.snap.Visibility), Notes: gd.notes, Sessions: []jsonSession{},
+	}
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
+	for i := range gd.snap.Procs {
+		if r := gd.snap.Procs[i].Rates; r.Measured {
+			doc.IntervalSeconds = round(r.IntervalSeconds, 3)
+			break
+		}
+	}
+	return doc
+}
+
+func writeJSONSessions(w io.Writer, gd gathered, sessions []procwalk.Session) error {
+	doc := newJSONSessions(gd)
+	for i := range sessions {
+		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, &sessions[i]))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
