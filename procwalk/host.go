@@ -100,8 +100,8 @@ func parseMemTotal(b []byte) uint64 {
 		var line []byte
 		line, b = nextLine(b)
 		if key, val, ok := keyValue(line); ok && string(key) == "MemTotal" {
-			kb, _ := atou(val)
-			return kb << 10
+			v, _ := kBToBytes(val)
+			return v
 		}
 	}
 	return 0

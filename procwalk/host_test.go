@@ -52,6 +52,8 @@ func TestParseMemTotal(t *testing.T) {
 		{"MemFree: 1 kB\nMemTotal: 2 kB", 2 << 10},
 		{"MemFree: 1 kB\n", 0},
 		{"MemTotal: lots kB\n", 0},
+		{"MemTotal: 20000000000000000 kB\n", 0}, // bytes overflow: garbage
+		{"MemTotal: 18014398509481983 kB\n", 1<<64 - 1024},
 		{"", 0},
 	}
 	for _, tt := range tests {

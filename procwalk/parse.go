@@ -96,6 +96,16 @@ func atoi(b []byte) (int64, bool) {
 	return 0, false
 }
 
+// kBToBytes parses a /proc "kB" count (KiB) as bytes; false on a bad number
+// or a count whose bytes overflow, which only garbage can hold.
+func kBToBytes(b []byte) (uint64, bool) {
+	kb, ok := atou(b)
+	if !ok || kb > (1<<64-1)>>10 {
+		return 0, false
+	}
+	return kb << 10, true
+}
+
 // keyValue splits a "Key:   value unit" line (status, smaps_rollup, io,
 // meminfo) into key and the first word of the value.
 func keyValue(line []byte) (key, val []byte, ok bool) {

@@ -42,15 +42,14 @@ func parseSmapsRollup(b []byte) (SmapsRollup, error) {
 		default:
 			continue
 		}
-		kb, ok := atou(val)
+		v, ok := kBToBytes(val)
+		if add {
+			v, ok = *dst+v, ok && *dst+v >= *dst
+		}
 		if !ok {
 			return SmapsRollup{}, fmt.Errorf("%w: smaps_rollup: bad %s", ErrMalformed, key)
 		}
-		if add {
-			*dst += kb << 10
-		} else {
-			*dst = kb << 10
-		}
+		*dst = v
 		seen = true
 	}
 	if !seen {

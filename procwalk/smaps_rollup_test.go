@@ -64,6 +64,8 @@ func TestParseSmapsRollupMalformed(t *testing.T) {
 		{"bad number", "Rss: many kB\n"},
 		{"negative", "Pss: -5 kB\n"},
 		{"no value", "Private_Dirty:\n"},
+		{"bytes overflow", "Rss: 18014398509481984 kB\n"},
+		{"USS sum overflows", "Private_Clean: 18014398509481983 kB\nPrivate_Dirty: 1 kB\n"},
 	}
 	for _, tt := range tests {
 		got, err := parseSmapsRollup([]byte(tt.in))

@@ -36,11 +36,11 @@ func parseStatus(b []byte) (Status, error) {
 			}
 			s.RealUID, s.EffectiveUID, haveUID = int(r), int(e), true
 		case "VmSwap":
-			kb, ok := atou(val)
+			v, ok := kBToBytes(val)
 			if !ok {
 				return Status{}, fmt.Errorf("%w: status: bad VmSwap", ErrMalformed)
 			}
-			s.SwapBytes = kb << 10
+			s.SwapBytes = v
 		case "voluntary_ctxt_switches":
 			s.VoluntaryCtxSwitches, _ = atou(val)
 		case "nonvoluntary_ctxt_switches":

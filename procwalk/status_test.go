@@ -23,6 +23,7 @@ func TestParseStatus(t *testing.T) {
 	}{
 		{"user", statusUser, Status{RealUID: 1000, EffectiveUID: 1001, SwapBytes: 128 << 10, VoluntaryCtxSwitches: 57, InvoluntaryCtxSwitches: 3}},
 		{"kernel thread", statusKernel, Status{VoluntaryCtxSwitches: 1914, InvoluntaryCtxSwitches: 12}},
+		{"largest VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\t18014398509481983 kB\n", Status{RealUID: 1, EffectiveUID: 1, SwapBytes: 1<<64 - 1024}},
 		{"uid only", "Uid:\t65534\t65534\t65534\t65534", Status{RealUID: 65534, EffectiveUID: 65534}},
 		{"uid 2^32-1", "Uid:\t4294967295\t4294967295\t4294967295\t4294967295\n", Status{RealUID: 4294967295, EffectiveUID: 4294967295}},
 		// A comm with a newline is escaped by the kernel in Name; a raw
@@ -50,6 +51,7 @@ func TestParseStatusMalformed(t *testing.T) {
 		{"bad Uid", "Uid:\tme\tme\tme\tme\n"},
 		{"bad VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\tlots kB\n"},
 		{"empty VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\n"},
+		{"VmSwap bytes overflow", "Uid:\t1\t1\t1\t1\nVmSwap:\t18014398509481984 kB\n"}, // 2^54 kB
 	}
 	for _, tt := range tests {
 		got, err := parseStatus([]byte(tt.in))
