@@ -152,6 +152,18 @@ func TestNoArgumentsRunsPS(t *testing.T) {
 	}
 }
 
+// Global flags with no command name run the default command with them.
+func TestGlobalFlagsWithoutCommand(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("PROCWALK_PROC", "/nope/from-env") // the flag must win
+	r := cli(t, fixture("--pss", "--interval", "5ms")...)
+	header, _, _ := strings.Cut(r.stdout, "\n")
+	want := "PID  PPID  USER  S  THR        RSS       PSS        USS  CPU%  READ/s  WRITE/s    TIME    AGE  COMMAND"
+	if r.code != exitOK || header != want {
+		t.Errorf("exit %d, header\n%q, want\n%q\n%s", r.code, header, want, r.stderr)
+	}
+}
+
 func TestInterruptedWhileSampling(t *testing.T) {
 	clearEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
