@@ -137,11 +137,11 @@ func TestIntegrationTreeOfOwnProcesses(t *testing.T) {
 	}
 }
 
-// Plain procwalk on the real host: a table that includes the test itself.
-func TestIntegrationDefaultRun(t *testing.T) {
+// ps on the real host, with rates: a table that includes the test itself.
+func TestIntegrationPSRealHost(t *testing.T) {
 	integration(t)
 	clearEnv(t)
-	r := cli(t, "--interval", "200ms")
+	r := cli(t, "--interval", "200ms", "ps")
 	if header := strings.Fields(strings.SplitN(r.stdout, "\n", 2)[0]); r.code != exitOK || len(header) == 0 || header[0] != "PID" {
 		t.Fatalf("exit %d:\n%.500s\n%s", r.code, r.stdout, r.stderr)
 	}
