@@ -126,7 +126,8 @@ func alertLevels() map[string]slog.Level {
 
 // procwalk.alert{message=, level=, session=, process=, value=, threshold=,
 // ...} -> true: a structured record on stderr and, when there is an output
-// stream, a procwalk_alert line tagged rule, level and session. level is
+// stream, a procwalk_alert line tagged rule, severity (the level) and
+// session. level is
 // info, warning (default) or critical; session is a session or "KIND:NAME";
 // process a process; other keys with numbers, booleans or strings become
 // fields.
@@ -150,7 +151,7 @@ func (m *module) luaAlert(L *lua.LState) int {
 		case "session":
 			kind, name := alertSession(L, v)
 			tags["session_kind"], tags["session"] = kind, name
-		case "rule", "session_kind":
+		case "rule", "session_kind", "severity":
 			L.ArgError(1, fmt.Sprintf("alert key %s is reserved: procwalk sets it", key))
 		case "process":
 			ref := checkProcessValue(L, v)
@@ -173,7 +174,7 @@ func (m *module) luaAlert(L *lua.LState) int {
 	if !ok || msg == "" {
 		L.ArgError(1, "alert needs a message string")
 	}
-	tags["level"] = level
+	tags["severity"] = level
 	for _, k := range sortedKeys(tags) {
 		if k != "rule" {
 			attrs = append(attrs, k, tags[k])

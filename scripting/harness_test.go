@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -140,4 +141,36 @@ func logTo(b *bytes.Buffer) *slog.Logger {
 			return a
 		},
 	}))
+}
+
+// grouper returns the Input.Sessions of the fixture: the engine's Grouper
+// with the fixture's tmux server (testdata/tmux.txt), cgroupfs
+// (testdata/cgroup) and users.
+func grouper(t testing.TB, users *procwalk.Users) func(*procwalk.Snapshot) func() ([]procwalk.Session, error) {
+	t.Helper()
+	fs, err := procwalk.NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	panes, err := os.ReadFile("testdata/tmux.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{
+		Tmux: procwalk.TmuxConfig{
+			Sockets:   []string{"/tmp/tmux-1000/default"},
+			ListPanes: func(string) ([]byte, error) { return panes, nil },
+		},
+		CgroupRoot: "testdata/cgroup",
+		Users:      users,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(snap *procwalk.Snapshot) func() ([]procwalk.Session, error) {
+		return func() ([]procwalk.Session, error) {
+			sessions, _ := g.Group(snap)
+			return sessions, nil
+		}
+	}
 }

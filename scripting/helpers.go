@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -27,38 +28,21 @@ func formatBytes(n float64) string {
 	return procwalk.FormatBytes(uint64(n))
 }
 
-// formatDuration prints seconds with the two largest units: "2 d 3 hr",
-// "2 hr 5 min", "5 min 3 s", "42 s", "350 ms".
+// formatDuration prints seconds in at most two units, as the engine names
+// agent ages ("2 hr 5 min", "3 days 4 hr"), with seconds below a minute
+// ("42 s") where the engine says "< 1 min".
 func formatDuration(s float64) string {
 	switch {
 	case math.IsNaN(s) || math.IsInf(s, 0):
 		return strconv.FormatFloat(s, 'f', -1, 64)
 	case s < 0:
 		return "-" + formatDuration(-s)
-	case s < 1:
-		return strconv.Itoa(int(s*1000)) + " ms"
+	case s < 60:
+		return strconv.FormatFloat(math.Floor(s), 'f', 0, 64) + " s"
+	case s > float64(math.MaxInt64/int64(time.Second)):
+		s = float64(math.MaxInt64 / int64(time.Second))
 	}
-	units := []struct {
-		name    string
-		seconds int64
-	}{{"d", 86400}, {"hr", 3600}, {"min", 60}, {"s", 1}}
-	total := int64(s)
-	for i, u := range units {
-		if total < u.seconds && u.seconds > 1 {
-			continue
-		}
-		big := total / u.seconds
-		if i == len(units)-1 {
-			return fmt.Sprintf("%d %s", big, u.name)
-		}
-		next := units[i+1]
-		small := total % u.seconds / next.seconds
-		if small == 0 {
-			return fmt.Sprintf("%d %s", big, u.name)
-		}
-		return fmt.Sprintf("%d %s %d %s", big, u.name, small, next.name)
-	}
-	return "0 s"
+	return procwalk.HumanDuration(time.Duration(s * float64(time.Second)))
 }
 
 // procwalk.bytes(n) -> "1.5 GiB"

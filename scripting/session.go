@@ -221,7 +221,7 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 		if t.Cgroup == nil {
 			L.Push(lua.LNil)
 		} else {
-			L.Push(cgroupTable(L, t.Cgroup))
+			L.Push(cgroupTable(L, t.Cgroup, rates))
 		}
 	default:
 		return false
@@ -230,8 +230,8 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 }
 
 // cgroupTable converts cgroupfs usage and limits; a limit that does not
-// apply is nil.
-func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage) *lua.LTable {
+// apply, or a CPU figure before rates are measured, is nil.
+func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage, rates bool) *lua.LTable {
 	t := L.NewTable()
 	set := func(k string, v float64, ok bool) {
 		if ok {
@@ -243,8 +243,8 @@ func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage) *lua.LTable {
 	set("memory_limit", float64(c.MemoryLimitBytes), c.MemoryLimitBytes > 0)
 	set("memory_percent", c.MemoryPercent, c.MemoryLimitBytes > 0 && c.HaveMemoryUsage)
 	set("cpu_quota", c.CPUQuotaCores, c.CPUQuotaCores > 0)
-	set("cpu_used", c.CPUCoresUsed, true)
-	set("cpu_percent", c.CPUQuotaPercent, c.CPUQuotaCores > 0)
+	set("cpu_used", c.CPUCoresUsed, rates)
+	set("cpu_percent", c.CPUQuotaPercent, rates && c.CPUQuotaCores > 0)
 	t.RawSetString("danger", lua.LBool(c.Danger))
 	if c.MemoryLimitPath != "" {
 		t.RawSetString("memory_limit_path", lua.LString(c.MemoryLimitPath))

@@ -1,0 +1,139 @@
+package scripting
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// ticks runs src n times in one Runtime, as watch does, and returns what
+// each run printed and the error of each run.
+func ticks(t *testing.T, w *world, src string, n int) ([]string, []error) {
+	t.Helper()
+	s, err := Compile("tick.lua", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cfg := w.cfg
+	cfg.Print = &out
+	r := New(cfg)
+	defer r.Close()
+	var prints []string
+	var errs []error
+	for i := 0; i < n; i++ {
+		out.Reset()
+		errs = append(errs, r.Run(context.Background(), s, w.in))
+		prints = append(prints, strings.TrimSuffix(out.String(), "\n"))
+	}
+	return prints, errs
+}
+
+func TestStatePersistsAcrossRuns(t *testing.T) {
+	w := newWorld(t)
+	prints, errs := ticks(t, w, `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+counter = (counter or 0) + 1 -- globals persist too
+print(pw.state.n, counter)`, 3)
+	if got := strings.Join(prints, " "); got != "1\t1 2\t2 3\t3" {
+		t.Errorf("got %q", got)
+	}
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestDebounce(t *testing.T) {
+	w := newWorld(t)
+	// The condition holds in ticks 1-3, fails in 4, holds in 5-6; "gone" is
+	// asked about only in tick 1 and 3, so it restarts.
+	prints, _ := ticks(t, w, `local pw = require "procwalk"
+pw.state.tick = (pw.state.tick or 0) + 1
+local t = pw.state.tick
+local held = pw.debounce("hot", t ~= 4, 2)
+local gone = (t == 1 or t == 3) and pw.debounce("gone", true, 2)
+print(held, gone)`, 6)
+	want := []string{"false\tfalse", "true\tfalse", "true\tfalse", "false\tfalse", "false\tfalse", "true\tfalse"}
+	if strings.Join(prints, "|") != strings.Join(want, "|") {
+		t.Errorf("got %q, want %q", prints, want)
+	}
+}
+
+func TestScriptErrorKeepsStateLimitErrorResetsIt(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.Limits.Timeout = 50 * time.Millisecond
+	prints, errs := ticks(t, w, `local pw = require "procwalk"
+pw.state.tick = (pw.state.tick or 0) + 1
+print(pw.state.tick)
+if pw.state.tick == 2 then error("tick two fails") end
+if pw.state.tick == 3 then while true do end end`, 5)
+	// Tick 2 fails but keeps the state; tick 3 times out and the state is
+	// rebuilt, so the count starts again.
+	if got := strings.Join(prints, " "); got != "1 2 3 1 2" {
+		t.Errorf("got %q", got)
+	}
+	if !errors.Is(errs[1], ErrScript) || !strings.Contains(errs[1].Error(), "tick.lua:4: tick two fails") {
+		t.Errorf("tick 2: %v", errs[1])
+	}
+	if !errors.Is(errs[2], ErrTimeout) || !strings.Contains(errs[2].Error(), "tick.lua:5:") {
+		t.Errorf("tick 3: %v", errs[2])
+	}
+	if errs[0] != nil || errs[3] != nil || !errors.Is(errs[4], ErrScript) {
+		t.Errorf("ticks 1, 4, 5: %v, %v, %v; want nil, nil and tick two's error again", errs[0], errs[3], errs[4])
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"local x = = 1", "broken.lua:1: syntax error near '='"},
+		{"print('a')\nif x then\n", "broken.lua: at end of file"},
+		{"x = 'unfinished", "broken.lua: at end of file: unterminated string"},
+		{"goto x", "no visible label 'x' for <goto> at line 1"},
+		{strings.Repeat("-", 2<<20), "over the 1.0 MiB limit"},
+	} {
+		_, err := Compile("broken.lua", []byte(c.src))
+		if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%.40q: got %v, want ErrCompile with %q", c.src, err, c.want)
+		}
+	}
+	if _, err := LoadFile("testdata/no-such.lua"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("LoadFile of a missing file: %v", err)
+	}
+}
+
+func TestRunErrorsNameTheLine(t *testing.T) {
+	w := newWorld(t)
+	for _, c := range []struct{ src, want string }{
+		{"local t = nil\nprint(t.x)", "err.lua:2: attempt to index a non-table object(nil) with key 'x'"},
+		{"local function f()\n  error('deep')\nend\nf()", "err.lua:2: deep\nstack traceback:\n\terr.lua:2: in function 'f'\n\terr.lua:4: in main chunk"},
+		{"error('no position', 0)", "no position\nstack traceback:\n\terr.lua:1: in main chunk"},
+		{"error({code = 1})", "table: 0x"},
+		{"local x = 1 + {}", "err.lua:1: cannot perform add operation between number and table"},
+	} {
+		_, err := run(t, w.cfg, "err.lua", c.src, w.in)
+		if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: got %v, want ErrScript with %q", c.src, err, c.want)
+		}
+	}
+}
+
+func TestCancelledRunSaysInterrupted(t *testing.T) {
+	w := newWorld(t)
+	s, err := Compile("loop.lua", []byte("while true do end"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(w.cfg)
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	err = r.Run(ctx, s, w.in)
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "loop.lua:1: interrupted") {
+		t.Errorf("got %v, want an interruption by the caller, not a script timeout", err)
+	}
+}
