@@ -134,7 +134,7 @@ func (e ActionEvent) Target() ProcID { return ProcID{PID: e.PID, StartTicks: e.S
 // "killed pid 42@1234 (sleep) signals TERM,KILL after 5.01s rss 2.0 MiB [cli, tree 42@1234]".
 func (e ActionEvent) String() string {
 	var b strings.Builder
-	if e.DryRun {
+	if e.Outcome == ResultDryRun.String() {
 		b.WriteString("would signal")
 	} else {
 		b.WriteString(e.Outcome)

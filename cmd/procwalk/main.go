@@ -33,7 +33,9 @@ const exitCodesHelp = `EXIT CODES
   1  run-time failure: /proc root missing or unreadable, pid or session
      not found, interrupted, ...
   2  usage error: unknown command or flag, bad flag value or argument, bad
-     PROCWALK_* env var, unreadable or malformed config file`
+     PROCWALK_* env var, unreadable or malformed config file
+  124 guard: procwalk ended the command for breaking a limit (else guard
+     exits with the command's status, 128+N if a signal killed it)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -143,6 +145,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newTelegrafCommand(g, e),
 			newSessionsCommand(g, e),
 			newSessionCommand(g, e),
+			newKillCommand(g, e),
+			newGuardCommand(g, e),
 		},
 	}
 	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }

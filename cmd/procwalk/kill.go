@@ -1,0 +1,410 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+	"golang.org/x/sys/unix"
+)
+
+// kill.go is `procwalk kill`: terminate one process, a tree, a process
+// group or a session, through the engine's Killer (pidfd-verified signals,
+// first signal, grace, SIGKILL, protection, audit events).
+
+type killCommand struct {
+	g               *globals
+	e               *env
+	session         string
+	tree            string
+	pgrp            int
+	signal          string
+	grace           time.Duration
+	dryRun          bool
+	yes             bool
+	force           bool
+	json            bool
+	protect         string
+	killTmuxSession bool
+	sockets         string
+	cgroupRoot      string
+	groups          string
+}
+
+const killHelp = `Terminates processes safely: each target is named by its pid AND start
+time, opened as a pidfd and re-checked after opening, so a pid the kernel
+has reused for another process is refused, never signalled.
+
+TARGETS (exactly one)
+  PID               one process; PID@STARTTICKS pins the exact process
+                    (start ticks as procwalk ps --json prints them)
+  --tree PID        the process and all its descendants; children forked
+                    while they are being terminated are found and signalled
+  --pgrp N          every process in process group N (a shell job)
+  --session KIND:NAME
+                    the members of a session, e.g. tmux:build, sid:4242,
+                    user:alice, cgroup:/system.slice/x.service, agent:claude/proj
+                    (kinds: tmux sid pgrp tty cgroup user agent group)
+
+STAGES
+  1. the first signal (--signal, TERM by default) to every target;
+  2. up to --grace for them to exit, re-walking the scope for newcomers;
+  3. SIGSTOP to whatever is left (so nothing forks any more), a last
+     re-walk, then SIGKILL through the same pidfds.
+A cgroup v2 session whose cgroup has cgroup.kill is killed through it.
+
+PROTECTION
+  Never signalled, whatever the flags: procwalk itself, its ancestors
+  (your shell, tmux pane, sshd session), pid 1, kernel threads.
+  The protected list, overridden by --force only:
+    ` + "%s" + `
+  --protect adds names (globs) to that list.
+
+CONFIRMATION
+  With more than one target and a terminal on stdin, procwalk lists the
+  targets and asks y/N; --yes skips the question. Without a terminal and
+  without --yes it refuses (exit 2). --dry-run prints exactly what would be
+  signalled and signals nothing.
+
+OUTPUT
+  One line per target as its outcome becomes final: exited (after the
+  first signal), killed, gone (had already exited), refused_protected,
+  refused_identity (pid reused), refused_permission, survived (alive after
+  SIGKILL), interrupted, dry_run. --json prints the same as JSON lines.
+
+EXAMPLES
+  procwalk kill --dry-run --tree 4242
+  procwalk kill --signal INT --grace 10s 4242
+  procwalk kill --yes --session tmux:build --kill-tmux-session
+
+` + exitCodesHelp + `
+  Exit 1 also when any target was refused, survived or could not be
+  signalled; the output says which and why.`
+
+func newKillCommand(g *globals, e *env) *ffcli.Command {
+	c := &killCommand{g: g, e: e}
+	fs := newFlagSet("kill", g, e.stderr)
+	fs.StringVar(&c.session, "session", "", "terminate the members of session KIND:NAME")
+	fs.StringVar(&c.tree, "tree", "", "terminate PID (or PID@STARTTICKS) and its descendants")
+	fs.IntVar(&c.pgrp, "pgrp", 0, "terminate process group N")
+	fs.StringVar(&c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
+	fs.DurationVar(&c.grace, "grace", procwalk.DefaultGrace, "time to exit after the first signal before SIGKILL")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "print what would be signalled; signal nothing")
+	fs.BoolVar(&c.yes, "yes", false, "do not ask before signalling more than one process")
+	fs.BoolVar(&c.force, "force", false, "override the protected list (never the hard rules)")
+	fs.BoolVar(&c.json, "json", false, "print each outcome as a JSON line (the audit event)")
+	fs.StringVar(&c.protect, "protect", "", "more protected names, comma-separated globs (comm, argv[0] or script name)")
+	fs.BoolVar(&c.killTmuxSession, "kill-tmux-session", false, "for a tmux session: run tmux kill-session once every member is gone")
+	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
+	fs.StringVar(&c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
+	fs.StringVar(&c.groups, "groups", "", "group rules file, for --session group:NAME")
+	return &ffcli.Command{
+		Name:       "kill",
+		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
+		ShortHelp:  "terminate a process, tree, process group or session safely",
+		LongHelp:   fmt.Sprintf(killHelp, wrapList(procwalk.DefaultProtected(), 68, "    ")),
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+// wrapList joins names with spaces into lines of at most width bytes.
+func wrapList(names []string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, name := range names {
+		if strings.ContainsAny(name, " \t") {
+			name = strconv.Quote(name)
+		}
+		if i > 0 && n+1+len(name) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(name)
+		n += len(name)
+	}
+	return b.String()
+}
+
+func (c *killCommand) exec(ctx context.Context, args []string) error {
+	cfg, err := c.config()
+	if err != nil {
+		return err
+	}
+	fsys, err := c.g.openFS()
+	if err != nil {
+		return err
+	}
+	scope, err := c.scope(fsys, args)
+	if err != nil {
+		return err
+	}
+	out := &eventPrinter{w: c.e.stdout, json: c.json}
+	cfg.Audit = out.print
+	k, err := procwalk.NewKiller(fsys, cfg)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	plan, err := k.Plan(scope)
+	if err != nil {
+		return err
+	}
+	if plan.Partial {
+		fmt.Fprintf(c.e.stderr, "procwalk: partial view of /proc (hidden or vanished processes): members may be missing from %s\n", plan.Scope)
+	}
+	if len(plan.Targets) > 1 && !c.dryRun && !c.yes {
+		if err := c.confirm(ctx, k, plan); err != nil {
+			return err
+		}
+	}
+	report := k.Execute(ctx, plan)
+	for _, n := range report.Notes {
+		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", n)
+	}
+	if out.err != nil {
+		return out.err
+	}
+	if len(report.Outcomes) == 0 {
+		return fmt.Errorf("%s has no processes: nothing to signal", plan.Scope)
+	}
+	return report.Err()
+}
+
+// config turns the flags into a KillConfig, checking each value.
+func (c *killCommand) config() (procwalk.KillConfig, error) {
+	sig, err := procwalk.ParseSignal(c.signal)
+	if err != nil {
+		return procwalk.KillConfig{}, usageErrorf("--signal: %v", err)
+	}
+	if c.grace <= 0 {
+		return procwalk.KillConfig{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
+	}
+	cfg := procwalk.KillConfig{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
+	if c.protect != "" {
+		extra := splitList(c.protect)
+		if err := procwalk.ValidateProtected(extra); err != nil {
+			return cfg, usageErrorf("--protect: %v", err)
+		}
+		cfg.Protected = append(procwalk.DefaultProtected(), extra...)
+	}
+	if c.g.pss {
+		cfg.Fields |= procwalk.FieldSmaps // PSS in the events
+	}
+	return cfg, nil
+}
+
+// scope reads the one target the flags and arguments name.
+func (c *killCommand) scope(fsys procwalk.FS, args []string) (procwalk.Scope, error) {
+	named := 0
+	for _, set := range []bool{len(args) > 0, c.tree != "", c.pgrp != 0, c.session != ""} {
+		if set {
+			named++
+		}
+	}
+	if named != 1 || len(args) > 1 {
+		return nil, usageErrorf("kill takes exactly one target: PID, --tree PID, --pgrp N or --session KIND:NAME (flags go before PID)")
+	}
+	switch {
+	case len(args) == 1:
+		id, err := resolveID(fsys, args[0], "PID")
+		if err != nil {
+			return nil, err
+		}
+		return procwalk.ProcessScope{ID: id}, nil
+	case c.tree != "":
+		id, err := resolveID(fsys, c.tree, "--tree")
+		if err != nil {
+			return nil, err
+		}
+		return procwalk.TreeScope{Root: id}, nil
+	case c.pgrp != 0:
+		if c.pgrp < 0 {
+			return nil, usageErrorf("--pgrp %d: want a positive process group id", c.pgrp)
+		}
+		return procwalk.GroupScope{PGRP: c.pgrp}, nil
+	}
+	return c.sessionScope(fsys)
+}
+
+// resolveID reads "PID" (the process with that pid now) or
+// "PID@STARTTICKS" (exactly that process).
+func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
+	pidText, ticksText, pinned := strings.Cut(s, "@")
+	pid, err := strconv.Atoi(pidText)
+	if err != nil || pid <= 0 {
+		return procwalk.ProcID{}, usageErrorf("%s %q: want a positive pid, or PID@STARTTICKS", what, s)
+	}
+	if pinned {
+		ticks, err := strconv.ParseUint(ticksText, 10, 64)
+		if err != nil {
+			return procwalk.ProcID{}, usageErrorf("%s %q: start ticks %q are not a number", what, s, ticksText)
+		}
+		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
+	}
+	snap, err := fsys.Snapshot(0)
+	if err != nil {
+		return procwalk.ProcID{}, err
+	}
+	p := snap.Process(pid)
+	if p == nil {
+		return procwalk.ProcID{}, fmt.Errorf("pid %d is not running (not in %s); procwalk ps lists the pids", pid, fsys.Root())
+	}
+	return p.ID, nil
+}
+
+// sessionScope finds --session among the sessions of its kind.
+func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
+	kind, _, err := procwalk.ParseRef(c.session)
+	if err != nil {
+		return nil, usageErrorf("--session: %v", err)
+	}
+	switch kind {
+	case procwalk.KindTree:
+		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
+	case procwalk.KindPGRP:
+		n, err := strconv.Atoi(strings.TrimPrefix(c.session, kind+":"))
+		if err == nil && n > 0 {
+			return procwalk.GroupScope{PGRP: n}, nil
+		}
+	}
+	cfg := procwalk.GroupConfig{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot}
+	cfg.Tmux.Sockets = splitList(c.sockets)
+	if c.groups != "" {
+		if cfg.Groups, err = procwalk.LoadGroupRules(c.groups); err != nil {
+			return nil, usageErrorf("--groups: %v", err)
+		}
+	}
+	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	if err != nil {
+		return nil, usageErrorf("--session: %v", err)
+	}
+	snap, err := fsys.Snapshot(grouper.Fields())
+	if err != nil {
+		return nil, err
+	}
+	sessions, notes := grouper.Group(snap)
+	s, err := procwalk.Find(sessions, c.session)
+	if err != nil {
+		for _, n := range notes {
+			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", n)
+		}
+		return nil, err
+	}
+	if c.killTmuxSession && kind != procwalk.KindTmux {
+		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
+	}
+	return procwalk.NewSessionScope(s, c.killTmuxSession), nil
+}
+
+// confirm lists the targets on stderr and asks. Without a terminal on
+// stdin there is nobody to ask: refuse.
+func (c *killCommand) confirm(ctx context.Context, k *procwalk.Killer, plan *procwalk.Plan) error {
+	listTargets(c.e.stderr, plan)
+	if !isTerminal(c.e.stdin) {
+		return usageErrorf("refusing to signal %d processes without confirmation: stdin is not a terminal; check them with --dry-run, then pass --yes", len(plan.Targets))
+	}
+	what := procwalk.SignalName(k.Config().Signal)
+	if what != "KILL" {
+		what += fmt.Sprintf(" (then KILL after %s)", c.grace)
+	}
+	fmt.Fprintf(c.e.stderr, "Send %s to these %d processes? [y/N] ", what, len(plan.Targets))
+	answer, err := readLine(ctx, c.e.stdin)
+	if err != nil {
+		return fmt.Errorf("no answer: %w", err)
+	}
+	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+		return &exitErr{Code: exitError, Err: errors.New("not confirmed: nothing was signalled")}
+	}
+	return nil
+}
+
+// listTargets prints the plan as a table.
+func listTargets(w io.Writer, plan *procwalk.Plan) {
+	fmt.Fprintf(w, "%s: %d to signal", plan.Scope, len(plan.Targets))
+	if len(plan.Skipped) > 0 {
+		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
+	}
+	fmt.Fprintln(w)
+	t := &table{cols: []column{{header: "PID", right: true}, {header: "PPID", right: true}, {header: "RSS", right: true}, {header: "COMMAND"}}}
+	for _, tg := range plan.Targets {
+		cmd := tg.Args
+		if cmd == "" {
+			cmd = "[" + tg.Comm + "]"
+		}
+		t.add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), formatBytes(tg.RSSBytes), printable(cmd))
+	}
+	t.write(w, terminalWidth(w))
+	for _, o := range plan.Skipped {
+		fmt.Fprintf(w, "  left alone: %v\n", o.Err)
+	}
+}
+
+// isTerminal reports whether r is a file open on a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok || f == nil {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// readLine reads one line from r, giving up when ctx ends (Ctrl-C). The
+// reading goroutine ends when r delivers a line or is closed; on a
+// cancelled prompt the process exits right after, taking it along.
+func readLine(ctx context.Context, r io.Reader) (string, error) {
+	type result struct {
+		line string
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		line, err := bufio.NewReader(r).ReadString('\n')
+		if err == io.EOF && line != "" {
+			err = nil
+		}
+		ch <- result{line, err}
+	}()
+	select {
+	case res := <-ch:
+		return res.line, res.err
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// eventPrinter writes audit events as text or JSON lines.
+type eventPrinter struct {
+	w    io.Writer
+	json bool
+	err  error
+}
+
+func (p *eventPrinter) print(e procwalk.ActionEvent) {
+	if p.err != nil {
+		return
+	}
+	if p.json {
+		b, err := json.Marshal(e)
+		if err != nil {
+			p.err = err
+			return
+		}
+		_, p.err = fmt.Fprintf(p.w, "%s\n", b)
+		return
+	}
+	_, p.err = fmt.Fprintln(p.w, printable(e.String()))
+}

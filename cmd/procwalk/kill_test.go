@@ -1,0 +1,266 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dry runs over the fixture /proc print exactly what would be signalled;
+// nothing can be signalled there anyway (its pids are not this machine's).
+
+func TestKillDryRunTree(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("kill", "--dry-run", "--tree", "101")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var got []string
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) < 4 || f[0] != "would" || f[1] != "signal" || !strings.Contains(l, "signals TERM,KILL") {
+			t.Errorf("line %q, want 'would signal pid N (comm) signals TERM,KILL ...'", l)
+			continue
+		}
+		got = append(got, f[3]+" "+f[4])
+	}
+	if want := []string{"101 (bash)", "110 (make)", "111 (cc1)"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("would signal %v, want %v", got, want)
+	}
+}
+
+func TestKillDryRunJSON(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("kill", "--dry-run", "--json", "--signal", "INT", "--grace", "2s", "110")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	var e struct {
+		PID        int      `json:"pid"`
+		StartTicks uint64   `json:"start_ticks"`
+		Comm       string   `json:"comm"`
+		Signals    []string `json:"signals"`
+		Outcome    string   `json:"outcome"`
+		Requester  string   `json:"requester"`
+		DryRun     bool     `json:"dry_run"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &e); err != nil {
+		t.Fatalf("%v in %q", err, r.stdout)
+	}
+	if e.PID != 110 || e.Comm != "make" || fmt.Sprint(e.Signals) != "[INT KILL]" || e.Outcome != "dry_run" || !e.DryRun || e.Requester != "cli" || e.StartTicks == 0 {
+		t.Errorf("event %+v", e)
+	}
+}
+
+func TestKillRefusals(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"pid 1 even forced", []string{"--force", "1"}, "pid 1 (init) is never signalled"},
+		{"kernel thread", []string{"3"}, "kernel thread"},
+		{"tmux server", []string{"100"}, `protected name "tmux: server"`},
+		{"reused pid", []string{"110@1"}, "pid now belongs to another process"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, fixture(append([]string{"kill", "--dry-run"}, tt.args...)...)...)
+			if r.code != exitError || !strings.Contains(r.stdout+r.stderr, tt.want) {
+				t.Errorf("exit %d, want 1 mentioning %q; stdout:\n%s\nstderr:\n%s", r.code, tt.want, r.stdout, r.stderr)
+			}
+			if strings.Contains(r.stdout, "would signal") {
+				t.Errorf("a refused target is listed as to be signalled:\n%s", r.stdout)
+			}
+		})
+	}
+	// --force lifts the protected list, not the hard rules.
+	r := cli(t, fixture("kill", "--dry-run", "--force", "100")...)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "would signal pid 100 (tmux: server)") {
+		t.Errorf("forced tmux server: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestKillUsageErrors(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"kill"}, "exactly one target"},
+		{[]string{"kill", "--tree", "101", "110"}, "exactly one target"},
+		{[]string{"kill", "1", "2"}, "exactly one target"},
+		{[]string{"kill", "abc"}, `PID "abc": want a positive pid`},
+		{[]string{"kill", "--tree", "-3"}, `--tree "-3"`},
+		{[]string{"kill", "--pgrp", "-3"}, "--pgrp -3"},
+		{[]string{"kill", "--signal", "TERMINATE", "110"}, `--signal: bad signal "TERMINATE"`},
+		{[]string{"kill", "--grace", "0s", "110"}, "--grace 0s"},
+		{[]string{"kill", "--protect", "[", "110"}, "--protect: bad protected pattern"},
+		{[]string{"kill", "--session", "nokind:x"}, "--session"},
+		{[]string{"kill", "--session", "tree:x"}, "use --tree PID"},
+	}
+	for _, tt := range tests {
+		r := cli(t, fixture(tt.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, want 2 mentioning %q; stderr:\n%s", tt.args, r.code, tt.want, r.stderr)
+		}
+	}
+	if r := cli(t, fixture("kill", "4000")...); r.code != exitError || !strings.Contains(r.stderr, "pid 4000 is not running") {
+		t.Errorf("missing pid: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Without a terminal, several targets need --yes: refused before anything
+// is opened. The fixture's pids are not signalable anyway; the refusal
+// must come first and say why.
+func TestKillRefusesManyWithoutTerminal(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("kill", "--tree", "101")...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "refusing to signal 3 processes without confirmation: stdin is not a terminal") {
+		t.Errorf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "make") || !strings.Contains(r.stderr, "cc1") {
+		t.Errorf("targets not listed:\n%s", r.stderr)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout %q, want nothing done", r.stdout)
+	}
+}
+
+// Real processes from here on: started by the test, in their own group.
+
+func TestIntegrationKillTree(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	// The shell ignores TERM; its children obey TERM (env resets the
+	// disposition they would inherit). Once they are gone the shell becomes
+	// a TERM-ignoring sleep, same pid, which only SIGKILL ends.
+	cmd := startGroup(t, `trap "" TERM; env --default-signal=TERM sleep 300 & env --default-signal=TERM sleep 301 & wait; exec sleep 302`, "kill-tree-test")
+	root := cmd.Process.Pid
+	waitChildren(t, root, 2)
+	r := cli(t, "kill", "--yes", "--grace", "300ms", "--tree", strconv.Itoa(root))
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 outcome lines:\n%s", r.stdout)
+	}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		want := "exited"
+		if f[2] == strconv.Itoa(root) {
+			want = "killed"
+		}
+		if f[0] != want {
+			t.Errorf("%q: want %s", l, want)
+		}
+	}
+	err := cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("shell ended with %v, want SIGKILL", err)
+	}
+}
+
+// waitChildren waits until pid has n children.
+func waitChildren(t *testing.T, pid, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if len(childrenOf(t, pid)) >= n {
+			return
+		}
+	}
+	t.Fatalf("pid %d never had %d children", pid, n)
+}
+
+// childrenOf lists the pids whose parent is pid, from /proc.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// TestIntegrationKillConfirmOnTerminal answers the y/N question through a
+// pseudo-terminal: "n" leaves the processes alone, "y" ends them.
+func TestIntegrationKillConfirmOnTerminal(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	cmd := startGroup(t, `sleep 300 & sleep 301 & wait`, "kill-confirm-test")
+	waitChildren(t, cmd.Process.Pid, 2)
+	pgrp := strconv.Itoa(cmd.Process.Pid)
+
+	for _, tt := range []struct {
+		answer string
+		code   int
+		alive  bool
+	}{{"n\n", exitError, true}, {"y\n", exitOK, false}} {
+		master, slave := openPTY(t)
+		if _, err := master.WriteString(tt.answer); err != nil {
+			t.Fatal(err)
+		}
+		var stdout, stderr strings.Builder
+		err := run(context.Background(), []string{"kill", "--grace", "2s", "--pgrp", pgrp}, slave, &stdout, &stderr)
+		if code := exitCode(err); code != tt.code {
+			t.Fatalf("answer %q: exit %d, want %d\n%s%s", tt.answer, code, tt.code, stdout.String(), stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "Send TERM (then KILL after 2s) to these 3 processes? [y/N]") {
+			t.Errorf("no question on stderr:\n%s", stderr.String())
+		}
+		alive := unix.Kill(cmd.Process.Pid, 0) == nil && len(childrenOf(t, cmd.Process.Pid)) == 2
+		if alive != tt.alive {
+			t.Errorf("answer %q: processes alive = %v, want %v\n%s", tt.answer, alive, tt.alive, stdout.String())
+		}
+		master.Close()
+		slave.Close()
+	}
+}
+
+// openPTY opens a pseudo-terminal pair.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals: %v", err)
+	}
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
+}
