@@ -46,6 +46,12 @@ func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
 	if list == nil {
 		list = runTmuxListPanes
 	}
+	if len(g.cfg.Tmux.Sockets) == 0 && !g.fs.live() {
+		// Discovered servers belong to this host; their pane pids mean
+		// nothing in another /proc (a fixture, a host mounted elsewhere).
+		n.addf("tmux: %s is not this process's /proc, so no servers are discovered: name them (--tmux-socket)", g.fs.Root())
+		return nil, paneIndex{}
+	}
 	sockets, looked := g.cfg.Tmux.sockets()
 	if len(sockets) == 0 {
 		n.addf("tmux: no server found (looked in %s)", looked)

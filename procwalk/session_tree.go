@@ -157,6 +157,13 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 	return i, attrs, nil
 }
 
+// live reports whether fs is the procfs this process runs in: its "self"
+// link names our pid.
+func (fs FS) live() bool {
+	link, err := os.Readlink(fs.Path("self"))
+	return err == nil && link == strconv.Itoa(os.Getpid())
+}
+
 // selfInfo describes this process when the snapshot is of the live /proc.
 type selfInfo struct {
 	pid       int
@@ -165,8 +172,7 @@ type selfInfo struct {
 }
 
 func (g *Grouper) selfPIDs(s *Snapshot) selfInfo {
-	link, err := os.Readlink(g.fs.Path("self"))
-	if err != nil || link != strconv.Itoa(os.Getpid()) {
+	if !g.fs.live() {
 		return selfInfo{} // a fixture, or another host's /proc
 	}
 	si := selfInfo{pid: os.Getpid(), ancestors: map[int]bool{}, args: os.Args[1:]}

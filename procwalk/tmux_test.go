@@ -232,3 +232,16 @@ func TestRunTmuxListPanesErrors(t *testing.T) {
 		t.Errorf("without tmux on PATH: %v, want ErrNoTmux", err)
 	}
 }
+
+// Servers are discovered only for the live /proc: a fixture's pane pids
+// would be matched against this host's tmux.
+func TestTmuxNoDiscoveryOutsideLiveProc(t *testing.T) {
+	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{ListPanes: func(string) ([]byte, error) {
+		t.Error("list-panes ran for a fixture /proc without configured sockets")
+		return nil, nil
+	}}}
+	sessions, notes, _ := groupFixture(t, sessionFixture, cfg)
+	if len(sessions) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "no servers are discovered") {
+		t.Errorf("sessions %v, notes %q", namesOf(sessions, KindTmux), notes)
+	}
+}

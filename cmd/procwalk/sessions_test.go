@@ -1,0 +1,285 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The session commands run on the session fixture: a cgroup v1 host with
+// tmux panes, agents, pods and units, described in
+// procwalk/testdata/sessions/README.md.
+const (
+	sessionsProc    = "../../procwalk/testdata/sessions/proc"
+	sessionsPasswd  = "../../procwalk/testdata/sessions/passwd"
+	sessionsCgroups = "../../procwalk/testdata/sessions/cgroupfs-v1"
+	fixturePodUID   = "6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b"
+)
+
+// sessionsFixture runs a session command on the fixture, without rates
+// (no wait) unless args ask for an interval.
+func sessionsFixture(command string, args ...string) []string {
+	return append([]string{command, "--proc", sessionsProc, "--passwd", sessionsPasswd, "--cgroup-root", sessionsCgroups,
+		"--tmux-socket", "/nonexistent/procwalk-test.sock"}, args...)
+}
+
+// tableRows splits a table into rows of fields keyed by the first two
+// fields ("KIND NAME").
+func tableRows(out string) map[string][]string {
+	rows := map[string][]string{}
+	for _, l := range strings.Split(out, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 2 && f[0] != "..." {
+			rows[f[0]+" "+f[1]] = f
+		}
+	}
+	return rows
+}
+
+func TestSessionsTable(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	r := cli(t, sessionsFixture("sessions", "--no-rates", "--kind", "cgroup,user,agent")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	header, _, _ := strings.Cut(r.stdout, "\n")
+	if want := "KIND    NAME"; !strings.HasPrefix(header, want) || !strings.HasSuffix(header, "CPU%  CPU-TIME  READ/s  WRITE/s    AGE  INFO") {
+		t.Errorf("header %q", header)
+	}
+	rows := tableRows(r.stdout)
+	tests := []struct {
+		key   string
+		procs string
+		rss   string // statm resident pages x 4 KiB, summed
+		info  string
+	}{
+		{"cgroup pod/" + fixturePodUID, "3", "31.2 MiB", "pod shop/web-7d9f8, burstable, mem 90.0% of 512.0 MiB, cpu ? of 0.50 cores, DANGER"},
+		{"cgroup /batch/job42", "2", "7.8 MiB", "mem 9.8% of 1.0 GiB, cpu ? of 2.00 cores"},
+		{"cgroup ssh.service", "1", "3.9 MiB", "mem 0.5% of 2.0 GiB"},
+		{"agent claude/other/app", "3", "242.2 MiB", "/home/dev/other/app"},
+		{"user dev", "", "", "uid 1000"},
+		{"user 1001", "1", "3.9 MiB", "uid 1001"},
+	}
+	for _, tt := range tests {
+		f, ok := rows[tt.key]
+		if !ok {
+			t.Errorf("no row %q in\n%s", tt.key, r.stdout)
+			continue
+		}
+		line := strings.Join(f, " ")
+		if tt.procs != "" && f[2] != tt.procs {
+			t.Errorf("%s: PROCS %s, want %s", tt.key, f[2], tt.procs)
+		}
+		if tt.rss != "" && !strings.HasPrefix(strings.Join(f[3:], " "), tt.rss+" ") {
+			t.Errorf("%s: RSS in %q, want %s", tt.key, line, tt.rss)
+		}
+		if !strings.Contains(line, tt.info) {
+			t.Errorf("%s: %q lacks %q", tt.key, line, tt.info)
+		}
+	}
+	// CPU% and IO rates were not measured: "-", never 0.
+	// Fields: KIND NAME PROCS RSS(2) SWAP(2) CPU% CPU-TIME READ/s WRITE/s.
+	if f := rows["user dev"]; f[7] != "-" || f[9] != "-" || f[10] != "-" {
+		t.Errorf("rates without --interval: %v", f)
+	}
+	if !strings.Contains(r.stderr, "tmux") {
+		t.Errorf("stderr does not say why agents have no tmux pane:\n%s", r.stderr)
+	}
+}
+
+func TestSessionsLimitAndSort(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, sessionsFixture("sessions", "--no-rates")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	// Without --kind: at most 10 per kind, and a line per kind cut short.
+	kinds := map[string]int{}
+	for _, l := range strings.Split(r.stdout, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 0 && f[0] != "..." {
+			kinds[f[0]]++
+		}
+	}
+	for k, n := range kinds {
+		if n > 10 {
+			t.Errorf("%d %s sessions shown, want at most 10", n, k)
+		}
+	}
+	if !strings.Contains(r.stdout, "more sid sessions (procwalk sessions --kind sid lists them all)") {
+		t.Errorf("no note of the sid sessions left out:\n%s", r.stdout)
+	}
+	for _, k := range []string{"sid", "pgrp", "tty", "cgroup", "user", "agent"} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s sessions in the default table", k)
+		}
+	}
+	// --sort procs, all of one kind.
+	r = cli(t, sessionsFixture("sessions", "--no-rates", "--kind", "sid", "--sort", "procs")...)
+	var procs []int
+	for _, l := range strings.Split(r.stdout, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 2 {
+			n, err := strconv.Atoi(f[2])
+			if err != nil {
+				t.Fatalf("PROCS %q in %q", f[2], l)
+			}
+			procs = append(procs, n)
+		}
+	}
+	if len(procs) < 15 || !slices.IsSortedFunc(procs, func(a, b int) int { return b - a }) {
+		t.Errorf("--sort procs: %v", procs)
+	}
+}
+
+func TestSessionsJSON(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, sessionsFixture("sessions", "--no-rates", "--json", "--kind", "cgroup,agent")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var doc jsonSessions
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	byRef := map[string]jsonSession{}
+	for _, s := range doc.Sessions {
+		byRef[s.Ref] = s
+	}
+	pod, ok := byRef["cgroup:pod/"+fixturePodUID]
+	if !ok {
+		t.Fatalf("no pod session in %v", doc.Sessions)
+	}
+	if pod.Cgroup == nil || pod.Cgroup.MemoryLimitBytes == nil || *pod.Cgroup.MemoryLimitBytes != 512<<20 ||
+		*pod.Cgroup.MemoryPercent != 90 || !pod.Cgroup.Danger || *pod.Cgroup.CPUQuotaCores != 0.5 || pod.Cgroup.CPUCoresUsed != nil {
+		t.Errorf("pod cgroup = %+v", pod.Cgroup)
+	}
+	if pod.Attrs["pod"] != "web-7d9f8" || pod.Attrs["namespace"] != "shop" || pod.Attrs["qos"] != "burstable" {
+		t.Errorf("pod attrs = %v", pod.Attrs)
+	}
+	var members []int
+	for _, m := range pod.Members {
+		members = append(members, m.PID)
+	}
+	if !slices.Equal(members, []int{300, 301, 302}) || len(pod.Roots) != 2 || pod.Totals.Procs != 3 {
+		t.Errorf("pod members %v roots %v", members, pod.Roots)
+	}
+	if pod.Totals.CPUPercent != nil || pod.Totals.ReadBytesPerSecond != nil {
+		t.Error("rates present without being measured")
+	}
+	// Cumulative counters start at the members' own counters.
+	if pod.Totals.CumulativeCPUSeconds != pod.Totals.CPUSeconds || pod.Totals.CumulativeReadBytes != pod.Totals.ReadBytes {
+		t.Errorf("cumulative %+v", pod.Totals)
+	}
+	var agents []string
+	for _, s := range doc.Sessions {
+		if s.Kind == "agent" {
+			agents = append(agents, s.Name)
+		}
+	}
+	if want := []string{"claude/other/app", "claude/work/app", "codex/work/app", "claude/other/app#2"}; len(agents) != 4 {
+		t.Errorf("agents %v, want the four of %v", agents, want)
+	}
+	if len(doc.Notes) == 0 || !strings.Contains(strings.Join(doc.Notes, " "), "tmux") {
+		t.Errorf("notes %q", doc.Notes)
+	}
+}
+
+func TestSessionDetail(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	r := cli(t, sessionsFixture("session", "--no-rates", "cgroup:pod/"+fixturePodUID)...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{
+		"cgroup:pod/" + fixturePodUID + "\n",
+		"  processes  3 (2 roots, 3 threads, 0 zombies)",
+		"  cgroup v1  mem 90.0% of 512.0 MiB, cpu ? of 0.50 cores, DANGER; memory limit set by /kubepods/burstable/pod" + fixturePodUID,
+		"ATTRIBUTES\n",
+		"  namespace       shop\n",
+		"MEMBERS\n",
+		"300  65535",
+		"/pause\n",
+		"nginx: master process nginx\n",
+		"└─ nginx: worker process\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	// A tree needs no --tree: a pid, or a pattern for the oldest match.
+	r = cli(t, sessionsFixture("session", "--no-rates", "tree:203")...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "tree:203\n") || !strings.Contains(r.stdout, "├─ claude -p summarize") || !strings.Contains(r.stdout, "└─ bash -c make test") {
+		t.Errorf("tree:203: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, sessionsFixture("session", "--no-rates", "--json", "tree:nginx")...)
+	var doc struct {
+		Session jsonSession `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != exitOK {
+		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stderr)
+	}
+	if s := doc.Session; s.Ref != "tree:nginx" || len(s.Processes) != 2 || s.Processes[0].PID != 301 || s.Processes[1].Comm != "nginx" {
+		t.Errorf("tree:nginx = %+v", s)
+	}
+}
+
+func TestSessionErrors(t *testing.T) {
+	clearEnv(t)
+	groups := filepath.Join(t.TempDir(), "groups")
+	if err := os.WriteFile(groups, []byte("x bogus .\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"unknown session", sessionsFixture("session", "--no-rates", "cgroup:nope"), exitError, "no such session cgroup:nope: cgroup sessions are /batch/job42, "},
+		{"kind with none", sessionsFixture("session", "--no-rates", "tmux:build"), exitError, "there are no tmux sessions"},
+		{"unknown kind", sessionsFixture("session", "--no-rates", "pods:x"), exitError, "kinds are tmux, sid, pgrp, tty, tree, cgroup, user, agent, group"},
+		{"no colon", sessionsFixture("session", "build"), exitUsage, "want KIND:NAME"},
+		{"no argument", sessionsFixture("session"), exitUsage, "session takes one KIND:NAME"},
+		{"bad tree", sessionsFixture("session", "--no-rates", "tree:("), exitUsage, "tree:("},
+		{"tree not running", sessionsFixture("session", "--no-rates", "tree:99999"), exitError, "no tree sessions"},
+		{"sessions argument", sessionsFixture("sessions", "x"), exitUsage, "sessions takes no arguments"},
+		{"bad kind", sessionsFixture("sessions", "--kind", "tmux,pods"), exitUsage, `--kind "pods"`},
+		{"bad sort", sessionsFixture("sessions", "--sort", "size"), exitUsage, `--sort "size"`},
+		{"cpu sort without rates", sessionsFixture("sessions", "--no-rates", "--sort", "cpu"), exitUsage, "needs rates"},
+		{"bad agent", sessionsFixture("sessions", "--agent", "codex"), exitUsage, "want NAME=REGEX"},
+		{"bad groups", sessionsFixture("sessions", "--groups", groups), exitUsage, `line 1: unknown field "bogus"`},
+		{"missing groups", sessionsFixture("sessions", "--groups", groups+".nope"), exitUsage, "no such file"},
+		{"bad danger", sessionsFixture("sessions", "--danger-percent", "0"), exitUsage, "--danger-percent 0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := cli(t, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d (want %d), stderr lacks %q:\n%s", r.code, tt.code, tt.stderr, r.stderr)
+			}
+			if r.stdout != "" {
+				t.Errorf("a failed run wrote to stdout:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+func TestSessionsGroupsFile(t *testing.T) {
+	clearEnv(t)
+	groups := filepath.Join(t.TempDir(), "groups")
+	if err := os.WriteFile(groups, []byte("# web\nweb-$1 comm ^(nginx)$\njobs cmdline ^job --id\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := cli(t, sessionsFixture("sessions", "--no-rates", "--kind", "group", "--groups", groups)...)
+	rows := tableRows(r.stdout)
+	if f := rows["group web-nginx"]; r.code != exitOK || len(f) < 3 || f[2] != "2" {
+		t.Errorf("exit %d, web-nginx %v\n%s%s", r.code, f, r.stdout, r.stderr)
+	}
+	if f := rows["group jobs"]; len(f) < 3 || f[2] != "2" {
+		t.Errorf("jobs %v", f)
+	}
+}
