@@ -1,0 +1,242 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// guard becomes a child subreaper and reaps with wait4(-1), which would
+// steal the children of other tests: every guard test that starts a
+// command runs procwalk in a child process, the test binary re-executed as
+// TestGuardHelperProcess.
+
+const guardHelperEnv = "GO_PROCWALK_GUARD_HELPER"
+
+func TestGuardHelperProcess(t *testing.T) {
+	if os.Getenv(guardHelperEnv) != "1" {
+		t.Skip("the procwalk process of the guard tests")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, flag.Args(), os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err))
+}
+
+type guardResult struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+// startGuard starts `procwalk guard ARGS` in a child process.
+func startGuard(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestGuardHelperProcess$", "--", "guard"}, args...)...)
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "PROCWALK_") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	cmd.Env = append(cmd.Env, guardHelperEnv+"=1")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill() // our own child, if a test failed before it ended
+		cmd.Wait()
+	})
+	return cmd, &stdout, &stderr
+}
+
+func finishGuard(t *testing.T, cmd *exec.Cmd, stdout, stderr *bytes.Buffer, start time.Time) guardResult {
+	t.Helper()
+	err := cmd.Wait()
+	r := guardResult{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	return r
+}
+
+func guard(t *testing.T, args ...string) guardResult {
+	t.Helper()
+	start := time.Now()
+	cmd, stdout, stderr := startGuard(t, args...)
+	return finishGuard(t, cmd, stdout, stderr, start)
+}
+
+func TestGuardUsageErrors(t *testing.T) {
+	clearEnv(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"guard"}, "guard needs a command"},
+		{[]string{"guard", "--max-rss", "12X", "--", "true"}, `--max-rss: bad size "12X": unknown unit "X"`},
+		{[]string{"guard", "--max-pss", "0", "--", "true"}, `--max-pss "0": want a positive size`},
+		{[]string{"guard", "--max-cpu-time", "-1s", "--", "true"}, "--max-cpu-time -1s"},
+		{[]string{"guard", "--timeout", "-5s", "--", "true"}, "--timeout -5s"},
+		{[]string{"guard", "--kill", "all", "--", "true"}, `--kill "all": want tree or biggest`},
+		{[]string{"guard", "--grace", "0s", "--", "true"}, "--grace 0s"},
+		{[]string{"guard", "--interval", "0s", "--", "true"}, "--interval 0s"},
+		{[]string{"guard", "--timeout", "soon", "--", "true"}, `invalid value "soon" for flag -timeout`},
+	}
+	for _, tt := range tests {
+		r := cli(t, tt.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, want 2 mentioning %q; stderr:\n%s", tt.args, r.code, tt.want, r.stderr)
+		}
+	}
+}
+
+func TestIntegrationGuardExitCodes(t *testing.T) {
+	integration(t)
+	notExec := filepath.Join(t.TempDir(), "script")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"status", []string{"--", "sh", "-c", "exit 3"}, 3, "sh exited with status 3"},
+		{"success", []string{"--", "true"}, 0, "true exited with status 0"},
+		{"signal", []string{"--", "sh", "-c", "kill -KILL $$"}, 128 + 9, "sh killed by signal KILL"},
+		{"not found", []string{"--", "/nonexistent/cmd"}, exitNotFound, "command not found"},
+		{"not executable", []string{"--", notExec}, exitNotExecutable, "cannot execute"},
+		{"timeout", []string{"--timeout", "300ms", "--grace", "200ms", "--", "sh", "-c", `trap "" TERM; sleep 30`}, exitLimit, "stopped by procwalk: --timeout 300ms reached"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := guard(t, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
+				t.Errorf("exit %d, want %d mentioning %q; stderr:\n%s", r.code, tt.code, tt.stderr, r.stderr)
+			}
+			if r.took > 15*time.Second {
+				t.Errorf("took %v", r.took)
+			}
+		})
+	}
+}
+
+func TestIntegrationGuardPassesOutputThrough(t *testing.T) {
+	integration(t)
+	r := guard(t, "--", "sh", "-c", "echo out; echo err >&2")
+	if r.code != 0 || r.stdout != "out\n" || !strings.HasPrefix(r.stderr, "err\n") {
+		t.Errorf("exit %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+}
+
+// An orphan that exits while the command still runs is reparented to guard
+// and reaped at once: no zombie is left under guard.
+func TestIntegrationGuardReapsOrphans(t *testing.T) {
+	integration(t)
+	start := time.Now()
+	cmd, stdout, stderr := startGuard(t, "--", "sh", "-c", "(sleep 0.2 &); sleep 1.5")
+	time.Sleep(900 * time.Millisecond)
+	var zombies []int
+	for _, pid := range childrenOf(t, cmd.Process.Pid) {
+		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
+			s := string(b)
+			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); f[0] == "Z" {
+				zombies = append(zombies, pid)
+			}
+		}
+	}
+	r := finishGuard(t, cmd, stdout, stderr, start)
+	if len(zombies) > 0 {
+		t.Errorf("zombies under guard: %v", zombies)
+	}
+	if r.code != 0 || !strings.Contains(r.stderr, "1 orphan reaped") {
+		t.Errorf("exit %d, want 0 and one orphan reaped:\n%s", r.code, r.stderr)
+	}
+}
+
+// What the command leaves running when it exits is ended with it.
+func TestIntegrationGuardEndsLeftovers(t *testing.T) {
+	integration(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	r := guard(t, "--grace", "1s", "--", "sh", "-c", "sleep 300 & echo $! > "+pidFile)
+	if r.code != 0 || !strings.Contains(r.stderr, "sh left processes running: guard ended them") {
+		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := strings.TrimSpace(string(b))
+	if !strings.Contains(r.stderr, "exited pid "+pid+" (sleep) signals TERM") {
+		t.Errorf("no TERM for the leftover %s in the history:\n%s", pid, r.stderr)
+	}
+	if _, err := os.Stat("/proc/" + pid); err == nil {
+		t.Errorf("leftover %s still exists", pid)
+	}
+}
+
+// memoryHog grows its memory in steps of doubling string size, 16 bytes to
+// 16 GiB, pausing between steps: a guard limit must stop it.
+const memoryHog = `awk 'BEGIN { s = "xxxxxxxxxxxxxxxx"; for (i = 0; i < 30; i++) { s = s s; system("sleep 0.2") } }'`
+
+func TestIntegrationGuardMaxRSS(t *testing.T) {
+	integration(t)
+	r := guard(t, "--max-rss", "100MiB", "--interval", "100ms", "--grace", "1s", "--", "sh", "-c", memoryHog)
+	if r.code != exitLimit || !strings.Contains(r.stderr, "over --max-rss 100.0 MiB: terminating the tree of sh") {
+		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "(awk) signals TERM") {
+		t.Errorf("awk was not signalled:\n%s", r.stderr)
+	}
+}
+
+func TestIntegrationGuardKillBiggest(t *testing.T) {
+	integration(t)
+	r := guard(t, "--max-rss", "100MiB", "--kill", "biggest", "--interval", "100ms", "--", "sh", "-c", memoryHog+"; echo shell-survived")
+	if r.code != 0 || r.stdout != "shell-survived\n" {
+		t.Fatalf("exit %d stdout %q, want 0 and the shell carrying on:\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "terminating the biggest process") || !strings.Contains(r.stderr, "(awk)") {
+		t.Errorf("awk not named as the biggest:\n%s", r.stderr)
+	}
+}
+
+func TestIntegrationGuardMaxCPU(t *testing.T) {
+	integration(t)
+	r := guard(t, "--max-cpu-time", "300ms", "--interval", "100ms", "--grace", "1s", "--", "sh", "-c", "while :; do :; done")
+	if r.code != exitLimit || !strings.Contains(r.stderr, "over --max-cpu-time 300ms") {
+		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
+	}
+}
+
+func TestIntegrationGuardForwardsTERM(t *testing.T) {
+	integration(t)
+	start := time.Now()
+	cmd, stdout, stderr := startGuard(t, "--", "sleep", "30")
+	waitChildren(t, cmd.Process.Pid, 1)
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	r := finishGuard(t, cmd, stdout, stderr, start)
+	if r.code != 128+int(syscall.SIGTERM) || !strings.Contains(r.stderr, "sleep killed by signal TERM (guard forwarded TERM)") {
+		t.Errorf("exit %d, want 143:\n%s", r.code, r.stderr)
+	}
+}
