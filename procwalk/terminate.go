@@ -155,8 +155,8 @@ type Plan struct {
 	// Skipped are members that will not be signalled: refused (protected)
 	// or, for a single process or tree root, already gone or reused.
 	Skipped []Outcome
-	// Partial is set when the plan's snapshot could not see everything
-	// (hidepid, processes exiting mid-scan): members may be missing.
+	// Partial is set when processes were hidden from the plan's snapshot
+	// (hidepid without root, stat denied): members may be missing.
 	Partial bool
 
 	scope Scope
@@ -176,7 +176,8 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope, Partial: snap.Visibility.Partial()}
+	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
+		Partial: snap.Visibility.OthersHidden || snap.Visibility.Denied["stat"] > 0}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
 		p.rails.ancestors[a.ID.PID] = true
@@ -262,8 +263,10 @@ type Report struct {
 }
 
 // Err summarises the outcomes that are not Done: nil when every target is
-// gone (or, in a dry run, would be signalled). The error wraps the sentinel
-// of the first such outcome (ErrProtected, ErrIdentityChanged, ErrDenied ...).
+// gone (or, in a dry run, would be signalled). The message lists them as
+// "pid 42 (sleep) refused_protected"; the error wraps the Err of the first
+// one, so errors.Is finds its sentinel (ErrProtected, ErrIdentityChanged,
+// ErrDenied ...) and its text says why.
 func (r *Report) Err() error {
 	var bad []string
 	var first error
@@ -271,22 +274,18 @@ func (r *Report) Err() error {
 		if o.Result.Done() {
 			continue
 		}
-		why := o.Result.String()
-		if o.Err != nil {
-			why = o.Err.Error()
-			if first == nil {
-				first = o.Err
-			}
+		bad = append(bad, fmt.Sprintf("pid %d (%s) %s", o.ID.PID, o.Comm, o.Result))
+		if first == nil && o.Err != nil {
+			first = o.Err
 		}
-		bad = append(bad, fmt.Sprintf("pid %d (%s): %s", o.ID.PID, o.Comm, why))
 	}
 	if len(bad) == 0 {
 		return nil
 	}
 	if first == nil {
-		first = ErrGone // unreachable in practice: every non-Done outcome has an Err
+		first = errors.New("no reason recorded")
 	}
-	return fmt.Errorf("%d of %d targets not terminated: %s: %w", len(bad), len(r.Outcomes), strings.Join(bad, "; "), first)
+	return fmt.Errorf("%d of %d targets not terminated (%s); first: %w", len(bad), len(r.Outcomes), strings.Join(bad, ", "), first)
 }
 
 // Terminate terminates one process: first signal, grace, SIGKILL.
@@ -364,7 +363,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		}
 		for _, t := range plan.Targets {
 			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned,
-				Note: fmt.Sprintf("would send %s, then KILL after %s if still alive", SignalName(cfg.Signal), cfg.Grace)})
+				Note: fmt.Sprintf("KILL after %s if still alive", cfg.Grace)})
 		}
 		return x.report
 	}
