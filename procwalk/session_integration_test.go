@@ -1,0 +1,289 @@
+package procwalk_test
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// The session integration tests start a tmux server on a private socket,
+// with a known tree of sleeps, and check what the Grouper finds on the live
+// /proc. They signal nothing but the server they started (kill-server in
+// Cleanup, which hangs up its panes).
+
+// tmuxServer is a tmux server this test started.
+type tmuxServer struct {
+	t      *testing.T
+	socket string
+}
+
+func startTmux(t *testing.T) *tmuxServer {
+	t.Helper()
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("integration test: set PROCWALK_INTEGRATION=1 to run it")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is needed by this integration test: install it (apt-get install -y tmux) or unset PROCWALK_INTEGRATION")
+	}
+	// A short directory: unix socket paths are limited to 108 bytes.
+	dir, err := os.MkdirTemp("", "pwtmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &tmuxServer{t: t, socket: filepath.Join(dir, "s")}
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", s.socket, "kill-server").Run()
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
+// run runs a tmux command on this server.
+func (s *tmuxServer) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-S", s.socket, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v: %s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// script writes an executable shell script and returns its path.
+func script(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"+body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// pidsByArg waits until every marker ("sleep 31001") is the command line of
+// a live process, and returns marker -> pid. Cleanup kills those processes
+// (the test started them; some escaped the tmux server and its hangup),
+// each only while it is still the very process found (pid and start time).
+func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		snap, err := fs.Snapshot(procwalk.FieldCmdline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := map[string]procwalk.ProcID{}
+		for i := range snap.Procs {
+			p := &snap.Procs[i]
+			cmd := strings.Join(p.Cmdline, " ")
+			for _, m := range markers {
+				if cmd == m || strings.HasSuffix(cmd, "/"+m) {
+					found[m] = p.ID
+				}
+			}
+		}
+		if len(found) == len(markers) {
+			pids := map[string]int{}
+			for m, id := range found {
+				pids[m] = id.PID
+				t.Cleanup(func() { killOwn(fs, id) })
+			}
+			return pids
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s found only %v of %q", found, markers)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// killOwn sends SIGKILL to a process this test started, through a pidfd
+// opened for exactly that process; gone already is fine.
+func killOwn(fs procwalk.FS, id procwalk.ProcID) {
+	h, err := fs.OpenProc(id)
+	if err != nil {
+		return // exited with its server, or reaped
+	}
+	defer h.Close()
+	h.Signal(syscall.SIGKILL)
+}
+
+func liveGroup(t *testing.T, cfg procwalk.GroupConfig) ([]procwalk.Session, []string, *procwalk.Snapshot) {
+	t.Helper()
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := procwalk.NewGrouper(fs, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fs.Snapshot(g.Fields() | procwalk.FieldIO)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, notes := g.Group(snap)
+	return sessions, notes, snap
+}
+
+func members(s *procwalk.Session) []int {
+	var out []int
+	for _, id := range s.Members {
+		out = append(out, id.PID)
+	}
+	return out
+}
+
+func TestIntegrationTmuxSessions(t *testing.T) {
+	srv := startTmux(t)
+	dir := t.TempDir()
+	// build: a child, a double fork that keeps the terminal, and setsid
+	// then a fork: no terminal, parent init, only tmux's environment left.
+	build := script(t, dir, "build.sh", `sleep 31001 &
+( sleep 31002 & )
+setsid sh -c 'sleep 31003 &'
+exec sleep 31000
+`)
+	// Commands given as several arguments run without a shell around them.
+	srv.run("new-session", "-d", "-s", "build", "-x", "80", "-y", "24", "/bin/sh", build)
+	srv.run("new-session", "-d", "-s", "web", "sleep", "32000")
+	srv.run("new-window", "-t", "web", "/bin/sh", script(t, dir, "web.sh", "sleep 32001 &\nexec sleep 32002\n"))
+
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
+	// Let the setsid'd shell exit, so 31003 is an orphan.
+	time.Sleep(200 * time.Millisecond)
+
+	sessions, notes, snap := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	if len(notes) != 0 {
+		t.Errorf("notes: %q", notes)
+	}
+	escapee := snap.Process(pid["sleep 31003"])
+	if escapee == nil || escapee.TTY != 0 || escapee.SID == pid["sleep 31000"] || snap.Parent(escapee.ID.PID) != nil && snap.Parent(escapee.ID.PID).ID.PID == pid["sleep 31000"] {
+		t.Fatalf("the setsid'd escapee did not escape: %+v", escapee)
+	}
+	tests := []struct {
+		ref     string
+		markers []string
+		panes   int
+		windows string
+	}{
+		{"tmux:build", []string{"sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003"}, 1, "1"},
+		{"tmux:web", []string{"sleep 32000", "sleep 32001", "sleep 32002"}, 2, "2"},
+	}
+	for _, tt := range tests {
+		s, err := procwalk.Find(sessions, tt.ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []int
+		var sum procwalk.Totals
+		for _, m := range tt.markers {
+			want = append(want, pid[m])
+			sum.Add(snap.Process(pid[m]))
+		}
+		slices.Sort(want)
+		if got := members(s); !slices.Equal(got, want) {
+			t.Errorf("%s members %v, want %v (%q)", tt.ref, got, want, tt.markers)
+		}
+		if s.Totals.Totals != sum {
+			t.Errorf("%s totals %+v, want the sum over the test's pids %+v", tt.ref, s.Totals.Totals, sum)
+		}
+		if len(s.Panes) != tt.panes || s.Attrs[procwalk.AttrWindows] != tt.windows || s.Attrs[procwalk.AttrSocket] != srv.socket {
+			t.Errorf("%s panes %+v attrs %v", tt.ref, s.Panes, s.Attrs)
+		}
+	}
+	build0 := sessions[0].Panes[0]
+	if build0.Target != "build:0.0" || build0.PID != pid["sleep 31000"] || build0.Command != "sleep" {
+		t.Errorf("build pane = %+v", build0)
+	}
+}
+
+func TestIntegrationAgentsInTmux(t *testing.T) {
+	srv := startTmux(t)
+	dir := t.TempDir()
+	// A copy of sleep named claude is Claude Code by comm and argv[0].
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := filepath.Join(dir, "bin", "claude")
+	copyFile(t, sleep, claude)
+	one, two := filepath.Join(dir, "one", "h4proj"), filepath.Join(dir, "two", "h4proj")
+	for _, d := range []string{one, two} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.run("new-session", "-d", "-s", "agents", "-c", one, claude, "33001")
+	srv.run("new-window", "-t", "agents", "-c", two, claude, "33002")
+
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := pidsByArg(t, fs, "claude 33001", "claude 33002")
+	sessions, _, _ := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	tests := []struct {
+		name, cwd, target string
+		pid               int
+	}{
+		{"claude/one/h4proj", one, "agents:0.0", pid["claude 33001"]},
+		{"claude/two/h4proj", two, "agents:1.0", pid["claude 33002"]},
+	}
+	for _, tt := range tests {
+		s, err := procwalk.Find(sessions, "agent:"+tt.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := members(s); !slices.Equal(got, []int{tt.pid}) {
+			t.Errorf("%s members %v, want [%d]", tt.name, got, tt.pid)
+		}
+		a := s.Attrs
+		if a[procwalk.AttrCwd] != tt.cwd || a[procwalk.AttrTmuxTarget] != tt.target || a[procwalk.AttrAgent] != "claude" || a[procwalk.AttrElapsed] != "< 1 min" {
+			t.Errorf("%s attrs %v", tt.name, a)
+		}
+	}
+	// Oldest first: 33001 started first.
+	var order []string
+	for _, s := range sessions {
+		if strings.HasSuffix(s.Name, "/h4proj") {
+			order = append(order, s.Name)
+		}
+	}
+	if !slices.Equal(order, []string{"claude/one/h4proj", "claude/two/h4proj"}) {
+		t.Errorf("order %v", order)
+	}
+}
+
+func copyFile(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(fmt.Errorf("writing %s: %w", dst, err))
+	}
+}
