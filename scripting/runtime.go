@@ -183,12 +183,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	for i, a := range r.cfg.Args {
 		args[i] = lua.LString(a)
 	}
-	err := L.CallByParam(lua.P{
-		Fn:      L.NewFunctionFromProto(s.proto),
-		NRet:    0,
-		Protect: true,
-		Handler: L.NewFunction(traceback),
-	}, args...)
+	err := r.call(L, L.NewFunctionFromProto(s.proto), args)
 	cause := context.Cause(runCtx)
 	cancel(nil)
 	<-heapDone
@@ -206,6 +201,21 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	return err
 }
 
+// call runs fn in protected mode with the traceback handler. gopher-lua's
+// protected call pushes the handler onto the value stack; when the error was
+// a full stack ("registry overflow") that push raises again and the panic
+// escapes its recovery. It is caught here: the state is then unusable, and
+// Run discards it as after any limit.
+func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.limitHit = true
+			err = fmt.Errorf("%v", v)
+		}
+	}()
+	return L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: L.NewFunction(traceback)}, args...)
+}
+
 // runError turns a Lua error into one of our sentinels.
 func (r *Runtime) runError(s *Script, err error, cause error, parent context.Context) error {
 	msg := err.Error()
@@ -214,6 +224,7 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		msg = aerr.Object.String()
 	}
 	where := luaWhere(msg, s.Name)
+	first, _, _ := strings.Cut(msg, "\n")
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("%s interrupted: %w", where, context.Cause(parent))
@@ -221,7 +232,7 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		return fmt.Errorf("%w: %s ran past its %s deadline (raise it with --timeout, or do less per run)", ErrTimeout, where, r.limits.Timeout)
 	case errors.Is(cause, ErrMemory):
 		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
-	case r.limitHit || strings.HasSuffix(msg, "stack overflow") || strings.HasSuffix(msg, "registry overflow"):
+	case r.limitHit || strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
 	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)

@@ -38,6 +38,9 @@ func allowedModules() map[string]bool {
 // most a few dozen bytes, so the output stays small.
 const maxDateFormatBytes = 256
 
+// registryGrowStep is how many value-stack slots each growth adds.
+const registryGrowStep = 1024
+
 // newState returns a fresh sandboxed state with the procwalk module
 // preloaded. print writes to w.
 func (r *Runtime) newState(w io.Writer) *lua.LState {
@@ -46,6 +49,9 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 		CallStackSize:   r.limits.CallStackSize,
 		RegistrySize:    r.limits.RegistrySize,
 		RegistryMaxSize: r.limits.RegistryMaxSize,
+		// Grow the value stack in big steps: gopher-lua copies it whole on
+		// every growth, so its default of 32 slots is quadratic.
+		RegistryGrowStep: registryGrowStep,
 	})
 	open := func(name string, fn lua.LGFunction) {
 		L.Push(L.NewFunction(fn))
@@ -70,6 +76,7 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 	r.lockPackage(L)
 	r.wrapStrings(L)
 	r.capCoroutines(L)
+	r.capResults(L)
 
 	L.PreloadModule(moduleName, r.mod.Loader)
 	return L
@@ -144,6 +151,41 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 			return orig(L)
 		}))
 	}
+}
+
+// maxResults is how many values one call may return: Lua 5.1's own bound
+// (LUAI_MAXCSTACK) on unpack and string.byte, whose results all go on the
+// value stack at once.
+const maxResults = 8000
+
+// capResults bounds unpack and string.byte: unpack({}, 1, 1e8) would fill
+// the value stack, which gopher-lua fails to recover from cleanly.
+func (r *Runtime) capResults(L *lua.LState) {
+	check := func(L *lua.LState, fn string, first, last int) {
+		if n := int64(last) - int64(first) + 1; n > maxResults {
+			r.limitError(L, "%s: %d results are too many (at most %d)", fn, n, maxResults)
+		}
+	}
+	unpack := L.GetGlobal("unpack").(*lua.LFunction).GFunction
+	L.SetGlobal("unpack", L.NewFunction(func(L *lua.LState) int {
+		t := L.CheckTable(1)
+		check(L, "unpack", L.OptInt(2, 1), L.OptInt(3, t.Len()))
+		return unpack(L)
+	}))
+	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
+	strByte := str.RawGetString("byte").(*lua.LFunction).GFunction
+	str.RawSetString("byte", L.NewFunction(func(L *lua.LState) int {
+		s := L.CheckString(1)
+		first, last := L.OptInt(2, 1), L.OptInt(3, L.OptInt(2, 1))
+		if first < 0 {
+			first += len(s) + 1
+		}
+		if last < 0 {
+			last += len(s) + 1
+		}
+		check(L, "string.byte", max(first, 1), min(last, len(s)))
+		return strByte(L)
+	}))
 }
 
 // printTo returns a print that writes to w instead of stdout, which may be
