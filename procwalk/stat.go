@@ -64,7 +64,8 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	if n < 22 {
 		return s, nil, fmt.Errorf("%w: stat: %d fields after comm, want at least 22", ErrMalformed, n)
 	}
-	if len(f[0]) != 1 {
+	// State is one letter (R S D Z T t X I ...); anything else is garbage.
+	if c := f[0][0]; len(f[0]) != 1 || !('A' <= c && c <= 'Z' || 'a' <= c && c <= 'z') {
 		return s, nil, fmt.Errorf("%w: stat: bad state %q", ErrMalformed, f[0])
 	}
 	s.State = f[0][0]

@@ -59,6 +59,8 @@ func TestParseStatMalformed(t *testing.T) {
 		{"nothing after comm", "42 (bash)"},
 		{"bad pid", "4x2 (bash)" + statTail},
 		{"no pid", "(bash)" + statTail},
+		{"non-letter state", "42 (bash) \x86 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321"},
+		{"digit state", "42 (bash) 0 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321"},
 		{"long state", "42 (bash) SS 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321"},
 		{"non-numeric ppid", "42 (bash) S one 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321"},
 		{"negative utime", "42 (bash) S 1 500 500 0 -1 4194560 2035 0 12 0 -1234 56 7 8 20 0 3 0 98765 123456789 4321"},
