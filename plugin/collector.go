@@ -38,6 +38,9 @@ type Collector struct {
 	cmdline  []byte              // reused: a joined command line to match
 	problems []error             // partial failures of the current gather
 	notes    []string            // what grouping could not do (no tmux server ...)
+
+	// The last gather's counts, for benchmarks.
+	lastProcesses, lastSessions int
 }
 
 // NewCollector checks cfg and returns a Collector reading fs.
@@ -168,6 +171,7 @@ func (c *Collector) collect(w metricWriter) error {
 		return err
 	}
 	snap := g.Snapshot
+	c.lastProcesses, c.lastSessions = len(snap.Procs), len(g.Sessions)
 	t := snap.Time
 	switch c.cfg.Schema {
 	case SchemaProcstat:
