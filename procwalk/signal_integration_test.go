@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,7 +255,7 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	buf := make([]byte, 3)
-	if _, err := out.Read(buf); err != nil || string(buf) != "ok\n" {
+	if _, err := io.ReadFull(out, buf); err != nil || string(buf) != "ok\n" {
 		t.Fatalf("child did not allocate: %q %v", buf, err)
 	}
 	id := liveID(t, cmd.Process.Pid)
