@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -348,9 +349,7 @@ func TestSnapshotDenied(t *testing.T) {
 	}
 	files := map[string]string{"stat": "cpu0 1\nbtime 1000\n"}
 	for _, pid := range []string{"10", "11", "12"} {
-		for k, v := range procFiles(pid, "1") {
-			files[k] = v
-		}
+		maps.Copy(files, procFiles(pid, "1"))
 	}
 	root := writeFiles(t, files)
 	for _, link := range []string{"11/io", "12/stat"} {
@@ -382,5 +381,32 @@ func TestSnapshotDenied(t *testing.T) {
 	}
 	if p := s.Process(11); p.Read != 0 || p.Denied != FieldIO || p.Malformed != 0 || p.IO != (IO{}) {
 		t.Errorf("pid 11: Read %v Denied %v Malformed %v IO %+v; want io denied", p.Read, p.Denied, p.Malformed, p.IO)
+	}
+}
+
+func TestSnapshotHidePIDAndGoneStatm(t *testing.T) {
+	files := map[string]string{"stat": "cpu0 1\nbtime 1000\n"}
+	maps.Copy(files, procFiles("10", "1"))
+	maps.Copy(files, procFiles("11", "10"))
+	delete(files, "11/statm") // exited between its stat and statm
+	root := writeFiles(t, files)
+	mountinfo := "22 27 0:21 / " + root + " rw,nosuid - proc proc rw,hidepid=invisible\n"
+	if err := os.MkdirAll(filepath.Join(root, "self"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "self", "mountinfo"), []byte(mountinfo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := FS{root: root}.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Root sees every process whatever hidepid says; anyone else may not.
+	want := Visibility{Listed: 2, Gone: 1, HidePID: "invisible", OthersHidden: os.Geteuid() != 0}
+	if !reflect.DeepEqual(s.Visibility, want) {
+		t.Errorf("Visibility = %+v; want %+v", s.Visibility, want)
+	}
+	if got := pids(s.Roots()); !slices.Equal(got, []int{10}) {
+		t.Errorf("processes %v; want [10]", got)
 	}
 }
