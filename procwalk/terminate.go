@@ -59,7 +59,10 @@ type KillConfig struct {
 	// Requester names who asked, for the audit trail: "cli", "guard",
 	// "rule:<name>"; "" means "procwalk".
 	Requester string
-	// SelfPID is procwalk's own pid for the hard rules; 0 means os.Getpid().
+	// SelfPID is procwalk's own pid for the hard rules; 0 means os.Getpid()
+	// when the FS is this pid namespace's procfs. Under a foreign root (a
+	// fixture, another namespace's /proc) our pid means nothing there, and
+	// nothing can be signalled anyway (OpenProc refuses): no self rule.
 	SelfPID int
 	// Fields are read in addition in the plan's snapshot, e.g. FieldSmaps
 	// for PSS in the audit events.
@@ -87,6 +90,8 @@ type Killer struct {
 	open func(ProcID) (handle, error)
 	// tmux runs tmux with args; tests replace it.
 	tmux func(ctx context.Context, args ...string) error
+	// selfPID is os.Getpid() under our own procfs, -1 under a foreign root.
+	selfPID int
 }
 
 // NewKiller returns a Killer acting on the processes of fs, which must be
@@ -100,7 +105,10 @@ func NewKiller(fs FS, cfg KillConfig) (*Killer, error) {
 	if cfg.Signal < 0 || cfg.Grace < 0 || cfg.KillWait < 0 || cfg.Rescan < 0 {
 		return nil, fmt.Errorf("bad kill config: negative signal or duration")
 	}
-	k := &Killer{fs: fs, cfg: cfg, tmux: runTmux}
+	k := &Killer{fs: fs, cfg: cfg, tmux: runTmux, selfPID: -1}
+	if fs.checkOwnNamespace() == nil {
+		k.selfPID = os.Getpid()
+	}
 	k.open = func(id ProcID) (handle, error) {
 		h, err := fs.OpenProc(id)
 		if err != nil {
@@ -138,7 +146,7 @@ func (k *Killer) Config() KillConfig {
 		c.Requester = "procwalk"
 	}
 	if c.SelfPID == 0 {
-		c.SelfPID = os.Getpid()
+		c.SelfPID = k.selfPID
 	}
 	if c.Rescan == 0 {
 		c.Rescan = defaultRescan

@@ -1,0 +1,55 @@
+package procwalk_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// A dry run over a fixture tree: the plan says what would be signalled and
+// what is left alone; Execute reports it without sending anything. On a
+// live system use procwalk.NewFS(procwalk.DefaultRoot) and drop DryRun.
+func ExampleKiller_Plan() {
+	fs, err := procwalk.NewFS("testdata/kill/proc")
+	if err != nil {
+		panic(err)
+	}
+	k, err := procwalk.NewKiller(fs, procwalk.KillConfig{DryRun: true, Requester: "example"})
+	if err != nil {
+		panic(err)
+	}
+	// The tmux session's build window: a shell, make, its compilers and a
+	// Jupyter server.
+	plan, err := k.Plan(procwalk.TreeScope{Root: procwalk.ProcID{PID: 80, StartTicks: 220}})
+	if err != nil {
+		panic(err)
+	}
+	for _, t := range plan.Targets {
+		fmt.Println("target:", t.ID, t.Args)
+	}
+	for _, o := range plan.Skipped {
+		fmt.Println("left alone:", o.ID.PID, o.Result)
+	}
+	report := k.Execute(context.Background(), plan)
+	for _, o := range report.Outcomes {
+		if o.Result == procwalk.ResultDryRun {
+			var sigs []string
+			for _, s := range o.Planned {
+				sigs = append(sigs, procwalk.SignalName(s))
+			}
+			fmt.Println(o.ID.PID, o.Result, strings.Join(sigs, ","))
+		}
+	}
+	// Output:
+	// target: 80@220 -bash
+	// target: 81@400 make -j2
+	// target: 82@410 /usr/lib/gcc/cc1 big.c
+	// target: 84@430 sleep 60
+	// left alone: 83 refused_protected
+	// 80 dry_run TERM,KILL
+	// 81 dry_run TERM,KILL
+	// 82 dry_run TERM,KILL
+	// 84 dry_run TERM,KILL
+}
