@@ -72,7 +72,7 @@ func TestSnapshotFixtureVisibility(t *testing.T) {
 			t.Errorf("fields %q: Visibility = %+v; want %+v", tt.fields, s.Visibility, tt.want)
 		}
 		if !s.Visibility.Partial() {
-			t.Errorf("fields %q: Partial() = false with a gone and malformed processes", tt.fields)
+			t.Errorf("fields %q: Partial() = false with gone and malformed processes", tt.fields)
 		}
 		var got []int
 		for i := range s.Procs {
