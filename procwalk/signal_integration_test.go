@@ -342,11 +342,15 @@ func TestLivePIDReuseRefused(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PROCWALK_PIDREUSE_HELPER=1")
 	out, err := cmd.CombinedOutput()
 	t.Logf("helper in a new pid namespace:\n%s", out)
-	if err != nil {
+	switch {
+	case !strings.Contains(string(out), "=== RUN   TestPIDReuseHelper"):
+		t.Skipf("cannot create a pid namespace here (%v): unshare needs CAP_SYS_ADMIN", err)
+	case strings.Contains(string(out), "--- SKIP: TestPIDReuseHelper"):
+		t.Skip("the helper could not steer pid allocation (see its log)")
+	case err != nil:
 		t.Fatalf("helper: %v", err)
-	}
-	if !strings.Contains(string(out), "PASS: TestPIDReuseHelper") {
-		t.Fatal("helper did not run")
+	case !strings.Contains(string(out), "--- PASS: TestPIDReuseHelper"):
+		t.Fatal("helper did not pass")
 	}
 }
 
@@ -373,7 +377,7 @@ func TestPIDReuseHelper(t *testing.T) {
 	var b *exec.Cmd
 	for try := 0; try < 5 && (b == nil || b.Process.Pid != old.PID); try++ {
 		if err := os.WriteFile("/proc/sys/kernel/ns_last_pid", []byte(strconv.Itoa(old.PID-1)), 0); err != nil {
-			t.Fatal(err)
+			t.Skipf("cannot steer pid allocation: %v", err) // a read-only /proc/sys in some containers
 		}
 		b = startOwn(t, "sleep", "100")
 	}
