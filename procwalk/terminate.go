@@ -366,12 +366,13 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	}
 	if cfg.DryRun {
 		planned := []syscall.Signal{cfg.Signal}
+		note := "KILL at once"
 		if cfg.Signal != syscall.SIGKILL {
 			planned = append(planned, syscall.SIGKILL)
+			note = fmt.Sprintf("KILL after %s if still alive", cfg.Grace)
 		}
 		for _, t := range plan.Targets {
-			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned,
-				Note: fmt.Sprintf("KILL after %s if still alive", cfg.Grace)})
+			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note})
 		}
 		return x.report
 	}
@@ -384,7 +385,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		x.grace(ctx)
 	}
 	if ctx.Err() != nil {
-		for _, v := range x.live {
+		for _, v := range slicesClone(x.live) {
 			v.out.Result, v.out.Err = ResultInterrupted, fmt.Errorf("stopped waiting: %w", ctx.Err())
 			x.retire(v)
 		}

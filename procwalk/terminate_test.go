@@ -516,3 +516,24 @@ func TestOpenProcRefusesForeignRoot(t *testing.T) {
 		t.Errorf("pid 0: err = %v, want ErrBadTarget", err)
 	}
 }
+
+func TestExecuteInterruptedTree(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{Grace: time.Hour})
+	for _, pid := range []int{81, 82, 84} {
+		fk.proc(pid).ignores[syscall.SIGTERM] = true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	r, err := k.TerminateScope(ctx, GroupScope{PGRP: 81})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Outcomes) != 3 {
+		t.Fatalf("outcomes %+v, want 3", r.Outcomes)
+	}
+	for _, o := range r.Outcomes {
+		if o.Result != ResultInterrupted || slices.Contains(fk.proc(o.ID.PID).signals, syscall.SIGKILL) {
+			t.Errorf("pid %d: %v after %v, want interrupted without KILL", o.ID.PID, o.Result, fk.proc(o.ID.PID).signals)
+		}
+	}
+}
