@@ -319,8 +319,8 @@ func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os
 				r.end = time.Now()
 				return
 			}
-			if r.reaped(rp) && r.enforced == "" && !r.cancelled {
-				r.endLeftovers(work)
+			if r.reaped(rp) {
+				r.endLeftovers(work) // whatever CMD left running, however it ended
 			}
 		case s := <-sigs:
 			r.forward(s.(syscall.Signal))
