@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
+	"sync"
 	"time"
 )
 
@@ -42,30 +43,27 @@ func heapBytes(sample []metrics.Sample) uint64 {
 }
 
 // watchHeap starts a watchdog that calls cancel with errHeapBudget when the
-// heap grows more than budget bytes over its size now. It stops when ctx is
-// done; the returned channel is closed when it has stopped.
-func watchHeap(ctx context.Context, cancel context.CancelCauseFunc, budget uint64) <-chan struct{} {
+// heap grows more than budget bytes over its size now. It runs on a timer,
+// not a goroutine of its own, so a run of a few microseconds pays only for
+// the first reading; stop ends it.
+func watchHeap(cancel context.CancelCauseFunc, budget uint64) (stop func()) {
 	sample := []metrics.Sample{{Name: heapObjectsMetric}}
 	base := heapBytes(sample)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		tick := time.NewTicker(heapCheckInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			now := heapBytes(sample)
-			if now < base {
-				base = now // garbage at the start was swept: tighten
-				continue
-			}
-			if now-base <= budget {
-				continue
-			}
+	// mu orders the timer's callback after its creation and before stop.
+	var mu sync.Mutex
+	var t *time.Timer
+	stopped := false
+	check := func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		now := heapBytes(sample)
+		switch {
+		case now < base:
+			base = now // garbage at the start was swept: tighten
+		case now-base > budget:
 			// Maybe it is garbage: collect and look again.
 			runtime.GC()
 			if now = heapBytes(sample); now > base && now-base > budget {
@@ -73,6 +71,15 @@ func watchHeap(ctx context.Context, cancel context.CancelCauseFunc, budget uint6
 				return
 			}
 		}
-	}()
-	return done
+		t.Reset(heapCheckInterval)
+	}
+	mu.Lock()
+	t = time.AfterFunc(heapCheckInterval, check)
+	mu.Unlock()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }

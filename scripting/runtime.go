@@ -60,6 +60,10 @@ func Compile(name string, src []byte) (*Script, error) {
 		}
 		return nil, fmt.Errorf("%w: %s: %v", ErrCompile, name, err)
 	}
+	// The main chunk is vararg and, in gopher-lua's Lua 5.0 compatibility
+	// mode, builds an "arg" table on every call that nothing can reach (the
+	// main chunk has no "arg" local): skip it, it was most of a run's cost.
+	proto.IsVarArg &^= lua.VarArgNeedsArg
 	return &Script{Name: name, proto: proto}, nil
 }
 
@@ -125,6 +129,8 @@ type Runtime struct {
 	limits Limits
 	mod    *module
 	L      *lua.LState
+	// handler is traceback as a Lua function of L, made once per state.
+	handler *lua.LFunction
 
 	coroutines int  // created in the current run
 	limitHit   bool // a sandbox limit raised the current run's error
@@ -166,6 +172,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	}
 	if r.L == nil {
 		r.L = r.newState(r.cfg.Print)
+		r.handler = r.L.NewFunction(traceback)
 	}
 	L := r.L
 	r.coroutines, r.limitHit = 0, false
@@ -176,7 +183,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	defer cancel(nil)
 	r.mod.deadline = newDeadline(r.limits.Timeout, cancel)
 	defer r.mod.deadline.stop()
-	heapDone := watchHeap(runCtx, cancel, r.limits.HeapBudgetBytes)
+	stopWatch := watchHeap(cancel, r.limits.HeapBudgetBytes)
 	L.SetContext(runCtx)
 
 	args := make([]lua.LValue, len(r.cfg.Args))
@@ -184,9 +191,9 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		args[i] = lua.LString(a)
 	}
 	err := r.call(L, L.NewFunctionFromProto(s.proto), args)
+	stopWatch()
 	cause := context.Cause(runCtx)
 	cancel(nil)
-	<-heapDone
 	L.RemoveContext()
 	L.SetTop(0)
 	if err == nil {
@@ -213,7 +220,7 @@ func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (err
 			err = fmt.Errorf("%v", v)
 		}
 	}()
-	return L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: L.NewFunction(traceback)}, args...)
+	return L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
 }
 
 // runError turns a Lua error into one of our sentinels.
