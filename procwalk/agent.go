@@ -58,25 +58,58 @@ func matchAgent(p *Process, rules []AgentRule) int {
 	if p.Kernel {
 		return -1
 	}
-	name := p.Name()
-	script := ""
-	if agentInterpreter(p.Comm) || agentInterpreter(name) {
+	return agentNames(p).match(rules)
+}
+
+// agentKey is what matchAgent looks at: processes with equal keys match the
+// same rule, so the Grouper caches the answer per key.
+type agentKey struct{ comm, name, script string }
+
+func agentNames(p *Process) agentKey {
+	k := agentKey{comm: p.Comm, name: p.Name()}
+	if agentInterpreter(p.Comm) || agentInterpreter(k.name) {
 		for _, a := range p.Cmdline[min(1, len(p.Cmdline)):] {
 			if a != "" && a[0] != '-' {
-				script = a
+				k.script = a
 				break
 			}
 		}
 	}
+	return k
+}
+
+func (k agentKey) match(rules []AgentRule) int {
 	for i, r := range rules {
-		if r.Match.MatchString(p.Comm) || r.Match.MatchString(name) {
+		if r.Match.MatchString(k.comm) || r.Match.MatchString(k.name) {
 			return i
 		}
-		if script != "" && (r.Match.MatchString(script) || r.Match.MatchString(filepath.Base(script))) {
+		if k.script != "" && (r.Match.MatchString(k.script) || r.Match.MatchString(filepath.Base(k.script))) {
 			return i
 		}
 	}
 	return -1
+}
+
+// maxAgentCache bounds the Grouper's agent match cache: command lines with
+// unique arguments (temporary paths, ids) must not grow it without end.
+const maxAgentCache = 8192
+
+// matchAgentCached is matchAgent through the Grouper's cache: most processes
+// share their names with many others and with the previous gather's.
+func (g *Grouper) matchAgentCached(p *Process) int {
+	if p.Kernel {
+		return -1
+	}
+	k := agentNames(p)
+	if r, ok := g.agentCache[k]; ok {
+		return int(r)
+	}
+	if g.agentCache == nil || len(g.agentCache) >= maxAgentCache {
+		g.agentCache = make(map[agentKey]int16)
+	}
+	r := k.match(g.cfg.Agents)
+	g.agentCache[k] = int16(r)
+	return r
 }
 
 // groupAgents makes one session per outermost agent: an agent started by
@@ -86,7 +119,7 @@ func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
 	rule := make([]int16, len(s.Procs))
 	var agents []int32
 	for i := range s.Procs {
-		r := matchAgent(&s.Procs[i], g.cfg.Agents)
+		r := g.matchAgentCached(&s.Procs[i])
 		rule[i] = int16(r)
 		if r >= 0 {
 			agents = append(agents, int32(i))

@@ -12,17 +12,23 @@ import (
 // tmuxEnviron returns the TMUX and TMUX_PANE values of pid's environment
 // ("" when absent or unreadable), reusing buf for the read.
 func (fs FS) tmuxEnviron(pid int, buf []byte) (tmux, pane string, _ []byte) {
-	fd, err := syscall.Open(fs.pidPath(pid, "environ"), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return "", "", buf
-	}
-	buf, _, err = readAllFD(fd, buf)
-	syscall.Close(fd)
+	buf, err := fs.readPIDFile(pid, "environ", buf)
 	if err != nil {
 		return "", "", buf
 	}
 	t, p := parseTmuxEnviron(buf)
 	return t, p, buf
+}
+
+// readPIDFile reads <root>/<pid>/<name> into buf (reusing its capacity).
+func (fs FS) readPIDFile(pid int, name string, buf []byte) ([]byte, error) {
+	fd, err := syscall.Open(fs.pidPath(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return buf[:0], classify(err)
+	}
+	buf, _, err = readAllFD(fd, buf)
+	syscall.Close(fd)
+	return buf, classify(err)
 }
 
 // parseTmuxEnviron finds TMUX= and TMUX_PANE= in an environ block.

@@ -119,11 +119,11 @@ func (g *Grouper) groupCgroups(s *Snapshot, n *notes_) []Session {
 				places = append(places, placed{place: pl, first: i})
 			}
 			byPath[line.Path] = si
+			if id := pl.containerID; id != "" && !slices.Contains(places[si].ids, id) {
+				places[si].ids = append(places[si].ids, id)
+			}
 		}
 		b.of[i] = si
-		if pl := placeCgroup(line.Path); pl.containerID != "" && !slices.Contains(places[si].ids, pl.containerID) {
-			places[si].ids = append(places[si].ids, pl.containerID)
-		}
 	}
 	for si := range places {
 		if ids := places[si].ids; len(ids) > 0 {

@@ -1,5 +1,10 @@
 package procwalk
 
+import (
+	"cmp"
+	"slices"
+)
+
 // session_cumulative.go keeps the cumulative counters of sessions across
 // gathers, in the manner of process-exporter: each session accumulates the
 // per-member increase of each counter, so a member exiting takes nothing away.
@@ -14,17 +19,19 @@ type sessionKey struct{ kind, name string }
 type sessionCounters struct {
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
-	members               map[ProcID]memberCounters
-	live                  bool // present in the current gather
+	members               []memberCounters // ascending pid, as Session.Members
+	spare                 []memberCounters // the previous slice, reused
+	live                  bool             // present in the current gather
 }
 
-// memberCounters is a member's counters when last seen, and its parent, to
-// recognise the parent that reaps it.
+// memberCounters is a member's counters when last seen, and its parent's
+// pid, to recognise the parent that reaps it.
 type memberCounters struct {
+	id                    ProcID
+	parentPID             int
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
 	haveIO                bool
-	parent                ProcID
 	// credit is IO the kernel will add to this member when it reaps a child
 	// member whose IO was counted already: discounted from its next increase.
 	creditRead, creditWrite uint64
@@ -44,11 +51,11 @@ func (c *cumulative) update(s *Snapshot, sessions []Session) {
 		key := sessionKey{ss.Kind, ss.Name}
 		sc := c.sessions[key]
 		if sc == nil {
-			sc = &sessionCounters{members: make(map[ProcID]memberCounters, len(ss.Members))}
+			sc = &sessionCounters{}
 			c.sessions[key] = sc
 		}
 		sc.live = true
-		c.updateSession(s, ss, sc)
+		sc.update(s, ss)
 		ss.Totals.CumulativeCPUSeconds = sc.cpuSeconds
 		ss.Totals.CumulativeReadBytes = sc.readBytes
 		ss.Totals.CumulativeWriteBytes = sc.writeBytes
@@ -60,44 +67,52 @@ func (c *cumulative) update(s *Snapshot, sessions []Session) {
 	}
 }
 
-func (c *cumulative) updateSession(s *Snapshot, ss *Session, sc *sessionCounters) {
+func (sc *sessionCounters) update(s *Snapshot, ss *Session) {
 	// Members that exited since the last gather: the kernel adds their IO to
-	// the parent that reaps them, so when the parent is a member too, credit
-	// it with what was counted already, to be discounted from its increase.
-	for id, old := range sc.members {
-		if !old.haveIO || s.Lookup(id) != nil {
+	// the parent that reaps them, so when the parent is a member still
+	// alive, credit it with what was counted already, to be discounted from
+	// its increase.
+	for i := range sc.members {
+		old := &sc.members[i]
+		if !old.haveIO || s.Lookup(old.id) != nil {
 			continue // no IO counted, or alive (maybe moved to another session)
 		}
-		if par, ok := sc.members[old.parent]; ok && par.haveIO && s.Lookup(old.parent) != nil {
-			par.creditRead += old.readBytes
-			par.creditWrite += old.writeBytes
-			sc.members[old.parent] = par
+		if j := memberIndex(sc.members, old.parentPID); j >= 0 && sc.members[j].haveIO && s.Lookup(sc.members[j].id) != nil {
+			sc.members[j].creditRead += old.readBytes
+			sc.members[j].creditWrite += old.writeBytes
 		}
 	}
-	next := make(map[ProcID]memberCounters, len(ss.Members))
+	next := sc.spare[:0]
+	j := 0 // cursor in sc.members: both lists ascend by pid
+	k := 0 // cursor in s.Procs, which ascends by pid too
 	for _, id := range ss.Members {
-		p := s.Lookup(id)
-		if p == nil {
+		i := s.indexFrom(k, id.PID)
+		if i < 0 {
 			continue
 		}
-		cur := memberCounters{cpuSeconds: p.CPUSeconds(), haveIO: p.Read&FieldIO != 0}
+		k = i
+		p := &s.Procs[k]
+		if p.ID != id {
+			continue
+		}
+		cur := memberCounters{id: id, parentPID: p.PPID, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&FieldIO != 0}
 		if cur.haveIO {
 			cur.readBytes, cur.writeBytes = p.IO.ReadBytes, p.IO.WriteBytes
 		}
-		if par := s.Parent(id.PID); par != nil {
-			cur.parent = par.ID
+		for j < len(sc.members) && sc.members[j].id.PID < id.PID {
+			j++
 		}
-		old, known := sc.members[id]
-		if !known {
+		if j >= len(sc.members) || sc.members[j].id != id {
 			// First gather, or a newcomer since the last one: what it used so
 			// far was used here (a new process starts at zero; one that
 			// moved in brings its history, which is counted here too).
 			sc.cpuSeconds += cur.cpuSeconds
 			sc.readBytes += cur.readBytes
 			sc.writeBytes += cur.writeBytes
-			next[id] = cur
+			next = append(next, cur)
 			continue
 		}
+		old := &sc.members[j]
 		sc.cpuSeconds += increase(cur.cpuSeconds, old.cpuSeconds)
 		if cur.haveIO && old.haveIO {
 			cur.creditRead, cur.creditWrite = old.creditRead, old.creditWrite
@@ -106,9 +121,18 @@ func (c *cumulative) updateSession(s *Snapshot, ss *Session, sc *sessionCounters
 		}
 		// IO readable now but not before (or the reverse): nothing to
 		// compare with; the next gather counts from here.
-		next[id] = cur
+		next = append(next, cur)
 	}
-	sc.members = next
+	sc.spare, sc.members = sc.members, next
+}
+
+// memberIndex finds pid in members (ascending pid), or -1.
+func memberIndex(members []memberCounters, pid int) int {
+	i, ok := slices.BinarySearchFunc(members, pid, func(m memberCounters, pid int) int { return cmp.Compare(m.id.PID, pid) })
+	if !ok {
+		return -1
+	}
+	return i
 }
 
 // increase is cur-old, never negative.
@@ -124,4 +148,27 @@ func discount(d uint64, credit *uint64) uint64 {
 	take := min(d, *credit)
 	*credit -= take
 	return d - take
+}
+
+// indexFrom returns the index of pid in s.Procs, searching from index from
+// onwards (galloping, then binary search): walking an ascending list of pids
+// costs O(m log(n/m)) instead of O(m log n). -1 when pid is absent.
+func (s *Snapshot) indexFrom(from, pid int) int {
+	n := len(s.Procs)
+	if from >= n || s.Procs[from].ID.PID > pid {
+		return s.index(pid)
+	}
+	lo, step := from, 1
+	hi := from + step
+	for hi < n && s.Procs[hi].ID.PID < pid {
+		lo = hi
+		step *= 2
+		hi = from + step
+	}
+	hi = min(hi+1, n)
+	i, ok := slices.BinarySearchFunc(s.Procs[lo:hi], pid, func(p Process, pid int) int { return cmp.Compare(p.ID.PID, pid) })
+	if !ok {
+		return -1
+	}
+	return lo + i
 }

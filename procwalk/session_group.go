@@ -20,6 +20,8 @@ type Grouper struct {
 	kinds map[string]bool
 	cum   cumulative
 	pods  map[string]podMeta // pod uid -> name and namespace, read once
+	// agentCache maps the names a process is matched by to its agent rule.
+	agentCache map[agentKey]int16
 }
 
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files

@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -132,9 +133,11 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 	paneByID := map[[2]string]int32{} // (socket, pane id) -> pane
 	paneByTTY := map[int]int32{}      // tty_nr -> pane
 	serverPIDs := map[int]bool{}
+	var buf []byte
 	for si, srv := range servers {
 		serverPIDs[srv.pid] = true
 		for _, r := range srv.recs {
+			buf = paneForeground(fs, s, &r.pane, buf)
 			ref := tmuxSessionRef{si, r.sessionID}
 			sess, ok := sessionOf[ref]
 			if !ok {
@@ -193,7 +196,6 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 	// parent is older than the server (init, a subreaper): escapees.
 	oldest := oldestServerStart(s, servers)
 	reads, capped := 0, false
-	var buf []byte
 	for i := range s.Procs {
 		p := &s.Procs[i]
 		if b.of[i] >= 0 || p.Kernel || p.TTY != 0 || serverPIDs[p.ID.PID] || p.ID.StartTicks < oldest {
@@ -256,4 +258,51 @@ func oldestServerStart(s *Snapshot, servers []tmuxServer) uint64 {
 		return 0 // server hidden from us: consider every process
 	}
 	return oldest
+}
+
+// paneForeground sets a live pane's Command and Cwd as tmux's
+// pane_current_command and pane_current_path would: from the foreground
+// process group of the pane's terminal (tpgid in the pane process's stat),
+// its leader's argv[0] base name and working directory; the pane process's
+// when the leader is not in the snapshot.
+func paneForeground(fs FS, s *Snapshot, tp *TmuxPane, buf []byte) []byte {
+	pane := s.Process(tp.PID)
+	if tp.Dead || pane == nil {
+		return buf
+	}
+	fg := pane
+	buf, err := fs.readPIDFile(tp.PID, "stat", buf)
+	if err == nil {
+		if tpgid, ok := parseStatTPGID(buf); ok {
+			if p := s.Process(tpgid); p != nil {
+				fg = p
+			}
+		}
+	}
+	tp.Command = fg.Name()
+	if fg.Read&FieldCwd != 0 {
+		tp.Cwd = fg.Cwd
+	} else if cwd, err := os.Readlink(fs.pidPath(fg.ID.PID, "cwd")); err == nil {
+		tp.Cwd = cwd
+	}
+	return buf
+}
+
+// parseStatTPGID reads field 8 of /proc/<pid>/stat, tpgid: the foreground
+// process group of the process's controlling terminal (-1 without one).
+// Fields after the comm's last ')' are: state ppid pgrp session tty_nr tpgid.
+func parseStatTPGID(b []byte) (int, bool) {
+	close := lastIndexByte(b, ')')
+	if close < 0 {
+		return 0, false
+	}
+	var f [6][]byte
+	if splitFields(b[close+1:], f[:]) != 6 {
+		return 0, false
+	}
+	v, ok := atoi(f[5])
+	if !ok || v <= 0 {
+		return 0, false
+	}
+	return int(v), true
 }

@@ -72,12 +72,18 @@ func TestGroupTmuxFixture(t *testing.T) {
 	}
 	web := find(t, sessions, "tmux:web")
 	dead := web.Panes[1]
-	if !dead.Dead || dead.PID != 199 || dead.Cwd != "/home/dev/site\twith\ttabs\nand a newline" || dead.PaneID != "%3" {
+	if !dead.Dead || dead.PID != 199 || dead.WindowName != "srv\twith a tab" || dead.PaneID != "%3" || dead.Command != "" {
 		t.Errorf("dead pane = %+v", dead)
 	}
+	// Command and path are the foreground process group's (tpgid of the
+	// pane's stat): make in build:0.0, claude in build:1.0.
 	build := find(t, sessions, "tmux:build")
-	if p := build.Panes[1]; p.PID != 104 || p.Command != "claude" || p.Cwd != "/home/dev/work/app" || p.WindowName != "agent" || p.TTY != "/dev/pts/4" {
-		t.Errorf("pane build:1.0 = %+v", p)
+	want := []TmuxPane{
+		{Target: "build:0.0", PaneID: "%0", WindowName: "editor", PID: 101, TTY: "/dev/pts/3", Cwd: "/home/dev/proj", Command: "make"},
+		{Target: "build:1.0", PaneID: "%1", WindowName: "agent", PID: 104, TTY: "/dev/pts/4", Cwd: "/home/dev/work/app", Command: "claude"},
+	}
+	if !slices.Equal(build.Panes, want) {
+		t.Errorf("build panes\n got %+v\nwant %+v", build.Panes, want)
 	}
 	// The server itself and the unrelated daemon are in no tmux session.
 	for _, s := range sessions {
@@ -123,7 +129,7 @@ func TestGroupTmuxWithoutTmux(t *testing.T) {
 }
 
 func TestGroupTmuxServersShareSessionName(t *testing.T) {
-	other := "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\tjob\t/srv\x1f\n"
+	other := "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
 	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/other"},
 		ListPanes: func(socket string) ([]byte, error) {
@@ -155,13 +161,13 @@ func TestLabelServers(t *testing.T) {
 }
 
 func TestParseTmuxPanes(t *testing.T) {
-	good := "7\t$2\tmain\t1\t3\t1\t%9\t4242\t/dev/pts/7\t0\tvim\tvim\t/home/a b\x1f\n"
-	recs, bad := parseTmuxPanes([]byte(good + "7\t$2\tmain\t1\tthree\t1\t%9\t4242\t/dev/pts/7\t0\tw\tc\t/\x1f\n" + "short\x1f\n" + good))
+	good := "7\t$2\tmain\t1\t3\t1\t%9\t4242\t/dev/pts/7\t0\tvim\tand tabs\x1f\n"
+	recs, bad := parseTmuxPanes([]byte(good + "7\t$2\tmain\t1\tthree\t1\t%9\t4242\t/dev/pts/7\t0\tw\x1f\n" + "short\x1f\n" + good))
 	if bad != 2 || len(recs) != 2 {
 		t.Fatalf("got %d records and %d bad, want 2 and 2", len(recs), bad)
 	}
 	want := tmuxPaneRecord{serverPID: 7, sessionID: "$2", sessionName: "main", attached: 1, window: 3,
-		pane: TmuxPane{Target: "main:3.1", PaneID: "%9", WindowName: "vim", PID: 4242, TTY: "/dev/pts/7", Cwd: "/home/a b", Command: "vim"}}
+		pane: TmuxPane{Target: "main:3.1", PaneID: "%9", WindowName: "vim\tand tabs", PID: 4242, TTY: "/dev/pts/7"}}
 	if recs[0] != want {
 		t.Errorf("record = %+v\nwant     %+v", recs[0], want)
 	}
@@ -169,6 +175,25 @@ func TestParseTmuxPanes(t *testing.T) {
 	recs, bad = parseTmuxPanes([]byte(strings.TrimSuffix(good, "\x1f\n")))
 	if len(recs) != 1 || bad != 0 {
 		t.Errorf("unterminated record: %d records, %d bad", len(recs), bad)
+	}
+}
+
+func TestParseStatTPGID(t *testing.T) {
+	tests := []struct {
+		stat string
+		want int
+		ok   bool
+	}{
+		{"101 (bash) S 100 101 101 34819 102 4194560 100", 102, true},
+		{"101 (a) b) S 100 101 101 34819 7 0", 7, true},
+		{"150 (daemon) S 1 150 150 0 -1 0", 0, false},
+		{"150 (x) S 1", 0, false},
+	}
+	for _, tt := range tests {
+		got, ok := parseStatTPGID([]byte(tt.stat))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("parseStatTPGID(%q) = %d, %v; want %d, %v", tt.stat, got, ok, tt.want, tt.ok)
+		}
 	}
 }
 
@@ -226,22 +251,33 @@ func TestTmuxSocketDiscovery(t *testing.T) {
 }
 
 func TestRunTmuxListPanesErrors(t *testing.T) {
-	t.Setenv("PATH", t.TempDir())
-	_, err := runTmuxListPanes("/nonexistent/socket")
-	if !errors.Is(err, ErrNoTmux) {
-		t.Errorf("without tmux on PATH: %v, want ErrNoTmux", err)
+	t.Setenv("PATH", t.TempDir()) // no tmux to run
+	dir := t.TempDir()
+	wd, _ := os.Getwd()
+	if err := os.Chdir(dir); err != nil {
+		t.Fatal(err)
 	}
-}
-
-// Servers are discovered only for the live /proc: a fixture's pane pids
-// would be matched against this host's tmux.
-func TestTmuxNoDiscoveryOutsideLiveProc(t *testing.T) {
-	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{ListPanes: func(string) ([]byte, error) {
-		t.Error("list-panes ran for a fixture /proc without configured sockets")
-		return nil, nil
-	}}}
-	sessions, notes, _ := groupFixture(t, sessionFixture, cfg)
-	if len(sessions) != 0 || len(notes) != 1 || !strings.Contains(notes[0], "no servers are discovered") {
-		t.Errorf("sessions %v, notes %q", namesOf(sessions, KindTmux), notes)
+	live, err1 := net.Listen("unix", "live")
+	stale, err2 := net.Listen("unix", "stale")
+	os.Chdir(wd)
+	if err1 != nil || err2 != nil {
+		t.Skipf("cannot create unix sockets here: %v %v", err1, err2)
+	}
+	defer live.Close()
+	// A server that died leaves its socket file behind, refusing connections.
+	stale.(*net.UnixListener).SetUnlinkOnClose(false)
+	stale.Close()
+	tests := []struct {
+		socket string
+		want   error
+	}{
+		{filepath.Join(dir, "live"), ErrNoTmux},
+		{filepath.Join(dir, "stale"), ErrNoTmuxServer}, // found without running tmux
+		{filepath.Join(dir, "missing"), ErrNoTmuxServer},
+	}
+	for _, tt := range tests {
+		if _, err := runTmuxListPanes(tt.socket); !errors.Is(err, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.socket, err, tt.want)
+		}
 	}
 }
