@@ -134,6 +134,7 @@ func (m *module) Loader(L *lua.LState) int {
 	mod.RawSetString("state", m.state)
 	mod.RawSetString("args", m.argsTable(L))
 	mod.RawSetString("dry_run", lua.LBool(m.r.cfg.DryRun))
+	mod.RawSetString("mode", lua.LString(m.r.cfg.Mode))
 	mod.RawSetString("script", lua.LString(m.script.Name))
 	m.table = mod
 	L.Push(mod)

@@ -98,6 +98,9 @@ type Config struct {
 	Print io.Writer
 	// DryRun turns every kill into a dry run, whatever the script asks.
 	DryRun bool
+	// Mode is procwalk.mode, for scripts that act differently once or per
+	// tick: "run", "watch" or "telegraf"; "" means "run".
+	Mode string
 	// Args are the script's arguments: procwalk.args and the chunk's "...".
 	Args []string
 	// Users names the uids of process.user and the user filter; nil shows
@@ -146,6 +149,9 @@ func New(cfg Config) *Runtime {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Mode == "" {
+		cfg.Mode = "run"
 	}
 	if cfg.Hostname == "" {
 		cfg.Hostname, _ = os.Hostname()

@@ -1,0 +1,65 @@
+-- pod-pressure: pods and cgroups against their memory and CPU limits, the 80 % threshold and their top offenders
+--
+-- Usage: procwalk run pod-pressure [-- threshold=80 top=3]
+--   threshold=PERCENT  usage of a limit that counts as pressure (default 80)
+--   top=N              offenders listed per cgroup (default 3)
+-- Memory is the cgroup's own usage (memory.current or memory.usage_in_bytes,
+-- page cache included) against the tightest memory limit of it and its
+-- parents; CPU is the members' CPU rate against the tightest quota, so it
+-- needs two scans (--interval). Under watch, a cgroup alerts when it crosses
+-- the threshold and again only after it went below it.
+
+local pw = require "procwalk"
+
+local threshold = tonumber(pw.args.threshold or "80")
+if not threshold or threshold <= 0 or threshold > 100 then
+  error("threshold must be a percentage in (0, 100], got " .. tostring(pw.args.threshold))
+end
+local top = tonumber(pw.args.top or "3")
+
+local cgroups, err = pw.sessions("cgroup")
+if not cgroups then error("cannot group sessions: " .. err) end
+
+local limited = {}
+for _, s in ipairs(cgroups) do
+  local c = s.cgroup
+  if c and (c.memory_limit or c.cpu_quota) then
+    local mem, cpu = c.memory_percent, c.cpu_percent
+    limited[#limited + 1] = { s = s, c = c, mem = mem, cpu = cpu, worst = math.max(mem or 0, cpu or 0) }
+  end
+end
+table.sort(limited, function(a, b)
+  if a.worst ~= b.worst then return a.worst > b.worst end
+  return a.s.name < b.s.name
+end)
+
+if #limited == 0 then
+  print("no cgroup with a memory limit or CPU quota")
+  return
+end
+
+pw.state.pressed = pw.state.pressed or {}
+local pressed = pw.state.pressed
+local row = "%-2s %-44s %-22s %-20s %s"
+print(string.format(row, "", "CGROUP", "MEMORY", "CPU", "TOP OFFENDERS"))
+for _, e in ipairs(limited) do
+  local s, c = e.s, e.c
+  local memory = c.memory_limit and string.format("%s/%s %3.0f%%", pw.bytes(c.memory_usage or 0),
+    pw.bytes(c.memory_limit), e.mem or 0) or "no limit"
+  local cpu = c.cpu_quota and (e.cpu and string.format("%.2f/%.2g cores %3.0f%%", c.cpu_used, c.cpu_quota, e.cpu)
+    or string.format("?/%.2g cores", c.cpu_quota)) or "no quota"
+  local offenders = {}
+  for _, p in ipairs(s:top(s.pss and "pss" or "rss", top)) do
+    offenders[#offenders + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
+  end
+  local hot = e.worst >= threshold
+  local name = s.attrs.pod and (s.attrs.namespace and s.attrs.namespace .. "/" or "") .. s.attrs.pod or s.name
+  print((string.format(row, hot and "!!" or "", name:sub(1, 44), memory, cpu, table.concat(offenders, ", ")):gsub("%s+$", "")))
+  if hot and not pressed[s.ref] then
+    local what = (e.mem or 0) >= (e.cpu or 0) and "memory" or "CPU"
+    pw.alert { level = e.worst >= 95 and "critical" or "warning",
+      message = string.format("pod-pressure: %s at %.0f%% of its %s limit", name, e.worst, what),
+      session = s, value = e.worst, threshold = threshold }
+  end
+  pressed[s.ref] = hot or nil
+end
