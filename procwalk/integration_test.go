@@ -310,9 +310,11 @@ func TestIntegrationPSSUSSMatchSmem(t *testing.T) {
 	integration(t, "tmux", "smem", "python3", "sleep")
 	const sessions = 3
 	dir, script, shared := holderDir(t, 8)
-	socket := fmt.Sprintf("procwalk-it-%d", os.Getpid())
+	// A socket of our own in dir, removed with it: no server or stale
+	// socket of anyone else's is touched.
+	socket := filepath.Join(dir, "tmux.sock")
 	tmux := func(args ...string) ([]byte, error) {
-		cmd := exec.Command("tmux", append([]string{"-L", socket}, args...)...)
+		cmd := exec.Command("tmux", append([]string{"-S", socket}, args...)...)
 		cmd.Env = append(os.Environ(), "TMUX=") // allowed even when run inside tmux
 		return cmd.CombinedOutput()
 	}
