@@ -95,10 +95,10 @@ func TestSessionReport(t *testing.T) {
 	want := `procwalk session report: testhost, 16 processes, 4 CPUs, 16.0 GiB memory
 
 tmux: 2 sessions
-  SESSION  PROCS         RSS         PSS     CPU  AGE            NOTES
-  build        4   410.0 MiB   307.5 MiB       -  9 days 23 hr   build:0.0, 1 zombie
+  SESSION  PROCS         RSS         PSS     CPU  AGE              NOTES
+  build        4   410.0 MiB   307.5 MiB       -  9 days 23 hr     build:0.0, 1 zombie
           biggest: cc1 121 300.0 MiB, make 120 4.5 MiB, bash 102 3.0 MiB
-  work         4     2.1 GiB     1.6 GiB       -  9 days 23 hr   work:0.0
+  work         4     2.1 GiB     1.6 GiB       -  9 days 23 hr     work:0.0
           biggest: claude 110 1.1 GiB, node 112 450.0 MiB, bash 101 3.0 MiB
 `
 	if got != want {
@@ -107,8 +107,8 @@ tmux: 2 sessions
 
 	got = runBundled(t, w, "session-report", "top=0")
 	for _, s := range []string{"\ncgroup: 5 sessions\n", "\nuser: 3 sessions\n", "\nagent: 1 session\n",
-		"  pod/1234abcd-5678-90ef-1234-567890abcdef      2     1.8 GiB     1.3 GiB       -  9 days 23 hr   memory 90% of 2.0 GiB, cpu quota 1, NEAR LIMIT, 1 zombie\n",
-		"  claude/myproj      3     2.1 GiB     1.6 GiB       -  9 days 23 hr   work:0.0, project myproj\n"} {
+		"  pod/1234abcd-5678-90ef-1234-567890abcdef      2     1.8 GiB     1.3 GiB       -  9 days 23 hr     memory 90% of 2.0 GiB, cpu quota 1, NEAR LIMIT, 1 zombie\n",
+		"  claude/myproj      3     2.1 GiB     1.6 GiB       -  9 days 23 hr     work:0.0, project myproj\n"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("the default report lacks %q:\n%s", s, got)
 		}

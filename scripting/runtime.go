@@ -71,7 +71,7 @@ func Compile(name string, src []byte) (*Script, error) {
 func LoadFile(path string) (*Script, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrNotFound, err)
+		return nil, fmt.Errorf("%w: %w", ErrNotFound, err)
 	}
 	defer f.Close()
 	src, err := io.ReadAll(io.LimitReader(f, maxSourceBytes+1))

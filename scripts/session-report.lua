@@ -74,7 +74,7 @@ for _, kind in ipairs(order) do
   local list = by_kind[kind]
   local width = #"SESSION"
   for _, s in ipairs(list) do width = math.min(math.max(width, #s.name), 40) end
-  local row = "  %-" .. width .. "s %6s %11s %11s %7s  %-14s %s"
+  local row = "  %-" .. width .. "s %6s %11s %11s %7s  %-16s %s"
   print(string.format("\n%s: %d %s", kind, #list, #list == 1 and "session" or "sessions"))
   print(string.format(row, "SESSION", "PROCS", "RSS", "PSS", "CPU", "AGE", "NOTES"))
   for _, s in ipairs(list) do
@@ -84,7 +84,9 @@ for _, kind in ipairs(order) do
     if top > 0 then
       local biggest = {}
       for _, p in ipairs(s:top(s.pss and "pss" or "rss", top)) do
-        biggest[#biggest + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
+        if (p.pss or p.rss) > 0 then -- not zombies
+          biggest[#biggest + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
+        end
       end
       if #biggest > 0 then print("  " .. string.rep(" ", width) .. " biggest: " .. table.concat(biggest, ", ")) end
     end

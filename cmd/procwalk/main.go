@@ -147,6 +147,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newSessionCommand(g, e),
 			newKillCommand(g, e),
 			newGuardCommand(g, e),
+			newRunCommand(g, e),
+			newWatchCommand(g, e),
 		},
 	}
 	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"syscall"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/scripting"
+)
+
+// run.go is `procwalk run SCRIPT|NAME [-- ARGS]`: one run of a Lua script
+// against one snapshot (two, --interval apart, for rates).
+
+type runCommand struct {
+	g    *globals
+	e    *env
+	fs   *flag.FlagSet // parses flags written after the script's name too
+	f    sessionFlags
+	s    scriptFlags
+	list bool
+}
+
+const runHelp = `Runs a Lua script once against this host's processes and sessions.
+SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
+bundled script; --list shows the bundled ones. Arguments after -- reach the
+script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
+the chunk's "...". scripting/README.md documents the Lua API.
+
+The script sees one snapshot: two scans --interval apart so that CPU %,
+IO rates and memory growth are measured (--no-rates: one scan, those are
+nil). Its print() output and logs go to stderr; what it emits (and
+procwalk_alert and procwalk_action lines) goes to stdout as line protocol,
+so procwalk run can feed Telegraf's exec input.
+
+Scripts run sandboxed: no files, no os or io, no other processes except
+through procwalk.kill, which verifies each target's identity and never
+touches protected processes (--protect adds names). A run is stopped at
+--script-timeout and when the heap grows by --script-memory.
+
+EXAMPLES
+  procwalk run --list
+  procwalk run session-report
+  procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
+  procwalk run ./my-rule.lua -- threshold=90
+
+EXIT CODES
+  0  the script ran to its end
+  1  the script failed (an error, --script-timeout, --script-memory or another
+     sandbox limit; stderr names the script's file:line), or /proc could
+     not be read
+  2  usage: bad flags, no such script, or a syntax error in the script`
+
+func newRunCommand(g *globals, e *env) *ffcli.Command {
+	c := &runCommand{g: g, e: e}
+	fs := newFlagSet("run", g, e.stderr)
+	c.fs = fs
+	c.f.register(fs)
+	c.s.register(fs)
+	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	return &ffcli.Command{
+		Name:       "run",
+		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list",
+		ShortHelp:  "run a Lua script once: reports, rules, actions",
+		LongHelp:   runHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *runCommand) exec(ctx context.Context, args []string) error {
+	if c.list {
+		if len(args) > 0 {
+			return usageErrorf("--list takes no script, got %q", args)
+		}
+		listScripts(c.e.stdout)
+		return nil
+	}
+	call, err := parseScriptCall(c.fs, args)
+	if err != nil {
+		return err
+	}
+	script, err := loadScript(call.name)
+	if err != nil {
+		return err
+	}
+	sr, err := newScriptRun(c.g, &c.f, &c.s, script, call.args, "run", c.e)
+	if err != nil {
+		return err
+	}
+	defer sr.close()
+	snap, err := c.g.snapshot(ctx, sr.fields, !c.f.noRates)
+	if err != nil {
+		return err
+	}
+	runErr := sr.run(ctx, snap)
+	if err := sr.out.flush(c.e.stdout); err != nil && !errors.Is(err, syscall.EPIPE) {
+		return fmt.Errorf("writing metrics: %w", err)
+	}
+	writeVisibilityNote(c.e.stderr, snap)
+	return runErr
+}
+
+// scriptRun is a compiled script with its runtime and surroundings, ready
+// to run against snapshots (run: one, watch: one per tick).
+type scriptRun struct {
+	script  *scripting.Script
+	rt      *scripting.Runtime
+	grouper *procwalk.Grouper
+	fields  procwalk.Fields
+	out     *lineEmitter
+	e       *env
+}
+
+func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, script *scripting.Script, args []string, mode string, e *env) (*scriptRun, error) {
+	limits, err := s.limits()
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := g.openFS()
+	if err != nil {
+		return nil, err
+	}
+	users, _ := g.users() // without a passwd file, users show as uids
+	cfg, err := f.groupConfig(nil, users)
+	if err != nil {
+		return nil, err
+	}
+	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e}
+	log := textLogger(e.stderr)
+	killer, err := s.killer(fsys, script.Name, g.pss, func(ev procwalk.ActionEvent) {
+		log.Warn(ev.String(), "script", script.Name)
+		sr.out.action(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	sr.fields = procwalk.AllFields | grouper.Fields()
+	if g.pss {
+		sr.fields |= procwalk.FieldSmaps
+	}
+	sr.rt = scripting.New(scripting.Config{
+		Killer:   killer,
+		Emitter:  sr.out,
+		Logger:   log,
+		Print:    e.stderr,
+		DryRun:   s.dryRun,
+		Mode:     mode,
+		Args:     args,
+		Users:    users,
+		Hostname: hostname(),
+		Limits:   limits,
+	})
+	return sr, nil
+}
+
+// run runs the script once against snap, grouping sessions only if the
+// script asks for them. A failing script is an exit-1 error.
+func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
+	sessions := func() ([]procwalk.Session, error) {
+		s, notes := sr.grouper.Group(snap)
+		for _, n := range notes {
+			fmt.Fprintf(sr.e.stderr, "procwalk: note: %s\n", printable(n))
+		}
+		return s, nil
+	}
+	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions})
+	if err != nil && ctx.Err() == nil {
+		return &exitErr{Code: exitError, Err: err}
+	}
+	return err
+}
+
+func (sr *scriptRun) close() { sr.rt.Close() }

@@ -1,0 +1,261 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/procwalk/procwalk/plugin"
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/scripting"
+	"github.com/procwalk/procwalk/scripts"
+)
+
+// script.go wires the Lua runtime (scripting) to the outside world for
+// run, watch and telegraf --script: which script, its arguments, the limits,
+// where print, logs and emitted lines go, and the Killer behind its kills.
+// scripting and plugin never import each other; this file joins them.
+
+// scriptFlags are the flags every command running a script shares.
+type scriptFlags struct {
+	dryRun    bool
+	timeout   time.Duration
+	maxMemory string
+	protect   string
+}
+
+func (f *scriptFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&f.dryRun, "dry-run", false, "every kill the script asks for is a dry run: reported, never sent")
+	fs.DurationVar(&f.timeout, "script-timeout", scripting.DefaultLimits().Timeout, "how long one run of the script may take (waits inside kills not counted)")
+	fs.StringVar(&f.maxMemory, "script-memory", "256MiB", "how much the heap may grow during one run of the script before it is stopped")
+	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
+}
+
+// limits checks the flags and returns the runtime's limits.
+func (f *scriptFlags) limits() (scripting.Limits, error) {
+	l := scripting.Limits{Timeout: f.timeout}
+	if f.timeout <= 0 {
+		return l, usageErrorf("--script-timeout %v: want a positive duration such as 2s", f.timeout)
+	}
+	n, err := procwalk.ParseBytes(f.maxMemory)
+	if err != nil || n < 1<<20 {
+		return l, usageErrorf("--script-memory %q: want a size of at least 1MiB, such as 256MiB", f.maxMemory)
+	}
+	l.HeapBudgetBytes = n
+	return l, nil
+}
+
+// killer returns the Killer behind the script's kills: procwalk's, with the
+// default protected list plus --protect, each outcome logged and passed to
+// audit.
+func (f *scriptFlags) killer(fsys procwalk.FS, name string, pss bool, audit func(procwalk.ActionEvent)) (scripting.Killer, error) {
+	cfg := procwalk.KillConfig{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
+	if pss {
+		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
+	}
+	if f.protect != "" {
+		extra := splitList(f.protect)
+		if err := procwalk.ValidateProtected(extra); err != nil {
+			return nil, usageErrorf("--protect: %v", err)
+		}
+		cfg.Protected = append(procwalk.DefaultProtected(), extra...)
+	}
+	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
+}
+
+// scriptCall is a command line naming a script: its name and arguments.
+type scriptCall struct {
+	name string
+	args []string
+}
+
+// parseScriptCall splits "SCRIPT [flags] [-- ARGS]". Flags may follow the
+// script's name (procwalk watch memory-guard --interval 10s); fs parses
+// them. Everything after "--" goes to the script; anything else after the
+// name is an error, so a mistyped flag never silently becomes an argument.
+func parseScriptCall(fs *flag.FlagSet, args []string) (scriptCall, error) {
+	if len(args) == 0 {
+		return scriptCall{}, usageErrorf("name a script: a file, or a bundled script (%s); 'procwalk run --list' describes them", strings.Join(scripts.Names(), ", "))
+	}
+	call := scriptCall{name: args[0]}
+	rest := args[1:]
+	for i, a := range rest {
+		if a == "--" {
+			call.args = rest[i+1:]
+			rest = rest[:i]
+			break
+		}
+	}
+	if err := fs.Parse(rest); err != nil {
+		return call, usageErrorf("%v", err)
+	}
+	if extra := fs.Args(); len(extra) > 0 {
+		return call, usageErrorf("unexpected %q after the script name: script arguments go after --, as in procwalk %s %s -- %s",
+			extra[0], fs.Name(), call.name, strings.Join(extra, " "))
+	}
+	return call, nil
+}
+
+// loadScript compiles the script call names: a file when the name has a
+// slash or ends in .lua, else a bundled script, else a file in the current
+// directory. A missing script or a syntax error is a usage error.
+func loadScript(name string) (*scripting.Script, error) {
+	explicitFile := strings.Contains(name, "/") || strings.HasSuffix(name, ".lua")
+	if !explicitFile {
+		if b, ok := scripts.Lookup(name); ok {
+			s, err := scripting.Compile(b.Name+".lua", b.Source)
+			if err != nil {
+				return nil, fmt.Errorf("bundled script %s: %w", name, err) // a bug in procwalk
+			}
+			return s, nil
+		}
+	}
+	s, err := scripting.LoadFile(name)
+	switch {
+	case errors.Is(err, scripting.ErrNotFound) && !explicitFile:
+		return nil, usageErrorf("no script %q: not a bundled script (%s) and no such file", name, strings.Join(scripts.Names(), ", "))
+	case errors.Is(err, scripting.ErrNotFound):
+		return nil, usageErrorf("%v", err)
+	case errors.Is(err, scripting.ErrCompile):
+		return nil, usageErrorf("%v", err)
+	}
+	return s, err
+}
+
+// listScripts prints the bundled scripts and what they do.
+func listScripts(w io.Writer) {
+	width := 0
+	for _, s := range scripts.List() {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range scripts.List() {
+		fmt.Fprintf(w, "%-*s  %s\n", width, s.Name, s.Description)
+	}
+}
+
+// lineEmitter is a script's output stream: each emitted metric becomes one
+// line of line protocol in a buffer, written out whole by flush, so that a
+// reader never sees half a line or half a run's lines.
+type lineEmitter struct {
+	mu  sync.Mutex // kills report actions from the run's goroutine only, but cheap insurance
+	buf []byte
+}
+
+// Emit encodes one metric; a metric the encoder refuses is left out.
+func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	b, err := plugin.AppendMetric(e.buf, measurement, tags, fields, t)
+	e.buf = b
+	return err
+}
+
+// action adds the procwalk_action line of a kill's outcome.
+func (e *lineEmitter) action(ev procwalk.ActionEvent) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
+}
+
+// flush writes the buffered lines to w and empties the buffer.
+func (e *lineEmitter) flush(w io.Writer) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if len(e.buf) == 0 {
+		return nil
+	}
+	_, err := w.Write(e.buf)
+	e.buf = e.buf[:0]
+	return err
+}
+
+// batchEmitter adds a script's metrics to a telegraf gather's batch.
+type batchEmitter struct{ b *plugin.Batch }
+
+func (e batchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, _ time.Time) error {
+	return e.b.Add(measurement, tags, fields)
+}
+
+// switchEmitter forwards to the emitter of the current gather: a Runtime's
+// Emitter is fixed, a telegraf batch is new every gather.
+type switchEmitter struct{ to scripting.Emitter }
+
+func (e *switchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
+	if e.to == nil {
+		return errors.New("no batch being written")
+	}
+	return e.to.Emit(measurement, tags, fields, t)
+}
+
+// textLogger logs script records as text lines on w: "time=... level=...
+// msg=... script=...".
+func textLogger(w io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, nil))
+}
+
+// lineLogHandler writes slog records through a Telegraf execd line logger:
+// one line each, prefixed E!, W!, I! or D! by level, attributes as key=value.
+type lineLogHandler struct {
+	log   *plugin.LineLogger
+	attrs []slog.Attr
+}
+
+func (h *lineLogHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h *lineLogHandler) Handle(_ context.Context, r slog.Record) error {
+	var b strings.Builder
+	b.WriteString(r.Message)
+	add := func(a slog.Attr) bool {
+		v := a.Value.String()
+		if strings.ContainsAny(v, " \t\"=") || v == "" {
+			v = fmt.Sprintf("%q", v)
+		}
+		fmt.Fprintf(&b, " %s=%s", a.Key, v)
+		return true
+	}
+	for _, a := range h.attrs {
+		add(a)
+	}
+	r.Attrs(add)
+	switch {
+	case r.Level >= slog.LevelError:
+		h.log.Errorf("%s", b.String())
+	case r.Level >= slog.LevelWarn:
+		h.log.Warnf("%s", b.String())
+	case r.Level >= slog.LevelInfo:
+		h.log.Infof("%s", b.String())
+	default:
+		h.log.Debugf("%s", b.String())
+	}
+	return nil
+}
+
+func (h *lineLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return &lineLogHandler{log: h.log, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
+}
+
+func (h *lineLogHandler) WithGroup(string) slog.Handler { return h }
+
+// linePrinter writes print() output as I! lines, for execd.
+type linePrinter struct{ log *plugin.LineLogger }
+
+func (p linePrinter) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		p.log.Infof("%s", line)
+	}
+	return len(b), nil
+}
+
+// hostname is procwalk.hostname(): the host's name, or "" to let the
+// runtime ask the kernel.
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// watch.go is `procwalk watch SCRIPT|NAME --interval 10s`: the script runs
+// every tick against a fresh snapshot, with rates measured since the last
+// tick and its procwalk.state kept from tick to tick.
+
+type watchCommand struct {
+	g     *globals
+	e     *env
+	fs    *flag.FlagSet
+	f     sessionFlags
+	s     scriptFlags
+	count int
+}
+
+// defaultWatchInterval is watch's tick when --interval is not given: the
+// global default (1s, made for the two samples of a rate) would rescan
+// /proc every second for a rule that acts over minutes.
+const defaultWatchInterval = 10 * time.Second
+
+const watchHelp = `Runs a Lua script every --interval (10s unless given) until interrupted:
+the rules that act over time, such as memory-guard (kill the biggest
+process of a session that stays over a limit) or growth-watch (processes
+leaking memory). SCRIPT, its arguments and the sandbox are as for
+procwalk run; flags may come before or after SCRIPT.
+
+Each tick scans /proc once. CPU %, IO rates and memory growth are
+measured between ticks, so they are nil in the first. procwalk.state and
+procwalk.debounce keep their values from tick to tick (a tick that hits a
+limit such as --script-timeout starts the next one with an empty state). A tick
+that fails is logged to stderr and the next one runs as usual. Each tick's
+emitted lines are written to stdout together, as line protocol.
+
+SIGINT or SIGTERM ends watch after the current tick's kill, if any, with
+exit 0.
+
+EXAMPLES
+  procwalk watch memory-guard --interval 10s --dry-run -- limit=4GiB ticks=3
+  procwalk watch --pss growth-watch --interval 30s -- rate=300MiB
+  procwalk watch ./my-rule.lua --count 6
+
+EXIT CODES
+  0  interrupted (SIGINT, SIGTERM), or --count ticks done
+  1  /proc could not be read at the start
+  2  usage: bad flags, no such script, or a syntax error in the script`
+
+func newWatchCommand(g *globals, e *env) *ffcli.Command {
+	c := &watchCommand{g: g, e: e}
+	fs := newFlagSet("watch", g, e.stderr)
+	c.fs = fs
+	c.f.register(fs)
+	c.s.register(fs)
+	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
+	return &ffcli.Command{
+		Name:       "watch",
+		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",
+		ShortHelp:  "run a Lua script every --interval: guards and alerts",
+		LongHelp:   watchHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *watchCommand) exec(ctx context.Context, args []string) error {
+	call, err := parseScriptCall(c.fs, args)
+	if err != nil {
+		return err
+	}
+	interval := defaultWatchInterval
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "interval" {
+			interval = c.g.interval
+		}
+	})
+	switch {
+	case interval <= 0:
+		return usageErrorf("--interval %v: want a positive tick such as 10s", interval)
+	case c.count < 0:
+		return usageErrorf("--count %d: want 0 (no end) or more", c.count)
+	case c.f.noRates:
+		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
+	}
+	script, err := loadScript(call.name)
+	if err != nil {
+		return err
+	}
+	sr, err := newScriptRun(c.g, &c.f, &c.s, script, call.args, "watch", c.e)
+	if err != nil {
+		return err
+	}
+	defer sr.close()
+	fsys, err := c.g.openFS()
+	if err != nil {
+		return err
+	}
+	w := &watchLoop{sr: sr, scanner: procwalk.NewScanner(fsys), e: c.e}
+	return w.loop(ctx, interval, c.count)
+}
+
+// watchLoop is the state kept across ticks: the scanner's buffers, the
+// rate sampler and (in sr) the Lua state and the session grouper.
+type watchLoop struct {
+	sr      *scriptRun
+	scanner *procwalk.Scanner
+	sampler procwalk.Sampler
+	e       *env
+	failed  int // consecutive failed ticks
+}
+
+// loop ticks until ctx ends or count ticks have run. Ticks that a slow run
+// overlaps are skipped, not queued.
+func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int) error {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for n := 1; ; n++ {
+		if err := w.tick(ctx, n); err != nil {
+			return err
+		}
+		if count > 0 && n >= count {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ticker.C:
+		}
+	}
+}
+
+// tick scans and runs the script once. Only a closed stdout ends the loop;
+// every other failure is logged and the next tick goes on.
+func (w *watchLoop) tick(ctx context.Context, n int) error {
+	if ctx.Err() != nil {
+		return nil
+	}
+	snap, err := w.scanner.Snapshot(w.sr.fields)
+	if err != nil {
+		w.fail(n, fmt.Errorf("scanning /proc: %w", err))
+		return nil
+	}
+	w.sampler.Observe(snap)
+	err = w.sr.run(ctx, snap)
+	if ferr := w.sr.out.flush(w.e.stdout); ferr != nil {
+		if errors.Is(ferr, syscall.EPIPE) {
+			return nil // nobody reads any more: stop
+		}
+		w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
+	}
+	switch {
+	case ctx.Err() != nil: // interrupted mid-run: not the script's fault
+	case err != nil:
+		w.fail(n, err)
+	default:
+		w.failed = 0
+		if note := visibilityNote(snap); note != "" && n == 1 {
+			fmt.Fprintf(w.e.stderr, "procwalk: %s\n", note)
+		}
+	}
+	return nil
+}
+
+// fail logs a failed tick; a run of failures says how many in a row.
+func (w *watchLoop) fail(n int, err error) {
+	w.failed++
+	var ee *exitErr
+	if errors.As(err, &ee) && ee.Err != nil {
+		err = ee.Err
+	}
+	suffix := ""
+	if w.failed > 1 {
+		suffix = fmt.Sprintf(" (%d failed ticks in a row)", w.failed)
+	}
+	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %v\n", n, suffix, err)
+}
