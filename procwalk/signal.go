@@ -107,6 +107,24 @@ func (h *ProcHandle) verify() (comm string, err error) {
 	return st.Comm, nil
 }
 
+// ReadProcID reads the identity of the process with pid now: one stat
+// read, for callers that know a pid (a child they started) and need the
+// ProcID to act on it.
+func (fs FS) ReadProcID(pid int) (ProcID, error) {
+	if pid <= 0 {
+		return ProcID{}, fmt.Errorf("%w %d", ErrBadTarget, pid)
+	}
+	b, err := readFile(fs.pidPath(pid, "stat"))
+	if err != nil {
+		return ProcID{}, err
+	}
+	st, err := parseStat(b)
+	if err != nil {
+		return ProcID{}, fmt.Errorf("pid %d: %w", pid, err)
+	}
+	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
+}
+
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
 // mode for kernels before 5.3).
 func (h *ProcHandle) Pidfd() bool { return h.pidfd >= 0 }

@@ -413,3 +413,15 @@ func TestPIDReuseHelper(t *testing.T) {
 		t.Fatalf("killing the new process itself: %v %v", o.Result, o.Err)
 	}
 }
+
+func TestLiveReadProcID(t *testing.T) {
+	needIntegration(t)
+	cmd := startOwn(t, "sleep", "100")
+	id, err := mustFS(t).ReadProcID(cmd.Process.Pid)
+	if err != nil || id != liveID(t, cmd.Process.Pid) {
+		t.Errorf("ReadProcID = %v, %v; want %v", id, err, liveID(t, cmd.Process.Pid))
+	}
+	if _, err := mustFS(t).ReadProcID(0); !errors.Is(err, ErrBadTarget) {
+		t.Errorf("pid 0: %v", err)
+	}
+}

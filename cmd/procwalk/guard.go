@@ -270,17 +270,16 @@ type guardRun struct {
 	scanErrors    int
 }
 
-// openChild takes a pidfd on the command, to forward signals through.
+// openChild takes a pidfd on the command, to forward signals through. The
+// command is our unreaped child, so its pid is still its own.
 func (r *guardRun) openChild() {
-	snap, err := r.scanner.Snapshot(0)
+	id, err := r.fs.ReadProcID(r.child)
 	if err != nil {
-		return
+		return // already gone: nothing to forward to
 	}
-	if p := snap.Process(r.child); p != nil && p.PPID == r.self {
-		r.childID = p.ID
-		if h, err := r.fs.OpenProc(p.ID); err == nil {
-			r.childHandle = h
-		}
+	r.childID = id
+	if h, err := r.fs.OpenProc(id); err == nil {
+		r.childHandle = h
 	}
 }
 

@@ -49,13 +49,17 @@ func startGuard(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.
 		}
 	}
 	cmd.Env = append(cmd.Env, guardHelperEnv+"=1")
+	// A group of its own: no signal meant for the test's group reaches it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill() // our own child, if a test failed before it ended
+		// If a test failed before guard ended: its group holds only guard
+		// and the commands it started for this test.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	})
 	return cmd, &stdout, &stderr
