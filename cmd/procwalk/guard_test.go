@@ -58,9 +58,12 @@ func startGuard(t *testing.T, args ...string) (*exec.Cmd, *bytes.Buffer, *bytes.
 	}
 	t.Cleanup(func() {
 		// If a test failed before guard ended: its group holds only guard
-		// and the commands it started for this test.
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		// and the commands it started for this test, and while guard is
+		// unreaped its pid, the group's id, cannot be reused.
+		if cmd.ProcessState == nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 	})
 	return cmd, &stdout, &stderr
 }
