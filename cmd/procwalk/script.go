@@ -259,3 +259,88 @@ func hostname() string {
 	h, _ := os.Hostname()
 	return h
 }
+
+// telegrafScript is `procwalk telegraf --script`: a script run on every
+// gather, after procwalk's own lines, whose emits, alerts and kills
+// (procwalk_action) join the same batch.
+type telegrafScript struct {
+	name string
+	args stringList
+	s    scriptFlags
+}
+
+func (t *telegrafScript) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.name, "script", "", "run this Lua script (a file, or a bundled script's name) on every gather; its emits, alerts and kills join the output")
+	fs.Var(&t.args, "script-arg", "an argument for --script, such as limit=2GiB; repeat for several")
+	t.s.register(fs)
+}
+
+// attach sets in.Hook to run the script, when --script names one. Call it
+// before in.Init. The script sees the fields the gather reads (--io adds
+// read/write, --pss adds PSS); close releases its Lua state.
+func (t *telegrafScript) attach(ctx context.Context, g *globals, in *plugin.Input, log *plugin.LineLogger) (close func(), err error) {
+	if t.name == "" {
+		if len(t.args) > 0 {
+			return nil, usageErrorf("--script-arg needs --script")
+		}
+		return func() {}, nil
+	}
+	script, err := loadScript(t.name)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := t.s.limits()
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := g.openFS()
+	if err != nil {
+		return nil, err
+	}
+	hook := &scriptHook{ctx: ctx, script: script, log: log}
+	killer, err := t.s.killer(fsys, script.Name, g.pss, hook.action)
+	if err != nil {
+		return nil, err
+	}
+	users, _ := g.users()
+	hook.rt = scripting.New(scripting.Config{
+		Killer:   killer,
+		Emitter:  &hook.out,
+		Logger:   slog.New(&lineLogHandler{log: log}),
+		Print:    linePrinter{log: log},
+		DryRun:   t.s.dryRun,
+		Mode:     "telegraf",
+		Args:     t.args,
+		Users:    users,
+		Hostname: hostname(),
+		Limits:   limits,
+	})
+	in.Hook = hook.run
+	return hook.rt.Close, nil
+}
+
+// scriptHook runs a script as a plugin.Hook.
+type scriptHook struct {
+	ctx    context.Context
+	script *scripting.Script
+	rt     *scripting.Runtime
+	log    *plugin.LineLogger
+	out    switchEmitter
+	batch  *plugin.Batch // the gather's, during a run
+}
+
+func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
+	h.batch, h.out.to = b, batchEmitter{b}
+	defer func() { h.batch, h.out.to = nil, nil }()
+	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
+	return h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions})
+}
+
+// action logs a kill's audit event and adds it to the batch as
+// procwalk_action.
+func (h *scriptHook) action(e procwalk.ActionEvent) {
+	h.log.Warnf("%s", e.String())
+	if h.batch != nil {
+		h.batch.AddAction(e)
+	}
+}

@@ -1,0 +1,109 @@
+// Package rules holds example Lua rules; this test runs the tutorial rule
+// against the Lua runtime's fixture /proc.
+package rules
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/scripting"
+)
+
+const fixture = "../../scripting/testdata/"
+
+// emitted records what the rule emits.
+type emitted struct{ lines []string }
+
+func (e *emitted) Emit(m string, tags map[string]string, fields map[string]any, _ time.Time) error {
+	e.lines = append(e.lines, fmt.Sprintf("%s %s/%s %v", m, tags["kind"]+tags["session_kind"], tags["session"], fields))
+	return nil
+}
+
+// killer records kills; it signals nothing.
+type killer struct{ calls []string }
+
+func (k *killer) Kill(_ context.Context, scope procwalk.Scope, opts scripting.KillOptions) (*procwalk.Report, error) {
+	k.calls = append(k.calls, fmt.Sprintf("%s dry=%v", scope, opts.DryRun))
+	return &procwalk.Report{Scope: scope.String(), DryRun: opts.DryRun, Outcomes: []procwalk.Outcome{{Result: procwalk.ResultDryRun}}}, nil
+}
+
+func TestCPUHog(t *testing.T) {
+	src, err := os.ReadFile("cpu-hog.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripting.Compile("cpu-hog.lua", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := procwalk.NewFS(fixture + "proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fs.Snapshot(procwalk.AllFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// cc1 in tmux session build is busy: 190 % of a CPU.
+	snap.Process(121).Rates = procwalk.Rates{Measured: true, CPUPercent: 190}
+	panes, err := os.ReadFile(fixture + "tmux.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{
+		Kinds:      []string{procwalk.KindTmux},
+		Tmux:       procwalk.TmuxConfig{Sockets: []string{"fixture"}, ListPanes: func(string) ([]byte, error) { return panes, nil }},
+		CgroupRoot: fixture + "cgroup",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions, _ := g.Group(snap)
+
+	var logs bytes.Buffer
+	out, k := &emitted{}, &killer{}
+	rt := scripting.New(scripting.Config{
+		Emitter: out, Killer: k, DryRun: true, Mode: "watch",
+		Logger: slogTo(&logs), Args: []string{"percent=150", "ticks=2", "kill=1"},
+	})
+	defer rt.Close()
+	in := scripting.Input{Snapshot: snap, Sessions: func() ([]procwalk.Session, error) { return sessions, nil }}
+	for tick := 1; tick <= 3; tick++ {
+		if err := rt.Run(context.Background(), script, in); err != nil {
+			t.Fatalf("tick %d: %v", tick, err)
+		}
+	}
+	// A metric per tick for the sessions with a CPU rate; one alert at
+	// tick 2 (held for ticks=2), none at tick 3 (same episode).
+	want := []string{
+		"session_cpu tmux/build map[percent:190 procs:4]",
+		"session_cpu tmux/build map[percent:190 procs:4]",
+		"procwalk_alert tmux/build map[comm:cc1 message:cpu-hog: tmux:build used 190% CPU for 2 ticks; busiest: cc1 121 pid:121 threshold:150 value:190]",
+		"session_cpu tmux/build map[percent:190 procs:4]",
+	}
+	if got := strings.Join(out.lines, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("emitted\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	if got := strings.Join(k.calls, "\n"); got != "process 121@180100 dry=true" {
+		t.Errorf("kills %q", got)
+	}
+	if !strings.Contains(logs.String(), "cpu-hog: would stop cc1 121") {
+		t.Errorf("logs:\n%s", logs.String())
+	}
+
+	// A bad argument ends the run with the rule's file and line.
+	rt2 := scripting.New(scripting.Config{Args: []string{"percent=lots"}})
+	defer rt2.Close()
+	if err := rt2.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:19: percent must be a number") {
+		t.Errorf("percent=lots: %v", err)
+	}
+}
+
+func slogTo(b *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
