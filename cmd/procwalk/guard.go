@@ -50,6 +50,7 @@ type guardCommand struct {
 	timeout time.Duration
 	kill    string
 	grace   time.Duration
+	dryRun  bool
 }
 
 const guardHelp = `Runs CMD with its stdin, stdout and stderr, watches its whole process tree
@@ -85,6 +86,10 @@ SIGHUP unless guard runs in the foreground of the terminal on stdin (the
 terminal then sends them to CMD directly). Job control (Ctrl-Z) is not
 passed through.
 
+--dry-run watches and reports, once per limit, exactly what would be
+signalled, and signals nothing: CMD runs to its own end, and guard then
+exits without ending (or waiting for) what CMD left running.
+
 On exit guard prints a summary to stderr: why it ended, peak tree RSS and
 PSS (sampled each interval), the largest single process's peak RSS (from
 the kernel), CPU seconds, duration, and the last 100 processes it killed.
@@ -114,6 +119,7 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	fs.DurationVar(&c.timeout, "timeout", 0, "end the tree this long after CMD started")
 	fs.StringVar(&c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
 	fs.DurationVar(&c.grace, "grace", procwalk.DefaultGrace, "time to exit after TERM before SIGKILL")
+	fs.BoolVar(&c.dryRun, "dry-run", false, "report what each broken limit would end, once per limit; signal nothing")
 	return &ffcli.Command{
 		Name:       "guard",
 		ShortUsage: "procwalk guard [flags] -- CMD [ARGS...]",
@@ -193,9 +199,10 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	}
 	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: procwalk.NewAuditLog(guardHistory),
 		scanner: procwalk.NewScanner(fsys), seen: make(map[procwalk.ProcID]bool), name: args[0],
+		reported:   make(map[string]bool),
 		foreground: terminalForeground(c.e.stdin)}
 	r.killer, err = procwalk.NewKiller(fsys, procwalk.KillConfig{
-		Grace: c.grace, Force: true, Requester: "guard", Audit: r.record,
+		Grace: c.grace, Force: true, Requester: "guard", Audit: r.record, DryRun: c.dryRun,
 	})
 	if err != nil {
 		return err
@@ -268,6 +275,9 @@ type guardRun struct {
 	seen          map[procwalk.ProcID]bool
 	killedByGuard int
 	scanErrors    int
+	// dryRun breaches, by limit flag: reported once each.
+	wouldEnd []string
+	reported map[string]bool
 }
 
 // openChild takes a pidfd on the command, to forward signals through. The
@@ -320,6 +330,10 @@ func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os
 			}
 			if r.reaped(rp) {
 				r.endLeftovers(work) // whatever CMD left running, however it ended
+				if r.c.dryRun {
+					r.end = time.Now() // what CMD left runs on: a dry run ends nothing
+					return
+				}
 			}
 		case s := <-sigs:
 			r.forward(s.(syscall.Signal))
@@ -327,7 +341,7 @@ func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os
 			r.check(work)
 		case <-timeout:
 			timeout = nil
-			r.endTree(work, fmt.Sprintf("--timeout %s reached", r.c.timeout))
+			r.endTree(work, "timeout", fmt.Sprintf("--timeout %s reached", r.c.timeout))
 		case <-done:
 			done = nil
 			cancelCheck = time.After(signalCauseWindow)
@@ -407,28 +421,46 @@ func (r *guardRun) check(ctx context.Context) {
 
 	switch {
 	case r.lim.rssBytes > 0 && t.RSSBytes > r.lim.rssBytes:
-		r.memoryBreach(ctx, tree, procwalk.MetricRSS, fmt.Sprintf("tree RSS %s over --max-rss %s", formatBytes(t.RSSBytes), formatBytes(r.lim.rssBytes)))
+		r.memoryBreach(ctx, tree, procwalk.MetricRSS, "max-rss", fmt.Sprintf("tree RSS %s over --max-rss %s", formatBytes(t.RSSBytes), formatBytes(r.lim.rssBytes)))
 	case r.lim.pssBytes > 0 && t.SmapsRead > 0 && t.PSSBytes > r.lim.pssBytes:
-		r.memoryBreach(ctx, tree, procwalk.MetricPSS, fmt.Sprintf("tree PSS %s over --max-pss %s", formatBytes(t.PSSBytes), formatBytes(r.lim.pssBytes)))
+		r.memoryBreach(ctx, tree, procwalk.MetricPSS, "max-pss", fmt.Sprintf("tree PSS %s over --max-pss %s", formatBytes(t.PSSBytes), formatBytes(r.lim.pssBytes)))
 	case r.lim.cpuSeconds > 0 && cpu > r.lim.cpuSeconds:
-		r.endTree(ctx, fmt.Sprintf("tree CPU time %.1fs over --max-cpu-time %s", cpu, r.c.maxCPU))
+		r.endTree(ctx, "max-cpu-time", fmt.Sprintf("tree CPU time %.1fs over --max-cpu-time %s", cpu, r.c.maxCPU))
 	}
 }
 
+// dryRunOnce reports whether a dry run has already reported limit; the
+// first call records why.
+func (r *guardRun) dryRunOnce(limit, why string) bool {
+	if r.reported[limit] {
+		return true
+	}
+	r.reported[limit] = true
+	r.wouldEnd = append(r.wouldEnd, why)
+	return false
+}
+
 // memoryBreach applies the --kill policy to a memory limit.
-func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, by procwalk.Metric, why string) {
+func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, by procwalk.Metric, limit, why string) {
 	if !r.lim.biggest {
-		r.endTree(ctx, why)
+		r.endTree(ctx, limit, why)
+		return
+	}
+	if r.c.dryRun && r.dryRunOnce(limit, why) {
 		return
 	}
 	for _, p := range procwalk.Biggest(tree, -1, by) {
 		if r.killer.Check(p) != nil {
 			continue
 		}
-		if p.ID == r.childID {
+		verb := "terminating"
+		switch {
+		case r.c.dryRun:
+			verb = "would terminate (dry run)"
+		case p.ID == r.childID:
 			r.enforced = why + "; CMD itself was the biggest process"
 		}
-		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: terminating the biggest process, pid %d (%s)\n", why, p.ID.PID, printable(p.Comm))
+		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: %s the biggest process, pid %d (%s)\n", why, verb, p.ID.PID, printable(p.Comm))
 		o := r.killer.WithRequester("guard:"+string(by)).Terminate(ctx, p.ID)
 		if o.Result == procwalk.ResultExited || o.Result == procwalk.ResultKilled {
 			// Do not judge the next check on memory that is still being freed.
@@ -439,8 +471,15 @@ func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, b
 }
 
 // endTree ends the whole tree for a limit.
-func (r *guardRun) endTree(ctx context.Context, why string) {
+func (r *guardRun) endTree(ctx context.Context, limit, why string) {
 	if r.enforced != "" {
+		return
+	}
+	if r.c.dryRun {
+		if !r.dryRunOnce(limit, why) {
+			fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: would terminate the tree of %s (dry run)\n", why, r.name)
+			r.terminate(ctx, why)
+		}
 		return
 	}
 	r.enforced = why
@@ -531,8 +570,14 @@ func (r *guardRun) summary() {
 	}
 	fmt.Fprintf(w, "  CPU %.2fs user+system; %s seen; %s reaped\n",
 		max(r.cpuSeconds, r.reapedCPU), countOf(len(r.seen), "process", "processes"), countOf(r.orphansReaped, "orphan", "orphans"))
-	if r.leftovers {
+	switch {
+	case r.leftovers && r.c.dryRun:
+		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)
+	case r.leftovers:
 		fmt.Fprintf(w, "  %s left processes running: guard ended them\n", r.name)
+	}
+	for _, why := range r.wouldEnd {
+		fmt.Fprintf(w, "  dry run: %s: nothing was signalled\n", why)
 	}
 	if r.abandoned > 0 {
 		fmt.Fprintf(w, "  %d processes outlived SIGKILL (uninterruptible sleep?): guard stopped waiting for them\n", r.abandoned)
@@ -541,7 +586,11 @@ func (r *guardRun) summary() {
 		fmt.Fprintf(w, "  %d scans of %s failed: limits were not checked then\n", r.scanErrors, r.fs.Root())
 	}
 	if events := r.history.Events(); len(events) > 0 {
-		fmt.Fprintf(w, "  signalled by guard: %d (last %d kept):\n", r.killedByGuard, guardHistory)
+		what := "signalled by guard"
+		if r.c.dryRun {
+			what = "would have been signalled"
+		}
+		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, r.killedByGuard, guardHistory)
 		for _, e := range events {
 			fmt.Fprintf(w, "    %s\n", printable(e.String()))
 		}

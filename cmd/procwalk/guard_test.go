@@ -247,3 +247,25 @@ func TestIntegrationGuardForwardsTERM(t *testing.T) {
 		t.Errorf("exit %d, want 143:\n%s", r.code, r.stderr)
 	}
 }
+
+// A dry run reports the broken limit once and lets CMD run to its end.
+func TestIntegrationGuardDryRun(t *testing.T) {
+	integration(t)
+	r := guard(t, "--dry-run", "--timeout", "200ms", "--", "sh", "-c", "sleep 1; echo finished")
+	if r.code != 0 || r.stdout != "finished\n" {
+		t.Fatalf("exit %d stdout %q, want CMD to finish:\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, want := range []string{
+		"--timeout 200ms reached: would terminate the tree of sh (dry run)",
+		"dry run: --timeout 200ms reached: nothing was signalled",
+		"would have been signalled: ",
+		"would signal pid ",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := strings.Count(r.stderr, "would terminate the tree"); n != 1 {
+		t.Errorf("reported %d times, want once:\n%s", n, r.stderr)
+	}
+}
