@@ -359,3 +359,16 @@ func unescapeOctal(s string) string {
 	}
 	return b.String()
 }
+
+// BiggestIn is Biggest over the members of a session (or any set of
+// ProcIDs) as found in snap; members that have exited or whose pid was
+// reused are skipped. Pair it with FieldSmaps in snap for PSS or USS.
+func BiggestIn(snap *Snapshot, members []ProcID, n int, by Metric) []*Process {
+	procs := make([]*Process, 0, len(members))
+	for _, id := range members {
+		if p := snap.Lookup(id); p != nil {
+			procs = append(procs, p)
+		}
+	}
+	return Biggest(procs, n, by)
+}

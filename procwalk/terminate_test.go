@@ -489,6 +489,11 @@ func TestBiggest(t *testing.T) {
 	if got := Biggest(all, -1, MetricRSS); len(got) != len(all)-3 { // kthreadd, kworker, zombie
 		t.Errorf("Biggest(all) = %d, want %d", len(got), len(all)-3)
 	}
+	session := []ProcID{killFixtureID(t, 80), killFixtureID(t, 81), killFixtureID(t, 82), {PID: 83, StartTicks: 1}}
+	in := BiggestIn(snap, session, 2, MetricRSS)
+	if len(in) != 2 || in[0].ID.PID != 82 || in[1].ID.PID != 81 {
+		t.Errorf("BiggestIn = %v, want 82 then 81 (83 is a stale identity)", in)
+	}
 	if _, err := ParseMetric("heap"); err == nil {
 		t.Error("ParseMetric(heap) accepted")
 	}
