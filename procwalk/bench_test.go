@@ -188,8 +188,9 @@ func BenchmarkRatio(b *testing.B) {
 				*cpu += cpuTime(b) - c0
 				*wall += time.Since(t0)
 			}
+			procs := 0
 			raw := func() { r.scan(b, c.files...) }
-			engine := func() { snap() }
+			engine := func() { procs += snap() }
 			for i := range b.N {
 				// Alternate which goes first, so neither always finds the
 				// other's caches warm.
@@ -207,6 +208,7 @@ func BenchmarkRatio(b *testing.B) {
 			b.ReportMetric(engineCPU.Seconds()/rawCPU.Seconds(), "x-raw")
 			b.ReportMetric(engineWall.Seconds()/rawWall.Seconds(), "x-raw-wall")
 			b.ReportMetric(c.target, "x-target")
+			b.ReportMetric(float64(procs)/n, "procs/op")
 		})
 	}
 }
