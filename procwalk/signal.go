@@ -176,7 +176,7 @@ func (h *ProcHandle) exited(d time.Duration) bool {
 			time.Sleep(d)
 		}
 		_, err := h.verify()
-		return err != nil
+		return IsGone(err) || errors.Is(err, ErrIdentityChanged) // not a read denied or malformed
 	}
 	fds := []unix.PollFd{{Fd: int32(h.pidfd), Events: unix.POLLIN}}
 	for {

@@ -425,3 +425,33 @@ func TestLiveReadProcID(t *testing.T) {
 		t.Errorf("pid 0: %v", err)
 	}
 }
+
+// The fallback for kernels without pidfd_open: the start time is checked
+// right before kill(2), and exit is seen by re-reading stat.
+func TestLiveFallbackWithoutPidfd(t *testing.T) {
+	needIntegration(t)
+	fs := mustFS(t)
+	cmd := startOwn(t, "sleep", "100")
+	id := liveID(t, cmd.Process.Pid)
+
+	stale := &ProcHandle{ID: ProcID{PID: id.PID, StartTicks: id.StartTicks - 1}, fs: fs, pidfd: -1}
+	if err := stale.Signal(syscall.SIGTERM); !errors.Is(err, ErrIdentityChanged) {
+		t.Fatalf("stale identity: %v, want ErrIdentityChanged", err)
+	}
+	if stale.Wait(context.Background(), 50*time.Millisecond) != true {
+		t.Error("a stale identity should read as exited")
+	}
+	h := &ProcHandle{ID: id, fs: fs, pidfd: -1}
+	if h.Pidfd() || h.Wait(context.Background(), 50*time.Millisecond) {
+		t.Fatal("live process reported exited")
+	}
+	if err := h.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !h.Wait(context.Background(), 5*time.Second) {
+		t.Fatal("exit not seen")
+	}
+	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
+		t.Errorf("died of %v, want TERM (and the stale handle sent nothing)", sig)
+	}
+}
