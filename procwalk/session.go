@@ -81,6 +81,10 @@ type Session struct {
 	Totals  SessionTotals
 	// Panes are a tmux session's panes, in window and pane order.
 	Panes []TmuxPane
+
+	// index holds each member's position in the Snapshot's Procs, for the
+	// Grouper's own bookkeeping in the gather that built the session.
+	index []int32
 }
 
 // TmuxPane is one pane of a tmux session, as `tmux list-panes` reports it.
@@ -191,7 +195,8 @@ type TmuxConfig struct {
 	TmpDir string
 	// ListPanes runs `tmux -S socket list-panes -a -F TmuxPaneFormat` and
 	// returns its standard output; nil means run the tmux binary. Tests
-	// inject a fake.
+	// inject a fake. It is called once per socket per Group, concurrently
+	// for different sockets.
 	ListPanes func(socket string) ([]byte, error)
 }
 

@@ -11,7 +11,7 @@ import (
 // processes in tmux, then compare the ns/op of the two benchmarks:
 //
 //	/work/shared/load/tmux-load start -s 100 -p 18 -L h4load
-//	go test ./procwalk/ -run '^$' -bench 'Sessions' -cpu 1 -count 5
+//	go test ./procwalk/ -run '^$' -bench 'Sessions' -cpu 1 -count 5 -benchtime 10x
 //	/work/shared/load/tmux-load stop -L h4load
 
 // benchGrouper returns a Grouper of every kind on the live /proc and a
@@ -60,6 +60,21 @@ func BenchmarkSessionsSnapshotGroup(b *testing.B) {
 	}
 	b.ReportMetric(float64(procs), "procs")
 	b.ReportMetric(float64(sessions), "sessions")
+}
+
+// BenchmarkSessionsPrefetchSnapshotGroup asks tmux (Prefetch) before the
+// snapshot, as the CLI does, so tmux's time overlaps the scan.
+func BenchmarkSessionsPrefetchSnapshotGroup(b *testing.B) {
+	g, sc := benchGrouper(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		g.Prefetch()
+		s, err := sc.Snapshot(g.Fields())
+		if err != nil {
+			b.Fatal(err)
+		}
+		g.Group(s)
+	}
 }
 
 // BenchmarkSessionsGroupOnly is grouping alone, on one snapshot: where the

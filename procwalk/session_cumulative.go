@@ -84,15 +84,9 @@ func (sc *sessionCounters) update(s *Snapshot, ss *Session) {
 	}
 	next := sc.spare[:0]
 	j := 0 // cursor in sc.members: both lists ascend by pid
-	k := 0 // cursor in s.Procs, which ascends by pid too
-	for _, id := range ss.Members {
-		i := s.indexFrom(k, id.PID)
-		if i < 0 {
-			continue
-		}
-		k = i
-		p := &s.Procs[k]
-		if p.ID != id {
+	for m, id := range ss.Members {
+		p := ss.member(s, m)
+		if p == nil {
 			continue
 		}
 		cur := memberCounters{id: id, parentPID: p.PPID, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&FieldIO != 0}
@@ -150,25 +144,13 @@ func discount(d uint64, credit *uint64) uint64 {
 	return d - take
 }
 
-// indexFrom returns the index of pid in s.Procs, searching from index from
-// onwards (galloping, then binary search): walking an ascending list of pids
-// costs O(m log(n/m)) instead of O(m log n). -1 when pid is absent.
-func (s *Snapshot) indexFrom(from, pid int) int {
-	n := len(s.Procs)
-	if from >= n || s.Procs[from].ID.PID > pid {
-		return s.index(pid)
+// member returns the m-th member of ss in s, which ss was grouped from (nil
+// if it is not there: a Session built by hand).
+func (ss *Session) member(s *Snapshot, m int) *Process {
+	if m < len(ss.index) {
+		if i := int(ss.index[m]); i < len(s.Procs) && s.Procs[i].ID == ss.Members[m] {
+			return &s.Procs[i]
+		}
 	}
-	lo, step := from, 1
-	hi := from + step
-	for hi < n && s.Procs[hi].ID.PID < pid {
-		lo = hi
-		step *= 2
-		hi = from + step
-	}
-	hi = min(hi+1, n)
-	i, ok := slices.BinarySearchFunc(s.Procs[lo:hi], pid, func(p Process, pid int) int { return cmp.Compare(p.ID.PID, pid) })
-	if !ok {
-		return -1
-	}
-	return lo + i
+	return s.Lookup(ss.Members[m])
 }

@@ -22,6 +22,7 @@ type Grouper struct {
 	pods  map[string]podMeta // pod uid -> name and namespace, read once
 	// agentCache maps the names a process is matched by to its agent rule.
 	agentCache map[agentKey]int16
+	prefetched chan tmuxAnswer // set by Prefetch, taken by Group
 }
 
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
@@ -104,43 +105,58 @@ func (g *Grouper) Fields() Fields {
 
 // Group builds the sessions of s: by kind in Kinds() order, then by name
 // (agents: oldest first). Notes say what could not be done (no tmux server,
-// a field not read, a cgroupfs not mounted) without being errors.
+// a field not read, a cgroupfs not mounted) without being errors. tmux is
+// asked while the other kinds are grouped (or earlier, see Prefetch).
 func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	var n notes_
 	if missing := g.Fields() &^ s.Fields; missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
 	}
-	var panes paneIndex
-	if g.kinds[KindTmux] || g.kinds[KindAgent] {
-		var tmux []Session
-		tmux, panes = g.groupTmux(s, &n)
-		if g.kinds[KindTmux] {
-			sessions = append(sessions, tmux...)
-		}
+	tmux := g.prefetched
+	g.prefetched = nil
+	if tmux == nil && (g.kinds[KindTmux] || g.kinds[KindAgent]) {
+		tmux = make(chan tmuxAnswer, 1)
+		go func() { tmux <- g.askTmux() }()
 	}
+	byKind := map[string][]Session{}
 	if g.kinds[KindSID] {
-		sessions = append(sessions, groupByNumber(s, KindSID, func(p *Process) int { return p.SID })...)
+		byKind[KindSID] = groupByNumber(s, KindSID, func(p *Process) int { return p.SID })
 	}
 	if g.kinds[KindPGRP] {
-		sessions = append(sessions, groupByNumber(s, KindPGRP, func(p *Process) int { return p.PGRP })...)
+		byKind[KindPGRP] = groupByNumber(s, KindPGRP, func(p *Process) int { return p.PGRP })
 	}
 	if g.kinds[KindTTY] {
-		sessions = append(sessions, groupTTY(s)...)
+		byKind[KindTTY] = groupTTY(s)
 	}
 	if g.kinds[KindTree] {
-		sessions = append(sessions, g.groupTrees(s, &n)...)
+		byKind[KindTree] = g.groupTrees(s, &n)
 	}
 	if g.kinds[KindCgroup] && s.Fields&FieldCgroup != 0 {
-		sessions = append(sessions, g.groupCgroups(s, &n)...)
+		byKind[KindCgroup] = g.groupCgroups(s, &n)
 	}
 	if g.kinds[KindUser] && s.Fields&FieldStatus != 0 {
-		sessions = append(sessions, g.groupUsers(s)...)
-	}
-	if g.kinds[KindAgent] {
-		sessions = append(sessions, g.groupAgents(s, panes)...)
+		byKind[KindUser] = g.groupUsers(s)
 	}
 	if g.kinds[KindGroup] && len(g.cfg.Groups) > 0 {
-		sessions = append(sessions, groupRules(s, g.cfg.Groups)...)
+		byKind[KindGroup] = groupRules(s, g.cfg.Groups)
+	}
+	var panes paneIndex
+	if tmux != nil {
+		a := <-tmux
+		for _, note := range a.notes.list {
+			n.addf("%s", note)
+		}
+		var ts []Session
+		ts, panes = groupTmuxServers(g.fs, s, a.servers, &n)
+		if g.kinds[KindTmux] {
+			byKind[KindTmux] = ts
+		}
+	}
+	if g.kinds[KindAgent] {
+		byKind[KindAgent] = g.groupAgents(s, panes)
+	}
+	for _, k := range Kinds() {
+		sessions = append(sessions, byKind[k]...)
 	}
 	g.cum.update(s, sessions)
 	return sessions, n.list
@@ -219,6 +235,7 @@ func (b *builder) finish() []Session {
 	}
 	for i := range b.sess {
 		b.sess[i].Members = make([]ProcID, 0, counts[i])
+		b.sess[i].index = make([]int32, 0, counts[i])
 	}
 	for i, si := range b.of {
 		if si < 0 {
@@ -227,6 +244,7 @@ func (b *builder) finish() []Session {
 		p := &s.Procs[i]
 		ss := &b.sess[si]
 		ss.Members = append(ss.Members, p.ID)
+		ss.index = append(ss.index, int32(i))
 		if par := s.parent[i]; par < 0 || b.of[par] != si {
 			ss.Roots = append(ss.Roots, p.ID)
 		}

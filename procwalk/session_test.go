@@ -334,14 +334,3 @@ func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
 		t.Errorf("a session back after a gather without it has cumulative CPU %v, want 4 (a reset)", got)
 	}
 }
-
-func TestIndexFrom(t *testing.T) {
-	s := synthetic(time.Unix(0, 0), [6]int{2, 0, 2}, [6]int{3, 0, 3}, [6]int{5, 0, 5}, [6]int{8, 0, 8}, [6]int{13, 0, 13}, [6]int{21, 0, 21})
-	for from := 0; from <= len(s.Procs); from++ {
-		for pid := 0; pid <= 22; pid++ {
-			if got, want := s.indexFrom(from, pid), s.index(pid); got != want {
-				t.Errorf("indexFrom(%d, %d) = %d, want %d", from, pid, got, want)
-			}
-		}
-	}
-}

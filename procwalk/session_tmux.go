@@ -42,7 +42,17 @@ type tmuxServer struct {
 	recs   []tmuxPaneRecord
 }
 
-func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
+// tmuxAnswer is what the tmux servers said, before grouping.
+type tmuxAnswer struct {
+	servers []tmuxServer
+	notes   notes_
+}
+
+// askTmux runs list-panes on every server at once (one goroutine per socket,
+// each ending when its tmux does, within tmuxTimeout) and collects the
+// answers in socket order.
+func (g *Grouper) askTmux() tmuxAnswer {
+	var a tmuxAnswer
 	list := g.cfg.Tmux.ListPanes
 	if list == nil {
 		list = runTmuxListPanes
@@ -50,43 +60,65 @@ func (g *Grouper) groupTmux(s *Snapshot, n *notes_) ([]Session, paneIndex) {
 	if len(g.cfg.Tmux.Sockets) == 0 && !g.fs.live() {
 		// Discovered servers belong to this host; their pane pids mean
 		// nothing in another /proc (a fixture, a host mounted elsewhere).
-		n.addf("tmux: %s is not this process's /proc, so no servers are discovered: name them (--tmux-socket)", g.fs.Root())
-		return nil, paneIndex{}
+		a.notes.addf("tmux: %s is not this process's /proc, so no servers are discovered: name them (--tmux-socket)", g.fs.Root())
+		return a
 	}
 	sockets, looked := g.cfg.Tmux.sockets()
 	if len(sockets) == 0 {
-		n.addf("tmux: no server found (looked in %s)", looked)
-		return nil, paneIndex{}
+		a.notes.addf("tmux: no server found (looked in %s)", looked)
+		return a
 	}
-	var servers []tmuxServer
+	type reply struct {
+		out []byte
+		err error
+	}
+	replies := make([]chan reply, len(sockets))
+	for i, sock := range sockets {
+		replies[i] = make(chan reply, 1)
+		go func() {
+			out, err := list(sock)
+			replies[i] <- reply{out, err}
+		}()
+	}
 	var stale []string
-	for _, sock := range sockets {
-		out, err := list(sock)
-		if err != nil {
-			if errors.Is(err, ErrNoTmux) {
-				n.addf("tmux: %v", err)
-				break // no binary: no point asking about the other sockets
+	for i, sock := range sockets {
+		r := <-replies[i]
+		switch {
+		case errors.Is(r.err, ErrNoTmux):
+			a.notes.addf("tmux: %v", r.err)
+		case errors.Is(r.err, ErrNoTmuxServer):
+			stale = append(stale, sock)
+		case r.err != nil:
+			a.notes.addf("tmux: %v", r.err)
+		default:
+			recs, bad := parseTmuxPanes(r.out)
+			if bad > 0 {
+				a.notes.addf("tmux: %d pane records from %s did not parse", bad, sock)
 			}
-			if errors.Is(err, ErrNoTmuxServer) {
-				stale = append(stale, sock)
-				continue
+			if len(recs) > 0 {
+				a.servers = append(a.servers, tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs})
 			}
-			n.addf("tmux: %v", err)
-			continue
-		}
-		recs, bad := parseTmuxPanes(out)
-		if bad > 0 {
-			n.addf("tmux: %d pane records from %s did not parse", bad, sock)
-		}
-		if len(recs) > 0 {
-			servers = append(servers, tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs})
 		}
 	}
 	if len(stale) > 0 {
-		n.addf("tmux: no server on %s", strings.Join(stale, ", "))
+		a.notes.addf("tmux: no server on %s", strings.Join(stale, ", "))
 	}
-	labelServers(servers)
-	return groupTmuxServers(g.fs, s, servers, n)
+	labelServers(a.servers)
+	return a
+}
+
+// Prefetch starts asking the tmux servers for their panes now, so that the
+// answer is ready when Group runs: call it right before taking the snapshot
+// to overlap tmux's time with the scan's. Group uses (and waits for) the
+// last Prefetch not yet used; without one it asks tmux itself. A Prefetch
+// whose Group never comes ends on its own when tmux answers.
+func (g *Grouper) Prefetch() {
+	if !g.kinds[KindTmux] && !g.kinds[KindAgent] {
+		return
+	}
+	ch := make(chan tmuxAnswer, 1)
+	go func() { ch <- g.askTmux() }()
+	g.prefetched = ch
 }
 
 // labelServers gives each server a short label for session names that

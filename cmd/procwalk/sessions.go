@@ -169,6 +169,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 	if g.pss {
 		fields |= procwalk.FieldSmaps
 	}
+	grouper.Prefetch() // tmux answers while we scan
 	snap, err := g.snapshot(ctx, fields, !f.noRates)
 	if err != nil {
 		return gathered{}, err
