@@ -1,0 +1,664 @@
+package procwalkinput
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/influxdata/line-protocol/v2/lineprotocol"
+)
+
+// e2e_test.go runs a real Telegraf (built by build-telegraf.sh: exec,
+// execd, procstat, procwalk compiled in, file and influxdb outputs) with the
+// example configs against a tmux session the test starts on its own socket,
+// and a real InfluxDB 1.x on 127.0.0.1. Gated: PROCWALK_INTEGRATION=1 and
+// PROCWALK_TELEGRAF=<telegraf binary>; .ci/run sets both.
+
+const sleepers = 8 // sleep processes in the test's tmux session
+
+type e2e struct {
+	t        *testing.T
+	telegraf string
+	binDir   string // holds the procwalk binary; put first on Telegraf's PATH
+	socket   string // the test's tmux socket name (-L)
+	sleep    string // the sleepers' argument: marks this test's processes
+}
+
+func setup(t *testing.T) *e2e {
+	t.Helper()
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("set PROCWALK_INTEGRATION=1 and PROCWALK_TELEGRAF to run Telegraf end to end")
+	}
+	tg := os.Getenv("PROCWALK_TELEGRAF")
+	if tg == "" {
+		t.Fatal("PROCWALK_TELEGRAF is not set: build one with plugin/telegraf/build-telegraf.sh")
+	}
+	e := &e2e{t: t, telegraf: tg, binDir: t.TempDir(), socket: fmt.Sprintf("pw-e2e-%d", os.Getpid()),
+		sleep: strconv.FormatInt(1e6+time.Now().UnixNano()%1e6, 10)}
+	build := exec.Command("go", "build", "-o", filepath.Join(e.binDir, "procwalk"), "./cmd/procwalk")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building procwalk: %v\n%s", err, out)
+	}
+	// The session's shell and its sleepers are the processes we assert on.
+	script := fmt.Sprintf("for i in $(seq %d); do sleep %s & done; wait", sleepers, e.sleep)
+	if out, err := exec.Command("tmux", "-L", e.socket, "new-session", "-d", "-s", "e2e", script).CombinedOutput(); err != nil {
+		t.Fatalf("starting tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", e.socket, "kill-server").Run() })
+	time.Sleep(300 * time.Millisecond) // let the shell fork its sleepers
+	return e
+}
+
+// common is the agent and output part of every Telegraf run: gather and
+// flush each second, write line protocol to outFile and, when influxURL is
+// set, to InfluxDB.
+func common(outFile, influxURL string) string {
+	c := fmt.Sprintf(`
+[agent]
+  interval = "1s"
+  flush_interval = "1s"
+  omit_hostname = true
+[[outputs.file]]
+  files = [%q]
+  data_format = "influx"
+`, outFile)
+	if influxURL != "" {
+		c += fmt.Sprintf(`
+[[outputs.influxdb]]
+  urls = [%q]
+  database = "procwalk_e2e"
+`, influxURL)
+	}
+	return c
+}
+
+// run starts Telegraf with the configs (the agent's first: Telegraf sets an
+// input's host tag from the agent settings loaded before it), waits until done(output) holds or
+// 30 s pass, stops it with SIGTERM and returns its output and log.
+func (e *e2e) run(configs []string, done func(out []byte) bool) (out []byte, log string) {
+	t := e.t
+	t.Helper()
+	dir := t.TempDir()
+	outFile := filepath.Join(dir, "metrics.out")
+	var args []string
+	for i, c := range configs {
+		if !strings.HasSuffix(c, ".conf") { // inline config text
+			path := filepath.Join(dir, fmt.Sprintf("c%d.conf", i))
+			if err := os.WriteFile(path, []byte(strings.ReplaceAll(c, "OUTFILE", outFile)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c = path
+		}
+		args = append(args, "--config", c)
+	}
+	var logBuf bytes.Buffer
+	cmd := exec.Command(e.telegraf, args...)
+	cmd.Env = append(os.Environ(), "PATH="+e.binDir+":"+os.Getenv("PATH"))
+	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		out, _ = os.ReadFile(outFile)
+		if done(out) {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- cmd.Wait() }()
+	select {
+	case <-waitDone:
+	case <-time.After(15 * time.Second):
+		cmd.Process.Kill()
+		<-waitDone
+		t.Errorf("telegraf did not stop within 15 s of SIGTERM")
+	}
+	out, _ = os.ReadFile(outFile)
+	if !done(out) {
+		t.Fatalf("Telegraf never produced the expected metrics in 30 s; output:\n%s\nlog:\n%s", out, logBuf.String())
+	}
+	return out, logBuf.String()
+}
+
+type metric struct {
+	name   string
+	tags   map[string]string
+	fields map[string]any
+}
+
+// parse decodes Telegraf's output strictly.
+func parse(t *testing.T, b []byte) []metric {
+	t.Helper()
+	var out []metric
+	dec := lineprotocol.NewDecoderWithBytes(b)
+	for dec.Next() {
+		name, err := dec.Measurement()
+		if err != nil {
+			t.Fatalf("Telegraf wrote bad line protocol: %v", err)
+		}
+		m := metric{name: string(name), tags: map[string]string{}, fields: map[string]any{}}
+		for {
+			k, v, err := dec.NextTag()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == nil {
+				break
+			}
+			m.tags[string(k)] = string(v)
+		}
+		for {
+			k, v, err := dec.NextField()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if k == nil {
+				break
+			}
+			m.fields[string(k)] = v.Interface()
+		}
+		out = append(out, m)
+	}
+	if err := dec.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func find(ms []metric, name string, tags map[string]string) []metric {
+	var out []metric
+next:
+	for _, m := range ms {
+		if m.name != name {
+			continue
+		}
+		for k, v := range tags {
+			if m.tags[k] != v {
+				continue next
+			}
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func hasSession(out []byte) bool {
+	return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e "))
+}
+
+// noParseErrors fails on any Telegraf log line about parsing, and on
+// procwalk stderr lines that lacked a level marker (Telegraf logs those as
+// `stderr: "..."`).
+func noParseErrors(t *testing.T, log string) {
+	t.Helper()
+	for _, line := range strings.Split(log, "\n") {
+		l := strings.ToLower(line)
+		if strings.Contains(l, "parse") && strings.Contains(line, "E!") || strings.Contains(line, "stderr: ") {
+			t.Errorf("Telegraf logged: %s", line)
+		}
+	}
+}
+
+func checkTmuxSession(t *testing.T, ms []metric) {
+	t.Helper()
+	s := find(ms, "procwalk_session", map[string]string{"kind": "tmux", "session": "e2e"})
+	if len(s) == 0 {
+		t.Fatal("no procwalk_session for the test's tmux session")
+	}
+	want := int64(sleepers + 1) // the pane's shell and its sleepers
+	for _, m := range s {
+		if m.fields["procs"] != want || m.fields["zombies"] != int64(0) {
+			t.Errorf("session e2e: procs=%v zombies=%v, want %d and 0", m.fields["procs"], m.fields["zombies"], want)
+		}
+		if rss, _ := m.fields["rss_bytes"].(int64); rss < want*100<<10 {
+			t.Errorf("session e2e: rss_bytes=%v, implausibly small for %d processes", m.fields["rss_bytes"], want)
+		}
+	}
+	if len(find(ms, "procwalk", nil)) == 0 {
+		t.Error("no procwalk self-metrics line")
+	}
+}
+
+func TestExecExample(t *testing.T) {
+	e := setup(t)
+	influx := startInflux(t)
+	out, log := e.run([]string{common("OUTFILE", influx), "../../examples/telegraf-exec.conf"}, func(out []byte) bool {
+		return bytes.Count(out, []byte("procwalk_session,kind=tmux,session=e2e ")) >= 2
+	})
+	noParseErrors(t, log)
+	ms := parse(t, out)
+	checkTmuxSession(t, ms)
+	top := find(ms, "procwalk_process", map[string]string{"kind": "tmux", "session": "e2e", "rank": "1"})
+	if len(top) == 0 || top[0].fields["comm"] == nil || top[0].fields["cmdline"] == nil {
+		t.Errorf("example asks for --process-top 3: no rank 1 process line with comm and cmdline: %v", top)
+	}
+	// The same series, queried back from InfluxDB over HTTP.
+	got := influxQuery(t, influx, `SELECT last("procs") FROM "procwalk_session" WHERE "kind"='tmux' AND "session"='e2e'`)
+	if got != float64(sleepers+1) {
+		t.Errorf("InfluxDB has procs=%v for tmux:e2e, want %d", got, sleepers+1)
+	}
+}
+
+func TestExecdExample(t *testing.T) {
+	e := setup(t)
+	out, log := e.run([]string{common("OUTFILE", ""), "../../examples/telegraf-execd.conf"}, func(out []byte) bool {
+		return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e ")) && regexp.MustCompile(`session=e2e [^\n]*cpu_percent=`).Match(out)
+	})
+	noParseErrors(t, log)
+	ms := parse(t, out)
+	checkTmuxSession(t, ms)
+	for _, m := range find(ms, "procwalk_session", map[string]string{"session": "e2e"}) {
+		if cpu, ok := m.fields["cpu_percent"].(float64); ok && (cpu < 0 || cpu > 5) {
+			t.Errorf("sleeping session at %v%% CPU", cpu)
+		}
+	}
+}
+
+func TestCompiledInInput(t *testing.T) {
+	e := setup(t)
+	conf := fmt.Sprintf(`
+[[inputs.procwalk]]
+  session_kinds = ["tmux"]
+  tmux_sockets = [%q]
+  process_top = 2
+`, e.socket)
+	out, log := e.run([]string{common("OUTFILE", ""), conf}, hasSession)
+	noParseErrors(t, log)
+	ms := parse(t, out)
+	checkTmuxSession(t, ms)
+	if n := len(find(ms, "procwalk_process", map[string]string{"session": "e2e"})); n < 2 {
+		t.Errorf("%d process lines for process_top = 2", n)
+	}
+}
+
+// TestProcstatSchemaMatchesProcstat runs Telegraf's procstat and procwalk's
+// procstat schema side by side on the test's sleepers and compares them
+// field by field.
+func TestProcstatSchemaMatchesProcstat(t *testing.T) {
+	e := setup(t)
+	// Anchored, so that neither pgrep's nor procwalk's own command line,
+	// which hold the pattern, match it.
+	pattern := "^sleep " + e.sleep + "$"
+	conf := fmt.Sprintf(`
+[[inputs.procstat]]
+  pattern = %q
+  [inputs.procstat.tags]
+    source = "telegraf"
+[[inputs.exec]]
+  commands = ["procwalk telegraf --schema procstat --procstat-pattern '%s' --skip-self-metrics"]
+  data_format = "influx"
+  [inputs.exec.tags]
+    source = "procwalk"
+`, pattern, pattern)
+	out, log := e.run([]string{common("OUTFILE", ""), conf}, func(out []byte) bool {
+		return bytes.Count(out, []byte("source=procwalk")) >= 2*(sleepers+1) && bytes.Count(out, []byte("source=telegraf")) >= 2*(sleepers+1)
+	})
+	noParseErrors(t, log)
+	ms := parse(t, out)
+	theirs, ours := map[int64]metric{}, map[int64]metric{}
+	for _, m := range find(ms, "procstat", nil) {
+		pid, _ := m.fields["pid"].(int64)
+		if m.tags["source"] == "telegraf" {
+			theirs[pid] = m
+		} else {
+			ours[pid] = m
+		}
+	}
+	if len(ours) != sleepers || len(theirs) != sleepers {
+		t.Fatalf("procstat lines for %d (procwalk) and %d (telegraf) pids, want %d each", len(ours), len(theirs), sleepers)
+	}
+	for pid, o := range ours {
+		th, ok := theirs[pid]
+		if !ok {
+			t.Errorf("pid %d: procwalk reports it, procstat does not", pid)
+			continue
+		}
+		for k, v := range o.tags {
+			if k != "source" && th.tags[k] != v {
+				t.Errorf("pid %d tag %s: procwalk %q, procstat %q", pid, k, v, th.tags[k])
+			}
+		}
+		for k, v := range o.fields {
+			tv, ok := th.fields[k]
+			if !ok {
+				t.Errorf("pid %d: field %s is not procstat's", pid, k)
+				continue
+			}
+			if fmt.Sprintf("%T", v) != fmt.Sprintf("%T", tv) {
+				t.Errorf("pid %d field %s: procwalk %T, procstat %T", pid, k, v, tv)
+			}
+			switch k {
+			case "pid", "ppid", "num_threads", "memory_vms", "memory_rss", "cmdline", "user", "status":
+				if v != tv {
+					t.Errorf("pid %d field %s: procwalk %v, procstat %v", pid, k, v, tv)
+				}
+			case "created_at":
+				// In a container gopsutil derives the boot time from
+				// /proc/uptime, which jitters by up to a second; procwalk
+				// uses btime from /proc/stat.
+				const slack = int64(time.Second + 20*time.Millisecond)
+				if d := v.(int64) - tv.(int64); d < -slack || d > slack {
+					t.Errorf("pid %d created_at: procwalk %v, procstat %v", pid, v, tv)
+				}
+			}
+		}
+	}
+	t.Logf("procwalk writes %d of procstat's %d fields per process", len(ours[firstKey(ours)].fields), len(theirs[firstKey(theirs)].fields))
+}
+
+func firstKey(m map[int64]metric) int64 {
+	for k := range m {
+		return k
+	}
+	return 0
+}
+
+// startInflux runs influxd on free 127.0.0.1 ports with a temporary data
+// directory and returns its HTTP URL.
+func startInflux(t *testing.T) string {
+	t.Helper()
+	influxd, err := exec.LookPath("influxd")
+	if err != nil {
+		t.Fatal("influxd is not installed (apt-get install -y influxdb)")
+	}
+	dir := t.TempDir()
+	httpAddr, rpcAddr := freeAddr(t), freeAddr(t)
+	conf := fmt.Sprintf(`reporting-disabled = true
+bind-address = %q
+[meta]
+  dir = %q
+[data]
+  dir = %q
+  wal-dir = %q
+  query-log-enabled = false
+[monitor]
+  store-enabled = false
+[http]
+  enabled = true
+  bind-address = %q
+  log-enabled = false
+[ifql]
+  enabled = false
+`, rpcAddr, dir+"/meta", dir+"/data", dir+"/wal", httpAddr)
+	if err := os.WriteFile(dir+"/influxdb.conf", []byte(conf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	cmd := exec.Command(influxd, "-config", dir+"/influxdb.conf")
+	cmd.Stdout, cmd.Stderr = &log, &log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	base := "http://" + httpAddr
+	for i := 0; i < 100; i++ {
+		if resp, err := http.Get(base + "/ping"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusNoContent {
+				return base
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("influxd did not answer /ping in 10 s:\n%s", log.String())
+	return ""
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// influxQuery runs one InfluxQL query and returns the first value of the
+// first series as a float.
+func influxQuery(t *testing.T, base, q string) float64 {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/query?db=procwalk_e2e&q="+url.QueryEscape(q), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Results []struct {
+			Series []struct {
+				Values [][]any `json:"values"`
+			} `json:"series"`
+			Error string `json:"error"`
+		} `json:"results"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if len(body.Results) == 0 || body.Results[0].Error != "" || len(body.Results[0].Series) == 0 ||
+		len(body.Results[0].Series[0].Values) == 0 {
+		t.Fatalf("query %q: no data: %+v", q, body)
+	}
+	v, _ := body.Results[0].Series[0].Values[0][1].(float64)
+	return v
+}
+
+// cpuSeconds is utime+stime (+ reaped children) of pid from /proc, in s.
+func cpuSeconds(t *testing.T, pid int, children bool) float64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	sum := 0.0
+	n := 2 // utime, stime: fields 14, 15 (index 11, 12 after the state)
+	if children {
+		n = 4 // cutime, cstime
+	}
+	for i := 11; i < 11+n; i++ {
+		v, _ := strconv.ParseFloat(f[i], 64)
+		sum += v
+	}
+	return sum / 100 // USER_HZ
+}
+
+// TestCPUAgainstProcstat prints what one gather costs in CPU on this host,
+// all processes of the host in scope: Telegraf's procstat (pattern ".",
+// cpu and memory), procwalk in exec mode (a whole process per gather, with
+// its tmux client), procwalk in execd mode (steady state, and its resident
+// memory), and a raw loop that only reads every stat and statm. Timing is
+// reported, not asserted: speed claims are the benchmarks' (plugin/bench_test.go).
+func TestCPUAgainstProcstat(t *testing.T) {
+	e := setup(t)
+	const gathers = 5
+	procstat := e.procstatCPU(gathers)
+	execScan := e.execCPU(gathers, "--session-kinds", "group") // no group rules: no sessions
+	execTmux := e.execCPU(gathers, "--session-kinds", "tmux")
+	execDefault := e.execCPU(gathers)
+	execd, rss, peak := e.execdCPU(gathers, "--session-kinds", "tmux")
+	raw := rawLoopCPU(t, gathers)
+	procs := countProcs(t)
+	t.Logf("CPU per gather over %d processes (seconds):", procs)
+	t.Logf("  telegraf procstat pattern=\".\" cpu+memory  %.4f", procstat)
+	t.Logf("  procwalk exec, no sessions                %.4f  (%.0fx less than procstat, %.2fx the raw loop)", execScan, procstat/execScan, execScan/raw)
+	t.Logf("  procwalk exec, tmux sessions              %.4f  (%.0fx less than procstat, %.2fx the raw loop)", execTmux, procstat/execTmux, execTmux/raw)
+	t.Logf("  procwalk exec, default sessions           %.4f  (%.0fx less than procstat)", execDefault, procstat/execDefault)
+	t.Logf("  procwalk execd, tmux sessions             %.4f  (%.0fx less than procstat), RSS %.1f MiB between gathers, %.1f MiB peak", execd, procstat/execd, float64(rss)/(1<<20), float64(peak)/(1<<20))
+	t.Logf("  raw stat+statm read loop                  %.4f", raw)
+	if execTmux >= procstat {
+		t.Errorf("procwalk exec (%.4f s) costs as much as procstat (%.4f s) per gather", execTmux, procstat)
+	}
+}
+
+// procstatCPU runs Telegraf with only procstat and returns its CPU (its own
+// and its reaped pgrep children's) per gather, after two warm-up gathers.
+func (e *e2e) procstatCPU(gathers int) float64 {
+	t := e.t
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	conf := filepath.Join(dir, "procstat.conf")
+	os.WriteFile(conf, []byte(fmt.Sprintf(`
+[agent]
+  interval = "2s"
+  flush_interval = "1s"
+  omit_hostname = true
+[[inputs.procstat]]
+  pattern = "."
+  properties = ["cpu", "memory"]
+[[outputs.file]]
+  files = [%q]
+  data_format = "influx"
+`, out)), 0o644)
+	cmd := exec.Command(e.telegraf, "--config", conf)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	lookups := func() int {
+		b, _ := os.ReadFile(out)
+		return bytes.Count(b, []byte("procstat_lookup,"))
+	}
+	waitFor := func(n int) {
+		deadline := time.Now().Add(time.Duration(n)*10*time.Second + 30*time.Second)
+		for lookups() < n {
+			if time.Now().After(deadline) {
+				t.Fatalf("procstat gathered %d times, want %d", lookups(), n)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitFor(2)
+	n1, c1 := lookups(), cpuSeconds(t, cmd.Process.Pid, false)+cpuSeconds(t, cmd.Process.Pid, true)
+	waitFor(n1 + gathers)
+	n2, c2 := lookups(), cpuSeconds(t, cmd.Process.Pid, false)+cpuSeconds(t, cmd.Process.Pid, true)
+	return (c2 - c1) / float64(n2-n1)
+}
+
+// execCPU runs `procwalk telegraf` gathers times, as inputs.exec does, and
+// returns the CPU of each whole run (with its tmux client), on average.
+func (e *e2e) execCPU(gathers int, args ...string) float64 {
+	t := e.t
+	total := 0.0
+	for i := 0; i < gathers; i++ {
+		cmd := exec.Command(filepath.Join(e.binDir, "procwalk"), append([]string{"telegraf"}, args...)...)
+		if out, err := cmd.Output(); err != nil || len(out) == 0 {
+			t.Fatalf("procwalk telegraf: %v", err)
+		}
+		total += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	return total / float64(gathers)
+}
+
+// execdCPU runs `procwalk telegraf --execd`, feeds it gathers lines after its
+// first batch, and returns its CPU per gather, its resident memory between
+// gathers and its peak resident memory.
+func (e *e2e) execdCPU(gathers int, args ...string) (cpu float64, rss, peak uint64) {
+	t := e.t
+	cmd := exec.Command(filepath.Join(e.binDir, "procwalk"), append([]string{"telegraf", "--execd"}, args...)...)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	lines := bufio.NewReader(stdout)
+	batch := func() { // one line in, one batch out, ending in the self line
+		stdin.Write([]byte("\n"))
+		for {
+			line, err := lines.ReadBytes('\n')
+			if err != nil {
+				t.Fatalf("reading execd output: %v", err)
+			}
+			if bytes.HasPrefix(line, []byte("procwalk,schema=")) {
+				return
+			}
+		}
+	}
+	batch() // warm: buffers grown, samples taken
+	c1 := cpuSeconds(t, cmd.Process.Pid, false) + cpuSeconds(t, cmd.Process.Pid, true)
+	for i := 0; i < gathers; i++ {
+		batch()
+	}
+	c2 := cpuSeconds(t, cmd.Process.Pid, false) + cpuSeconds(t, cmd.Process.Pid, true)
+	status, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
+	kB := func(key string) uint64 {
+		m := regexp.MustCompile(key + `:\s+(\d+) kB`).FindSubmatch(status)
+		if m == nil {
+			t.Fatalf("no %s in /proc/<pid>/status", key)
+		}
+		v, _ := strconv.ParseUint(string(m[1]), 10, 64)
+		return v << 10
+	}
+	return (c2 - c1) / float64(gathers), kB("VmRSS"), kB("VmHWM")
+}
+
+// rawLoopCPU reads every pid's stat and statm gathers times on one locked
+// thread and returns that thread's CPU per pass.
+func rawLoopCPU(t *testing.T, gathers int) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const rusageThread = 1 // RUSAGE_THREAD
+	var before, after syscall.Rusage
+	syscall.Getrusage(rusageThread, &before)
+	buf := make([]byte, 4096)
+	for i := 0; i < gathers; i++ {
+		dir, err := os.Open("/proc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, _ := dir.Readdirnames(-1)
+		dir.Close()
+		for _, name := range names {
+			if name[0] < '0' || name[0] > '9' {
+				continue
+			}
+			for _, f := range [...]string{"/stat", "/statm"} {
+				fd, err := syscall.Open("/proc/"+name+f, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+				if err != nil {
+					continue
+				}
+				for {
+					if n, err := syscall.Read(fd, buf); n <= 0 || err != nil {
+						break
+					}
+				}
+				syscall.Close(fd)
+			}
+		}
+	}
+	syscall.Getrusage(rusageThread, &after)
+	tv := func(r syscall.Rusage) float64 {
+		return float64(r.Utime.Sec+r.Stime.Sec) + float64(r.Utime.Usec+r.Stime.Usec)/1e6
+	}
+	return (tv(after) - tv(before)) / float64(gathers)
+}
+
+func countProcs(t *testing.T) int {
+	names, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(names)
+}
