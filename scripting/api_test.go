@@ -72,6 +72,7 @@ print(p.cpu, p.read_rate, p.write_rate, p.growth, p.pss_growth, p.uss_growth)`,
 		{`local k, z = pw.process(2), pw.process(122)
 print(k.kernel, k.exe, k.pss, z.zombie, z.state, z.exe, z.pss, z.rss)`,
 			"true\tnil\tnil\ttrue\tZ\tnil\tnil\t0"},
+		{`print(pw.process("110@160000").comm, pw.process("110@160001"))`, "claude\tnil\tprocess 110@160001 has exited"},
 		{`print(tostring(pw.process(1)), pw.process(1) == pw.process(1), pw.process(1) == pw.process(2))`,
 			"process 1 (systemd)\ttrue\tfalse"},
 	})
@@ -112,6 +113,7 @@ func TestProcessObjectsAreReadOnly(t *testing.T) {
 		{`pw.process(1):session("nope")`, `unknown session kind "nope"; kinds are tmux, sid`},
 		{`pw.process(1.5)`, "integer expected, got 1.5"},
 		{`pw.process(0)`, "pid must be positive"},
+		{`pw.process("110")`, `want a pid or an id "PID@STARTTICKS", got "110"`},
 		{`pw.process(1).parent({})`, "process expected, got table"},
 	}
 	for _, c := range cases {

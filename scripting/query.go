@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -142,8 +143,13 @@ func (m *module) sessionMembers(L *lua.LState, n int, ref string) map[procwalk.P
 	return ids
 }
 
-// procwalk.process(pid) -> process | nil, "no process <pid>"
+// procwalk.process(pid | "PID@STARTTICKS") -> process | nil, err: by pid,
+// or by the identity a process's id field gives, which finds it only while
+// that very process lives (not a later one with the same pid).
 func (m *module) luaProcess(L *lua.LState) int {
+	if id, ok := L.Get(1).(lua.LString); ok {
+		return m.processByID(L, string(id))
+	}
 	pid := checkInteger(L, 1)
 	if pid <= 0 {
 		L.ArgError(1, fmt.Sprintf("pid must be positive, got %d", pid))
@@ -152,6 +158,23 @@ func (m *module) luaProcess(L *lua.LState) int {
 	if p == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(fmt.Sprintf("no process %d", pid)))
+		return 2
+	}
+	m.pushProcess(L, m.snap, p)
+	return 1
+}
+
+func (m *module) processByID(L *lua.LState, s string) int {
+	pidText, ticksText, ok := strings.Cut(s, "@")
+	pid, err1 := strconv.Atoi(pidText)
+	ticks, err2 := strconv.ParseUint(ticksText, 10, 64)
+	if !ok || err1 != nil || err2 != nil || pid <= 0 {
+		L.ArgError(1, fmt.Sprintf("want a pid or an id \"PID@STARTTICKS\", got %q", s))
+	}
+	p := m.snap.Lookup(procwalk.ProcID{PID: pid, StartTicks: ticks})
+	if p == nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(fmt.Sprintf("process %s has exited", s)))
 		return 2
 	}
 	m.pushProcess(L, m.snap, p)
