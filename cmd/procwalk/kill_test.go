@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"syscall"
@@ -263,4 +264,56 @@ func openPTY(t *testing.T) (master, slave *os.File) {
 		t.Fatal(err)
 	}
 	return m, s
+}
+
+// TestIntegrationKillTmuxSession ends one session of a tmux server the test
+// starts on its own socket, and leaves the other session alone.
+func TestIntegrationKillTmuxSession(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	socket := fmt.Sprintf("procwalk-kill-test-%d", os.Getpid())
+	tmux := func(args ...string) error {
+		return exec.Command("tmux", append([]string{"-L", socket}, args...)...).Run()
+	}
+	if err := tmux("new-session", "-d", "-s", "victim", "sleep 1000"); err != nil {
+		t.Fatalf("tmux: %v", err)
+	}
+	t.Cleanup(func() { tmux("kill-server") })
+	// A pane whose process ignores TERM: only SIGKILL ends it.
+	if err := tmux("split-window", "-t", "victim", `trap "" TERM; exec sleep 1001`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tmux("new-session", "-d", "-s", "bystander", "sleep 1002"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // let the panes exec
+	r := cli(t, "kill", "--json", "--yes", "--grace", "500ms", "--session", "tmux:victim", "--tmux-sockets", socket, "--kill-tmux-session")
+	if r.code != exitOK {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+		var e struct{ Args, Outcome, Session string }
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("%v: %q", err, line)
+		}
+		if e.Session != "tmux:victim" {
+			t.Errorf("event session %q", e.Session)
+		}
+		got[e.Args] = e.Outcome
+	}
+	if want := map[string]string{"sleep 1000": "exited", "sleep 1001": "killed"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("outcomes %v, want %v (the bystander's sleep 1002 untouched)", got, want)
+	}
+	for deadline := time.Now().Add(3 * time.Second); tmux("has-session", "-t", "=victim") == nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("session victim still exists")
+		}
+	}
+	if err := tmux("has-session", "-t", "=bystander"); err != nil {
+		t.Errorf("bystander session is gone: %v", err)
+	}
 }
