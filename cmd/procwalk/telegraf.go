@@ -31,6 +31,7 @@ type telegrafCommand struct {
 	kinds      string
 	sockets    string
 	tagWith    string
+	script     telegrafScript // --script: a Lua script run on every gather (script.go)
 }
 
 const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
@@ -85,6 +86,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.ProcstatUser, "procstat-user", "", "procstat schema: processes of this user name (pgrep -u)")
 	fs.StringVar(&c.tagWith, "procstat-tag-with", "", "procstat schema: properties to tag instead of field, comma-separated: "+strings.Join(plugin.ProcstatTagWith(), ", "))
 	fs.BoolVar(&in.SkipSelfMetrics, "skip-self-metrics", false, "leave out the procwalk self-metrics line")
+	c.script.register(fs)
 	return &ffcli.Command{
 		Name:       "telegraf",
 		ShortUsage: "procwalk telegraf [--execd] [flags]",
@@ -101,6 +103,11 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("telegraf takes no arguments, got %q", args)
 	}
 	log := plugin.NewLineLogger(c.e.stderr, c.debug)
+	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
+	if err != nil {
+		return err
+	}
+	defer closeScript()
 	collector, err := c.collector()
 	if err != nil {
 		return err

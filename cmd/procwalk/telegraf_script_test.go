@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// telegrafCLI runs procwalk telegraf on the Lua fixture with stdin.
+func telegrafCLI(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	clearEnv(t)
+	base := []string{"telegraf", "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup,
+		"--tmux-sockets", "/nonexistent/tmux", "--session-kinds", "user,agent", "--skip-self-metrics"}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), append(base, args...), strings.NewReader(stdin), &stdout, &stderr)
+	return result{stdout.String(), stderr.String(), exitCode(err)}
+}
+
+// The script's emits, alerts and kills join the batch after procwalk's
+// own lines; its print and logs become execd log lines.
+func TestTelegrafScriptExec(t *testing.T) {
+	rule := writeScript(t, "rule.lua", `local pw = require "procwalk"
+print("mode", pw.mode, pw.args.limit)
+for _, s in ipairs(pw.sessions("agent")) do
+  pw.emit("agent_rule", {project = s.attrs.project}, {procs = s.procs})
+  pw.alert{message = "agent seen", session = s}
+  s:top("rss", 1)[1]:kill{}
+end`)
+	r := telegrafCLI(t, "", "--dry-run", "--script", rule, "--script-arg", "limit=2GiB")
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := checkLines(t, r.stdout, 7) // 3 user + 1 agent sessions, then the script's 3
+	for i, prefix := range []string{
+		"procwalk_session,kind=user,session=app,user=app ",
+		"procwalk_session,agent=claude,kind=agent,session=claude/myproj ",
+		"agent_rule,project=myproj procs=3 ",
+		"procwalk_alert,rule=rule.lua,session=claude/myproj,session_kind=agent,severity=warning message=\"agent seen\" ",
+		"procwalk_action,outcome=dry_run,requester=rule:rule.lua pid=110i,",
+	} {
+		idx := []int{0, 3, 4, 5, 6}[i]
+		if !strings.HasPrefix(lines[idx], prefix) {
+			t.Errorf("line %d: %q, want prefix %q", idx+1, lines[idx], prefix)
+		}
+	}
+	for _, want := range []string{"I! mode\ttelegraf\t2GiB\n", "W! agent seen script=rule.lua alert=true session=claude/myproj", "W! would signal pid 110 (claude)"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+}
+
+// Under execd the script keeps its state from gather to gather, and a
+// failing run is a W! line: the batch is still written.
+func TestTelegrafScriptExecd(t *testing.T) {
+	rule := writeScript(t, "count.lua", `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+pw.emit("gathers", {}, {n = pw.state.n})
+if pw.state.n == 2 then error("second gather fails") end`)
+	r := telegrafCLI(t, "\n\n\n", "--execd", "--session-kinds", "user", "--script", rule)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	var gathers []string
+	for _, l := range checkLines(t, r.stdout, 12) {
+		if strings.HasPrefix(l, "gathers ") {
+			gathers = append(gathers, strings.Fields(l)[1])
+		}
+	}
+	// One run per stdin line (execd's priming gather, which only measures
+	// rates, runs no script).
+	if strings.Join(gathers, " ") != "n=1 n=2 n=3" {
+		t.Errorf("gathers %q", gathers)
+	}
+	if !strings.Contains(r.stderr, "W! partial gather: hook: lua script error: count.lua:4: second gather fails") {
+		t.Errorf("stderr:\n%s", r.stderr)
+	}
+}
+
+func TestTelegrafScriptErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--script", "nope"}, `no script "nope"`},
+		{[]string{"--script-arg", "a=1"}, "--script-arg needs --script"},
+		{[]string{"--script", writeScript(t, "bad.lua", "x = = 1")}, "bad.lua:1: syntax error"},
+		{[]string{"--script", "zombies", "--script-timeout", "0s"}, "--script-timeout 0s"},
+	} {
+		r := telegrafCLI(t, "", c.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr:\n%s\nwant exit 2 with %q", c.args, r.code, r.stdout, r.stderr, c.want)
+		}
+	}
+}
