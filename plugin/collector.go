@@ -95,6 +95,9 @@ func (c *Collector) Prime() error {
 // could not do is kept in c.notes: informational, not errors (a host
 // without tmux has no tmux sessions).
 func (c *Collector) gather() (*Gather, error) {
+	if c.grouper != nil {
+		c.grouper.Prefetch() // tmux answers while we scan
+	}
 	snap, err := c.scanner.Snapshot(c.fields)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
