@@ -242,7 +242,7 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 	case parent.Err() != nil:
 		return fmt.Errorf("%s interrupted: %w", where, context.Cause(parent))
 	case errors.Is(cause, errRunTimeout):
-		return fmt.Errorf("%w: %s ran past its %s deadline (raise it with --timeout, or do less per run)", ErrTimeout, where, r.limits.Timeout)
+		return fmt.Errorf("%w: %s ran past its %s deadline", ErrTimeout, where, r.limits.Timeout)
 	case errors.Is(cause, ErrMemory):
 		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
 	case r.limitHit || strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):

@@ -174,7 +174,7 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 	}
 	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions})
 	if err != nil && ctx.Err() == nil {
-		return &exitErr{Code: exitError, Err: err}
+		return &exitErr{Code: exitError, Err: withHint(err)}
 	}
 	return err
 }

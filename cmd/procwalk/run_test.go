@@ -145,7 +145,7 @@ func TestRunErrors(t *testing.T) {
 		{"missing file", []string{"run", "./nope.lua"}, exitUsage, "lua script not found: open ./nope.lua: no such file or directory"},
 		{"syntax", []string{"run", writeScript(t, "bad.lua", "local x = = 1")}, exitUsage, "lua syntax error: bad.lua:1: syntax error near '='"},
 		{"runtime", []string{"run", "--no-rates", writeScript(t, "boom.lua", "\nlocal t = nil\nprint(t.x)")}, exitError, "lua script error: boom.lua:3: attempt to index a non-table object(nil) with key 'x'"},
-		{"timeout", []string{"run", "--no-rates", "--script-timeout", "100ms", writeScript(t, "loop.lua", "while true do end")}, exitError, "lua script timed out: loop.lua:1: ran past its 100ms deadline"},
+		{"timeout", []string{"run", "--no-rates", "--script-timeout", "100ms", writeScript(t, "loop.lua", "while true do end")}, exitError, "lua script timed out: loop.lua:1: ran past its 100ms deadline (raise --script-timeout, or do less per run)"},
 		{"memory", []string{"run", "--no-rates", "--script-memory", "lots", "zombies"}, exitUsage, `--script-memory "lots": want a size of at least 1MiB`},
 		{"bad protect", []string{"run", "--protect", "[", "zombies"}, exitUsage, "--protect: bad protected pattern"},
 		{"list with a script", []string{"run", "--list", "zombies"}, exitUsage, "--list takes no script"},

@@ -129,6 +129,17 @@ func loadScript(name string) (*scripting.Script, error) {
 	return s, err
 }
 
+// withHint adds to a run's error the flag that raises the limit it hit.
+func withHint(err error) error {
+	switch {
+	case errors.Is(err, scripting.ErrTimeout):
+		return fmt.Errorf("%w (raise --script-timeout, or do less per run)", err)
+	case errors.Is(err, scripting.ErrMemory):
+		return fmt.Errorf("%w (raise --script-memory, or keep less per run)", err)
+	}
+	return err
+}
+
 // listScripts prints the bundled scripts and what they do.
 func listScripts(w io.Writer) {
 	width := 0
@@ -333,7 +344,7 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
-	return h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions})
+	return withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions}))
 }
 
 // action logs a kill's audit event and adds it to the batch as
