@@ -181,7 +181,7 @@ func (c *Collector) collect(w metricWriter) error {
 		c.writeProcstat(w, snap)
 	default:
 		for i := range g.Sessions {
-			writeSession(w, &g.Sessions[i], t)
+			writeSession(w, &g.Sessions[i], snap.Fields, t)
 		}
 		if c.cfg.Processes.Top > 0 {
 			for i := range g.Sessions {

@@ -28,7 +28,9 @@ func sessionTagAttrs() [5]string {
 	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent}
 }
 
-func writeSession(w metricWriter, s *procwalk.Session, t time.Time) {
+// writeSession writes one procwalk_session line; read are the optional
+// files the snapshot read (swap is known only from status or smaps).
+func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t time.Time) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -40,7 +42,9 @@ func writeSession(w metricWriter, s *procwalk.Session, t time.Time) {
 	w.intField("threads", int64(tot.Threads))
 	w.intField("zombies", int64(tot.Zombies))
 	w.intField("rss_bytes", bytesInt(tot.RSSBytes))
-	w.intField("swap_bytes", bytesInt(tot.SwapBytes))
+	if read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0 {
+		w.intField("swap_bytes", bytesInt(tot.SwapBytes))
+	}
 	if tot.SmapsRead > 0 {
 		w.intField("pss_bytes", bytesInt(tot.PSSBytes))
 		w.intField("uss_bytes", bytesInt(tot.USSBytes))

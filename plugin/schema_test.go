@@ -44,7 +44,7 @@ func TestWriteSessionFields(t *testing.T) {
 			},
 		},
 	}
-	ps := encode(t, func(w metricWriter) { writeSession(w, &s, t0) })
+	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0) })
 	if len(ps) != 1 {
 		t.Fatalf("%d points, want 1", len(ps))
 	}
@@ -78,8 +78,8 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Totals: procwalk.SessionTotals{
 		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
 	}}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, t0) })[0]
-	for _, absent := range []string{"pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
 		"growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("%s = %v written without data", absent, v)
@@ -197,4 +197,40 @@ func TestLineWriterCountsDroppedLines(t *testing.T) {
 func nan() float64 {
 	zero := 0.0
 	return zero / zero
+}
+
+func TestAppendActions(t *testing.T) {
+	events := []procwalk.ActionEvent{{
+		Time: t0, Requester: "rule:grow", Scope: "session tmux:build", Session: "tmux:build",
+		PID: 42, StartTicks: 1234, Comm: "cc1", Args: "cc1 -O2\nx.c", Signals: []string{"TERM", "KILL"},
+		Outcome: "killed", RSSBytes: 1 << 30, GoneSeconds: 5.5,
+	}, {
+		Time: t0.Add(time.Second), Requester: "cli", Scope: "tree 7@1", PID: 7, StartTicks: 1, Comm: "sleep",
+		Outcome: "refused_protected", Reason: "pid 1's ancestor", DryRun: true,
+	}}
+	b, err := AppendActions([]byte("prefix\n"), events...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "prefix\n") {
+		t.Fatalf("AppendActions did not append: %q", b)
+	}
+	ps := decode(t, b[len("prefix\n"):])
+	if len(ps) != 2 {
+		t.Fatalf("%d lines, want 2", len(ps))
+	}
+	if want := map[string]string{"requester": "rule:grow", "outcome": "killed", "kind": "tmux", "session": "build"}; !reflect.DeepEqual(ps[0].tags, want) {
+		t.Errorf("tags = %v, want %v", ps[0].tags, want)
+	}
+	want := map[string]any{"pid": int64(42), "start_ticks": int64(1234), "comm": "cc1", "cmdline": "cc1 -O2?x.c",
+		"signals": "TERM,KILL", "scope": "session tmux:build", "dry_run": false, "rss_bytes": int64(1 << 30), "gone_seconds": 5.5}
+	if !reflect.DeepEqual(ps[0].fields, want) {
+		t.Errorf("fields =\n%v\nwant\n%v", ps[0].fields, want)
+	}
+	if !ps[0].time.Equal(t0) || !ps[1].time.Equal(t0.Add(time.Second)) {
+		t.Errorf("times %v %v, want each event's own", ps[0].time, ps[1].time)
+	}
+	if _, ok := ps[1].tags["session"]; ok || ps[1].fields["reason"] != "pid 1's ancestor" || ps[1].fields["dry_run"] != true {
+		t.Errorf("second event = %+v", ps[1])
+	}
 }
