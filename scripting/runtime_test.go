@@ -66,7 +66,7 @@ print(held, gone)`, 6)
 
 func TestScriptErrorKeepsStateLimitErrorResetsIt(t *testing.T) {
 	w := newWorld(t)
-	w.cfg.Limits.Timeout = 50 * time.Millisecond
+	w.cfg.Limits.Timeout = 200 * time.Millisecond
 	prints, errs := ticks(t, w, `local pw = require "procwalk"
 pw.state.tick = (pw.state.tick or 0) + 1
 print(pw.state.tick)

@@ -66,7 +66,7 @@ pw.state.n = (pw.state.n or 0) + 1
 print("tick", pw.state.n)
 if pw.state.n == 2 then while true do end end`)
 	clearEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()
 	r := cliContext(t, ctx, "watch", "--proc", scriptProc, "--interval", "50ms", "--script-timeout", "1m", path)
