@@ -127,7 +127,13 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}
 		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, ReturnMemory: !c.keepMemory}
-		return x.Run(ctx)
+		if err := x.Run(ctx); err != nil {
+			// Logged with its marker, so Telegraf shows it as an error;
+			// the nil Err keeps main from printing it again unmarked.
+			log.Errorf("%v", err)
+			return &exitErr{Code: exitError}
+		}
+		return nil
 	}
 	if c.rates {
 		if err := c.waitForRates(ctx, collector); err != nil {

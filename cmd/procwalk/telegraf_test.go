@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -149,5 +150,23 @@ func TestTelegrafErrors(t *testing.T) {
 				t.Errorf("wrote metrics on error: %q", r.stdout)
 			}
 		})
+	}
+}
+
+// failingWriter fails every write, as a full disk would.
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+func TestTelegrafExecdWriteErrorIsLoggedWithItsMarker(t *testing.T) {
+	clearEnv(t)
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"telegraf", "--proc", telegrafProc, "--execd", "--session-kinds", "user"},
+		strings.NewReader("\n"), failingWriter{}, &stderr)
+	if code := exitCode(err); code != exitError {
+		t.Errorf("exit %d, want %d", code, exitError)
+	}
+	if got := stderr.String(); got != "E! writing metrics: no space left on device\n" {
+		t.Errorf("stderr = %q, want one E! line", got)
 	}
 }
