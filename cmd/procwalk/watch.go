@@ -43,8 +43,8 @@ limit such as --script-timeout starts the next one with an empty state). A tick
 that fails is logged to stderr and the next one runs as usual. Each tick's
 emitted lines are written to stdout together, as line protocol.
 
-SIGINT or SIGTERM ends watch after the current tick's kill, if any, with
-exit 0.
+SIGINT or SIGTERM ends watch with exit 0, also in the middle of a tick: a
+kill waiting out its grace stops waiting and sends no SIGKILL.
 
 EXAMPLES
   procwalk watch memory-guard --interval 10s --dry-run -- limit=4GiB ticks=3
