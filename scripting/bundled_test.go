@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -319,5 +322,54 @@ func TestMemoryGuardBadArgs(t *testing.T) {
 		if _, err := tryBundled(t, w, "memory-guard", args...); !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "memory-guard.lua:") {
 			t.Errorf("%v: %v", args, err)
 		}
+	}
+}
+
+// A parent holding many zombies is summarized by name: a copy of the
+// fixture with nine more zombie children of make (120).
+func TestZombiesSummarizesMany(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS("testdata/proc")); err != nil {
+		t.Fatal(err)
+	}
+	stat, err := os.ReadFile("testdata/proc/122/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 9; i++ {
+		pid := strconv.Itoa(130 + i)
+		comm := "cc1"
+		if i%3 == 0 {
+			comm = "sh"
+		}
+		line := strings.Replace(strings.Replace(string(stat), "122 (cc1)", pid+" ("+comm+")", 1), " 180200 ", " 180300 ", 1)
+		for _, f := range []string{"stat", "statm"} {
+			src := []byte(line)
+			if f == "statm" {
+				src = []byte("0 0 0 0 0 0 0\n")
+			}
+			if err := os.MkdirAll(filepath.Join(dir, pid), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, pid, f), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	fs, err := procwalk.NewFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fs.Snapshot(procwalk.AllFields)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap.Time = fixtureTime
+	w := newWorld(t)
+	w.in = Input{Snapshot: snap}
+	got := runBundled(t, w, "zombies")
+	want := "11 zombies under 2 parents\n  make 120: 10 not reaped: cc1 x7, sh x3 (oldest 9 days 23 hr)\n"
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%s\nwant it to start with\n%s", got, want)
 	}
 }

@@ -42,8 +42,25 @@ for _, key in ipairs(order) do
   local entry = parents[key]
   local parent, list = entry.parent, entry.zombies
   local names = {}
-  for _, z in ipairs(list) do
-    names[#names + 1] = string.format("%s %d (%s)", z.comm, z.pid, pw.duration(z.age))
+  if #list <= 5 then
+    for _, z in ipairs(list) do
+      names[#names + 1] = string.format("%s %d (%s)", z.comm, z.pid, pw.duration(z.age))
+    end
+  else -- a parent can hold thousands: count them by name
+    local counts, oldest = {}, 0
+    for _, z in ipairs(list) do
+      if not counts[z.comm] then names[#names + 1] = z.comm end
+      counts[z.comm] = (counts[z.comm] or 0) + 1
+      oldest = math.max(oldest, z.age)
+    end
+    table.sort(names, function(a, b)
+      if counts[a] ~= counts[b] then return counts[a] > counts[b] end
+      return a < b
+    end)
+    local shown = {}
+    for i = 1, math.min(#names, 5) do shown[i] = names[i] .. " x" .. counts[names[i]] end
+    if #names > 5 then shown[#shown + 1] = (#names - 5) .. " other names" end
+    names = { table.concat(shown, ", ") .. " (oldest " .. pw.duration(oldest) .. ")" }
   end
   local s = parent and where(parent)
   local who = parent and string.format("%s %d", parent.comm, parent.pid) or "no parent in view"
