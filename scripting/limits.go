@@ -29,8 +29,6 @@ type Limits struct {
 	// the run is cancelled. It is process-wide and coarse (checked every
 	// 10 ms). Default 256 MiB.
 	HeapBudgetBytes uint64
-	// MaxSourceBytes bounds a script's source. Default 1 MiB.
-	MaxSourceBytes int
 }
 
 // DefaultLimits returns the limits used for zero fields.
@@ -45,7 +43,6 @@ func DefaultLimits() Limits {
 		MaxPatternBytes:      512,
 		MaxCoroutines:        64,
 		HeapBudgetBytes:      256 << 20,
-		MaxSourceBytes:       1 << 20,
 	}
 }
 
@@ -81,9 +78,6 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.HeapBudgetBytes > 0 {
 		d.HeapBudgetBytes = l.HeapBudgetBytes
-	}
-	if l.MaxSourceBytes > 0 {
-		d.MaxSourceBytes = l.MaxSourceBytes
 	}
 	return d
 }

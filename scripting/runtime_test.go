@@ -95,6 +95,8 @@ func TestCompileErrors(t *testing.T) {
 		{"x = 'unfinished", "broken.lua: at end of file: unterminated string"},
 		{"goto x", "no visible label 'x' for <goto> at line 1"},
 		{strings.Repeat("-", 2<<20), "over the 1.0 MiB limit"},
+		// Deep nesting: the compiler recurses, the Go stack grows; no crash.
+		{"return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "register overflow"},
 	} {
 		_, err := Compile("broken.lua", []byte(c.src))
 		if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), c.want) {
