@@ -60,7 +60,15 @@ func setup(t *testing.T) *e2e {
 	if out, err := exec.Command("tmux", "-L", e.socket, "new-session", "-d", "-s", "e2e", script).CombinedOutput(); err != nil {
 		t.Fatalf("starting tmux: %v\n%s", err, out)
 	}
-	t.Cleanup(func() { exec.Command("tmux", "-L", e.socket, "kill-server").Run() })
+	socketPath, err := exec.Command("tmux", "-L", e.socket, "display-message", "-p", "#{socket_path}").Output()
+	if err != nil {
+		t.Fatalf("asking tmux for its socket path: %v", err)
+	}
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", e.socket, "kill-server").Run()
+		// tmux leaves the socket file; later discovery would dial it.
+		os.Remove(strings.TrimSpace(string(socketPath)))
+	})
 	time.Sleep(300 * time.Millisecond) // let the shell fork its sleepers
 	return e
 }
