@@ -5,6 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"os"
+	"os/signal"
 	"syscall"
 	"time"
 
@@ -52,7 +55,7 @@ EXAMPLES
   procwalk watch ./my-rule.lua --count 6
 
 EXIT CODES
-  0  interrupted (SIGINT, SIGTERM), or --count ticks done
+  0  interrupted (SIGINT, SIGTERM), --count ticks done, or stdout closed
   1  /proc could not be read at the start
   2  usage: bad flags, no such script, or a syntax error in the script`
 
@@ -106,8 +109,14 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// A closed stdout must end the loop through EPIPE from Write, not
+	// SIGPIPE, which Go raises for writes to fd 1 otherwise.
+	sigpipe := make(chan os.Signal, 1)
+	signal.Notify(sigpipe, syscall.SIGPIPE)
+	defer signal.Stop(sigpipe)
 	w := &watchLoop{sr: sr, scanner: procwalk.NewScanner(fsys), e: c.e}
-	return w.loop(ctx, interval, c.count)
+	w.loop(ctx, interval, c.count)
+	return nil
 }
 
 // watchLoop is the state kept across ticks: the scanner's buffers, the
@@ -120,42 +129,40 @@ type watchLoop struct {
 	failed  int // consecutive failed ticks
 }
 
-// loop ticks until ctx ends or count ticks have run. Ticks that a slow run
-// overlaps are skipped, not queued.
-func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int) error {
+// loop ticks until ctx ends, count ticks have run, or stdout is closed.
+// Ticks that a slow run overlaps are skipped, not queued.
+func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
 	for n := 1; ; n++ {
-		if err := w.tick(ctx, n); err != nil {
-			return err
-		}
-		if count > 0 && n >= count {
-			return nil
+		if !w.tick(ctx, n) || (count > 0 && n >= count) {
+			return
 		}
 		select {
 		case <-ctx.Done():
-			return nil
+			return
 		case <-ticker.C:
 		}
 	}
 }
 
-// tick scans and runs the script once. Only a closed stdout ends the loop;
-// every other failure is logged and the next tick goes on.
-func (w *watchLoop) tick(ctx context.Context, n int) error {
+// tick scans and runs the script once and reports whether to go on: only
+// a closed stdout stops the loop; every other failure is logged and the
+// next tick goes on.
+func (w *watchLoop) tick(ctx context.Context, n int) bool {
 	if ctx.Err() != nil {
-		return nil
+		return false
 	}
 	snap, err := w.scanner.Snapshot(w.sr.fields)
 	if err != nil {
 		w.fail(n, fmt.Errorf("scanning /proc: %w", err))
-		return nil
+		return true
 	}
 	w.sampler.Observe(snap)
 	err = w.sr.run(ctx, snap)
 	if ferr := w.sr.out.flush(w.e.stdout); ferr != nil {
-		if errors.Is(ferr, syscall.EPIPE) {
-			return nil // nobody reads any more: stop
+		if errors.Is(ferr, syscall.EPIPE) || errors.Is(ferr, io.ErrClosedPipe) {
+			return false // nobody reads any more
 		}
 		w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
 	}
@@ -169,7 +176,7 @@ func (w *watchLoop) tick(ctx context.Context, n int) error {
 			fmt.Fprintf(w.e.stderr, "procwalk: %s\n", note)
 		}
 	}
-	return nil
+	return true
 }
 
 // fail logs a failed tick; a run of failures says how many in a row.

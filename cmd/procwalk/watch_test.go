@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -115,3 +116,21 @@ if pw.debounce("first", true, 1) and not pw.debounce("second", true, 2) then loc
 		t.Errorf("stderr:\n%s", r.stderr)
 	}
 }
+
+// A reader that goes away ends watch: no tick is lost to a half-written
+// batch, and the exit is clean.
+func TestWatchStopsWhenStdoutCloses(t *testing.T) {
+	path := writeScript(t, "emit.lua", `require("procwalk").emit("tick", {}, {n = 1})`)
+	clearEnv(t)
+	var stderr strings.Builder
+	err := run(context.Background(), []string{"watch", "--proc", scriptProc, "--interval", "10ms", path},
+		strings.NewReader(""), closedWriter{}, &stderr)
+	if exitCode(err) != exitOK || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q", exitCode(err), stderr.String())
+	}
+}
+
+// closedWriter is a stdout whose reader has gone.
+type closedWriter struct{}
+
+func (closedWriter) Write([]byte) (int, error) { return 0, syscall.EPIPE }
