@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,6 +42,9 @@ type tmuxServer struct {
 	pid    int
 	recs   []tmuxPaneRecord
 }
+
+// maxStaleListed bounds the sockets without a server that a note names.
+const maxStaleListed = 3
 
 // tmuxAnswer is what the tmux servers said, before grouping.
 type tmuxAnswer struct {
@@ -101,7 +105,13 @@ func (g *Grouper) askTmux() tmuxAnswer {
 		}
 	}
 	if len(stale) > 0 {
-		a.notes.addf("tmux: no server on %s", strings.Join(stale, ", "))
+		// Sockets left behind by servers that died are common; name a few.
+		more := ""
+		if len(stale) > maxStaleListed {
+			more = fmt.Sprintf(" and %d more", len(stale)-maxStaleListed)
+			stale = stale[:maxStaleListed]
+		}
+		a.notes.addf("tmux: no server on %s%s", strings.Join(stale, ", "), more)
 	}
 	labelServers(a.servers)
 	return a

@@ -281,3 +281,16 @@ func TestRunTmuxListPanesErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupTmuxStaleSocketsNote(t *testing.T) {
+	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets: []string{"/s/a", "/s/b", "/s/c", "/s/d", "/s/e"},
+		ListPanes: func(socket string) ([]byte, error) {
+			return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
+		},
+	}}
+	_, notes, _ := groupFixture(t, sessionFixture, cfg)
+	if want := []string{"tmux: no server on /s/a, /s/b, /s/c and 2 more"}; !slices.Equal(notes, want) {
+		t.Errorf("notes = %q, want %q", notes, want)
+	}
+}
