@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/procwalk/procwalk/plugin"
@@ -153,16 +152,15 @@ func listScripts(w io.Writer) {
 
 // lineEmitter is a script's output stream: each emitted metric becomes one
 // line of line protocol in a buffer, written out whole by flush, so that a
-// reader never sees half a line or half a run's lines.
+// reader never sees half a line or half a run's lines. Emits and kill
+// events (the Killer reports them from the caller's goroutine) all come
+// from the goroutine running the script.
 type lineEmitter struct {
-	mu  sync.Mutex // kills report actions from the run's goroutine only, but cheap insurance
 	buf []byte
 }
 
 // Emit encodes one metric; a metric the encoder refuses is left out.
 func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	b, err := plugin.AppendMetric(e.buf, measurement, tags, fields, t)
 	e.buf = b
 	return err
@@ -170,15 +168,11 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 
 // action adds the procwalk_action line of a kill's outcome.
 func (e *lineEmitter) action(ev procwalk.ActionEvent) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
 }
 
 // flush writes the buffered lines to w and empties the buffer.
 func (e *lineEmitter) flush(w io.Writer) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if len(e.buf) == 0 {
 		return nil
 	}
