@@ -1,11 +1,18 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 )
@@ -169,4 +176,71 @@ func TestTelegrafExecdWriteErrorIsLoggedWithItsMarker(t *testing.T) {
 	if got := stderr.String(); got != "E! writing metrics: no space left on device\n" {
 		t.Errorf("stderr = %q, want one E! line", got)
 	}
+}
+
+// buildProcwalk builds this command into a temporary directory.
+func buildProcwalk(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "procwalk")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestIntegrationTelegrafExecdProcess runs the real binary as Telegraf's
+// execd would: a batch per stdin line, exit 0 on SIGTERM, and exit 0
+// without a word when its stdout (fd 1) is closed, rather than dying of
+// SIGPIPE.
+func TestIntegrationTelegrafExecdProcess(t *testing.T) {
+	integration(t)
+	bin := buildProcwalk(t)
+	start := func() (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+		cmd := exec.Command(bin, "telegraf", "--execd", "--proc", telegrafProc, "--passwd", telegrafPasswd, "--session-kinds", "user")
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, _ := cmd.StdinPipe()
+		stdout, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		return cmd, stdin, stdout, &stderr
+	}
+	wait := func(cmd *exec.Cmd) error {
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("procwalk telegraf --execd did not exit within 10 s")
+			return nil
+		}
+	}
+
+	t.Run("SIGTERM", func(t *testing.T) {
+		cmd, stdin, stdout, stderr := start()
+		io.WriteString(stdin, "\n")
+		batch, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.HasPrefix(batch, "procwalk_session,kind=user,session=alice") {
+			t.Fatalf("first line %q, %v", batch, err)
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := wait(cmd); err != nil {
+			t.Errorf("after SIGTERM: %v (stderr %q), want exit 0", err, stderr)
+		}
+	})
+	t.Run("closed stdout", func(t *testing.T) {
+		cmd, stdin, stdout, stderr := start()
+		stdout.Close() // nobody reads fd 1 any more: its next write gets EPIPE
+		io.WriteString(stdin, "\n")
+		if err := wait(cmd); err != nil {
+			t.Errorf("with stdout closed: %v (stderr %q), want exit 0", err, stderr)
+		}
+		if stderr.Len() != 0 {
+			t.Errorf("stderr %q, want nothing", stderr)
+		}
+	})
 }
