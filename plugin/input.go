@@ -3,6 +3,7 @@ package plugin
 import (
 	_ "embed"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -97,7 +98,17 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		}
 	}
 	cfg.Group.Kinds = in.SessionKinds
+	for _, s := range in.TmuxSockets {
+		if strings.TrimSpace(s) == "" {
+			return cfg, fs, fmt.Errorf("%w: %s has an empty entry: give tmux socket names (-L) or paths (-S)", ErrConfig, opt("tmux_sockets"))
+		}
+	}
 	cfg.Group.Tmux.Sockets = in.TmuxSockets
+	if in.CgroupRoot != "" {
+		if st, err := os.Stat(in.CgroupRoot); err != nil || !st.IsDir() {
+			return cfg, fs, fmt.Errorf("%w: %s %q is not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup", ErrConfig, opt("cgroup_root"), in.CgroupRoot)
+		}
+	}
 	cfg.Group.CgroupRoot = in.CgroupRoot
 	if in.PSS {
 		cfg.Fields |= procwalk.FieldSmaps
@@ -121,12 +132,13 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt(re.key), err)
 		}
 	}
-	passwd := in.Passwd
-	if passwd == "" {
-		passwd = DefaultPasswd
+	// Without the default user database, users show as numeric uids; a
+	// database asked for by name must be readable.
+	if in.Passwd == "" || in.Passwd == DefaultPasswd {
+		cfg.Users, _ = procwalk.ReadUsers(DefaultPasswd)
+	} else if cfg.Users, err = procwalk.ReadUsers(in.Passwd); err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("passwd"), err)
 	}
-	// Without a readable user database, users show as numeric uids.
-	cfg.Users, _ = procwalk.ReadUsers(passwd)
 	cfg.Procstat.User = in.ProcstatUser
 	cfg.Procstat.TagWith = in.ProcstatTagWith
 	return cfg, fs, nil

@@ -52,6 +52,9 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcstatTagWith: []string{"cpu"}}, "procstat_tag_with"},
 		{Input{Proc: fixtureProc, ProcstatPattern: "x"}, "schema"},
 		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcessTop: 2}, "process_top"},
+		{Input{Proc: fixtureProc, TmuxSockets: []string{"main", " "}}, "tmux_sockets"},
+		{Input{Proc: fixtureProc, CgroupRoot: "testdata/passwd"}, "cgroup_root"},
+		{Input{Proc: fixtureProc, Passwd: "testdata/missing-passwd"}, "passwd"},
 	}
 	for _, tt := range tests {
 		err := tt.in.Init()
