@@ -158,7 +158,7 @@ func (m *module) argsTable(L *lua.LState) *lua.LTable {
 // readOnly is __newindex of every userdata: objects describe a snapshot,
 // they cannot be changed.
 func readOnly(L *lua.LState) int {
-	L.RaiseError("%s objects are read-only (field %q)", L.Get(1).Type().String(), L.ToString(2))
+	L.RaiseError("%s objects are read-only (field %q)", typeName(L.Get(1)), L.ToString(2))
 	return 0
 }
 

@@ -196,17 +196,19 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	for i, a := range r.cfg.Args {
 		args[i] = lua.LString(a)
 	}
-	err := r.call(L, L.NewFunctionFromProto(s.proto), args)
+	escaped, err := r.call(L, L.NewFunctionFromProto(s.proto), args)
 	stopWatch()
 	cause := context.Cause(runCtx)
 	cancel(nil)
-	L.RemoveContext()
-	L.SetTop(0)
+	if !escaped { // after an escaped panic the state is dropped as it is
+		L.RemoveContext()
+		L.SetTop(0)
+	}
 	if err == nil {
 		return nil
 	}
 	err = r.runError(s, err, cause, ctx)
-	if !errors.Is(err, ErrScript) {
+	if escaped || !errors.Is(err, ErrScript) {
 		// A limit can leave huge tables or half-run coroutines behind:
 		// start the next run from a fresh state.
 		r.Close()
@@ -219,14 +221,14 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 // a full stack ("registry overflow") that push raises again and the panic
 // escapes its recovery. It is caught here: the state is then unusable, and
 // Run discards it as after any limit.
-func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (err error) {
+func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (escaped bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			r.limitHit = true
-			err = fmt.Errorf("%v", v)
+			escaped, err = true, fmt.Errorf("%v", v)
 		}
 	}()
-	return L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
+	return false, L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
 }
 
 // runError turns a Lua error into one of our sentinels.
