@@ -29,10 +29,12 @@ const (
 const (
 	// guardHistory is how many kill events guard keeps for its summary.
 	guardHistory = 100
-	// signalCauseWindow: main cancels ctx on SIGINT/SIGTERM and guard's own
-	// signal channel gets the same signal within microseconds; a cancel with
-	// no signal this close to it came from elsewhere (an embedding caller).
-	signalCauseWindow = 100 * time.Millisecond
+	// signalCauseWindow: main cancels ctx on the first SIGINT or SIGTERM,
+	// which os/signal hands to guard's own channel in the same breath. A
+	// cancel after which no INT or TERM has reached guard within this window
+	// came from elsewhere (an embedding caller). Only an embedder's cancel
+	// waits this long, so the margin can be generous for a loaded machine.
+	signalCauseWindow = time.Second
 	// giveUpAfterKill bounds the wait for processes that survive SIGKILL
 	// (stuck in uninterruptible sleep) once guard has ended the tree.
 	giveUpAfterKill = 30 * time.Second
@@ -258,7 +260,7 @@ type guardRun struct {
 	end         time.Time
 
 	childStatus   *unix.WaitStatus
-	lastSignal    time.Time
+	interrupted   bool // guard got SIGINT or SIGTERM: main's cancel of ctx came from it
 	forwarded     []string
 	enforced      string // why guard ended CMD for a limit; "" if it did not
 	cancelled     bool
@@ -347,7 +349,8 @@ func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os
 			cancelCheck = time.After(signalCauseWindow)
 		case <-cancelCheck:
 			cancelCheck = nil
-			if time.Since(r.lastSignal) > 2*signalCauseWindow && r.childStatus == nil {
+			r.forwardQueued(sigs) // a signal already queued is the cancel's cause
+			if !r.interrupted && r.childStatus == nil {
 				r.cancelled = true
 				r.terminate(work, "cancelled")
 			}
@@ -377,7 +380,9 @@ func (r *guardRun) reaped(rp reaped) bool {
 
 // forward passes a signal sent to guard on to CMD, through its pidfd.
 func (r *guardRun) forward(sig syscall.Signal) {
-	r.lastSignal = time.Now()
+	if sig == syscall.SIGINT || sig == syscall.SIGTERM {
+		r.interrupted = true
+	}
 	if sig != syscall.SIGTERM && r.foreground {
 		return // the terminal delivered it to CMD's process group, ours
 	}
@@ -386,6 +391,18 @@ func (r *guardRun) forward(sig syscall.Signal) {
 	}
 	if err := r.childHandle.Signal(sig); err == nil {
 		r.forwarded = append(r.forwarded, procwalk.SignalName(sig))
+	}
+}
+
+// forwardQueued forwards the signals already waiting on sigs.
+func (r *guardRun) forwardQueued(sigs <-chan os.Signal) {
+	for {
+		select {
+		case s := <-sigs:
+			r.forward(s.(syscall.Signal))
+		default:
+			return
+		}
 	}
 }
 

@@ -234,18 +234,51 @@ func TestIntegrationGuardMaxCPU(t *testing.T) {
 	}
 }
 
+// SIGTERM to guard is forwarded to CMD, and main's cancel of ctx on that
+// same signal must not be taken for an embedder's cancel (which ends the
+// whole tree). guard used to judge by timing and, paused for a few hundred
+// milliseconds on a loaded machine, ended the tree instead: the test pauses
+// guard right after the signal for longer than its cause window.
 func TestIntegrationGuardForwardsTERM(t *testing.T) {
 	integration(t)
 	start := time.Now()
-	cmd, stdout, stderr := startGuard(t, "--", "sleep", "30")
-	waitChildren(t, cmd.Process.Pid, 1)
+	cmd, stdout, stderr := startGuard(t, "--", "sh", "-c", `trap "sleep 2; exit 7" TERM; sleep 30 & wait`)
+	waitDescendants(t, cmd.Process.Pid, 2) // sh and its sleep: the trap is set
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	r := finishGuard(t, cmd, stdout, stderr, start)
-	if r.code != 128+int(syscall.SIGTERM) || !strings.Contains(r.stderr, "sleep killed by signal TERM (guard forwarded TERM)") {
-		t.Errorf("exit %d, want 143:\n%s", r.code, r.stderr)
+	time.Sleep(20 * time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
 	}
+	time.Sleep(signalCauseWindow + 500*time.Millisecond)
+	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	r := finishGuard(t, cmd, stdout, stderr, start)
+	if r.code != 7 || !strings.Contains(r.stderr, "sh exited with status 7 (guard forwarded TERM)") {
+		t.Errorf("exit %d, want 7 from the trap after a forwarded TERM:\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stderr, "cancelled") {
+		t.Errorf("the forwarded signal was taken for a cancel:\n%s", r.stderr)
+	}
+}
+
+// waitDescendants waits until pid has n processes below it.
+func waitDescendants(t *testing.T, pid, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		found, next := 0, []int{pid}
+		for len(next) > 0 {
+			kids := childrenOf(t, next[0])
+			next = append(next[1:], kids...)
+			found += len(kids)
+		}
+		if found >= n {
+			return
+		}
+	}
+	t.Fatalf("pid %d never had %d descendants", pid, n)
 }
 
 // A dry run reports the broken limit once and lets CMD run to its end.
