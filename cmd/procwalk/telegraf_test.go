@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -243,4 +244,59 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 			t.Errorf("stderr %q, want nothing", stderr)
 		}
 	})
+}
+
+// exampleCommands returns the procwalk command lines of an example Telegraf
+// config that are not commented out: exec's `commands = ["..."]` (split on
+// spaces, as exec does for these) and execd's `command = ["...", ...]`.
+func exampleCommands(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		key, value, ok := strings.Cut(line, " = ")
+		if !ok || (key != "commands" && key != "command") {
+			continue
+		}
+		var list []string
+		if err := json.Unmarshal([]byte(value), &list); err != nil {
+			t.Fatalf("%s: %q is not a list of strings: %v", path, value, err)
+		}
+		if key == "commands" {
+			for _, c := range list {
+				out = append(out, strings.Fields(c))
+			}
+		} else {
+			out = append(out, list)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s has no command", path)
+	}
+	return out
+}
+
+// The example configs' command lines are valid procwalk invocations: run
+// on the fixture, each writes line protocol and exits 0. (The end-to-end
+// tests in plugin/telegraf run them under a real Telegraf.)
+func TestTelegrafExampleCommands(t *testing.T) {
+	for _, path := range []string{"../../examples/telegraf-exec.conf", "../../examples/telegraf-execd.conf"} {
+		for _, argv := range exampleCommands(t, path) {
+			if argv[0] != "procwalk" || argv[1] != "telegraf" {
+				t.Fatalf("%s runs %q, want procwalk telegraf", path, argv)
+			}
+			r := telegrafRun(t, "\n", argv[2:]...)
+			if r.code != 0 {
+				t.Errorf("%s: %q exited %d: %s", path, argv, r.code, r.stderr)
+				continue
+			}
+			if got := measurements(t, r.stdout); len(got) == 0 || got[len(got)-1] != "procwalk" {
+				t.Errorf("%s: %q wrote %q, want a batch ending in the self line", path, argv, got)
+			}
+		}
+	}
 }
