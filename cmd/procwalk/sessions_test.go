@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The session commands run on the session fixture: a cgroup v1 host with
@@ -281,5 +283,51 @@ func TestSessionsGroupsFile(t *testing.T) {
 	}
 	if f := rows["group jobs"]; len(f) < 3 || f[2] != "2" {
 		t.Errorf("jobs %v", f)
+	}
+}
+
+// On the real host, with a tmux server the test starts on a private socket:
+// plain procwalk lists its session, and procwalk session shows its members.
+func TestIntegrationSessionsCommands(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed by this integration test: install it (apt-get install -y tmux) or unset PROCWALK_INTEGRATION")
+	}
+	dir, err := os.MkdirTemp("", "pwcli") // short: socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "s")
+	t.Cleanup(func() {
+		exec.Command("tmux", "-S", sock, "kill-server").Run() // hangs up the pane: its sleep dies
+		os.RemoveAll(dir)
+	})
+	out, err := exec.Command("tmux", "-S", sock, "-f", "/dev/null", "new-session", "-d", "-s", "pwcli", "sh", "-c", "sleep 34001 & exec sleep 34000").CombinedOutput()
+	if err != nil {
+		t.Fatalf("tmux: %v: %s", err, out)
+	}
+	pane, err := exec.Command("tmux", "-S", sock, "display-message", "-p", "-t", "pwcli", "#{pane_pid}").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	panePID := strings.TrimSpace(string(pane))
+	var r result
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		r = cli(t, "session", "--tmux-socket", sock, "--no-rates", "tmux:pwcli")
+		if strings.Contains(r.stdout, "sleep 34001") && strings.Contains(r.stdout, "sleep 34000") {
+			break
+		}
+	}
+	if r.code != exitOK || !strings.Contains(r.stdout, "tmux:pwcli\n") || !strings.Contains(r.stdout, " 2 (1 root, 2 threads, 0 zombies)") ||
+		!strings.Contains(r.stdout, panePID+"  ") || !strings.Contains(r.stdout, "└─ sleep 34001") {
+		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Plain procwalk takes the sessions flags from the environment.
+	t.Setenv("PROCWALK_TMUX_SOCKET", sock)
+	t.Setenv("PROCWALK_KIND", "tmux")
+	r = cli(t, "--interval", "100ms")
+	if rows := tableRows(r.stdout); r.code != exitOK || len(rows["tmux pwcli"]) < 3 || rows["tmux pwcli"][2] != "2" {
+		t.Errorf("plain procwalk: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
