@@ -106,6 +106,8 @@ func ValidateProtected(patterns []string) error {
 type guardRails struct {
 	self      int
 	ancestors map[int]bool
+	// cutsTrees: a refused process shields its descendants (tree scopes).
+	cutsTrees bool
 }
 
 // ancestry reads the ppid chain of pid from stat files.

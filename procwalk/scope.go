@@ -48,8 +48,11 @@ func (s ProcessScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 }
 
 // TreeScope is a process and all its descendants, parents listed before
-// their children. Children forked while the tree is being terminated are
-// followed from every member that is still alive; a child whose parent
+// their children. A refused member (protected, procwalk's ancestor ...)
+// shields its own descendants: the tree is cut there, so the tree of pid 1
+// or of the tmux server signals nothing. Children forked while the tree is
+// being terminated are followed from every member that is still alive; a
+// child whose parent
 // exits before the next re-walk is adopted by init or a subreaper and can
 // no longer be told apart from unrelated processes: use a cgroup scope when
 // that matters.

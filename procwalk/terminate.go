@@ -187,6 +187,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
 		Partial: snap.Visibility.OthersHidden || snap.Visibility.Denied["stat"] > 0}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
+	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
 		p.rails.ancestors[a.ID.PID] = true
 	}
@@ -202,6 +203,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		p.Skipped = append(p.Skipped, o)
 	}
 	root, hasRoot := rootOf(scope)
+	refused := make(map[ProcID]error)
 	for _, m := range members {
 		if m.Zombie() {
 			// Exited already; only a process asked for by id is worth a line.
@@ -211,13 +213,41 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 			}
 			continue
 		}
-		if err := k.check(m, &p.rails, cfg); err != nil {
+		if err := k.admit(m, snap, &p.rails, cfg, refused); err != nil {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
 		}
 		p.Targets = append(p.Targets, targetOf(m))
 	}
 	return p, nil
+}
+
+// admit returns why member p of scope may not be signalled, or nil, and
+// records a refusal in refused. In a tree scope a refused process shields
+// its descendants (members come parents first): the tree is cut there, so
+// that `kill --tree 1` or the tree of the tmux server signals nothing
+// rather than every process below it.
+func (k *Killer) admit(p *Process, snap *Snapshot, rails *guardRails, cfg KillConfig, refused map[ProcID]error) error {
+	err := k.check(p, rails, cfg)
+	if err == nil && rails.cutsTrees {
+		err = shieldedBy(p, snap, refused)
+	}
+	if err != nil {
+		refused[p.ID] = err
+	}
+	return err
+}
+
+// shieldedBy returns the refusal of p when its parent was refused.
+func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
+	parent := snap.Process(p.PPID)
+	if parent == nil || refused[parent.ID] == nil {
+		return nil
+	}
+	var why *ProtectedError
+	errors.As(refused[parent.ID], &why)
+	return &ProtectedError{PID: p.ID.PID, Comm: p.Comm, Hard: why != nil && why.Hard,
+		Reason: fmt.Sprintf("it runs under pid %d (%s), which is protected, in the tree", parent.ID.PID, parent.Comm)}
 }
 
 // Check returns why p may not be signalled (wrapping ErrProtected), or nil.
@@ -345,7 +375,10 @@ type execution struct {
 	report *Report
 	live   []*victim
 	known  map[ProcID]bool
-	start  time.Time
+	// refused are the members refused so far, which shield their
+	// descendants in a tree scope.
+	refused map[ProcID]error
+	start   time.Time
 }
 
 // Execute carries out plan: the first signal to every target, re-walks of a
@@ -357,11 +390,14 @@ type execution struct {
 func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	cfg := k.Config()
 	x := &execution{
-		k: k, cfg: cfg, plan: plan, known: make(map[ProcID]bool), start: time.Now(),
+		k: k, cfg: cfg, plan: plan, known: make(map[ProcID]bool), refused: make(map[ProcID]error), start: time.Now(),
 		report: &Report{Scope: plan.Scope, Session: plan.Session, DryRun: cfg.DryRun},
 	}
 	for _, o := range plan.Skipped {
 		x.known[o.ID] = true
+		if o.Result == ResultProtected {
+			x.refused[o.ID] = o.Err
+		}
 		x.finish(&o)
 	}
 	if cfg.DryRun {
@@ -493,7 +529,7 @@ func (x *execution) newcomers() []Target {
 		if p.Zombie() {
 			continue
 		}
-		if err := x.k.check(p, &x.plan.rails, x.cfg); err != nil {
+		if err := x.k.admit(p, snap, &x.plan.rails, x.cfg, x.refused); err != nil {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue
 		}

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +35,7 @@ type fakeProc struct {
 	exited    bool
 	signals   []syscall.Signal
 	signalErr error
+	onSignal  func(syscall.Signal) // runs after a signal is delivered, without the lock
 }
 
 // fakeKernel stands in for pidfd_open and friends.
@@ -75,16 +79,22 @@ type fakeHandle struct {
 
 func (h *fakeHandle) Signal(sig syscall.Signal) error {
 	h.k.mu.Lock()
-	defer h.k.mu.Unlock()
 	if h.p.signalErr != nil {
+		h.k.mu.Unlock()
 		return h.p.signalErr
 	}
 	if h.p.exited {
+		h.k.mu.Unlock()
 		return fmt.Errorf("fake: %w", ErrGone)
 	}
 	h.p.signals = append(h.p.signals, sig)
 	if sig == syscall.SIGKILL || sig != syscall.SIGSTOP && !h.p.ignores[sig] {
 		h.p.exited = true
+	}
+	onSignal := h.p.onSignal
+	h.k.mu.Unlock()
+	if onSignal != nil {
+		onSignal(sig)
 	}
 	return nil
 }
@@ -213,19 +223,106 @@ func TestPlanProtection(t *testing.T) {
 
 func TestPlanTreeKeepsHardRulesUnderForce(t *testing.T) {
 	k, _, _ := newTestKiller(t, KillConfig{Force: true})
-	plan, err := k.Plan(TreeScope{Root: killFixtureID(t, 60)})
+	// The tmux server and the shell above procwalk are its ancestors, and
+	// procwalk is itself: refused even with Force. The server's refusal
+	// shields its whole tree, which holds procwalk's own session.
+	for _, root := range []int{60, 1} {
+		plan, err := k.Plan(TreeScope{Root: killFixtureID(t, root)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Targets) != 0 {
+			t.Errorf("tree %d: targets = %v, want none", root, targetPIDs(plan.Targets))
+		}
+		for _, o := range plan.Skipped {
+			var pe *ProtectedError
+			if !errors.As(o.Err, &pe) || !pe.Hard {
+				t.Errorf("tree %d: pid %d: %v, want a hard refusal", root, o.ID.PID, o.Err)
+			}
+		}
+		if root == 1 && len(plan.Skipped) != 11 { // all below init but the zombie
+			t.Errorf("tree 1: %d skipped, want 11", len(plan.Skipped))
+		}
+	}
+}
+
+// A protected process shields what runs below it in a tree: the tree of
+// the tmux server is cut at the server, and --force lifts the cut with the
+// protected list (procwalk is not in that tree here).
+func TestPlanTreeCutAtProtected(t *testing.T) {
+	for _, force := range []bool{false, true} {
+		k, _, _ := newTestKiller(t, KillConfig{Force: force})
+		k.cfg.SelfPID = 50 // outside the tree of 60
+		plan, err := k.Plan(TreeScope{Root: killFixtureID(t, 60)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if force {
+			if got, want := targetPIDs(plan.Targets), []int{60, 61, 70, 80, 81, 82, 84, 83}; !slices.Equal(got, want) {
+				t.Errorf("forced: targets = %v, want %v", got, want)
+			}
+			continue
+		}
+		if len(plan.Targets) != 0 || len(plan.Skipped) != 8 {
+			t.Fatalf("targets %v skipped %d, want none and 8 refusals", targetPIDs(plan.Targets), len(plan.Skipped))
+		}
+		for _, o := range plan.Skipped[1:] {
+			if o.ID.PID == 83 { // jupyter-lab, protected in its own right
+				continue
+			}
+			if !strings.Contains(o.Err.Error(), "which is protected, in the tree; pass --force") {
+				t.Errorf("pid %d: %v, want a cut a --force lifts", o.ID.PID, o.Err)
+			}
+		}
+	}
+}
+
+// Children forked during termination are cut the same way: a child of a
+// protected member is left alone, a child of a target is signalled.
+func TestExecuteTreeNewcomersUnderProtected(t *testing.T) {
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(killFixture)); err != nil {
+		t.Fatal(err)
+	}
+	k, fk, _ := newTestKiller(t, KillConfig{Grace: 200 * time.Millisecond})
+	if k.fs, _ = NewFS(root); k.fs.Root() != root {
+		t.Fatal("no FS")
+	}
+	fork := func(pid, ppid int, comm string) {
+		dir := filepath.Join(root, strconv.Itoa(pid))
+		stat := fmt.Sprintf("%d (%s) S %d 81 80 0 -1 4194560 0 0 0 0 1 1 0 0 20 0 1 0 %d 819200 100 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm, ppid, 500+pid)
+		for name, body := range map[string]string{"stat": stat, "statm": "200 100 100 10 0 100 0\n", "cmdline": comm + "\x00"} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// make survives TERM and, handling it, forks; jupyter-lab (83) starts a
+	// kernel meanwhile.
+	fk.proc(81).ignores[syscall.SIGTERM] = true
+	fk.proc(81).onSignal = func(sig syscall.Signal) {
+		if sig == syscall.SIGTERM {
+			fork(86, 81, "cc1")
+			fork(87, 83, "ipykernel")
+		}
+	}
+	r, err := k.TerminateScope(context.Background(), TreeScope{Root: killFixtureID(t, 80)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The tmux server and the shell above procwalk are its ancestors, and
-	// procwalk is itself: refused even with Force. The zombie is no target.
-	if got, want := targetPIDs(plan.Targets), []int{80, 81, 82, 84, 83}; !slices.Equal(got, want) {
-		t.Errorf("targets = %v, want %v (depth first, parents before children)", got, want)
+	got := map[int]Result{}
+	for _, o := range r.Outcomes {
+		got[o.ID.PID] = o.Result
 	}
-	want := map[int]Result{60: ResultProtected, 61: ResultProtected, 70: ResultProtected}
-	got := skippedResults(plan)
+	want := map[int]Result{80: ResultExited, 81: ResultKilled, 82: ResultExited, 83: ResultProtected, 84: ResultExited, 86: ResultExited, 87: ResultProtected}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("skipped = %v, want %v", got, want)
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	if s := fk.proc(87).signals; len(s) != 0 {
+		t.Errorf("the kernel under the protected jupyter-lab got %v", s)
 	}
 }
 

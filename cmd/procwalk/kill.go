@@ -48,7 +48,9 @@ TARGETS (exactly one)
   PID               one process; PID@STARTTICKS pins the exact process
                     (start ticks as procwalk ps --json prints them)
   --tree PID        the process and all its descendants; children forked
-                    while they are being terminated are found and signalled
+                    while they are being terminated are found and signalled.
+                    A protected process shields what runs below it: the
+                    tree is cut there (--tree 1 signals nothing)
   --pgrp N          every process in process group N (a shell job)
   --session KIND:NAME
                     the members of a session, e.g. tmux:build, sid:4242,
