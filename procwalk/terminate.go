@@ -383,8 +383,9 @@ type execution struct {
 
 // Execute carries out plan: the first signal to every target, re-walks of a
 // growing scope while waiting up to the grace, then SIGSTOP (so nothing
-// forks any more), a last re-walk and SIGKILL for whatever is left. With
-// DryRun nothing is sent and every target is reported as ResultDryRun.
+// forks any more), a last re-walk and SIGKILL for whatever is left. A plan
+// without targets signals nothing. With DryRun nothing is sent and every
+// target is reported as ResultDryRun.
 // When ctx ends during the grace, waiting stops: SIGKILL is not sent and the
 // live targets are reported as ResultInterrupted.
 func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
@@ -410,6 +411,12 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		for _, t := range plan.Targets {
 			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note})
 		}
+		return x.report
+	}
+	if len(plan.Targets) == 0 {
+		// Nothing planned, nothing signalled: a scope with no target (all
+		// refused, or only zombies) is not re-walked for newcomers.
+		x.afterwards(ctx)
 		return x.report
 	}
 	for _, t := range plan.Targets {

@@ -529,6 +529,19 @@ func TestExecuteSignalsNewcomers(t *testing.T) {
 	}
 }
 
+// A scope whose plan has no target signals nothing, not even processes
+// that join it later.
+func TestExecuteNoTargetsSignalsNothing(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{50, 84}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fk.opened) != 0 || len(r.Outcomes) != 1 || r.Outcomes[0].Result != ResultProtected {
+		t.Errorf("opened %v, outcomes %+v; want only sshd refused", fk.opened, r.Outcomes)
+	}
+}
+
 func TestSessionScopeTmuxKillSession(t *testing.T) {
 	k, _, _ := newTestKiller(t, KillConfig{})
 	var ran []string
