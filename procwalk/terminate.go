@@ -185,7 +185,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
-		Partial: snap.Visibility.OthersHidden || snap.Visibility.Denied["stat"] > 0}
+		Partial: hidesProcesses(snap.Visibility)}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
@@ -606,23 +606,40 @@ func (x *execution) waitKilled(ctx context.Context) {
 }
 
 // cgroupToKill returns the cgroup.kill file to write, or "" when the scope
-// is not a cgroup v2 one, the file is missing or a member was refused.
+// is not a cgroup v2 one, the file is missing, or the write would hit a
+// process that is not one of the live victims. cgroup.kill kills every
+// process in the cgroup and its descendants, unchecked: it is used only
+// when a fresh, complete scan finds nothing else there (a refused member,
+// a process outside the session, one hidden from us).
 func (x *execution) cgroupToKill() string {
+	cs := cgroupOf(x.plan.scope)
+	if cs == nil || len(x.live) == 0 {
+		return ""
+	}
+	f := x.cgroupKillFile(cs)
+	if f == "" || !x.cgroupHoldsOnlyVictims(cs) {
+		return ""
+	}
+	return f
+}
+
+// cgroupOf returns the v2 cgroup of a cgroup or cgroup session scope.
+func cgroupOf(s Scope) *CgroupScope {
 	var cs *CgroupScope
-	switch s := x.plan.scope.(type) {
+	switch s := s.(type) {
 	case *CgroupScope:
 		cs = s
 	case *SessionScope:
 		cs = s.Cgroup
 	}
-	if cs == nil || cs.Hierarchy != "" || len(x.live) == 0 {
-		return ""
+	if cs == nil || cs.Hierarchy != "" {
+		return nil
 	}
-	for _, o := range x.report.Outcomes {
-		if o.Result.Refused() {
-			return "" // cgroup.kill would hit it too
-		}
-	}
+	return cs
+}
+
+// cgroupKillFile is the cgroup.kill file of cs, or "" when there is none.
+func (x *execution) cgroupKillFile(cs *CgroupScope) string {
 	mount := cs.Mount
 	if mount == "" {
 		mount = x.k.fs.cgroup2Mount()
@@ -635,6 +652,35 @@ func (x *execution) cgroupToKill() string {
 		return ""
 	}
 	return f
+}
+
+// cgroupHoldsOnlyVictims scans /proc and reports whether every live
+// process in cs is a live victim, and the scan saw every process.
+func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
+	snap, err := x.k.fs.Snapshot(FieldCgroup)
+	if err != nil || hidesProcesses(snap.Visibility) {
+		return false
+	}
+	live := make(map[ProcID]bool, len(x.live))
+	for _, v := range x.live {
+		live[v.out.ID] = true
+	}
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		if p.Kernel || p.Zombie() {
+			continue
+		}
+		if p.Read&FieldCgroup == 0 || cs.contains(p) && !live[p.ID] {
+			return false // not ours, or we cannot tell
+		}
+	}
+	return true
+}
+
+// hidesProcesses reports whether a scan may have missed processes: hidepid
+// hid other users' ones, or their stat was denied.
+func hidesProcesses(v Visibility) bool {
+	return v.OthersHidden || v.Denied["stat"] > 0 || v.Denied["statm"] > 0
 }
 
 // afterwards runs scope-wide clean-up: tmux kill-session once every member

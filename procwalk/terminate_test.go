@@ -542,6 +542,52 @@ func TestExecuteNoTargetsSignalsNothing(t *testing.T) {
 	}
 }
 
+// cgroup.kill kills everything in the cgroup unchecked: it is written only
+// when the cgroup holds nothing but live victims.
+func TestCgroupKillOnlyOverVictims(t *testing.T) {
+	mount := t.TempDir()
+	const path = "/user.slice/tmux.scope/build" // 80-85 in the fixture
+	file := filepath.Join(mount, path, "cgroup.kill")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(cfg KillConfig, scope Scope) (written bool, r *Report) {
+		t.Helper()
+		if err := os.WriteFile(file, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		k, fk, _ := newTestKiller(t, cfg)
+		for pid := 80; pid <= 84; pid++ {
+			fk.proc(pid).ignores[syscall.SIGTERM] = true // alive at the KILL stage
+		}
+		r, err := k.TerminateScope(context.Background(), scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b) == "1", r
+	}
+	cg := &CgroupScope{Path: path, Mount: mount}
+	if written, r := run(KillConfig{Force: true}, cg); !written || len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[0], "wrote 1 to ") {
+		t.Errorf("every member a victim: written %v, notes %v; want cgroup.kill", written, r.Notes)
+	}
+	// jupyter-lab (83) is refused and would die with the cgroup.
+	if written, r := run(KillConfig{}, cg); written || r.Outcomes[len(r.Outcomes)-1].Result != ResultKilled {
+		t.Errorf("a refused member: written %v, outcomes %+v; want members one by one", written, r.Outcomes)
+	}
+	// A session of make's tree alone: the shell (80) and 83 are no victims.
+	s := &Session{Kind: KindCgroup, Name: "build", Attrs: map[string]string{AttrCgroup: path, AttrCgroupVer: "2"},
+		Members: []ProcID{killFixtureID(t, 81)}}
+	sc := NewSessionScope(s, false)
+	sc.Cgroup.Mount = mount
+	if written, _ := run(KillConfig{Force: true}, sc); written {
+		t.Error("cgroup.kill written over processes outside the session")
+	}
+}
+
 func TestSessionScopeTmuxKillSession(t *testing.T) {
 	k, _, _ := newTestKiller(t, KillConfig{})
 	var ran []string
