@@ -154,6 +154,9 @@ type tmuxSessionRef struct {
 }
 
 func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Session, paneIndex) {
+	if len(servers) == 0 {
+		return nil, paneIndex{}
+	}
 	b := newBuilder(s, KindTmux)
 	pi := paneIndex{of: make([]int32, len(s.Procs))}
 	for i := range pi.of {
@@ -175,9 +178,11 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 	paneByID := map[[2]string]int32{} // (socket, pane id) -> pane
 	paneByTTY := map[int]int32{}      // tty_nr -> pane
 	serverPIDs := map[int]bool{}
+	serverSockets := map[int]string{} // server pid -> socket
 	var buf []byte
 	for si, srv := range servers {
 		serverPIDs[srv.pid] = true
+		serverSockets[srv.pid] = srv.socket
 		for _, r := range srv.recs {
 			buf = paneForeground(fs, s, &r.pane, buf)
 			ref := tmuxSessionRef{si, r.sessionID}
@@ -254,12 +259,10 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 		reads++
 		var tmux, tmuxPane string
 		tmux, tmuxPane, buf = fs.tmuxEnviron(p.ID.PID, buf)
-		socket, _, _ := strings.Cut(tmux, ",")
-		if socket == "" || tmuxPane == "" {
-			continue
-		}
-		if pane, ok := paneByID[[2]string{socket, tmuxPane}]; ok {
-			assign(int32(i), pane)
+		if socket := envSocket(tmux, serverSockets); socket != "" && tmuxPane != "" {
+			if pane, ok := paneByID[[2]string{socket, tmuxPane}]; ok {
+				assign(int32(i), pane)
+			}
 		}
 	}
 	if capped {
@@ -277,6 +280,27 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 	}
 	slices.SortFunc(sessions, func(a, b Session) int { return strings.Compare(a.Name, b.Name) })
 	return sessions, pi
+}
+
+// envSocket returns the socket of the server named by a TMUX variable,
+// "socket path,server pid,session index": the path when it is one of ours,
+// else the socket of the server with that pid (the same socket reached by
+// another path, e.g. through a symlinked TMUX_TMPDIR); "" for neither.
+func envSocket(tmux string, serverSockets map[int]string) string {
+	path, rest, ok := strings.Cut(tmux, ",")
+	if !ok {
+		return ""
+	}
+	for _, sock := range serverSockets {
+		if sock == path {
+			return path
+		}
+	}
+	pidStr, _, _ := strings.Cut(rest, ",")
+	if pid, ok := atoiString(pidStr); ok {
+		return serverSockets[pid]
+	}
+	return ""
 }
 
 // paneWindow returns "session:window" of a pane target.

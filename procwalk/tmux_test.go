@@ -294,3 +294,19 @@ func TestGroupTmuxStaleSocketsNote(t *testing.T) {
 		t.Errorf("notes = %q, want %q", notes, want)
 	}
 }
+
+func TestEnvSocket(t *testing.T) {
+	servers := map[int]string{100: "/tmp/tmux-1000/default", 200: "/tmp/tmux-1000/work"}
+	tests := []struct{ tmux, want string }{
+		{"/tmp/tmux-1000/default,100,0", "/tmp/tmux-1000/default"},
+		{"/private/tmp/tmux-1000/work,200,3", "/tmp/tmux-1000/work"}, // another path to a server we asked
+		{"/tmp/tmux-1000/gone,300,0", ""},
+		{"garbage", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := envSocket(tt.tmux, servers); got != tt.want {
+			t.Errorf("envSocket(%q) = %q, want %q", tt.tmux, got, tt.want)
+		}
+	}
+}
