@@ -387,7 +387,8 @@ type execution struct {
 // without targets signals nothing. With DryRun nothing is sent and every
 // target is reported as ResultDryRun.
 // When ctx ends during the grace, waiting stops: SIGKILL is not sent and the
-// live targets are reported as ResultInterrupted.
+// live targets are reported as ResultInterrupted; so are those not yet seen
+// gone when ctx ends after SIGKILL.
 func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	cfg := k.Config()
 	x := &execution{
@@ -428,10 +429,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		x.grace(ctx)
 	}
 	if ctx.Err() != nil {
-		for _, v := range slicesClone(x.live) {
-			v.out.Result, v.out.Err = ResultInterrupted, fmt.Errorf("stopped waiting: %w", ctx.Err())
-			x.retire(v)
-		}
+		x.stopWaiting(ctx)
 		return x.report
 	}
 	x.kill(ctx)
@@ -593,9 +591,13 @@ func (x *execution) kill(ctx context.Context) {
 // waitKilled waits up to KillWait for the live victims; those left survive.
 func (x *execution) waitKilled(ctx context.Context) {
 	deadline := time.Now().Add(x.cfg.KillWait)
-	for len(x.live) > 0 && time.Now().Before(deadline) {
+	for len(x.live) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
 		x.live[0].h.Wait(ctx, min(time.Until(deadline), pollStep))
 		x.reap(ctx)
+	}
+	if ctx.Err() != nil {
+		x.stopWaiting(ctx) // Wait returns at once now: do not spin to the deadline
+		return
 	}
 	for _, v := range slicesClone(x.live) {
 		v.out.Result = ResultSurvived
@@ -603,6 +605,15 @@ func (x *execution) waitKilled(ctx context.Context) {
 		x.retire(v)
 	}
 	x.live = nil
+}
+
+// stopWaiting finishes the live victims as interrupted: ctx ended, the
+// caller no longer waits for them.
+func (x *execution) stopWaiting(ctx context.Context) {
+	for _, v := range slicesClone(x.live) {
+		v.out.Result, v.out.Err = ResultInterrupted, fmt.Errorf("stopped waiting: %w", ctx.Err())
+		x.retire(v)
+	}
 }
 
 // cgroupToKill returns the cgroup.kill file to write, or "" when the scope

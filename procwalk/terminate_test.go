@@ -35,6 +35,7 @@ type fakeProc struct {
 	exited    bool
 	signals   []syscall.Signal
 	signalErr error
+	stuck     bool                 // survives even SIGKILL (uninterruptible sleep)
 	onSignal  func(syscall.Signal) // runs after a signal is delivered, without the lock
 }
 
@@ -88,7 +89,7 @@ func (h *fakeHandle) Signal(sig syscall.Signal) error {
 		return fmt.Errorf("fake: %w", ErrGone)
 	}
 	h.p.signals = append(h.p.signals, sig)
-	if sig == syscall.SIGKILL || sig != syscall.SIGSTOP && !h.p.ignores[sig] {
+	if !h.p.stuck && (sig == syscall.SIGKILL || sig != syscall.SIGSTOP && !h.p.ignores[sig]) {
 		h.p.exited = true
 	}
 	onSignal := h.p.onSignal
@@ -484,6 +485,28 @@ func TestExecuteInterrupted(t *testing.T) {
 	o := k.Terminate(ctx, killFixtureID(t, 84))
 	if o.Result != ResultInterrupted || slices.Contains(fk.proc(84).signals, syscall.SIGKILL) {
 		t.Errorf("got %v after %v, want interrupted without KILL", o.Result, fk.proc(84).signals)
+	}
+}
+
+// A process stuck after SIGKILL is waited for up to KillWait; when ctx ends
+// first, waiting stops at once (it used to spin to the deadline).
+func TestExecuteStuckAfterKill(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGKILL, KillWait: 30 * time.Second})
+	fk.proc(84).stuck = true
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	o := k.Terminate(ctx, killFixtureID(t, 84))
+	if o.Result != ResultInterrupted || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGKILL}) {
+		t.Errorf("got %v %v, want interrupted after KILL", o.Result, signalNames(o.Signals))
+	}
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("took %v: waited for KillWait after ctx ended", took)
+	}
+	k, fk, _ = newTestKiller(t, KillConfig{Signal: syscall.SIGKILL}) // KillWait 60ms
+	fk.proc(84).stuck = true
+	if o := k.Terminate(context.Background(), killFixtureID(t, 84)); o.Result != ResultSurvived {
+		t.Errorf("got %v, want survived", o.Result)
 	}
 }
 
