@@ -471,18 +471,19 @@ func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, b
 			continue
 		}
 		verb := "terminating"
-		switch {
-		case r.c.dryRun:
+		if r.c.dryRun {
 			verb = "would terminate (dry run)"
-		case p.ID == r.childID:
-			r.enforced = why + "; CMD itself was the biggest process"
 		}
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: %s the biggest process, pid %d (%s)\n", why, verb, p.ID.PID, printable(p.Comm))
 		o := r.killer.WithRequester("guard:"+string(by)).Terminate(ctx, p.ID)
-		if o.Result == procwalk.ResultExited || o.Result == procwalk.ResultKilled {
-			// Do not judge the next check on memory that is still being freed.
-			r.fs.WaitReleased(ctx, p.ID, releaseWait)
+		if o.Result != procwalk.ResultExited && o.Result != procwalk.ResultKilled {
+			return // not ended by guard (gone already, dry run ...): judge again next interval
 		}
+		if p.ID == r.childID {
+			r.enforced = why + "; CMD itself was the biggest process"
+		}
+		// Do not judge the next check on memory that is still being freed.
+		r.fs.WaitReleased(ctx, p.ID, releaseWait)
 		return
 	}
 }
