@@ -48,6 +48,8 @@ const (
 	AttrLeader      = "leader"      // sid, pgrp: comm of the leader when alive
 	AttrTTY         = "tty"         // sid, pgrp: terminal name
 	AttrCommand     = "command"     // tree, agent, group: comm of the root
+	AttrPIDFile     = "pidfile"     // tree: the pidfile its root was read from
+	AttrPattern     = "pattern"     // tree: the regex that found its root
 	AttrCgroup      = "cgroup"      // cgroup: the session's cgroup directory
 	AttrCgroupVer   = "cgroup_version"
 	AttrUnit        = "unit"         // cgroup: systemd unit (.service, .scope)

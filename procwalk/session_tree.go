@@ -128,7 +128,7 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 			return 0, nil, fmt.Errorf("pidfile %s does not hold a pid", t.PIDFile)
 		}
 		pid = v
-		attrs["pidfile"] = t.PIDFile
+		attrs[AttrPIDFile] = t.PIDFile
 	case t.Pattern != nil:
 		best := -1
 		for i := range s.Procs {
@@ -147,7 +147,7 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 		if best < 0 {
 			return 0, nil, fmt.Errorf("no process matches %q", t.Pattern)
 		}
-		attrs["pattern"] = t.Pattern.String()
+		attrs[AttrPattern] = t.Pattern.String()
 		return best, attrs, nil
 	}
 	i := s.index(pid)
