@@ -412,6 +412,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		for _, t := range plan.Targets {
 			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note})
 		}
+		x.noteScopeActions()
 		return x.report
 	}
 	if len(plan.Targets) == 0 {
@@ -692,6 +693,22 @@ func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
 // hid other users' ones, or their stat was denied.
 func hidesProcesses(v Visibility) bool {
 	return v.OthersHidden || v.Denied["stat"] > 0 || v.Denied["statm"] > 0
+}
+
+// noteScopeActions says, in a dry run, which scope-wide actions a real run
+// may take besides the signals.
+func (x *execution) noteScopeActions() {
+	if len(x.plan.Targets) == 0 {
+		return
+	}
+	if cs := cgroupOf(x.plan.scope); cs != nil {
+		if f := x.cgroupKillFile(cs); f != "" {
+			x.report.Notes = append(x.report.Notes, "would write 1 to "+f+" at the KILL stage, if the cgroup then holds only these targets")
+		}
+	}
+	if s, ok := x.plan.scope.(*SessionScope); ok && s.Tmux {
+		x.report.Notes = append(x.report.Notes, "would run tmux kill-session -t "+s.Name+" once every member is gone")
+	}
 }
 
 // afterwards runs scope-wide clean-up: tmux kill-session once every member

@@ -594,6 +594,9 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 		return string(b) == "1", r
 	}
 	cg := &CgroupScope{Path: path, Mount: mount}
+	if written, r := run(KillConfig{Force: true, DryRun: true}, cg); written || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "would write 1 to "+file) {
+		t.Errorf("dry run: written %v, notes %q; want a note only", written, r.Notes)
+	}
 	if written, r := run(KillConfig{Force: true}, cg); !written || len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[0], "wrote 1 to ") {
 		t.Errorf("every member a victim: written %v, notes %v; want cgroup.kill", written, r.Notes)
 	}
@@ -635,6 +638,16 @@ func TestSessionScopeTmuxKillSession(t *testing.T) {
 	}
 	if want := []string{"-S", "/tmp/tmux-0/default", "kill-session", "-t", "=build"}; !slices.Equal(ran, want) {
 		t.Errorf("tmux args %v, want %v", ran, want)
+	}
+	// A dry run says it would end the session, and does not.
+	ran = nil
+	k.cfg.DryRun = true
+	r, err = k.TerminateScope(context.Background(), NewSessionScope(s, true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != nil || len(r.Notes) != 1 || r.Notes[0] != "would run tmux kill-session -t build once every member is gone" {
+		t.Errorf("dry run: tmux ran %v, notes %q", ran, r.Notes)
 	}
 }
 
