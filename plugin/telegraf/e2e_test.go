@@ -473,22 +473,21 @@ func influxQuery(t *testing.T, base, q string) float64 {
 	return v
 }
 
-// cpuSeconds is utime+stime (+ reaped children) of pid from /proc, in s.
-func cpuSeconds(t *testing.T, pid int, children bool) float64 {
+// cpuSeconds is the CPU pid has used, itself and its reaped children
+// (procstat's pgrep, procwalk's tmux client): utime + stime + cutime +
+// cstime from /proc/<pid>/stat, in seconds.
+func cpuSeconds(t *testing.T, pid int) float64 {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Fields after "(comm) ": state is index 0, utime (field 14) index 11.
 	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
 	sum := 0.0
-	n := 2 // utime, stime: fields 14, 15 (index 11, 12 after the state)
-	if children {
-		n = 4 // cutime, cstime
-	}
-	for i := 11; i < 11+n; i++ {
-		v, _ := strconv.ParseFloat(f[i], 64)
-		sum += v
+	for _, v := range f[11:15] {
+		ticks, _ := strconv.ParseFloat(v, 64)
+		sum += ticks
 	}
 	return sum / 100 // USER_HZ
 }
@@ -501,6 +500,7 @@ func cpuSeconds(t *testing.T, pid int, children bool) float64 {
 // reported, not asserted: speed claims are the benchmarks' (plugin/bench_test.go).
 func TestCPUAgainstProcstat(t *testing.T) {
 	e := setup(t)
+	e.addLoad(loadProcesses(t))
 	const gathers = 5
 	procstat := e.procstatCPU(gathers)
 	execScan := e.execCPU(gathers, "--session-kinds", "group") // no group rules: no sessions
@@ -518,6 +518,41 @@ func TestCPUAgainstProcstat(t *testing.T) {
 	t.Logf("  raw stat+statm read loop                  %.4f", raw)
 	if execTmux >= procstat {
 		t.Errorf("procwalk exec (%.4f s) costs as much as procstat (%.4f s) per gather", execTmux, procstat)
+	}
+}
+
+// loadProcesses is how many sleepers the CPU comparison adds, so that the
+// figures measure per-process work rather than start-up costs on a quiet
+// CI machine: PROCWALK_E2E_LOAD, default 2000.
+func loadProcesses(t *testing.T) int {
+	n := 2000
+	if v := os.Getenv("PROCWALK_E2E_LOAD"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 0 {
+			t.Fatalf("PROCWALK_E2E_LOAD=%q: want a number of processes", v)
+		}
+	}
+	return n
+}
+
+// addLoad starts n more sleepers in a second session of the test's tmux
+// server and waits until they run.
+func (e *e2e) addLoad(n int) {
+	t := e.t
+	if n == 0 {
+		return
+	}
+	before := countProcs(t)
+	script := fmt.Sprintf("for i in $(seq %d); do sleep %s & done; wait", n, e.sleep)
+	if out, err := exec.Command("tmux", "-L", e.socket, "new-session", "-d", "-s", "load", script).CombinedOutput(); err != nil {
+		t.Fatalf("starting the load: %v\n%s", err, out)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for countProcs(t) < before+n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the load reached %d processes of %d in 60 s", countProcs(t)-before, n)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -559,9 +594,9 @@ func (e *e2e) procstatCPU(gathers int) float64 {
 		}
 	}
 	waitFor(2)
-	n1, c1 := lookups(), cpuSeconds(t, cmd.Process.Pid, false)+cpuSeconds(t, cmd.Process.Pid, true)
+	n1, c1 := lookups(), cpuSeconds(t, cmd.Process.Pid)
 	waitFor(n1 + gathers)
-	n2, c2 := lookups(), cpuSeconds(t, cmd.Process.Pid, false)+cpuSeconds(t, cmd.Process.Pid, true)
+	n2, c2 := lookups(), cpuSeconds(t, cmd.Process.Pid)
 	return (c2 - c1) / float64(n2-n1)
 }
 
@@ -606,11 +641,11 @@ func (e *e2e) execdCPU(gathers int, args ...string) (cpu float64, rss, peak uint
 		}
 	}
 	batch() // warm: buffers grown, samples taken
-	c1 := cpuSeconds(t, cmd.Process.Pid, false) + cpuSeconds(t, cmd.Process.Pid, true)
+	c1 := cpuSeconds(t, cmd.Process.Pid)
 	for i := 0; i < gathers; i++ {
 		batch()
 	}
-	c2 := cpuSeconds(t, cmd.Process.Pid, false) + cpuSeconds(t, cmd.Process.Pid, true)
+	c2 := cpuSeconds(t, cmd.Process.Pid)
 	status, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/status")
 	kB := func(key string) uint64 {
 		m := regexp.MustCompile(key + `:\s+(\d+) kB`).FindSubmatch(status)
