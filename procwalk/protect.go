@@ -114,11 +114,7 @@ type guardRails struct {
 func (fs FS) ancestry(pid int) map[int]bool {
 	out := make(map[int]bool)
 	for i := 0; i < 4096 && pid > 1; i++ { // 4096: bounds a corrupt cycle
-		b, err := readFile(fs.pidPath(pid, "stat"))
-		if err != nil {
-			break
-		}
-		st, err := parseStat(b)
+		st, err := fs.readStat(pid)
 		if err != nil || st.PPID <= 0 {
 			break
 		}

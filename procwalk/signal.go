@@ -86,16 +86,12 @@ func (fs FS) OpenProc(id ProcID) (*ProcHandle, error) {
 
 // verify re-reads stat and checks the start time; a zombie counts as gone.
 func (h *ProcHandle) verify() (comm string, err error) {
-	b, err := readFile(h.fs.pidPath(h.ID.PID, "stat"))
-	if err != nil {
-		if IsGone(err) {
-			return "", fmt.Errorf("pid %d: %w", h.ID.PID, ErrGone)
-		}
-		return "", err
+	st, err := h.fs.readStat(h.ID.PID)
+	if IsGone(err) {
+		return "", fmt.Errorf("pid %d: %w", h.ID.PID, ErrGone)
 	}
-	st, err := parseStat(b)
 	if err != nil {
-		return "", fmt.Errorf("pid %d: %w", h.ID.PID, err)
+		return "", err
 	}
 	if st.StartTicks != h.ID.StartTicks {
 		return "", fmt.Errorf("%w: pid %d started at tick %d, expected %d (%s)",
@@ -114,15 +110,25 @@ func (fs FS) ReadProcID(pid int) (ProcID, error) {
 	if pid <= 0 {
 		return ProcID{}, fmt.Errorf("%w %d", ErrBadTarget, pid)
 	}
-	b, err := readFile(fs.pidPath(pid, "stat"))
+	st, err := fs.readStat(pid)
 	if err != nil {
 		return ProcID{}, err
 	}
+	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
+}
+
+// readStat reads and parses <root>/<pid>/stat, the one file that says
+// which process a pid names now (its start time) and what state it is in.
+func (fs FS) readStat(pid int) (Stat, error) {
+	b, err := readFile(fs.pidPath(pid, "stat"))
+	if err != nil {
+		return Stat{}, err
+	}
 	st, err := parseStat(b)
 	if err != nil {
-		return ProcID{}, fmt.Errorf("pid %d: %w", pid, err)
+		return Stat{}, fmt.Errorf("pid %d: %w", pid, err)
 	}
-	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
+	return st, nil
 }
 
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
@@ -262,16 +268,12 @@ func (fs FS) WaitReleased(ctx context.Context, id ProcID, timeout time.Duration)
 
 // holdsMemory reports whether id still exists with resident pages.
 func (fs FS) holdsMemory(id ProcID) (bool, error) {
-	b, err := readFile(fs.pidPath(id.PID, "stat"))
+	st, err := fs.readStat(id.PID)
 	if IsGone(err) {
 		return false, nil
 	}
 	if err != nil {
 		return false, err
-	}
-	st, err := parseStat(b)
-	if err != nil {
-		return false, fmt.Errorf("pid %d: %w", id.PID, err)
 	}
 	if st.StartTicks != id.StartTicks {
 		return false, nil
@@ -279,7 +281,7 @@ func (fs FS) holdsMemory(id ProcID) (bool, error) {
 	if st.State != 'Z' && st.State != 'X' {
 		return true, nil
 	}
-	b, err = readFile(fs.pidPath(id.PID, "statm"))
+	b, err := readFile(fs.pidPath(id.PID, "statm"))
 	if IsGone(err) {
 		return false, nil
 	}

@@ -24,15 +24,11 @@ func (fs FS) ReadSmaps(p *Process) error {
 	}
 	// The pid may have been reused since the scan: the start time after the
 	// read says whose memory we read.
-	st, err := readFile(fs.pidPath(p.ID.PID, "stat"))
+	st, err := fs.readStat(p.ID.PID)
 	if err != nil {
 		return err
 	}
-	stat, err := parseStat(st)
-	if err != nil {
-		return fmt.Errorf("pid %d: %w", p.ID.PID, err)
-	}
-	if stat.StartTicks != p.ID.StartTicks {
+	if st.StartTicks != p.ID.StartTicks {
 		return fmt.Errorf("pid %d was reused: %w", p.ID.PID, ErrGone)
 	}
 	if len(b) == 0 {
