@@ -348,14 +348,28 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 	return nil
 }
 
+// readlink reads the link <pid>/<name> into sc.buf. readlink(2) cuts a
+// target longer than the buffer without an error, so a target that fills the
+// buffer is read again into a bigger one. The kernel gives at most PATH_MAX
+// bytes; a fixture link past maxFileBytes is malformed, never returned cut.
 func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
 	path := sc.setPath(pid, name)
-	buf := sc.buf[:cap(sc.buf)]
-	n, err := readlinkat(root, path, buf)
-	if err != nil {
-		return "", pathError("readlink", sc.fs.root, path, err)
+	for size := max(cap(sc.buf), 256); ; size *= 2 {
+		if cap(sc.buf) < size {
+			sc.buf = make([]byte, 0, size)
+		}
+		buf := sc.buf[:size]
+		n, err := readlinkat(root, path, buf)
+		if err != nil {
+			return "", pathError("readlink", sc.fs.root, path, err)
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+		if size >= maxFileBytes {
+			return "", fmt.Errorf("%w: %s/%d/%s: link target over %d bytes", ErrMalformed, sc.fs.root, pid, name, maxFileBytes)
+		}
 	}
-	return string(buf[:n]), nil
 }
 
 func (sc *Scanner) countFDs(root, pid int) (int, error) {

@@ -410,3 +410,36 @@ func TestSnapshotHidePIDAndGoneStatm(t *testing.T) {
 		t.Errorf("processes %v; want [10]", got)
 	}
 }
+
+// TestSnapshotLongLinks checks that exe and cwd targets longer than the
+// Scanner's buffer come back whole: readlink(2) cuts them silently.
+func TestSnapshotLongLinks(t *testing.T) {
+	files := map[string]string{"stat": "cpu0 1\nbtime 1000\n"}
+	maps.Copy(files, procFiles("10", "1"))
+	root := writeFiles(t, files)
+	// Targets of 4095 bytes (PATH_MAX less its NUL, the longest a link can
+	// hold) and of exactly 512 bytes, a size the buffer passes through.
+	exe := strings.Repeat("/"+strings.Repeat("e", 62), 64) + "/" + strings.Repeat("x", 62)
+	cwd := strings.Repeat("/"+strings.Repeat("c", 63), 8)
+	if len(exe) != 4095 || len(cwd) != 512 {
+		t.Fatalf("test targets are %d and %d bytes", len(exe), len(cwd))
+	}
+	for name, target := range map[string]string{"exe": exe, "cwd": cwd} {
+		if err := os.Symlink(target, filepath.Join(root, "10", name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := NewScanner(FS{root: root})
+	sc.buf = make([]byte, 0, 16) // far smaller than either target
+	s, err := sc.Snapshot(FieldExe | FieldCwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := s.Process(10)
+	if p == nil || p.Read != FieldExe|FieldCwd {
+		t.Fatalf("pid 10: %+v", p)
+	}
+	if p.Exe != exe || p.Cwd != cwd {
+		t.Errorf("exe %d bytes, cwd %d bytes; want %d and %d, whole", len(p.Exe), len(p.Cwd), len(exe), len(cwd))
+	}
+}
