@@ -73,6 +73,7 @@ func TestKillRefusals(t *testing.T) {
 		{"kernel thread", []string{"3"}, "kernel thread"},
 		{"tmux server", []string{"100"}, `protected name "tmux: server"`},
 		{"reused pid", []string{"110@1"}, "pid now belongs to another process"},
+		{"the tree of pid 1", []string{"--force", "--tree", "1"}, "it runs under pid 1 (systemd), which is protected, in the tree"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,7 +150,9 @@ func TestIntegrationKillTree(t *testing.T) {
 	cmd := startGroup(t, `trap "" TERM; env --default-signal=TERM sleep 300 & env --default-signal=TERM sleep 301 & wait; exec sleep 302`, "kill-tree-test")
 	root := cmd.Process.Pid
 	waitChildren(t, root, 2)
-	r := cli(t, "kill", "--yes", "--grace", "300ms", "--tree", strconv.Itoa(root))
+	// A generous grace: the sleeps must be seen gone within it to count as
+	// exited; the TERM-ignoring shell makes the test wait all of it.
+	r := cli(t, "kill", "--yes", "--grace", "2s", "--tree", strconv.Itoa(root))
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
@@ -289,8 +292,19 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	if err := tmux("new-session", "-d", "-s", "bystander", "sleep 1002"); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(300 * time.Millisecond) // let the panes exec
-	r := cli(t, "kill", "--json", "--yes", "--grace", "500ms", "--session", "tmux:victim", "--tmux-sockets", socket, "--kill-tmux-session")
+	// Wait for every pane to have exec'd its sleep, however loaded the machine.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, err := exec.Command("tmux", "-L", socket, "list-panes", "-a", "-F", "#{pane_current_command}").Output()
+		if err == nil && strings.Count(string(out), "sleep\n") == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("panes never ran their sleeps: %q %v", out, err)
+		}
+	}
+	// The grace is generous: the sleep obeying TERM must be seen gone within
+	// it to count as exited, not killed.
+	r := cli(t, "kill", "--json", "--yes", "--grace", "3s", "--session", "tmux:victim", "--tmux-sockets", socket, "--kill-tmux-session")
 	if r.code != exitOK {
 		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
