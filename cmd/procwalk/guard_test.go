@@ -154,36 +154,59 @@ func TestIntegrationGuardPassesOutputThrough(t *testing.T) {
 	}
 }
 
-// An orphan that exits while the command still runs is reparented to guard
-// and reaped at once: no zombie is left under guard.
+// An orphan is reparented to guard (a subreaper) and reaped as soon as it
+// exits: its pid vanishes instead of lingering as a zombie under guard.
 func TestIntegrationGuardReapsOrphans(t *testing.T) {
 	integration(t)
+	dir := t.TempDir()
+	pidFile, doneFile := filepath.Join(dir, "pid"), filepath.Join(dir, "done")
 	start := time.Now()
-	cmd, stdout, stderr := startGuard(t, "--", "sh", "-c", "(sleep 0.2 &); sleep 1.5")
-	time.Sleep(900 * time.Millisecond)
-	var zombies []int
-	for _, pid := range childrenOf(t, cmd.Process.Pid) {
-		if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat"); err == nil {
-			s := string(b)
-			if f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]); f[0] == "Z" {
-				zombies = append(zombies, pid)
-			}
+	cmd, stdout, stderr := startGuard(t, "--", "sh", "-c",
+		`(sleep 1 & echo $! > `+pidFile+`); while [ ! -e `+doneFile+` ]; do sleep 0.05; done`)
+	orphan := waitFileInt(t, pidFile)
+	reparented := false
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(orphan) + "/stat")
+		if err != nil {
+			break // exited and reaped: no zombie left
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		reparented = reparented || f[1] == strconv.Itoa(cmd.Process.Pid)
+		if time.Now().After(deadline) {
+			t.Fatalf("orphan %d still there, state %s, parent %s", orphan, f[0], f[1])
 		}
 	}
-	r := finishGuard(t, cmd, stdout, stderr, start)
-	if len(zombies) > 0 {
-		t.Errorf("zombies under guard: %v", zombies)
+	if !reparented {
+		t.Errorf("orphan %d was never seen as guard's child", orphan)
 	}
+	if err := os.WriteFile(doneFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := finishGuard(t, cmd, stdout, stderr, start)
 	if r.code != 0 || !strings.Contains(r.stderr, "1 orphan reaped") {
 		t.Errorf("exit %d, want 0 and one orphan reaped:\n%s", r.code, r.stderr)
 	}
+}
+
+// waitFileInt waits for a file holding a number and returns it.
+func waitFileInt(t *testing.T, path string) int {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, err := os.ReadFile(path)
+		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			return n
+		}
+	}
+	t.Fatalf("no number in %s", path)
+	return 0
 }
 
 // What the command leaves running when it exits is ended with it.
 func TestIntegrationGuardEndsLeftovers(t *testing.T) {
 	integration(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
-	r := guard(t, "--grace", "1s", "--", "sh", "-c", "sleep 300 & echo $! > "+pidFile)
+	r := guard(t, "--", "sh", "-c", "sleep 300 & echo $! > "+pidFile)
 	if r.code != 0 || !strings.Contains(r.stderr, "sh left processes running: guard ended them") {
 		t.Fatalf("exit %d:\n%s", r.code, r.stderr)
 	}
@@ -200,13 +223,16 @@ func TestIntegrationGuardEndsLeftovers(t *testing.T) {
 	}
 }
 
-// memoryHog grows its memory in steps of doubling string size, 16 bytes to
-// 16 GiB, pausing between steps: a guard limit must stop it.
-const memoryHog = `awk 'BEGIN { s = "xxxxxxxxxxxxxxxx"; for (i = 0; i < 30; i++) { s = s s; system("sleep 0.2") } }'`
+// memoryHogProgram doubles a string, 16 bytes to 512 MiB, pausing between
+// steps: a 100 MiB guard limit must stop it. The cap keeps a broken guard
+// from exhausting the machine's memory: the test then fails on the exit code.
+const memoryHogProgram = `BEGIN { s = "xxxxxxxxxxxxxxxx"; for (i = 0; i < 25; i++) { s = s s; system("sleep 0.2") } }`
+
+const memoryHog = `awk '` + memoryHogProgram + `'`
 
 func TestIntegrationGuardMaxRSS(t *testing.T) {
 	integration(t)
-	r := guard(t, "--max-rss", "100MiB", "--interval", "100ms", "--grace", "1s", "--", "sh", "-c", memoryHog)
+	r := guard(t, "--max-rss", "100MiB", "--interval", "100ms", "--", "sh", "-c", memoryHog)
 	if r.code != exitLimit || !strings.Contains(r.stderr, "over --max-rss 100.0 MiB: terminating the tree of sh") {
 		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
 	}
@@ -223,6 +249,15 @@ func TestIntegrationGuardKillBiggest(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "terminating the biggest process") || !strings.Contains(r.stderr, "(awk)") {
 		t.Errorf("awk not named as the biggest:\n%s", r.stderr)
+	}
+}
+
+// With --kill biggest, ending CMD itself is enforcing the limit: exit 124.
+func TestIntegrationGuardKillBiggestCMD(t *testing.T) {
+	integration(t)
+	r := guard(t, "--max-rss", "100MiB", "--kill", "biggest", "--interval", "100ms", "--", "awk", memoryHogProgram)
+	if r.code != exitLimit || !strings.Contains(r.stderr, "CMD itself was the biggest process") {
+		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
 	}
 }
 
