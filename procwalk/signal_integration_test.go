@@ -194,7 +194,10 @@ func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
 	// need the KILL stage.
 	cmd := startOwn(t, "sh", "-c", `trap "sleep 301 & wait" INT; sleep 300 & wait`)
 	root := liveID(t, cmd.Process.Pid)
-	k := liveKiller(t, KillConfig{Signal: syscall.SIGINT, Grace: 800 * time.Millisecond, Rescan: 20 * time.Millisecond})
+	// Nothing here exits on INT, so the test waits the whole grace: it must
+	// be long enough for the shell to run its trap on a loaded machine (if
+	// the trap has not run by the KILL stage, there is no grandchild).
+	k := liveKiller(t, KillConfig{Signal: syscall.SIGINT, Grace: 2 * time.Second, Rescan: 20 * time.Millisecond})
 	var plan *Plan
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var err error
