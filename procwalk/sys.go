@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"encoding/binary"
 	"os"
 	"syscall"
 	"unsafe"
@@ -72,19 +73,31 @@ func eachDirent(fd int, buf []byte, fn func(name []byte)) error {
 		if n <= 0 {
 			return nil
 		}
-		// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }
-		for off := 0; off+19 <= n; {
-			reclen := int(*(*uint16)(unsafe.Pointer(&buf[off+16])))
-			if reclen == 0 || off+reclen > n {
-				break
-			}
-			name := buf[off+19 : off+reclen]
-			if i := indexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			fn(name)
-			off += reclen
+		parseDirents(buf[:n], fn)
+	}
+}
+
+// direntNameOffset is where the name starts in a getdents64 record:
+// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }.
+const direntNameOffset = 19
+
+// parseDirents calls fn with the NUL-terminated name of each record in b. A
+// record too short or running past b ends the walk and an empty name is
+// skipped: the kernel writes neither, and neither may panic.
+func parseDirents(b []byte, fn func(name []byte)) {
+	for len(b) >= direntNameOffset {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < direntNameOffset || reclen > len(b) {
+			return
 		}
+		name := b[direntNameOffset:reclen]
+		if i := indexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if len(name) > 0 {
+			fn(name)
+		}
+		b = b[reclen:]
 	}
 }
 
