@@ -163,7 +163,15 @@ func (c *Config) check() error {
 }
 
 // opt names an option both ways users set it: the Telegraf TOML key and the
-// procwalk telegraf flag, e.g. "process_top (--process-top)".
+// procwalk telegraf flag, e.g. "process_top (--process-top)". List options
+// are plural in TOML and a repeatable singular flag, as for procwalk sessions.
 func opt(key string) string {
-	return key + " (--" + strings.ReplaceAll(key, "_", "-") + ")"
+	flag := strings.ReplaceAll(key, "_", "-")
+	switch key {
+	case "trees":
+		flag = "tree"
+	case "agents":
+		flag = "agent"
+	}
+	return key + " (--" + flag + ")"
 }

@@ -27,6 +27,10 @@ type Input struct {
 	SessionKinds    []string `toml:"session_kinds"`
 	TmuxSockets     []string `toml:"tmux_sockets"`
 	CgroupRoot      string   `toml:"cgroup_root"`
+	DangerPercent   float64  `toml:"danger_percent"`
+	Trees           []string `toml:"trees"`
+	Groups          string   `toml:"groups"`
+	Agents          []string `toml:"agents"`
 	PSS             bool     `toml:"pss"`
 	IO              bool     `toml:"io"`
 	ProcessTop      int      `toml:"process_top"`
@@ -110,6 +114,34 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		}
 	}
 	cfg.Group.CgroupRoot = in.CgroupRoot
+	if in.DangerPercent < 0 || in.DangerPercent > 100 {
+		return cfg, fs, fmt.Errorf("%w: %s %v: want a percentage above 0, at most 100 (0 means 80)", ErrConfig, opt("danger_percent"), in.DangerPercent)
+	}
+	cfg.Group.DangerPercent = in.DangerPercent
+	for _, t := range in.Trees {
+		spec, err := procwalk.ParseTreeSpec(t)
+		if err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("trees"), err)
+		}
+		cfg.Group.Trees = append(cfg.Group.Trees, spec)
+	}
+	if in.Groups != "" {
+		rules, err := procwalk.LoadGroupRules(in.Groups)
+		if err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("groups"), err)
+		}
+		cfg.Group.Groups = rules
+	}
+	if len(in.Agents) > 0 {
+		cfg.Group.Agents = procwalk.DefaultAgents()
+		for _, a := range in.Agents {
+			rule, err := procwalk.ParseAgentRule(a)
+			if err != nil {
+				return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agents"), err)
+			}
+			cfg.Group.Agents = append(cfg.Group.Agents, rule)
+		}
+	}
 	if in.PSS {
 		cfg.Fields |= procwalk.FieldSmaps
 	}

@@ -55,6 +55,10 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, TmuxSockets: []string{"main", " "}}, "tmux_sockets"},
 		{Input{Proc: fixtureProc, CgroupRoot: "testdata/passwd"}, "cgroup_root"},
 		{Input{Proc: fixtureProc, Passwd: "testdata/missing-passwd"}, "passwd"},
+		{Input{Proc: fixtureProc, DangerPercent: 120}, "danger_percent"},
+		{Input{Proc: fixtureProc, Trees: []string{"build=("}}, "trees"},
+		{Input{Proc: fixtureProc, Groups: "testdata/no-such-rules"}, "groups"},
+		{Input{Proc: fixtureProc, Agents: []string{"no-regex"}}, "agents"},
 	}
 	for _, tt := range tests {
 		err := tt.in.Init()
@@ -62,7 +66,7 @@ func TestInitNamesTheBadOption(t *testing.T) {
 			t.Errorf("%+v: Init() = %v, want ErrConfig", tt.in, err)
 			continue
 		}
-		if !strings.Contains(err.Error(), tt.want+" (--"+strings.ReplaceAll(tt.want, "_", "-")+")") {
+		if !strings.Contains(err.Error(), opt(tt.want)) {
 			t.Errorf("Init() = %q, want it to name %s and its flag", err, tt.want)
 		}
 	}

@@ -10,12 +10,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
+	"github.com/procwalk/procwalk/plugin"
 )
 
 // The telegraf tests read the plugin's fixture /proc: systemd (1, root),
@@ -298,5 +300,43 @@ func TestTelegrafExampleCommands(t *testing.T) {
 				t.Errorf("%s: %q wrote %q, want a batch ending in the self line", path, argv, got)
 			}
 		}
+	}
+}
+
+// Every [[inputs.procwalk]] option has its procwalk telegraf flag, named as
+// the plugin's errors name it: the TOML key with dashes, singular for the
+// repeatable list flags.
+func TestTelegrafFlagsMatchPluginOptions(t *testing.T) {
+	cmd := newTelegrafCommand(&globals{}, &env{stderr: io.Discard})
+	singular := map[string]string{"trees": "tree", "agents": "agent"}
+	typ := reflect.TypeOf(plugin.Input{})
+	for i := 0; i < typ.NumField(); i++ {
+		key := typ.Field(i).Tag.Get("toml")
+		if key == "" || key == "-" {
+			continue
+		}
+		name := strings.ReplaceAll(key, "_", "-")
+		if s, ok := singular[key]; ok {
+			name = s
+		}
+		if cmd.FlagSet.Lookup(name) == nil {
+			t.Errorf("option %s has no --%s flag", key, name)
+		}
+	}
+}
+
+func TestTelegrafTreeAndGroupSessions(t *testing.T) {
+	rules := filepath.Join(t.TempDir(), "groups")
+	if err := os.WriteFile(rules, []byte("shells comm ^bash$\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := telegrafRun(t, "", "--session-kinds", "tree,group", "--tree", "init=1", "--groups", rules, "--skip-self-metrics")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := measurements(t, r.stdout)
+	want := []string{"procwalk_session init", "procwalk_session shells"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("sessions %q, want %q", got, want)
 	}
 }
