@@ -36,6 +36,7 @@ type killCommand struct {
 	protect         string
 	killTmuxSession bool
 	sockets         string
+	socket          stringList
 	cgroupRoot      string
 	groups          string
 }
@@ -106,7 +107,8 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.json, "json", false, "print each outcome as a JSON line (the audit event)")
 	fs.StringVar(&c.protect, "protect", "", "more protected names, comma-separated globs (comm, argv[0] or script name)")
 	fs.BoolVar(&c.killTmuxSession, "kill-tmux-session", false, "for a tmux session: run tmux kill-session once every member is gone")
-	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
+	fs.Var(&c.socket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket")
 	fs.StringVar(&c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
 	fs.StringVar(&c.groups, "groups", "", "group rules file, for --session group:NAME")
 	return &ffcli.Command{
@@ -283,7 +285,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
 		}
 	}
 	cfg := procwalk.GroupConfig{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot}
-	cfg.Tmux.Sockets = splitList(c.sockets)
+	cfg.Tmux.Sockets = append(splitList(c.sockets), c.socket...)
 	if c.groups != "" {
 		if cfg.Groups, err = procwalk.LoadGroupRules(c.groups); err != nil {
 			return nil, usageErrorf("--groups: %v", err)
