@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -501,7 +502,7 @@ func (x *execution) grace(ctx context.Context) {
 
 // reap finishes every live victim that has exited.
 func (x *execution) reap(ctx context.Context) {
-	for _, v := range slicesClone(x.live) {
+	for _, v := range slices.Clone(x.live) {
 		if v.h.Wait(ctx, 0) {
 			v.out.Result = exitResult(v)
 			v.out.GoneAfter = time.Since(v.out.SignalledAt)
@@ -511,10 +512,8 @@ func (x *execution) reap(ctx context.Context) {
 }
 
 func exitResult(v *victim) Result {
-	for _, s := range v.out.Signals {
-		if s == syscall.SIGKILL {
-			return ResultKilled
-		}
+	if slices.Contains(v.out.Signals, syscall.SIGKILL) {
+		return ResultKilled
 	}
 	return ResultExited
 }
@@ -567,8 +566,8 @@ func (x *execution) kill(ctx context.Context) {
 	}
 	if x.plan.scope.Grows() {
 		for round := 0; round < maxFreezeRounds; round++ {
-			for _, v := range slicesClone(x.live) {
-				if !containsSignal(v.out.Signals, syscall.SIGSTOP) {
+			for _, v := range slices.Clone(x.live) {
+				if !slices.Contains(v.out.Signals, syscall.SIGSTOP) {
 					x.send(v, syscall.SIGSTOP)
 				}
 			}
@@ -581,7 +580,7 @@ func (x *execution) kill(ctx context.Context) {
 			}
 		}
 	}
-	for _, v := range slicesClone(x.live) {
+	for _, v := range slices.Clone(x.live) {
 		if x.send(v, syscall.SIGKILL) {
 			v.h.ReleaseMemory() // best effort: frees memory now, not when the last thread is done
 		}
@@ -600,7 +599,7 @@ func (x *execution) waitKilled(ctx context.Context) {
 		x.stopWaiting(ctx) // Wait returns at once now: do not spin to the deadline
 		return
 	}
-	for _, v := range slicesClone(x.live) {
+	for _, v := range slices.Clone(x.live) {
 		v.out.Result = ResultSurvived
 		v.out.Err = fmt.Errorf("pid %d still alive %s after SIGKILL (uninterruptible sleep, or traced)", v.out.ID.PID, x.cfg.KillWait)
 		x.retire(v)
@@ -611,7 +610,7 @@ func (x *execution) waitKilled(ctx context.Context) {
 // stopWaiting finishes the live victims as interrupted: ctx ended, the
 // caller no longer waits for them.
 func (x *execution) stopWaiting(ctx context.Context) {
-	for _, v := range slicesClone(x.live) {
+	for _, v := range slices.Clone(x.live) {
 		v.out.Result, v.out.Err = ResultInterrupted, fmt.Errorf("stopped waiting: %w", ctx.Err())
 		x.retire(v)
 	}
@@ -776,14 +775,3 @@ func resultOf(err error) Result {
 	}
 	return ResultFailed
 }
-
-func containsSignal(sigs []syscall.Signal, s syscall.Signal) bool {
-	for _, x := range sigs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func slicesClone(v []*victim) []*victim { return append([]*victim(nil), v...) }
