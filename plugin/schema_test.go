@@ -234,18 +234,3 @@ func TestAppendActions(t *testing.T) {
 		t.Errorf("second event = %+v", ps[1])
 	}
 }
-
-func TestAppendMetric(t *testing.T) {
-	b, err := AppendMetric(nil, "script_alert", map[string]string{"rule": "a b"}, map[string]any{"n": 1, "msg": "x\ny"}, t0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := decode(t, b)
-	if len(ps) != 1 || ps[0].fields["msg"] != "x?y" || ps[0].tags["rule"] != "a b" || !ps[0].time.Equal(t0) {
-		t.Errorf("AppendMetric wrote %+v", ps)
-	}
-	again, err := AppendMetric(b, "bad", nil, map[string]any{"f": struct{}{}}, t0)
-	if err == nil || string(again) != string(b) {
-		t.Errorf("a refused metric: err %v, buffer %q; want an error and the buffer unchanged", err, again)
-	}
-}
