@@ -1,0 +1,152 @@
+package procwalk
+
+import (
+	"errors"
+	"fmt"
+)
+
+// plan.go decides what a termination will do before anything is sent: the
+// members of the scope, each admitted as a target or refused (hard rules,
+// the protected list, a tree cut below a refused process).
+
+// Plan is what a termination will do: the targets to signal, parents before
+// children, and the members it will leave alone, with the reason.
+type Plan struct {
+	Scope   string
+	Session string
+	Targets []Target
+	// Skipped are members that will not be signalled: refused (protected)
+	// or, for a single process or tree root, already gone or reused.
+	Skipped []Outcome
+	// Partial is set when processes were hidden from the plan's snapshot
+	// (hidepid without root, stat denied): members may be missing.
+	Partial bool
+
+	scope Scope
+	rails guardRails
+}
+
+// Plan scans /proc and decides, for every member of scope, whether it will
+// be signalled. Nothing is signalled.
+func (k *Killer) Plan(scope Scope) (*Plan, error) {
+	if cs, ok := scope.(*CgroupScope); ok {
+		if err := cs.validate(); err != nil {
+			return nil, err
+		}
+	}
+	cfg := k.Config()
+	snap, err := k.fs.Snapshot(FieldCmdline | cfg.Fields | scope.Fields())
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
+		Partial: hidesProcesses(snap.Visibility)}
+	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
+	_, p.rails.cutsTrees = scope.(TreeScope)
+	for _, a := range snap.Ancestors(cfg.SelfPID) {
+		p.rails.ancestors[a.ID.PID] = true
+	}
+	members := scope.Members(snap, nil)
+	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
+		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, ErrGone)}
+		if q := snap.Process(root.PID); q != nil {
+			o.Target = targetOf(q)
+			o.Target.ID = root
+			o.Result = ResultIdentityChanged
+			o.Err = fmt.Errorf("%w: pid %d is now %s started at tick %d, not tick %d", ErrIdentityChanged, root.PID, q.Comm, q.ID.StartTicks, root.StartTicks)
+		}
+		p.Skipped = append(p.Skipped, o)
+	}
+	root, hasRoot := rootOf(scope)
+	refused := make(map[ProcID]error)
+	for _, m := range members {
+		if m.Zombie() {
+			// Exited already; only a process asked for by id is worth a line.
+			if hasRoot && m.ID == root {
+				p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultGone,
+					Err: fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", m.ID.PID, ErrGone)})
+			}
+			continue
+		}
+		if err := k.admit(m, snap, &p.rails, cfg, refused); err != nil {
+			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
+			continue
+		}
+		p.Targets = append(p.Targets, targetOf(m))
+	}
+	return p, nil
+}
+
+// admit returns why member p of scope may not be signalled, or nil, and
+// records a refusal in refused. In a tree scope a refused process shields
+// its descendants (members come parents first): the tree is cut there, so
+// that `kill --tree 1` or the tree of the tmux server signals nothing
+// rather than every process below it.
+func (k *Killer) admit(p *Process, snap *Snapshot, rails *guardRails, cfg KillConfig, refused map[ProcID]error) error {
+	err := k.check(p, rails, cfg)
+	if err == nil && rails.cutsTrees {
+		err = shieldedBy(p, snap, refused)
+	}
+	if err != nil {
+		refused[p.ID] = err
+	}
+	return err
+}
+
+// shieldedBy returns the refusal of p when its parent was refused.
+func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
+	parent := snap.Process(p.PPID)
+	if parent == nil || refused[parent.ID] == nil {
+		return nil
+	}
+	var why *ProtectedError
+	errors.As(refused[parent.ID], &why)
+	return &ProtectedError{PID: p.ID.PID, Comm: p.Comm, Hard: why != nil && why.Hard,
+		Reason: fmt.Sprintf("it runs under pid %d (%s), which is protected, in the tree", parent.ID.PID, parent.Comm)}
+}
+
+// Check returns why p may not be signalled (wrapping ErrProtected), or nil.
+// It applies the hard rules and, unless Force, the protected list.
+func (k *Killer) Check(p *Process) error {
+	cfg := k.Config()
+	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
+	return k.check(p, &rails, cfg)
+}
+
+func (k *Killer) check(p *Process, rails *guardRails, cfg KillConfig) error {
+	if err := rails.hardRule(p); err != nil {
+		return err
+	}
+	if !cfg.Force {
+		if pat := matchProtected(p, cfg.Protected); pat != "" {
+			return &ProtectedError{PID: p.ID.PID, Comm: p.Comm, Reason: fmt.Sprintf("it matches the protected name %q", pat)}
+		}
+	}
+	return nil
+}
+
+func rootOf(s Scope) (ProcID, bool) {
+	switch s := s.(type) {
+	case ProcessScope:
+		return s.ID, true
+	case TreeScope:
+		return s.Root, true
+	}
+	return ProcID{}, false
+}
+
+func sessionOf(s Scope) string {
+	switch s := s.(type) {
+	case ProcessScope:
+		return s.Session
+	case *SessionScope:
+		return s.Ref
+	}
+	return ""
+}
+
+// hidesProcesses reports whether a scan may have missed processes: hidepid
+// hid other users' ones, or their stat was denied.
+func hidesProcesses(v Visibility) bool {
+	return v.OthersHidden || v.Denied["stat"] > 0 || v.Denied["statm"] > 0
+}

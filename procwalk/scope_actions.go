@@ -1,0 +1,132 @@
+package procwalk
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// scope_actions.go holds what acts on a scope as a whole rather than on one
+// process: cgroup.kill at the KILL stage and tmux kill-session afterwards.
+// Both reach beyond the pidfds, so both are taken only when they hit
+// nothing but what the plan meant to end.
+
+// cgroupToKill returns the cgroup.kill file to write, or "" when the scope
+// is not a cgroup v2 one, the file is missing, or the write would hit a
+// process that is not one of the live victims. cgroup.kill kills every
+// process in the cgroup and its descendants, unchecked: it is used only
+// when a fresh, complete scan finds nothing else there (a refused member,
+// a process outside the session, one hidden from us).
+func (x *execution) cgroupToKill() string {
+	cs := cgroupOf(x.plan.scope)
+	if cs == nil || len(x.live) == 0 {
+		return ""
+	}
+	f := x.cgroupKillFile(cs)
+	if f == "" || !x.cgroupHoldsOnlyVictims(cs) {
+		return ""
+	}
+	return f
+}
+
+// cgroupOf returns the v2 cgroup of a cgroup or cgroup session scope.
+func cgroupOf(s Scope) *CgroupScope {
+	var cs *CgroupScope
+	switch s := s.(type) {
+	case *CgroupScope:
+		cs = s
+	case *SessionScope:
+		cs = s.Cgroup
+	}
+	if cs == nil || cs.Hierarchy != "" {
+		return nil
+	}
+	return cs
+}
+
+// cgroupKillFile is the cgroup.kill file of cs, or "" when there is none.
+func (x *execution) cgroupKillFile(cs *CgroupScope) string {
+	mount := cs.Mount
+	if mount == "" {
+		mount = x.k.fs.cgroup2Mount()
+	}
+	if mount == "" {
+		return ""
+	}
+	f := strings.TrimSuffix(mount, "/") + "/" + strings.Trim(cs.Path, "/") + "/cgroup.kill"
+	if _, err := os.Stat(f); err != nil {
+		return ""
+	}
+	return f
+}
+
+// cgroupHoldsOnlyVictims scans /proc and reports whether every live
+// process in cs is a live victim, and the scan saw every process.
+func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
+	snap, err := x.k.fs.Snapshot(FieldCgroup)
+	if err != nil || hidesProcesses(snap.Visibility) {
+		return false
+	}
+	live := make(map[ProcID]bool, len(x.live))
+	for _, v := range x.live {
+		live[v.out.ID] = true
+	}
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		if p.Kernel || p.Zombie() {
+			continue
+		}
+		if p.Read&FieldCgroup == 0 || cs.contains(p) && !live[p.ID] {
+			return false // not ours, or we cannot tell
+		}
+	}
+	return true
+}
+
+// noteScopeActions says, in a dry run, which scope-wide actions a real run
+// may take besides the signals.
+func (x *execution) noteScopeActions() {
+	if len(x.plan.Targets) == 0 {
+		return
+	}
+	if cs := cgroupOf(x.plan.scope); cs != nil {
+		if f := x.cgroupKillFile(cs); f != "" {
+			x.report.Notes = append(x.report.Notes, "would write 1 to "+f+" at the KILL stage, if the cgroup then holds only these targets")
+		}
+	}
+	if s, ok := x.plan.scope.(*SessionScope); ok && s.Tmux {
+		x.report.Notes = append(x.report.Notes, "would run tmux kill-session -t "+s.Name+" once every member is gone")
+	}
+}
+
+// afterwards runs scope-wide clean-up: tmux kill-session once every member
+// of a tmux session is gone.
+func (x *execution) afterwards(ctx context.Context) {
+	s, ok := x.plan.scope.(*SessionScope)
+	if !ok || !s.Tmux {
+		return
+	}
+	for _, o := range x.report.Outcomes {
+		if !o.Result.Done() {
+			x.report.Notes = append(x.report.Notes, "tmux session "+s.Name+" kept: not every member is gone")
+			return
+		}
+	}
+	socket := s.Attrs[AttrSocket]
+	// "=" asks tmux for an exact name match, not a prefix.
+	if err := x.k.tmux(ctx, "-S", socket, "kill-session", "-t", "="+s.Name); err != nil {
+		x.report.Notes = append(x.report.Notes, fmt.Sprintf("tmux kill-session -t %s: %v (the session may already have ended with its last pane)", s.Name, err))
+		return
+	}
+	x.report.Notes = append(x.report.Notes, "tmux kill-session -t "+s.Name)
+}
+
+func runTmux(ctx context.Context, args ...string) error {
+	out, err := exec.CommandContext(ctx, "tmux", args...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
