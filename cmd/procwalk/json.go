@@ -141,19 +141,29 @@ func writeJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Proc
 			BootTime: s.Host.BootTime.UTC(), ClockTicks: s.Host.ClockTicks, PageSizeBytes: s.Host.PageSizeBytes,
 			MemTotalBytes: s.Host.MemTotalBytes, CPUs: s.Host.CPUs,
 		},
-		Visibility: newJSONVisibility(s.Visibility),
-		Processes:  make([]jsonProcess, 0, len(procs)),
+		Visibility:      newJSONVisibility(s.Visibility),
+		IntervalSeconds: round(sampledInterval(s), 3),
+		Processes:       make([]jsonProcess, 0, len(procs)),
 	}
 	for _, p := range procs {
-		if p.Rates.Measured && doc.IntervalSeconds == 0 {
-			doc.IntervalSeconds = round(p.Rates.IntervalSeconds, 3)
-		}
 		doc.Processes = append(doc.Processes, newJSONProcess(s, p, users))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // a cmdline's "&" stays "&", not "\u0026"
 	return enc.Encode(doc)
+}
+
+// sampledInterval is the time between the two samples of s's rates, 0 when
+// s has none. It is read off any measured process of the whole snapshot, so
+// that a filter keeping only new processes still shows it.
+func sampledInterval(s *procwalk.Snapshot) float64 {
+	for i := range s.Procs {
+		if r := s.Procs[i].Rates; r.Measured {
+			return r.IntervalSeconds
+		}
+	}
+	return 0
 }
 
 // splitFields lists the names in a field set: "io", "smaps" ...

@@ -452,8 +452,23 @@ func TestPSRates(t *testing.T) {
 			}
 		case 200, 500:
 			if p.CPUPercent != nil || p.ReadPerSec != nil {
-				t.Errorf("pid %d (first seen) has rates %v %v; want none", p.PID, *p.CPUPercent, p.ReadPerSec)
+				t.Errorf("pid %d (first seen) has rates %v %v; want none", p.PID, p.CPUPercent, p.ReadPerSec)
 			}
 		}
+	}
+
+	// Filtered down to the newborn, which has no rate, the JSON still says
+	// that rates were sampled and over what interval.
+	stdout.Reset()
+	c.filter = "newborn"
+	if err := c.print(second, plan); err != nil {
+		t.Fatal(err)
+	}
+	doc.IntervalSeconds, doc.Processes = 0, nil
+	if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.IntervalSeconds != 1 || len(doc.Processes) != 1 || doc.Processes[0].PID != 500 || doc.Processes[0].CPUPercent != nil {
+		t.Errorf("--filter newborn: interval_seconds %v, processes %+v; want 1 and pid 500 without rates", doc.IntervalSeconds, doc.Processes)
 	}
 }
