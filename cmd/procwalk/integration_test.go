@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -34,7 +35,38 @@ func startGroup(t *testing.T, script, marker string) *exec.Cmd {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	})
-	return cmd
+	// Until sh has exec'd, the child is a copy of the test with the test's
+	// cmdline: wait for the marker, however slow the machine.
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
+		if err == nil && strings.Contains(string(b), marker) {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d did not exec sh with %s in 60s (cmdline %q, %v)", cmd.Process.Pid, marker, b, err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// cpuSeconds reads utime + stime of pid from /proc/<pid>/stat, at the
+// kernel's USER_HZ of 100.
+func cpuSeconds(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the comm's closing parenthesis: utime and stime are
+	// fields 14 and 15, the 12th and 13th after it.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+	utime, err1 := strconv.ParseUint(f[11], 10, 64)
+	stime, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("stat of %d: %q", pid, b)
+	}
+	return float64(utime+stime) / 100
 }
 
 func TestIntegrationPSMeasuresCPU(t *testing.T) {
@@ -42,9 +74,11 @@ func TestIntegrationPSMeasuresCPU(t *testing.T) {
 	clearEnv(t)
 	marker := fmt.Sprintf("procwalk-test-busy-%d", os.Getpid())
 	busy := startGroup(t, "while :; do :; done", marker)
-	time.Sleep(100 * time.Millisecond) // let sh exec and start spinning
 
+	// The CPU time the loop used while ps ran brackets what ps measured.
+	cpuBefore := cpuSeconds(t, busy.Process.Pid)
 	r := cli(t, "ps", "--json", "--pss", "--filter", marker, "--interval", "500ms")
+	cpuAfter := cpuSeconds(t, busy.Process.Pid)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -65,10 +99,16 @@ func TestIntegrationPSMeasuresCPU(t *testing.T) {
 		t.Fatalf("want only pid %d, got %+v", busy.Process.Pid, doc.Processes)
 	}
 	p := doc.Processes[0]
-	// A spinning shell uses a core when it can get one; on a shared
-	// 2-core machine it still gets a good part of it.
-	if p.CPUPercent == nil || *p.CPUPercent < 10 || *p.CPUPercent > 105 {
-		t.Errorf("busy loop cpu_percent = %v over %vs, want 10..105", p.CPUPercent, doc.IntervalSeconds)
+	// A spinning shell gets some CPU in 500 ms however loaded the machine,
+	// at most one core, and no more than it used while ps ran (one tick
+	// and the JSON's rounding of slack).
+	if p.CPUPercent == nil || doc.IntervalSeconds <= 0 {
+		t.Fatalf("busy loop: cpu_percent %v, interval_seconds %v: not measured", p.CPUPercent, doc.IntervalSeconds)
+	}
+	used := *p.CPUPercent / 100 * doc.IntervalSeconds
+	if *p.CPUPercent <= 0 || *p.CPUPercent > 105 || used > cpuAfter-cpuBefore+0.015 {
+		t.Errorf("busy loop cpu_percent = %v over %vs (%.3fs of CPU); it used %.2fs while ps ran; want 0 < cpu_percent <= 105 and no more than that",
+			*p.CPUPercent, doc.IntervalSeconds, used, cpuAfter-cpuBefore)
 	}
 	if p.UID == nil || *p.UID != os.Geteuid() {
 		t.Errorf("uid = %v, want %d", p.UID, os.Geteuid())
