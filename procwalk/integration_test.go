@@ -148,12 +148,13 @@ func psRSS(t *testing.T, pids []int) map[int]uint64 {
 	return rss
 }
 
-// within reports whether got is within tol of want.
-func within(got, want, tol uint64) bool {
-	if got > want {
-		return got-want <= tol
-	}
-	return want-got <= tol
+// between reports whether got lies within tol of the range of a and b: two
+// readings by another tool taken just before and just after ours. A value
+// that moved meanwhile (a page faulted in or reclaimed, a library mapped by
+// one more process on a busy host) then still brackets ours.
+func between(got, a, b, tol uint64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return got+tol >= lo && got <= hi+tol
 }
 
 // TestIntegrationRSSMatchesPs compares each process's RSS with ps for idle
@@ -171,17 +172,19 @@ func TestIntegrationRSSMatchesPs(t *testing.T) {
 	pids = append(pids, holder.Process.Pid)
 	waitFiles(t, []string{ready})
 
+	before := psRSS(t, pids)
 	s := liveSnapshot(t, 0)
-	want := psRSS(t, pids)
+	after := psRSS(t, pids)
 	for _, pid := range pids {
 		p := s.Process(pid)
 		if p == nil {
 			t.Fatalf("pid %d (started by the test) is missing from the snapshot", pid)
 		}
 		// Idle processes: both read the same kernel counter. Allow a few
-		// pages for a page fault between the two reads.
-		if tol := uint64(4 * os.Getpagesize()); !within(p.RSSBytes, want[pid], tol) {
-			t.Errorf("pid %d (%s): RSS %d bytes, ps says %d (tolerance %d)", pid, p.Comm, p.RSSBytes, want[pid], tol)
+		// pages for per-CPU counter drift.
+		if tol := uint64(4 * os.Getpagesize()); !between(p.RSSBytes, before[pid], after[pid], tol) {
+			t.Errorf("pid %d (%s): RSS %d bytes, ps says %d before and %d after (tolerance %d)",
+				pid, p.Comm, p.RSSBytes, before[pid], after[pid], tol)
 		}
 	}
 	if h := s.Process(holder.Process.Pid); h != nil && h.RSSBytes < 32<<20 {
@@ -223,8 +226,10 @@ wait`
 	// The inner sh prints its sleep's pid once the sleep is forked, but a
 	// child may not have exec'd yet: wait until every one is a sleep.
 	var s *procwalk.Snapshot
-	deadline := time.Now().Add(10 * time.Second)
+	var psSumBefore uint64
+	deadline := time.Now().Add(60 * time.Second)
 	for {
+		psSumBefore = sumRSS(psRSS(t, pids))
 		s = liveSnapshot(t, procwalk.FieldSmaps)
 		sleeps := 0
 		for pid := range want {
@@ -236,7 +241,7 @@ wait`
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d of 4 sleeps are running after 10s", sleeps)
+			t.Fatalf("only %d of 4 sleeps are running after 60s", sleeps)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -268,14 +273,20 @@ wait`
 			t.Errorf("Descendants(%d) holds pid %d (%s), which the test did not start", root.Process.Pid, p.ID.PID, p.Comm)
 		}
 	}
-	// And the sum itself against ps, an independent reader.
-	var psSum uint64
-	for _, rss := range psRSS(t, pids) {
-		psSum += rss
+	// And the sum itself against ps, an independent reader, read once more
+	// now: with the reading taken before the snapshot, it brackets ours.
+	psSumAfter := sumRSS(psRSS(t, pids))
+	if tol := uint64(4 * len(want) * os.Getpagesize()); !between(got.RSSBytes, psSumBefore, psSumAfter, tol) {
+		t.Errorf("subtree RSS %d bytes, ps sums to %d before and %d after (tolerance %d)", got.RSSBytes, psSumBefore, psSumAfter, tol)
 	}
-	if tol := uint64(4 * len(want) * os.Getpagesize()); !within(got.RSSBytes, psSum, tol) {
-		t.Errorf("subtree RSS %d bytes, ps sums to %d (tolerance %d)", got.RSSBytes, psSum, tol)
+}
+
+func sumRSS(rss map[int]uint64) uint64 {
+	var sum uint64
+	for _, v := range rss {
+		sum += v
 	}
+	return sum
 }
 
 // smemUsage runs smem for processes whose cmdline matches pattern and
@@ -339,13 +350,15 @@ func TestIntegrationPSSUSSMatchSmem(t *testing.T) {
 		t.Fatalf("tmux printed server pid %q", out)
 	}
 
-	usage := smemUsage(t, regexp.QuoteMeta(dir))
+	before := smemUsage(t, regexp.QuoteMeta(dir))
 	s := liveSnapshot(t, procwalk.FieldSmaps)
+	after := smemUsage(t, regexp.QuoteMeta(dir))
 	holders, compared := 0, 0
 	var worstPSS, worstUSS float64 // largest difference from smem, as a fraction
 	for _, p := range s.Descendants(server) {
-		want, ok := usage[p.ID.PID]
-		if !ok {
+		b, okBefore := before[p.ID.PID]
+		a, okAfter := after[p.ID.PID]
+		if !okBefore || !okAfter {
 			continue // a sleep: its cmdline does not name dir
 		}
 		if p.Read&procwalk.FieldSmaps == 0 {
@@ -356,15 +369,20 @@ func TestIntegrationPSSUSSMatchSmem(t *testing.T) {
 		// smem sums each mapping's line of smaps, truncated to whole KiB;
 		// smaps_rollup truncates once. So a few KiB apart on a small
 		// process, more on one with many mappings: 2% or 4 pages.
+		// A PSS also moves when any other process on the host maps or
+		// unmaps a shared library: smem reads before and after ours.
 		for _, c := range []struct {
-			name      string
-			got, want uint64
-		}{{"PSS", p.Smaps.PSSBytes, want[0]}, {"USS", p.Smaps.USSBytes, want[1]}} {
-			tol := max(c.want/50, uint64(4*os.Getpagesize()))
-			if !within(c.got, c.want, tol) {
-				t.Errorf("pid %d (%s): %s %d bytes, smem says %d (tolerance %d)", p.ID.PID, p.Comm, c.name, c.got, c.want, tol)
+			name               string
+			got, before, after uint64
+		}{{"PSS", p.Smaps.PSSBytes, b[0], a[0]}, {"USS", p.Smaps.USSBytes, b[1], a[1]}} {
+			tol := max(max(c.before, c.after)/50, uint64(4*os.Getpagesize()))
+			if !between(c.got, c.before, c.after, tol) {
+				t.Errorf("pid %d (%s): %s %d bytes, smem says %d before and %d after (tolerance %d)",
+					p.ID.PID, p.Comm, c.name, c.got, c.before, c.after, tol)
 			}
-			if d := math.Abs(float64(c.got)-float64(c.want)) / float64(max(c.want, 1)); c.name == "PSS" {
+			// The difference from the nearer of smem's two readings.
+			d := min(math.Abs(float64(c.got)-float64(c.before)), math.Abs(float64(c.got)-float64(c.after))) / float64(max(c.before, 1))
+			if c.name == "PSS" {
 				worstPSS = max(worstPSS, d)
 			} else {
 				worstUSS = max(worstUSS, d)
@@ -390,12 +408,15 @@ func TestIntegrationPSSUSSMatchSmem(t *testing.T) {
 func TestIntegrationChurn(t *testing.T) {
 	integration(t, "true")
 	truePath, _ := exec.LookPath("true")
-	// Churn for at least minDuration and minSnapshots (a scan of a big
-	// host under -race takes seconds), but never past maxDuration.
+	// Churn until every minimum is reached: time, snapshots (a scan of a
+	// big host under -race takes seconds), forks, and a process seen to
+	// vanish mid-scan. Counts, not a fork rate: on a loaded machine the
+	// rate is whatever the scheduler gives. maxDuration bounds it all.
 	const (
 		workers      = 4
 		minDuration  = 3 * time.Second
 		minSnapshots = 5
+		minForks     = 500
 		maxDuration  = 2 * time.Minute
 	)
 	ctx, cancel := context.WithTimeout(context.Background(), maxDuration)
@@ -425,9 +446,10 @@ func TestIntegrationChurn(t *testing.T) {
 	var snapshots, gone, measured, reused int
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	start := time.Now()
-	for time.Since(start) < minDuration || snapshots < minSnapshots {
+	for time.Since(start) < minDuration || snapshots < minSnapshots || forks.Load() < minForks || gone == 0 {
 		if ctx.Err() != nil {
-			t.Fatalf("only %d snapshots in %v", snapshots, maxDuration)
+			t.Fatalf("in %v: %d snapshots (want %d), %d forks (want %d), %d processes gone mid-scan (want some)",
+				maxDuration, snapshots, minSnapshots, forks.Load(), minForks, gone)
 		}
 		s, err := sc.Snapshot(procwalk.AllFields | procwalk.FieldSmaps)
 		if err != nil {
@@ -475,11 +497,5 @@ func TestIntegrationChurn(t *testing.T) {
 		snapshots, forks.Load(), perSecond, gone, measured, reused)
 	if measured == 0 {
 		t.Errorf("%d snapshots gave no measured rate: the Sampler never matched a process", snapshots)
-	}
-	if perSecond < 100 {
-		t.Errorf("only %.0f processes per second forked: not the churn this test needs", perSecond)
-	}
-	if gone == 0 {
-		t.Errorf("no process was counted gone in %d snapshots while %d exited", snapshots, forks.Load())
 	}
 }
