@@ -275,7 +275,6 @@ type guardRun struct {
 	samples       int
 	cpuSeconds    float64
 	seen          map[procwalk.ProcID]bool
-	killedByGuard int
 	scanErrors    int
 	// dryRun breaches, by limit flag: reported once each.
 	wouldEnd []string
@@ -305,7 +304,6 @@ func (r *guardRun) closeChild() {
 func (r *guardRun) record(e procwalk.ActionEvent) {
 	if len(e.Signals) > 0 {
 		r.history.Add(e)
-		r.killedByGuard++
 	}
 }
 
@@ -608,7 +606,7 @@ func (r *guardRun) summary() {
 		if r.c.dryRun {
 			what = "would have been signalled"
 		}
-		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, r.killedByGuard, guardHistory)
+		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, r.history.Total(), guardHistory)
 		for _, e := range events {
 			fmt.Fprintf(w, "    %s\n", printable(e.String()))
 		}
