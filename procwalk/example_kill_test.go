@@ -53,3 +53,36 @@ func ExampleKiller_Plan() {
 	// 82 dry_run TERM,KILL
 	// 84 dry_run TERM,KILL
 }
+
+// The biggest processes of a session by PSS: the snapshot reads what the
+// metric needs (smaps_rollup), and Killer.Check keeps the killable ones.
+// Here the members are the tree of the fixture's tmux server.
+func ExampleBiggestIn() {
+	fs, err := procwalk.NewFS("testdata/proc")
+	if err != nil {
+		panic(err)
+	}
+	snap, err := fs.Snapshot(procwalk.MetricPSS.Fields())
+	if err != nil {
+		panic(err)
+	}
+	k, err := procwalk.NewKiller(fs, procwalk.KillConfig{Protected: []string{"make"}})
+	if err != nil {
+		panic(err)
+	}
+	var members []procwalk.ProcID // a Session's Members
+	for _, p := range snap.Descendants(100) {
+		members = append(members, p.ID)
+	}
+	for _, p := range procwalk.BiggestIn(snap, members, 3, procwalk.MetricPSS) {
+		if err := k.Check(p); err != nil {
+			fmt.Println("skip", p.ID.PID, p.Comm)
+			continue
+		}
+		fmt.Println(p.ID.PID, p.Comm, procwalk.FormatBytes(p.Smaps.PSSBytes))
+	}
+	// Output:
+	// 111 cc1 97.7 MiB
+	// 120 python3 14.6 MiB
+	// skip 110 make
+}
