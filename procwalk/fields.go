@@ -27,12 +27,16 @@ const (
 // The parentheses matter: &^ binds tighter than -.
 const AllFields = (fieldEnd - 1) &^ FieldSmaps
 
-var fieldNames = [...]string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
+// fieldNames names the fields in bit order. A function, not a package
+// variable, so that no caller can change the names for everyone.
+func fieldNames() []string {
+	return []string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
+}
 
 // String lists the fields, comma-separated, e.g. "status,cmdline".
 func (f Fields) String() string {
 	var names []string
-	for i, name := range fieldNames {
+	for i, name := range fieldNames() {
 		if f&(1<<i) != 0 {
 			names = append(names, name)
 		}
@@ -54,14 +58,15 @@ func ParseFields(s string) (Fields, error) {
 			continue
 		}
 		found := false
-		for i, n := range fieldNames {
+		names := fieldNames()
+		for i, n := range names {
 			if n == name {
 				f |= 1 << i
 				found = true
 			}
 		}
 		if !found {
-			return 0, fmt.Errorf("unknown field %q: known fields are all, %s", name, strings.Join(fieldNames[:], ", "))
+			return 0, fmt.Errorf("unknown field %q: known fields are all, %s", name, strings.Join(names, ", "))
 		}
 	}
 	return f, nil

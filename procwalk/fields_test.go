@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -76,6 +77,19 @@ func TestParseFieldsUnknown(t *testing.T) {
 		// The message must name the bad field and list the good ones.
 		if msg := err.Error(); !strings.Contains(msg, "unknown field") || !strings.Contains(msg, "smaps") {
 			t.Errorf("ParseFields(%q) error %q does not name the known fields", in, msg)
+		}
+	}
+}
+
+// Every field bit has a name, and names are unique: String and ParseFields
+// round-trip each one.
+func TestFieldNamesCoverEveryBit(t *testing.T) {
+	if got, want := len(fieldNames()), bits.Len32(uint32(fieldEnd))-1; got != want {
+		t.Fatalf("%d field names for %d field bits", got, want)
+	}
+	for b := Fields(1); b < fieldEnd; b <<= 1 {
+		if got, err := ParseFields(b.String()); err != nil || got != b {
+			t.Errorf("ParseFields(%q) = %v, %v; want %#x", b.String(), got, err, uint32(b))
 		}
 	}
 }
