@@ -173,7 +173,7 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, err := x.k.fs.Snapshot(FieldCmdline | x.cfg.Fields | x.plan.scope.Fields())
+	snap, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
@@ -186,6 +186,7 @@ func (x *execution) newcomers() []Target {
 		if p.Zombie() {
 			continue
 		}
+		x.k.readSmaps(p, x.plan.scope, x.cfg)
 		if err := x.k.admit(p, snap, &x.plan.rails, x.cfg, x.refused); err != nil {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue

@@ -35,7 +35,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
-	snap, err := k.fs.Snapshot(FieldCmdline | cfg.Fields | scope.Fields())
+	snap, err := k.scan(scope, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 			}
 			continue
 		}
+		k.readSmaps(m, scope, cfg)
 		if err := k.admit(m, snap, &p.rails, cfg, refused); err != nil {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
@@ -75,6 +76,22 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		p.Targets = append(p.Targets, targetOf(m))
 	}
 	return p, nil
+}
+
+// scan snapshots /proc for a plan or a re-walk of scope. smaps_rollup, when
+// asked for, is left to readSmaps: reading it walks a process's page tables
+// under its memory-map lock, which the scope's members are worth and the
+// rest of the host is not.
+func (k *Killer) scan(scope Scope, cfg KillConfig) (*Snapshot, error) {
+	return k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+}
+
+// readSmaps reads member p's smaps_rollup when the config or scope asks
+// for it; a denied or vanished one leaves p without PSS.
+func (k *Killer) readSmaps(p *Process, scope Scope, cfg KillConfig) {
+	if (cfg.Fields|scope.Fields())&FieldSmaps != 0 {
+		k.fs.ReadSmaps(p)
+	}
 }
 
 // admit returns why member p of scope may not be signalled, or nil, and

@@ -65,8 +65,8 @@ type KillConfig struct {
 	// fixture, another namespace's /proc) our pid means nothing there, and
 	// nothing can be signalled anyway (OpenProc refuses): no self rule.
 	SelfPID int
-	// Fields are read in addition in the plan's snapshot, e.g. FieldSmaps
-	// for PSS in the audit events.
+	// Fields are read in addition for the scope's members, e.g. FieldSmaps
+	// for PSS in the audit events (smaps_rollup of the members only).
 	Fields Fields
 	// Audit receives an event per outcome as it becomes final; nil drops
 	// them (the Report still has the outcomes).

@@ -327,6 +327,31 @@ func TestExecuteTreeNewcomersUnderProtected(t *testing.T) {
 	}
 }
 
+// FieldSmaps gives the targets their PSS, read for the scope's members only.
+func TestPlanReadsPSSOfMembers(t *testing.T) {
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := NewKiller(fs, KillConfig{Fields: FieldSmaps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := k.Plan(GroupScope{PGRP: 110})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]uint64{}
+	for _, tg := range plan.Targets {
+		if tg.HavePSS {
+			got[tg.ID.PID] = tg.PSSBytes >> 10
+		}
+	}
+	if want := map[int]uint64{110: 5000, 111: 100000}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("PSS KiB of the targets = %v, want %v", got, want)
+	}
+}
+
 func TestPlanGoneAndReusedRoot(t *testing.T) {
 	k, _, _ := newTestKiller(t, KillConfig{})
 	id := killFixtureID(t, 82)
