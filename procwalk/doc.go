@@ -71,4 +71,19 @@
 // when smaps was read both times). A process seen for the first time, a pid
 // now held by another process, or a counter that went backwards gets no rate:
 // Rates.Measured is false, and callers must not print that as a measured zero.
+//
+// # User names: Users
+//
+// ReadUsers reads a passwd(5) file, whose path the caller names (cmd/ uses
+// /etc/passwd), in pure Go: no cgo and no NSS, so users known only to LDAP or
+// sssd show as numbers. A nil *Users is valid and names every uid by number.
+//
+// # Sessions and safe signals
+//
+// Built on the same Snapshot: a Grouper, owned by the caller like a Sampler,
+// groups processes into Sessions (tmux, sid, pgrp, tty, tree, cgroup, user,
+// agent and rule-defined groups) with totals that never count a member twice;
+// a Killer signals a process only while its ProcID still names it (pidfd,
+// start time checked after opening), refuses protected processes, and plans
+// before it acts. See Grouper and Killer, and their Examples.
 package procwalk

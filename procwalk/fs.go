@@ -9,7 +9,8 @@ import (
 	"syscall"
 )
 
-// DefaultRoot is where Linux mounts procfs. Only cmd/ uses it as a default.
+// DefaultRoot is where Linux mounts procfs. The engine never reads it on its
+// own: callers (cmd/, plugin/) pass it, or another root, to NewFS.
 const DefaultRoot = "/proc"
 
 // Sentinel errors. Wrapped with %w, so test them with errors.Is.
