@@ -115,8 +115,8 @@ func (s GroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 // the descendants they fork while being terminated. With KillTmuxSession,
 // a tmux session is also removed with `tmux kill-session` once every member
 // is gone, so no empty panes linger (remain-on-exit). A cgroup v2 session
-// whose cgroup has cgroup.kill is killed through it at the KILL stage (see
-// CgroupScope).
+// whose cgroup has cgroup.kill may be killed through it at the KILL stage
+// (see CgroupScope).
 type SessionScope struct {
 	Ref    string // "KIND:NAME"
 	IDs    []ProcID
@@ -172,9 +172,10 @@ func (s *SessionScope) Members(snap *Snapshot, known map[ProcID]bool) []*Process
 // is the cgroup path as /proc/<pid>/cgroup shows it ("/system.slice/x.service").
 // Hierarchy "" means the unified (v2) hierarchy, the "0::" line; otherwise a
 // v1 controller list as it appears in the line ("memory", "name=systemd").
-// On v2, when the cgroup has a cgroup.kill file (Linux 5.14+) and none of its
-// members is protected, the KILL stage writes to it: the kernel kills every
-// member at once, including any forked meanwhile.
+// On v2, when the cgroup has a cgroup.kill file (Linux 5.14+) and a fresh,
+// complete scan finds nothing in it but live targets (no refused member, no
+// process outside the scope), the KILL stage writes to it: the kernel kills
+// every member at once, including any forked meanwhile.
 type CgroupScope struct {
 	Path      string
 	Hierarchy string

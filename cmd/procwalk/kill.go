@@ -63,7 +63,8 @@ STAGES
   2. up to --grace for them to exit, re-walking the scope for newcomers;
   3. SIGSTOP to whatever is left (so nothing forks any more), a last
      re-walk, then SIGKILL through the same pidfds.
-A cgroup v2 session whose cgroup has cgroup.kill is killed through it.
+A cgroup v2 session is killed through its cgroup.kill when the cgroup
+holds nothing but the targets.
 
 PROTECTION
   Never signalled, whatever the flags: procwalk itself, its ancestors
