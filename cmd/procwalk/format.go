@@ -174,6 +174,16 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	return bw.Flush()
 }
 
+// print writes t to w, its last column cut to the width of the terminal w
+// is, unless wide. A pipe or a file always gets whole lines.
+func (t *table) print(w io.Writer, wide bool) error {
+	width := 0
+	if !wide {
+		width = terminalWidth(w)
+	}
+	return t.write(w, width)
+}
+
 // cutRunes keeps the first n runes of s (at least one, so a line is never
 // left without its last column entirely).
 func cutRunes(s string, n int) string {

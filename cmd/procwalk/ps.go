@@ -180,11 +180,7 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan) error {
 		}
 		t.add(row...)
 	}
-	width := 0
-	if !c.wide {
-		width = terminalWidth(c.e.stdout)
-	}
-	if err := t.write(c.e.stdout, width); err != nil {
+	if err := t.print(c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)

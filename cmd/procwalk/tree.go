@@ -173,11 +173,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		draw(r, "", "")
 	}
 
-	width := 0
-	if !c.wide {
-		width = terminalWidth(c.e.stdout)
-	}
-	if err := t.write(c.e.stdout, width); err != nil {
+	if err := t.print(c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
