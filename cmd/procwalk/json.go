@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -123,10 +124,10 @@ func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.U
 		}
 	}
 	if p.Denied != 0 {
-		j.Denied = splitFields(p.Denied)
+		j.Denied = fieldNames(p.Denied)
 	}
 	if p.Malformed != 0 {
-		j.Malformed = splitFields(p.Malformed)
+		j.Malformed = fieldNames(p.Malformed)
 	}
 	return j
 }
@@ -166,15 +167,9 @@ func sampledInterval(s *procwalk.Snapshot) float64 {
 	return 0
 }
 
-// splitFields lists the names in a field set: "io", "smaps" ...
-func splitFields(f procwalk.Fields) []string {
-	var out []string
-	for b := procwalk.Fields(1); b != 0 && b <= f; b <<= 1 {
-		if f&b != 0 {
-			out = append(out, b.String())
-		}
-	}
-	return out
+// fieldNames lists the names in a non-empty field set: ["io", "smaps"].
+func fieldNames(f procwalk.Fields) []string {
+	return strings.Split(f.String(), ",")
 }
 
 func ptr[T any](v T) *T { return &v }
