@@ -360,3 +360,23 @@ func FuzzAtoi(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseOOMScore(f *testing.F) {
+	f.Add([]byte("667\n"))
+	f.Add([]byte("-0\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := parseOOMScore(b)
+		malformedOnly(t, err)
+		if err != nil {
+			if v != 0 {
+				t.Fatalf("error %v with %d", err, v)
+			}
+			return
+		}
+		// What parses is one decimal int32 among spaces, as strconv reads it.
+		want, perr := strconv.ParseInt(string(bytes.Trim(b, " \t\n\r")), 10, 32)
+		if perr != nil || int(want) != v {
+			t.Fatalf("parseOOMScore(%q) = %d; strconv says %d, %v", b, v, want, perr)
+		}
+	})
+}

@@ -339,11 +339,9 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 		if err != nil {
 			return err
 		}
-		v, ok := atoi(trimSpace(b))
-		if !ok {
-			return fmt.Errorf("%w: oom_score", ErrMalformed)
+		if p.OOMScore, err = parseOOMScore(b); err != nil {
+			return err
 		}
-		p.OOMScore = int(v)
 	}
 	return nil
 }
