@@ -42,6 +42,7 @@ func (m *module) luaEmit(L *lua.LState) int {
 	if len(fields) == 0 {
 		L.ArgError(3, "at least one field is needed")
 	}
+	m.r.checkMetricSize(L, "procwalk.emit", tags, fields)
 	return m.emit(L, measurement, tags, fields)
 }
 
@@ -58,6 +59,22 @@ func (m *module) emit(L *lua.LState, measurement string, tags map[string]string,
 	}
 	L.Push(lua.LTrue)
 	return 1
+}
+
+// checkMetricSize bounds one metric (and its log record): a table of a
+// thousand fields holding one 4 MiB string would make a 4 GiB line.
+func (r *Runtime) checkMetricSize(L *lua.LState, fn string, tags map[string]string, fields map[string]any) {
+	size := 0
+	for k, v := range tags {
+		size += len(k) + len(v)
+	}
+	for k, v := range fields {
+		size += len(k) + 24 // a number's or boolean's text
+		if s, ok := v.(string); ok {
+			size += len(s)
+		}
+	}
+	r.checkSize(L, fn, float64(size))
 }
 
 // tagMap reads a table of tags at argument n (nil means none).
@@ -111,11 +128,7 @@ func fieldMap(L *lua.LState, n int) map[string]any {
 // procwalk.log(...): the arguments, converted with tostring and joined by
 // spaces, as an info record on stderr.
 func (m *module) luaLog(L *lua.LState) int {
-	parts := make([]string, L.GetTop())
-	for i := range parts {
-		parts[i] = L.ToStringMeta(L.Get(i + 1)).String()
-	}
-	m.r.cfg.Logger.Info(strings.Join(parts, " "), "script", m.script.Name)
+	m.r.cfg.Logger.Info(m.r.joinArgs(L, "procwalk.log", " "), "script", m.script.Name)
 	return 0
 }
 
@@ -175,6 +188,7 @@ func (m *module) luaAlert(L *lua.LState) int {
 		L.ArgError(1, "alert needs a message string")
 	}
 	tags["severity"] = level
+	m.r.checkMetricSize(L, "procwalk.alert", tags, fields)
 	for _, k := range sortedKeys(tags) {
 		if k != "rule" {
 			attrs = append(attrs, k, tags[k])

@@ -14,8 +14,10 @@ type Limits struct {
 	// most it may grow to. Defaults 5120 and 65536 slots.
 	RegistrySize    int
 	RegistryMaxSize int
-	// MaxStringBytes bounds a string made by string.rep, string.gsub and
-	// string.format. Default 4 MiB.
+	// MaxStringBytes bounds a string made in one Go call, which neither the
+	// deadline nor the heap watchdog can interrupt: string.rep, gsub and
+	// format, table.concat, and the text of one print, procwalk.log, emit
+	// or alert. Default 4 MiB.
 	MaxStringBytes int
 	// MaxPatternInputBytes bounds the subject string given to
 	// string.find, match, gmatch and gsub: a Go-side pattern match cannot be

@@ -70,7 +70,7 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 	for _, name := range removedGlobals() {
 		L.SetGlobal(name, lua.LNil)
 	}
-	L.SetGlobal("print", L.NewFunction(printTo(w)))
+	L.SetGlobal("print", L.NewFunction(r.printTo(w)))
 
 	r.cutOS(L)
 	r.lockPackage(L)
@@ -189,18 +189,24 @@ func (r *Runtime) capResults(L *lua.LState) {
 }
 
 // printTo returns a print that writes to w instead of stdout, which may be
-// the line-protocol stream.
-func printTo(w io.Writer) lua.LGFunction {
+// the line-protocol stream. One call writes at most MaxStringBytes.
+func (r *Runtime) printTo(w io.Writer) lua.LGFunction {
 	return func(L *lua.LState) int {
-		var b []byte
-		for i := 1; i <= L.GetTop(); i++ {
-			if i > 1 {
-				b = append(b, '\t')
-			}
-			b = append(b, L.ToStringMeta(L.Get(i)).String()...)
-		}
-		b = append(b, '\n')
-		_, _ = w.Write(b) // a closed stderr must not fail the script
+		_, _ = io.WriteString(w, r.joinArgs(L, "print", "\t")+"\n") // a closed stderr must not fail the script
 		return 0
 	}
+}
+
+// joinArgs converts fn's arguments with tostring and joins them with sep,
+// capped at MaxStringBytes: print(s, s, s ...) with one 4 MiB string made
+// gigabytes.
+func (r *Runtime) joinArgs(L *lua.LState, fn, sep string) string {
+	out := &cappedBuilder{r: r, L: L, fn: fn}
+	for i := 1; i <= L.GetTop(); i++ {
+		if i > 1 {
+			out.write(sep)
+		}
+		out.write(L.ToStringMeta(L.Get(i)).String())
+	}
+	return out.b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestSandboxEscapes(t *testing.T) {
 		{"string.rep bomb", `local s = string.rep("x", 8e9)`, ErrLimit, "string.rep: a result of 7.5 GiB is over the 4.0 MiB string limit"},
 		{"rep via the string metatable", `local s = ("x"):rep(1e10)`, ErrLimit, "over the 4.0 MiB string limit"},
 		{"rep via getmetatable", `local s = getmetatable("").__index.rep("xy", 2^31)`, ErrLimit, "over the 4.0 MiB string limit"},
-		{"gsub amplification", `local s = string.gsub(string.rep("x", 60000), "x", string.rep("y", 1000))`, ErrLimit, "string.gsub: the result is over the 4.0 MiB string limit"},
+		{"gsub amplification", `local s = string.gsub(string.rep("x", 60000), "x", string.rep("y", 1000))`, ErrLimit, "string.gsub: the result grows past the 4.0 MiB string limit"},
 		{"format width bomb", `local s = string.format("%099999999d", 1)`, ErrScript, "invalid format (width or precision too long)"},
 		{"os.date format bomb", `local s = os.date(string.rep("%c", 1000))`, ErrLimit, "os.date: format of 2000 bytes"},
 		{"table of strings", `local t = {} while true do t[#t+1] = string.rep("x", 1024 * 1024) end`, ErrMemory, "the Go heap grew by"},
@@ -80,6 +81,33 @@ func TestSandboxEscapes(t *testing.T) {
 		{"huge pattern input", `string.find(string.rep("a", 2^20), "a-b")`, ErrLimit, "string.find: subject of 1.0 MiB is over the 64.0 KiB pattern input limit"},
 		{"huge pattern", `string.match("a", string.rep("a?", 300))`, ErrLimit, "pattern of 600 bytes is over the limit of 512"},
 		{"backtracking pattern", `string.find(string.rep("a", 20000), "(.-)(.-)(.-)b")`, ErrTimeout, "deadline"},
+		// The string metatable, _G, require and package.
+		{"string metatable is the capped table", `assert(getmetatable("").__index == string) local s = ("").rep("ab", 2^40)`, ErrLimit, "string.rep: a result of 2.0 TiB"},
+		{"_G holds nothing removed", `local f = _G.io or rawget(_G, "debug") or _G.os.execute or _G.package.loaded.io or rawget(_G, "loadstring") f()`, ErrScript, notFn},
+		{"require every other name", `for _, n in ipairs{"io", "debug", "channel", "package", "base", "ffi", "jit", "lfs", "socket", "os.execute", "./evil", "` + dir + `/evil"} do if pcall(require, n) then error("required " .. n) end end require("io")`, ErrScript, "module io not found"},
+		{"preload searcher", `package.loaders[1]("io")()`, ErrScript, notFn},
+		{"reloaded module", `package.loaded.procwalk = nil local again = require("procwalk") again.kill = os.exit again.kill(3)`, ErrScript, notFn},
+		// Coroutines, error objects, protected calls.
+		{"loop in a coroutine", `coroutine.wrap(function() while true do end end)()`, ErrTimeout, "deadline"},
+		{"resume loop", `local co = coroutine.create(function() while true do coroutine.yield() end end) while true do coroutine.resume(co) end`, ErrTimeout, "deadline"},
+		{"failing error object", `error(setmetatable({}, {__tostring = function() error("inner") end}))`, ErrScript, "inner"},
+		{"__gc", `setmetatable({}, {__gc = function() os.exit(3) end}) collectgarbage()`, ErrScript, notFn},
+		{"pcall swallowing the deadline", `while true do pcall(function() while true do end end) end`, ErrTimeout, "deadline"},
+		{"looping xpcall handler", `xpcall(error, function() while true do end end) error("not reached")`, ErrTimeout, "deadline"},
+		{"table flood", `local t = {} for i = 1, 1e9 do t[i] = i end`, ErrMemory, "the Go heap grew by"},
+		// Go calls that build one string from many: the deadline and the heap
+		// watchdog cannot stop them, so each is capped before it allocates.
+		{"table.concat bomb", `local s, t = string.rep("x", 4e6), {} for i = 1, 1000 do t[i] = s end local r = table.concat(t)`, ErrLimit, "table.concat: the result grows past the 4.0 MiB string limit"},
+		{"table.concat of a long list", `local t = {} for i = 1, 100000 do t[i] = "x" end assert(#table.concat(t, ",") == 199999) error("done")`, ErrScript, "evil.lua:2: done"},
+		{"format %s bomb", `local s, t = string.rep("x", 4e6), {} for i = 1, 1000 do t[i] = s end local r = string.format(string.rep("%s", 1000), unpack(t))`, ErrLimit, "string.format: the result grows past the 4.0 MiB string limit"},
+		{"format %d of a table", `local s = string.format("%d", {string.rep("x", 4e6)})`, ErrScript, "bad argument #2 to format (number expected, got table)"},
+		{"format %v", `local s = string.format("%v", _G)`, ErrScript, "invalid option '%v'"},
+		{"format %99999d", `local s = string.format("%99999d", 1)`, ErrScript, "invalid format (width or precision too long)"},
+		{"select of unpack", `local n = select("#", unpack({}, 1, 1e7))`, ErrLimit, "unpack: 10000000 results are too many"},
+		{"print bomb", `local s, t = string.rep("x", 4e6), {} for i = 1, 1000 do t[i] = s end print(unpack(t))`, ErrLimit, "print: the result grows past the 4.0 MiB string limit"},
+		{"log bomb", `local s, t = string.rep("x", 4e6), {} for i = 1, 1000 do t[i] = s end pw.log(unpack(t))`, ErrLimit, "procwalk.log: the result grows past"},
+		{"emit bomb", `local s, f = string.rep("x", 4e6), {} for i = 1, 1000 do f["f" .. i] = s end pw.emit("m", {}, f)`, ErrLimit, "procwalk.emit: a result of 3.7 GiB is over the 4.0 MiB string limit"},
+		{"alert bomb", `local s, a = string.rep("x", 4e6), {message = "m"} for i = 1, 1000 do a["f" .. i] = s end pw.alert(a)`, ErrLimit, "procwalk.alert: a result of 3.7 GiB"},
 	}
 	w := newWorld(t)
 	for _, c := range cases {
@@ -92,7 +120,12 @@ func TestSandboxEscapes(t *testing.T) {
 				cfg.Limits.Timeout = 200 * time.Millisecond
 			}
 			start := time.Now()
-			_, err := run(t, cfg, "evil.lua", "local pw = require 'procwalk'\n"+c.src, w.in)
+			var err error
+			if out := captureStdout(t, func() {
+				_, err = run(t, cfg, "evil.lua", "local pw = require 'procwalk'\n"+c.src, w.in)
+			}); out != "" {
+				t.Errorf("wrote %q to stdout", out)
+			}
 			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 				t.Fatalf("got %v\nwant %v with %q", err, c.want, c.msg)
 			}
@@ -106,27 +139,52 @@ func TestSandboxEscapes(t *testing.T) {
 	}
 }
 
-// print and every escape attempt leave the process's stdout, the
-// line-protocol stream, untouched.
-func TestNothingReachesStdout(t *testing.T) {
-	r, wr, err := os.Pipe()
+// captureStdout runs fn with file descriptor 1 (the line-protocol stream)
+// redirected to a pipe and returns what reached it, whatever wrote it: the
+// Go runtime, a child process, a C library.
+func captureStdout(t *testing.T, fn func()) string {
+	t.Helper()
+	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	saved := os.Stdout
-	os.Stdout = wr
+	defer r.Close()
+	saved, err := syscall.Dup(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(saved)
+	if err := syscall.Dup3(int(w.Fd()), 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- b
+	}()
+	fn()
+	if err := syscall.Dup3(saved, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	return string(<-got)
+}
+
+// print and escape attempts leave the process's stdout, the line-protocol
+// stream, untouched.
+func TestNothingReachesStdout(t *testing.T) {
 	w := newWorld(t)
 	var printed strings.Builder
 	w.cfg.Print = &printed
-	_, runErr := run(t, w.cfg, "out.lua", `print("hello") pcall(function() io.write("x") end) pcall(os.execute, "echo x")`, w.in)
-	os.Stdout = saved
-	wr.Close()
-	got, _ := io.ReadAll(r)
+	var runErr error
+	out := captureStdout(t, func() {
+		_, runErr = run(t, w.cfg, "out.lua", `print("hello") pcall(function() io.write("x") end) pcall(os.execute, "echo x")`, w.in)
+	})
 	if runErr != nil {
 		t.Fatal(runErr)
 	}
-	if len(got) != 0 {
-		t.Errorf("stdout got %q", got)
+	if out != "" {
+		t.Errorf("stdout got %q", out)
 	}
 	if printed.String() != "hello\n" {
 		t.Errorf("print wrote %q to its writer", printed.String())

@@ -6,10 +6,14 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
-// strings.go caps the string functions that can allocate without bound or
-// run for minutes inside one Go call, where the deadline cannot stop them:
+// strings.go caps the functions that make strings, which can allocate
+// without bound or run for minutes inside one Go call, where neither the
+// deadline nor the heap watchdog can stop them:
 //   - string.rep("x", 8e9) killed the host with a fatal out-of-memory;
-//   - string.format("%999999d") pads to a megabyte per directive;
+//   - table.concat of a thousand references to one 4 MiB string makes 4 GiB
+//     in one call (and gopher-lua's pushed every element on the value
+//     stack, so a long list overflowed it);
+//   - string.format is our own (format.go);
 //   - find, match, gmatch and gsub use our interruptible matcher
 //     (pattern.go) instead of gopher-lua's, with bounded subject and
 //     pattern sizes; gsub also caps its result (gopher-lua's copies the
@@ -25,26 +29,55 @@ func (r *Runtime) wrapStrings(L *lua.LState) {
 	rep := str.RawGetString("rep").(*lua.LFunction).GFunction
 	set("rep", func(L *lua.LState) int {
 		s, n := L.CheckString(1), L.CheckInt(2)
-		if n > 0 && len(s) > 0 && n > r.limits.MaxStringBytes/len(s) {
-			r.limitError(L, "string.rep: a result of %s is over the %s string limit",
-				formatBytes(float64(len(s))*float64(n)), formatBytes(float64(r.limits.MaxStringBytes)))
+		if n > 0 {
+			r.checkSize(L, "string.rep", float64(len(s))*float64(n))
 		}
 		return rep(L)
 	})
-
-	format := str.RawGetString("format").(*lua.LFunction).GFunction
-	set("format", func(L *lua.LState) int {
-		if msg := checkFormat(L.CheckString(1)); msg != "" {
-			L.ArgError(1, msg)
-		}
-		return format(L)
-	})
-
+	set("format", r.strFormat)
 	set("find", func(L *lua.LState) int { return r.find(L, true) })
 	set("match", func(L *lua.LState) int { return r.find(L, false) })
 	set("gmatch", r.gmatch)
 	set("gsub", r.gsub)
 	str.RawSetString("dump", lua.LNil)
+
+	tab := L.GetGlobal(lua.TabLibName).(*lua.LTable)
+	tab.RawSetString("concat", L.NewFunction(r.tableConcat))
+}
+
+// checkSize raises a limit error when fn would make a string of size bytes.
+func (r *Runtime) checkSize(L *lua.LState, fn string, size float64) {
+	if size > float64(r.limits.MaxStringBytes) {
+		r.limitError(L, "%s: a result of %s is over the %s string limit",
+			fn, formatBytes(size), formatBytes(float64(r.limits.MaxStringBytes)))
+	}
+}
+
+// tableConcat is table.concat(t [, sep [, i [, j]]]) -> string, built in Go
+// and capped. Like gopher-lua's, it clamps i and j to the array part.
+func (r *Runtime) tableConcat(L *lua.LState) int {
+	t := L.CheckTable(1)
+	sep := L.OptString(2, "")
+	n := t.Len()
+	i, j := L.OptInt(3, 1), L.OptInt(4, n)
+	if L.GetTop() == 3 && (i > n || i < 1) {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	i, j = max(min(i, n), 1), min(j, n)
+	out := &cappedBuilder{r: r, L: L, fn: "table.concat"}
+	for k := i; k <= j; k++ {
+		v := t.RawGetInt(k)
+		if !lua.LVCanConvToString(v) {
+			L.RaiseError("invalid value (%s) at index %d in table for concat", v.Type().String(), k)
+		}
+		if k > i {
+			out.write(sep)
+		}
+		out.write(lua.LVAsString(v))
+	}
+	L.Push(lua.LString(out.b.String()))
+	return 1
 }
 
 // newMatcher checks the sizes and returns a matcher under the run's
@@ -162,46 +195,6 @@ func (r *Runtime) gmatch(L *lua.LState) int {
 	return 1
 }
 
-// checkFormat applies Lua 5.1's own rule to a string.format format: width and
-// precision have at most two digits. It returns a message when it is broken.
-func checkFormat(f string) string {
-	for i := 0; i < len(f); i++ {
-		if f[i] != '%' {
-			continue
-		}
-		i++
-		if i < len(f) && f[i] == '%' {
-			continue
-		}
-		flags := 0
-		for i < len(f) && strings.IndexByte("-+ #0", f[i]) >= 0 {
-			i++
-			flags++
-		}
-		if flags > 5 {
-			return "invalid format (repeated flags)"
-		}
-		digits := 0
-		for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-			i++
-			digits++
-		}
-		if i < len(f) && f[i] == '.' {
-			i++
-			prec := 0
-			for i < len(f) && f[i] >= '0' && f[i] <= '9' {
-				i++
-				prec++
-			}
-			digits = max(digits, prec)
-		}
-		if digits > 2 {
-			return "invalid format (width or precision too long)"
-		}
-	}
-	return ""
-}
-
 // gsub is string.gsub(s, pattern, repl [, n]) -> result, matches: repl is a
 // string (with %0-%9 and %%), a table indexed by the first capture, or a
 // function called with the captures; false or nil keeps the match.
@@ -218,7 +211,7 @@ func (r *Runtime) gsub(L *lua.LState) int {
 		limit = L.CheckInt(4)
 	}
 	m := r.newMatcher(L, "string.gsub", src, pat)
-	out := &cappedBuilder{r: r, L: L}
+	out := &cappedBuilder{r: r, L: L, fn: "string.gsub"}
 	n := 0
 	r.runMatcher(L, "string.gsub", m, func() {
 		p := 0
@@ -255,17 +248,18 @@ func (r *Runtime) gsub(L *lua.LState) int {
 	return 2
 }
 
-// cappedBuilder builds gsub's result, raising a limit error as soon as it
-// grows past MaxStringBytes.
+// cappedBuilder builds the result of fn, raising a limit error as soon as
+// it would grow past MaxStringBytes.
 type cappedBuilder struct {
-	r *Runtime
-	L *lua.LState
-	b strings.Builder
+	r  *Runtime
+	L  *lua.LState
+	fn string
+	b  strings.Builder
 }
 
 func (c *cappedBuilder) write(s string) {
 	if c.b.Len()+len(s) > c.r.limits.MaxStringBytes {
-		c.r.limitError(c.L, "string.gsub: the result is over the %s string limit", formatBytes(float64(c.r.limits.MaxStringBytes)))
+		c.r.limitError(c.L, "%s: the result grows past the %s string limit", c.fn, formatBytes(float64(c.r.limits.MaxStringBytes)))
 	}
 	c.b.WriteString(s)
 }
