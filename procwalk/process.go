@@ -9,7 +9,7 @@ import (
 // kernel, a pid with its start time is unique within a boot. Use it for rates
 // across snapshots, session membership and, above all, before any signal.
 type ProcID struct {
-	PID int
+	PID int // process id (thread group id)
 	// StartTicks is stat field 22: clock ticks (USER_HZ) from boot to the
 	// process's start. Exact, unlike a wall-clock time derived from it.
 	StartTicks uint64
@@ -42,20 +42,20 @@ type Process struct {
 	TextBytes   uint64
 	DataBytes   uint64 // data + stack
 
-	// Optional fields.
-	RealUID, EffectiveUID  int    // FieldStatus
-	SwapBytes              uint64 // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
-	VoluntaryCtxSwitches   uint64 // FieldStatus
-	InvoluntaryCtxSwitches uint64 // FieldStatus
-	Cmdline                []string
-	CmdlineTruncated       bool
-	Exe                    string
-	Cwd                    string
-	IO                     IO
-	Smaps                  SmapsRollup
-	FDs                    int
-	Cgroups                []CgroupLine
-	OOMScore               int
+	// Optional fields, each with the Fields bit that reads it.
+	RealUID, EffectiveUID  int          // FieldStatus
+	SwapBytes              uint64       // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
+	VoluntaryCtxSwitches   uint64       // FieldStatus
+	InvoluntaryCtxSwitches uint64       // FieldStatus
+	Cmdline                []string     // FieldCmdline: the arguments; empty for kernel threads and zombies
+	CmdlineTruncated       bool         // FieldCmdline: cmdline was longer than 256 KiB and is cut there
+	Exe                    string       // FieldExe: the executable's path (" (deleted)" when replaced)
+	Cwd                    string       // FieldCwd: the working directory
+	IO                     IO           // FieldIO: byte and syscall counters, reaped children included
+	Smaps                  SmapsRollup  // FieldSmaps: RSS, PSS, USS, swap in bytes
+	FDs                    int          // FieldFDs: open file descriptors
+	Cgroups                []CgroupLine // FieldCgroup: one per hierarchy
+	OOMScore               int          // FieldOOMScore: the OOM killer's badness, higher goes first
 
 	// Read holds the optional fields read successfully; Denied those the
 	// kernel refused (ptrace rules, hidepid); Malformed those that failed to

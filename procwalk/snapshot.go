@@ -14,12 +14,12 @@ import (
 // Snapshot is one pass over /proc: every visible process, its tree and an
 // account of what could not be seen.
 type Snapshot struct {
-	Time       time.Time // when the scan started
-	Duration   time.Duration
-	Host       Host
-	Fields     Fields    // optional fields asked for
-	Procs      []Process // ascending PID
-	Visibility Visibility
+	Time       time.Time     // when the scan started
+	Duration   time.Duration // how long the scan took
+	Host       Host          // the host facts the numbers were converted with
+	Fields     Fields        // optional fields asked for
+	Procs      []Process     // ascending PID
+	Visibility Visibility    // what the scan could not see
 
 	parent      []int32 // index of each process's parent in Procs, -1 for roots
 	firstChild  []int32
