@@ -48,6 +48,21 @@ print(pw.state.n, counter)`, 3)
 	}
 }
 
+// A coroutine kept in procwalk.state goes on in later runs (it was bound to
+// the context of the run that created it, so it failed with "context
+// canceled" from the second run on).
+func TestCoroutinesPersistAcrossRuns(t *testing.T) {
+	w := newWorld(t)
+	prints, errs := ticks(t, w, `local pw = require "procwalk"
+local function counter() local i = 0 while true do i = i + 1 coroutine.yield(i) end end
+pw.state.gen = pw.state.gen or coroutine.wrap(counter)
+pw.state.co = pw.state.co or coroutine.create(counter)
+print(pw.state.gen(), coroutine.resume(pw.state.co))`, 3)
+	if got := strings.Join(prints, " "); got != "1\ttrue\t1 2\ttrue\t2 3\ttrue\t3" {
+		t.Errorf("got %q, errors %v", got, errs)
+	}
+}
+
 func TestDebounce(t *testing.T) {
 	w := newWorld(t)
 	// The condition holds in ticks 1-3, fails in 4, holds in 5-6; "gone" is

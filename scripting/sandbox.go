@@ -139,18 +139,42 @@ func (r *Runtime) cutOS(L *lua.LState) {
 
 // capCoroutines counts coroutines created in a run: each one is a new Lua
 // state with its own stacks, and nested ones grew to gigabytes in seconds.
+// It also points a coroutine at the current run's context before each
+// resume: gopher-lua gives a coroutine the context of the run that created
+// it, so one kept in procwalk.state failed ("context canceled") in every
+// later run.
 func (r *Runtime) capCoroutines(L *lua.LState) {
 	co := L.GetGlobal(lua.CoroutineLibName).(*lua.LTable)
-	for _, name := range []string{"create", "wrap"} {
-		orig := co.RawGetString(name).(*lua.LFunction).GFunction
-		co.RawSetString(name, L.NewFunction(func(L *lua.LState) int {
-			if r.coroutines >= r.limits.MaxCoroutines {
-				r.limitError(L, "coroutine.%s: more than %d coroutines in one run", name, r.limits.MaxCoroutines)
-			}
-			r.coroutines++
-			return orig(L)
-		}))
+	orig := func(name string) lua.LGFunction { return co.RawGetString(name).(*lua.LFunction).GFunction }
+	create, resume, wrap := orig("create"), orig("resume"), orig("wrap")
+	count := func(L *lua.LState, name string) {
+		if r.coroutines >= r.limits.MaxCoroutines {
+			r.limitError(L, "coroutine.%s: more than %d coroutines in one run", name, r.limits.MaxCoroutines)
+		}
+		r.coroutines++
 	}
+	co.RawSetString("create", L.NewFunction(func(L *lua.LState) int {
+		count(L, "create")
+		return create(L)
+	}))
+	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
+		if th, ok := L.Get(1).(*lua.LState); ok {
+			th.SetContext(L.Context())
+		}
+		return resume(L)
+	}))
+	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		count(L, "wrap")
+		wrap(L) // pushes a Go closure whose upvalue is the coroutine
+		inner := L.Get(-1).(*lua.LFunction)
+		L.Pop(1)
+		th := inner.Upvalues[0].Value()
+		L.Push(L.NewClosure(func(L *lua.LState) int {
+			th.(*lua.LState).SetContext(L.Context())
+			return inner.GFunction(L) // reads the coroutine from this closure's upvalue
+		}, th))
+		return 1
+	}))
 }
 
 // maxResults is how many values one call may return: Lua 5.1's own bound
