@@ -10,14 +10,16 @@ import (
 // not shown). Only the owner and root may read it.
 
 // tmuxEnviron returns the TMUX and TMUX_PANE values of pid's environment
-// ("" when absent or unreadable), reusing buf for the read.
-func (fs FS) tmuxEnviron(pid int, buf []byte) (tmux, pane string, _ []byte) {
+// ("" when absent or unreadable, with denied set when the kernel refused),
+// reusing buf for the read.
+func (fs FS) tmuxEnviron(pid int, buf []byte) (tmuxEnv, []byte) {
 	buf, err := fs.readPIDFile(pid, "environ", buf)
 	if err != nil {
-		return "", "", buf
+		return tmuxEnv{denied: IsDenied(err)}, buf
 	}
-	t, p := parseTmuxEnviron(buf)
-	return t, p, buf
+	var env tmuxEnv
+	env.tmux, env.pane = parseTmuxEnviron(buf)
+	return env, buf
 }
 
 // readPIDFile reads <root>/<pid>/<name> into buf (reusing its capacity).

@@ -83,6 +83,10 @@ type Session struct {
 	Totals  SessionTotals
 	// Panes are a tmux session's panes, in window and pane order.
 	Panes []TmuxPane
+	// Partial is set when members may be missing because grouping could
+	// not check every process (a note of Group says why): tmux sessions when
+	// the environment of possible escapees was not or could not be read.
+	Partial bool
 
 	// index holds each member's position in the Snapshot's Procs, for the
 	// Grouper's own bookkeeping in the gather that built the session.

@@ -22,13 +22,17 @@ type Grouper struct {
 	pods  map[string]podMeta // pod uid -> name and namespace, read once
 	// agentCache maps the names a process is matched by to its agent rule.
 	agentCache map[agentKey]int16
-	prefetched chan tmuxAnswer // set by Prefetch, taken by Group
+	// environ holds what the tmux environ backstop read of each process
+	// still alive, so each is read once in its life.
+	environ      map[ProcID]tmuxEnv
+	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
+	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
 }
 
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool)}
+	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool), environLimit: maxEnvironReads}
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))
@@ -147,7 +151,7 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 			n.addf("%s", note)
 		}
 		var ts []Session
-		ts, panes = groupTmuxServers(g.fs, s, a.servers, &n)
+		ts, panes = g.groupTmux(s, a.servers, &n)
 		if g.kinds[KindTmux] {
 			byKind[KindTmux] = ts
 		}

@@ -31,10 +31,6 @@ func (pi paneIndex) target(i int) string {
 	return pi.panes[pi.of[i]].Target
 }
 
-// maxEnvironReads bounds the environ backstop per gather: each read is a
-// syscall round trip, and a host could have many daemons started after tmux.
-const maxEnvironReads = 512
-
 // tmuxServer is one server's answer.
 type tmuxServer struct {
 	socket string
@@ -153,18 +149,56 @@ type tmuxSessionRef struct {
 	sessionID string
 }
 
-func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Session, paneIndex) {
+// tmuxGrouping is one gather's grouping of processes into tmux sessions.
+type tmuxGrouping struct {
+	s           *Snapshot
+	servers     []tmuxServer
+	serverIndex []int // each server's index in s.Procs, -1 when not visible
+	b           *builder
+	pi          paneIndex
+	paneSession []int32             // session of each pane in pi.panes
+	paneByID    map[[2]string]int32 // (socket, pane id) -> pane
+	paneByTTY   map[int]int32       // tty_nr -> live pane
+}
+
+// groupTmux makes one session per tmux session of the servers: the
+// descendants of its panes' processes, then the escapees the backstops find.
+func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *notes_) ([]Session, paneIndex) {
 	if len(servers) == 0 {
+		g.environ = nil
 		return nil, paneIndex{}
 	}
-	b := newBuilder(s, KindTmux)
-	pi := paneIndex{of: make([]int32, len(s.Procs))}
-	for i := range pi.of {
-		pi.of[i] = -1
+	t := &tmuxGrouping{s: s, servers: servers, b: newBuilder(s, KindTmux),
+		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}}
+	t.pi.of = make([]int32, len(s.Procs))
+	for i := range t.pi.of {
+		t.pi.of[i] = -1
 	}
-	// A session name is bare unless two servers both have it.
-	nameCount := map[string]int{}
 	for _, srv := range servers {
+		t.serverIndex = append(t.serverIndex, s.index(srv.pid))
+	}
+	t.addPanes(g.fs)
+	for pane, tp := range t.pi.panes {
+		// A pane whose pid is not in the snapshot is dead or hidden; the
+		// backstops may still find its processes.
+		if i := s.index(tp.PID); i >= 0 && !tp.Dead {
+			t.assign(int32(i), int32(pane))
+		}
+	}
+	t.ttyBackstop()
+	if partial := g.environBackstop(t, n); partial {
+		for i := range t.b.sess {
+			t.b.sess[i].Partial = true
+		}
+	}
+	return t.finish(), t.pi
+}
+
+// addPanes starts a session per tmux session and indexes every pane. A
+// session name is bare unless two servers both have it.
+func (t *tmuxGrouping) addPanes(fs FS) {
+	nameCount := map[string]int{}
+	for _, srv := range t.servers {
 		seen := map[string]bool{}
 		for _, r := range srv.recs {
 			if !seen[r.sessionName] {
@@ -174,17 +208,10 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 		}
 	}
 	sessionOf := map[tmuxSessionRef]int32{}
-	paneSession := []int32{}          // session of each pane in pi.panes
-	paneByID := map[[2]string]int32{} // (socket, pane id) -> pane
-	paneByTTY := map[int]int32{}      // tty_nr -> pane
-	serverPIDs := map[int]bool{}
-	serverSockets := map[int]string{} // server pid -> socket
 	var buf []byte
-	for si, srv := range servers {
-		serverPIDs[srv.pid] = true
-		serverSockets[srv.pid] = srv.socket
+	for si, srv := range t.servers {
 		for _, r := range srv.recs {
-			buf = paneForeground(fs, s, &r.pane, buf)
+			buf = paneForeground(fs, t.s, &r.pane, buf)
 			ref := tmuxSessionRef{si, r.sessionID}
 			sess, ok := sessionOf[ref]
 			if !ok {
@@ -192,83 +219,175 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 				if nameCount[name] > 1 {
 					name = srv.label + "/" + name
 				}
-				sess = b.add(name, map[string]string{
+				sess = t.b.add(name, map[string]string{
 					AttrSocket:     srv.socket,
 					AttrTmuxTarget: r.pane.Target,
 					AttrAttached:   strconv.Itoa(r.attached),
 				})
 				sessionOf[ref] = sess
 			}
-			b.sess[sess].Panes = append(b.sess[sess].Panes, r.pane)
-			pane := int32(len(pi.panes))
-			pi.panes = append(pi.panes, r.pane)
-			paneSession = append(paneSession, sess)
-			paneByID[[2]string{srv.socket, r.pane.PaneID}] = pane
-			if p := s.Process(r.pane.PID); p != nil && !r.pane.Dead && p.TTY != 0 {
-				paneByTTY[p.TTY] = pane
+			t.b.sess[sess].Panes = append(t.b.sess[sess].Panes, r.pane)
+			pane := int32(len(t.pi.panes))
+			t.pi.panes = append(t.pi.panes, r.pane)
+			t.paneSession = append(t.paneSession, sess)
+			t.paneByID[[2]string{srv.socket, r.pane.PaneID}] = pane
+			if p := t.s.Process(r.pane.PID); p != nil && !r.pane.Dead && p.TTY != 0 {
+				t.paneByTTY[p.TTY] = pane
 			}
 		}
 	}
-	// Every descendant of each pane pid. A pane whose pid is not in the
-	// snapshot is dead or hidden; the backstops may still find its processes.
-	assign := func(i int32, pane int32) {
-		s.walk(i, 0, func(p *Process, _ int) bool {
-			j := s.index(p.ID.PID)
-			if b.of[j] >= 0 || p.Kernel || serverPIDs[p.ID.PID] {
-				return false
+}
+
+// assign puts process i and its descendants not yet in a session into the
+// pane's session; a tmux server (nested in a pane) stays out with its tree.
+func (t *tmuxGrouping) assign(i, pane int32) {
+	if t.b.of[i] >= 0 || t.s.Procs[i].Kernel || t.isServer(i) {
+		return
+	}
+	t.b.of[i], t.pi.of[i] = t.paneSession[pane], pane
+	for c := t.s.firstChild[i]; c >= 0; c = t.s.nextSibling[c] {
+		t.assign(c, pane)
+	}
+}
+
+func (t *tmuxGrouping) isServer(i int32) bool {
+	return slices.Contains(t.serverIndex, int(i))
+}
+
+// ttyBackstop adds the processes outside every pane's tree that have a
+// pane's terminal: a double fork without setsid, e.g. "( cmd & )".
+func (t *tmuxGrouping) ttyBackstop() {
+	for i := range t.s.Procs {
+		if p := &t.s.Procs[i]; t.b.of[i] < 0 && p.TTY != 0 {
+			if pane, ok := t.paneByTTY[p.TTY]; ok {
+				t.assign(int32(i), pane)
 			}
-			b.of[j], pi.of[j] = paneSession[pane], pane
+		}
+	}
+}
+
+// tmuxEnv is what the environ backstop read from a process's environment.
+type tmuxEnv struct {
+	tmux, pane string // TMUX and TMUX_PANE, "" when absent
+	denied     bool   // the kernel refused the read
+}
+
+// maxEnvironReads bounds the environ reads of one gather: each costs an
+// open, a read of up to the whole environment and a close. Processes left
+// unread are read by the next gathers (the Grouper remembers what it read),
+// and the tmux sessions of this one are marked Partial.
+const maxEnvironReads = 512
+
+// environBackstop finds processes that left every pane's tree and terminal
+// (setsid, then a double fork) by TMUX and TMUX_PANE, which tmux sets in
+// each pane and children inherit. It reports whether escapees may have been
+// missed.
+//
+// An orphan is adopted by the nearest subreaper among its ancestors, or by
+// init. A pane's processes descend from the server, so an escapee's new
+// parent is the server's ancestor (or a subreaper inside the pane, whose
+// tree is already counted). Only processes outside every pane, without a
+// terminal, started after the server and with such a parent are read, each
+// once in its life: the Grouper keeps what it read per ProcID. A process
+// counts for a server only when it started after that server, so the TMUX
+// of a dead server whose pid a new server reused cannot misplace it.
+func (g *Grouper) environBackstop(t *tmuxGrouping, n *notes_) (partial bool) {
+	s := t.s
+	adopters, oldest := t.adopters()
+	next := make(map[ProcID]tmuxEnv, len(g.environ))
+	var buf []byte
+	reads, unread, denied := 0, 0, 0
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if t.b.of[i] >= 0 || p.Kernel || p.TTY != 0 || p.ID.StartTicks < oldest || t.isServer(int32(i)) {
+			continue
+		}
+		if par := s.parent[i]; par >= 0 && !adopters(par) {
+			continue // forked by its parent, not adopted: or a candidate's child
+		}
+		env, ok := g.environ[p.ID]
+		if !ok {
+			if reads == g.environLimit {
+				unread++
+				continue
+			}
+			reads++
+			env, buf = g.fs.tmuxEnviron(p.ID.PID, buf)
+		}
+		next[p.ID] = env
+		if env.denied {
+			if t.sameUserAsServer(p) {
+				denied++
+			}
+			continue
+		}
+		if srv := envServer(env.tmux, t.servers); srv >= 0 && t.startedAfter(p, srv) {
+			if pane, ok := t.paneByID[[2]string{t.servers[srv].socket, env.pane}]; ok {
+				t.assign(int32(i), pane)
+			}
+		}
+	}
+	g.environ = next
+	if unread > 0 {
+		n.addf("tmux: %d processes outside panes were not checked for a pane's environment (at most %d a gather, the next gathers go on): tmux sessions may lack escaped processes", unread, g.environLimit)
+	}
+	if denied > 0 {
+		n.addf("tmux: the environment of %d processes of a tmux server's user could not be read (not dumpable, e.g. ssh-agent): tmux sessions may lack them unless run as root", denied)
+	}
+	return unread > 0 || denied > 0
+}
+
+// adopters says which processes may have adopted an escapee: the servers'
+// ancestors. With a server not visible, any process older than the servers
+// might be. oldest is the start of the oldest visible server (0 if none).
+func (t *tmuxGrouping) adopters() (func(int32) bool, uint64) {
+	ancestors := map[int32]bool{}
+	oldest, hidden := ^uint64(0), false
+	for _, i := range t.serverIndex {
+		if i < 0 {
+			hidden = true
+			continue
+		}
+		oldest = min(oldest, t.s.Procs[i].ID.StartTicks)
+		for a := t.s.parent[i]; a >= 0; a = t.s.parent[a] {
+			ancestors[a] = true
+		}
+	}
+	if oldest == ^uint64(0) {
+		oldest = 0
+	}
+	if hidden {
+		return func(i int32) bool { return ancestors[i] || t.s.Procs[i].ID.StartTicks < oldest }, oldest
+	}
+	return func(i int32) bool { return ancestors[i] }, oldest
+}
+
+// startedAfter reports whether p started after server srv (true when the
+// server is not visible: nothing to compare).
+func (t *tmuxGrouping) startedAfter(p *Process, srv int) bool {
+	i := t.serverIndex[srv]
+	return i < 0 || p.ID.StartTicks >= t.s.Procs[i].ID.StartTicks
+}
+
+// sameUserAsServer reports whether p runs as the real uid of a server
+// (false when uids were not read): its unreadable environment may hide an
+// escapee, where another user's is no business of that server's.
+func (t *tmuxGrouping) sameUserAsServer(p *Process) bool {
+	if p.Read&FieldStatus == 0 {
+		return false
+	}
+	for _, i := range t.serverIndex {
+		if i >= 0 && t.s.Procs[i].Read&FieldStatus != 0 && t.s.Procs[i].RealUID == p.RealUID {
 			return true
-		})
-	}
-	for pane, tp := range pi.panes {
-		if tp.Dead {
-			continue
-		}
-		if i := s.index(tp.PID); i >= 0 {
-			assign(int32(i), int32(pane))
 		}
 	}
-	// Backstop 1: the pane's terminal.
-	for i := range s.Procs {
-		p := &s.Procs[i]
-		if b.of[i] >= 0 || p.TTY == 0 {
-			continue
-		}
-		if pane, ok := paneByTTY[p.TTY]; ok {
-			assign(int32(i), pane)
-		}
-	}
-	// Backstop 2: the environment of processes outside every pane whose
-	// parent is older than the server (init, a subreaper): escapees.
-	oldest := oldestServerStart(s, servers)
-	reads, capped := 0, false
-	for i := range s.Procs {
-		p := &s.Procs[i]
-		if b.of[i] >= 0 || p.Kernel || p.TTY != 0 || serverPIDs[p.ID.PID] || p.ID.StartTicks < oldest {
-			continue
-		}
-		par := s.parent[i]
-		if par >= 0 && (b.of[par] >= 0 || s.Procs[par].ID.StartTicks >= oldest) {
-			continue // inside a pane's tree already, or a descendant of a candidate
-		}
-		if reads == maxEnvironReads {
-			capped = true
-			break
-		}
-		reads++
-		var tmux, tmuxPane string
-		tmux, tmuxPane, buf = fs.tmuxEnviron(p.ID.PID, buf)
-		if socket := envSocket(tmux, serverSockets); socket != "" && tmuxPane != "" {
-			if pane, ok := paneByID[[2]string{socket, tmuxPane}]; ok {
-				assign(int32(i), pane)
-			}
-		}
-	}
-	if capped {
-		n.addf("tmux: read the environment of only %d processes outside panes; others that escaped a pane may be missed", maxEnvironReads)
-	}
-	sessions := b.finish()
+	return false
+}
+
+// finish computes members and totals, counts windows and panes, and orders
+// the sessions by name.
+func (t *tmuxGrouping) finish() []Session {
+	sessions := t.b.finish()
 	for i := range sessions {
 		ss := &sessions[i]
 		windows := map[string]bool{}
@@ -279,28 +398,26 @@ func groupTmuxServers(fs FS, s *Snapshot, servers []tmuxServer, n *notes_) ([]Se
 		ss.Attrs[AttrWindows] = strconv.Itoa(len(windows))
 	}
 	slices.SortFunc(sessions, func(a, b Session) int { return strings.Compare(a.Name, b.Name) })
-	return sessions, pi
+	return sessions
 }
 
-// envSocket returns the socket of the server named by a TMUX variable,
-// "socket path,server pid,session index": the path when it is one of ours,
-// else the socket of the server with that pid (the same socket reached by
-// another path, e.g. through a symlinked TMUX_TMPDIR); "" for neither.
-func envSocket(tmux string, serverSockets map[int]string) string {
+// envServer returns the index of the server named by a TMUX variable,
+// "socket path,server pid,session index": the server with that socket path,
+// else the one with that pid (the same socket reached by another path, e.g.
+// through a symlinked TMUX_TMPDIR); -1 for neither.
+func envServer(tmux string, servers []tmuxServer) int {
 	path, rest, ok := strings.Cut(tmux, ",")
 	if !ok {
-		return ""
+		return -1
 	}
-	for _, sock := range serverSockets {
-		if sock == path {
-			return path
-		}
+	if i := slices.IndexFunc(servers, func(srv tmuxServer) bool { return srv.socket == path }); i >= 0 {
+		return i
 	}
 	pidStr, _, _ := strings.Cut(rest, ",")
 	if pid, ok := atoiString(pidStr); ok {
-		return serverSockets[pid]
+		return slices.IndexFunc(servers, func(srv tmuxServer) bool { return srv.pid == pid })
 	}
-	return ""
+	return -1
 }
 
 // paneWindow returns "session:window" of a pane target.
@@ -309,21 +426,6 @@ func paneWindow(target string) string {
 		return target[:i]
 	}
 	return target
-}
-
-// oldestServerStart returns the start ticks of the oldest server seen, so
-// the environ backstop reads only processes started after it.
-func oldestServerStart(s *Snapshot, servers []tmuxServer) uint64 {
-	oldest := ^uint64(0)
-	for _, srv := range servers {
-		if p := s.Process(srv.pid); p != nil && p.ID.StartTicks < oldest {
-			oldest = p.ID.StartTicks
-		}
-	}
-	if oldest == ^uint64(0) {
-		return 0 // server hidden from us: consider every process
-	}
-	return oldest
 }
 
 // paneForeground sets a live pane's Command and Cwd as tmux's

@@ -148,6 +148,77 @@ func TestGroupTmuxServersShareSessionName(t *testing.T) {
 	}
 }
 
+// TestGroupTmuxEnvironNeedsStartAfterServer: 150 has in its environment
+// TMUX of a server pid 310 (pane %0), but started before the server that
+// has pid 310 now: it belongs to a dead server whose pid was reused, and
+// must not join the new server's pane %0.
+func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
+	reused := "310\t$0\tnew\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
+	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/new"},
+		ListPanes: func(socket string) ([]byte, error) {
+			if strings.HasSuffix(socket, "new") {
+				return []byte(reused), nil
+			}
+			return os.ReadFile("testdata/sessions/tmux/default.txt")
+		},
+	}}
+	sessions, _, _ := groupFixture(t, sessionFixture, cfg)
+	if got := memberPIDs(find(t, sessions, "tmux:new")); !slices.Equal(got, []int{340, 341}) {
+		t.Errorf("tmux:new members = %v, want [340 341] (not 150, older than server 310)", got)
+	}
+	if got := memberPIDs(find(t, sessions, "tmux:build")); !slices.Contains(got, 130) || slices.Contains(got, 150) {
+		t.Errorf("tmux:build members = %v, want 130 and not 150", got)
+	}
+}
+
+// TestGroupTmuxEnvironCap: with fewer environ reads a gather than
+// candidates, the tmux sessions are Partial with a note, and the next
+// gathers read the rest (what was read is remembered) until nothing is
+// left unchecked. The fixture has 9 candidates: the processes outside
+// panes, without a terminal, started after the server, whose parent is an
+// ancestor of the server (init): 130 150 300 301 310 320 321 330 340.
+func TestGroupTmuxEnvironCap(t *testing.T) {
+	calls := 0
+	fs, err := NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.environLimit = 2
+	s, err := fs.Snapshot(g.Fields())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for gather := 1; gather <= 5; gather++ {
+		sessions, notes := g.Group(s)
+		unread := 9 - 2*gather
+		wantPartial := unread > 0
+		for _, ss := range sessions {
+			if ss.Partial != wantPartial {
+				t.Errorf("gather %d: %s Partial = %v, want %v", gather, ss.Ref(), ss.Partial, wantPartial)
+			}
+		}
+		var want []string
+		if wantPartial {
+			want = []string{fmt.Sprintf("tmux: %d processes outside panes were not checked for a pane's environment (at most 2 a gather, the next gathers go on): tmux sessions may lack escaped processes", unread)}
+		}
+		if !slices.Equal(notes, want) {
+			t.Errorf("gather %d: notes = %q, want %q", gather, notes, want)
+		}
+		// 130, read first, stays found from the cache.
+		if got := memberPIDs(find(t, sessions, "tmux:build")); !slices.Contains(got, 130) || !slices.Contains(got, 131) {
+			t.Errorf("gather %d: build members = %v, want 130 and 131 in", gather, got)
+		}
+		if got := len(g.environ); got != min(9, 2*gather) {
+			t.Errorf("gather %d: %d environments remembered, want %d", gather, got, min(9, 2*gather))
+		}
+	}
+}
+
 func TestLabelServers(t *testing.T) {
 	servers := []tmuxServer{{socket: "/tmp/tmux-0/default"}, {socket: "/tmp/tmux-1000/default"}, {socket: "/tmp/tmux-1000/work"}}
 	labelServers(servers)
@@ -295,18 +366,22 @@ func TestGroupTmuxStaleSocketsNote(t *testing.T) {
 	}
 }
 
-func TestEnvSocket(t *testing.T) {
-	servers := map[int]string{100: "/tmp/tmux-1000/default", 200: "/tmp/tmux-1000/work"}
-	tests := []struct{ tmux, want string }{
-		{"/tmp/tmux-1000/default,100,0", "/tmp/tmux-1000/default"},
-		{"/private/tmp/tmux-1000/work,200,3", "/tmp/tmux-1000/work"}, // another path to a server we asked
-		{"/tmp/tmux-1000/gone,300,0", ""},
-		{"garbage", ""},
-		{"", ""},
+func TestEnvServer(t *testing.T) {
+	servers := []tmuxServer{{socket: "/tmp/tmux-1000/default", pid: 100}, {socket: "/tmp/tmux-1000/work", pid: 200}}
+	tests := []struct {
+		tmux string
+		want int
+	}{
+		{"/tmp/tmux-1000/default,100,0", 0},
+		{"/tmp/tmux-1000/work,999,0", 1},         // the path decides
+		{"/private/tmp/tmux-1000/work,200,3", 1}, // another path to a server we asked
+		{"/tmp/tmux-1000/gone,300,0", -1},
+		{"garbage", -1},
+		{"", -1},
 	}
 	for _, tt := range tests {
-		if got := envSocket(tt.tmux, servers); got != tt.want {
-			t.Errorf("envSocket(%q) = %q, want %q", tt.tmux, got, tt.want)
+		if got := envServer(tt.tmux, servers); got != tt.want {
+			t.Errorf("envServer(%q) = %d, want %d", tt.tmux, got, tt.want)
 		}
 	}
 }
