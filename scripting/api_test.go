@@ -172,6 +172,21 @@ print(table.concat(o, ","), table.concat(r, ","))`, "102,120,121,122\t102"},
 	})
 }
 
+// Totals of files the scan did not read are nil, not 0.
+func TestSessionTotalsNotReadAreNil(t *testing.T) {
+	w := newWorld(t)
+	w.snap.Fields &^= procwalk.FieldStatus | procwalk.FieldSmaps | procwalk.FieldIO
+	for i := range w.snap.Procs {
+		w.snap.Procs[i].Read &^= procwalk.FieldSmaps | procwalk.FieldIO
+	}
+	w.in.Sessions = grouper(t, w.users)(w.snap)
+	got := w.eval(t, `local s = pw.session("tmux:build")
+print(s.procs, s.swap, s.pss, s.read_bytes, s.cumulative_read_bytes, s.cumulative_write_bytes, s.io_read)`)
+	if want := "4\tnil\tnil\tnil\tnil\tnil\t0"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
 func TestSessionsWithoutGrouper(t *testing.T) {
 	w := newWorld(t)
 	w.in.Sessions = nil
@@ -253,6 +268,10 @@ func TestKillMisuse(t *testing.T) {
 		{`pw.kill({})`, `process, session, pid or "KIND:NAME" expected, got table`},
 		{`pw.kill(1.5)`, "integer expected, got 1.5"},
 		{`pw.process(1):kill("now")`, "table expected, got string"},
+		{`pw.session("tmux:build"):kill{scope = "tree"}`, `scope "tree" applies to processes; a session kill takes its members`},
+		{`pw.kill("tmux:build", {scope = "group"})`, `scope "group" applies to processes`},
+		{`pw.kill(99999, {force = true})`, "unknown kill option force"},
+		{`pw.kill("tmux:gone", {grace = 0})`, "grace must be seconds"},
 	} {
 		_, err := run(t, w.cfg, "kill.lua", "local pw = require 'procwalk'\n"+c.src, w.in)
 		if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "kill.lua:2:") {

@@ -70,11 +70,11 @@ func killOptionKeys() []string { return []string{"signal", "grace", "scope", "dr
 // maxGrace bounds a script's grace period: the run waits that long.
 const maxGrace = 5 * time.Minute
 
-// killOpts reads the options table at argument n. scope is "process" when
-// the table has none.
+// killOpts reads the options table at argument n. scope is "" when the
+// table has none.
 func (m *module) killOpts(L *lua.LState, n int) (KillOptions, string) {
 	opts := KillOptions{DryRun: m.r.cfg.DryRun, Requester: "rule:" + m.script.Name}
-	scope := "process"
+	scope := ""
 	t := optTable(L, n)
 	if t == nil {
 		return opts, scope
@@ -123,24 +123,24 @@ func processScope(p *procwalk.Process, scope string) procwalk.Scope {
 // "KIND:NAME"; opts are signal, grace (seconds), scope (process, tree or
 // group; processes only) and dry_run.
 func (m *module) luaKill(L *lua.LState) int {
-	opts, scope := m.killOpts(L, 2)
 	switch v := L.Get(1).(type) {
 	case *lua.LUserData:
 		switch ref := v.Value.(type) {
 		case *procRef:
-			return m.kill(L, processScope(ref.p, scope), opts)
+			return m.killProcess(L, ref.p, 2)
 		case *sessionRef:
-			return m.kill(L, procwalk.NewSessionScope(ref.s, false), opts)
+			return m.killSession(L, ref.s, 2)
 		}
 	case lua.LNumber:
 		pid := checkInteger(L, 1)
 		p := m.snap.Process(pid)
 		if p == nil {
+			m.killOpts(L, 2) // misused options raise all the same
 			L.Push(lua.LNil)
 			L.Push(lua.LString(fmt.Sprintf("no process %d", pid)))
 			return 2
 		}
-		return m.kill(L, processScope(p, scope), opts)
+		return m.killProcess(L, p, 2)
 	case lua.LString:
 		sessions, err := m.groupSessions()
 		var s *procwalk.Session
@@ -148,11 +148,12 @@ func (m *module) luaKill(L *lua.LState) int {
 			s, err = procwalk.Find(sessions, string(v))
 		}
 		if err != nil {
+			m.killOpts(L, 2) // misused options raise all the same
 			L.Push(lua.LNil)
 			L.Push(lua.LString(err.Error()))
 			return 2
 		}
-		return m.kill(L, procwalk.NewSessionScope(s, false), opts)
+		return m.killSession(L, s, 2)
 	}
 	L.ArgError(1, "process, session, pid or \"KIND:NAME\" expected, got "+typeName(L.Get(1)))
 	return 0
@@ -160,17 +161,30 @@ func (m *module) luaKill(L *lua.LState) int {
 
 // p:kill([opts]) -> report | nil, err
 func (m *module) procKill(L *lua.LState) int {
-	ref := checkProcess(L, 1)
-	opts, scope := m.killOpts(L, 2)
-	return m.kill(L, processScope(ref.p, scope), opts)
+	return m.killProcess(L, checkProcess(L, 1).p, 2)
+}
+
+// killProcess kills p with the options at argument n.
+func (m *module) killProcess(L *lua.LState, p *procwalk.Process, n int) int {
+	opts, scope := m.killOpts(L, n)
+	return m.kill(L, processScope(p, scope), opts)
 }
 
 // s:kill([opts]) -> report | nil, err: every member, and what they fork
 // while being terminated.
 func (m *module) sessionKill(L *lua.LState) int {
 	ref := checkSession(L, 1)
-	opts, _ := m.killOpts(L, 2)
-	return m.kill(L, procwalk.NewSessionScope(ref.s, false), opts)
+	return m.killSession(L, ref.s, 2)
+}
+
+// killSession kills s with the options at argument n, which may not name a
+// scope: a session is its own scope.
+func (m *module) killSession(L *lua.LState, s *procwalk.Session, n int) int {
+	opts, scope := m.killOpts(L, n)
+	if scope != "" {
+		L.ArgError(n, fmt.Sprintf("scope %q applies to processes; a session kill takes its members", scope))
+	}
+	return m.kill(L, procwalk.NewSessionScope(s, false), opts)
 }
 
 // kill runs the Killer with the run's deadline paused: the grace period is

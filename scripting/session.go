@@ -186,7 +186,7 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 	case "uss":
 		pushOpt(L, float64(t.USSBytes), t.SmapsRead > 0)
 	case "swap":
-		L.Push(lua.LNumber(t.SwapBytes))
+		pushOpt(L, float64(t.SwapBytes), ref.snap.Fields&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0)
 	case "cpu":
 		pushOpt(L, t.CPUPercent, rates)
 	case "cpu_time":
@@ -210,9 +210,9 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 	case "cumulative_cpu_time":
 		L.Push(lua.LNumber(t.CumulativeCPUSeconds))
 	case "cumulative_read_bytes":
-		L.Push(lua.LNumber(t.CumulativeReadBytes))
+		pushOpt(L, float64(t.CumulativeReadBytes), t.IORead > 0)
 	case "cumulative_write_bytes":
-		L.Push(lua.LNumber(t.CumulativeWriteBytes))
+		pushOpt(L, float64(t.CumulativeWriteBytes), t.IORead > 0)
 	case "smaps_read":
 		L.Push(lua.LNumber(t.SmapsRead))
 	case "io_read":
