@@ -2,6 +2,8 @@ package procwalk
 
 import (
 	"fmt"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -74,19 +76,15 @@ func (p *Process) Zombie() bool { return p.State == 'Z' }
 // CPUSeconds is the user plus system CPU time the process has used itself.
 func (p *Process) CPUSeconds() float64 { return p.UserCPUSeconds + p.SystemCPUSeconds }
 
-// Name is argv[0]'s base name when the cmdline was read and is not empty,
-// the comm otherwise.
+// Name is argv[0]'s base name when the cmdline was read and argv[0] is a
+// path, the comm otherwise. argv[0] holding a space is not taken for a
+// path: it is a title the process wrote over its arguments ("sshd:
+// dev@pts/3", "nginx: worker process"), whose last '/' separates nothing.
 func (p *Process) Name() string {
-	if len(p.Cmdline) > 0 && p.Cmdline[0] != "" {
-		a := p.Cmdline[0]
-		for i := len(a) - 1; i >= 0; i-- {
-			if a[i] == '/' {
-				return a[i+1:]
-			}
-		}
-		return a
+	if len(p.Cmdline) == 0 || p.Cmdline[0] == "" || strings.ContainsRune(p.Cmdline[0], ' ') {
+		return p.Comm
 	}
-	return p.Comm
+	return path.Base(p.Cmdline[0])
 }
 
 // Age is how long the process has run at t.
