@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -153,9 +154,7 @@ func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
 	})
 	cwds := make([]string, len(outer))
 	for k, i := range outer {
-		if p := &s.Procs[i]; p.Read&FieldCwd != 0 {
-			cwds[k] = p.Cwd
-		}
+		cwds[k] = g.fs.cwd(&s.Procs[i])
 	}
 	projects := projectNames(cwds)
 	b := newBuilder(s, KindAgent)
@@ -259,4 +258,21 @@ func HumanDuration(d time.Duration) string {
 		out += " " + strconv.FormatInt(h, 10) + " hr"
 	}
 	return out
+}
+
+// cwd is p's working directory: the snapshot's when it read cwd, else read
+// now (Grouper.Fields leaves cwd out: only agents and panes need theirs),
+// checking that the pid still names p. "" when unknown.
+func (fs FS) cwd(p *Process) string {
+	if p.Read&FieldCwd != 0 {
+		return p.Cwd
+	}
+	cwd, err := os.Readlink(fs.pidPath(p.ID.PID, "cwd"))
+	if err != nil {
+		return ""
+	}
+	if st, err := fs.readStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks {
+		return "" // exited, and the pid reused, since the snapshot
+	}
+	return cwd
 }

@@ -90,7 +90,7 @@ func (g *Grouper) Fields() Fields {
 		f |= FieldStatus
 	}
 	if g.kinds[KindAgent] {
-		f |= FieldCmdline | FieldCwd
+		f |= FieldCmdline // agents' cwd is read for them alone
 	}
 	if g.kinds[KindTree] {
 		for _, t := range g.cfg.Trees {

@@ -3,7 +3,6 @@ package procwalk
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -448,11 +447,7 @@ func paneForeground(fs FS, s *Snapshot, tp *TmuxPane, buf []byte) []byte {
 		}
 	}
 	tp.Command = fg.Name()
-	if fg.Read&FieldCwd != 0 {
-		tp.Cwd = fg.Cwd
-	} else if cwd, err := os.Readlink(fs.pidPath(fg.ID.PID, "cwd")); err == nil {
-		tp.Cwd = cwd
-	}
+	tp.Cwd = fs.cwd(fg)
 	return buf
 }
 
