@@ -151,7 +151,6 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			newWatchCommand(g, e),
 		},
 	}
-	root.Exec = func(context.Context, []string) error { return flag.ErrHelp }
 	addConfigFileOptions(root)
 
 	cmdArgs, err := commandArgs(root, args)
