@@ -30,9 +30,14 @@ unit, Kubernetes pod or cgroup (cgroup), a user (user), an AI coding
 agent with its descendants (agent), or a group from your rules (group).
 procwalk session KIND:NAME shows one in detail.
 
-Without --kind every kind present is listed, at most --limit (default 10)
-per kind: sid, pgrp and tty alone have one session per shell. With --kind
-every session of those kinds is listed.
+Without --kind the kinds people name things by are listed: tmux, tree,
+cgroup (units, pods, login scopes), user, agent and group, at most
+--limit (default 10) sessions per kind. sid, pgrp and tty are listed on
+request (--kind sid,pgrp,tty, or --kind all for every kind): they have
+one session per shell and job, so in tmux each repeats a pane, and an
+ssh login repeats its session-N.scope. With --kind every session of
+those kinds is listed. An unknown kind is an error (exit 1) that lists
+the kinds.
 
 COLUMNS
   PROCS        member processes
@@ -107,7 +112,7 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// groupConfig turns the flags into a GroupConfig for kinds (nil: all).
+// groupConfig turns the flags into a GroupConfig for kinds.
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
 	cfg := procwalk.GroupConfig{Kinds: kinds, CgroupRoot: f.cgroupRoot, DangerPercent: f.danger, Users: users}
 	if f.danger <= 0 || f.danger > 100 {
@@ -201,7 +206,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	c := &sessionsCommand{g: g, e: e}
 	fs := newFlagSet("sessions", g, e.stderr)
 	c.f.register(fs)
-	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+" (default: all)")
+	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
 	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
@@ -209,7 +214,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	return &ffcli.Command{
 		Name:       "sessions",
 		ShortUsage: "procwalk sessions [flags]",
-		ShortHelp:  "list sessions (tmux, sid, pgrp, tty, tree, cgroup, user, agent, group), biggest first",
+		ShortHelp:  "the default: list tmux, cgroup, user, agent, tree and group sessions, biggest first (--kind all adds sid, pgrp, tty)",
 		LongHelp:   sessionsHelp,
 		FlagSet:    fs,
 		Options:    ffOptions(),
@@ -247,7 +252,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	limit := c.limit
 	if limit < 0 {
 		limit = 10
-		if len(kinds) > 0 || c.json {
+		if c.kind != "" || c.json {
 			limit = 0
 		}
 	}
@@ -274,12 +279,27 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseKinds reads --kind: "" means all.
+// overviewKinds are the kinds listed without --kind: the groups people name
+// things by. sid, pgrp and tty have a session per shell and job: in tmux
+// each repeats a pane, in an ssh login the login's scope (a cgroup
+// session), and they buried the rest, so they are listed on request.
+func overviewKinds() []string {
+	return []string{procwalk.KindTmux, procwalk.KindTree, procwalk.KindCgroup, procwalk.KindUser, procwalk.KindAgent, procwalk.KindGroup}
+}
+
+// parseKinds reads --kind: "" means overviewKinds, "all" every kind. An
+// unknown kind is an exit-1 error listing the kinds, as procwalk session's.
 func parseKinds(s string) ([]string, error) {
+	switch s {
+	case "":
+		return overviewKinds(), nil
+	case "all":
+		return procwalk.Kinds(), nil
+	}
 	kinds := splitList(s)
 	for _, k := range kinds {
 		if !slices.Contains(procwalk.Kinds(), k) {
-			return nil, usageErrorf("--kind %q: kinds are %s", k, strings.Join(procwalk.Kinds(), ", "))
+			return nil, fmt.Errorf("--kind %q: %w: kinds are %s, or all", k, procwalk.ErrUnknownKind, strings.Join(procwalk.Kinds(), ", "))
 		}
 	}
 	return kinds, nil

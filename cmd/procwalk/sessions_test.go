@@ -1,7 +1,10 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
+	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -93,34 +96,110 @@ func TestSessionsTable(t *testing.T) {
 	}
 }
 
-func TestSessionsLimitAndSort(t *testing.T) {
-	clearEnv(t)
-	r := cli(t, sessionsFixture("sessions", "--no-rates")...)
-	if r.code != exitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+// fakeTmux puts on PATH a tmux that answers every command with the
+// fixture server's list-panes output, and returns a socket path a server
+// seems to listen on (procwalk dials it before running tmux).
+func fakeTmux(t *testing.T) string {
+	t.Helper()
+	answer, err := filepath.Abs("../../procwalk/testdata/sessions/tmux/default.txt")
+	if err != nil {
+		t.Fatal(err)
 	}
-	// Without --kind: at most 10 per kind, and a line per kind cut short.
+	dir, err := os.MkdirTemp("", "pwfake") // short: socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.WriteFile(filepath.Join(dir, "tmux"), []byte("#!/bin/sh\nexec cat '"+answer+"'\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	sock := filepath.Join(dir, "default")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Skipf("cannot listen on a unix socket here: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return sock
+}
+
+// tableKinds counts the rows of each kind in a sessions table.
+func tableKinds(out string) map[string]int {
 	kinds := map[string]int{}
-	for _, l := range strings.Split(r.stdout, "\n")[1:] {
+	for _, l := range strings.Split(out, "\n")[1:] {
 		if f := strings.Fields(l); len(f) > 0 && f[0] != "..." {
 			kinds[f[0]]++
 		}
 	}
-	for k, n := range kinds {
-		if n > 10 {
-			t.Errorf("%d %s sessions shown, want at most 10", n, k)
+	return kinds
+}
+
+// Plain procwalk (no command, flags from the environment as a user's
+// config would give them) on the fixture, whose tmux server a fake tmux
+// answers for: tmux, cgroup, user and agent sessions, biggest first, and no
+// sid, pgrp or tty rows repeating each pane and login.
+func TestSessionsDefaultView(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	t.Setenv("PROCWALK_TMUX_SOCKET", fakeTmux(t))
+	t.Setenv("PROCWALK_CGROUP_ROOT", sessionsCgroups)
+	t.Setenv("PROCWALK_NO_RATES", "true")
+	t.Setenv("PROCWALK_WIDE", "true")
+	r := cli(t, "--proc", sessionsProc, "--passwd", sessionsPasswd)
+	if r.code != exitOK || r.stderr != "" {
+		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
+	}
+	// The fixture has 11 cgroup sessions, 6 users, 4 agents, 2 tmux
+	// sessions (see procwalk/testdata/sessions/README.md).
+	want := map[string]int{"cgroup": 10, "user": 6, "agent": 4, "tmux": 2}
+	if got := tableKinds(r.stdout); !maps.Equal(got, want) {
+		t.Errorf("rows per kind %v, want %v:\n%s", got, want, r.stdout)
+	}
+	if !strings.HasSuffix(r.stdout, "\n... and 1 more cgroup session (procwalk sessions --kind cgroup lists them all)\n") {
+		t.Errorf("no line for the cgroup session left out:\n%s", r.stdout)
+	}
+	rows := tableRows(r.stdout)
+	for key, want := range map[string]string{
+		"tmux build": "tmux build 8 335.9 MiB 0 B - 20.50s - - 1103d 2 windows, 2 panes, attached, socket default",
+		"tmux web":   "tmux web 4 15.6 MiB 0 B - 6.00s - - 1103d 1 windows, 2 panes, socket default",
+	} {
+		if got := strings.Join(rows[key], " "); got != want {
+			t.Errorf("row %q\n got %s\nwant %s", key, got, want)
 		}
 	}
-	if !strings.Contains(r.stdout, "more sid sessions (procwalk sessions --kind sid lists them all)") {
-		t.Errorf("no note of the sid sessions left out:\n%s", r.stdout)
-	}
-	for _, k := range []string{"sid", "pgrp", "tty", "cgroup", "user", "agent"} {
-		if kinds[k] == 0 {
-			t.Errorf("no %s sessions in the default table", k)
+	// Biggest first across kinds: the RSS column never grows going down.
+	var rss []float64
+	for _, l := range strings.Split(r.stdout, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 4 && f[0] != "..." {
+			v, err := strconv.ParseFloat(f[3], 64)
+			if err != nil {
+				t.Fatalf("RSS %q in %q", f[3], l)
+			}
+			rss = append(rss, v*map[string]float64{"B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30}[f[4]])
 		}
 	}
-	// --sort procs, all of one kind.
-	r = cli(t, sessionsFixture("sessions", "--no-rates", "--kind", "sid", "--sort", "procs")...)
+	if !slices.IsSortedFunc(rss, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		t.Errorf("not biggest first: %v", rss)
+	}
+	// --kind all adds the per-shell kinds, every session of each listed:
+	// 17 sids (init, the server, 3 live panes, the escaped worker, sshd,
+	// its connection and the login shell, 8 daemons and pods), 4 terminals
+	// (the login's pts/0 and the 3 live panes').
+	r = cli(t, "--proc", sessionsProc, "sessions", "--kind", "all")
+	got := tableKinds(r.stdout)
+	for k, n := range map[string]int{"tmux": 2, "sid": 17, "tty": 4, "cgroup": 11, "user": 6, "agent": 4} {
+		if got[k] != n {
+			t.Errorf("--kind all: %d %s rows, want %d:\n%s", got[k], k, n, r.stdout)
+		}
+	}
+	if _, ok := tableRows(r.stdout)["pgrp 203"]; !ok {
+		t.Errorf("--kind all: no pgrp 203 (the node job):\n%s", r.stdout)
+	}
+}
+
+func TestSessionsSort(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, sessionsFixture("sessions", "--no-rates", "--kind", "sid", "--sort", "procs")...)
 	var procs []int
 	for _, l := range strings.Split(r.stdout, "\n")[1:] {
 		if f := strings.Fields(l); len(f) > 2 {
@@ -244,12 +323,12 @@ func TestSessionErrors(t *testing.T) {
 		{"unknown session", sessionsFixture("session", "--no-rates", "cgroup:nope"), exitError, "no such session cgroup:nope: cgroup sessions are /batch/job42, "},
 		{"kind with none", sessionsFixture("session", "--no-rates", "tmux:build"), exitError, "there are no tmux sessions"},
 		{"unknown kind", sessionsFixture("session", "--no-rates", "pods:x"), exitError, "kinds are tmux, sid, pgrp, tty, tree, cgroup, user, agent, group"},
+		{"unknown --kind", sessionsFixture("sessions", "--kind", "tmux,pods"), exitError, `--kind "pods": unknown session kind: kinds are tmux, sid, pgrp, tty, tree, cgroup, user, agent, group, or all`},
 		{"no colon", sessionsFixture("session", "build"), exitUsage, "want KIND:NAME"},
 		{"no argument", sessionsFixture("session"), exitUsage, "session takes one KIND:NAME"},
 		{"bad tree", sessionsFixture("session", "--no-rates", "tree:("), exitUsage, "tree:("},
 		{"tree not running", sessionsFixture("session", "--no-rates", "tree:99999"), exitError, "no tree sessions"},
 		{"sessions argument", sessionsFixture("sessions", "x"), exitUsage, "sessions takes no arguments"},
-		{"bad kind", sessionsFixture("sessions", "--kind", "tmux,pods"), exitUsage, `--kind "pods"`},
 		{"bad sort", sessionsFixture("sessions", "--sort", "size"), exitUsage, `--sort "size"`},
 		{"cpu sort without rates", sessionsFixture("sessions", "--no-rates", "--sort", "cpu"), exitUsage, "needs rates"},
 		{"bad agent", sessionsFixture("sessions", "--agent", "codex"), exitUsage, "want NAME=REGEX"},
