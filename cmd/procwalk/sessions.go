@@ -398,7 +398,9 @@ func sessionInfo(s *procwalk.Session) string {
 	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
 	switch s.Kind {
 	case procwalk.KindTmux:
-		add("%s windows, %s panes", a[procwalk.AttrWindows], a[procwalk.AttrPanes])
+		windows, _ := strconv.Atoi(a[procwalk.AttrWindows])
+		panes, _ := strconv.Atoi(a[procwalk.AttrPanes])
+		add("%s, %s", countOf(windows, "window", "windows"), countOf(panes, "pane", "panes"))
 		if a[procwalk.AttrAttached] != "0" {
 			add("attached")
 		}
@@ -441,6 +443,9 @@ func sessionInfo(s *procwalk.Session) string {
 			add("%s", u)
 		}
 		parts = append(parts, cgroupLimits(s.Totals.Cgroup)...)
+	}
+	if s.Partial {
+		add("partial: see the note")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -582,6 +587,7 @@ type jsonSession struct {
 	Name    string            `json:"name"`
 	Ref     string            `json:"ref"` // KIND:NAME, for procwalk session and kill --session
 	Attrs   map[string]string `json:"attrs"`
+	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
 	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
 	Panes   []jsonPane        `json:"panes,omitempty"`
@@ -602,7 +608,7 @@ type jsonSessions struct {
 
 func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
 	t := s.Totals
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), Attrs: s.Attrs}
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), Attrs: s.Attrs, Partial: s.Partial}
 	j.Totals = jsonSessionTotals{
 		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
 		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,

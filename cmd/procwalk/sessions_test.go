@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // The session commands run on the session fixture: a cgroup v1 host with
@@ -161,7 +163,7 @@ func TestSessionsDefaultView(t *testing.T) {
 	rows := tableRows(r.stdout)
 	for key, want := range map[string]string{
 		"tmux build": "tmux build 8 335.9 MiB 0 B - 20.50s - - 1103d 2 windows, 2 panes, attached, socket default",
-		"tmux web":   "tmux web 4 15.6 MiB 0 B - 6.00s - - 1103d 1 windows, 2 panes, socket default",
+		"tmux web":   "tmux web 4 15.6 MiB 0 B - 6.00s - - 1103d 1 window, 2 panes, socket default",
 	} {
 		if got := strings.Join(rows[key], " "); got != want {
 			t.Errorf("row %q\n got %s\nwant %s", key, got, want)
@@ -408,5 +410,22 @@ func TestIntegrationSessionsCommands(t *testing.T) {
 	r = cli(t, "--interval", "100ms")
 	if rows := tableRows(r.stdout); r.code != exitOK || len(rows["tmux pwcli"]) < 3 || rows["tmux pwcli"][2] != "2" {
 		t.Errorf("plain procwalk: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// A session that may lack members says so in INFO and in JSON.
+func TestSessionsPartialShown(t *testing.T) {
+	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Partial: true,
+		Attrs: map[string]string{procwalk.AttrWindows: "1", procwalk.AttrPanes: "3", procwalk.AttrAttached: "0", procwalk.AttrSocket: "/tmp/tmux-0/default"}}
+	if got, want := sessionInfo(&s), "1 window, 3 panes, socket default, partial: see the note"; got != want {
+		t.Errorf("INFO %q, want %q", got, want)
+	}
+	b, err := json.Marshal(newJSONSession(time.Now(), &s))
+	if err != nil || !strings.Contains(string(b), `"partial":true`) {
+		t.Errorf("JSON %s, %v", b, err)
+	}
+	s.Partial = false
+	if b, _ := json.Marshal(newJSONSession(time.Now(), &s)); strings.Contains(string(b), "partial") {
+		t.Errorf("JSON of a complete session %s", b)
 	}
 }
