@@ -276,7 +276,10 @@ func Find(sessions []Session, ref string) (*Session, error) {
 		names = append(names, s.Name)
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("%w %s: there are no %s sessions; kinds present: %s", ErrNoSession, ref, kind, strings.Join(presentKinds(sessions), ", "))
+		if present := presentKinds(sessions); len(present) > 0 {
+			return nil, fmt.Errorf("%w %s: there are no %s sessions; kinds present: %s", ErrNoSession, ref, kind, strings.Join(present, ", "))
+		}
+		return nil, fmt.Errorf("%w %s: there are no %s sessions", ErrNoSession, ref, kind)
 	}
 	slices.Sort(names)
 	more := ""
@@ -296,9 +299,6 @@ func presentKinds(sessions []Session) []string {
 				break
 			}
 		}
-	}
-	if len(out) == 0 {
-		return []string{"(none)"}
 	}
 	return out
 }

@@ -239,6 +239,11 @@ func TestFind(t *testing.T) {
 			}
 		}
 	}
+	// With no sessions at all (only that kind was grouped) no kinds are
+	// "present": the message ends at the kind.
+	if _, err := Find(nil, "tmux:build"); err == nil || err.Error() != "no such session tmux:build: there are no tmux sessions" {
+		t.Errorf("Find in nothing: %v", err)
+	}
 }
 
 func TestTTYName(t *testing.T) {
