@@ -42,8 +42,11 @@ func formatBytes(b uint64) string {
 // formatRate prints a bytes-per-second rate like formatBytes; the column
 // header carries the "/s".
 func formatRate(bytesPerSecond float64) string {
-	if bytesPerSecond < 0 || math.IsNaN(bytesPerSecond) {
+	switch {
+	case bytesPerSecond < 0 || math.IsNaN(bytesPerSecond):
 		return notMeasured
+	case bytesPerSecond >= 1<<64: // uint64() of it would be undefined
+		return formatBytes(math.MaxUint64)
 	}
 	return formatBytes(uint64(math.Round(bytesPerSecond)))
 }

@@ -39,6 +39,8 @@ func TestFormatRate(t *testing.T) {
 		{511.6, "512 B"},
 		{-1, "-"},
 		{math.NaN(), "-"},
+		{math.Inf(1), "16.0 EiB"},
+		{1e30, "16.0 EiB"},
 	}
 	for _, tt := range tests {
 		if got := formatRate(tt.in); got != tt.want {
