@@ -104,6 +104,17 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 	}
 }
 
+// waitFor polls cond every 50 ms for up to 10 s (a loaded machine is slow
+// to fork and exit), failing the test if it never holds.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+	}
+}
+
 // killOwn sends SIGKILL to a process this test started, through a pidfd
 // opened for exactly that process; gone already is fine.
 func killOwn(fs procwalk.FS, id procwalk.ProcID) {
@@ -161,16 +172,29 @@ exec sleep 31000
 		t.Fatal(err)
 	}
 	pid := pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
-	// Let the setsid'd shell exit, so 31003 is an orphan.
-	time.Sleep(200 * time.Millisecond)
+	// Wait for the shells between the pane and 31002, 31003 to exit: only
+	// then have both left the pane's tree, and the backstops are tested.
+	pane := pid["sleep 31000"]
+	waitFor(t, "31002 and 31003 to leave the pane's tree", func() bool {
+		snap, err := fs.Snapshot(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inPane := func(pid int) bool {
+			return slices.ContainsFunc(snap.Ancestors(pid), func(a *procwalk.Process) bool { return a.ID.PID == pane })
+		}
+		return !inPane(pid["sleep 31002"]) && !inPane(pid["sleep 31003"])
+	})
 
 	sessions, notes, snap := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
 	if len(notes) != 0 {
 		t.Errorf("notes: %q", notes)
 	}
-	escapee := snap.Process(pid["sleep 31003"])
-	if escapee == nil || escapee.TTY != 0 || escapee.SID == pid["sleep 31000"] || snap.Parent(escapee.ID.PID) != nil && snap.Parent(escapee.ID.PID).ID.PID == pid["sleep 31000"] {
-		t.Fatalf("the setsid'd escapee did not escape: %+v", escapee)
+	if p := snap.Process(pid["sleep 31002"]); p == nil || p.TTY == 0 {
+		t.Fatalf("the double-forked 31002 lost its terminal: %+v", p)
+	}
+	if p := snap.Process(pid["sleep 31003"]); p == nil || p.TTY != 0 || p.SID == pane {
+		t.Fatalf("the setsid'd 31003 kept its terminal or session: %+v", p)
 	}
 	tests := []struct {
 		ref     string

@@ -393,13 +393,8 @@ func TestIntegrationSessionsCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	panePID := strings.TrimSpace(string(pane))
-	var r result
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		r = cli(t, "session", "--tmux-socket", sock, "--no-rates", "tmux:pwcli")
-		if strings.Contains(r.stdout, "sleep 34001") && strings.Contains(r.stdout, "sleep 34000") {
-			break
-		}
-	}
+	waitForPaneTree(t, panePID, "sleep 34000", "sleep 34001")
+	r := cli(t, "session", "--tmux-socket", sock, "--no-rates", "tmux:pwcli")
 	if r.code != exitOK || !strings.Contains(r.stdout, "tmux:pwcli\n") || !strings.Contains(r.stdout, " 2 (1 root, 2 threads, 0 zombies)") ||
 		!strings.Contains(r.stdout, panePID+"  ") || !strings.Contains(r.stdout, "└─ sleep 34001") {
 		t.Errorf("exit %d:\n%s%s", r.code, r.stdout, r.stderr)
@@ -427,5 +422,33 @@ func TestSessionsPartialShown(t *testing.T) {
 	s.Partial = false
 	if b, _ := json.Marshal(newJSONSession(time.Now(), &s)); strings.Contains(string(b), "partial") {
 		t.Errorf("JSON of a complete session %s", b)
+	}
+}
+
+// waitForPaneTree waits up to 10 s until the pane process has exec'd cmd
+// and has a child running child: until then the shell's own command line
+// names both, and the member tree is not the one the test wants.
+func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
+	t.Helper()
+	pid, err := strconv.Atoi(panePID)
+	if err != nil {
+		t.Fatalf("pane pid %q", panePID)
+	}
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		snap, err := fs.Snapshot(procwalk.FieldCmdline)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := snap.Process(pid); p != nil && strings.Join(p.Cmdline, " ") == cmd &&
+			slices.ContainsFunc(snap.Children(pid), func(c *procwalk.Process) bool { return strings.Join(c.Cmdline, " ") == child }) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 10 s pane %d is not %q with a child %q", pid, cmd, child)
+		}
 	}
 }
