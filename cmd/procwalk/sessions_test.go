@@ -262,8 +262,9 @@ func TestSessionsJSON(t *testing.T) {
 			agents = append(agents, s.Name)
 		}
 	}
-	if want := []string{"claude/other/app", "claude/work/app", "codex/work/app", "claude/other/app#2"}; len(agents) != 4 {
-		t.Errorf("agents %v, want the four of %v", agents, want)
+	slices.Sort(agents) // the JSON is sorted by RSS
+	if want := []string{"claude/other/app", "claude/other/app#2", "claude/work/app", "codex/work/app"}; !slices.Equal(agents, want) {
+		t.Errorf("agents %v, want %v", agents, want)
 	}
 	if len(doc.Notes) == 0 || !strings.Contains(strings.Join(doc.Notes, " "), "tmux") {
 		t.Errorf("notes %q", doc.Notes)
