@@ -111,6 +111,7 @@ return big`, synthSnapshot(10))
 func BenchmarkGoVisitAll10k(b *testing.B) {
 	snap := synthSnapshot(10000)
 	b.ReportAllocs()
+	b.ResetTimer()
 	big := 0
 	cpu := cpuTime()
 	for i := 0; i < b.N; i++ {

@@ -32,11 +32,23 @@ func processFields() []string {
 	}
 }
 
-func (m *module) newProcess(L *lua.LState, ref *procRef) *lua.LUserData {
-	ud := L.NewUserData()
-	ud.Value = ref
-	ud.Metatable = m.procMT
-	return ud
+// procObject is a process object: the userdata and its value in one
+// allocation, and a list of them in one block, so that
+// procwalk.processes() over 10,000 processes allocates twice, not 20,000
+// times.
+type procObject struct {
+	ud  lua.LUserData
+	ref procRef
+}
+
+func (m *module) initProcess(L *lua.LState, o *procObject, snap *procwalk.Snapshot, p *procwalk.Process) *lua.LUserData {
+	o.ref = procRef{snap: snap, p: p}
+	o.ud = lua.LUserData{Value: &o.ref, Env: L.Env, Metatable: m.procMT}
+	return &o.ud
+}
+
+func (m *module) newProcess(L *lua.LState, snap *procwalk.Snapshot, p *procwalk.Process) *lua.LUserData {
+	return m.initProcess(L, new(procObject), snap, p)
 }
 
 // pushProcess pushes p as a process object, or nil.
@@ -45,17 +57,15 @@ func (m *module) pushProcess(L *lua.LState, snap *procwalk.Snapshot, p *procwalk
 		L.Push(lua.LNil)
 		return
 	}
-	L.Push(m.newProcess(L, &procRef{snap: snap, p: p}))
+	L.Push(m.newProcess(L, snap, p))
 }
 
-// processList returns procs as a Lua array of process objects. The refs
-// are allocated in one block.
+// processList returns procs as a Lua array of process objects.
 func (m *module) processList(L *lua.LState, snap *procwalk.Snapshot, procs []*procwalk.Process) *lua.LTable {
 	t := L.CreateTable(len(procs), 0)
-	refs := make([]procRef, len(procs))
+	objs := make([]procObject, len(procs))
 	for i, p := range procs {
-		refs[i] = procRef{snap: snap, p: p}
-		t.RawSetInt(i+1, m.newProcess(L, &refs[i]))
+		t.RawSetInt(i+1, m.initProcess(L, &objs[i], snap, p))
 	}
 	return t
 }
@@ -284,7 +294,7 @@ func (m *module) procTree(L *lua.LState) int {
 
 func (m *module) treeEntry(L *lua.LState, snap *procwalk.Snapshot, p *procwalk.Process, depth int) *lua.LTable {
 	e := L.CreateTable(0, 2)
-	e.RawSetString("process", m.newProcess(L, &procRef{snap: snap, p: p}))
+	e.RawSetString("process", m.newProcess(L, snap, p))
 	e.RawSetString("depth", lua.LNumber(depth))
 	return e
 }

@@ -39,7 +39,7 @@ func (m *module) selectProcesses(L *lua.LState, n int) []*procwalk.Process {
 	case *lua.LFunction:
 		keep = func(p *procwalk.Process) bool {
 			L.Push(f)
-			L.Push(m.newProcess(L, &procRef{snap: snap, p: p}))
+			L.Push(m.newProcess(L, snap, p)) // the filter may keep it
 			L.Call(1, 1)
 			ok := lua.LVAsBool(L.Get(-1))
 			L.Pop(1)
