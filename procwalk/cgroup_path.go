@@ -37,16 +37,21 @@ func placeCgroup(path string) cgroupPlace {
 		if !ok {
 			continue
 		}
+		// containerd's systemd form names pod and container in one
+		// element, "...pod<uid>.slice:cri-containerd:<id>": the pod is the
+		// part before ':', so that its containers make one session.
+		podPart, container, colon := strings.Cut(part, ":")
 		pl := cgroupPlace{
-			dir:    "/" + strings.Join(parts[:i+1], "/"),
+			dir:    "/" + strings.Join(append(parts[:i:i], podPart), "/"),
 			name:   "pod/" + uid,
 			podUID: uid,
 			qos:    podQoS(parts[:i+1]),
 		}
-		if i+1 < len(parts) {
+		switch {
+		case colon:
+			pl.containerID = containerID(container)
+		case i+1 < len(parts):
 			pl.containerID = containerID(parts[i+1])
-		} else if _, after, ok := strings.Cut(part, ":"); ok {
-			pl.containerID = containerID(after) // "...pod<uid>.slice:cri-containerd:<id>"
 		}
 		return pl
 	}

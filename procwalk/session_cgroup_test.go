@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 const (
@@ -27,7 +28,7 @@ func TestPlaceCgroup(t *testing.T) {
 				name: "pod/" + fixturePod2, podUID: fixturePod2, containerID: id, qos: "besteffort"}},
 		// containerd's systemd form puts the container after ':' in one element.
 		{"/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + id,
-			cgroupPlace{dir: "/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + id,
+			cgroupPlace{dir: "/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice",
 				name: "pod/" + fixturePod2, podUID: fixturePod2, containerID: id, qos: "burstable"}},
 		// Static pods have a 32-hex uid.
 		{"/kubepods/burstable/pod0123456789abcdef0123456789abcdef/" + id,
@@ -49,6 +50,38 @@ func TestPlaceCgroup(t *testing.T) {
 	for _, tt := range tests {
 		if got := placeCgroup(tt.path); got != tt.want {
 			t.Errorf("placeCgroup(%q)\n got %+v\nwant %+v", tt.path, got, tt.want)
+		}
+	}
+}
+
+// Two containers of one pod make one session, in every path form.
+func TestGroupCgroupPodContainersMerge(t *testing.T) {
+	a, b := strings.Repeat("a1", 32), strings.Repeat("b2", 32)
+	forms := map[string][2]string{
+		"cgroupfs driver": {"/kubepods/burstable/pod" + fixturePod2 + "/" + a, "/kubepods/burstable/pod" + fixturePod2 + "/" + b},
+		"systemd driver": {"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice/cri-containerd-" + a + ".scope",
+			"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice/cri-containerd-" + b + ".scope"},
+		"containerd systemd form": {"/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + a,
+			"/system.slice/containerd.service/kubepods-burstable-pod0a1b2c3d_4e5f_6a7b_8c9d_0e1f2a3b4c5d.slice:cri-containerd:" + b},
+	}
+	for form, paths := range forms {
+		s := synthetic(time.Unix(1700000000, 0), [6]int{10, 1, 10}, [6]int{20, 1, 20})
+		s.Fields |= FieldCgroup
+		for i, path := range paths {
+			s.Procs[i].Cgroups = []CgroupLine{{HierarchyID: 0, Path: path}}
+			s.Procs[i].Read |= FieldCgroup
+		}
+		fs, err := NewFS(sessionFixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions, _, err := Group(fs, s, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sessions) != 1 || sessions[0].Name != "pod/"+fixturePod2 || !slices.Equal(memberPIDs(&sessions[0]), []int{10, 20}) ||
+			sessions[0].Attrs[AttrContainerID] != a+","+b {
+			t.Errorf("%s: sessions %+v, want one pod/%s holding 10 and 20, containers %s,%s", form, sessions, fixturePod2, a, b)
 		}
 	}
 }
