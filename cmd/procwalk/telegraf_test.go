@@ -210,13 +210,13 @@ func buildProcwalk(t *testing.T) string {
 }
 
 // TestIntegrationTelegrafExecdProcess runs the real binary as Telegraf's
-// execd would: a batch per stdin line, exit 0 on SIGTERM, and exit 0
-// without a word when its stdout (fd 1) is closed, rather than dying of
-// SIGPIPE.
+// execd would: a batch per stdin line, then exit 0 on stdin EOF and on
+// SIGTERM, and exit 0 without a word when its stdout (fd 1) is closed,
+// rather than dying of SIGPIPE.
 func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 	integration(t)
 	bin := buildProcwalk(t)
-	start := func() (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
 		cmd := exec.Command(bin, "telegraf", "--execd", "--proc", telegrafProc, "--passwd", telegrafPasswd, "--session-kinds", "user")
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 		var stderr bytes.Buffer
@@ -229,7 +229,16 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 		return cmd, stdin, stdout, &stderr
 	}
-	wait := func(cmd *exec.Cmd) error {
+	// firstBatch asks for a batch and checks its first line: procwalk is
+	// then up, its signal handler too.
+	firstBatch := func(t *testing.T, stdin io.Writer, stdout io.Reader) {
+		io.WriteString(stdin, "\n")
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "procwalk_session,kind=user,session=alice") {
+			t.Fatalf("first line %q, %v", line, err)
+		}
+	}
+	wait := func(t *testing.T, cmd *exec.Cmd) error {
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
 		select {
@@ -241,23 +250,27 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 		}
 	}
 
-	t.Run("SIGTERM", func(t *testing.T) {
-		cmd, stdin, stdout, stderr := start()
-		io.WriteString(stdin, "\n")
-		batch, err := bufio.NewReader(stdout).ReadString('\n')
-		if err != nil || !strings.HasPrefix(batch, "procwalk_session,kind=user,session=alice") {
-			t.Fatalf("first line %q, %v", batch, err)
+	t.Run("stdin EOF", func(t *testing.T) {
+		cmd, stdin, stdout, stderr := start(t)
+		firstBatch(t, stdin, stdout)
+		stdin.Close()
+		if err := wait(t, cmd); err != nil {
+			t.Errorf("after stdin EOF: %v (stderr %q), want exit 0", err, stderr)
 		}
+	})
+	t.Run("SIGTERM", func(t *testing.T) {
+		cmd, stdin, stdout, stderr := start(t)
+		firstBatch(t, stdin, stdout)
 		cmd.Process.Signal(syscall.SIGTERM)
-		if err := wait(cmd); err != nil {
+		if err := wait(t, cmd); err != nil {
 			t.Errorf("after SIGTERM: %v (stderr %q), want exit 0", err, stderr)
 		}
 	})
 	t.Run("closed stdout", func(t *testing.T) {
-		cmd, stdin, stdout, stderr := start()
+		cmd, stdin, stdout, stderr := start(t)
 		stdout.Close() // nobody reads fd 1 any more: its next write gets EPIPE
 		io.WriteString(stdin, "\n")
-		if err := wait(cmd); err != nil {
+		if err := wait(t, cmd); err != nil {
 			t.Errorf("with stdout closed: %v (stderr %q), want exit 0", err, stderr)
 		}
 		if stderr.Len() != 0 {
