@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,11 +34,11 @@ func DefaultAgents() []AgentRule {
 func ParseAgentRule(s string) (AgentRule, error) {
 	name, expr, ok := strings.Cut(s, "=")
 	if !ok || name == "" || expr == "" || strings.ContainsAny(name, " \t/:") {
-		return AgentRule{}, errorf(ErrBadConfig, "agent rule %q: want NAME=REGEX, e.g. codex=^codex$ (NAME without spaces, '/' or ':')", s)
+		return AgentRule{}, fmt.Errorf("%w: agent rule %q: want NAME=REGEX, e.g. codex=^codex$ (NAME without spaces, '/' or ':')", ErrBadConfig, s)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return AgentRule{}, errorf(ErrBadConfig, "agent rule %q: %v", s, err)
+		return AgentRule{}, fmt.Errorf("%w: agent rule %q: %v", ErrBadConfig, s, err)
 	}
 	return AgentRule{Name: name, Match: re}, nil
 }

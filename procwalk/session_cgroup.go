@@ -77,7 +77,7 @@ type podMeta struct{ name, namespace string }
 // maxPodMeta bounds the pod name cache: pods come and go.
 const maxPodMeta = 4096
 
-func (g *Grouper) groupCgroups(s *Snapshot, n *notes_) []Session {
+func (g *Grouper) groupCgroups(s *Snapshot, n *noteList) []Session {
 	b := newBuilder(s, KindCgroup)
 	type placed struct {
 		place cgroupPlace

@@ -112,7 +112,7 @@ func (g *Grouper) Fields() Fields {
 // a field not read, a cgroupfs not mounted) without being errors. tmux is
 // asked while the other kinds are grouped (or earlier, see Prefetch).
 func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
-	var n notes_
+	var n noteList
 	if missing := g.Fields() &^ s.Fields; missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
 	}
@@ -177,15 +177,10 @@ func Group(fs FS, s *Snapshot, cfg GroupConfig) ([]Session, []string, error) {
 	return sessions, notes, nil
 }
 
-// errorf wraps a sentinel with a formatted message.
-func errorf(sentinel error, format string, args ...any) error {
-	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
-}
+// noteList collects notes without repeating one.
+type noteList struct{ list []string }
 
-// notes_ collects notes without repeating one.
-type notes_ struct{ list []string }
-
-func (n *notes_) addf(format string, args ...any) {
+func (n *noteList) addf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if !slices.Contains(n.list, msg) {
 		n.list = append(n.list, msg)

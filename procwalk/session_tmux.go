@@ -44,7 +44,7 @@ const maxStaleListed = 3
 // tmuxAnswer is what the tmux servers said, before grouping.
 type tmuxAnswer struct {
 	servers []tmuxServer
-	notes   notes_
+	notes   noteList
 }
 
 // askTmux runs list-panes on every server at once (one goroutine per socket,
@@ -162,7 +162,7 @@ type tmuxGrouping struct {
 
 // groupTmux makes one session per tmux session of the servers: the
 // descendants of its panes' processes, then the escapees the backstops find.
-func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *notes_) ([]Session, paneIndex) {
+func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]Session, paneIndex) {
 	if len(servers) == 0 {
 		g.environ = nil
 		return nil, paneIndex{}
@@ -290,7 +290,7 @@ const maxEnvironReads = 512
 // once in its life: the Grouper keeps what it read per ProcID. A process
 // counts for a server only when it started after that server, so the TMUX
 // of a dead server whose pid a new server reused cannot misplace it.
-func (g *Grouper) environBackstop(t *tmuxGrouping, n *notes_) (partial bool) {
+func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 	s := t.s
 	adopters, oldest := t.adopters()
 	next := make(map[ProcID]tmuxEnv, len(g.environ))

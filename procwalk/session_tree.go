@@ -88,7 +88,7 @@ func (t TreeSpec) check() error {
 	return nil
 }
 
-func (g *Grouper) groupTrees(s *Snapshot, n *notes_) []Session {
+func (g *Grouper) groupTrees(s *Snapshot, n *noteList) []Session {
 	var out []Session
 	self := g.selfPIDs(s)
 	seen := map[string]bool{}
