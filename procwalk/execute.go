@@ -76,7 +76,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	}
 	for _, t := range plan.Targets {
 		x.known[t.ID] = true
-		x.begin(ctx, t)
+		x.begin(t)
 	}
 	if cfg.Signal != syscall.SIGKILL {
 		x.start = time.Now() // every initial target gets at least the full grace
@@ -93,7 +93,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 
 // begin opens a handle on t and sends the first signal (none when the
 // first signal is SIGKILL: the kill stage sends it).
-func (x *execution) begin(ctx context.Context, t Target) {
+func (x *execution) begin(t Target) {
 	v := &victim{out: Outcome{Target: t}}
 	h, err := x.k.open(t.ID)
 	if err != nil {
@@ -142,7 +142,7 @@ func (x *execution) grace(ctx context.Context) {
 		}
 		if x.plan.scope.Grows() && !now.Before(nextScan) {
 			for _, t := range x.newcomers() {
-				x.begin(ctx, t)
+				x.begin(t)
 			}
 			nextScan = now.Add(x.cfg.Rescan)
 		}
@@ -229,7 +229,7 @@ func (x *execution) kill(ctx context.Context) {
 				break
 			}
 			for _, t := range fresh {
-				x.begin(ctx, t) // the first signal now, SIGSTOP next round
+				x.begin(t) // the first signal now, SIGSTOP next round
 			}
 		}
 	}
