@@ -514,8 +514,7 @@ func (r *guardRun) endLeftovers(ctx context.Context) {
 
 // terminate runs the two-stage terminate over every descendant of guard.
 func (r *guardRun) terminate(ctx context.Context, why string) {
-	k := r.killer.WithRequester("guard")
-	if _, err := k.TerminateScope(ctx, guardScope{self: r.self, why: why}); err != nil {
+	if _, err := r.killer.TerminateScope(ctx, guardScope{self: r.self, why: why}); err != nil {
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: ending the tree: %v\n", err)
 	}
 }
