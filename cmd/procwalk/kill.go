@@ -61,8 +61,8 @@ TARGETS (exactly one)
 STAGES
   1. the first signal (--signal, TERM by default) to every target;
   2. up to --grace for them to exit, re-walking the scope for newcomers;
-  3. SIGSTOP to whatever is left (so nothing forks any more), a last
-     re-walk, then SIGKILL through the same pidfds.
+  3. SIGSTOP to whatever is left (so nothing forks any more) and a last
+     re-walk, except for a single PID; then SIGKILL through the same pidfds.
 A cgroup v2 session is killed through its cgroup.kill when the cgroup
 holds nothing but the targets.
 
