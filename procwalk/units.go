@@ -87,7 +87,9 @@ func FormatBytes(n uint64) string {
 	}
 	v := float64(n)
 	i := -1
-	for v >= 1024 && i < len(units)-1 {
+	// Compare the value as printed (one decimal), so 1048575 bytes is
+	// "1.0 MiB", not "1024.0 KiB".
+	for math.Round(v*10)/10 >= 1024 && i < len(units)-1 {
 		v /= 1024
 		i++
 	}

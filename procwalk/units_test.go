@@ -48,6 +48,8 @@ func TestFormatBytes(t *testing.T) {
 		{1023, "1023 B"},
 		{1024, "1.0 KiB"},
 		{3 << 29, "1.5 GiB"},
+		{1<<20 - 1, "1.0 MiB"},
+		{1<<20 - 60, "1023.9 KiB"},
 		{1<<64 - 1, "16.0 EiB"},
 	}
 	for _, tt := range tests {
