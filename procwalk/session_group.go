@@ -1,9 +1,9 @@
 package procwalk
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -341,22 +341,41 @@ func (g *Grouper) groupUsers(s *Snapshot) []Session {
 }
 
 // sortByName orders sessions by name: numbers first, in numeric order
-// (sid, pgrp, unnamed uids), then the rest in byte order.
+// (sid, pgrp, unnamed uids), then the rest in byte order. Each name is
+// parsed once: a host has thousands of sid and pgrp sessions.
 func sortByName(ss []Session) []Session {
-	slices.SortFunc(ss, func(a, b Session) int {
-		x, errx := strconv.Atoi(a.Name)
-		y, erry := strconv.Atoi(b.Name)
-		switch {
-		case errx == nil && erry == nil:
-			return cmp.Compare(x, y)
-		case errx == nil:
-			return -1
-		case erry == nil:
-			return 1
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	byName := sessionsByName{ss: ss, num: make([]int, len(ss)), isNum: make([]bool, len(ss))}
+	for i := range ss {
+		n, err := strconv.Atoi(ss[i].Name)
+		byName.num[i], byName.isNum[i] = n, err == nil
+	}
+	sort.Sort(byName)
 	return ss
+}
+
+// sessionsByName sorts sessions with their names' numeric values.
+type sessionsByName struct {
+	ss    []Session
+	num   []int
+	isNum []bool
+}
+
+func (x sessionsByName) Len() int { return len(x.ss) }
+
+func (x sessionsByName) Less(i, j int) bool {
+	switch {
+	case x.isNum[i] && x.isNum[j]:
+		return x.num[i] < x.num[j]
+	case x.isNum[i] != x.isNum[j]:
+		return x.isNum[i]
+	}
+	return x.ss[i].Name < x.ss[j].Name
+}
+
+func (x sessionsByName) Swap(i, j int) {
+	x.ss[i], x.ss[j] = x.ss[j], x.ss[i]
+	x.num[i], x.num[j] = x.num[j], x.num[i]
+	x.isNum[i], x.isNum[j] = x.isNum[j], x.isNum[i]
 }
 
 // TTYName names a tty_nr as the kernel's devices do: "pts/3", "tty1",
