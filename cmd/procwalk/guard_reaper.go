@@ -53,7 +53,10 @@ func tvSeconds(tv unix.Timeval) float64 {
 // reapAll waits for children until there are none (ECHILD), sending each on
 // out, and closes out. Its stop path: every descendant has been reaped,
 // which guard brings about by terminating what is left when the command
-// ends. Start it only once a child exists.
+// ends. When guard stops waiting first (a dry run leaves CMD's leftovers
+// running; a process outlives SIGKILL), it is blocked in wait4 and ends
+// with the process, which exits right after the summary. Start it only
+// once a child exists.
 func reapAll(out chan<- reaped) {
 	defer close(out)
 	for {
