@@ -189,9 +189,9 @@ func ownPSS(p *procwalk.Process) string {
 }
 
 // treePSS is a subtree's PSS sum, "+" marking a lower bound, "-" when no
-// member has a PSS.
+// member's PSS could be read (not "0 B+", which says nothing).
 func treePSS(t *subtree) string {
-	if t.SmapsRead == 0 && t.pssMissing == 0 {
+	if t.SmapsRead == 0 {
 		return notMeasured
 	}
 	s := formatBytes(t.PSSBytes)

@@ -137,6 +137,11 @@ func TestTreePSSLowerBound(t *testing.T) {
 	if got := treePSS(st); got != "-" {
 		t.Errorf("empty subtree PSS = %q, want -", got)
 	}
+	st.pssMissing = 2
+	if got := treePSS(st); got != "-" {
+		t.Errorf("subtree whose every PSS was denied = %q, want -", got)
+	}
+	st.pssMissing = 0
 	st.PSSBytes, st.SmapsRead = 3<<20, 2
 	if got := treePSS(st); got != "3.0 MiB" {
 		t.Errorf("complete subtree PSS = %q, want 3.0 MiB", got)
