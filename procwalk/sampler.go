@@ -33,10 +33,10 @@ type Sampler struct {
 }
 
 type sample struct {
-	cpuSeconds         float64
-	readBytes, written uint64
-	rss, pss, uss      uint64
-	haveIO, haveSmaps  bool
+	cpuSeconds            float64
+	readBytes, writeBytes uint64
+	rss, pss, uss         uint64
+	haveIO, haveSmaps     bool
 }
 
 // Observe sets Rates on every process of s that was also in the previous
@@ -52,7 +52,7 @@ func (sm *Sampler) Observe(s *Snapshot) {
 		p := &s.Procs[i]
 		cur := sample{
 			cpuSeconds: p.CPUSeconds(),
-			readBytes:  p.IO.ReadBytes, written: p.IO.WriteBytes,
+			readBytes:  p.IO.ReadBytes, writeBytes: p.IO.WriteBytes,
 			rss: p.RSSBytes, pss: p.Smaps.PSSBytes, uss: p.Smaps.USSBytes,
 			haveIO: p.Read&FieldIO != 0, haveSmaps: p.Read&FieldSmaps != 0,
 		}
@@ -65,10 +65,10 @@ func (sm *Sampler) Observe(s *Snapshot) {
 		r := Rates{Measured: true, IntervalSeconds: dt}
 		r.CPUPercent = (cur.cpuSeconds - old.cpuSeconds) / dt * 100
 		r.RSSGrowthBytesPerMinute = (float64(cur.rss) - float64(old.rss)) / dt * 60
-		if cur.haveIO && old.haveIO && cur.readBytes >= old.readBytes && cur.written >= old.written {
+		if cur.haveIO && old.haveIO && cur.readBytes >= old.readBytes && cur.writeBytes >= old.writeBytes {
 			r.HaveIO = true
 			r.ReadBytesPerSecond = float64(cur.readBytes-old.readBytes) / dt
-			r.WriteBytesPerSecond = float64(cur.written-old.written) / dt
+			r.WriteBytesPerSecond = float64(cur.writeBytes-old.writeBytes) / dt
 		}
 		if cur.haveSmaps && old.haveSmaps {
 			r.HaveSmaps = true
