@@ -32,6 +32,8 @@ type Sampler struct {
 	prevTime   time.Time
 }
 
+// sample is what a Sampler keeps of one process between snapshots: CPU in
+// seconds, everything else in bytes.
 type sample struct {
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
