@@ -100,8 +100,8 @@ type TmuxPane struct {
 	WindowName string
 	PID        int    // the pane's first process (usually a shell)
 	TTY        string // "/dev/pts/3"
-	Cwd        string // of the pane's foreground process
-	Command    string // the pane's foreground command
+	Cwd        string // of the pane's foreground process (Grouper.PaneForegrounds)
+	Command    string // the pane's foreground command (Grouper.PaneForegrounds)
 	Dead       bool   // the process exited; the pane stays (remain-on-exit)
 }
 

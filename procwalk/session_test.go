@@ -31,6 +31,15 @@ func fixtureTmux(t *testing.T, calls *int) TmuxConfig {
 // groupFixture snapshots root with the fields cfg needs and groups it.
 func groupFixture(t *testing.T, root string, cfg GroupConfig) ([]Session, []string, *Snapshot) {
 	t.Helper()
+	g, s := fixtureGrouper(t, root, cfg)
+	sessions, notes := g.Group(s)
+	return sessions, notes, s
+}
+
+// fixtureGrouper returns a Grouper for cfg on root and a snapshot of root
+// with the fields it needs.
+func fixtureGrouper(t *testing.T, root string, cfg GroupConfig) (*Grouper, *Snapshot) {
+	t.Helper()
 	fs, err := NewFS(root)
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +52,7 @@ func groupFixture(t *testing.T, root string, cfg GroupConfig) ([]Session, []stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, notes := g.Group(s)
-	return sessions, notes, s
+	return g, s
 }
 
 func find(t *testing.T, sessions []Session, ref string) *Session {
@@ -282,14 +290,7 @@ func synthetic(t time.Time, procs ...[6]int) *Snapshot {
 }
 
 func TestCumulativeCountersNeverGoBack(t *testing.T) {
-	fs, err := NewFS(sessionFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindSID}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
 	type want struct {
 		cpu         float64
@@ -323,14 +324,7 @@ func TestCumulativeCountersNeverGoBack(t *testing.T) {
 }
 
 func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
-	fs, err := NewFS(sessionFixture)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindSID}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
 	g.Group(synthetic(t0, [6]int{10, 1, 10, 10, 0, 0}))
 	g.Group(synthetic(t0.Add(time.Second), [6]int{20, 1, 20, 3, 0, 0}))

@@ -176,7 +176,7 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 	for _, srv := range servers {
 		t.serverIndex = append(t.serverIndex, s.index(srv.pid))
 	}
-	t.addPanes(g.fs)
+	t.addPanes()
 	for pane, tp := range t.pi.panes {
 		// A pane whose pid is not in the snapshot is dead or hidden; the
 		// backstops may still find its processes.
@@ -195,7 +195,7 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 
 // addPanes starts a session per tmux session and indexes every pane. A
 // session name is bare unless two servers both have it.
-func (t *tmuxGrouping) addPanes(fs FS) {
+func (t *tmuxGrouping) addPanes() {
 	nameCount := map[string]int{}
 	for _, srv := range t.servers {
 		seen := map[string]bool{}
@@ -207,10 +207,8 @@ func (t *tmuxGrouping) addPanes(fs FS) {
 		}
 	}
 	sessionOf := map[tmuxSessionRef]int32{}
-	var buf []byte
 	for si, srv := range t.servers {
 		for _, r := range srv.recs {
-			buf = paneForeground(fs, t.s, &r.pane, buf)
 			ref := tmuxSessionRef{si, r.sessionID}
 			sess, ok := sessionOf[ref]
 			if !ok {
@@ -425,6 +423,17 @@ func paneWindow(target string) string {
 		return target[:i]
 	}
 	return target
+}
+
+// PaneForegrounds sets Command and Cwd of the live panes of ss, a tmux
+// session that Group built from s. Group leaves them empty: they cost a
+// read of each pane's stat (and a readlink when s lacks cwd), which only a
+// display of the panes needs, not every gather.
+func (g *Grouper) PaneForegrounds(s *Snapshot, ss *Session) {
+	var buf []byte
+	for i := range ss.Panes {
+		buf = paneForeground(g.fs, s, &ss.Panes[i], buf)
+	}
 }
 
 // paneForeground sets a live pane's Command and Cwd as tmux's

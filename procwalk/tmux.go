@@ -25,7 +25,7 @@ import (
 // may hold a tab, so each record ends with tmuxRecordEnd. The pane's current
 // command and path are not asked for: the server would read /proc for every
 // pane on every run, which doubled the time of list-panes; the Grouper
-// reads them from the snapshot instead (see paneForeground).
+// finds them in /proc on request instead (Grouper.PaneForegrounds).
 const TmuxPaneFormat = "#{pid}\t#{session_id}\t#{session_name}\t#{session_attached}\t#{window_index}\t" +
 	"#{pane_index}\t#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_dead}\t#{window_name}" + tmuxRecordEnd
 

@@ -14,7 +14,8 @@ import (
 
 func TestGroupTmuxFixture(t *testing.T) {
 	calls := 0
-	sessions, notes, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	g, snap := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	sessions, notes := g.Group(snap)
 	if calls != 1 {
 		t.Errorf("list-panes ran %d times, want once per server", calls)
 	}
@@ -71,13 +72,19 @@ func TestGroupTmuxFixture(t *testing.T) {
 		}
 	}
 	web := find(t, sessions, "tmux:web")
+	g.PaneForegrounds(snap, web)
 	dead := web.Panes[1]
 	if !dead.Dead || dead.PID != 199 || dead.WindowName != "srv\twith a tab" || dead.PaneID != "%3" || dead.Command != "" {
 		t.Errorf("dead pane = %+v", dead)
 	}
 	// Command and path are the foreground process group's (tpgid of the
-	// pane's stat): make in build:0.0, claude in build:1.0.
+	// pane's stat): make in build:0.0, claude in build:1.0; Group leaves
+	// them to PaneForegrounds.
 	build := find(t, sessions, "tmux:build")
+	if build.Panes[0].Command != "" || build.Panes[0].Cwd != "" {
+		t.Errorf("Group set a pane's foreground: %+v", build.Panes[0])
+	}
+	g.PaneForegrounds(snap, build)
 	want := []TmuxPane{
 		{Target: "build:0.0", PaneID: "%0", WindowName: "editor", PID: 101, TTY: "/dev/pts/3", Cwd: "/home/dev/proj", Command: "make"},
 		{Target: "build:1.0", PaneID: "%1", WindowName: "agent", PID: 104, TTY: "/dev/pts/4", Cwd: "/home/dev/work/app", Command: "claude"},

@@ -94,6 +94,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		writeNotes(c.e.stderr, gd) // e.g. "no tmux server": why none exist
 		return err
 	}
+	gd.grouper.PaneForegrounds(gd.snap, s)
 	if c.json {
 		err = c.writeJSON(gd, s)
 	} else {

@@ -149,6 +149,7 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 
 // gathered is one run's sessions and what they came from.
 type gathered struct {
+	grouper  *procwalk.Grouper
 	snap     *procwalk.Snapshot
 	sessions []procwalk.Session
 	notes    []string
@@ -180,7 +181,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 		return gathered{}, err
 	}
 	sessions, notes := grouper.Group(snap)
-	return gathered{snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
+	return gathered{grouper: grouper, snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
 }
 
 // writeNotes prints grouping notes and the visibility note to w.
@@ -683,6 +684,7 @@ func newJSONSessions(gd gathered) jsonSessions {
 func writeJSONSessions(w io.Writer, gd gathered, sessions []procwalk.Session) error {
 	doc := newJSONSessions(gd)
 	for i := range sessions {
+		gd.grouper.PaneForegrounds(gd.snap, &sessions[i]) // the panes' command and cwd
 		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, &sessions[i]))
 	}
 	enc := json.NewEncoder(w)
