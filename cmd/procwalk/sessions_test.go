@@ -197,6 +197,17 @@ func TestSessionsDefaultView(t *testing.T) {
 	if _, ok := tableRows(r.stdout)["pgrp 203"]; !ok {
 		t.Errorf("--kind all: no pgrp 203 (the node job):\n%s", r.stdout)
 	}
+	// JSON has the panes with their foreground command and directory.
+	r = cli(t, "--proc", sessionsProc, "sessions", "--kind", "tmux", "--json")
+	var doc jsonSessions
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Sessions) != 2 {
+		t.Fatalf("%v: %s", err, r.stdout)
+	}
+	build := doc.Sessions[0]
+	if build.Ref != "tmux:build" || len(build.Panes) != 2 || build.Panes[0].Command != "make" || build.Panes[0].Cwd != "/home/dev/proj" ||
+		build.Panes[1].Command != "claude" {
+		t.Errorf("tmux:build panes %+v", build.Panes)
+	}
 }
 
 func TestSessionsSort(t *testing.T) {
