@@ -2,14 +2,16 @@ package plugin
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 )
 
 // Add adds one metric to the batch, with the batch's timestamp. Tag values
 // and string fields are sanitized like procwalk's own; an empty tag value
-// is dropped. Field values may be any Go integer, float32/64, bool or
-// string; an error names the first field of another type, or a metric
-// without fields, and nothing is added then.
+// is dropped. Field values may be any Go integer, float, bool or string. The
+// error names the first problem (an empty name or key, a field of another
+// type, a tag and a field of the same name, no fields), and nothing is
+// added then.
 func (b *Batch) Add(measurement string, tags map[string]string, fields map[string]any) error {
 	if measurement == "" {
 		return fmt.Errorf("%w: empty measurement name", ErrEncode)
@@ -19,10 +21,20 @@ func (b *Batch) Add(measurement string, tags map[string]string, fields map[strin
 	}
 	keys := make([]string, 0, len(fields))
 	for k, v := range fields {
-		if !fieldTypeOK(v) {
+		if k == "" {
+			return fmt.Errorf("%w: %s has a field without a name", ErrEncode, measurement)
+		}
+		if !fieldKindOK(reflect.ValueOf(v).Kind()) {
 			return fmt.Errorf("%w: %s field %q has type %T: want an integer, float, bool or string", ErrEncode, measurement, k, v)
 		}
+		if _, clash := tags[k]; clash {
+			// InfluxDB keeps both under one name, and queries see only one.
+			return fmt.Errorf("%w: %s has a tag and a field named %q: rename one", ErrEncode, measurement, k)
+		}
 		keys = append(keys, k)
+	}
+	if _, ok := tags[""]; ok {
+		return fmt.Errorf("%w: %s has a tag without a name", ErrEncode, measurement)
 	}
 	slices.Sort(keys) // a stable field order makes batches comparable
 	b.w.begin(measurement)
@@ -30,50 +42,35 @@ func (b *Batch) Add(measurement string, tags map[string]string, fields map[strin
 		b.w.tag(k, v)
 	}
 	for _, k := range keys {
-		writeAny(b.w, k, fields[k])
+		writeAny(b.w, k, reflect.ValueOf(fields[k]))
 	}
 	b.w.end(b.t)
 	return nil
 }
 
-func fieldTypeOK(v any) bool {
-	switch v.(type) {
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, bool, string:
+func fieldKindOK(k reflect.Kind) bool {
+	switch k {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64,
+		reflect.Float32, reflect.Float64, reflect.Bool, reflect.String:
 		return true
 	}
 	return false
 }
 
-func writeAny(w metricWriter, k string, v any) {
-	switch v := v.(type) {
-	case int:
-		w.intField(k, int64(v))
-	case int8:
-		w.intField(k, int64(v))
-	case int16:
-		w.intField(k, int64(v))
-	case int32:
-		w.intField(k, int64(v))
-	case int64:
-		w.intField(k, v)
-	case uint:
-		w.intField(k, bytesInt(uint64(v)))
-	case uint8:
-		w.intField(k, int64(v))
-	case uint16:
-		w.intField(k, int64(v))
-	case uint32:
-		w.intField(k, int64(v))
-	case uint64:
-		w.intField(k, bytesInt(v))
-	case float32:
-		w.floatField(k, float64(v))
-	case float64:
-		w.floatField(k, v)
-	case bool:
-		w.boolField(k, v)
-	case string:
-		w.stringField(k, v)
+// writeAny writes a value fieldKindOK accepted: integers as integers
+// (unsigned ones above 2^63-1 capped), floats as floats.
+func writeAny(w metricWriter, k string, v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		w.intField(k, v.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		w.intField(k, bytesInt(v.Uint()))
+	case reflect.Float32, reflect.Float64:
+		w.floatField(k, v.Float())
+	case reflect.Bool:
+		w.boolField(k, v.Bool())
+	case reflect.String:
+		w.stringField(k, v.String())
 	}
-	// Other types never reach here: Add checks every value with fieldTypeOK.
 }

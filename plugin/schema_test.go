@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,15 +154,19 @@ func TestBatchAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bad := range []struct {
-		m string
-		f map[string]any
+		m    string
+		tags map[string]string
+		f    map[string]any
 	}{
-		{"", map[string]any{"a": 1}},
-		{"m", nil},
-		{"m", map[string]any{"a": []int{1}}},
+		{"", nil, map[string]any{"a": 1}},
+		{"m", nil, nil},
+		{"m", nil, map[string]any{"a": []int{1}}},
+		{"m", nil, map[string]any{"": 1}},
+		{"m", map[string]string{"": "x"}, map[string]any{"a": 1}},
+		{"m", map[string]string{"user": "alice"}, map[string]any{"user": "bob"}}, // a tag and a field of one name
 	} {
-		if err := b.Add(bad.m, nil, bad.f); err == nil {
-			t.Errorf("Add(%q, %v) = nil error", bad.m, bad.f)
+		if err := b.Add(bad.m, bad.tags, bad.f); !errors.Is(err, ErrEncode) {
+			t.Errorf("Add(%q, %v, %v) = %v, want ErrEncode", bad.m, bad.tags, bad.f, err)
 		}
 	}
 	ps := decode(t, w.bytes())
