@@ -54,14 +54,27 @@ Rates are measured between gathers. Each batch is written whole. stdin
 EOF, SIGTERM or a closed stdout end it with exit 0. Log lines on stderr
 start with E!, W!, I! or D! (--debug), as execd expects.
 
-Partial data (processes gone mid-scan, files denied, a tmux server that
-did not answer) still exits 0: the procwalk line counts it, and stderr
-says what went wrong.
+Partial data still exits 0: the procwalk line counts processes gone
+mid-scan and files the kernel refused; --debug says what session grouping
+could not do (no tmux server, a tmux server that did not answer, no
+cgroupfs). Only a gather that got nothing (no /proc) exits 1.
+
+SCRIPTS (--script): a Lua script (a file, or a bundled script's name: see
+procwalk run --list) runs after each gather on its snapshot and sessions;
+its metrics, alerts (procwalk_alert) and kills (procwalk_action) join the
+same batch, before the procwalk line. --script-arg KEY=VALUE (repeatable)
+passes it arguments; --dry-run reports its kills instead of sending them;
+--protect adds names it may never kill; --script-timeout and
+--script-memory bound one run. Under --execd its state (pw.state) lasts
+from gather to gather. A kill waits for its target to exit (up to its
+grace) before the batch is written; a failing run is a W! line and the
+batch is still written.
 
 EXAMPLES
   procwalk telegraf --session-kinds tmux,user --process-top 3
   procwalk telegraf --execd --signal none --interval 10s
   procwalk telegraf --schema procstat --procstat-pattern nginx
+  procwalk telegraf --execd --script memory-guard --script-arg limit=4GiB --dry-run
 
 ` + exitCodesHelp
 

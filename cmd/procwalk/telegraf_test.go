@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -280,8 +281,9 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 }
 
 // exampleCommands returns the procwalk command lines of an example Telegraf
-// config that are not commented out: exec's `commands = ["..."]` (split on
-// spaces, as exec does for these) and execd's `command = ["...", ...]`.
+// config, the alternatives in its comments too: exec's `commands =
+// ["..."]` (split into words as exec's shell-style split does for a line
+// without quotes) and execd's `command = ["...", ...]`.
 func exampleCommands(t *testing.T, path string) [][]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -290,7 +292,7 @@ func exampleCommands(t *testing.T, path string) [][]string {
 	}
 	var out [][]string
 	for _, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
+		line = strings.TrimLeft(line, "# \t")
 		key, value, ok := strings.Cut(line, " = ")
 		if !ok || (key != "commands" && key != "command") {
 			continue
@@ -301,6 +303,9 @@ func exampleCommands(t *testing.T, path string) [][]string {
 		}
 		if key == "commands" {
 			for _, c := range list {
+				if strings.ContainsAny(c, `"'\`) {
+					t.Fatalf("%s: %q has quotes: split it as exec would", path, c)
+				}
 				out = append(out, strings.Fields(c))
 			}
 		} else {
@@ -313,16 +318,28 @@ func exampleCommands(t *testing.T, path string) [][]string {
 	return out
 }
 
-// The example configs' command lines are valid procwalk invocations: run
-// on the fixture, each writes line protocol and exits 0. (The end-to-end
-// tests in plugin/telegraf run them under a real Telegraf.)
+// The example configs' command lines, commented alternatives included, are
+// valid procwalk invocations: run on the fixture, each writes a batch and
+// exits 0. One that keeps its own interval (--signal none) runs in exec
+// mode, as it would write nothing before stdin's EOF; a script's kills are
+// always dry runs here, as the fixture's pids are not the host's. (The
+// end-to-end tests in plugin/telegraf run the configs under a real
+// Telegraf.)
 func TestTelegrafExampleCommands(t *testing.T) {
 	for _, path := range []string{"../../examples/telegraf-exec.conf", "../../examples/telegraf-execd.conf"} {
 		for _, argv := range exampleCommands(t, path) {
-			if argv[0] != "procwalk" || argv[1] != "telegraf" {
+			if len(argv) < 2 || argv[0] != "procwalk" || argv[1] != "telegraf" {
 				t.Fatalf("%s runs %q, want procwalk telegraf", path, argv)
 			}
-			r := telegrafRun(t, "\n", argv[2:]...)
+			args := slices.Clone(argv[2:])
+			if i := slices.Index(args, "--signal"); i >= 0 && i+1 < len(args) && args[i+1] == "none" {
+				args = slices.Delete(args, i, i+2)
+				args = slices.DeleteFunc(args, func(a string) bool { return a == "--execd" })
+			}
+			if slices.Contains(args, "--script") {
+				args = append(args, "--dry-run")
+			}
+			r := telegrafRun(t, "\n", args...)
 			if r.code != 0 {
 				t.Errorf("%s: %q exited %d: %s", path, argv, r.code, r.stderr)
 				continue
