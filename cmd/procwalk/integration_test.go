@@ -35,16 +35,21 @@ func startGroup(t *testing.T, script, marker string) *exec.Cmd {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
 	})
-	// Until sh has exec'd, the child is a copy of the test with the test's
-	// cmdline: wait for the marker, however slow the machine.
+	// Until it has exec'd, the child is a copy of the test binary with the
+	// test's cmdline: wait for another executable, however slow the
+	// machine. (Not for the marker: the script may exec something else.)
+	self, err := os.Readlink("/proc/self/exe")
+	if err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
-		if err == nil && strings.Contains(string(b), marker) {
+		exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", cmd.Process.Pid))
+		if err == nil && exe != self {
 			return cmd
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("pid %d did not exec sh with %s in 60s (cmdline %q, %v)", cmd.Process.Pid, marker, b, err)
+			t.Fatalf("pid %d did not exec sh in 60s (exe %q, %v)", cmd.Process.Pid, exe, err)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
