@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -231,6 +232,34 @@ func TestGroupCgroupWithoutCgroupfs(t *testing.T) {
 	for _, s := range sessions {
 		if s.Totals.Cgroup != nil {
 			t.Errorf("%s has usage without a cgroupfs", s.Ref())
+		}
+	}
+}
+
+// With rates, a cgroup session says how many cores its members use against
+// its quota, and the danger threshold applies to that too.
+func TestGroupCgroupCoresAgainstQuota(t *testing.T) {
+	ref := "cgroup:pod/" + fixturePod1 // memory at 90 % of its limit, quota 0.5 CPU
+	tests := []struct {
+		cpuPercent    [3]float64 // of 300, 301, 302
+		danger        float64
+		cores, quotaP float64
+		wantDanger    bool
+	}{
+		{[3]float64{0, 30, 18}, 95, 0.48, 96, true},    // CPU over 95 % of the quota
+		{[3]float64{0, 10, 10}, 95, 0.20, 40, false},   // neither memory (90 %) nor CPU
+		{[3]float64{0, 10, 10}, 0, 0.20, 40, true},     // memory over the default 80 %
+		{[3]float64{50, 50, 25}, 100, 1.25, 250, true}, // over the quota itself
+	}
+	for _, tt := range tests {
+		g, s := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1", DangerPercent: tt.danger})
+		for k, pid := range []int{300, 301, 302} {
+			s.Process(pid).Rates = Rates{Measured: true, IntervalSeconds: 1, CPUPercent: tt.cpuPercent[k]}
+		}
+		sessions, _ := g.Group(s)
+		u := find(t, sessions, ref).Totals.Cgroup
+		if u == nil || math.Abs(u.CPUCoresUsed-tt.cores) > 1e-9 || math.Abs(u.CPUQuotaPercent-tt.quotaP) > 1e-9 || u.Danger != tt.wantDanger {
+			t.Errorf("CPU %v, danger at %v%%: usage %+v, want %.2f cores, %.0f%% of the quota, danger %v", tt.cpuPercent, tt.danger, u, tt.cores, tt.quotaP, tt.wantDanger)
 		}
 	}
 }
