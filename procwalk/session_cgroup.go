@@ -134,7 +134,8 @@ func (g *Grouper) groupCgroups(s *Snapshot, n *noteList) []Session {
 	sessions := b.finish() // keeps order; drops none here (every session has a member)
 
 	cfs := newCgroupFS(g.cfg.CgroupRoot)
-	if !cfs.mounted() {
+	mounted := cfs.mounted()
+	if !mounted {
 		n.addf("cgroup: no cgroupfs at %s: limits and usage unknown (pass the cgroupfs root)", g.cfg.CgroupRoot)
 	}
 	for si := range sessions {
@@ -150,37 +151,44 @@ func (g *Grouper) groupCgroups(s *Snapshot, n *noteList) []Session {
 		if pl.podUID != "" {
 			g.addPodMeta(s, ss, pl.podUID)
 		}
-		if !cfs.mounted() {
-			continue
+		if mounted {
+			ss.Totals.Cgroup = g.cgroupUsage(cfs, first.Cgroups, line, pl, &ss.Totals)
 		}
-		var memDir, memCtl, cpuDir, cpuCtl string
-		if line.HierarchyID == 0 {
-			memDir, cpuDir = pl.dir, pl.dir
-		} else {
-			if l, ok := controllerLine(first.Cgroups, "memory"); ok {
-				memDir, memCtl = sameSessionDir(l.Path, pl), l.Controllers
-			}
-			if l, ok := controllerLine(first.Cgroups, "cpu"); ok {
-				cpuDir, cpuCtl = sameSessionDir(l.Path, pl), l.Controllers
-			}
-		}
-		u, ok := cfs.usage(memDir, memCtl, cpuDir, cpuCtl)
-		if !ok {
-			continue
-		}
-		if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
-			u.MemoryPercent = float64(u.MemoryUsageBytes) / float64(u.MemoryLimitBytes) * 100
-		}
-		if ss.Totals.RatesMeasured > 0 {
-			u.CPUCoresUsed = ss.Totals.CPUPercent / 100
-			if u.CPUQuotaCores > 0 {
-				u.CPUQuotaPercent = u.CPUCoresUsed / u.CPUQuotaCores * 100
-			}
-		}
-		u.Danger = u.MemoryPercent >= g.cfg.DangerPercent || u.CPUQuotaPercent >= g.cfg.DangerPercent
-		ss.Totals.Cgroup = &u
 	}
 	return sortByName(sessions)
+}
+
+// cgroupUsage reads the usage and limits of a session placed at pl, from
+// the cgroup lines of one member (line is its membership line), and
+// derives memory %, cores used against the quota and danger. nil when the
+// session's own cgroup is not in cgroupfs.
+func (g *Grouper) cgroupUsage(cfs *cgroupFS, lines []CgroupLine, line CgroupLine, pl cgroupPlace, t *SessionTotals) *CgroupUsage {
+	var memDir, memCtl, cpuDir, cpuCtl string
+	if line.HierarchyID == 0 {
+		memDir, cpuDir = pl.dir, pl.dir
+	} else {
+		if l, ok := controllerLine(lines, "memory"); ok {
+			memDir, memCtl = sameSessionDir(l.Path, pl), l.Controllers
+		}
+		if l, ok := controllerLine(lines, "cpu"); ok {
+			cpuDir, cpuCtl = sameSessionDir(l.Path, pl), l.Controllers
+		}
+	}
+	u, ok := cfs.usage(memDir, memCtl, cpuDir, cpuCtl)
+	if !ok {
+		return nil
+	}
+	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
+		u.MemoryPercent = float64(u.MemoryUsageBytes) / float64(u.MemoryLimitBytes) * 100
+	}
+	if t.RatesMeasured > 0 {
+		u.CPUCoresUsed = t.CPUPercent / 100
+		if u.CPUQuotaCores > 0 {
+			u.CPUQuotaPercent = u.CPUCoresUsed / u.CPUQuotaCores * 100
+		}
+	}
+	u.Danger = u.MemoryPercent >= g.cfg.DangerPercent || u.CPUQuotaPercent >= g.cfg.DangerPercent
+	return &u
 }
 
 // sameSessionDir returns the directory of a session in another hierarchy:
