@@ -218,7 +218,6 @@ print(table.concat(osf, " "), #package.loaders, package.path)`)
 // a fresh state (debounce counters, kept in Go, survive).
 func TestRuntimeRecoversAfterLimits(t *testing.T) {
 	w := newWorld(t)
-	w.cfg.Limits = Limits{Timeout: 100 * time.Millisecond}
 	prints, errs := ticks(t, w, `local pw = require "procwalk"
 if pw.debounce("second tick", true, 2) then print(#pw.processes(), pw.state.n) return end
 pw.state.n = 1

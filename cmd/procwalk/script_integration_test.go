@@ -21,7 +21,7 @@ func TestIntegrationRunKillsOwnChild(t *testing.T) {
 	integration(t)
 	clearEnv(t)
 	child := startGroup(t, "exec sleep 300", "procwalk-test-run-kill")
-	time.Sleep(50 * time.Millisecond) // let sh exec sleep
+	waitForComm(t, child.Process.Pid, "sleep")
 	rule := writeScript(t, "kill.lua", `local pw = require "procwalk"
 local p = assert(pw.process(tonumber(pw.args.pid)))
 local report, err = p:kill { grace = 2 }
@@ -82,6 +82,23 @@ func TestIntegrationMemoryGuardInTmux(t *testing.T) {
 	}
 	if err := syscall.Kill(pid, 0); err != syscall.ESRCH && !isZombie(pid) {
 		t.Errorf("python %d is still running: %v", pid, err)
+	}
+}
+
+// waitForComm waits until pid's comm is comm (sh has exec'd it), however
+// slow the machine.
+func waitForComm(t *testing.T, pid int, comm string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err == nil && strings.TrimSpace(string(b)) == comm {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d is not %s after 60s (comm %q, %v)", pid, comm, b, err)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"syscall"
 	"testing"
@@ -54,33 +55,60 @@ func TestWatchFlagsAndEnv(t *testing.T) {
 	if r.code != exitOK || strings.Count(r.stderr, "tick\n") != 3 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 15*time.Second { // the default 10s interval takes 20s
 		t.Errorf("3 ticks took %v: PROCWALK_INTERVAL was not used", d)
 	}
 }
 
 // SIGINT and SIGTERM cancel main's context: watch ends with exit 0, even
-// in the middle of a run.
+// in the middle of a run. The context is cancelled once tick 2 has started
+// its endless loop, however slow the machine.
 func TestWatchStopsOnSignal(t *testing.T) {
 	path := writeScript(t, "slow.lua", `local pw = require "procwalk"
 pw.state.n = (pw.state.n or 0) + 1
 print("tick", pw.state.n)
 if pw.state.n == 2 then while true do end end`)
 	clearEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	start := time.Now()
-	r := cliContext(t, ctx, "watch", "--proc", scriptProc, "--interval", "50ms", "--script-timeout", "1m", path)
-	if r.code != exitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	stderr := &cancelOnWrite{cancel: cancel, when: "tick\t2\n"}
+	var stdout strings.Builder
+	err := run(ctx, []string{"watch", "--proc", scriptProc, "--interval", "50ms", "--script-timeout", "10m", path},
+		strings.NewReader(""), &stdout, stderr)
+	if !errors.Is(ctx.Err(), context.Canceled) {
+		t.Fatalf("tick 2 never started: %v\n%s", ctx.Err(), stderr.String())
 	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("took %v to stop", d)
+	if code := exitCode(err); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
-	if !strings.Contains(r.stderr, "tick\t2\n") || strings.Contains(r.stderr, "failed") {
-		t.Errorf("stderr:\n%s", r.stderr)
+	if d := time.Since(stderr.at); d > 10*time.Second {
+		t.Errorf("took %v to stop after the cancel", d)
+	}
+	if strings.Contains(stderr.String(), "failed") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }
+
+// cancelOnWrite is a stderr that calls cancel once when what was written
+// contains when. It embeds no writer, so that io.WriteString cannot bypass
+// Write.
+type cancelOnWrite struct {
+	b      strings.Builder
+	cancel context.CancelFunc
+	when   string
+	at     time.Time
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	n, err := w.b.Write(p)
+	if w.at.IsZero() && strings.Contains(w.b.String(), w.when) {
+		w.at = time.Now()
+		w.cancel()
+	}
+	return n, err
+}
+
+func (w *cancelOnWrite) String() string { return w.b.String() }
 
 func TestWatchErrors(t *testing.T) {
 	for _, c := range []struct {
