@@ -1,0 +1,179 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// sessions_json.go is the JSON of procwalk sessions --json and procwalk
+// session --json.
+
+// JSON schema: snake_case, bytes and seconds; a value absent when not read
+// or not measured. Add fields, never rename.
+
+type jsonProcID struct {
+	PID        int    `json:"pid"`
+	StartTicks uint64 `json:"start_ticks"`
+}
+
+type jsonSessionTotals struct {
+	Procs                   int       `json:"procs"`
+	Threads                 int       `json:"threads"`
+	Zombies                 int       `json:"zombies"`
+	RSSBytes                uint64    `json:"rss_bytes"` // over-counts pages members share
+	PSSBytes                *uint64   `json:"pss_bytes,omitempty"`
+	USSBytes                *uint64   `json:"uss_bytes,omitempty"`
+	SmapsRead               int       `json:"smaps_read"` // members whose PSS/USS is in the sums
+	SwapBytes               uint64    `json:"swap_bytes"`
+	CPUSeconds              float64   `json:"cpu_seconds"` // members' own, now
+	ReadBytes               uint64    `json:"read_bytes"`
+	WriteBytes              uint64    `json:"write_bytes"`
+	IORead                  int       `json:"io_read"` // members whose IO is in the sums
+	CumulativeCPUSeconds    float64   `json:"cumulative_cpu_seconds"`
+	CumulativeReadBytes     uint64    `json:"cumulative_read_bytes"`
+	CumulativeWriteBytes    uint64    `json:"cumulative_write_bytes"`
+	CPUPercent              *float64  `json:"cpu_percent,omitempty"` // of one core
+	ReadBytesPerSecond      *float64  `json:"read_bytes_per_second,omitempty"`
+	WriteBytesPerSecond     *float64  `json:"write_bytes_per_second,omitempty"`
+	RSSGrowthBytesPerMinute *float64  `json:"rss_growth_bytes_per_minute,omitempty"`
+	PSSGrowthBytesPerMinute *float64  `json:"pss_growth_bytes_per_minute,omitempty"`
+	RatesMeasured           int       `json:"rates_measured"` // members with rates
+	OldestStart             time.Time `json:"oldest_start"`
+	AgeSeconds              float64   `json:"age_seconds"`
+}
+
+type jsonCgroup struct {
+	Version          int      `json:"version"`
+	MemoryUsageBytes *uint64  `json:"memory_usage_bytes,omitempty"`
+	MemoryLimitBytes *uint64  `json:"memory_limit_bytes,omitempty"`
+	MemoryLimitPath  string   `json:"memory_limit_cgroup,omitempty"`
+	MemoryPercent    *float64 `json:"memory_percent,omitempty"`
+	CPUQuotaCores    *float64 `json:"cpu_quota_cores,omitempty"`
+	CPUQuotaPath     string   `json:"cpu_quota_cgroup,omitempty"`
+	CPUCoresUsed     *float64 `json:"cpu_cores_used,omitempty"`
+	CPUQuotaPercent  *float64 `json:"cpu_quota_percent,omitempty"`
+	Danger           bool     `json:"danger"`
+}
+
+type jsonPane struct {
+	Target     string `json:"target"`
+	PaneID     string `json:"pane_id"`
+	WindowName string `json:"window_name"`
+	PID        int    `json:"pid"`
+	TTY        string `json:"tty"`
+	Cwd        string `json:"cwd"`
+	Command    string `json:"command"`
+	Dead       bool   `json:"dead"`
+}
+
+type jsonSession struct {
+	Kind    string            `json:"kind"`
+	Name    string            `json:"name"`
+	Ref     string            `json:"ref"` // KIND:NAME, for procwalk session and kill --session
+	Attrs   map[string]string `json:"attrs"`
+	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
+	Totals  jsonSessionTotals `json:"totals"`
+	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
+	Panes   []jsonPane        `json:"panes,omitempty"`
+	Roots   []jsonProcID      `json:"roots"`
+	Members []jsonProcID      `json:"members"`
+	// Processes is set by procwalk session: each member in full.
+	Processes []jsonProcess `json:"processes,omitempty"`
+}
+
+type jsonSessions struct {
+	Time            time.Time      `json:"time"`
+	ScanSeconds     float64        `json:"scan_seconds"`
+	IntervalSeconds float64        `json:"interval_seconds,omitempty"`
+	Visibility      jsonVisibility `json:"visibility"`
+	Notes           []string       `json:"notes"`
+	Sessions        []jsonSession  `json:"sessions"`
+}
+
+func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
+	t := s.Totals
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), Attrs: s.Attrs, Partial: s.Partial}
+	j.Totals = jsonSessionTotals{
+		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
+		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,
+		IORead: t.IORead, CumulativeCPUSeconds: round(t.CumulativeCPUSeconds, 2),
+		CumulativeReadBytes: t.CumulativeReadBytes, CumulativeWriteBytes: t.CumulativeWriteBytes,
+		RatesMeasured: t.RatesMeasured, OldestStart: t.OldestStart.UTC(), AgeSeconds: round(now.Sub(t.OldestStart).Seconds(), 2),
+	}
+	if t.SmapsRead > 0 {
+		j.Totals.PSSBytes, j.Totals.USSBytes = ptr(t.PSSBytes), ptr(t.USSBytes)
+	}
+	if t.RatesMeasured > 0 {
+		j.Totals.CPUPercent = ptr(round(t.CPUPercent, 2))
+		j.Totals.RSSGrowthBytesPerMinute = ptr(round(t.RSSGrowthBytesPerMinute, 0))
+		if t.IORead > 0 {
+			j.Totals.ReadBytesPerSecond = ptr(round(t.ReadBytesPerSecond, 0))
+			j.Totals.WriteBytesPerSecond = ptr(round(t.WriteBytesPerSecond, 0))
+		}
+		if t.SmapsRead > 0 {
+			j.Totals.PSSGrowthBytesPerMinute = ptr(round(t.PSSGrowthBytesPerMinute, 0))
+		}
+	}
+	if u := t.Cgroup; u != nil {
+		c := &jsonCgroup{Version: u.Version, MemoryLimitPath: u.MemoryLimitPath, CPUQuotaPath: u.CPUQuotaPath, Danger: u.Danger}
+		if u.HaveMemoryUsage {
+			c.MemoryUsageBytes = ptr(u.MemoryUsageBytes)
+		}
+		if u.MemoryLimitBytes > 0 {
+			c.MemoryLimitBytes = ptr(u.MemoryLimitBytes)
+			if u.HaveMemoryUsage {
+				c.MemoryPercent = ptr(round(u.MemoryPercent, 2))
+			}
+		}
+		if u.CPUQuotaCores > 0 {
+			c.CPUQuotaCores = ptr(round(u.CPUQuotaCores, 3))
+			if t.RatesMeasured > 0 {
+				c.CPUCoresUsed = ptr(round(u.CPUCoresUsed, 3))
+				c.CPUQuotaPercent = ptr(round(u.CPUQuotaPercent, 2))
+			}
+		}
+		j.Cgroup = c
+	}
+	for _, p := range s.Panes {
+		j.Panes = append(j.Panes, jsonPane{Target: p.Target, PaneID: p.PaneID, WindowName: p.WindowName, PID: p.PID,
+			TTY: p.TTY, Cwd: p.Cwd, Command: p.Command, Dead: p.Dead})
+	}
+	for _, id := range s.Roots {
+		j.Roots = append(j.Roots, jsonProcID{id.PID, id.StartTicks})
+	}
+	for _, id := range s.Members {
+		j.Members = append(j.Members, jsonProcID{id.PID, id.StartTicks})
+	}
+	return j
+}
+
+func newJSONSessions(gd gathered) jsonSessions {
+	doc := jsonSessions{
+		Time: gd.snap.Time.UTC(), ScanSeconds: round(gd.snap.Duration.Seconds(), 6),
+		Visibility: newJSONVisibility(gd.snap.Visibility), Notes: gd.notes, Sessions: []jsonSession{},
+	}
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
+	for i := range gd.snap.Procs {
+		if r := gd.snap.Procs[i].Rates; r.Measured {
+			doc.IntervalSeconds = round(r.IntervalSeconds, 3)
+			break
+		}
+	}
+	return doc
+}
+
+func writeJSONSessions(w io.Writer, gd gathered, sessions []procwalk.Session) error {
+	doc := newJSONSessions(gd)
+	for i := range sessions {
+		gd.grouper.PaneForegrounds(gd.snap, &sessions[i]) // the panes' command and cwd
+		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, &sessions[i]))
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
