@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"golang.org/x/sys/unix"
 )
 
@@ -23,21 +24,9 @@ import (
 const notMeasured = "-"
 
 // formatBytes prints b in binary units with one decimal: "0 B", "512 B",
-// "1.5 KiB", "12.3 MiB", "1.5 GiB".
-func formatBytes(b uint64) string {
-	const unit = 1024
-	if b < unit {
-		return strconv.FormatUint(b, 10) + " B"
-	}
-	const prefixes = "KMGTPE"
-	v, i := float64(b)/unit, 0
-	// Round first so 1023.97 KiB prints as "1.0 MiB", not "1024.0 KiB".
-	for math.Round(v*10)/10 >= unit && i < len(prefixes)-1 {
-		v /= unit
-		i++
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + prefixes[i:i+1] + "iB"
-}
+// "1.5 KiB", "12.3 MiB". The engine's FormatBytes, which Lua and the kill
+// audit use too, so that every output prints a size alike.
+func formatBytes(b uint64) string { return procwalk.FormatBytes(b) }
 
 // formatRate prints a bytes-per-second rate like formatBytes; the column
 // header carries the "/s".
