@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -198,17 +199,53 @@ func TestPodPressure(t *testing.T) {
 	if got := runBundled(t, w, "pod-pressure", "threshold=95"); strings.Contains(got, "!!") || len(w.emitter.lines) != 0 {
 		t.Errorf("threshold=95 still flags: %s %q", got, w.emitter.lines)
 	}
-	if _, err := tryBundled(t, w, "pod-pressure", "threshold=180"); !errors.Is(err, ErrScript) {
-		t.Errorf("threshold=180: %v", err)
+	for _, arg := range []string{"threshold=180", "top=-1", "top=many"} {
+		if _, err := tryBundled(t, w, "pod-pressure", arg); !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "pod-pressure.lua:") {
+			t.Errorf("%s: %v", arg, err)
+		}
+	}
+	if got := runBundled(t, w, "pod-pressure", "top=0"); !strings.HasSuffix(got, "cores\n") {
+		t.Errorf("top=0 still lists offenders:\n%s", got)
 	}
 }
 
-// Under watch, a cgroup alerts once when it crosses the threshold.
+// Under watch, a cgroup alerts when it crosses the threshold, not again
+// while it stays over, and again once it went below and crossed again.
 func TestPodPressureAlertsOncePerCrossing(t *testing.T) {
 	w := newWorld(t)
-	tickBundled(t, w, "pod-pressure", 3)
-	if n := len(w.emitter.lines); n != 1 {
-		t.Errorf("%d alerts over 3 ticks, want 1: %q", n, w.emitter.lines)
+	src, _ := scripts.Lookup("pod-pressure")
+	s, err := Compile("pod-pressure.lua", src.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	group := w.in.Sessions
+	// The pod is at 90 % in ticks 1, 2, 4 and 5, at 50 % in tick 3.
+	tick := 0
+	in := Input{Snapshot: w.snap, Sessions: func() ([]procwalk.Session, error) {
+		sessions, err := group()
+		for i := range sessions {
+			if c := sessions[i].Totals.Cgroup; c != nil && tick == 3 {
+				c.MemoryPercent = 50
+			}
+		}
+		return sessions, err
+	}}
+	cfg := w.cfg
+	cfg.Mode = "watch"
+	r := New(cfg)
+	defer r.Close()
+	var alerts []int
+	for tick = 1; tick <= 5; tick++ {
+		before := len(w.emitter.lines)
+		if err := r.Run(context.Background(), s, in); err != nil {
+			t.Fatalf("tick %d: %v", tick, err)
+		}
+		if len(w.emitter.lines) > before {
+			alerts = append(alerts, tick)
+		}
+	}
+	if fmt.Sprint(alerts) != "[1 4]" {
+		t.Errorf("alerts in ticks %v, want [1 4]", alerts)
 	}
 }
 
@@ -321,6 +358,15 @@ func TestMemoryGuardBadArgs(t *testing.T) {
 	for _, args := range [][]string{{"limit=lots"}, {"ticks=0"}, {"ticks=1.5"}, {"grace=-1"}} {
 		if _, err := tryBundled(t, w, "memory-guard", args...); !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "memory-guard.lua:") {
 			t.Errorf("%v: %v", args, err)
+		}
+	}
+}
+
+func TestGrowthWatchBadArgs(t *testing.T) {
+	w := newWorld(t)
+	for _, arg := range []string{"rate=fast", "min=big", "ticks=0", "grace=0"} {
+		if _, err := tryBundled(t, w, "growth-watch", arg); !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), "growth-watch.lua:") {
+			t.Errorf("%s: %v", arg, err)
 		}
 	}
 }

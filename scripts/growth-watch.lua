@@ -21,6 +21,7 @@ local ticks = tonumber(pw.args.ticks or (pw.mode == "run" and "1" or "3"))
 if not ticks or ticks < 1 or ticks % 1 ~= 0 then error("ticks must be a whole number >= 1, got " .. tostring(pw.args.ticks)) end
 local kill = pw.args.kill == "1" or pw.args.kill == "true"
 local grace = tonumber(pw.args.grace or "10")
+if not grace or grace <= 0 then error("grace must be seconds > 0, got " .. tostring(pw.args.grace)) end
 
 -- where names the session a process runs in: its agent, else its tmux
 -- session, else its pod or unit.

@@ -2,7 +2,7 @@
 --
 -- Usage: procwalk run pod-pressure [-- threshold=80 top=3]
 --   threshold=PERCENT  usage of a limit that counts as pressure (default 80)
---   top=N              offenders listed per cgroup (default 3)
+--   top=N              offenders listed per cgroup (default 3, 0: none)
 -- Memory is the cgroup's own usage (memory.current or memory.usage_in_bytes,
 -- page cache included) against the tightest memory limit of it and its
 -- parents; CPU is the members' CPU rate against the tightest quota, so it
@@ -16,6 +16,7 @@ if not threshold or threshold <= 0 or threshold > 100 then
   error("threshold must be a percentage in (0, 100], got " .. tostring(pw.args.threshold))
 end
 local top = tonumber(pw.args.top or "3")
+if not top or top < 0 or top % 1 ~= 0 then error("top must be a whole number >= 0, got " .. tostring(pw.args.top)) end
 
 local cgroups, err = pw.sessions("cgroup")
 if not cgroups then error("cannot group sessions: " .. err) end
@@ -49,7 +50,7 @@ for _, e in ipairs(limited) do
   local cpu = c.cpu_quota and (e.cpu and string.format("%.2f/%.2g cores %3.0f%%", c.cpu_used, c.cpu_quota, e.cpu)
     or string.format("?/%.2g cores", c.cpu_quota)) or "no quota"
   local offenders = {}
-  for _, p in ipairs(s:top(s.pss and "pss" or "rss", top)) do
+  for _, p in ipairs(top > 0 and s:top(s.pss and "pss" or "rss", top) or {}) do
     offenders[#offenders + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
   end
   local hot = e.worst >= threshold

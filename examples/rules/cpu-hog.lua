@@ -19,6 +19,9 @@ if not percent or percent <= 0 then
   error("percent must be a number > 0, such as 150 (1.5 CPUs), got " .. tostring(pw.args.percent))
 end
 local ticks = tonumber(pw.args.ticks or "3")
+if not ticks or ticks < 1 or ticks % 1 ~= 0 then
+  error("ticks must be a whole number >= 1, got " .. tostring(pw.args.ticks))
+end
 local kill = pw.args.kill == "1"
 
 -- 3. Sessions. Each kind groups processes a different way: tmux sessions,

@@ -104,6 +104,11 @@ func TestCPUHog(t *testing.T) {
 	if err := rt2.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:19: percent must be a number") {
 		t.Errorf("percent=lots: %v", err)
 	}
+	rt3 := scripting.New(scripting.Config{Args: []string{"ticks=0"}})
+	defer rt3.Close()
+	if err := rt3.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:23: ticks must be a whole number >= 1, got 0") {
+		t.Errorf("ticks=0: %v", err)
+	}
 }
 
 func slogTo(b *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
