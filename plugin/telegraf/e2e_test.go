@@ -69,8 +69,33 @@ func setup(t *testing.T) *e2e {
 		// tmux leaves the socket file; later discovery would dial it.
 		os.Remove(strings.TrimSpace(string(socketPath)))
 	})
-	time.Sleep(300 * time.Millisecond) // let the shell fork its sleepers
+	e.waitSleepers(sleepers)
 	return e
+}
+
+// waitSleepers waits until n of the test's sleepers run: the assertions
+// count them, and a loaded machine may take a while to fork them all.
+func (e *e2e) waitSleepers(n int) {
+	t := e.t
+	t.Helper()
+	want := []byte("sleep\x00" + e.sleep + "\x00")
+	count := func() int {
+		pids, _ := filepath.Glob("/proc/[0-9]*")
+		found := 0
+		for _, dir := range pids {
+			if b, err := os.ReadFile(dir + "/cmdline"); err == nil && bytes.Equal(b, want) {
+				found++
+			}
+		}
+		return found
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for got := count(); got < n; got = count() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the test's %d sleepers run after 60 s", got, n)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // common is the agent and output part of every Telegraf run: gather and
@@ -542,18 +567,13 @@ func (e *e2e) addLoad(n int) {
 	if n == 0 {
 		return
 	}
-	before := countProcs(t)
 	script := fmt.Sprintf("for i in $(seq %d); do sleep %s & done; wait", n, e.sleep)
 	if out, err := exec.Command("tmux", "-L", e.socket, "new-session", "-d", "-s", "load", script).CombinedOutput(); err != nil {
 		t.Fatalf("starting the load: %v\n%s", err, out)
 	}
-	deadline := time.Now().Add(60 * time.Second)
-	for countProcs(t) < before+n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the load reached %d processes of %d in 60 s", countProcs(t)-before, n)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	// Our own sleepers are counted, not the host's processes, which other
+	// programs start and end meanwhile.
+	e.waitSleepers(sleepers + n)
 }
 
 // procstatCPU runs Telegraf with only procstat and returns its CPU (its own
