@@ -238,15 +238,20 @@ func hasSession(out []byte) bool {
 	return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e "))
 }
 
-// noParseErrors fails on any Telegraf error about parsing, and on procwalk
-// stderr lines that lacked a level marker (execd logs those as
-// `[inputs.execd] stderr: "..."`). Telegraf's own shutdown race, "error
-// reading stderr: ... file already closed", is neither.
-func noParseErrors(t *testing.T, log string) {
+// checkLog fails on every error Telegraf logged: a parse error, a procwalk
+// stderr line without a level marker (execd logs those as `[inputs.execd]
+// stderr: "..."`), a procwalk that exited or could not run, an output that
+// failed. One error is Telegraf's own and is let through: "read |0: file
+// already closed", from execd's pipe readers racing its cmd.Wait when
+// procwalk exits (internal/process, v1.37). procwalk makes it rare by
+// closing its pipes before it exits (releasePipes in
+// cmd/procwalk/telegraf.go), but on a loaded machine Telegraf's readers may
+// still be late.
+func checkLog(t *testing.T, log string) {
 	t.Helper()
 	for _, line := range strings.Split(log, "\n") {
-		l := strings.ToLower(line)
-		if strings.Contains(l, "parse") && strings.Contains(line, "E!") || strings.Contains(line, `] stderr: "`) {
+		if strings.Contains(line, " E! ") && !strings.HasSuffix(line, "read |0: file already closed") ||
+			strings.Contains(line, `] stderr: "`) {
 			t.Errorf("Telegraf logged: %s", line)
 		}
 	}
@@ -278,7 +283,7 @@ func TestExecExample(t *testing.T) {
 	out, log := e.run([]string{common("OUTFILE", influx), "../../examples/telegraf-exec.conf"}, func(out []byte) bool {
 		return bytes.Count(out, []byte("procwalk_session,kind=tmux,session=e2e ")) >= 2
 	})
-	noParseErrors(t, log)
+	checkLog(t, log)
 	ms := parse(t, out)
 	checkTmuxSession(t, ms)
 	top := find(ms, "procwalk_process", map[string]string{"kind": "tmux", "session": "e2e", "rank": "1"})
@@ -297,7 +302,7 @@ func TestExecdExample(t *testing.T) {
 	out, log := e.run([]string{common("OUTFILE", ""), "../../examples/telegraf-execd.conf"}, func(out []byte) bool {
 		return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e ")) && regexp.MustCompile(`session=e2e [^\n]*cpu_percent=`).Match(out)
 	})
-	noParseErrors(t, log)
+	checkLog(t, log)
 	ms := parse(t, out)
 	checkTmuxSession(t, ms)
 	for _, m := range find(ms, "procwalk_session", map[string]string{"session": "e2e"}) {
@@ -316,7 +321,7 @@ func TestCompiledInInput(t *testing.T) {
   process_top = 2
 `, e.socket)
 	out, log := e.run([]string{common("OUTFILE", ""), conf}, hasSession)
-	noParseErrors(t, log)
+	checkLog(t, log)
 	ms := parse(t, out)
 	checkTmuxSession(t, ms)
 	if n := len(find(ms, "procwalk_process", map[string]string{"session": "e2e"})); n < 2 {
@@ -346,7 +351,7 @@ func TestProcstatSchemaMatchesProcstat(t *testing.T) {
 	out, log := e.run([]string{common("OUTFILE", ""), conf}, func(out []byte) bool {
 		return bytes.Count(out, []byte("source=procwalk")) >= 2*(sleepers+1) && bytes.Count(out, []byte("source=telegraf")) >= 2*(sleepers+1)
 	})
-	noParseErrors(t, log)
+	checkLog(t, log)
 	ms := parse(t, out)
 	theirs, ours := map[int64]metric{}, map[int64]metric{}
 	for _, m := range find(ms, "procstat", nil) {
