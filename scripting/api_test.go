@@ -141,6 +141,8 @@ func TestProcessesAndFilters(t *testing.T) {
 		{pids + `print(pids(pw.processes(function(p) return p.rss > pw.GiB end)))`, "110,201"},
 		{pids + `print(pids(pw.top("rss", 3)), pids(pw.top("rss", 2, {user = "dev"})), pids(pw.top("cpu")))`, "201,110,112\t110,112\t"},
 		{pids + `print(pids(pw.top("pss")), pids(pw.top("age", 1)))`, "201,110,112,121,200\t1"},
+		// Every numeric field is a metric; without a value, a process is left out.
+		{pids + `print(pids(pw.top("oom_score", 3)), #pw.top("uss_growth"))`, "201,110,112\t0"},
 	})
 }
 

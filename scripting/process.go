@@ -22,13 +22,18 @@ type procRef struct {
 
 // processFields lists the fields, for error messages and the README.
 func processFields() []string {
+	return append(numericFields(),
+		"id", "comm", "name", "cmdline", "argv", "exe", "cwd", "user", "state", "kernel", "zombie", "cgroup")
+}
+
+// numericFields are the fields procNumber reads: the metrics top ranks by.
+func numericFields() []string {
 	return []string{
-		"pid", "ppid", "pgrp", "sid", "tty", "id", "comm", "name", "cmdline", "argv", "exe", "cwd",
-		"uid", "euid", "user", "state", "threads", "kernel", "zombie",
+		"pid", "ppid", "pgrp", "sid", "tty", "uid", "euid", "threads",
 		"rss", "vsize", "shared", "pss", "uss", "swap", "fds", "oom_score",
 		"cpu", "cpu_time", "user_time", "system_time",
 		"read_bytes", "write_bytes", "read_rate", "write_rate",
-		"growth", "pss_growth", "uss_growth", "age", "start_time", "cgroup",
+		"growth", "pss_growth", "uss_growth", "age", "start_time",
 	}
 }
 
@@ -113,18 +118,7 @@ func (m *module) procIndex(L *lua.LState) int {
 // procField pushes field key of the process and reports whether it exists.
 func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	p := ref.p
-	r := &p.Rates
 	switch key {
-	case "pid":
-		L.Push(lua.LNumber(p.ID.PID))
-	case "ppid":
-		L.Push(lua.LNumber(p.PPID))
-	case "pgrp":
-		L.Push(lua.LNumber(p.PGRP))
-	case "sid":
-		L.Push(lua.LNumber(p.SID))
-	case "tty":
-		L.Push(lua.LNumber(p.TTY))
 	case "id":
 		L.Push(lua.LString(p.ID.String()))
 	case "comm":
@@ -132,87 +126,108 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	case "name":
 		L.Push(lua.LString(p.Name()))
 	case "cmdline":
-		if p.Read&procwalk.FieldCmdline == 0 {
-			L.Push(lua.LNil)
-		} else {
-			L.Push(lua.LString(strings.Join(p.Cmdline, " ")))
-		}
+		pushString(L, strings.Join(p.Cmdline, " "), p.Read&procwalk.FieldCmdline != 0)
 	case "argv":
 		if p.Read&procwalk.FieldCmdline == 0 {
 			L.Push(lua.LNil)
-		} else {
-			t := L.CreateTable(len(p.Cmdline), 0)
-			for i, a := range p.Cmdline {
-				t.RawSetInt(i+1, lua.LString(a))
-			}
-			L.Push(t)
+			break
 		}
+		t := L.CreateTable(len(p.Cmdline), 0)
+		for i, a := range p.Cmdline {
+			t.RawSetInt(i+1, lua.LString(a))
+		}
+		L.Push(t)
 	case "exe":
 		pushString(L, p.Exe, p.Read&procwalk.FieldExe != 0)
 	case "cwd":
 		pushString(L, p.Cwd, p.Read&procwalk.FieldCwd != 0)
-	case "uid":
-		pushOpt(L, float64(p.RealUID), p.Read&procwalk.FieldStatus != 0)
-	case "euid":
-		pushOpt(L, float64(p.EffectiveUID), p.Read&procwalk.FieldStatus != 0)
 	case "user":
 		pushString(L, m.r.cfg.Users.Name(p.RealUID), p.Read&procwalk.FieldStatus != 0)
 	case "state":
 		L.Push(lua.LString(string(rune(p.State))))
-	case "threads":
-		L.Push(lua.LNumber(p.Threads))
 	case "kernel":
 		L.Push(lua.LBool(p.Kernel))
 	case "zombie":
 		L.Push(lua.LBool(p.Zombie()))
-	case "rss":
-		L.Push(lua.LNumber(p.RSSBytes))
-	case "vsize":
-		L.Push(lua.LNumber(p.VSizeBytes))
-	case "shared":
-		L.Push(lua.LNumber(p.SharedBytes))
-	case "pss":
-		pushOpt(L, float64(p.Smaps.PSSBytes), p.Read&procwalk.FieldSmaps != 0)
-	case "uss":
-		pushOpt(L, float64(p.Smaps.USSBytes), p.Read&procwalk.FieldSmaps != 0)
-	case "swap":
-		pushOpt(L, float64(p.SwapBytes), p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0)
-	case "fds":
-		pushOpt(L, float64(p.FDs), p.Read&procwalk.FieldFDs != 0)
-	case "oom_score":
-		pushOpt(L, float64(p.OOMScore), p.Read&procwalk.FieldOOMScore != 0)
-	case "cpu":
-		pushOpt(L, r.CPUPercent, r.Measured)
-	case "cpu_time":
-		L.Push(lua.LNumber(p.CPUSeconds()))
-	case "user_time":
-		L.Push(lua.LNumber(p.UserCPUSeconds))
-	case "system_time":
-		L.Push(lua.LNumber(p.SystemCPUSeconds))
-	case "read_bytes":
-		pushOpt(L, float64(p.IO.ReadBytes), p.Read&procwalk.FieldIO != 0)
-	case "write_bytes":
-		pushOpt(L, float64(p.IO.WriteBytes), p.Read&procwalk.FieldIO != 0)
-	case "read_rate":
-		pushOpt(L, r.ReadBytesPerSecond, r.Measured && r.HaveIO)
-	case "write_rate":
-		pushOpt(L, r.WriteBytesPerSecond, r.Measured && r.HaveIO)
-	case "growth":
-		pushOpt(L, r.RSSGrowthBytesPerMinute, r.Measured)
-	case "pss_growth":
-		pushOpt(L, r.PSSGrowthBytesPerMinute, r.Measured && r.HaveSmaps)
-	case "uss_growth":
-		pushOpt(L, r.USSGrowthBytesPerMinute, r.Measured && r.HaveSmaps)
-	case "age":
-		L.Push(lua.LNumber(max(p.Age(ref.snap.Time).Seconds(), 0)))
-	case "start_time":
-		L.Push(lua.LNumber(float64(p.Start.UnixNano()) / 1e9))
 	case "cgroup":
 		pushString(L, cgroupPath(p), p.Read&procwalk.FieldCgroup != 0 && len(p.Cgroups) > 0)
 	default:
-		return false
+		v, ok, known := procNumber(ref.snap, p, key)
+		if !known {
+			return false
+		}
+		pushOpt(L, v, ok)
 	}
 	return true
+}
+
+// procNumber reads the numeric field name of p. ok is false when the value
+// was not read or not measured (nil in Lua); known is false when name is
+// no numeric field.
+func procNumber(snap *procwalk.Snapshot, p *procwalk.Process, name string) (v float64, ok, known bool) {
+	has := func(f procwalk.Fields) bool { return p.Read&f != 0 }
+	r := &p.Rates
+	switch name {
+	case "pid":
+		return float64(p.ID.PID), true, true
+	case "ppid":
+		return float64(p.PPID), true, true
+	case "pgrp":
+		return float64(p.PGRP), true, true
+	case "sid":
+		return float64(p.SID), true, true
+	case "tty":
+		return float64(p.TTY), true, true
+	case "uid":
+		return float64(p.RealUID), has(procwalk.FieldStatus), true
+	case "euid":
+		return float64(p.EffectiveUID), has(procwalk.FieldStatus), true
+	case "threads":
+		return float64(p.Threads), true, true
+	case "rss":
+		return float64(p.RSSBytes), true, true
+	case "vsize":
+		return float64(p.VSizeBytes), true, true
+	case "shared":
+		return float64(p.SharedBytes), true, true
+	case "pss":
+		return float64(p.Smaps.PSSBytes), has(procwalk.FieldSmaps), true
+	case "uss":
+		return float64(p.Smaps.USSBytes), has(procwalk.FieldSmaps), true
+	case "swap":
+		return float64(p.SwapBytes), has(procwalk.FieldStatus | procwalk.FieldSmaps), true
+	case "fds":
+		return float64(p.FDs), has(procwalk.FieldFDs), true
+	case "oom_score":
+		return float64(p.OOMScore), has(procwalk.FieldOOMScore), true
+	case "cpu":
+		return r.CPUPercent, r.Measured, true
+	case "cpu_time":
+		return p.CPUSeconds(), true, true
+	case "user_time":
+		return p.UserCPUSeconds, true, true
+	case "system_time":
+		return p.SystemCPUSeconds, true, true
+	case "read_bytes":
+		return float64(p.IO.ReadBytes), has(procwalk.FieldIO), true
+	case "write_bytes":
+		return float64(p.IO.WriteBytes), has(procwalk.FieldIO), true
+	case "read_rate":
+		return r.ReadBytesPerSecond, r.Measured && r.HaveIO, true
+	case "write_rate":
+		return r.WriteBytesPerSecond, r.Measured && r.HaveIO, true
+	case "growth":
+		return r.RSSGrowthBytesPerMinute, r.Measured, true
+	case "pss_growth":
+		return r.PSSGrowthBytesPerMinute, r.Measured && r.HaveSmaps, true
+	case "uss_growth":
+		return r.USSGrowthBytesPerMinute, r.Measured && r.HaveSmaps, true
+	case "age":
+		return max(p.Age(snap.Time).Seconds(), 0), true, true
+	case "start_time":
+		return float64(p.Start.UnixNano()) / 1e9, true, true
+	}
+	return 0, false, false
 }
 
 func pushString(L *lua.LState, s string, ok bool) {

@@ -193,64 +193,14 @@ func (m *module) luaTop(L *lua.LState) int {
 	return 1
 }
 
-// metric reads one number of a process; ok is false when it has none.
-type metric func(snap *procwalk.Snapshot, p *procwalk.Process) (v float64, ok bool)
-
-// metricTable maps the names top accepts to their readers.
-func metricTable() map[string]metric {
-	has := func(p *procwalk.Process, f procwalk.Fields) bool { return p.Read&f != 0 }
-	return map[string]metric{
-		"rss":   func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.RSSBytes), true },
-		"vsize": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.VSizeBytes), true },
-		"pss": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.Smaps.PSSBytes), has(p, procwalk.FieldSmaps)
-		},
-		"uss": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.Smaps.USSBytes), has(p, procwalk.FieldSmaps)
-		},
-		"swap": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.SwapBytes), has(p, procwalk.FieldStatus|procwalk.FieldSmaps)
-		},
-		"threads": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return float64(p.Threads), true },
-		"fds": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.FDs), has(p, procwalk.FieldFDs)
-		},
-		"cpu": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.CPUPercent, p.Rates.Measured
-		},
-		"cpu_time": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return p.CPUSeconds(), true },
-		"read_rate": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.ReadBytesPerSecond, p.Rates.HaveIO
-		},
-		"write_rate": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.WriteBytesPerSecond, p.Rates.HaveIO
-		},
-		"growth": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.RSSGrowthBytesPerMinute, p.Rates.Measured
-		},
-		"pss_growth": func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.PSSGrowthBytesPerMinute, p.Rates.HaveSmaps
-		},
-		"age": func(s *procwalk.Snapshot, p *procwalk.Process) (float64, bool) { return p.Age(s.Time).Seconds(), true },
-	}
-}
-
-func metricNames() []string {
-	var names []string
-	for name := range metricTable() {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	return names
-}
-
-func checkMetric(L *lua.LState, n int) metric {
+// checkMetric returns argument n as the name of a numeric process field.
+func checkMetric(L *lua.LState, n int) string {
 	name := L.CheckString(n)
-	if f, ok := metricTable()[name]; ok {
-		return f
+	if !slices.Contains(numericFields(), name) {
+		names := slices.Sorted(slices.Values(numericFields()))
+		L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s", name, strings.Join(names, ", ")))
 	}
-	L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s", name, strings.Join(metricNames(), ", ")))
-	return nil
+	return name
 }
 
 // optCount reads an optional positive count, default 5.
@@ -266,15 +216,15 @@ func optCount(L *lua.LState, n int) int {
 }
 
 // topN returns up to n of procs with the highest metric, highest first,
-// ties broken by pid.
-func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, f metric, n int) []*procwalk.Process {
+// ties broken by pid; processes without a value for it are left out.
+func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, metric string, n int) []*procwalk.Process {
 	type scored struct {
 		p *procwalk.Process
 		v float64
 	}
 	s := make([]scored, 0, len(procs))
 	for _, p := range procs {
-		if v, ok := f(snap, p); ok {
+		if v, ok, _ := procNumber(snap, p, metric); ok {
 			s = append(s, scored{p, v})
 		}
 	}
