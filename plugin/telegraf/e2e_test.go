@@ -33,6 +33,11 @@ import (
 
 const sleepers = 8 // sleep processes in the test's tmux session
 
+// sleeperSeconds is how long the test's sleepers sleep: longer than go
+// test's default 10 min timeout, and short enough that they and their tmux
+// server end on their own when a killed test never ran its cleanup.
+const sleeperSeconds = 900
+
 // runTimeout bounds how long a Telegraf run may take to write what a test
 // waits for: a gather a second, but Telegraf and procwalk start slowly on a
 // loaded CI machine.
@@ -43,7 +48,7 @@ type e2e struct {
 	telegraf string
 	binDir   string // holds the procwalk binary; put first on Telegraf's PATH
 	socket   string // the test's tmux socket name (-L)
-	sleep    string // the sleepers' argument: marks this test's processes
+	sleep    string // the sleepers' argument, seconds: marks this test's processes
 }
 
 func setup(t *testing.T) *e2e {
@@ -56,7 +61,7 @@ func setup(t *testing.T) *e2e {
 		t.Fatal("PROCWALK_TELEGRAF is not set: build one with plugin/telegraf/build-telegraf.sh")
 	}
 	e := &e2e{t: t, telegraf: tg, binDir: t.TempDir(), socket: fmt.Sprintf("pw-e2e-%d", os.Getpid()),
-		sleep: strconv.FormatInt(1e6+time.Now().UnixNano()%1e6, 10)}
+		sleep: fmt.Sprintf("%d.%06d", sleeperSeconds, time.Now().UnixNano()%1e6)}
 	build := exec.Command("go", "build", "-o", filepath.Join(e.binDir, "procwalk"), "./cmd/procwalk")
 	build.Dir = "../.."
 	if out, err := build.CombinedOutput(); err != nil {
