@@ -51,35 +51,22 @@ func DefaultLimits() Limits {
 // withDefaults fills zero fields from DefaultLimits.
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
-	if l.Timeout > 0 {
-		d.Timeout = l.Timeout
+	orDefault(&l.Timeout, d.Timeout)
+	orDefault(&l.CallStackSize, d.CallStackSize)
+	orDefault(&l.RegistrySize, d.RegistrySize)
+	orDefault(&l.RegistryMaxSize, d.RegistryMaxSize)
+	l.RegistryMaxSize = max(l.RegistryMaxSize, l.RegistrySize)
+	orDefault(&l.MaxStringBytes, d.MaxStringBytes)
+	orDefault(&l.MaxPatternInputBytes, d.MaxPatternInputBytes)
+	orDefault(&l.MaxPatternBytes, d.MaxPatternBytes)
+	orDefault(&l.MaxCoroutines, d.MaxCoroutines)
+	orDefault(&l.HeapBudgetBytes, d.HeapBudgetBytes)
+	return l
+}
+
+// orDefault sets *v to def when it is zero or negative.
+func orDefault[T int | uint64 | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
 	}
-	if l.CallStackSize > 0 {
-		d.CallStackSize = l.CallStackSize
-	}
-	if l.RegistrySize > 0 {
-		d.RegistrySize = l.RegistrySize
-	}
-	if l.RegistryMaxSize > 0 {
-		d.RegistryMaxSize = l.RegistryMaxSize
-	}
-	if d.RegistryMaxSize < d.RegistrySize {
-		d.RegistryMaxSize = d.RegistrySize
-	}
-	if l.MaxStringBytes > 0 {
-		d.MaxStringBytes = l.MaxStringBytes
-	}
-	if l.MaxPatternInputBytes > 0 {
-		d.MaxPatternInputBytes = l.MaxPatternInputBytes
-	}
-	if l.MaxPatternBytes > 0 {
-		d.MaxPatternBytes = l.MaxPatternBytes
-	}
-	if l.MaxCoroutines > 0 {
-		d.MaxCoroutines = l.MaxCoroutines
-	}
-	if l.HeapBudgetBytes > 0 {
-		d.HeapBudgetBytes = l.HeapBudgetBytes
-	}
-	return d
 }

@@ -84,14 +84,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"session":     m.procSession,
 		"kill":        m.procKill,
 	})
-	m.procMT = L.NewTypeMetatable(processType)
-	L.SetFuncs(m.procMT, map[string]lua.LGFunction{
-		"__index":    m.procIndex,
-		"__newindex": readOnly,
-		"__tostring": m.procString,
-		"__eq":       procEqual,
-	})
-	m.procMT.RawSetString("__metatable", lua.LString(processType))
+	m.procMT = newType(L, processType, m.procIndex, m.procString, procEqual)
 
 	m.sessionMethods = L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"processes": m.sessionProcesses,
@@ -100,14 +93,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"tree":      m.sessionTree,
 		"kill":      m.sessionKill,
 	})
-	m.sessionMT = L.NewTypeMetatable(sessionType)
-	L.SetFuncs(m.sessionMT, map[string]lua.LGFunction{
-		"__index":    m.sessionIndex,
-		"__newindex": readOnly,
-		"__tostring": sessionString,
-		"__eq":       sessionEqual,
-	})
-	m.sessionMT.RawSetString("__metatable", lua.LString(sessionType))
+	m.sessionMT = newType(L, sessionType, m.sessionIndex, sessionString, sessionEqual)
 
 	mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
 		"processes":   m.luaProcesses,
@@ -153,6 +139,21 @@ func (m *module) argsTable(L *lua.LState) *lua.LTable {
 		}
 	}
 	return t
+}
+
+// newType makes the metatable of a userdata type: fields and methods come
+// from index, writes are refused, and getmetatable gives the type's name
+// instead of the table (so scripts cannot change it).
+func newType(L *lua.LState, name string, index, tostring, eq lua.LGFunction) *lua.LTable {
+	mt := L.NewTypeMetatable(name)
+	L.SetFuncs(mt, map[string]lua.LGFunction{
+		"__index":    index,
+		"__newindex": readOnly,
+		"__tostring": tostring,
+		"__eq":       eq,
+	})
+	mt.RawSetString("__metatable", lua.LString(name))
+	return mt
 }
 
 // readOnly is __newindex of every userdata: objects describe a snapshot,
