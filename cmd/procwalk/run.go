@@ -148,16 +148,15 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, script *scripting
 		sr.fields |= procwalk.FieldSmaps
 	}
 	sr.rt = scripting.New(scripting.Config{
-		Killer:   killer,
-		Emitter:  sr.out,
-		Logger:   log,
-		Print:    e.stderr,
-		DryRun:   s.dryRun,
-		Mode:     mode,
-		Args:     args,
-		Users:    users,
-		Hostname: hostname(),
-		Limits:   limits,
+		Killer:  killer,
+		Emitter: sr.out,
+		Logger:  log,
+		Print:   e.stderr,
+		DryRun:  s.dryRun,
+		Mode:    mode,
+		Args:    args,
+		Users:   users,
+		Limits:  limits,
 	})
 	return sr, nil
 }

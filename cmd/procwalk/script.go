@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -258,13 +257,6 @@ func (p linePrinter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// hostname is procwalk.hostname(): the host's name, or "" to let the
-// runtime ask the kernel.
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
-}
-
 // telegrafScript is `procwalk telegraf --script`: a script run on every
 // gather, after procwalk's own lines, whose emits, alerts and kills
 // (procwalk_action) join the same batch.
@@ -309,16 +301,15 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, in *plugin.Inpu
 	}
 	users, _ := g.users()
 	hook.rt = scripting.New(scripting.Config{
-		Killer:   killer,
-		Emitter:  &hook.out,
-		Logger:   slog.New(&lineLogHandler{log: log}),
-		Print:    linePrinter{log: log},
-		DryRun:   t.s.dryRun,
-		Mode:     "telegraf",
-		Args:     t.args,
-		Users:    users,
-		Hostname: hostname(),
-		Limits:   limits,
+		Killer:  killer,
+		Emitter: &hook.out,
+		Logger:  slog.New(&lineLogHandler{log: log}),
+		Print:   linePrinter{log: log},
+		DryRun:  t.s.dryRun,
+		Mode:    "telegraf",
+		Args:    t.args,
+		Users:   users,
+		Limits:  limits,
 	})
 	in.Hook = hook.run
 	return hook.rt.Close, nil
