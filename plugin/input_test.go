@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -125,5 +126,57 @@ func TestSampleConfigDocumentsEveryOption(t *testing.T) {
 	}
 	if !strings.HasPrefix(strings.SplitN(sample, "\n", 3)[1], "[[inputs.procwalk]]") {
 		t.Errorf("sample.conf must start with a comment then [[inputs.procwalk]]:\n%s", sample)
+	}
+}
+
+// A partial failure (here a hook's error) goes to AddError and the metrics
+// are still added; Gather itself succeeds.
+func TestGatherReportsPartialFailuresWithAddError(t *testing.T) {
+	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"},
+		Hook: func(*Gather, *Batch) error { return errors.New("rule r2 failed") }}
+	if err := in.Init(); err != nil {
+		t.Fatal(err)
+	}
+	var acc fakeAcc
+	if err := in.Gather(&acc); err != nil {
+		t.Fatalf("Gather = %v, want nil: partial data is not an error", err)
+	}
+	if len(acc.errs) != 1 || !strings.Contains(acc.errs[0].Error(), "rule r2 failed") {
+		t.Errorf("AddError got %v, want the hook's error once", acc.errs)
+	}
+	sessions, self := 0, 0
+	for _, p := range acc.points {
+		switch p.measurement {
+		case MeasurementSession:
+			sessions++
+		case MeasurementSelf:
+			self++
+			if p.fields["errors"] != int64(1) {
+				t.Errorf("self metrics errors = %v, want 1", p.fields["errors"])
+			}
+		}
+	}
+	if sessions != 2 || self != 1 {
+		t.Errorf("%d sessions and %d self lines, want 2 and 1", sessions, self)
+	}
+}
+
+// Gather fails only when nothing could be gathered, and then adds nothing.
+func TestGatherFailsWhenNothingGathered(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/stat", []byte("cpu  1 0 0 0\nbtime 1700000000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in := &Input{Proc: dir, Schema: SchemaProcstat}
+	if err := in.Init(); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(dir + "/stat") // the host facts can no longer be read
+	var acc fakeAcc
+	if err := in.Gather(&acc); !errors.Is(err, ErrNothingGathered) {
+		t.Errorf("Gather = %v, want ErrNothingGathered", err)
+	}
+	if len(acc.points) != 0 || len(acc.errs) != 0 {
+		t.Errorf("a failed gather added %d metrics and %d errors, want none", len(acc.points), len(acc.errs))
 	}
 }
