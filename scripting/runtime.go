@@ -135,8 +135,11 @@ type Runtime struct {
 	// handler is traceback as a Lua function of L, made once per state.
 	handler *lua.LFunction
 
-	coroutines int  // created in the current run
-	limitHit   bool // a sandbox limit raised the current run's error
+	coroutines int // created in the current run
+	// limitMsg is the message of the last sandbox limit the run hit; the
+	// run's error is a limit error only if it carries it (a script may
+	// catch a limit error with pcall and fail later for its own reasons).
+	limitMsg string
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -181,7 +184,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		r.handler = r.L.NewFunction(traceback)
 	}
 	L := r.L
-	r.coroutines, r.limitHit = 0, false
+	r.coroutines, r.limitMsg = 0, ""
 	r.mod.begin(ctx, s, in)
 	defer r.mod.end()
 
@@ -224,8 +227,8 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (escaped bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.limitHit = true
-			escaped, err = true, fmt.Errorf("%v", v)
+			r.limitMsg = fmt.Sprint(v)
+			escaped, err = true, errors.New(r.limitMsg)
 		}
 	}()
 	return false, L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
@@ -247,7 +250,8 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		return fmt.Errorf("%w: %s ran past its %s deadline", ErrTimeout, where, r.limits.Timeout)
 	case errors.Is(cause, ErrMemory):
 		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
-	case r.limitHit || strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
+	case r.limitMsg != "" && strings.Contains(msg, r.limitMsg),
+		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
 	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)
@@ -269,10 +273,10 @@ func luaWhere(msg, name string) string {
 	return name + ":"
 }
 
-// limitError raises a Lua error for a sandbox limit and marks the run.
+// limitError raises a Lua error for a sandbox limit and remembers it.
 func (r *Runtime) limitError(L *lua.LState, format string, args ...any) {
-	r.limitHit = true
-	L.RaiseError(format, args...)
+	r.limitMsg = fmt.Sprintf(format, args...)
+	L.RaiseError("%s", r.limitMsg)
 }
 
 // maxTraceback bounds the frames a traceback lists.

@@ -105,6 +105,22 @@ if pw.state.tick == 3 then while true do end end`, 5)
 	}
 }
 
+// A limit error the script caught does not make its own later error a
+// limit error, nor cost it its state.
+func TestCaughtLimitIsNotTheRunsError(t *testing.T) {
+	w := newWorld(t)
+	prints, errs := ticks(t, w, `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+print(pw.state.n, pcall(string.rep, "x", 1e10))
+if pw.state.n == 1 then error("my own bug") end`, 2)
+	if !errors.Is(errs[0], ErrScript) || errors.Is(errs[0], ErrLimit) || !strings.Contains(errs[0].Error(), "tick.lua:4: my own bug") {
+		t.Errorf("tick 1: %v, want ErrScript", errs[0])
+	}
+	if !strings.HasPrefix(prints[0], "1\tfalse\ttick.lua:3: string.rep: a result of 9.3 GiB") || !strings.HasPrefix(prints[1], "2\tfalse") || errs[1] != nil {
+		t.Errorf("got %q, %v; want the state kept into tick 2", prints, errs[1])
+	}
+}
+
 func TestCompileErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"local x = = 1", "broken.lua:1: syntax error near '='"},
