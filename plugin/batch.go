@@ -10,8 +10,8 @@ import (
 // and string fields are sanitized like procwalk's own; an empty tag value
 // is dropped. Field values may be any Go integer, float, bool or string. The
 // error names the first problem (an empty name or key, a field of another
-// type, a tag and a field of the same name, no fields), and nothing is
-// added then.
+// type, a tag and a field of the same name, a key named time, no fields),
+// and nothing is added then.
 func (b *Batch) Add(measurement string, tags map[string]string, fields map[string]any) error {
 	if measurement == "" {
 		return fmt.Errorf("%w: empty measurement name", ErrEncode)
@@ -27,14 +27,21 @@ func (b *Batch) Add(measurement string, tags map[string]string, fields map[strin
 		if !fieldKindOK(reflect.ValueOf(v).Kind()) {
 			return fmt.Errorf("%w: %s field %q has type %T: want an integer, float, bool or string", ErrEncode, measurement, k, v)
 		}
+		if k == "time" {
+			// InfluxDB drops a field named time without a word.
+			return fmt.Errorf("%w: %s has a field named \"time\", which InfluxDB drops: rename it", ErrEncode, measurement)
+		}
 		if _, clash := tags[k]; clash {
-			// InfluxDB keeps both under one name, and queries see only one.
+			// InfluxDB stores both, and queries show the tag renamed (k_1).
 			return fmt.Errorf("%w: %s has a tag and a field named %q: rename one", ErrEncode, measurement, k)
 		}
 		keys = append(keys, k)
 	}
 	if _, ok := tags[""]; ok {
 		return fmt.Errorf("%w: %s has a tag without a name", ErrEncode, measurement)
+	}
+	if _, ok := tags["time"]; ok {
+		return fmt.Errorf("%w: %s has a tag named \"time\", which InfluxDB refuses with the whole point: rename it", ErrEncode, measurement)
 	}
 	slices.Sort(keys) // a stable field order makes batches comparable
 	b.w.begin(measurement)

@@ -164,6 +164,8 @@ func TestBatchAdd(t *testing.T) {
 		{"m", nil, map[string]any{"": 1}},
 		{"m", map[string]string{"": "x"}, map[string]any{"a": 1}},
 		{"m", map[string]string{"user": "alice"}, map[string]any{"user": "bob"}}, // a tag and a field of one name
+		{"m", nil, map[string]any{"time": 1}},                                    // InfluxDB drops it
+		{"m", map[string]string{"time": "x"}, map[string]any{"a": 1}},            // InfluxDB refuses the point
 	} {
 		if err := b.Add(bad.m, bad.tags, bad.f); !errors.Is(err, ErrEncode) {
 			t.Errorf("Add(%q, %v, %v) = %v, want ErrEncode", bad.m, bad.tags, bad.f, err)
