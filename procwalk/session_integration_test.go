@@ -126,7 +126,8 @@ func killOwn(fs procwalk.FS, id procwalk.ProcID) {
 	h.Signal(syscall.SIGKILL)
 }
 
-func liveGroup(t *testing.T, cfg procwalk.GroupConfig) ([]procwalk.Session, []string, *procwalk.Snapshot) {
+// liveGroup groups the live /proc once, with a new Grouper for cfg.
+func liveGroup(t *testing.T, cfg procwalk.GroupConfig) (*procwalk.Grouper, []procwalk.Session, []string, *procwalk.Snapshot) {
 	t.Helper()
 	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
@@ -141,7 +142,7 @@ func liveGroup(t *testing.T, cfg procwalk.GroupConfig) ([]procwalk.Session, []st
 		t.Fatal(err)
 	}
 	sessions, notes := g.Group(snap)
-	return sessions, notes, snap
+	return g, sessions, notes, snap
 }
 
 func members(s *procwalk.Session) []int {
@@ -186,7 +187,7 @@ exec sleep 31000
 		return !inPane(pid["sleep 31002"]) && !inPane(pid["sleep 31003"])
 	})
 
-	sessions, notes, snap := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	g, sessions, notes, snap := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
 	if len(notes) != 0 {
 		t.Errorf("notes: %q", notes)
 	}
@@ -227,6 +228,7 @@ exec sleep 31000
 			t.Errorf("%s panes %+v attrs %v", tt.ref, s.Panes, s.Attrs)
 		}
 	}
+	g.PaneForegrounds(snap, &sessions[0])
 	build0 := sessions[0].Panes[0]
 	if build0.Target != "build:0.0" || build0.PID != pid["sleep 31000"] || build0.Command != "sleep" {
 		t.Errorf("build pane = %+v", build0)
@@ -257,7 +259,7 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := pidsByArg(t, fs, "claude 33001", "claude 33002")
-	sessions, _, _ := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	_, sessions, _, _ := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
 	tests := []struct {
 		name, cwd, target string
 		pid               int
