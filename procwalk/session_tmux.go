@@ -335,26 +335,20 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 }
 
 // adopters says which processes may have adopted an escapee: the servers'
-// ancestors. With a server not visible, any process older than the servers
-// might be. oldest is the start of the oldest visible server (0 if none).
+// ancestors. With a server not visible (hidepid, another pid namespace) its
+// ancestors and start are unknown, so any parent may be. oldest is the
+// start of the oldest server (0 when one is not visible).
 func (t *tmuxGrouping) adopters() (func(int32) bool, uint64) {
 	ancestors := map[int32]bool{}
-	oldest, hidden := ^uint64(0), false
+	oldest := ^uint64(0)
 	for _, i := range t.serverIndex {
 		if i < 0 {
-			hidden = true
-			continue
+			return func(int32) bool { return true }, 0
 		}
 		oldest = min(oldest, t.s.Procs[i].ID.StartTicks)
 		for a := t.s.parent[i]; a >= 0; a = t.s.parent[a] {
 			ancestors[a] = true
 		}
-	}
-	if oldest == ^uint64(0) {
-		oldest = 0
-	}
-	if hidden {
-		return func(i int32) bool { return ancestors[i] || t.s.Procs[i].ID.StartTicks < oldest }, oldest
 	}
 	return func(i int32) bool { return ancestors[i] }, oldest
 }

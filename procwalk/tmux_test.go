@@ -179,6 +179,25 @@ func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
 	}
 }
 
+// A server not in the snapshot (hidepid, another pid namespace) has
+// unknown ancestors and start: every process outside panes without a
+// terminal is read, and 150, whose TMUX names that server's socket, joins.
+func TestGroupTmuxEnvironHiddenServer(t *testing.T) {
+	hidden := "990\t$0\tx\t0\t0\t0\t%0\t995\t/dev/pts/9\t0\tw\x1f\n"
+	g, s := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets:   []string{"/tmp/tmux-1000/old"},
+		ListPanes: func(string) ([]byte, error) { return []byte(hidden), nil },
+	}})
+	sessions, notes := g.Group(s)
+	if len(sessions) != 1 || !slices.Equal(memberPIDs(&sessions[0]), []int{150}) || len(notes) != 0 {
+		t.Errorf("sessions %+v, notes %q; want tmux:x holding 150", sessions, notes)
+	}
+	// 1 100 130 131 150 200 201 300 301 302 310 320 321 330 340 341
+	if len(g.environ) != 16 {
+		t.Errorf("%d environments read, want the 16 processes without a terminal", len(g.environ))
+	}
+}
+
 // TestGroupTmuxEnvironCap: with fewer environ reads a gather than
 // candidates, the tmux sessions are Partial with a note, and the next
 // gathers read the rest (what was read is remembered) until nothing is
