@@ -365,6 +365,7 @@ func TestAlertMisuse(t *testing.T) {
 		{`pw.alert{message = "m", process = 1}`, "alert process must be a process, got number"},
 		{`pw.alert{message = "m", rule = "x"}`, "alert key rule is reserved"},
 		{`pw.alert{message = "m", extra = {}}`, "alert extra must be a number, boolean or string"},
+		{`pw.alert{message = "m", value = 0/0}`, "alert value is NaN: line protocol has no NaN or infinity"},
 		{`pw.alert("m")`, "table expected, got string"},
 	} {
 		_, err := run(t, w.cfg, "alert.lua", "local pw = require 'procwalk'\n"+c.src, w.in)

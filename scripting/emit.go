@@ -108,21 +108,27 @@ func fieldMap(L *lua.LState, n int) map[string]any {
 		if !ok || key == "" {
 			L.ArgError(n, fmt.Sprintf("field names must be non-empty strings, got %s", k.String()))
 		}
-		switch v := v.(type) {
-		case lua.LNumber:
-			if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-				L.ArgError(n, fmt.Sprintf("field %s is %v: line protocol has no NaN or infinity", key, v))
-			}
-			fields[string(key)] = float64(v)
-		case lua.LBool:
-			fields[string(key)] = bool(v)
-		case lua.LString:
-			fields[string(key)] = string(v)
-		default:
-			L.ArgError(n, fmt.Sprintf("field %s must be a number, boolean or string, got %s", key, typeName(v)))
-		}
+		fields[string(key)] = fieldValue(L, n, "field "+string(key), v)
 	})
 	return fields
+}
+
+// fieldValue converts the value of a field (what names it in errors) at
+// argument n: a number, boolean or string line protocol can carry.
+func fieldValue(L *lua.LState, n int, what string, v lua.LValue) any {
+	switch v := v.(type) {
+	case lua.LNumber:
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			L.ArgError(n, fmt.Sprintf("%s is %v: line protocol has no NaN or infinity", what, v))
+		}
+		return float64(v)
+	case lua.LBool:
+		return bool(v)
+	case lua.LString:
+		return string(v)
+	}
+	L.ArgError(n, fmt.Sprintf("%s must be a number, boolean or string, got %s", what, typeName(v)))
+	return nil
 }
 
 // procwalk.log(...): the arguments, converted with tostring and joined by
@@ -171,16 +177,7 @@ func (m *module) luaAlert(L *lua.LState) int {
 			fields["pid"] = int64(ref.p.ID.PID)
 			fields["comm"] = ref.p.Comm
 		default:
-			switch v := v.(type) {
-			case lua.LNumber:
-				fields[string(key)] = float64(v)
-			case lua.LBool:
-				fields[string(key)] = bool(v)
-			case lua.LString:
-				fields[string(key)] = string(v)
-			default:
-				L.ArgError(1, fmt.Sprintf("alert %s must be a number, boolean or string, got %s", key, typeName(v)))
-			}
+			fields[string(key)] = fieldValue(L, 1, "alert "+string(key), v)
 		}
 	})
 	msg, ok := fields["message"].(string)
