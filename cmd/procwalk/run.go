@@ -84,11 +84,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	script, err := loadScript(call.name)
-	if err != nil {
-		return err
-	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, script, call.args, "run", c.e)
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", c.e)
 	if err != nil {
 		return err
 	}
@@ -116,7 +112,12 @@ type scriptRun struct {
 	e       *env
 }
 
-func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, script *scripting.Script, args []string, mode string, e *env) (*scriptRun, error) {
+// newScriptRun compiles the script call names and builds its runtime.
+func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, e *env) (*scriptRun, error) {
+	script, err := loadScript(call.name)
+	if err != nil {
+		return nil, err
+	}
 	limits, err := s.limits()
 	if err != nil {
 		return nil, err
@@ -154,7 +155,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, script *scripting
 		Print:   e.stderr,
 		DryRun:  s.dryRun,
 		Mode:    mode,
-		Args:    args,
+		Args:    call.args,
 		Users:   users,
 		Limits:  limits,
 	})

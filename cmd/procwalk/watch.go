@@ -96,11 +96,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.f.noRates:
 		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
 	}
-	script, err := loadScript(call.name)
-	if err != nil {
-		return err
-	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, script, call.args, "watch", c.e)
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", c.e)
 	if err != nil {
 		return err
 	}
