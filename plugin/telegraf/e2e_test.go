@@ -248,8 +248,21 @@ next:
 	return out
 }
 
-func hasSession(out []byte) bool {
-	return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e "))
+// sessionRates matches the test session's line once it has rates: from the
+// second sample on, which execd and the compiled-in input keep.
+var sessionRates = regexp.MustCompile(`(?m)^procwalk_session,kind=tmux,session=e2e [^\n]*\bcpu_percent=`)
+
+func hasSessionRates(out []byte) bool { return sessionRates.Match(out) }
+
+// checkSessionRates checks the test session's CPU rate where it was
+// written: its shell and sleepers sleep.
+func checkSessionRates(t *testing.T, ms []metric) {
+	t.Helper()
+	for _, m := range find(ms, "procwalk_session", map[string]string{"kind": "tmux", "session": "e2e"}) {
+		if cpu, ok := m.fields["cpu_percent"].(float64); ok && (cpu < 0 || cpu > 5) {
+			t.Errorf("sleeping session at %v%% CPU", cpu)
+		}
+	}
 }
 
 // checkLog fails on every error Telegraf logged: a parse error, a procwalk
@@ -313,17 +326,11 @@ func TestExecExample(t *testing.T) {
 
 func TestExecdExample(t *testing.T) {
 	e := setup(t)
-	out, log := e.run([]string{common("OUTFILE", ""), "../../examples/telegraf-execd.conf"}, func(out []byte) bool {
-		return bytes.Contains(out, []byte("procwalk_session,kind=tmux,session=e2e ")) && regexp.MustCompile(`session=e2e [^\n]*cpu_percent=`).Match(out)
-	})
+	out, log := e.run([]string{common("OUTFILE", ""), "../../examples/telegraf-execd.conf"}, hasSessionRates)
 	checkLog(t, log)
 	ms := parse(t, out)
 	checkTmuxSession(t, ms)
-	for _, m := range find(ms, "procwalk_session", map[string]string{"session": "e2e"}) {
-		if cpu, ok := m.fields["cpu_percent"].(float64); ok && (cpu < 0 || cpu > 5) {
-			t.Errorf("sleeping session at %v%% CPU", cpu)
-		}
-	}
+	checkSessionRates(t, ms)
 }
 
 func TestCompiledInInput(t *testing.T) {
@@ -334,10 +341,13 @@ func TestCompiledInInput(t *testing.T) {
   tmux_sockets = [%q]
   process_top = 2
 `, e.socket)
-	out, log := e.run([]string{common("OUTFILE", ""), conf}, hasSession)
+	// Waiting for rates checks that the input keeps its samples between
+	// gathers, as plugin/telegraf/README.md says.
+	out, log := e.run([]string{common("OUTFILE", ""), conf}, hasSessionRates)
 	checkLog(t, log)
 	ms := parse(t, out)
 	checkTmuxSession(t, ms)
+	checkSessionRates(t, ms)
 	if n := len(find(ms, "procwalk_process", map[string]string{"session": "e2e"})); n < 2 {
 		t.Errorf("%d process lines for process_top = 2", n)
 	}
