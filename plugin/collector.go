@@ -79,9 +79,6 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	return c, nil
 }
 
-// Fields are the optional /proc files each gather reads.
-func (c *Collector) Fields() procwalk.Fields { return c.fields }
-
 // Prime gathers once without emitting, so that the next batch has rates.
 func (c *Collector) Prime() error {
 	c.notes = nil
