@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -118,13 +119,17 @@ func formatOne(L *lua.LState, out *cappedBuilder, spec formatSpec, n int) {
 		out.write(fmt.Sprintf(spec.goFormat('d'), uint64(int64(L.CheckNumber(n)))))
 	case 'o', 'x', 'X':
 		out.write(fmt.Sprintf(spec.goFormat(spec.verb), uint64(int64(L.CheckNumber(n)))))
-	case 'e', 'E', 'f':
-		out.write(fmt.Sprintf(spec.goFormat(spec.verb), float64(L.CheckNumber(n))))
-	case 'g', 'G':
-		if spec.precision == "" {
+	case 'e', 'E', 'f', 'g', 'G':
+		x := float64(L.CheckNumber(n))
+		switch {
+		case math.IsInf(x, 0) || math.IsNaN(x):
+			padBytes(out, spec, nonFinite(spec, x))
+		case spec.precision == "" && (spec.verb == 'g' || spec.verb == 'G'):
 			spec.precision = ".6" // C's default; Go's is the shortest exact form
+			fallthrough
+		default:
+			out.write(fmt.Sprintf(spec.goFormat(spec.verb), x))
 		}
-		out.write(fmt.Sprintf(spec.goFormat(spec.verb), float64(L.CheckNumber(n))))
 	case 'c':
 		padBytes(out, spec, string([]byte{byte(L.CheckInt(n))}))
 	case 's':
@@ -137,6 +142,27 @@ func formatOne(L *lua.LState, out *cappedBuilder, spec formatSpec, n int) {
 	case 'q':
 		quoteLua(out, L.CheckString(n))
 	}
+}
+
+// nonFinite is C's text for an infinity or NaN: "inf", "-nan", with the
+// sign flags, upper case for %E and %G (Go writes "+Inf" and "NaN").
+func nonFinite(spec formatSpec, x float64) string {
+	s := "inf"
+	if math.IsNaN(x) {
+		s = "nan"
+	}
+	switch {
+	case math.Signbit(x):
+		s = "-" + s
+	case strings.Contains(spec.flags, "+"):
+		s = "+" + s
+	case strings.Contains(spec.flags, " "):
+		s = " " + s
+	}
+	if spec.verb == 'E' || spec.verb == 'G' {
+		s = strings.ToUpper(s)
+	}
+	return s
 }
 
 // padBytes writes s padded with spaces to the directive's width, counted in

@@ -24,6 +24,7 @@ func TestFormatMatchesLua51(t *testing.T) {
   {"%5c|", 65},
   {"100%% %s", "sure"},
   {"%s %s", 1, 2.5},
+  {"%.2f|%5.1f|%-6e|%+g|%G|%f|%E", 1/0, -1/0, 1/0, 1/0, 1/0, 0/0, -(0/0)},
 } do print(string.format(unpack(c))) end`)
 	want := "abc|   xy|ab  ||\n" +
 		"\"a\\\n\\\"b\\\\\\r\\000z\"\n" +
@@ -37,7 +38,8 @@ func TestFormatMatchesLua51(t *testing.T) {
 		"Lua\n" +
 		"    A|\n" +
 		"100% sure\n" +
-		"1 2.5"
+		"1 2.5\n" +
+		"inf| -inf|inf   |+inf|INF|-nan|NAN"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
