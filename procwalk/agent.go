@@ -57,11 +57,16 @@ func agentInterpreter(name string) bool {
 // the comm, argv[0]'s base name and, for interpreters, the script argument
 // (its full path and its base name).
 func matchAgent(p *Process, rules []AgentRule) int {
-	if p.Kernel {
+	if !mayBeAgent(p) {
 		return -1
 	}
 	return agentNames(p).match(rules)
 }
+
+// mayBeAgent rules out kernel threads and zombies: an agent that exited is
+// no session any more (its children went to init or a subreaper), and its
+// comm alone would make one named after its pid, its cwd being gone.
+func mayBeAgent(p *Process) bool { return !p.Kernel && !p.Zombie() }
 
 // agentKey is what matchAgent looks at: processes with equal keys match the
 // same rule, so the Grouper caches the answer per key.
@@ -99,7 +104,7 @@ const maxAgentCache = 8192
 // matchAgentCached is matchAgent through the Grouper's cache: most processes
 // share their names with many others and with the previous gather's.
 func (g *Grouper) matchAgentCached(p *Process) int {
-	if p.Kernel {
+	if !mayBeAgent(p) {
 		return -1
 	}
 	k := agentNames(p)

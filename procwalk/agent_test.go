@@ -112,6 +112,9 @@ func TestMatchAgent(t *testing.T) {
 	if matchAgent(&Process{Comm: "claude", Kernel: true}, rules) >= 0 {
 		t.Error("a kernel thread matched")
 	}
+	if matchAgent(&Process{Comm: "claude", State: 'Z'}, rules) >= 0 {
+		t.Error("a zombie matched")
+	}
 }
 
 func TestProjectNames(t *testing.T) {
@@ -151,5 +154,20 @@ func TestHumanDuration(t *testing.T) {
 		if got := HumanDuration(tt.d); got != tt.want {
 			t.Errorf("HumanDuration(%v) = %q, want %q", tt.d, got, tt.want)
 		}
+	}
+}
+
+// An agent that exited and is not reaped yet is no agent session.
+func TestGroupAgentsSkipsZombies(t *testing.T) {
+	s := synthetic(time.Unix(1700000000, 0), [6]int{10, 1, 10}, [6]int{20, 1, 20})
+	for i := range s.Procs {
+		s.Procs[i].Comm = "claude"
+	}
+	s.Procs[1].State = 'Z'
+	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{"x"},
+		ListPanes: func(string) ([]byte, error) { return nil, ErrNoTmuxServer }}})
+	sessions, _ := g.Group(s)
+	if got := namesOf(sessions, KindAgent); !slices.Equal(got, []string{"claude/pid-10"}) {
+		t.Errorf("agents %v, want only the live claude/pid-10", got)
 	}
 }
