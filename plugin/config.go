@@ -107,6 +107,11 @@ type ProcstatConfig struct {
 	Exe     *regexp.Regexp // on the process name (pgrep)
 	User    string         // the owner's user name (pgrep -u)
 	TagWith []string       // any of ProcstatTagWith
+
+	// SkipPID is a process never selected (0: none), as pgrep never
+	// selects itself: procwalk telegraf's own, whose command line holds
+	// the pattern.
+	SkipPID int
 }
 
 // ProcstatTagWith are the tag_with properties the procstat schema supports.

@@ -50,6 +50,11 @@ type Input struct {
 	// Hook adds lines to every gather (see Config.Hook); set it before Init.
 	Hook Hook `toml:"-"`
 
+	// SkipPID leaves a process out of the procstat schema (see
+	// ProcstatConfig.SkipPID): procwalk telegraf sets its own pid. The
+	// compiled-in input is Telegraf itself, which procstat would select.
+	SkipPID int `toml:"-"`
+
 	collector *Collector
 }
 
@@ -173,5 +178,6 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	}
 	cfg.Procstat.User = in.ProcstatUser
 	cfg.Procstat.TagWith = in.ProcstatTagWith
+	cfg.Procstat.SkipPID = in.SkipPID
 	return cfg, fs, nil
 }

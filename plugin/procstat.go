@@ -34,9 +34,11 @@ func newProcstatLookup(cfg *ProcstatConfig) procstatLookup {
 
 // matches reports whether p is selected. As pgrep -f, a pattern matches the
 // command line joined by spaces, or the comm when the command line is empty
-// (kernel threads, zombies).
+// (kernel threads, zombies); as pgrep, SkipPID is never selected.
 func (l *procstatLookup) matches(p *procwalk.Process, user string, line []byte) bool {
 	switch {
+	case p.ID.PID == l.cfg.SkipPID:
+		return false
 	case l.cfg.Exe != nil:
 		return l.cfg.Exe.MatchString(procstatName(p))
 	case l.cfg.User != "":

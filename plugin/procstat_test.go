@@ -108,6 +108,7 @@ func TestProcstatLookups(t *testing.T) {
 		{"pattern falls back to comm without a command line", ProcstatConfig{Pattern: regexp.MustCompile(`^kthr`)}, [2]string{"pattern", "^kthr"}, []int64{2}},
 		{"exe on the process name", ProcstatConfig{Exe: regexp.MustCompile(`^(bash|sleep)$`)}, [2]string{"exe", "^(bash|sleep)$"}, []int64{100, 102}},
 		{"user", ProcstatConfig{User: "root"}, [2]string{"user", "root"}, []int64{1, 2}},
+		{"skipped pid", ProcstatConfig{Pattern: regexp.MustCompile(`bash`), SkipPID: 100}, [2]string{"pattern", "bash"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

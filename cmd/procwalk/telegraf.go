@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -200,6 +201,10 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in.TmuxSockets = splitList(c.sockets)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd
+	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {
+		// As pgrep leaves itself out: our command line holds the pattern.
+		in.SkipPID = os.Getpid()
+	}
 	if err := in.Init(); err != nil {
 		if errors.Is(err, procwalk.ErrNoProc) {
 			return nil, &exitErr{Code: exitError, Err: err}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -278,6 +279,28 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 			t.Errorf("stderr %q, want nothing", stderr)
 		}
 	})
+}
+
+// TestIntegrationTelegrafProcstatLeavesItselfOut: procwalk's own command
+// line holds the pattern, and pgrep, which procstat mirrors, never reports
+// itself: only the sleeper the test started matches.
+func TestIntegrationTelegrafProcstatLeavesItselfOut(t *testing.T) {
+	integration(t)
+	bin := buildProcwalk(t)
+	seconds := fmt.Sprintf("60.%06d", time.Now().UnixNano()%1e6) // a unique command line
+	sleeper := exec.Command("sleep", seconds)
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleeper.Process.Kill(); sleeper.Wait() })
+	out, err := exec.Command(bin, "telegraf", "--schema", "procstat", "--procstat-pattern", seconds, "--skip-self-metrics").Output()
+	if err != nil {
+		t.Fatalf("procwalk telegraf: %v", err)
+	}
+	want := fmt.Sprintf("pid=%di,", sleeper.Process.Pid)
+	if !strings.Contains(string(out), want) || !strings.Contains(string(out), "pid_count=1i") {
+		t.Errorf("want the sleeper (%s) and pid_count=1i, got:\n%s", want, out)
+	}
 }
 
 // exampleCommands returns the procwalk command lines of an example Telegraf

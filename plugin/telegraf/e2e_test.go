@@ -359,8 +359,8 @@ func TestCompiledInInput(t *testing.T) {
 // compares them field by field.
 func TestProcstatSchemaMatchesProcstat(t *testing.T) {
 	e := setup(t)
-	// Anchored, so that neither pgrep's nor procwalk's own command line,
-	// which hold the pattern, match it.
+	// Anchored, so that only the sleepers match, not the pane's shell whose
+	// command line starts them. (pgrep and procwalk leave themselves out.)
 	pattern := "^sleep " + e.sleep + "$"
 	conf := fmt.Sprintf(`
 [[inputs.procstat]]
