@@ -254,6 +254,13 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
 	}
+	if strings.HasSuffix(first, "register underflow") {
+		// gopher-lua's only word for a coroutine that yielded inside a Lua
+		// function a Go function was calling.
+		first += " (a coroutine cannot yield inside a function called from Go: a metamethod, a string.gsub replacement, a sort comparator or a processes filter)"
+		_, rest, _ := strings.Cut(msg, "\n")
+		msg = strings.TrimSuffix(first+"\n"+rest, "\n")
+	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)
 }
 
