@@ -68,7 +68,7 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 // pidsByArg waits until every marker ("sleep 31001") is the command line of
-// a live process, and returns marker -> pid. Cleanup kills those processes
+// a live process, argv[0] by its base name, and returns marker -> pid. Cleanup kills those processes
 // (the test started them; some escaped the tmux server and its hangup),
 // each only while it is still the very process found (pid and start time).
 func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
@@ -82,11 +82,14 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 		found := map[string]procwalk.ProcID{}
 		for i := range snap.Procs {
 			p := &snap.Procs[i]
-			cmd := strings.Join(p.Cmdline, " ")
-			for _, m := range markers {
-				if cmd == m || strings.HasSuffix(cmd, "/"+m) {
-					found[m] = p.ID
-				}
+			if len(p.Cmdline) == 0 || p.Zombie() {
+				continue
+			}
+			// Exactly: the tmux server's own command line ("tmux ...
+			// new-session ... /x/bin/claude 33001") ends with the marker too.
+			cmd := strings.Join(append([]string{filepath.Base(p.Cmdline[0])}, p.Cmdline[1:]...), " ")
+			if slices.Contains(markers, cmd) {
+				found[cmd] = p.ID
 			}
 		}
 		if len(found) == len(markers) {
