@@ -58,7 +58,7 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	switch c.cfg.Schema {
 	case SchemaProcstat:
 		c.fields |= procstatFields
-		c.lookup = newProcstatLookup(&c.cfg.Procstat)
+		c.lookup = newProcstatLookup(&c.cfg.Procstat, cfg.SkipPID)
 	case SchemaProcwalk:
 		if len(c.cfg.Group.Kinds) == 0 {
 			c.cfg.Group.Kinds = DefaultKinds()
@@ -222,10 +222,15 @@ func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *p
 		if p == nil {
 			continue
 		}
-		if match != nil && !match.MatchString(p.Comm) {
-			c.cmdline = appendCmdline(c.cmdline[:0], p.Cmdline)
-			if !match.Match(c.cmdline) {
-				continue
+		if match != nil {
+			if p.ID.PID == c.cfg.SkipPID {
+				continue // its own command line holds the pattern
+			}
+			if !match.MatchString(p.Comm) {
+				c.cmdline = appendCmdline(c.cmdline[:0], p.Cmdline)
+				if !match.Match(c.cmdline) {
+					continue
+				}
 			}
 		}
 		top = insertTop(top, p, n, c.rank)

@@ -38,6 +38,11 @@ type Config struct {
 	// NoSelfMetrics leaves out the procwalk self-metrics line.
 	NoSelfMetrics bool
 
+	// SkipPID is a process that the procstat lookups and Processes.Match
+	// never select (0: none), as pgrep never selects itself: procwalk
+	// telegraf's own, whose command line holds their patterns.
+	SkipPID int
+
 	// Users names uids (procstat's user field and lookup); nil shows uids
 	// as numbers. Group.Users defaults to it.
 	Users *procwalk.Users
@@ -107,11 +112,6 @@ type ProcstatConfig struct {
 	Exe     *regexp.Regexp // on the process name (pgrep)
 	User    string         // the owner's user name (pgrep -u)
 	TagWith []string       // any of ProcstatTagWith
-
-	// SkipPID is a process never selected (0: none), as pgrep never
-	// selects itself: procwalk telegraf's own, whose command line holds
-	// the pattern.
-	SkipPID int
 }
 
 // ProcstatTagWith are the tag_with properties the procstat schema supports.

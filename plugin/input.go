@@ -50,8 +50,8 @@ type Input struct {
 	// Hook adds lines to every gather (see Config.Hook); set it before Init.
 	Hook Hook `toml:"-"`
 
-	// SkipPID leaves a process out of the procstat schema (see
-	// ProcstatConfig.SkipPID): procwalk telegraf sets its own pid. The
+	// SkipPID is a process the procstat lookups and process_match never
+	// select (see Config.SkipPID): procwalk telegraf sets its own pid. The
 	// compiled-in input is Telegraf itself, which procstat would select.
 	SkipPID int `toml:"-"`
 
@@ -92,7 +92,7 @@ func (in *Input) Gather(acc Accumulator) error {
 
 // config turns the options into a Config and opens the procfs root.
 func (in *Input) config() (Config, procwalk.FS, error) {
-	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook}
+	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook, SkipPID: in.SkipPID}
 	root := in.Proc
 	if root == "" {
 		root = procwalk.DefaultRoot
@@ -178,6 +178,5 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	}
 	cfg.Procstat.User = in.ProcstatUser
 	cfg.Procstat.TagWith = in.ProcstatTagWith
-	cfg.Procstat.SkipPID = in.SkipPID
 	return cfg, fs, nil
 }

@@ -18,26 +18,29 @@ import (
 type procstatLookup struct {
 	key, value string // "pattern", "exe" or "user" and the configured value
 	cfg        *ProcstatConfig
+	skipPID    int // never selected (Config.SkipPID)
 }
 
-func newProcstatLookup(cfg *ProcstatConfig) procstatLookup {
+func newProcstatLookup(cfg *ProcstatConfig, skipPID int) procstatLookup {
+	l := procstatLookup{key: "pattern", value: ".", cfg: cfg, skipPID: skipPID}
 	switch {
 	case cfg.Exe != nil:
-		return procstatLookup{"exe", cfg.Exe.String(), cfg}
+		l.key, l.value = "exe", cfg.Exe.String()
 	case cfg.User != "":
-		return procstatLookup{"user", cfg.User, cfg}
+		l.key, l.value = "user", cfg.User
 	case cfg.Pattern != nil:
-		return procstatLookup{"pattern", cfg.Pattern.String(), cfg}
+		l.value = cfg.Pattern.String()
 	}
-	return procstatLookup{"pattern", ".", cfg}
+	return l
 }
 
 // matches reports whether p is selected. As pgrep -f, a pattern matches the
 // command line joined by spaces, or the comm when the command line is empty
-// (kernel threads, zombies); as pgrep, SkipPID is never selected.
+// (kernel threads, zombies); as pgrep never selects itself, skipPID is
+// never selected.
 func (l *procstatLookup) matches(p *procwalk.Process, user string, line []byte) bool {
 	switch {
-	case p.ID.PID == l.cfg.SkipPID:
+	case p.ID.PID == l.skipPID:
 		return false
 	case l.cfg.Exe != nil:
 		return l.cfg.Exe.MatchString(procstatName(p))

@@ -108,7 +108,6 @@ func TestProcstatLookups(t *testing.T) {
 		{"pattern falls back to comm without a command line", ProcstatConfig{Pattern: regexp.MustCompile(`^kthr`)}, [2]string{"pattern", "^kthr"}, []int64{2}},
 		{"exe on the process name", ProcstatConfig{Exe: regexp.MustCompile(`^(bash|sleep)$`)}, [2]string{"exe", "^(bash|sleep)$"}, []int64{100, 102}},
 		{"user", ProcstatConfig{User: "root"}, [2]string{"user", "root"}, []int64{1, 2}},
-		{"skipped pid", ProcstatConfig{Pattern: regexp.MustCompile(`bash`), SkipPID: 100}, [2]string{"pattern", "bash"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,5 +162,44 @@ func TestProcstatHostileComm(t *testing.T) {
 	}
 	if got, want := evil.fields["cmdline"], "./evil --name=a?b \uFFFD\uFFFD say \"hi\" \\"; got != want {
 		t.Errorf("cmdline = %q, want %q", got, want)
+	}
+}
+
+// SkipPID (procwalk telegraf's own pid) is never selected by a pattern,
+// but stays a member whose size counts when nothing is matched.
+func TestSkipPIDLeavesOutPatternMatchesOnly(t *testing.T) {
+	pids := func(ps []point, measurement, session string) []int64 {
+		var out []int64
+		for _, p := range only(ps, measurement) {
+			if session == "" || p.tags["session"] == session {
+				out = append(out, p.fields["pid"].(int64))
+			}
+		}
+		return out
+	}
+	bash := regexp.MustCompile(`bash`)
+	tests := []struct {
+		name string
+		cfg  Config
+		want []int64
+	}{
+		{"procstat pattern", Config{Schema: SchemaProcstat, Procstat: ProcstatConfig{Pattern: bash}}, []int64{100}},
+		{"procstat pattern, 100 skipped", Config{Schema: SchemaProcstat, Procstat: ProcstatConfig{Pattern: bash}, SkipPID: 100}, nil},
+		{"process_match", Config{Processes: ProcessConfig{Top: 5, Match: bash}}, []int64{100}},
+		{"process_match, 100 skipped", Config{Processes: ProcessConfig{Top: 5, Match: bash}, SkipPID: 100}, nil},
+		{"top without a match keeps 101", Config{Processes: ProcessConfig{Top: 2}, SkipPID: 101}, []int64{101, 100}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []int64
+			if tt.cfg.Schema == SchemaProcstat {
+				got = pids(batch(t, fixtureCollector(t, tt.cfg)), MeasurementProcstat, "")
+			} else {
+				got = pids(batch(t, userSessions(t, tt.cfg)), MeasurementProcess, "alice")
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("pids %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
