@@ -7,28 +7,6 @@ import (
 	"time"
 )
 
-func TestFormatBytes(t *testing.T) {
-	tests := []struct {
-		in   uint64
-		want string
-	}{
-		{0, "0 B"},
-		{1023, "1023 B"},
-		{1024, "1.0 KiB"},
-		{1536, "1.5 KiB"},
-		{12898509, "12.3 MiB"},
-		{1<<20 - 1, "1.0 MiB"}, // rounds up into the next unit, not "1024.0 KiB"
-		{1610612736, "1.5 GiB"},
-		{5 << 40, "5.0 TiB"},
-		{math.MaxUint64, "16.0 EiB"},
-	}
-	for _, tt := range tests {
-		if got := formatBytes(tt.in); got != tt.want {
-			t.Errorf("formatBytes(%d) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestFormatRate(t *testing.T) {
 	tests := []struct {
 		in   float64
