@@ -29,7 +29,7 @@ func ParseSignal(s string) (string, error) {
 	case "none":
 		return SignalNone, nil
 	}
-	return "", fmt.Errorf("%w: signal %q: want %q (gather once per line Telegraf writes) or %q (gather every --interval); SIGHUP/SIGUSR1/SIGUSR2 are not supported", ErrConfig, s, SignalStdin, SignalNone)
+	return "", fmt.Errorf("%w: signal (--signal) %q: want %q (gather once per line Telegraf writes) or %q (gather every --interval); SIGHUP/SIGUSR1/SIGUSR2 are not supported", ErrConfig, s, SignalStdin, SignalNone)
 }
 
 // Execd speaks Telegraf's execd protocol: batches of line protocol on

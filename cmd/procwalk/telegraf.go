@@ -140,7 +140,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 	if c.execd {
 		sig, err := plugin.ParseSignal(c.signal)
 		if err != nil {
-			return usageErrorf("--%v", err)
+			return &exitErr{Code: exitUsage, Err: err}
 		}
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)

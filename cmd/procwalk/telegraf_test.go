@@ -147,7 +147,7 @@ func TestTelegrafErrors(t *testing.T) {
 		{"option out of range", []string{"--process-top", "500"}, exitUsage, "process_top (--process-top) 500"},
 		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--session-kinds) "pods"`},
 		{"procstat option without the schema", []string{"--procstat-user", "root"}, exitUsage, "schema (--schema)"},
-		{"unsupported signal", []string{"--execd", "--signal", "SIGHUP"}, exitUsage, `signal "SIGHUP"`},
+		{"unsupported signal", []string{"--execd", "--signal", "SIGHUP"}, exitUsage, `signal (--signal) "SIGHUP"`},
 		{"no interval for signal none", []string{"--execd", "--signal", "none", "--interval", "0s"}, exitUsage, "--interval 0s"},
 		{"arguments", []string{"extra"}, exitUsage, "takes no arguments"},
 		{"missing proc", []string{"--proc", "/nonexistent/proc"}, exitError, "/nonexistent/proc"},
