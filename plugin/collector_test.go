@@ -32,7 +32,7 @@ func TestSessionsFromFixture(t *testing.T) {
 	}
 	page := int64(os.Getpagesize())
 	want := map[string]any{
-		"procs": int64(3), "threads": int64(5), "zombies": int64(1),
+		"procs": int64(3), "threads": int64(5), "zombies": int64(1), "partial": false,
 		"rss_bytes":  (1000 + 2000) * page,
 		"swap_bytes": int64((64 + 128) << 10), // VmSwap of bash and evil
 		// utime+stime of bash (50+25), evil (700+100) and the zombie (1+1) at 100 Hz

@@ -24,9 +24,10 @@ func encode(t *testing.T, write func(w metricWriter)) []point {
 
 func TestWriteSessionFields(t *testing.T) {
 	s := procwalk.Session{
-		Kind:  procwalk.KindCgroup,
-		Name:  "kubepods/pod-a",
-		Attrs: map[string]string{procwalk.AttrPod: "web-1", procwalk.AttrNamespace: "prod", procwalk.AttrCgroup: "/kubepods/x"},
+		Kind:    procwalk.KindCgroup,
+		Name:    "kubepods/pod-a",
+		Attrs:   map[string]string{procwalk.AttrPod: "web-1", procwalk.AttrNamespace: "prod", procwalk.AttrCgroup: "/kubepods/x"},
+		Partial: true,
 		Totals: procwalk.SessionTotals{
 			Totals: procwalk.Totals{
 				Procs: 3, Threads: 7, Zombies: 1, RSSBytes: 3 << 20, PSSBytes: 2 << 20, USSBytes: 1 << 20,
@@ -55,7 +56,7 @@ func TestWriteSessionFields(t *testing.T) {
 		t.Errorf("tags = %v, want %v", p.tags, wantTags)
 	}
 	want := map[string]any{
-		"procs": int64(3), "threads": int64(7), "zombies": int64(1),
+		"procs": int64(3), "threads": int64(7), "zombies": int64(1), "partial": true,
 		"rss_bytes": int64(3 << 20), "pss_bytes": int64(2 << 20), "uss_bytes": int64(1 << 20),
 		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
 		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
