@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -19,22 +20,31 @@ const (
 	SignalStdin = "STDIN"
 	// SignalNone: gather on our own Interval.
 	SignalNone = "none"
+	// SignalSIGHUP, SignalSIGUSR1, SignalSIGUSR2: Telegraf sends that
+	// signal each interval; gather once per signal received.
+	SignalSIGHUP  = "SIGHUP"
+	SignalSIGUSR1 = "SIGUSR1"
+	SignalSIGUSR2 = "SIGUSR2"
 )
 
 // ParseSignal accepts execd's signal setting, case-insensitively.
 func ParseSignal(s string) (string, error) {
-	switch strings.ToLower(s) {
-	case "stdin":
+	switch strings.ToUpper(s) {
+	case "STDIN":
 		return SignalStdin, nil
-	case "none":
+	case "NONE":
 		return SignalNone, nil
+	case SignalSIGHUP, SignalSIGUSR1, SignalSIGUSR2:
+		return strings.ToUpper(s), nil
 	}
-	return "", fmt.Errorf("%w: signal (--signal) %q: want %q (gather once per line Telegraf writes) or %q (gather every --interval); SIGHUP/SIGUSR1/SIGUSR2 are not supported", ErrConfig, s, SignalStdin, SignalNone)
+	return "", fmt.Errorf("%w: signal (--signal) %q: want %q (gather once per line Telegraf writes), %q, %q or %q (gather once per signal Telegraf sends) or %q (gather every --interval)",
+		ErrConfig, s, SignalStdin, SignalSIGHUP, SignalSIGUSR1, SignalSIGUSR2, SignalNone)
 }
 
 // Execd speaks Telegraf's execd protocol: batches of line protocol on
-// Stdout, one per line read from Stdin (SignalStdin) or per Interval
-// (SignalNone), log lines with level markers through Log. It ends, returning
+// Stdout, one per line read from Stdin (every mode but SignalNone), per
+// value received on Signals (every mode) or per Interval (SignalNone), log
+// lines with level markers through Log. It ends, returning
 // nil, when Stdin reaches EOF (Telegraf is stopping us), when ctx ends
 // (SIGTERM), or when Stdout is closed (nobody reads any more).
 type Execd struct {
@@ -42,8 +52,12 @@ type Execd struct {
 	Stdin     io.Reader
 	Stdout    io.Writer
 	Log       Logger
-	Signal    string        // SignalStdin or SignalNone
+	Signal    string        // SignalStdin, SignalNone or a SignalSIG* mode
 	Interval  time.Duration // SignalNone's period
+	// Signals delivers the signals Telegraf sends in its SIGHUP, SIGUSR1
+	// and SIGUSR2 modes (the caller's signal.Notify): one gather each.
+	// Nil when nobody sends any.
+	Signals <-chan os.Signal
 	// ReturnMemory runs a garbage collection after each batch and returns
 	// the freed memory to the kernel: a resident size that stays near the
 	// live heap (one snapshot and the rate samples) for a few percent more
@@ -83,6 +97,8 @@ func (e *Execd) Run(ctx context.Context) error {
 			if e.Signal == SignalNone {
 				continue // stdin is read only to see EOF
 			}
+		case sig := <-e.Signals:
+			e.Log.Debugf("gathering on %v", sig)
 		case <-tick:
 		}
 		err := e.Collector.WriteBatch(e.Stdout, e.Log)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -41,6 +42,11 @@ type execdRun struct {
 
 func startExecd(t *testing.T, signal string, interval time.Duration, out io.Writer) *execdRun {
 	t.Helper()
+	return startExecdSignals(t, signal, interval, out, nil)
+}
+
+func startExecdSignals(t *testing.T, signal string, interval time.Duration, out io.Writer, signals <-chan os.Signal) *execdRun {
+	t.Helper()
 	inR, inW := io.Pipe()
 	r := &execdRun{stdin: inW, stderr: &syncBuffer{}, done: make(chan error, 1)}
 	if out == nil {
@@ -55,7 +61,7 @@ func startExecd(t *testing.T, signal string, interval time.Duration, out io.Writ
 	x := &Execd{
 		Collector: userSessions(t, Config{}),
 		Stdin:     inR, Stdout: out, Log: NewLineLogger(r.stderr, true),
-		Signal: signal, Interval: interval,
+		Signal: signal, Interval: interval, Signals: signals,
 	}
 	go func() { r.done <- x.Run(ctx) }()
 	return r
@@ -114,6 +120,24 @@ func TestExecdGathersPerStdinLineAndStopsAtEOF(t *testing.T) {
 	}
 }
 
+// Telegraf's signal = "SIGHUP" (or SIGUSR1, SIGUSR2) mode: a batch per
+// signal, none for nothing, and stdin EOF still ends the run.
+func TestExecdGathersPerSignal(t *testing.T) {
+	signals := make(chan os.Signal)
+	r := startExecdSignals(t, SignalSIGHUP, 0, nil, signals)
+	for i := 0; i < 2; i++ {
+		signals <- syscall.SIGHUP
+		if s := only(r.readBatch(t), MeasurementSession); len(s) != 2 {
+			t.Fatalf("batch %d: %d sessions, want 2", i, len(s))
+		}
+	}
+	r.stdin.Close()
+	r.wait(t)
+	if got := strings.Count(r.stderr.String(), "D! gathering on hangup"); got != 2 {
+		t.Errorf("%d debug lines naming the signal, want 2:\n%s", got, r.stderr)
+	}
+}
+
 func TestExecdOwnIntervalStopsOnContext(t *testing.T) {
 	r := startExecd(t, SignalNone, 20*time.Millisecond, nil)
 	r.readBatch(t)
@@ -138,13 +162,16 @@ func TestExecdEndsQuietlyOnClosedStdout(t *testing.T) {
 }
 
 func TestParseSignal(t *testing.T) {
-	for in, want := range map[string]string{"STDIN": SignalStdin, "stdin": SignalStdin, "none": SignalNone, "NONE": SignalNone} {
+	for in, want := range map[string]string{"STDIN": SignalStdin, "stdin": SignalStdin, "none": SignalNone, "NONE": SignalNone,
+		"SIGHUP": SignalSIGHUP, "sigusr1": SignalSIGUSR1, "SIGUSR2": SignalSIGUSR2} {
 		if got, err := ParseSignal(in); err != nil || got != want {
 			t.Errorf("ParseSignal(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	if _, err := ParseSignal("SIGHUP"); !errors.Is(err, ErrConfig) {
-		t.Errorf("ParseSignal(SIGHUP) = %v, want ErrConfig", err)
+	for _, bad := range []string{"SIGTERM", "HUP", ""} {
+		if _, err := ParseSignal(bad); !errors.Is(err, ErrConfig) {
+			t.Errorf("ParseSignal(%q) = %v, want ErrConfig", bad, err)
+		}
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 
 // telegraf.go is `procwalk telegraf`: line protocol for Telegraf's exec
 // input (one batch, then exit) or its execd input (--execd: a batch per
-// line on stdin, or per --interval).
+// line on stdin, per SIGHUP/SIGUSR1/SIGUSR2, or per --interval).
 
 type telegrafCommand struct {
 	g          *globals
@@ -50,6 +50,10 @@ out and the counters (cpu_time_seconds, read_bytes ...) are there.
 EXECD MODE (--execd): for [[inputs.execd]] with data_format = "influx".
   --signal STDIN  gather once per line Telegraf writes to stdin (its
                   signal = "STDIN")
+  --signal SIGHUP, SIGUSR1 or SIGUSR2
+                  gather once per such signal Telegraf sends (its
+                  signal = "SIGHUP" ...); in every mode each of the
+                  three signals gathers once and never ends procwalk
   --signal none   gather every --interval on our own (signal = "none")
 Rates are measured between gathers. Each batch is written whole. stdin
 EOF, SIGTERM or a closed stdout end it with exit 0. Log lines on stderr
@@ -84,7 +88,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("telegraf", g, e.stderr)
 	in := &c.in
 	fs.BoolVar(&c.execd, "execd", false, "run as a Telegraf execd plugin: gather once per stdin line or --interval until stdin closes")
-	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line) or none (gather every --interval), as execd's signal setting")
+	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
 	fs.BoolVar(&c.rates, "rates", false, "exec mode: scan twice, --interval apart, to emit CPU % and other rates")
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
 	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: skip the garbage collection after each batch that returns freed memory to the kernel (lower CPU, higher resident memory)")
@@ -121,6 +125,15 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf("telegraf takes no arguments, got %q", args)
 	}
+	var gatherSignals chan os.Signal
+	if c.execd {
+		// Telegraf's signal = "SIGHUP"/"SIGUSR1"/"SIGUSR2" sends one each
+		// interval; Go's default for them is to exit. Caught first thing,
+		// in every execd mode: each one is a gather, never a death.
+		gatherSignals = make(chan os.Signal, 1)
+		signal.Notify(gatherSignals, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
+		defer signal.Stop(gatherSignals)
+	}
 	log := plugin.NewLineLogger(c.e.stderr, c.debug)
 	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
 	if err != nil {
@@ -145,7 +158,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}
-		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, ReturnMemory: !c.keepMemory}
+		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory}
 		err = x.Run(ctx)
 		if err != nil {
 			// Logged with its marker, so Telegraf shows it as an error;

@@ -147,7 +147,7 @@ func TestTelegrafErrors(t *testing.T) {
 		{"option out of range", []string{"--process-top", "500"}, exitUsage, "process_top (--process-top) 500"},
 		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--session-kinds) "pods"`},
 		{"procstat option without the schema", []string{"--procstat-user", "root"}, exitUsage, "schema (--schema)"},
-		{"unsupported signal", []string{"--execd", "--signal", "SIGHUP"}, exitUsage, `signal (--signal) "SIGHUP"`},
+		{"unsupported signal", []string{"--execd", "--signal", "SIGTERM"}, exitUsage, `signal (--signal) "SIGTERM"`},
 		{"no interval for signal none", []string{"--execd", "--signal", "none", "--interval", "0s"}, exitUsage, "--interval 0s"},
 		{"arguments", []string{"extra"}, exitUsage, "takes no arguments"},
 		{"missing proc", []string{"--proc", "/nonexistent/proc"}, exitError, "/nonexistent/proc"},
@@ -218,8 +218,9 @@ func buildProcwalk(t *testing.T) string {
 func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 	integration(t)
 	bin := buildProcwalk(t)
-	start := func(t *testing.T) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
-		cmd := exec.Command(bin, "telegraf", "--execd", "--proc", telegrafProc, "--passwd", telegrafPasswd, "--session-kinds", "user")
+	start := func(t *testing.T, extra ...string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, *bytes.Buffer) {
+		args := append([]string{"telegraf", "--execd", "--proc", telegrafProc, "--passwd", telegrafPasswd, "--session-kinds", "user"}, extra...)
+		cmd := exec.Command(bin, args...)
 		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -266,6 +267,43 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGTERM)
 		if err := wait(t, cmd); err != nil {
 			t.Errorf("after SIGTERM: %v (stderr %q), want exit 0", err, stderr)
+		}
+	})
+	// Telegraf's signal = "SIGHUP" mode: a batch per SIGHUP, and stdin
+	// EOF still ends it with exit 0. Go's default for SIGHUP is to exit.
+	t.Run("SIGHUP", func(t *testing.T) {
+		cmd, stdin, stdout, stderr := start(t, "--signal", "SIGHUP")
+		out := bufio.NewReader(stdout)
+		batch := func(what string) {
+			t.Helper()
+			sessions := 0
+			for {
+				line, err := out.ReadString('\n')
+				if err != nil {
+					t.Fatalf("%s: reading a batch: %v (stderr %q)", what, err, stderr)
+				}
+				if strings.HasPrefix(line, "procwalk_session,kind=user,session=alice") {
+					sessions++
+				}
+				if strings.HasPrefix(line, plugin.MeasurementSelf+",") {
+					break
+				}
+			}
+			if sessions != 1 {
+				t.Errorf("%s: %d alice sessions in the batch, want 1", what, sessions)
+			}
+		}
+		io.WriteString(stdin, "\n") // once this batch is out, the handler is in place
+		batch("stdin line")
+		for _, what := range []string{"first SIGHUP", "second SIGHUP"} {
+			if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+				t.Fatal(err)
+			}
+			batch(what)
+		}
+		stdin.Close()
+		if err := wait(t, cmd); err != nil {
+			t.Errorf("after SIGHUPs and stdin EOF: %v (stderr %q), want exit 0", err, stderr)
 		}
 	})
 	t.Run("closed stdout", func(t *testing.T) {
