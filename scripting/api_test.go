@@ -343,14 +343,14 @@ pw.alert{message = "pod near its limit", level = "critical", session = "cgroup:p
 		t.Errorf("print wrote %q, want %q", got, want)
 	}
 	wantLogs := `level=INFO msg="checked 3 sessions nil" script=api.lua
-level=WARN msg="agent grows" script=api.lua alert=true session=claude/myproj session_kind=agent severity=warning comm=claude pid=110 threshold=500 unit=MiB/min value=600
-level=ERROR msg="pod near its limit" script=api.lua alert=true session=pod/x session_kind=cgroup severity=critical
+level=WARN msg="agent grows" script=api.lua alert=true kind=agent session=claude/myproj severity=warning comm=claude pid=110 threshold=500 unit=MiB/min value=600
+level=ERROR msg="pod near its limit" script=api.lua alert=true kind=cgroup session=pod/x severity=critical
 `
 	if got := w.logs.String(); got != wantLogs {
 		t.Errorf("logs\n%s\nwant\n%s", got, wantLogs)
 	}
-	wantLines := "procwalk_alert rule=api.lua,session=claude/myproj,session_kind=agent,severity=warning | comm=claude,message=agent grows,pid=110,threshold=500,unit=MiB/min,value=600 @1700864000\n" +
-		"procwalk_alert rule=api.lua,session=pod/x,session_kind=cgroup,severity=critical | message=pod near its limit @1700864000"
+	wantLines := "procwalk_alert kind=agent,rule=api.lua,session=claude/myproj,severity=warning | comm=claude,message=agent grows,pid=110,threshold=500,unit=MiB/min,value=600 @1700864000\n" +
+		"procwalk_alert kind=cgroup,rule=api.lua,session=pod/x,severity=critical | message=pod near its limit @1700864000"
 	if got := strings.Join(w.emitter.lines, "\n"); got != wantLines {
 		t.Errorf("emitted\n%s\nwant\n%s", got, wantLines)
 	}
@@ -364,6 +364,7 @@ func TestAlertMisuse(t *testing.T) {
 		{`pw.alert{message = "m", session = 3}`, `alert session must be a session or "KIND:NAME"`},
 		{`pw.alert{message = "m", process = 1}`, "alert process must be a process, got number"},
 		{`pw.alert{message = "m", rule = "x"}`, "alert key rule is reserved"},
+		{`pw.alert{message = "m", kind = "tmux"}`, "alert key kind is reserved"},
 		{`pw.alert{message = "m", extra = {}}`, "alert extra must be a number, boolean or string"},
 		{`pw.alert{message = "m", value = 0/0}`, "alert value is NaN: line protocol has no NaN or infinity"},
 		{`pw.alert("m")`, "table expected, got string"},

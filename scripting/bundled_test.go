@@ -175,8 +175,8 @@ func TestZombies(t *testing.T) {
 		t.Errorf("alerts below the threshold: %q", w.emitter.lines)
 	}
 	runBundled(t, w, "zombies", "alert=1")
-	want = "procwalk_alert rule=zombies.lua,session=build,session_kind=tmux,severity=warning | comm=make,message=zombies: make 120 has not reaped 1 children,pid=120,threshold=1,value=1 @1700864000\n" +
-		"procwalk_alert rule=zombies.lua,session=pod/1234abcd-5678-90ef-1234-567890abcdef,session_kind=cgroup,severity=warning | comm=java,message=zombies: java 201 has not reaped 1 children,pid=201,threshold=1,value=1 @1700864000"
+	want = "procwalk_alert kind=tmux,rule=zombies.lua,session=build,severity=warning | comm=make,message=zombies: make 120 has not reaped 1 children,pid=120,threshold=1,value=1 @1700864000\n" +
+		"procwalk_alert kind=cgroup,rule=zombies.lua,session=pod/1234abcd-5678-90ef-1234-567890abcdef,severity=warning | comm=java,message=zombies: java 201 has not reaped 1 children,pid=201,threshold=1,value=1 @1700864000"
 	if got := strings.Join(w.emitter.lines, "\n"); got != want {
 		t.Errorf("alerts\n%s\nwant\n%s", got, want)
 	}
@@ -263,7 +263,7 @@ func TestGrowthWatch(t *testing.T) {
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
-	wantAlert := "procwalk_alert rule=growth-watch.lua,session=claude/myproj,session_kind=agent,severity=warning | comm=claude,message=growth-watch: claude 110 grows 450.0 MiB/min, now 1.1 GiB in agent:claude/myproj,pid=110,threshold=2.097152e+08,value=4.718592e+08 @1700864000"
+	wantAlert := "procwalk_alert kind=agent,rule=growth-watch.lua,session=claude/myproj,severity=warning | comm=claude,message=growth-watch: claude 110 grows 450.0 MiB/min, now 1.1 GiB in agent:claude/myproj,pid=110,threshold=2.097152e+08,value=4.718592e+08 @1700864000"
 	if got := strings.Join(w.emitter.lines, "\n"); got != wantAlert {
 		t.Errorf("alert\n%s\nwant\n%s", got, wantAlert)
 	}

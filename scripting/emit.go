@@ -146,7 +146,7 @@ func alertLevels() map[string]slog.Level {
 // procwalk.alert{message=, level=, session=, process=, value=, threshold=,
 // ...} -> true: a structured record on stderr and, when there is an output
 // stream, a procwalk_alert line tagged rule, severity (the level) and
-// session. level is
+// kind and session. level is
 // info, warning (default) or critical; session is a session or "KIND:NAME";
 // process a process; other keys with numbers, booleans or strings become
 // fields.
@@ -169,8 +169,8 @@ func (m *module) luaAlert(L *lua.LState) int {
 			}
 		case "session":
 			kind, name := alertSession(L, v)
-			tags["session_kind"], tags["session"] = kind, name
-		case "rule", "session_kind", "severity":
+			tags["kind"], tags["session"] = kind, name // as in procwalk_session
+		case "rule", "kind", "severity":
 			L.ArgError(1, fmt.Sprintf("alert key %s is reserved: procwalk sets it", key))
 		case "process":
 			ref := checkProcessValue(L, v)

@@ -84,14 +84,14 @@ func TestRunBundledScript(t *testing.T) {
 	for _, want := range []string{
 		"2 zombies under 2 parents\n",
 		"  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped: sh 202",
-		`level=WARN msg="zombies: make 120 has not reaped 1 children" script=zombies.lua alert=true session=session-1.scope session_kind=cgroup`,
+		`level=WARN msg="zombies: make 120 has not reaped 1 children" script=zombies.lua alert=true kind=cgroup session=session-1.scope`,
 	} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
 	lines := checkLines(t, r.stdout, 2)
-	if !strings.HasPrefix(lines[0], `procwalk_alert,rule=zombies.lua,session=session-1.scope,session_kind=cgroup,severity=warning comm="make",message="zombies: make 120 has not reaped 1 children",pid=120i,threshold=1,value=1 `) {
+	if !strings.HasPrefix(lines[0], `procwalk_alert,kind=cgroup,rule=zombies.lua,session=session-1.scope,severity=warning comm="make",message="zombies: make 120 has not reaped 1 children",pid=120i,threshold=1,value=1 `) {
 		t.Errorf("alert line %q", lines[0])
 	}
 }
@@ -183,7 +183,7 @@ func TestRunMemoryGuardDryRun(t *testing.T) {
 	if !strings.HasPrefix(lines[0], "procwalk_action,outcome=dry_run,requester=rule:memory-guard.lua ") || !strings.Contains(lines[0], "dry_run=true") || !strings.Contains(lines[0], "pid=110i") {
 		t.Errorf("action line %q", lines[0])
 	}
-	if !strings.HasPrefix(lines[1], "procwalk_alert,rule=memory-guard.lua,session=claude/myproj,session_kind=agent,severity=warning ") {
+	if !strings.HasPrefix(lines[1], "procwalk_alert,kind=agent,rule=memory-guard.lua,session=claude/myproj,severity=warning ") {
 		t.Errorf("alert line %q", lines[1])
 	}
 }

@@ -37,7 +37,7 @@ end`)
 		"procwalk_session,kind=user,session=app,user=app ",
 		"procwalk_session,agent=claude,kind=agent,session=claude/myproj ",
 		"agent_rule,project=myproj procs=3 ",
-		"procwalk_alert,rule=rule.lua,session=claude/myproj,session_kind=agent,severity=warning message=\"agent seen\" ",
+		"procwalk_alert,kind=agent,rule=rule.lua,session=claude/myproj,severity=warning message=\"agent seen\" ",
 		"procwalk_action,outcome=dry_run,requester=rule:rule.lua pid=110i,",
 	} {
 		idx := []int{0, 3, 4, 5, 6}[i]
@@ -45,7 +45,7 @@ end`)
 			t.Errorf("line %d: %q, want prefix %q", idx+1, lines[idx], prefix)
 		}
 	}
-	for _, want := range []string{"I! mode\ttelegraf\t2GiB\n", "W! agent seen script=rule.lua alert=true session=claude/myproj", "W! would signal pid 110 (claude)"} {
+	for _, want := range []string{"I! mode\ttelegraf\t2GiB\n", "W! agent seen script=rule.lua alert=true kind=agent session=claude/myproj", "W! would signal pid 110 (claude)"} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}

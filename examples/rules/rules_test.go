@@ -22,7 +22,7 @@ const fixture = "../../scripting/testdata/"
 type emitted struct{ lines []string }
 
 func (e *emitted) Emit(m string, tags map[string]string, fields map[string]any, _ time.Time) error {
-	e.lines = append(e.lines, fmt.Sprintf("%s %s/%s %v", m, tags["kind"]+tags["session_kind"], tags["session"], fields))
+	e.lines = append(e.lines, fmt.Sprintf("%s %s/%s %v", m, tags["kind"], tags["session"], fields))
 	return nil
 }
 
