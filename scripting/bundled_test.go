@@ -353,6 +353,38 @@ func TestMemoryGuardDryRun(t *testing.T) {
 	}
 }
 
+// No sessions is nothing to say; a sessions error or an unknown session
+// is said, with its reason (never a bare "nil").
+func TestMemoryGuardWithoutSessions(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		sessions func() ([]procwalk.Session, error)
+		args     []string
+		wantLog  string
+	}{
+		{"none", func() ([]procwalk.Session, error) { return nil, nil }, nil, ""},
+		{"grouping failed", func() ([]procwalk.Session, error) { return nil, errors.New("tmux: server did not answer") },
+			nil, `level=INFO msg="memory-guard: nothing guarded: tmux: server did not answer" script=memory-guard.lua` + "\n"},
+		{"unknown session", nil, []string{"session=tmux:nope"},
+			`level=INFO msg="memory-guard: nothing guarded: no such session tmux:nope`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			if c.sessions != nil {
+				w.in.Sessions = c.sessions
+			}
+			runBundled(t, w, "memory-guard", c.args...)
+			got := w.logs.String()
+			if !strings.HasPrefix(got, c.wantLog) || (c.wantLog == "") != (got == "") || strings.Contains(got, "nil") {
+				t.Errorf("logs %q, want %q", got, c.wantLog)
+			}
+			if len(w.killer.calls) != 0 {
+				t.Errorf("killed %q", w.killer.calls)
+			}
+		})
+	}
+}
+
 func TestMemoryGuardBadArgs(t *testing.T) {
 	w := newWorld(t)
 	for _, args := range [][]string{{"limit=lots"}, {"ticks=0"}, {"ticks=1.5"}, {"grace=-1"}} {

@@ -35,9 +35,12 @@ if pw.args.session then
 else
   sessions, serr = pw.sessions()
 end
-if not sessions or #sessions == 0 then
-  pw.log("memory-guard: no sessions to guard:", serr)
+if serr then
+  pw.log("memory-guard: nothing guarded: " .. serr)
   return
+end
+if not sessions or #sessions == 0 then
+  return -- no sessions at all (no tmux server, say): nothing to guard, nothing to say
 end
 
 -- Sessions overlap (an agent inside a tmux session): one kill per process.
