@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"cmp"
+	"math"
 	"slices"
 )
 
@@ -56,6 +57,10 @@ func (c *cumulative) update(s *Snapshot, sessions []Session) {
 		}
 		sc.live = true
 		sc.update(s, ss)
+		// A sum of many float seconds gathers noise (953.2900000000001)
+		// that would only grow from gather to gather. Every term is whole
+		// clock ticks, so the exact sum is too: round to the tick.
+		sc.cpuSeconds = roundToTicks(sc.cpuSeconds, s.Host.ClockTicks)
 		ss.Totals.CumulativeCPUSeconds = sc.cpuSeconds
 		ss.Totals.CumulativeReadBytes = sc.readBytes
 		ss.Totals.CumulativeWriteBytes = sc.writeBytes
@@ -153,4 +158,13 @@ func (ss *Session) member(s *Snapshot, m int) *Process {
 		}
 	}
 	return s.Lookup(ss.Members[m])
+}
+
+// roundToTicks rounds seconds to the nearest whole clock tick at hz ticks a
+// second (USER_HZ); hz 0 (unknown) leaves it alone.
+func roundToTicks(seconds float64, hz uint64) float64 {
+	if hz == 0 {
+		return seconds
+	}
+	return math.Round(seconds*float64(hz)) / float64(hz)
 }

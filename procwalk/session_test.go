@@ -323,6 +323,29 @@ func TestCumulativeCountersNeverGoBack(t *testing.T) {
 	}
 }
 
+// CPU seconds are whole clock ticks: the session's sum stays on the tick
+// (0.3, not 0.1+0.2 = 0.30000000000000004) from gather to gather.
+func TestCumulativeCPUSecondsHasNoFloatNoise(t *testing.T) {
+	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
+	t0 := time.Unix(1700000000, 0)
+	for i, step := range []struct {
+		cpu  [2]float64 // members 10 and 11, at USER_HZ 100
+		want float64
+	}{
+		{[2]float64{0.1, 0.2}, 0.3},
+		{[2]float64{0.3, 0.6}, 0.9},       // unrounded: 0.8999999999999999
+		{[2]float64{953.29, 0.6}, 953.89}, // 0.9 + 952.99
+	} {
+		s := synthetic(t0.Add(time.Duration(i)*time.Second), [6]int{10, 1, 10, 0, 0, 0}, [6]int{11, 10, 10, 0, 0, 0})
+		s.Host.ClockTicks = 100
+		s.Procs[0].UserCPUSeconds, s.Procs[1].UserCPUSeconds = step.cpu[0], step.cpu[1]
+		sessions, _ := g.Group(s)
+		if got := find(t, sessions, "sid:10").Totals.CumulativeCPUSeconds; got != step.want {
+			t.Errorf("gather %d: cumulative CPU %v, want %v", i, got, step.want)
+		}
+	}
+}
+
 func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
 	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
