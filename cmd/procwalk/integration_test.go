@@ -145,18 +145,29 @@ func TestIntegrationTreeOfOwnProcesses(t *testing.T) {
 	parent := startGroup(t, "sleep 60 & sleep 60 & wait", marker)
 	pid := strconv.Itoa(parent.Process.Pid)
 
+	// The subtree RSS must be the sum of the members' statm. A freshly
+	// exec'd sleep still faults pages in, so compare only a run during
+	// which the sum held still (read before and after the CLI).
 	var r result
+	var lines []string
+	var before, after uint64
 	deadline := time.Now().Add(10 * time.Second)
 	for {
+		before = treeResident(t, parent.Process.Pid)
 		r = cli(t, "tree", pid)
-		if r.code == exitOK && strings.Count(r.stdout, "sleep") == 2 || time.Now().After(deadline) {
+		after = treeResident(t, parent.Process.Pid)
+		lines = strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		settled := r.code == exitOK && strings.Count(r.stdout, "sleep") == 2 && before == after
+		if settled || time.Now().After(deadline) {
 			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
 	}
-	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if r.code != exitOK || len(lines) != 4 {
 		t.Fatalf("exit %d, want a header and 3 lines:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if before != after {
+		t.Fatalf("the RSS of the processes this test started did not hold still for 10 s (%d then %d bytes)", before, after)
 	}
 	// PID RSS PROCS TREE-RSS COMMAND: the shell with 3 processes, then
 	// its two sleeps.
@@ -167,19 +178,37 @@ func TestIntegrationTreeOfOwnProcesses(t *testing.T) {
 	if !strings.Contains(lines[2], "├─ sleep") || !strings.Contains(lines[3], "└─ sleep") {
 		t.Errorf("children lines:\n%s\n%s", lines[2], lines[3])
 	}
-	// The subtree RSS is the sum over the processes we started (idle, so
-	// their RSS holds still).
-	sum := residentBytes(t, parent.Process.Pid)
-	for _, l := range lines[2:] {
-		child, err := strconv.Atoi(strings.Fields(l)[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum += residentBytes(t, child)
-	}
-	if got, want := strings.Join(root[4:6], " "), formatBytes(sum); got != want {
+	if got, want := strings.Join(root[4:6], " "), formatBytes(after); got != want {
 		t.Errorf("TREE-RSS %s, want %s (sum of statm)", got, want)
 	}
+}
+
+// treeResident sums statm's resident bytes over pid and its children
+// (found through their stat ppid), which is the whole tree of a shell
+// running two sleeps.
+func treeResident(t *testing.T, pid int) uint64 {
+	t.Helper()
+	sum := residentBytes(t, pid)
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		child, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", child))
+		if err != nil {
+			continue // gone meanwhile
+		}
+		// Fields after the last ')': state, ppid, ...
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			sum += residentBytes(t, child)
+		}
+	}
+	return sum
 }
 
 // ps on the real host, with rates: a table that includes the test itself.
