@@ -1,6 +1,9 @@
 package procwalk
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // cgroup.go parses /proc/<pid>/cgroup: one "hierarchy-ID:controllers:path"
 // line per hierarchy; cgroup v2 is the line "0::/path".
@@ -20,11 +23,11 @@ func parseCgroup(b []byte) ([]CgroupLine, error) {
 		if len(line) == 0 {
 			continue
 		}
-		c1 := indexByte(line, ':')
+		c1 := bytes.IndexByte(line, ':')
 		if c1 < 0 {
 			return nil, fmt.Errorf("%w: cgroup: line without ':'", ErrMalformed)
 		}
-		c2 := indexByte(line[c1+1:], ':')
+		c2 := bytes.IndexByte(line[c1+1:], ':')
 		if c2 < 0 {
 			return nil, fmt.Errorf("%w: cgroup: line with one ':'", ErrMalformed)
 		}

@@ -1,5 +1,7 @@
 package procwalk
 
+import "bytes"
+
 // cmdline.go parses /proc/<pid>/cmdline: arguments separated (and usually
 // ended) by NUL bytes. Empty for kernel threads and zombies. A process may
 // rewrite its argv area, e.g. into one space-separated string: we return what
@@ -20,7 +22,7 @@ func parseCmdline(b []byte) []string {
 	}
 	args := make([]string, 0, n)
 	for {
-		i := indexByte(b, 0)
+		i := bytes.IndexByte(b, 0)
 		if i < 0 {
 			return append(args, string(b))
 		}

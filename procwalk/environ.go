@@ -28,7 +28,7 @@ func (fs FS) readPIDFile(pid int, name string, buf []byte) ([]byte, error) {
 	if err != nil {
 		return buf[:0], classify(err)
 	}
-	buf, _, err = readAllFD(fd, buf)
+	buf, _, err = readAllFD(fd, buf, false)
 	syscall.Close(fd)
 	return buf, classify(err)
 }

@@ -90,7 +90,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, classify(&os.PathError{Op: "open", Path: path, Err: err})
 	}
 	defer syscall.Close(fd)
-	b, _, err := readAllFD(fd, make([]byte, 0, 4096))
+	b, _, err := readAllFD(fd, make([]byte, 0, 4096), false)
 	if err != nil {
 		return nil, classify(&os.PathError{Op: "read", Path: path, Err: err})
 	}

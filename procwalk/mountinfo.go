@@ -36,7 +36,7 @@ func parseHidePID(b []byte, root string) string {
 		hide = ""
 		for opts := g[2]; len(opts) > 0; {
 			opt := opts
-			if i := indexByte(opts, ','); i >= 0 {
+			if i := bytes.IndexByte(opts, ','); i >= 0 {
 				opt, opts = opts[:i], opts[i+1:]
 			} else {
 				opts = nil

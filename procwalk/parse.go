@@ -1,26 +1,10 @@
 package procwalk
 
+import "bytes"
+
 // parse.go holds allocation-free helpers shared by the /proc parsers. They
 // replace strings.Fields and strconv on the hot path, where every process
 // costs a few of each.
-
-func indexByte(b []byte, c byte) int {
-	for i, x := range b {
-		if x == c {
-			return i
-		}
-	}
-	return -1
-}
-
-func lastIndexByte(b []byte, c byte) int {
-	for i := len(b) - 1; i >= 0; i-- {
-		if b[i] == c {
-			return i
-		}
-	}
-	return -1
-}
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
@@ -109,7 +93,7 @@ func kBToBytes(b []byte) (uint64, bool) {
 // keyValue splits a "Key:   value unit" line (status, smaps_rollup, io,
 // meminfo) into key and the first word of the value.
 func keyValue(line []byte) (key, val []byte, ok bool) {
-	c := indexByte(line, ':')
+	c := bytes.IndexByte(line, ':')
 	if c <= 0 {
 		return nil, nil, false
 	}
@@ -127,7 +111,7 @@ func keyValue(line []byte) (key, val []byte, ok bool) {
 
 // nextLine returns the first line of b and the rest after its newline.
 func nextLine(b []byte) (line, rest []byte) {
-	if i := indexByte(b, '\n'); i >= 0 {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		return b[:i], b[i+1:]
 	}
 	return b, nil

@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -458,7 +459,7 @@ func paneForeground(fs FS, s *Snapshot, tp *TmuxPane, buf []byte) []byte {
 // process group of the process's controlling terminal (-1 without one).
 // Fields after the comm's last ')' are: state ppid pgrp session tty_nr tpgid.
 func parseStatTPGID(b []byte) (int, bool) {
-	close := lastIndexByte(b, ')')
+	close := bytes.LastIndexByte(b, ')')
 	if close < 0 {
 		return 0, false
 	}

@@ -176,7 +176,7 @@ func (sc *Scanner) read(root, pid int, file string) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, pathError("open", sc.fs.root, path, err)
 	}
-	b, truncated, err := readAllFD(fd, sc.buf)
+	b, truncated, err := readAllFD(fd, sc.buf, file != "cmdline")
 	syscall.Close(fd)
 	sc.buf = b[:0]
 	if err != nil {

@@ -1,6 +1,9 @@
 package procwalk
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // stat.go parses /proc/<pid>/stat (proc_pid_stat(5)). Times are in clock
 // ticks (USER_HZ), vsize in bytes, rss in pages; Snapshot converts them to
@@ -44,8 +47,8 @@ func parseStat(b []byte) (Stat, error) {
 // parseStatNoComm is parseStat leaving Comm empty and returning its bytes
 // (aliasing b), so the scan loop can intern it without an allocation.
 func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
-	open := indexByte(b, '(')
-	close := lastIndexByte(b, ')')
+	open := bytes.IndexByte(b, '(')
+	close := bytes.LastIndexByte(b, ')')
 	if open < 0 || close < open {
 		return s, nil, fmt.Errorf("%w: stat: no (comm)", ErrMalformed)
 	}
