@@ -95,7 +95,11 @@ func (c *Collector) gather() (*Gather, error) {
 	if c.grouper != nil {
 		c.grouper.Prefetch() // tmux answers while we scan
 	}
-	snap, err := c.scanner.Snapshot(c.fields)
+	var sel procwalk.Selector
+	if c.grouper != nil {
+		sel = c.grouper.Selector()
+	}
+	snap, err := c.scanner.SnapshotSelect(c.fields, sel)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
 	}

@@ -68,6 +68,19 @@ func matchAgent(p *Process, rules []AgentRule) int {
 // comm alone would make one named after its pid, its cwd being gone.
 func mayBeAgent(p *Process) bool { return !p.Kernel && !p.Zombie() }
 
+// agentNeedsCmdline reports whether matching p against rules needs its
+// command line, which a scan then reads for p alone: an interpreter's script
+// argument (node running Claude Code's CLI), and argv[0] where the comm may
+// not be the whole name (the kernel cuts comm at 15 bytes). Anything else
+// matches by comm, which is argv[0]'s base name unless the process rewrote
+// its title.
+func agentNeedsCmdline(p *Process) bool {
+	return mayBeAgent(p) && (agentInterpreter(p.Comm) || len(p.Comm) >= maxCommLen)
+}
+
+// maxCommLen is the longest comm the kernel keeps (TASK_COMM_LEN - 1).
+const maxCommLen = 15
+
 // agentKey is what matchAgent looks at: processes with equal keys match the
 // same rule, so the Grouper caches the answer per key.
 type agentKey struct{ comm, name, script string }

@@ -37,9 +37,9 @@ func benchGrouper(b *testing.B) (*Grouper, *Scanner) {
 // that see the same load on a busy machine (their order rotates, so none
 // always finds the others' caches warm):
 //   - bare:    a snapshot of the default fields;
-//   - fields:  a snapshot of the fields grouping needs (status, cmdline, cwd,
-//     cgroup);
-//   - grouped: Prefetch, that snapshot and Group, as the CLI and Telegraf do.
+//   - fields:  a snapshot of the fields grouping needs (Grouper.Scan: status,
+//     cgroup, and the cmdline of possible agents);
+//   - grouped: that scan and Group, as the CLI and Telegraf do.
 //
 // It reports wall time and CPU time of each, and the ratios grouped/fields
 // (what grouping itself adds) and grouped/bare (what sessions cost over a
@@ -59,11 +59,8 @@ func BenchmarkSessionsOverhead(b *testing.B) {
 		fn        func()
 	}
 	bare := &run{fn: func() { benchSnapshot(b, sc, 0) }}
-	fields := &run{fn: func() { benchSnapshot(b, sc, g.Fields()) }}
-	grouped := &run{fn: func() {
-		g.Prefetch()
-		g.Group(benchSnapshot(b, sc, g.Fields()))
-	}}
+	fields := &run{fn: func() { groupedSnapshot(b, g, sc) }}
+	grouped := &run{fn: func() { g.Group(groupedSnapshot(b, g, sc)) }}
 	runs := []*run{bare, fields, grouped}
 	var serverCPU time.Duration
 	b.ReportAllocs()
@@ -102,7 +99,7 @@ func BenchmarkSessionsOverhead(b *testing.B) {
 // with the Grouper's caches warm: what each gather of Telegraf adds.
 func BenchmarkSessionsGroupWarm(b *testing.B) {
 	g, sc := benchGrouper(b)
-	s := benchSnapshot(b, sc, g.Fields())
+	s := groupedSnapshot(b, g, sc)
 	g.Group(s)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -115,7 +112,7 @@ func BenchmarkSessionsGroupWarm(b *testing.B) {
 // the one-shot CLI's case, every cache empty.
 func BenchmarkSessionsGroupCold(b *testing.B) {
 	g, sc := benchGrouper(b)
-	s := benchSnapshot(b, sc, g.Fields())
+	s := groupedSnapshot(b, g, sc)
 	b.ReportAllocs()
 	for b.Loop() {
 		fresh, err := NewGrouper(g.fs, g.cfg)
@@ -134,6 +131,15 @@ func benchSnapshot(b *testing.B, sc *Scanner, f Fields) *Snapshot {
 	return s
 }
 
+// groupedSnapshot is g.Scan: Prefetch, and a snapshot of what g needs.
+func groupedSnapshot(b *testing.B, g *Grouper, sc *Scanner) *Snapshot {
+	s, err := g.Scan(sc, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
 // ownCPUTime is this process's CPU time plus that of its reaped children.
 func ownCPUTime(b *testing.B) time.Duration {
 	var ru syscall.Rusage
@@ -146,7 +152,7 @@ func ownCPUTime(b *testing.B) time.Duration {
 // tmuxServerIDs finds the tmux servers the Grouper asks (the parents of
 // their panes' processes) and the clock ticks of their CPU times.
 func tmuxServerIDs(g *Grouper, sc *Scanner, b *testing.B) ([]ProcID, uint64) {
-	s := benchSnapshot(b, sc, g.Fields())
+	s := groupedSnapshot(b, g, sc)
 	sessions, _ := g.Group(s)
 	var ids []ProcID
 	seen := map[int]bool{}

@@ -27,7 +27,7 @@ func ExampleGrouper() {
 		log.Fatal(err)
 	}
 	g.Prefetch() // ask tmux while the snapshot is taken
-	s, err := fs.Snapshot(g.Fields())
+	s, err := g.Scan(procwalk.NewScanner(fs), 0)
 	if err != nil {
 		log.Fatal(err)
 	}

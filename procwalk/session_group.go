@@ -78,9 +78,11 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 // enough to the limit that the OOM killer or CPU throttling is near.
 const defaultDangerPercent = 80
 
-// Fields returns the optional fields the configured kinds read from each
-// process; Snapshot with at least these (Group works with fewer, leaving the
-// sessions that need them empty and saying so in a note).
+// Fields returns the optional fields the configured kinds read from every
+// process. Kinds that need a file only for a few processes (agents: the
+// cmdline of interpreters) ask for it through Selector; Scan uses both.
+// Group works with fewer fields, leaving the sessions that need them empty
+// and saying so in a note.
 func (g *Grouper) Fields() Fields {
 	var f Fields
 	if g.kinds[KindCgroup] {
@@ -88,9 +90,6 @@ func (g *Grouper) Fields() Fields {
 	}
 	if g.kinds[KindUser] {
 		f |= FieldStatus
-	}
-	if g.kinds[KindAgent] {
-		f |= FieldCmdline // agents' cwd is read for them alone
 	}
 	if g.kinds[KindTree] {
 		for _, t := range g.cfg.Trees {
@@ -107,13 +106,34 @@ func (g *Grouper) Fields() Fields {
 	return f
 }
 
+// Selector picks the files the configured kinds read only for some
+// processes: the cmdline of possible agents (see agentNeedsCmdline).
+func (g *Grouper) Selector() Selector {
+	if !g.kinds[KindAgent] {
+		return Selector{}
+	}
+	return Selector{Fields: FieldCmdline, Select: func(p *Process) Fields {
+		if agentNeedsCmdline(p) {
+			return FieldCmdline
+		}
+		return 0
+	}}
+}
+
+// Scan takes a snapshot with fields and what grouping needs (Fields and
+// Selector), asking tmux meanwhile (Prefetch): the way to scan for Group.
+func (g *Grouper) Scan(sc *Scanner, fields Fields) (*Snapshot, error) {
+	g.Prefetch()
+	return sc.SnapshotSelect(fields|g.Fields(), g.Selector())
+}
+
 // Group builds the sessions of s: by kind in Kinds() order, then by name
 // (agents: oldest first). Notes say what could not be done (no tmux server,
 // a field not read, a cgroupfs not mounted) without being errors. tmux is
 // asked while the other kinds are grouped (or earlier, see Prefetch).
 func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	var n noteList
-	if missing := g.Fields() &^ s.Fields; missing != 0 {
+	if missing := (g.Fields() | g.Selector().Fields) &^ (s.Fields | s.Selected); missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
 	}
 	tmux := g.prefetched

@@ -140,7 +140,7 @@ func liveGroup(t *testing.T, cfg procwalk.GroupConfig) (*procwalk.Grouper, []pro
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := fs.Snapshot(g.Fields() | procwalk.FieldIO)
+	snap, err := g.Scan(procwalk.NewScanner(fs), procwalk.FieldIO)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func fixtureGrouper(t *testing.T, root string, cfg GroupConfig) (*Grouper, *Snap
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := fs.Snapshot(g.Fields())
+	s, err := g.Scan(NewScanner(fs), 0)
 	if err != nil {
 		t.Fatal(err)
 	}

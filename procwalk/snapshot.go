@@ -17,7 +17,8 @@ type Snapshot struct {
 	Time       time.Time     // when the scan started
 	Duration   time.Duration // how long the scan took
 	Host       Host          // the host facts the numbers were converted with
-	Fields     Fields        // optional fields asked for
+	Fields     Fields        // optional fields asked for, for every process
+	Selected   Fields        // optional fields a Selector may have asked for some processes
 	Procs      []Process     // ascending PID
 	Visibility Visibility    // what the scan could not see
 
@@ -73,6 +74,28 @@ type Scanner struct {
 	dents []byte
 	pids  []int
 	comms map[string]string // interned comm strings: most repeat across scans
+	spare []Process         // a recycled snapshot's storage, for the next scan
+}
+
+// A Selector picks optional fields for one process, called once its stat
+// and statm are read (ID, comm, ppid, state, kernel known): a kind that needs
+// a costly file only for a few processes (agents' cmdline) reads it for
+// those alone. It may also fill fields itself from elsewhere and mark them
+// in p.Read; it must not keep p.
+type Selector struct {
+	Fields Fields                  // every field Select may return or fill
+	Select func(p *Process) Fields // the fields to read for p besides the scan's
+}
+
+// Recycle hands a snapshot's storage back for the next scan to reuse, so a
+// steady state of repeated scans does not allocate a Process array per scan.
+// The caller must not use s, or anything pointing into it, afterwards.
+func (sc *Scanner) Recycle(s *Snapshot) {
+	if s != nil && cap(s.Procs) > cap(sc.spare) {
+		clear(s.Procs[:cap(s.Procs)]) // drop the strings and slices it holds
+		sc.spare = s.Procs[:0]
+		s.Procs = nil
+	}
 }
 
 // NewScanner returns a Scanner reading fs.
@@ -99,6 +122,12 @@ const maxInterned = 8192
 // fields asked for. It fails only when the root cannot be listed; anything
 // wrong with single processes is counted in Visibility.
 func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
+	return sc.SnapshotSelect(fields, Selector{})
+}
+
+// SnapshotSelect is Snapshot reading, besides fields, what sel selects for
+// each process.
+func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error) {
 	start := time.Now()
 	host, err := sc.fs.Host()
 	if err != nil {
@@ -126,14 +155,20 @@ func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
 		clear(sc.comms)
 	}
 
-	s := &Snapshot{Time: start, Host: host, Fields: fields, Procs: make([]Process, 0, len(sc.pids))}
+	procs := sc.spare
+	sc.spare = nil
+	if cap(procs) < len(sc.pids) {
+		// Room for a few more: the next scan may list a few more pids.
+		procs = make([]Process, 0, len(sc.pids)+len(sc.pids)/16)
+	}
+	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs}
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
 	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0
 	for _, pid := range sc.pids {
 		s.Procs = append(s.Procs, Process{})
 		p := &s.Procs[len(s.Procs)-1]
-		if err := sc.readProcess(root, pid, fields, &host, p); err != nil {
+		if err := sc.readProcess(root, pid, fields, sel.Select, &host, p); err != nil {
 			s.Procs = s.Procs[:len(s.Procs)-1]
 			switch {
 			case IsGone(err):
@@ -196,7 +231,7 @@ func (sc *Scanner) intern(b []byte) string {
 
 // readProcess fills p. An error means the process must be dropped: it is
 // gone, or its stat/statm is unreadable or malformed.
-func (sc *Scanner) readProcess(root, pid int, fields Fields, host *Host, p *Process) error {
+func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) Fields, host *Host, p *Process) error {
 	b, _, err := sc.read(root, pid, "stat")
 	if err != nil {
 		return err
@@ -230,6 +265,9 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, host *Host, p *Proc
 	p.RSSBytes = sm.ResidentPages * page
 	p.SharedBytes, p.TextBytes, p.DataBytes = sm.SharedPages*page, sm.TextPages*page, sm.DataPages*page
 
+	if sel != nil {
+		fields = (fields | sel(p)) &^ p.Read
+	}
 	var gone error
 	fields.each(func(f Fields) {
 		if gone != nil {

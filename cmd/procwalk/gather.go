@@ -17,8 +17,9 @@ import (
 // --interval apart: CPU % and IO bytes/s need two samples, and a Sampler
 // fills Rates on the second scan for every process seen in both. Processes
 // first seen in the second scan have no rates (Rates.Measured false).
-// ctx cancels the wait between the scans.
-func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bool) (*procwalk.Snapshot, error) {
+// sel adds fields for some processes (see procwalk.Selector). ctx cancels
+// the wait between the scans.
+func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, sel procwalk.Selector, rates bool) (*procwalk.Snapshot, error) {
 	if rates && g.interval <= 0 {
 		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
 	}
@@ -27,7 +28,7 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bo
 		return nil, err // names the root and the fix
 	}
 	sc := procwalk.NewScanner(fsys)
-	snap, err := sc.Snapshot(fields)
+	snap, err := sc.SnapshotSelect(fields, sel)
 	if err != nil || !rates {
 		return snap, err
 	}
@@ -41,7 +42,7 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bo
 		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, ctx.Err())
 	case <-wait.C:
 	}
-	snap, err = sc.Snapshot(fields)
+	snap, err = sc.SnapshotSelect(fields, sel)
 	if err != nil {
 		return nil, err
 	}

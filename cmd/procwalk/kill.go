@@ -296,7 +296,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
-	snap, err := fsys.Snapshot(grouper.Fields())
+	snap, err := grouper.Scan(procwalk.NewScanner(fsys), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -174,7 +174,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 		fields |= procwalk.FieldSmaps
 	}
 	grouper.Prefetch() // tmux answers while we scan
-	snap, err := g.snapshot(ctx, fields, !f.noRates)
+	snap, err := g.snapshot(ctx, fields, grouper.Selector(), !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}
