@@ -53,10 +53,13 @@ type Config struct {
 }
 
 // DefaultKinds are the session kinds emitted when none are configured: the
-// ones whose names stay few and stable. sid, pgrp and tty sessions come and
-// go with every shell job, which would make one series each.
+// ones whose names stay few and stable and that cost no /proc file per
+// process beyond stat and statm (agents read the cmdline of interpreters
+// alone). sid, pgrp and tty sessions come and go with every shell job, which
+// would make one series each; user sessions read every process's status,
+// which doubles a gather's cost, so they are asked for by name.
 func DefaultKinds() []string {
-	return []string{procwalk.KindTmux, procwalk.KindCgroup, procwalk.KindUser, procwalk.KindAgent, procwalk.KindTree, procwalk.KindGroup}
+	return []string{procwalk.KindTmux, procwalk.KindCgroup, procwalk.KindAgent, procwalk.KindTree, procwalk.KindGroup}
 }
 
 // ProcessConfig selects procwalk_process lines: the Top members of each
