@@ -292,6 +292,46 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 	return gone
 }
 
+// ReadMore reads optional fields f of processes of an earlier snapshot of
+// this Scanner's FS: a caller that needs a costly file for a few processes
+// it picked from the snapshot (the biggest members of each session) reads
+// it for those alone. A field is read only where the process has no outcome
+// for it yet (not in Read, Denied or Malformed). A process that has exited
+// since, or whose pid now names another process, keeps none of what was
+// read: its Read lacks those bits, as for any field not read. The error is
+// for a root that cannot be opened.
+func (sc *Scanner) ReadMore(procs []*Process, f Fields) error {
+	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+	}
+	defer syscall.Close(root)
+	for _, p := range procs {
+		want := f &^ (p.Read | p.Denied | p.Malformed)
+		if want == 0 {
+			continue
+		}
+		before := *p
+		want.each(func(field Fields) {
+			switch err := sc.readField(root, p, field); {
+			case err == nil:
+				p.Read |= field
+			case IsDenied(err):
+				p.Denied |= field
+			case errors.Is(err, errNotApplicable), IsGone(err):
+			default:
+				p.Malformed |= field
+			}
+		})
+		// The files were p's only if p is still there after reading them:
+		// a pid is not reused while its process lives.
+		if !sc.alive(root, p.ID) {
+			*p = before
+		}
+	}
+	return nil
+}
+
 // errNotApplicable marks an optional file that a process legitimately lacks.
 var errNotApplicable = errors.New("not applicable")
 
