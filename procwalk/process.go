@@ -28,10 +28,21 @@ type Process struct {
 	SID     int // session id (setsid); a tmux pane's shell leads its own
 	TTY     int // tty_nr: controlling terminal device number, 0 for none
 	Comm    string
-	State   byte // R S D Z T t X I ...
-	Kernel  bool // a kernel thread (PF_KTHREAD)
 	Threads int
 	Start   time.Time // absolute: btime + StartTicks/USER_HZ
+	State   byte      // R S D Z T t X I ...
+	Kernel  bool      // a kernel thread (PF_KTHREAD)
+	// CmdlineTruncated (FieldCmdline): cmdline was longer than 256 KiB and
+	// is cut there. The one-byte fields and Read, Denied and Malformed sit
+	// together so that the struct has no padding: a Snapshot holds one
+	// Process per process, 10,000 of them on a busy host.
+	CmdlineTruncated bool
+
+	// Read holds the optional fields read successfully; Denied those the
+	// kernel refused (ptrace rules, hidepid); Malformed those that failed to
+	// parse. A field asked for but in none of the three does not apply
+	// (e.g. exe and smaps of a kernel thread or zombie).
+	Read, Denied, Malformed Fields
 
 	UserCPUSeconds           float64
 	SystemCPUSeconds         float64
@@ -49,8 +60,7 @@ type Process struct {
 	SwapBytes              uint64       // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
 	VoluntaryCtxSwitches   uint64       // FieldStatus
 	InvoluntaryCtxSwitches uint64       // FieldStatus
-	Cmdline                []string     // FieldCmdline: the arguments; empty for kernel threads and zombies
-	CmdlineTruncated       bool         // FieldCmdline: cmdline was longer than 256 KiB and is cut there
+	Cmdline                []string     // FieldCmdline: the arguments; empty for kernel threads and zombies (CmdlineTruncated above)
 	Exe                    string       // FieldExe: the executable's path (" (deleted)" when replaced)
 	Cwd                    string       // FieldCwd: the working directory
 	IO                     IO           // FieldIO: byte and syscall counters, reaped children included
@@ -58,12 +68,6 @@ type Process struct {
 	FDs                    int          // FieldFDs: open file descriptors
 	Cgroups                []CgroupLine // FieldCgroup: one per hierarchy
 	OOMScore               int          // FieldOOMScore: the OOM killer's badness, higher goes first
-
-	// Read holds the optional fields read successfully; Denied those the
-	// kernel refused (ptrace rules, hidepid); Malformed those that failed to
-	// parse. A field asked for but in none of the three does not apply
-	// (e.g. exe and smaps of a kernel thread or zombie).
-	Read, Denied, Malformed Fields
 
 	// Rates is filled by a Sampler; zero (Measured false) until a process
 	// has been seen twice.
