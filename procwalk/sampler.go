@@ -46,7 +46,9 @@ type sample struct {
 // time order.
 func (sm *Sampler) Observe(s *Snapshot) {
 	if sm.next == nil {
-		sm.prev, sm.next = make(map[ProcID]sample), make(map[ProcID]sample)
+		// Sized at once: grown entry by entry, each map would leave its
+		// smaller copies to the garbage collector in the first gathers.
+		sm.prev, sm.next = make(map[ProcID]sample, len(s.Procs)), make(map[ProcID]sample, len(s.Procs))
 	}
 	dt := s.Time.Sub(sm.prevTime).Seconds()
 	clear(sm.next)

@@ -88,6 +88,9 @@ func (sc *sessionCounters) update(s *Snapshot, ss *Session) {
 		}
 	}
 	next := sc.spare[:0]
+	if cap(next) < len(ss.Members) {
+		next = make([]memberCounters, 0, len(ss.Members)) // one allocation, not append's doublings
+	}
 	j := 0 // cursor in sc.members: both lists ascend by pid
 	for m, id := range ss.Members {
 		p := ss.member(s, m)
