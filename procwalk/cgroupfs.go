@@ -121,9 +121,13 @@ func (c *cgroupFS) exists(base, dir string) bool {
 	return err == nil && fi.IsDir()
 }
 
-// hierarchy is the directory of a v1 controller, or of the v2 hierarchy:
-// the root itself, or unified/ on a hybrid host.
+// hierarchy is the directory of a v1 hierarchy, named by its controllers
+// ("cpu,cpuacct") or its name ("name=systemd" is systemd/), or of the v2
+// hierarchy: the root itself, or unified/ on a hybrid host.
 func (c *cgroupFS) hierarchy(controllers string) string {
+	if name, ok := strings.CutPrefix(controllers, "name="); ok {
+		return filepath.Join(c.root, name)
+	}
 	if controllers != "" {
 		return filepath.Join(c.root, controllers)
 	}

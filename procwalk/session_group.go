@@ -27,6 +27,9 @@ type Grouper struct {
 	environ      map[ProcID]tmuxEnv
 	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
 	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
+	// cgroups places processes in cgroups from cgroupfs for the scan of
+	// Scan, sparing most processes' /proc/<pid>/cgroup (cgroup_walk.go).
+	cgroups cgroupWalk
 }
 
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
@@ -79,15 +82,13 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 const defaultDangerPercent = 80
 
 // Fields returns the optional fields the configured kinds read from every
-// process. Kinds that need a file only for a few processes (agents: the
-// cmdline of interpreters) ask for it through Selector; Scan uses both.
-// Group works with fewer fields, leaving the sessions that need them empty
-// and saying so in a note.
+// process. Kinds that need a file only for some processes ask for it
+// through Selector: agents the cmdline of interpreters, cgroups the cgroup
+// file of the processes Scan's walk of cgroupfs did not place. Scan uses
+// both. Group works with fewer fields, leaving the sessions that need them
+// empty and saying so in a note.
 func (g *Grouper) Fields() Fields {
 	var f Fields
-	if g.kinds[KindCgroup] {
-		f |= FieldCgroup
-	}
 	if g.kinds[KindUser] {
 		f |= FieldStatus
 	}
@@ -107,23 +108,48 @@ func (g *Grouper) Fields() Fields {
 }
 
 // Selector picks the files the configured kinds read only for some
-// processes: the cmdline of possible agents (see agentNeedsCmdline).
+// processes: the cmdline of possible agents (see agentNeedsCmdline), and
+// the cgroup file of a process that Scan's walk of cgroupfs did not place.
+// Outside Scan there is no walk, and the cgroup file is read for every
+// process.
 func (g *Grouper) Selector() Selector {
-	if !g.kinds[KindAgent] {
-		return Selector{}
+	agents, cgroups := g.kinds[KindAgent], g.kinds[KindCgroup]
+	var sel Selector
+	if agents {
+		sel.Fields |= FieldCmdline
 	}
-	return Selector{Fields: FieldCmdline, Select: func(p *Process) Fields {
-		if agentNeedsCmdline(p) {
-			return FieldCmdline
+	if cgroups {
+		sel.Fields |= FieldCgroup
+	}
+	if sel.Fields == 0 {
+		return sel
+	}
+	sel.Select = func(p *Process) Fields {
+		var f Fields
+		if agents && agentNeedsCmdline(p) {
+			f |= FieldCmdline
 		}
-		return 0
-	}}
+		if cgroups && !g.cgroups.fill(p) {
+			f |= FieldCgroup
+		}
+		return f
+	}
+	return sel
 }
 
 // Scan takes a snapshot with fields and what grouping needs (Fields and
 // Selector), asking tmux meanwhile (Prefetch): the way to scan for Group.
+// With the cgroup kind, it first walks cgroupfs (cgroup_walk.go): a process
+// placed there gets the lines of its cgroup file for the hierarchies the
+// kind reads (name=systemd, memory and cpu on v1, the v2 one), and only
+// the others have their file read. fields with FieldCgroup asks for the
+// whole file of every process, and no walk is made.
 func (g *Grouper) Scan(sc *Scanner, fields Fields) (*Snapshot, error) {
 	g.Prefetch()
+	if g.kinds[KindCgroup] && fields&FieldCgroup == 0 {
+		g.cgroups.run(g.fs, g.cfg.CgroupRoot)
+		defer g.cgroups.done()
+	}
 	return sc.SnapshotSelect(fields|g.Fields(), g.Selector())
 }
 
@@ -155,7 +181,7 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	if g.kinds[KindTree] {
 		byKind[KindTree] = g.groupTrees(s, &n)
 	}
-	if g.kinds[KindCgroup] && s.Fields&FieldCgroup != 0 {
+	if g.kinds[KindCgroup] && (s.Fields|s.Selected)&FieldCgroup != 0 {
 		byKind[KindCgroup] = g.groupCgroups(s, &n)
 	}
 	if g.kinds[KindUser] && s.Fields&FieldStatus != 0 {

@@ -1,0 +1,525 @@
+package procwalk
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// cgroup_walk.go places processes in the cgroup hierarchies the cgroup kind
+// reads (name=systemd, memory and cpu on v1, the v2 hierarchy; see
+// walkedHierarchy) by walking cgroupfs once per gather and reading each
+// cgroup's cgroup.procs, instead of reading /proc/<pid>/cgroup for every
+// process: a few hundred cgroups cost less than thousands of cgroup files,
+// each of which makes the kernel build a path per hierarchy.
+//
+// A process gets the lines /proc/<pid>/cgroup shows for those hierarchies
+// (same hierarchy ids, controller lists and paths, in the file's order).
+// Paths are relative to our cgroup namespace, as the file's are: the mount's
+// root (mountinfo field 4, shown relative to our namespace too) followed by
+// the directory under the mount. Whatever the walk cannot vouch for is left
+// to the per-process read: a process listed in no cgroup or in two of one
+// hierarchy (its threads in two v1 cgroups, a move mid-walk), a v2 threaded
+// subtree, a process started after the walk (it may reuse a listed pid), a
+// hierarchy that cannot be read or whose mount root is unknown, and every
+// process when cgroupfs shows pids of another pid namespace than the /proc
+// being scanned.
+
+// maxWalked is the number of hierarchies walkedHierarchy can pick: four
+// kinds, fewer when controllers share a hierarchy.
+const maxWalked = 4
+
+// cgroupWalk holds one walk and the storage reused from gather to gather.
+// The walk is valid between run and done only: it must never place the
+// processes of a later scan.
+type cgroupWalk struct {
+	valid     bool
+	walkTicks uint64 // CLOCK_BOOTTIME when the walk started, in clock ticks
+	// othersMatter is set when a hierarchy the walk skips may place a
+	// process that all walked ones leave at "/" (membershipLine's last resort).
+	othersMatter bool
+	hiers        []walkedHierarchy
+	nodes        []cgroupNode
+	placed       map[int]cgroupSlots
+	lines        map[cgroupSlots][]CgroupLine
+	strs         map[string]string // interned paths and controller lists
+	buf          []byte
+	dents        []byte
+	path         []byte
+}
+
+// walkedHierarchy is one hierarchy to walk: its line in /proc/self/cgroup
+// (Path unused), where it is mounted and the mount's root.
+type walkedHierarchy struct {
+	line      CgroupLine
+	dir       string
+	mountRoot string
+}
+
+// cgroupNode is one cgroup of a walked hierarchy.
+type cgroupNode struct {
+	path   string // as /proc/<pid>/cgroup shows it
+	parent int32  // index in nodes, -1 for a hierarchy's top
+	// ambiguous marks a v2 threaded domain: its cgroup.procs also lists the
+	// processes of its threaded children, which cannot list their own.
+	ambiguous bool
+	listed    bool // its cgroup.procs was read
+}
+
+// cgroupSlots places one pid: per walked hierarchy, the index of its node
+// plus one; 0 when not listed, -1 when listed twice.
+type cgroupSlots [maxWalked]int32
+
+// walkedHierarchy reports whether the cgroup kind reads the line's
+// hierarchy: the ones membershipLine ranks and cgroupUsage reads.
+func isWalkedHierarchy(l CgroupLine) bool {
+	return l.Controllers == "name=systemd" || l.HierarchyID == 0 ||
+		hasController(l.Controllers, "memory") || hasController(l.Controllers, "cpu")
+}
+
+// maxWalkStrings bounds the interned strings: cgroups come and go.
+const maxWalkStrings = 8192
+
+// run walks the hierarchies under cgroupRoot that fs's own process sees,
+// leaving the walk invalid (every process read from /proc) when it cannot
+// be trusted.
+func (w *cgroupWalk) run(fs FS, cgroupRoot string) {
+	w.valid = false
+	if w.placed == nil {
+		w.placed = make(map[int]cgroupSlots)
+		w.lines = make(map[cgroupSlots][]CgroupLine)
+		w.strs = make(map[string]string)
+		w.buf = make([]byte, 64<<10)
+		w.dents = make([]byte, 32<<10)
+	}
+	clear(w.placed)
+	clear(w.lines)
+	if len(w.strs) > maxWalkStrings {
+		clear(w.strs)
+	}
+	w.nodes = w.nodes[:0]
+	if !w.findHierarchies(fs, cgroupRoot) {
+		return
+	}
+	w.walkTicks = bootTicks(fs)
+	if w.walkTicks == 0 {
+		return
+	}
+	for h := range w.hiers {
+		if !w.walkHierarchy(h) {
+			return
+		}
+	}
+	w.valid = true
+}
+
+// done ends the walk's validity: the scan it was taken for is over.
+func (w *cgroupWalk) done() { w.valid = false }
+
+// findHierarchies fills w.hiers from /proc/self/cgroup, the mounts under
+// cgroupRoot and mountinfo, and sets othersMatter. False when the walk
+// cannot be trusted.
+func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
+	w.hiers = w.hiers[:0]
+	b, err := readFile(fs.Path("self", "cgroup"))
+	if err != nil {
+		return false
+	}
+	self, err := parseCgroup(b)
+	if err != nil {
+		return false
+	}
+	mountinfo, _ := readFile(fs.Path("self", "mountinfo"))
+	cfs := newCgroupFS(cgroupRoot)
+	live := false
+	var others []CgroupLine
+	for _, l := range self {
+		if !isWalkedHierarchy(l) {
+			others = append(others, l)
+			continue
+		}
+		if len(w.hiers) == maxWalked {
+			return false
+		}
+		dir := cfs.hierarchy(l.Controllers)
+		real, err := isCgroupFS(dir)
+		if err != nil {
+			return false // not mounted there, or unreadable
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return false
+		}
+		m, found := findMount(mountinfo, abs)
+		switch {
+		case found && !m.holds(l):
+			return false // another filesystem or hierarchy is mounted there
+		case found:
+		case real:
+			return false // a live cgroupfs whose mount root we do not know
+		default:
+			m.root = "/" // plain files: a fixture tree
+		}
+		live = live || real
+		l.Controllers = w.intern([]byte(l.Controllers))
+		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root})
+	}
+	if len(w.hiers) == 0 {
+		return false
+	}
+	// A live cgroupfs lists pids as our pid namespace numbers them: they
+	// must be the numbers of the /proc being scanned.
+	if live && !procShowsOwnPIDs(fs) {
+		return false
+	}
+	w.othersMatter = len(others) > 0 && !onlyRootCgroups(fs, others)
+	return true
+}
+
+// procShowsOwnPIDs reports whether fs numbers processes as our pid
+// namespace does: its self link names our pid.
+func procShowsOwnPIDs(fs FS) bool {
+	link, err := os.Readlink(fs.Path("self"))
+	return err == nil && link == strconv.Itoa(os.Getpid())
+}
+
+// onlyRootCgroups reports whether every process is at "/" in each of the
+// v1 hierarchies of lines: /proc/cgroups counts one cgroup (the root) for
+// each of their controllers. Named hierarchies are not counted there.
+func onlyRootCgroups(fs FS, lines []CgroupLine) bool {
+	b, err := readFile(fs.Path("cgroups"))
+	if err != nil {
+		return false
+	}
+	for _, l := range lines {
+		for list := l.Controllers; list != ""; {
+			var c string
+			c, list, _ = strings.Cut(list, ",")
+			if n, ok := cgroupCount(b, c); !ok || n != 1 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// cgroupCount reads num_cgroups of controller c from /proc/cgroups:
+// "#subsys_name hierarchy num_cgroups enabled", one line per controller.
+func cgroupCount(b []byte, c string) (uint64, bool) {
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		var f [4][]byte
+		if splitFields(line, f[:]) == 4 && string(f[0]) == c {
+			return atou(f[2])
+		}
+	}
+	return 0, false
+}
+
+// bootTicks is CLOCK_BOOTTIME, which process start times count from, in
+// the clock ticks of fs's processes; 0 when unknown.
+func bootTicks(fs FS) uint64 {
+	hz := uint64(defaultClockTicks)
+	if b, err := readFile(fs.Path("self", "auxv")); err == nil {
+		if v := parseAuxvClockTicks(b); v > 0 {
+			hz = v
+		}
+	}
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0
+	}
+	return uint64(ts.Sec)*hz + uint64(ts.Nsec)*hz/1e9
+}
+
+// isCgroupFS reports whether dir is a live cgroupfs (v1 or v2) rather than
+// plain files; an error when dir cannot be looked at.
+func isCgroupFS(dir string) (bool, error) {
+	var st unix.Statfs_t
+	if err := unix.Statfs(dir, &st); err != nil {
+		return false, err
+	}
+	return st.Type == unix.CGROUP_SUPER_MAGIC || st.Type == unix.CGROUP2_SUPER_MAGIC, nil
+}
+
+// mountEntry is what mountinfo says of one mount.
+type mountEntry struct {
+	root    string // field 4: the mounted directory of the filesystem
+	fsType  string
+	options string // super options: a v1 hierarchy's controllers among them
+}
+
+// holds reports whether the mount is the hierarchy of l: cgroup2 for the v2
+// line, a v1 cgroup mount with each of l's controllers (and name=) otherwise.
+func (m mountEntry) holds(l CgroupLine) bool {
+	if l.HierarchyID == 0 {
+		return m.fsType == "cgroup2"
+	}
+	if m.fsType != "cgroup" {
+		return false
+	}
+	for list := l.Controllers; list != ""; {
+		var c string
+		c, list, _ = strings.Cut(list, ",")
+		if !hasController(m.options, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// findMount finds the mount at mountPoint in mountinfo
+// ("36 31 0:33 /kubepods /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory").
+// The last mount on a point is the visible one.
+func findMount(mountinfo []byte, mountPoint string) (mountEntry, bool) {
+	want := escapeMountPoint(mountPoint)
+	var m mountEntry
+	found := false
+	for b := mountinfo; len(b) > 0; {
+		var line []byte
+		line, b = nextLine(b)
+		var f [5][]byte
+		if splitFields(line, f[:]) < 5 || string(f[4]) != want {
+			continue
+		}
+		sep := bytes.Index(line, []byte(" - "))
+		if sep < 0 {
+			continue
+		}
+		var g [3][]byte // fstype, source, super options
+		if splitFields(line[sep+3:], g[:]) < 3 {
+			continue
+		}
+		m = mountEntry{root: unescapeOctal(string(f[3])), fsType: string(g[0]), options: string(g[2])}
+		found = true
+	}
+	return m, found
+}
+
+// walkHierarchy lists every cgroup of hierarchy h, parents before children,
+// and places the pids of each. False when its top cannot be read.
+func (w *cgroupWalk) walkHierarchy(h int) bool {
+	hi := &w.hiers[h]
+	top, err := syscall.Open(hi.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(top)
+	// A node's directory under the mount is its path after the mount root:
+	// "/" + "a/b" shows as "/a/b", "/kubepods" + "a" as "/kubepods/a".
+	prefix := len(strings.TrimSuffix(hi.mountRoot, "/"))
+	first := len(w.nodes)
+	w.nodes = append(w.nodes, cgroupNode{path: w.intern([]byte(hi.mountRoot)), parent: -1})
+	for i := first; i < len(w.nodes); i++ {
+		w.path = append(append(w.path[:0], '.'), w.nodes[i].path[prefix:]...)
+		w.path = append(w.path, 0)
+		fd, err := openat(top, w.path, syscall.O_RDONLY|syscall.O_DIRECTORY)
+		if err != nil {
+			if i == first {
+				return false
+			}
+			continue // removed mid-walk: its processes are read from /proc
+		}
+		w.readProcs(fd, h, int32(i))
+		w.addChildren(fd, int32(i))
+		syscall.Close(fd)
+	}
+	return true
+}
+
+// addChildren appends the subdirectories of node i, read from fd.
+func (w *cgroupWalk) addChildren(fd int, i int32) {
+	parent := strings.TrimSuffix(w.nodes[i].path, "/")
+	for {
+		n, err := syscall.Getdents(fd, w.dents)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil || n <= 0 {
+			return
+		}
+		parseDirentTypes(w.dents[:n], func(name []byte, typ byte) {
+			if string(name) == "." || string(name) == ".." || !isDir(fd, name, typ) {
+				return
+			}
+			w.path = append(append(append(w.path[:0], parent...), '/'), name...)
+			w.nodes = append(w.nodes, cgroupNode{path: w.intern(w.path), parent: i})
+		})
+	}
+}
+
+// direntTypeOffset is where d_type sits in a getdents64 record (see
+// direntNameOffset).
+const direntTypeOffset = 18
+
+// parseDirentTypes is parseDirents also giving each entry's d_type.
+func parseDirentTypes(b []byte, fn func(name []byte, typ byte)) {
+	for len(b) >= direntNameOffset {
+		reclen := int(binary.NativeEndian.Uint16(b[16:]))
+		if reclen < direntNameOffset || reclen > len(b) {
+			return
+		}
+		typ := b[direntTypeOffset]
+		name := b[direntNameOffset:reclen]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if len(name) > 0 {
+			fn(name, typ)
+		}
+		b = b[reclen:]
+	}
+}
+
+// isDir reports whether the entry name of directory fd is a directory,
+// asking the filesystem when getdents did not say (DT_UNKNOWN).
+func isDir(fd int, name []byte, typ byte) bool {
+	if typ != syscall.DT_UNKNOWN {
+		return typ == syscall.DT_DIR
+	}
+	var st unix.Stat_t
+	err := unix.Fstatat(fd, string(name), &st, unix.AT_SYMLINK_NOFOLLOW)
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFDIR
+}
+
+// readProcs reads the cgroup.procs of node i (open as fd) and places its
+// pids in hierarchy h.
+func (w *cgroupWalk) readProcs(dirfd int, h int, i int32) {
+	fd, err := openat(dirfd, []byte("cgroup.procs\x00"), syscall.O_RDONLY)
+	if err != nil {
+		return
+	}
+	defer syscall.Close(fd)
+	pending := 0 // bytes of a pid cut by the previous read
+	for {
+		n, err := syscall.Read(fd, w.buf[pending:])
+		if err == syscall.EINTR {
+			continue
+		}
+		if errors.Is(err, syscall.EOPNOTSUPP) {
+			w.markThreadedDomain(i)
+			return
+		}
+		if err != nil {
+			return // its processes are read from /proc
+		}
+		if n == 0 {
+			break
+		}
+		b := w.buf[:pending+n]
+		end := bytes.LastIndexByte(b, '\n')
+		if end < 0 {
+			if len(b) == len(w.buf) {
+				return // not a pid list
+			}
+			pending = len(b)
+			continue
+		}
+		w.place(b[:end+1], h, i)
+		pending = copy(w.buf, b[end+1:])
+	}
+	w.place(w.buf[:pending], h, i)
+	w.nodes[i].listed = true
+}
+
+// markThreadedDomain marks the nearest listed ancestor of node i, a threaded
+// cgroup whose cgroup.procs the kernel refuses to show: that ancestor's list
+// holds the processes of i as well.
+func (w *cgroupWalk) markThreadedDomain(i int32) {
+	for p := w.nodes[i].parent; p >= 0; p = w.nodes[p].parent {
+		if w.nodes[p].listed {
+			w.nodes[p].ambiguous = true
+			return
+		}
+	}
+}
+
+// place records the pids of a cgroup.procs chunk as members of node i in
+// hierarchy h. Pid 0 stands for a process outside our pid namespace.
+func (w *cgroupWalk) place(b []byte, h int, i int32) {
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		pid, ok := atou(line)
+		if !ok || pid == 0 {
+			continue
+		}
+		slots := w.placed[int(pid)]
+		if slots[h] == 0 {
+			slots[h] = i + 1
+		} else {
+			slots[h] = -1
+		}
+		w.placed[int(pid)] = slots
+	}
+}
+
+// fill gives p the walked hierarchies' lines of its cgroup file, sharing
+// one slice among the processes of the same cgroups (full, so that an
+// append copies). False when the walk cannot vouch for p.
+func (w *cgroupWalk) fill(p *Process) bool {
+	if !w.valid || p.ID.StartTicks >= w.walkTicks {
+		return false // no walk, or p may reuse the pid of a process listed
+	}
+	slots, ok := w.placed[p.ID.PID]
+	if !ok {
+		return false
+	}
+	lines, ok := w.lines[slots]
+	if !ok {
+		lines = w.linesOf(slots)
+		w.lines[slots] = lines
+	}
+	if lines == nil {
+		return false
+	}
+	if w.othersMatter && !p.Kernel && atRoot(lines) {
+		return false // a hierarchy not walked may place it (membershipLine)
+	}
+	p.Cgroups = lines
+	p.Read |= FieldCgroup
+	return true
+}
+
+// linesOf builds the lines of a pid placed in slots, nil when a hierarchy
+// did not list it exactly once or listed it in a threaded domain.
+func (w *cgroupWalk) linesOf(slots cgroupSlots) []CgroupLine {
+	for h := range w.hiers {
+		if slots[h] <= 0 || w.nodes[slots[h]-1].ambiguous {
+			return nil
+		}
+	}
+	lines := make([]CgroupLine, len(w.hiers))
+	for h, hi := range w.hiers {
+		lines[h] = CgroupLine{HierarchyID: hi.line.HierarchyID, Controllers: hi.line.Controllers, Path: w.nodes[slots[h]-1].path}
+	}
+	return lines
+}
+
+// atRoot reports whether every line is at the root cgroup.
+func atRoot(lines []CgroupLine) bool {
+	for _, l := range lines {
+		if l.Path != "/" {
+			return false
+		}
+	}
+	return true
+}
+
+// intern returns b as a string, the same one for the same bytes.
+func (w *cgroupWalk) intern(b []byte) string {
+	if s, ok := w.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	w.strs[s] = s
+	return s
+}
