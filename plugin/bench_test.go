@@ -3,9 +3,11 @@ package plugin
 import (
 	"io"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -40,18 +42,27 @@ func benchCollector(b *testing.B, cfg Config) *Collector {
 	return c
 }
 
-// benchGathers runs gathers and reports allocations per process per gather.
-func benchGathers(b *testing.B, c *Collector) {
+// benchGathers runs gathers and reports allocations per process per gather
+// and the CPU time of the whole process per gather (cpu-ms/op: garbage
+// collection on other threads included, which ns/op leaves out). With
+// returnMemory, each gather is followed by what Execd.ReturnMemory does.
+func benchGathers(b *testing.B, c *Collector, returnMemory bool) {
 	var before, after runtime.MemStats
+	runtime.GC()
 	runtime.ReadMemStats(&before)
+	cpu := processCPUSeconds()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := c.WriteBatch(io.Discard, nil); err != nil {
 			b.Fatal(err)
 		}
+		if returnMemory {
+			debug.FreeOSMemory()
+		}
 	}
 	b.StopTimer()
+	b.ReportMetric((processCPUSeconds()-cpu)*1000/float64(b.N), "cpu-ms/op")
 	runtime.ReadMemStats(&after)
 	allocs := float64(after.Mallocs-before.Mallocs) / float64(b.N)
 	if c.lastProcesses > 0 {
@@ -64,28 +75,51 @@ func benchGathers(b *testing.B, c *Collector) {
 	b.ReportMetric(float64(c.lastSessions), "sessions")
 }
 
+// processCPUSeconds is the user and system CPU time of this process so far.
+func processCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
 // BenchmarkExecdNoSessions isolates the per-process path: scan (stat,
 // statm), rates, encoding and the self line, with no session to build. Its
 // allocations per gather do not grow with the number of processes.
 func BenchmarkExecdNoSessions(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindGroup}}}))
+	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindGroup}}}), false)
 }
 
 // BenchmarkExecdTmux is the cheap configuration: stat and statm per
 // process, tmux sessions from the tmux servers found.
 func BenchmarkExecdTmux(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}))
+	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}), false)
+}
+
+// BenchmarkExecdTmuxReturnMemory is BenchmarkExecdTmux as `procwalk
+// telegraf --execd` runs it: a garbage collection that returns freed memory
+// to the kernel after each batch. Its cpu-ms/op against BenchmarkExecdTmux's
+// is what that costs.
+func BenchmarkExecdTmuxReturnMemory(b *testing.B) {
+	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}), true)
 }
 
 // BenchmarkExecdDefault is the default session kinds (tmux, cgroup, user,
 // agent, tree, group): they read status, cgroup, cmdline and cwd too.
 func BenchmarkExecdDefault(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{}))
+	benchGathers(b, benchCollector(b, Config{}), false)
+}
+
+// BenchmarkExecdDefaultReturnMemory is BenchmarkExecdDefault with the
+// collection after each batch, as in BenchmarkExecdTmuxReturnMemory.
+func BenchmarkExecdDefaultReturnMemory(b *testing.B) {
+	benchGathers(b, benchCollector(b, Config{}), true)
 }
 
 // BenchmarkExecdTop3 adds the top 3 processes of every session.
 func BenchmarkExecdTop3(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Processes: ProcessConfig{Top: 3}}))
+	benchGathers(b, benchCollector(b, Config{Processes: ProcessConfig{Top: 3}}), false)
 }
 
 // BenchmarkRawStatStatm is the baseline: list /proc, then open, read and
