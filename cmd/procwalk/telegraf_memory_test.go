@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// telegraf_memory_test.go measures what issue 4 asks of execd mode: its
+// resident memory on a host with 10,000 processes, the real binary fed
+// stdin lines as Telegraf's inputs.execd does.
+
+// execdMemoryGoalBytes is issue 4's goal for execd's resident memory at
+// 10,000 processes.
+const execdMemoryGoalBytes = 20 << 20
+
+// TestIntegrationExecdMemory starts PROCWALK_EXECD_MEMORY_PROCS sleepers
+// (default 10,000; 0 skips the test) in its own tmux server, then runs
+// `procwalk telegraf --execd` over the host with the default session kinds
+// and with tmux sessions alone, and prints its VmRSS between gathers and
+// its VmHWM (peak) after several gathers. It asserts the goal for tmux
+// sessions, whose memory is the Process array, the rate samples and the
+// session counters; the default kinds' cgroup lines, held for every process
+// while a gather runs, are printed, not asserted.
+func TestIntegrationExecdMemory(t *testing.T) {
+	integration(t)
+	n := 10000
+	if v := os.Getenv("PROCWALK_EXECD_MEMORY_PROCS"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 0 {
+			t.Fatalf("PROCWALK_EXECD_MEMORY_PROCS=%q: want a number of processes", v)
+		}
+	}
+	if n == 0 {
+		t.Skip("PROCWALK_EXECD_MEMORY_PROCS=0")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux: it holds the test's sleepers")
+	}
+	roomForProcesses(t, n)
+	bin := buildProcwalk(t)
+	startSleepers(t, n)
+
+	const gathers = 6
+	for _, c := range []struct {
+		name   string
+		kinds  string
+		assert bool
+	}{
+		{"tmux sessions", "tmux", true},
+		{"default sessions", "", false},
+	} {
+		args := []string{"telegraf", "--execd"}
+		if c.kinds != "" {
+			args = append(args, "--session-kinds", c.kinds)
+		}
+		m := execdMemory(t, bin, gathers, args...)
+		t.Logf("execd, %-16s over %d processes: RSS %.1f MiB between gathers (at most), %.1f MiB peak (VmHWM), after %d gathers",
+			c.name, m.processes, mib(m.betweenBytes), mib(m.peakBytes), gathers+1)
+		if m.processes < n {
+			t.Errorf("%s: a batch counted %d processes, want at least the %d sleepers", c.name, m.processes, n)
+		}
+		if c.assert && (m.betweenBytes > execdMemoryGoalBytes || m.peakBytes > execdMemoryGoalBytes) {
+			t.Errorf("%s: RSS %.1f MiB between gathers, %.1f MiB peak; want both at most %.0f MiB",
+				c.name, mib(m.betweenBytes), mib(m.peakBytes), mib(execdMemoryGoalBytes))
+		}
+	}
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// roomForProcesses skips the test when the kernel's limits leave no room
+// for n more processes (and some for everything else).
+func roomForProcesses(t *testing.T, n int) {
+	t.Helper()
+	running, _ := filepath.Glob("/proc/[0-9]*")
+	for _, limit := range []string{"/proc/sys/kernel/pid_max", "/proc/sys/kernel/threads-max"} {
+		b, err := os.ReadFile(limit)
+		if err != nil {
+			continue
+		}
+		max, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err == nil && len(running)+n+1000 > max {
+			t.Skipf("%s is %d: no room for %d more processes beside %d (raise it, or lower PROCWALK_EXECD_MEMORY_PROCS)",
+				limit, max, n, len(running))
+		}
+	}
+}
+
+// startSleepers starts n sleepers in a tmux server of the test's own and
+// waits until they all run. Killing the server at the end hangs up its
+// pane, which ends them; their sleep is short enough that they end on
+// their own when a killed test never ran its cleanup.
+func startSleepers(t *testing.T, n int) {
+	t.Helper()
+	socket := fmt.Sprintf("pw-mem-%d", os.Getpid())
+	// Unique seconds mark the test's own sleepers among the host's.
+	marker := fmt.Sprintf("900.%06d", time.Now().UnixNano()%1e6)
+	script := fmt.Sprintf("for i in $(seq %d); do sleep %s & done; wait", n, marker)
+	if out, err := exec.Command("tmux", "-L", socket, "new-session", "-d", "-s", "load", script).CombinedOutput(); err != nil {
+		t.Fatalf("starting tmux: %v\n%s", err, out)
+	}
+	socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", socket, "kill-server").Run()
+		if p := strings.TrimSpace(string(socketPath)); p != "" {
+			os.Remove(p) // tmux leaves it; discovery would dial it later
+		}
+	})
+	want := []byte("sleep\x00" + marker + "\x00")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		pids, _ := filepath.Glob("/proc/[0-9]*")
+		found := 0
+		for _, dir := range pids {
+			if b, err := os.ReadFile(dir + "/cmdline"); err == nil && bytes.Equal(b, want) {
+				found++
+			}
+		}
+		if found >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the test's %d sleepers run after 60 s", found, n)
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+type execdMemoryFigures struct {
+	processes    int    // the last batch's processes= count
+	betweenBytes uint64 // the highest VmRSS read between two gathers
+	peakBytes    uint64 // VmHWM after the last gather
+}
+
+// execdMemory runs bin args (an execd mode), asks for a first batch, then
+// for gathers more, reading VmRSS once each batch has been written and the
+// process has had time to return its freed memory, and VmHWM at the end.
+func execdMemory(t *testing.T, bin string, gathers int, args ...string) execdMemoryFigures {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stdin.Close(); cmd.Wait() }()
+	out := bufio.NewReader(stdout)
+	var m execdMemoryFigures
+	batch := func() {
+		stdin.Write([]byte("\n"))
+		for {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the batch of %v: %v (stderr %q)", args, err, stderr.String())
+			}
+			if !strings.HasPrefix(line, "procwalk,schema=") {
+				continue
+			}
+			_, fields, _ := strings.Cut(line, " ")
+			for _, f := range strings.Split(fields, ",") {
+				if v, ok := strings.CutPrefix(f, "processes="); ok {
+					m.processes, _ = strconv.Atoi(strings.TrimSuffix(v, "i"))
+				}
+			}
+			return
+		}
+	}
+	// What execd does after writing a batch (a collection, memory returned)
+	// takes a few milliseconds; it is idle long before this.
+	const settle = 300 * time.Millisecond
+	batch() // the first: buffers grown, rates sampled
+	for range gathers {
+		batch()
+		time.Sleep(settle)
+		m.betweenBytes = max(m.betweenBytes, statusBytes(t, cmd.Process.Pid, "VmRSS"))
+	}
+	m.peakBytes = statusBytes(t, cmd.Process.Pid, "VmHWM")
+	return m
+}
+
+// statusBytes reads a "kB" line of /proc/<pid>/status, in bytes.
+func statusBytes(t *testing.T, pid int, key string) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, key+":"); ok {
+			kB, err := strconv.ParseUint(strings.TrimSpace(strings.TrimSuffix(v, "kB")), 10, 64)
+			if err != nil {
+				t.Fatalf("%s of pid %d: %q", key, pid, line)
+			}
+			return kB << 10
+		}
+	}
+	t.Fatalf("no %s in /proc/%d/status", key, pid)
+	return 0
+}
