@@ -50,7 +50,8 @@ type cgroupWalk struct {
 	placed       map[int]cgroupSlots
 	lines        map[cgroupSlots][]CgroupLine
 	strs         map[string]string // interned paths and controller lists
-	buf          []byte
+	buf          []byte            // cgroup.procs chunks
+	small        []byte            // the /proc files read before the walk
 	dents        []byte
 	path         []byte
 }
@@ -108,7 +109,11 @@ func (w *cgroupWalk) run(fs FS, cgroupRoot string) {
 	if !w.findHierarchies(fs, cgroupRoot) {
 		return
 	}
-	w.walkTicks = bootTicks(fs)
+	hz := uint64(defaultClockTicks)
+	if b, err := w.readSmall(fs.Path("self", "auxv")); err == nil && parseAuxvClockTicks(b) > 0 {
+		hz = parseAuxvClockTicks(b)
+	}
+	w.walkTicks = bootTicks(hz)
 	if w.walkTicks == 0 {
 		return
 	}
@@ -128,7 +133,7 @@ func (w *cgroupWalk) done() { w.valid = false }
 // cannot be trusted.
 func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	w.hiers = w.hiers[:0]
-	b, err := readFile(fs.Path("self", "cgroup"))
+	b, err := w.readSmall(fs.Path("self", "cgroup"))
 	if err != nil {
 		return false
 	}
@@ -136,7 +141,7 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	if err != nil {
 		return false
 	}
-	mountinfo, _ := readFile(fs.Path("self", "mountinfo"))
+	mountinfo, _ := w.readSmall(fs.Path("self", "mountinfo"))
 	cfs := newCgroupFS(cgroupRoot)
 	live := false
 	var others []CgroupLine
@@ -179,8 +184,24 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	if live && !procShowsOwnPIDs(fs) {
 		return false
 	}
-	w.othersMatter = len(others) > 0 && !onlyRootCgroups(fs, others)
+	if len(others) > 0 {
+		cgroups, err := w.readSmall(fs.Path("cgroups"))
+		w.othersMatter = err != nil || !onlyRootCgroups(cgroups, others)
+	}
 	return true
+}
+
+// readSmall reads a /proc file whole into w.small: the bytes last until
+// the next call.
+func (w *cgroupWalk) readSmall(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	b, _, err := readAllFD(fd, w.small, false)
+	w.small = b[:0]
+	return b, err
 }
 
 // procShowsOwnPIDs reports whether fs numbers processes as our pid
@@ -191,13 +212,9 @@ func procShowsOwnPIDs(fs FS) bool {
 }
 
 // onlyRootCgroups reports whether every process is at "/" in each of the
-// v1 hierarchies of lines: /proc/cgroups counts one cgroup (the root) for
-// each of their controllers. Named hierarchies are not counted there.
-func onlyRootCgroups(fs FS, lines []CgroupLine) bool {
-	b, err := readFile(fs.Path("cgroups"))
-	if err != nil {
-		return false
-	}
+// v1 hierarchies of lines: /proc/cgroups (b) counts one cgroup (the root)
+// for each of their controllers. Named hierarchies are not counted there.
+func onlyRootCgroups(b []byte, lines []CgroupLine) bool {
 	for _, l := range lines {
 		for list := l.Controllers; list != ""; {
 			var c string
@@ -225,14 +242,8 @@ func cgroupCount(b []byte, c string) (uint64, bool) {
 }
 
 // bootTicks is CLOCK_BOOTTIME, which process start times count from, in
-// the clock ticks of fs's processes; 0 when unknown.
-func bootTicks(fs FS) uint64 {
-	hz := uint64(defaultClockTicks)
-	if b, err := readFile(fs.Path("self", "auxv")); err == nil {
-		if v := parseAuxvClockTicks(b); v > 0 {
-			hz = v
-		}
-	}
+// clock ticks of hz a second; 0 when unknown.
+func bootTicks(hz uint64) uint64 {
 	var ts unix.Timespec
 	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
 		return 0

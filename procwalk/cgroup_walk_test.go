@@ -187,6 +187,14 @@ func TestCgroupWalkFallsBack(t *testing.T) {
 			f["cgroup/memory/b.service/cgroup.procs"] = ""
 			treeProcess(f, 20, 300, "/")
 		}, []int{10, 11}},
+		{"at the root of every hierarchy, /proc/cgroups counting one cgroup in the others", func(f map[string]string) {
+			f["cgroup/systemd/cgroup.procs"] = "20\n"
+			f["cgroup/memory/cgroup.procs"] = "20\n"
+			f["cgroup/systemd/b.service/cgroup.procs"] = ""
+			f["cgroup/memory/b.service/cgroup.procs"] = ""
+			f["proc/20/cgroup"] = "3:name=systemd:/\n2:memory:/\n1:pids:/\n"
+			f["proc/cgroups"] = "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t2\t3\t1\npids\t1\t1\t1\n"
+		}, []int{10, 11, 20}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -311,7 +319,7 @@ func TestCgroupWalkLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bootTicks(fs) > st.StartTicks {
+		if bootTicks(defaultClockTicks) > st.StartTicks { // USER_HZ: 100 on Linux
 			break
 		}
 		time.Sleep(time.Millisecond)
