@@ -110,14 +110,15 @@ func (c *Collector) recycle(snap *procwalk.Snapshot) {
 // could not do is kept in c.notes: informational, not errors (a host
 // without tmux has no tmux sessions).
 func (c *Collector) gather() (*Gather, error) {
+	var snap *procwalk.Snapshot
+	var err error
 	if c.grouper != nil {
-		c.grouper.Prefetch() // tmux answers while we scan
+		// tmux answers while we scan; cgroup sessions come from a walk of
+		// cgroupfs rather than every process's cgroup file.
+		snap, err = c.grouper.Scan(c.scanner, c.fields)
+	} else {
+		snap, err = c.scanner.Snapshot(c.fields)
 	}
-	var sel procwalk.Selector
-	if c.grouper != nil {
-		sel = c.grouper.Selector()
-	}
-	snap, err := c.scanner.SnapshotSelect(c.fields, sel)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
 	}

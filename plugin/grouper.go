@@ -5,8 +5,7 @@ import "github.com/procwalk/procwalk/procwalk"
 // sessionGrouper is what a Collector needs of a *procwalk.Grouper.
 type sessionGrouper interface {
 	Fields() procwalk.Fields
-	Selector() procwalk.Selector
-	Prefetch()
+	Scan(sc *procwalk.Scanner, fields procwalk.Fields) (*procwalk.Snapshot, error)
 	Group(s *procwalk.Snapshot) (sessions []procwalk.Session, notes []string)
 }
 
