@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -362,4 +363,51 @@ func TestCgroupWalkLive(t *testing.T) {
 	if placed < len(s.Procs)/2 {
 		t.Errorf("the walk placed %d of %d processes", placed, len(s.Procs))
 	}
+}
+
+// BenchmarkCgroupWalk compares, on the live host, the walk of cgroupfs
+// with what it replaces: reading every process's /proc/<pid>/cgroup (a raw
+// open, read, close loop, parsing nothing).
+func BenchmarkCgroupWalk(b *testing.B) {
+	fs, err := NewFS(DefaultRoot)
+	if err != nil {
+		b.Skip(err)
+	}
+	b.Run("walk", func(b *testing.B) {
+		var w cgroupWalk
+		b.ReportAllocs()
+		for b.Loop() {
+			w.run(fs, DefaultCgroupRoot)
+			if !w.valid {
+				b.Fatal("no walk on this host")
+			}
+		}
+		b.ReportMetric(float64(len(w.placed)), "procs")
+		b.ReportMetric(float64(len(w.nodes)), "cgroups")
+	})
+	b.Run("files", func(b *testing.B) {
+		buf := make([]byte, 4096)
+		b.ReportAllocs()
+		n := 0
+		for b.Loop() {
+			ents, err := os.ReadDir(DefaultRoot)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n = 0
+			for _, e := range ents {
+				if _, err := strconv.Atoi(e.Name()); err != nil {
+					continue
+				}
+				fd, err := syscall.Open(DefaultRoot+"/"+e.Name()+"/cgroup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+				if err != nil {
+					continue // exited
+				}
+				syscall.Read(fd, buf)
+				syscall.Close(fd)
+				n++
+			}
+		}
+		b.ReportMetric(float64(n), "procs")
+	})
 }
