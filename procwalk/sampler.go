@@ -1,6 +1,10 @@
 package procwalk
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Rates are per-process rates between two snapshots, filled by a Sampler.
 // Nothing is measured on the first sight of a process: Measured is false and
@@ -28,42 +32,56 @@ type Rates struct {
 // instead of producing a bogus rate. The caller owns it; one per stream of
 // snapshots. The zero value is ready to use.
 type Sampler struct {
-	prev, next map[ProcID]sample
+	// prev holds the last snapshot's samples in ProcID order; next is the
+	// other buffer, reused. Two sorted arrays take about half the memory
+	// of two maps (execd keeps them for every process between gathers),
+	// and a snapshot's processes come in pid order already.
+	prev, next []sample
 	prevTime   time.Time
 }
 
 // sample is what a Sampler keeps of one process between snapshots: CPU in
 // seconds, everything else in bytes.
 type sample struct {
+	id                    ProcID
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
 	rss, pss, uss         uint64
 	haveIO, haveSmaps     bool
 }
 
+func compareSamples(a, b sample) int { return compareIDs(a.id, b.id) }
+
+func compareIDs(a, b ProcID) int {
+	if c := cmp.Compare(a.PID, b.PID); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.StartTicks, b.StartTicks)
+}
+
 // Observe sets Rates on every process of s that was also in the previous
 // snapshot given to Observe, then remembers s. Snapshots must be given in
 // time order.
 func (sm *Sampler) Observe(s *Snapshot) {
-	if sm.next == nil {
-		// Sized at once: grown entry by entry, each map would leave its
-		// smaller copies to the garbage collector in the first gathers.
-		sm.prev, sm.next = make(map[ProcID]sample, len(s.Procs)), make(map[ProcID]sample, len(s.Procs))
-	}
 	dt := s.Time.Sub(sm.prevTime).Seconds()
-	clear(sm.next)
+	next := sm.next[:0]
+	if cap(next) < len(s.Procs) {
+		next = make([]sample, 0, len(s.Procs)+len(s.Procs)/16) // room for a few more next time
+	}
+	j := 0 // cursor in sm.prev, for find
 	for i := range s.Procs {
 		p := &s.Procs[i]
 		cur := sample{
+			id:         p.ID,
 			cpuSeconds: p.CPUSeconds(),
 			readBytes:  p.IO.ReadBytes, writeBytes: p.IO.WriteBytes,
 			rss: p.RSSBytes, pss: p.Smaps.PSSBytes, uss: p.Smaps.USSBytes,
 			haveIO: p.Read&FieldIO != 0, haveSmaps: p.Read&FieldSmaps != 0,
 		}
-		sm.next[p.ID] = cur
-		old, ok := sm.prev[p.ID]
+		next = append(next, cur)
+		old := sm.find(p.ID, &j)
 		p.Rates = Rates{}
-		if !ok || dt <= 0 || cur.cpuSeconds < old.cpuSeconds {
+		if old == nil || dt <= 0 || cur.cpuSeconds < old.cpuSeconds {
 			continue
 		}
 		r := Rates{Measured: true, IntervalSeconds: dt}
@@ -81,6 +99,31 @@ func (sm *Sampler) Observe(s *Snapshot) {
 		}
 		p.Rates = r
 	}
-	sm.prev, sm.next = sm.next, sm.prev
+	if !slices.IsSortedFunc(next, compareSamples) {
+		slices.SortFunc(next, compareSamples) // a snapshot built by hand, not in pid order
+	}
+	sm.prev, sm.next = next, sm.prev
 	sm.prevTime = s.Time
+}
+
+// find returns the previous sample of id, or nil. A snapshot's processes
+// come in ProcID order, as sm.prev does, so the cursor *j only moves
+// forward and finds each in turn; an id out of that order (a snapshot built
+// by hand) is looked for by binary search.
+func (sm *Sampler) find(id ProcID, j *int) *sample {
+	prev := sm.prev
+	if *j > 0 && compareIDs(prev[*j-1].id, id) >= 0 {
+		if i, ok := slices.BinarySearchFunc(prev, id, func(s sample, id ProcID) int { return compareIDs(s.id, id) }); ok {
+			return &prev[i]
+		}
+		return nil
+	}
+	for *j < len(prev) && compareIDs(prev[*j].id, id) < 0 {
+		*j++
+	}
+	if *j < len(prev) && prev[*j].id == id {
+		*j++
+		return &prev[*j-1]
+	}
+	return nil
 }

@@ -138,3 +138,27 @@ func TestSamplerOnFixture(t *testing.T) {
 		t.Errorf("Subtree(100) rates: %+v", got)
 	}
 }
+
+// A snapshot built by hand may list its processes in any order; the
+// Sampler still pairs each with its previous sample.
+func TestSamplerUnsortedSnapshots(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	var sm Sampler
+	sm.Observe(sampleSnapshot(t0,
+		sampleProc{id: ProcID{30, 1}, user: 1},
+		sampleProc{id: ProcID{10, 1}, user: 2},
+		sampleProc{id: ProcID{20, 1}, user: 3},
+	))
+	second := sampleSnapshot(t0.Add(time.Second),
+		sampleProc{id: ProcID{20, 1}, user: 3.5},
+		sampleProc{id: ProcID{30, 1}, user: 1.25},
+		sampleProc{id: ProcID{10, 1}, user: 3},
+	)
+	sm.Observe(second)
+	want := map[int]float64{20: 50, 30: 25, 10: 100}
+	for _, p := range second.Procs {
+		if !p.Rates.Measured || !near(p.Rates.CPUPercent, want[p.ID.PID]) {
+			t.Errorf("pid %d: %+v, want %v%% of a core", p.ID.PID, p.Rates, want[p.ID.PID])
+		}
+	}
+}
