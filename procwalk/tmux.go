@@ -58,7 +58,10 @@ func runTmuxListPanes(socket string) ([]byte, error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "tmux", "-S", socket, "list-panes", "-a", "-F", TmuxPaneFormat)
+	// -u: without a UTF-8 locale (LANG unset, as under a service manager
+	// or in a container) tmux prints the format's tabs and separator as
+	// '_', and no record would parse.
+	cmd := exec.CommandContext(ctx, "tmux", "-u", "-S", socket, "list-panes", "-a", "-F", TmuxPaneFormat)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
