@@ -64,8 +64,9 @@ func TestIntegrationExecdMemory(t *testing.T) {
 		m := execdMemory(t, bin, gathers, args...)
 		t.Logf("execd, %-16s over %d processes: RSS %.1f MiB between gathers (at most), %.1f MiB peak (VmHWM), after %d gathers",
 			c.name, m.processes, mib(m.betweenBytes), mib(m.peakBytes), gathers+1)
-		if m.processes < n {
-			t.Errorf("%s: a batch counted %d processes, want at least the %d sleepers", c.name, m.processes, n)
+		if m.processes < n || m.loadProcs < n {
+			t.Errorf("%s: a batch counted %d processes, %d in tmux session execd-memory; want at least the %d sleepers in both",
+				c.name, m.processes, m.loadProcs, n)
 		}
 		if c.assert && (m.betweenBytes > execdMemoryGoalBytes || m.peakBytes > execdMemoryGoalBytes) {
 			t.Errorf("%s: RSS %.1f MiB between gathers, %.1f MiB peak; want both at most %.0f MiB",
@@ -104,7 +105,7 @@ func startSleepers(t *testing.T, n int) {
 	// Unique seconds mark the test's own sleepers among the host's.
 	marker := fmt.Sprintf("900.%06d", time.Now().UnixNano()%1e6)
 	script := fmt.Sprintf("for i in $(seq %d); do sleep %s & done; wait", n, marker)
-	if out, err := exec.Command("tmux", "-L", socket, "new-session", "-d", "-s", "load", script).CombinedOutput(); err != nil {
+	if out, err := exec.Command("tmux", "-L", socket, "new-session", "-d", "-s", "execd-memory", script).CombinedOutput(); err != nil {
 		t.Fatalf("starting tmux: %v\n%s", err, out)
 	}
 	socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
@@ -136,6 +137,7 @@ func startSleepers(t *testing.T, n int) {
 
 type execdMemoryFigures struct {
 	processes    int    // the last batch's processes= count
+	loadProcs    int    // its procs= count of tmux session execd-memory, the sleepers'
 	betweenBytes uint64 // the highest VmRSS read between two gathers
 	peakBytes    uint64 // VmHWM after the last gather
 }
@@ -164,16 +166,13 @@ func execdMemory(t *testing.T, bin string, gathers int, args ...string) execdMem
 			if err != nil {
 				t.Fatalf("reading the batch of %v: %v (stderr %q)", args, err, stderr.String())
 			}
-			if !strings.HasPrefix(line, "procwalk,schema=") {
-				continue
+			switch {
+			case strings.HasPrefix(line, "procwalk_session,kind=tmux,session=execd-memory "):
+				m.loadProcs = intField(line, "procs")
+			case strings.HasPrefix(line, "procwalk,schema="):
+				m.processes = intField(line, "processes")
+				return
 			}
-			_, fields, _ := strings.Cut(line, " ")
-			for _, f := range strings.Split(fields, ",") {
-				if v, ok := strings.CutPrefix(f, "processes="); ok {
-					m.processes, _ = strconv.Atoi(strings.TrimSuffix(v, "i"))
-				}
-			}
-			return
 		}
 	}
 	// What execd does after writing a batch (a collection, memory returned)
@@ -187,6 +186,19 @@ func execdMemory(t *testing.T, bin string, gathers int, args ...string) execdMem
 	}
 	m.peakBytes = statusBytes(t, cmd.Process.Pid, "VmHWM")
 	return m
+}
+
+// intField is the integer field name of a line of line protocol, 0 if it
+// has none.
+func intField(line, name string) int {
+	_, fields, _ := strings.Cut(line, " ")
+	for _, f := range strings.Split(fields, ",") {
+		if v, ok := strings.CutPrefix(f, name+"="); ok {
+			n, _ := strconv.Atoi(strings.TrimSuffix(v, "i"))
+			return n
+		}
+	}
+	return 0
 }
 
 // statusBytes reads a "kB" line of /proc/<pid>/status, in bytes.
