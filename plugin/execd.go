@@ -62,12 +62,13 @@ type Execd struct {
 	// gather and after each batch, and returns the freed memory to the
 	// kernel: the resident size stays near the live heap (the Process
 	// array the Collector reuses, the rate samples, the sessions'
-	// counters) instead of up to twice that, for at most a few percent
-	// more CPU (BenchmarkExecd*ReturnMemory). The runtime's GC settings are
-	// left alone: with the array reused, a gather leaves little garbage
-	// (about 1 MB at 10,000 processes with tmux sessions), and what drives
-	// the peak with other kinds is data live during the gather, which a
-	// lower GOGC or a memory limit cannot free, only chase at a CPU cost.
+	// counters) instead of up to twice that, for about 1 ms of CPU a
+	// gather at 10,000 processes (BenchmarkExecd*ReturnMemory; gctrace).
+	// The runtime's GC settings are left alone: with the array reused, a
+	// gather leaves about 1 MB of garbage at 10,000 processes, and what
+	// the peak holds beyond the between-gathers size is data live during
+	// the gather, which a lower GOGC or a memory limit cannot free, only
+	// chase at a CPU cost.
 	ReturnMemory bool
 }
 
