@@ -194,6 +194,7 @@ func (c *Collector) collect(w metricWriter) error {
 		return err
 	}
 	snap := g.Snapshot
+	defer c.recycle(snap)
 	c.lastProcesses, c.lastSessions = len(snap.Procs), len(g.Sessions)
 	t := snap.Time
 	switch c.cfg.Schema {
@@ -214,7 +215,6 @@ func (c *Collector) collect(w metricWriter) error {
 			c.problems = append(c.problems, fmt.Errorf("hook: %w", err))
 		}
 	}
-	defer c.recycle(snap)
 	if c.cfg.NoSelfMetrics {
 		return nil
 	}
