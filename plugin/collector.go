@@ -3,6 +3,7 @@ package plugin
 import (
 	"fmt"
 	"io"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -103,6 +104,15 @@ func (c *Collector) recycle(snap *procwalk.Snapshot) {
 	if c.cfg.Hook == nil {
 		c.scanner.Recycle(snap)
 	}
+}
+
+// returnMemory gives the kernel back what the process does not need until
+// the next gather: the garbage, and the pages of the Process array kept
+// for that gather (zeroed by the recycling; the next scan touches them
+// again).
+func (c *Collector) returnMemory() {
+	debug.FreeOSMemory()
+	c.scanner.ReleaseSpare()
 }
 
 // gather scans, computes rates and groups sessions. Its error wraps

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -58,17 +57,18 @@ type Execd struct {
 	// and SIGUSR2 modes (the caller's signal.Notify): one gather each.
 	// Nil when nobody sends any.
 	Signals <-chan os.Signal
-	// ReturnMemory runs a garbage collection after the first, silent
-	// gather and after each batch, and returns the freed memory to the
-	// kernel: the resident size stays near the live heap (the Process
-	// array the Collector reuses, the rate samples, the sessions'
-	// counters) instead of up to twice that, for about 1 ms of CPU a
-	// gather at 10,000 processes (BenchmarkExecd*ReturnMemory; gctrace).
-	// The runtime's GC settings are left alone: with the array reused, a
-	// gather leaves about 1 MB of garbage at 10,000 processes, and what
-	// the peak holds beyond the between-gathers size is data live during
-	// the gather, which a lower GOGC or a memory limit cannot free, only
-	// chase at a CPU cost.
+	// ReturnMemory, after the first, silent gather and after each batch,
+	// runs a garbage collection, returns the freed memory to the kernel and
+	// hands back the pages of the Process array the Collector keeps for
+	// the next gather (zeroed, they cost a page fault each when the next
+	// scan fills them): between gathers the process holds little more than
+	// the rate samples and the sessions' counters. At 10,000 processes that
+	// is about 1 ms of CPU a gather, within the noise of
+	// BenchmarkExecd*ReturnMemory against BenchmarkExecd*. The runtime's GC
+	// settings are left alone: with the array reused, a gather leaves about
+	// 1 MB of garbage at 10,000 processes, and what the peak holds beyond
+	// the between-gathers size is data live during the gather, which a
+	// lower GOGC or a memory limit cannot free, only chase at a CPU cost.
 	ReturnMemory bool
 }
 
@@ -87,7 +87,7 @@ func (e *Execd) Run(ctx context.Context) error {
 		e.Log.Errorf("%v", err)
 	}
 	if e.ReturnMemory {
-		debug.FreeOSMemory()
+		e.Collector.returnMemory()
 	}
 	var tick <-chan time.Time
 	if e.Signal == SignalNone {
@@ -113,7 +113,7 @@ func (e *Execd) Run(ctx context.Context) error {
 		}
 		err := e.Collector.WriteBatch(e.Stdout, e.Log)
 		if e.ReturnMemory {
-			debug.FreeOSMemory()
+			e.Collector.returnMemory()
 		}
 		switch {
 		case err == nil:
