@@ -65,11 +65,11 @@ type Execd struct {
 	// the rate samples and the sessions' counters. At 10,000 processes the
 	// collection is about 1 ms of CPU, and the whole 1 to 7 % of a gather
 	// in our runs of BenchmarkExecd*ReturnMemory against BenchmarkExecd*,
-	// about the noise between runs. The runtime's GC
-	// settings are left alone: with the array reused, a gather leaves about
-	// 1 MB of garbage at 10,000 processes, and what the peak holds beyond
-	// the between-gathers size is data live during the gather, which a
-	// lower GOGC or a memory limit cannot free, only chase at a CPU cost.
+	// about the noise between runs. The runtime's GC settings are left
+	// alone: with the array reused, a gather leaves about 1 MB of garbage
+	// at 10,000 processes, and what the peak holds beyond the
+	// between-gathers size is data live during the gather, which a lower
+	// GOGC or a memory limit cannot free, only chase at a CPU cost.
 	ReturnMemory bool
 }
 

@@ -91,7 +91,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
 	fs.BoolVar(&c.rates, "rates", false, "exec mode: scan twice, --interval apart, to emit CPU % and other rates")
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
-	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: skip the garbage collection after each batch that returns freed memory to the kernel (lower CPU, higher resident memory)")
+	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: keep memory between gathers instead of returning it to the kernel after each batch (a garbage collection, and the pages of the process array kept for the next scan): lower CPU, higher resident memory")
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
 	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(procwalk.Kinds(), ", "))
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
