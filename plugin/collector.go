@@ -75,7 +75,9 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 		}
 		c.grouper = g
 		c.fields |= g.Fields()
-		if cfg.Processes.Top > 0 {
+		if cfg.Processes.Top > 0 && cfg.Processes.Match != nil {
+			// Matching looks at every member's command line; without a
+			// match only the top members' are read, after ranking.
 			c.fields |= procwalk.FieldCmdline
 		}
 	}
@@ -272,6 +274,9 @@ func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *p
 	by := c.cfg.Processes.By
 	if by == "" {
 		by = "rss_bytes"
+	}
+	if err := c.scanner.ReadMore(top, procwalk.FieldCmdline); err != nil {
+		c.problems = append(c.problems, fmt.Errorf("reading the command lines of session %s:%s's top processes: %w", s.Kind, s.Name, err))
 	}
 	for i, p := range top {
 		writeProcess(w, s, i+1, p, by, snap.Time)
