@@ -17,9 +17,9 @@ import (
 // --interval apart: CPU % and IO bytes/s need two samples, and a Sampler
 // fills Rates on the second scan for every process seen in both. Processes
 // first seen in the second scan have no rates (Rates.Measured false).
-// sel adds fields for some processes (see procwalk.Selector). ctx cancels
-// the wait between the scans.
-func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, sel procwalk.Selector, rates bool) (*procwalk.Snapshot, error) {
+// scan takes each snapshot (nil: a plain one of fields; sessions scan
+// through their Grouper). ctx cancels the wait between the scans.
+func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, scan func(*procwalk.Scanner) (*procwalk.Snapshot, error), rates bool) (*procwalk.Snapshot, error) {
 	if rates && g.interval <= 0 {
 		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
 	}
@@ -28,7 +28,10 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, sel proc
 		return nil, err // names the root and the fix
 	}
 	sc := procwalk.NewScanner(fsys)
-	snap, err := sc.SnapshotSelect(fields, sel)
+	if scan == nil {
+		scan = func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return sc.Snapshot(fields) }
+	}
+	snap, err := scan(sc)
 	if err != nil || !rates {
 		return snap, err
 	}
@@ -42,7 +45,7 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, sel proc
 		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, ctx.Err())
 	case <-wait.C:
 	}
-	snap, err = sc.SnapshotSelect(fields, sel)
+	snap, err = scan(sc)
 	if err != nil {
 		return nil, err
 	}

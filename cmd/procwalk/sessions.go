@@ -173,8 +173,8 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 	if g.pss {
 		fields |= procwalk.FieldSmaps
 	}
-	grouper.Prefetch() // tmux answers while we scan
-	snap, err := g.snapshot(ctx, fields, grouper.Selector(), !f.noRates)
+	scan := func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return grouper.Scan(sc, fields) }
+	snap, err := g.snapshot(ctx, fields, scan, !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}
