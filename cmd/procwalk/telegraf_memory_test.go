@@ -68,6 +68,12 @@ func TestIntegrationExecdMemory(t *testing.T) {
 			t.Errorf("%s: a batch counted %d processes, %d in tmux session execd-memory; want at least the %d sleepers in both",
 				c.name, m.processes, m.loadProcs, n)
 		}
+		// The goal is for 10,000 processes: a host already running
+		// thousands more (another test's load) is measured, not judged.
+		if c.assert && m.processes > n+n/20 {
+			t.Logf("%s: %d processes, over the goal's %d by more than 5%%: not asserted", c.name, m.processes, n)
+			continue
+		}
 		if c.assert && (m.betweenBytes > execdMemoryGoalBytes || m.peakBytes > execdMemoryGoalBytes) {
 			t.Errorf("%s: RSS %.1f MiB between gathers, %.1f MiB peak; want both at most %.0f MiB",
 				c.name, mib(m.betweenBytes), mib(m.peakBytes), mib(execdMemoryGoalBytes))
