@@ -567,10 +567,12 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 // TestCPUAgainstProcstat prints what one gather costs in CPU on this host,
 // all processes of the host in scope: Telegraf's procstat (pattern ".",
 // cpu and memory), procwalk in exec mode (a whole process per gather, with
-// its tmux client), per session kind (each kind reads its own files: user
-// status, cgroup cgroup, agent cmdline and cwd), procwalk in execd mode
-// (steady state, and its resident memory), and a raw loop that only reads
-// every stat and statm.
+// its tmux client), per session kind (user sessions read every status;
+// cgroup sessions walk cgroupfs; agents read the cmdline of interpreters and
+// their cwd), procwalk in execd mode (steady state, and its resident
+// memory), and a raw loop that only reads every stat and statm, run in this
+// test's thread and as a process of its own (testdata/rawloop), which like
+// exec mode pays for starting a Go process.
 //
 // procstat's figure is the whole Telegraf process (and its reaped pgrep
 // children) per gather: an idle Telegraf with the same agent and output
@@ -584,12 +586,14 @@ func TestCPUAgainstProcstat(t *testing.T) {
 	const gathers = 5
 	procstat := e.procstatCPU(gathers)
 	raw := rawLoopCPU(t, gathers)
+	rawProcess := e.rawProcessCPU(gathers)
 	procs := countProcs(t)
 	t.Logf("CPU per gather over %d processes (seconds):", procs)
 	t.Logf("  telegraf procstat pattern=\".\" cpu+memory   %.4f", procstat)
 	t.Logf("  raw stat+statm read loop                   %.4f", raw)
+	t.Logf("  the same loop as a process of its own      %.4f", rawProcess)
 	row := func(what string, cpu float64) {
-		t.Logf("  %-42s %.4f  (%.0fx less than procstat, %.2fx the raw loop)", what, cpu, procstat/cpu, cpu/raw)
+		t.Logf("  %-42s %.4f  (%.0fx less than procstat, %.2fx the raw loop, %.2fx its process)", what, cpu, procstat/cpu, cpu/raw, cpu/rawProcess)
 	}
 	row("procwalk exec, no sessions", e.execCPU(gathers, "--session-kinds", "group")) // no group rules: no sessions
 	execTmux := e.execCPU(gathers, "--session-kinds", "tmux")
@@ -738,6 +742,25 @@ func (e *e2e) execdCPU(gathers int, args ...string) (cpu float64, rss, peak uint
 		return v << 10
 	}
 	return (c2 - c1) / float64(gathers), kB("VmRSS"), kB("VmHWM")
+}
+
+// rawProcessCPU builds testdata/rawloop and runs it gathers times, returning
+// the CPU of each whole run on average, as execCPU does for procwalk.
+func (e *e2e) rawProcessCPU(gathers int) float64 {
+	t := e.t
+	bin := filepath.Join(e.binDir, "rawloop")
+	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/rawloop").CombinedOutput(); err != nil {
+		t.Fatalf("building testdata/rawloop: %v\n%s", err, out)
+	}
+	total := 0.0
+	for i := 0; i < gathers; i++ {
+		cmd := exec.Command(bin)
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("rawloop: %v", err)
+		}
+		total += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+	}
+	return total / float64(gathers)
 }
 
 // rawLoopCPU reads every pid's stat and statm gathers times on one locked
