@@ -62,6 +62,11 @@ type walkedHierarchy struct {
 	line      CgroupLine
 	dir       string
 	mountRoot string
+	// single marks a v1 controller hierarchy that /proc/cgroups says holds
+	// one cgroup, its root: every process is there, so its cgroup.procs,
+	// which the kernel builds from every thread it holds, is not read.
+	single bool
+	top    int32 // its root's index in nodes
 }
 
 // cgroupNode is one cgroup of a walked hierarchy.
@@ -141,6 +146,10 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	if err != nil {
 		return false
 	}
+	var cgroups []byte // /proc/cgroups, read once
+	if b, err := w.readSmall(fs.Path("cgroups")); err == nil {
+		cgroups = append([]byte(nil), b...)
+	}
 	mountinfo, _ := w.readSmall(fs.Path("self", "mountinfo"))
 	cfs := newCgroupFS(cgroupRoot)
 	live := false
@@ -174,7 +183,9 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 		}
 		live = live || real
 		l.Controllers = w.intern([]byte(l.Controllers))
-		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root})
+		single := l.HierarchyID != 0 && !strings.HasPrefix(l.Controllers, "name=") &&
+			cgroups != nil && onlyRootCgroups(cgroups, []CgroupLine{l})
+		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root, single: single})
 	}
 	if len(w.hiers) == 0 {
 		return false
@@ -185,8 +196,7 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 		return false
 	}
 	if len(others) > 0 {
-		cgroups, err := w.readSmall(fs.Path("cgroups"))
-		w.othersMatter = err != nil || !onlyRootCgroups(cgroups, others)
+		w.othersMatter = cgroups == nil || !onlyRootCgroups(cgroups, others)
 	}
 	return true
 }
@@ -328,7 +338,11 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 	// "/" + "a/b" shows as "/a/b", "/kubepods" + "a" as "/kubepods/a".
 	prefix := len(strings.TrimSuffix(hi.mountRoot, "/"))
 	first := len(w.nodes)
+	hi.top = int32(first)
 	w.nodes = append(w.nodes, cgroupNode{path: w.intern([]byte(hi.mountRoot)), parent: -1})
+	if hi.single {
+		return hi.mountRoot == "/" // a mount below the root: not the one cgroup
+	}
 	for i := first; i < len(w.nodes); i++ {
 		w.path = append(append(w.path[:0], '.'), w.nodes[i].path[prefix:]...)
 		w.path = append(w.path, 0)
@@ -503,7 +517,10 @@ func (w *cgroupWalk) fill(p *Process) bool {
 // linesOf builds the lines of a pid placed in slots, nil when a hierarchy
 // did not list it exactly once or listed it in a threaded domain.
 func (w *cgroupWalk) linesOf(slots cgroupSlots) []CgroupLine {
-	for h := range w.hiers {
+	for h, hi := range w.hiers {
+		if hi.single {
+			slots[h] = hi.top + 1
+		}
 		if slots[h] <= 0 || w.nodes[slots[h]-1].ambiguous {
 			return nil
 		}

@@ -209,6 +209,35 @@ func TestCgroupWalkFallsBack(t *testing.T) {
 	}
 }
 
+// A v1 controller hierarchy that /proc/cgroups counts one cgroup in holds
+// every process at its root: the walk places them there without reading
+// its cgroup.procs (here a directory, which a read would fail on, sending
+// every process to its file). Counting two cgroups, it is read again.
+func TestCgroupWalkSkipsSingleCgroupHierarchies(t *testing.T) {
+	for _, tt := range []struct {
+		cpuCgroups string
+		placed     []int
+	}{
+		{"1", []int{10, 11, 20}},
+		{"2", nil},
+	} {
+		t.Run("cpu num_cgroups "+tt.cpuCgroups, func(t *testing.T) {
+			files := baseTree()
+			for _, pid := range []string{"10", "11", "20"} {
+				f := "proc/" + pid + "/cgroup"
+				files[f] = strings.Replace(files[f], "1:pids:/p\n", "4:cpu,cpuacct:/\n1:pids:/p\n", 1)
+			}
+			files["cgroup/cpu,cpuacct/cgroup.procs/x"] = "" // unreadable as a list
+			files["proc/cgroups"] = "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t2\t3\t1\ncpu\t4\t" +
+				tt.cpuCgroups + "\t1\ncpuacct\t4\t" + tt.cpuCgroups + "\t1\npids\t1\t2\t1\n"
+			proc, cg := cgroupTree(t, files)
+			if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
+				t.Errorf("the walk placed %v, want %v", got, tt.placed)
+			}
+		})
+	}
+}
+
 // A cgroupfs mounted from a cgroup below the hierarchy's root (a container's
 // view, mountinfo field 4) names cgroups from that root: /kubepods/a.service.
 func TestCgroupWalkMountRoot(t *testing.T) {
