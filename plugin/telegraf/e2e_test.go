@@ -583,8 +583,12 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 func TestCPUAgainstProcstat(t *testing.T) {
 	e := setup(t)
 	e.addLoad(loadProcesses(t))
-	const gathers = 5
-	procstat := e.procstatCPU(gathers)
+	// procstat takes its interval (2 s) per gather and costs a second of CPU
+	// each, steady from gather to gather: 5 are enough. procwalk's gathers
+	// cost tens of ms, where a scheduler tick or another process's burst
+	// shows: 20 each, averaged, keep the ratios steady from run to run.
+	const procstatGathers, gathers = 5, 20
+	procstat := e.procstatCPU(procstatGathers)
 	raw := rawLoopCPU(t, gathers)
 	rawProcess := e.rawProcessCPU(gathers)
 	procs := countProcs(t)
