@@ -17,8 +17,10 @@ import (
 // --interval apart: CPU % and IO bytes/s need two samples, and a Sampler
 // fills Rates on the second scan for every process seen in both. Processes
 // first seen in the second scan have no rates (Rates.Measured false).
-// scan takes each snapshot (nil: a plain one of fields; sessions scan
-// through their Grouper). ctx cancels the wait between the scans.
+// scan takes the snapshot shown (nil: a plain one of fields; sessions scan
+// through their Grouper, which asks tmux and walks cgroupfs); the first of
+// two samples is a plain one of fields, all that rates need. ctx cancels
+// the wait between the scans.
 func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, scan func(*procwalk.Scanner) (*procwalk.Snapshot, error), rates bool) (*procwalk.Snapshot, error) {
 	if rates && g.interval <= 0 {
 		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
@@ -31,9 +33,12 @@ func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, scan fun
 	if scan == nil {
 		scan = func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return sc.Snapshot(fields) }
 	}
-	snap, err := scan(sc)
-	if err != nil || !rates {
-		return snap, err
+	if !rates {
+		return scan(sc)
+	}
+	snap, err := sc.Snapshot(fields)
+	if err != nil {
+		return nil, err
 	}
 	var sampler procwalk.Sampler
 	sampler.Observe(snap)
