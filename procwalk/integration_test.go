@@ -350,52 +350,22 @@ func TestIntegrationPSSUSSMatchSmem(t *testing.T) {
 		t.Fatalf("tmux printed server pid %q", out)
 	}
 
-	before := smemUsage(t, regexp.QuoteMeta(dir))
-	s := liveSnapshot(t, procwalk.FieldSmaps)
-	after := smemUsage(t, regexp.QuoteMeta(dir))
-	holders, compared := 0, 0
-	var worstPSS, worstUSS float64 // largest difference from smem, as a fraction
-	for _, p := range s.Descendants(server) {
-		b, okBefore := before[p.ID.PID]
-		a, okAfter := after[p.ID.PID]
-		if !okBefore || !okAfter {
-			continue // a sleep: its cmdline does not name dir
+	// A shell's PSS moves whenever any process on the host maps or unmaps
+	// libc (another test package forking shells, say): a round whose
+	// numbers moved past the tolerance between smem's readings and ours is
+	// taken again, up to 5 rounds; all of them disagreeing fails.
+	var mismatches []string
+	var holders, compared int
+	var worstPSS, worstUSS float64
+	for round := 1; round <= 5; round++ {
+		mismatches, holders, compared, worstPSS, worstUSS = compareWithSmem(t, dir, server)
+		if len(mismatches) == 0 {
+			break
 		}
-		if p.Read&procwalk.FieldSmaps == 0 {
-			t.Errorf("pid %d (%s): smaps not read (denied %v, malformed %v)", p.ID.PID, p.Comm, p.Denied, p.Malformed)
-			continue
-		}
-		compared++
-		// smem sums each mapping's line of smaps, truncated to whole KiB;
-		// smaps_rollup truncates once. So a few KiB apart on a small
-		// process, more on one with many mappings: 2% or 4 pages.
-		// A PSS also moves when any other process on the host maps or
-		// unmaps a shared library: smem reads before and after ours.
-		for _, c := range []struct {
-			name               string
-			got, before, after uint64
-		}{{"PSS", p.Smaps.PSSBytes, b[0], a[0]}, {"USS", p.Smaps.USSBytes, b[1], a[1]}} {
-			tol := max(max(c.before, c.after)/50, uint64(4*os.Getpagesize()))
-			if !between(c.got, c.before, c.after, tol) {
-				t.Errorf("pid %d (%s): %s %d bytes, smem says %d before and %d after (tolerance %d)",
-					p.ID.PID, p.Comm, c.name, c.got, c.before, c.after, tol)
-			}
-			// The difference from the nearer of smem's two readings.
-			d := min(math.Abs(float64(c.got)-float64(c.before)), math.Abs(float64(c.got)-float64(c.after))) / float64(max(c.before, 1))
-			if c.name == "PSS" {
-				worstPSS = max(worstPSS, d)
-			} else {
-				worstUSS = max(worstUSS, d)
-			}
-		}
-		if strings.HasPrefix(p.Comm, "python") {
-			holders++
-			// Six holders share the 8 MiB file: PSS counts a sixth of it,
-			// RSS all of it.
-			if p.Smaps.PSSBytes >= p.RSSBytes {
-				t.Errorf("holder %d: PSS %d not below RSS %d although it shares 8 MiB with 5 others", p.ID.PID, p.Smaps.PSSBytes, p.RSSBytes)
-			}
-		}
+		t.Logf("round %d: %d disagreement(s) with smem, first: %s", round, len(mismatches), mismatches[0])
+	}
+	for _, m := range mismatches {
+		t.Error(m)
 	}
 	t.Logf("compared %d processes (%d holders) with smem: worst difference PSS %.2f%%, USS %.2f%%", compared, holders, worstPSS*100, worstUSS*100)
 	if holders != 2*sessions || compared < 3*sessions {
@@ -498,4 +468,58 @@ func TestIntegrationChurn(t *testing.T) {
 	if measured == 0 {
 		t.Errorf("%d snapshots gave no measured rate: the Sampler never matched a process", snapshots)
 	}
+}
+
+// compareWithSmem reads smem, a snapshot with smaps and smem again, and
+// compares PSS and USS of every descendant of server that smem lists (whose
+// command line names dir). It returns what disagreed, how many processes and
+// python holders it compared, and the worst differences as fractions.
+func compareWithSmem(t *testing.T, dir string, server int) (mismatches []string, holders, compared int, worstPSS, worstUSS float64) {
+	t.Helper()
+	before := smemUsage(t, regexp.QuoteMeta(dir))
+	s := liveSnapshot(t, procwalk.FieldSmaps)
+	after := smemUsage(t, regexp.QuoteMeta(dir))
+	for _, p := range s.Descendants(server) {
+		b, okBefore := before[p.ID.PID]
+		a, okAfter := after[p.ID.PID]
+		if !okBefore || !okAfter {
+			continue // a sleep: its cmdline does not name dir
+		}
+		if p.Read&procwalk.FieldSmaps == 0 {
+			t.Errorf("pid %d (%s): smaps not read (denied %v, malformed %v)", p.ID.PID, p.Comm, p.Denied, p.Malformed)
+			continue
+		}
+		compared++
+		// smem sums each mapping's line of smaps, truncated to whole KiB;
+		// smaps_rollup truncates once. So a few KiB apart on a small
+		// process, more on one with many mappings: 2% or 4 pages.
+		// A PSS also moves when any other process on the host maps or
+		// unmaps a shared library: smem reads before and after ours.
+		for _, c := range []struct {
+			name               string
+			got, before, after uint64
+		}{{"PSS", p.Smaps.PSSBytes, b[0], a[0]}, {"USS", p.Smaps.USSBytes, b[1], a[1]}} {
+			tol := max(max(c.before, c.after)/50, uint64(4*os.Getpagesize()))
+			if !between(c.got, c.before, c.after, tol) {
+				mismatches = append(mismatches, fmt.Sprintf("pid %d (%s): %s %d bytes, smem says %d before and %d after (tolerance %d)",
+					p.ID.PID, p.Comm, c.name, c.got, c.before, c.after, tol))
+			}
+			// The difference from the nearer of smem's two readings.
+			d := min(math.Abs(float64(c.got)-float64(c.before)), math.Abs(float64(c.got)-float64(c.after))) / float64(max(c.before, 1))
+			if c.name == "PSS" {
+				worstPSS = max(worstPSS, d)
+			} else {
+				worstUSS = max(worstUSS, d)
+			}
+		}
+		if strings.HasPrefix(p.Comm, "python") {
+			holders++
+			// Six holders share the 8 MiB file: PSS counts a sixth of it,
+			// RSS all of it.
+			if p.Smaps.PSSBytes >= p.RSSBytes {
+				t.Errorf("holder %d: PSS %d not below RSS %d although it shares 8 MiB with 5 others", p.ID.PID, p.Smaps.PSSBytes, p.RSSBytes)
+			}
+		}
+	}
+	return mismatches, holders, compared, worstPSS, worstUSS
 }
