@@ -169,12 +169,14 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 		}
 		return gathered{}, err
 	}
-	fields := grouper.Fields() | procwalk.FieldIO | extra
+	// The first of two samples reads what rates need; the one shown adds
+	// what the kinds and the caller need (Scan adds the kinds' fields).
+	rateFields := procwalk.FieldIO
 	if g.pss {
-		fields |= procwalk.FieldSmaps
+		rateFields |= procwalk.FieldSmaps
 	}
-	scan := func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return grouper.Scan(sc, fields) }
-	snap, err := g.snapshot(ctx, fields, scan, !f.noRates)
+	scan := func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return grouper.Scan(sc, rateFields|extra) }
+	snap, err := g.snapshot(ctx, rateFields, scan, !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}
