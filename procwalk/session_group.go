@@ -114,13 +114,7 @@ func (g *Grouper) Fields() Fields {
 // process.
 func (g *Grouper) Selector() Selector {
 	agents, cgroups := g.kinds[KindAgent], g.kinds[KindCgroup]
-	var sel Selector
-	if agents {
-		sel.Fields |= FieldCmdline
-	}
-	if cgroups {
-		sel.Fields |= FieldCgroup
-	}
+	sel := Selector{Fields: g.selectedFields()}
 	if sel.Fields == 0 {
 		return sel
 	}
@@ -135,6 +129,18 @@ func (g *Grouper) Selector() Selector {
 		return f
 	}
 	return sel
+}
+
+// selectedFields are the fields Selector may select.
+func (g *Grouper) selectedFields() Fields {
+	var f Fields
+	if g.kinds[KindAgent] {
+		f |= FieldCmdline
+	}
+	if g.kinds[KindCgroup] {
+		f |= FieldCgroup
+	}
+	return f
 }
 
 // Scan takes a snapshot with fields and what grouping needs (Fields and
@@ -159,7 +165,7 @@ func (g *Grouper) Scan(sc *Scanner, fields Fields) (*Snapshot, error) {
 // asked while the other kinds are grouped (or earlier, see Prefetch).
 func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	var n noteList
-	if missing := (g.Fields() | g.Selector().Fields) &^ (s.Fields | s.Selected); missing != 0 {
+	if missing := (g.Fields() | g.selectedFields()) &^ (s.Fields | s.Selected); missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
 	}
 	tmux := g.prefetched
