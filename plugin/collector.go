@@ -25,14 +25,12 @@ type Gather struct {
 type Hook func(g *Gather, b *Batch) error
 
 // Collector gathers batches of metrics, one per call, keeping what must
-// persist between gathers: the scanner's buffers, the rate sampler, the
-// session grouper's counters and the encoder's buffer. It is not safe for
-// concurrent use.
+// persist between gathers: the Monitor (the source's buffers, the rate
+// sampler), the session grouper's counters and the encoder's buffer. It is
+// not safe for concurrent use.
 type Collector struct {
 	cfg      Config
-	fields   procwalk.Fields
-	scanner  *procwalk.Scanner
-	sampler  procwalk.Sampler
+	monitor  *procwalk.Monitor
 	grouper  sessionGrouper
 	rank     func(*procwalk.Process) float64
 	lookup   procstatLookup
@@ -51,16 +49,17 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	c := &Collector{cfg: cfg, scanner: procwalk.NewScanner(fs)}
+	c := &Collector{cfg: cfg}
 	if c.cfg.Schema == "" {
 		c.cfg.Schema = SchemaProcwalk
 	}
 	var need procwalk.Fields
 	c.rank, need = processRanking(cfg.Processes.By)
-	c.fields = cfg.Fields | need
+	fields := cfg.Fields | need
+	var stages []procwalk.Stage
 	switch c.cfg.Schema {
 	case SchemaProcstat:
-		c.fields |= procstatFields
+		fields |= procstatFields
 		c.lookup = newProcstatLookup(&c.cfg.Procstat, cfg.SkipPID)
 	case SchemaProcwalk:
 		if len(c.cfg.Group.Kinds) == 0 {
@@ -74,13 +73,16 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 			return nil, fmt.Errorf("%w: sessions: %w", ErrConfig, err)
 		}
 		c.grouper = g
-		c.fields |= g.Fields()
+		stages = append(stages, g)
 		if cfg.Processes.Top > 0 && cfg.Processes.Match != nil {
 			// Matching looks at every member's command line; without a
 			// match only the top members' are read, after ranking.
-			c.fields |= procwalk.FieldCmdline
+			fields |= procwalk.FieldCmdline
 		}
 	}
+	// A hook may keep a gather's snapshot (see Gather): then no gather
+	// reuses the storage of the one before.
+	c.monitor = procwalk.NewMonitor(fs, procwalk.MonitorConfig{Fields: fields, Keep: cfg.Hook != nil}, stages...)
 	return c, nil
 }
 
@@ -88,33 +90,20 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 func (c *Collector) Prime() error {
 	c.notes = nil
 	c.problems = c.problems[:0]
-	g, err := c.gather()
-	if err == nil {
-		c.recycle(g.Snapshot)
-	}
+	_, err := c.gather()
 	return err
 }
 
-// recycle hands snap's Process array back to the scanner once a gather is
-// done with it, so the next scan fills the same array instead of leaving
-// one (about 5 MB at 10,000 processes) to the garbage collector each
-// gather: execd's resident memory then stays near its live set. Nothing
-// keeps pointers into snap after a gather: the sampler and the grouper keep
-// ProcIDs and copies, sessions their own strings, c.top is cleared. A hook
-// may keep snap (see Gather), so with a hook nothing is recycled.
-func (c *Collector) recycle(snap *procwalk.Snapshot) {
-	if c.cfg.Hook == nil {
-		c.scanner.Recycle(snap)
-	}
-}
-
 // returnMemory gives the kernel back what the process does not need until
-// the next gather: the garbage, and the pages of the Process array kept
-// for that gather (zeroed by the recycling; the next scan touches them
-// again).
+// the next gather: the garbage, and the pages of the Process array the
+// Monitor keeps for that gather (zeroed when handed back; the next scan
+// touches them again). Nothing keeps pointers into a gather's snapshot
+// once it is written: the sampler and the grouper keep ProcIDs and copies,
+// sessions their own strings, c.top is cleared; with a hook, which may
+// keep it, the Monitor keeps every snapshot whole.
 func (c *Collector) returnMemory() {
+	c.monitor.Release()
 	debug.FreeOSMemory()
-	c.scanner.ReleaseSpare()
 }
 
 // gather scans, computes rates and groups sessions. Its error wraps
@@ -122,19 +111,12 @@ func (c *Collector) returnMemory() {
 // could not do is kept in c.notes: informational, not errors (a host
 // without tmux has no tmux sessions).
 func (c *Collector) gather() (*Gather, error) {
-	var snap *procwalk.Snapshot
-	var err error
-	if c.grouper != nil {
-		// tmux answers while we scan; cgroup sessions come from a walk of
-		// cgroupfs rather than every process's cgroup file.
-		snap, err = c.grouper.Scan(c.scanner, c.fields)
-	} else {
-		snap, err = c.scanner.Snapshot(c.fields)
-	}
+	// With sessions, tmux answers while we scan and cgroup sessions come
+	// from a walk of cgroupfs rather than every process's cgroup file.
+	snap, err := c.monitor.Gather()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
 	}
-	c.sampler.Observe(snap)
 	g := &Gather{Snapshot: snap}
 	if c.grouper != nil {
 		g.Sessions, c.notes = c.grouper.Group(snap)
@@ -206,7 +188,6 @@ func (c *Collector) collect(w metricWriter) error {
 		return err
 	}
 	snap := g.Snapshot
-	defer c.recycle(snap)
 	c.lastProcesses, c.lastSessions = len(snap.Procs), len(g.Sessions)
 	t := snap.Time
 	switch c.cfg.Schema {
@@ -275,7 +256,7 @@ func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *p
 	if by == "" {
 		by = "rss_bytes"
 	}
-	if err := c.scanner.ReadMore(top, procwalk.FieldCmdline); err != nil {
+	if err := c.monitor.ReadMore(top, procwalk.FieldCmdline); err != nil {
 		c.problems = append(c.problems, fmt.Errorf("reading the command lines of session %s:%s's top processes: %w", s.Kind, s.Name, err))
 	}
 	for i, p := range top {

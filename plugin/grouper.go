@@ -4,8 +4,8 @@ import "github.com/procwalk/procwalk/procwalk"
 
 // sessionGrouper is what a Collector needs of a *procwalk.Grouper.
 type sessionGrouper interface {
+	procwalk.Stage
 	Fields() procwalk.Fields
-	Scan(sc *procwalk.Scanner, fields procwalk.Fields) (*procwalk.Snapshot, error)
 	Group(s *procwalk.Snapshot) (sessions []procwalk.Session, notes []string)
 }
 

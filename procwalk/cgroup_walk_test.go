@@ -354,7 +354,7 @@ func TestCgroupWalkLive(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	s, err := g.Scan(NewScanner(fs), 0)
+	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,9 +131,10 @@ func benchSnapshot(b *testing.B, sc *Scanner, f Fields) *Snapshot {
 	return s
 }
 
-// groupedSnapshot is g.Scan: Prefetch, and a snapshot of what g needs.
+// groupedSnapshot is a gather of a Monitor with g: tmux asked meanwhile,
+// and a snapshot of what g needs.
 func groupedSnapshot(b *testing.B, g *Grouper, sc *Scanner) *Snapshot {
-	s, err := g.Scan(sc, 0)
+	s, err := NewMonitor(g.fs, MonitorConfig{Source: sc, Keep: true, NoRates: true}, g).Gather()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,8 +26,8 @@ func ExampleGrouper() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	g.Prefetch() // ask tmux while the snapshot is taken
-	s, err := g.Scan(procwalk.NewScanner(fs), 0)
+	// The Monitor plans the scan with g: tmux is asked while /proc is read.
+	s, err := procwalk.NewMonitor(fs, procwalk.MonitorConfig{}, g).Gather()
 	if err != nil {
 		log.Fatal(err)
 	}

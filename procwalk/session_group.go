@@ -143,20 +143,25 @@ func (g *Grouper) selectedFields() Fields {
 	return f
 }
 
-// Scan takes a snapshot with fields and what grouping needs (Fields and
-// Selector), asking tmux meanwhile (Prefetch): the way to scan for Group.
-// With the cgroup kind, it first walks cgroupfs (cgroup_walk.go): a process
-// placed there gets the lines of its cgroup file for the hierarchies the
-// kind reads (name=systemd, memory and cpu on v1, the v2 one), and only
-// the others have their file read. fields with FieldCgroup asks for the
-// whole file of every process, and no walk is made.
-func (g *Grouper) Scan(sc *Scanner, fields Fields) (*Snapshot, error) {
+// Plan is the Grouper's part of a Monitor's plan (Stage): the fields the
+// kinds read from every process (Fields) and the Selector of those read
+// from some.
+func (g *Grouper) Plan() (Fields, Selector) { return g.Fields(), g.Selector() }
+
+// Prepare readies a Monitor's scan of fields for grouping (Stage): tmux is
+// asked while /proc is read (Prefetch), and with the cgroup kind cgroupfs
+// is walked first (cgroup_walk.go): a process placed there gets the lines
+// of its cgroup file for the hierarchies the kind reads (name=systemd,
+// memory and cpu on v1, the v2 one), and only the others have their file
+// read. A scan of FieldCgroup reads the whole file of every process, and no
+// walk is made.
+func (g *Grouper) Prepare(fields Fields) (done func()) {
 	g.Prefetch()
 	if g.kinds[KindCgroup] && fields&FieldCgroup == 0 {
 		g.cgroups.run(g.fs, g.cfg.CgroupRoot)
-		defer g.cgroups.done()
+		return g.cgroups.done
 	}
-	return sc.SnapshotSelect(fields|g.Fields(), g.Selector())
+	return nil
 }
 
 // Group builds the sessions of s: by kind in Kinds() order, then by name

@@ -140,7 +140,7 @@ func liveGroup(t *testing.T, cfg procwalk.GroupConfig) (*procwalk.Grouper, []pro
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := g.Scan(procwalk.NewScanner(fs), procwalk.FieldIO)
+	snap, err := procwalk.NewMonitor(fs, procwalk.MonitorConfig{Fields: procwalk.FieldIO}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func fixtureGrouper(t *testing.T, root string, cfg GroupConfig) (*Grouper, *Snap
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := g.Scan(NewScanner(fs), 0)
+	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -215,7 +215,7 @@ func TestGroupTmuxEnvironCap(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.environLimit = 2
-	s, err := g.Scan(NewScanner(fs), 0)
+	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,56 +6,49 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
 
 // gather.go takes the snapshot a command shows, and says what it missed.
 
-// snapshot scans --proc once reading fields or, when rates are wanted, twice
-// --interval apart: CPU % and IO bytes/s need two samples, and a Sampler
-// fills Rates on the second scan for every process seen in both. Processes
-// first seen in the second scan have no rates (Rates.Measured false).
-// scan takes the snapshot shown (nil: a plain one of fields; sessions scan
-// through their Grouper, which asks tmux and walks cgroupfs); the first of
-// two samples is a plain one of fields, all that rates need. ctx cancels
-// the wait between the scans.
-func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, scan func(*procwalk.Scanner) (*procwalk.Snapshot, error), rates bool) (*procwalk.Snapshot, error) {
-	if rates && g.interval <= 0 {
-		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
-	}
+// monitor opens --proc and returns a Monitor reading fields, and what the
+// stages plan, on the command's clock.
+func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*procwalk.Monitor, error) {
 	fsys, err := g.openFS()
 	if err != nil {
 		return nil, err // names the root and the fix
 	}
-	sc := procwalk.NewScanner(fsys)
-	if scan == nil {
-		scan = func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return sc.Snapshot(fields) }
-	}
+	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock}, stages...), nil
+}
+
+// gather takes the snapshot a command shows through m: one scan or, when
+// rates are wanted, two --interval apart. CPU % and IO bytes/s need two
+// samples, and the Monitor fills Rates on the second scan for every process
+// seen in both; the first reads only what rates need. Processes first seen
+// in the second scan have no rates (Rates.Measured false). ctx cancels the
+// wait between the scans.
+func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (*procwalk.Snapshot, error) {
 	if !rates {
-		return scan(sc)
+		return m.Gather()
 	}
-	snap, err := sc.Snapshot(fields)
-	if err != nil {
-		return nil, err
+	if g.interval <= 0 {
+		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
 	}
-	var sampler procwalk.Sampler
-	sampler.Observe(snap)
-	// Samples start --interval apart: the first scan's own time counts.
-	wait := time.NewTimer(g.interval - time.Since(snap.Time))
-	defer wait.Stop()
-	select {
-	case <-ctx.Done():
+	snap, err := m.Sample(ctx, g.interval)
+	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, ctx.Err())
-	case <-wait.C:
 	}
-	snap, err = scan(sc)
+	return snap, err
+}
+
+// snapshot is a gather of fields through a Monitor of its own.
+func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bool) (*procwalk.Snapshot, error) {
+	m, err := g.monitor(fields)
 	if err != nil {
 		return nil, err
 	}
-	sampler.Observe(snap)
-	return snap, nil
+	return g.gather(ctx, m, rates)
 }
 
 // users reads --passwd. Callers that only print names may ignore the error:

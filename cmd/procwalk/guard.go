@@ -200,7 +200,7 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: procwalk.NewAuditLog(guardHistory),
-		scanner: procwalk.NewScanner(fsys), seen: make(map[procwalk.ProcID]bool), name: args[0],
+		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, NoRates: true}), seen: make(map[procwalk.ProcID]bool), name: args[0],
 		reported:   make(map[string]bool),
 		foreground: terminalForeground(c.e.stdin)}
 	r.killer, err = procwalk.NewKiller(fsys, procwalk.KillConfig{
@@ -246,7 +246,7 @@ type guardRun struct {
 	c          *guardCommand
 	lim        guardLimits
 	fs         procwalk.FS
-	scanner    *procwalk.Scanner
+	monitor    *procwalk.Monitor
 	killer     *procwalk.Killer
 	history    *procwalk.AuditLog
 	self       int
@@ -409,7 +409,7 @@ func (r *guardRun) check(ctx context.Context) {
 	if r.enforced != "" || r.cancelled {
 		return
 	}
-	snap, err := r.scanner.Snapshot(0)
+	snap, err := r.monitor.Gather()
 	if err != nil {
 		r.scanErrors++
 		return
@@ -521,7 +521,7 @@ func (r *guardRun) terminate(ctx context.Context, why string) {
 
 // countTree counts guard's live descendants.
 func (r *guardRun) countTree() int {
-	snap, err := r.scanner.Snapshot(0)
+	snap, err := r.monitor.Gather()
 	if err != nil {
 		return 0
 	}

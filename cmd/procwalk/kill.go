@@ -296,7 +296,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
-	snap, err := grouper.Scan(procwalk.NewScanner(fsys), 0)
+	snap, err := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{NoRates: true}, grouper).Gather()
 	if err != nil {
 		return nil, err
 	}

@@ -44,11 +44,13 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-// env is what a command may touch of the outside world; tests pass buffers.
+// env is what a command may touch of the outside world; tests pass buffers
+// and a clock of their own.
 type env struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+	clock  procwalk.Clock // dates every scan: ages and rates are measured on it
 }
 
 // exitErr ends the program with Code after printing Err (when not nil).
@@ -87,6 +89,8 @@ type globals struct {
 	pss      bool
 	interval time.Duration
 	passwd   string
+
+	clock procwalk.Clock // env's, not a flag
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -129,8 +133,13 @@ func (g *globals) openFS() (procwalk.FS, error) {
 const defaultCommand = "sessions"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	g := &globals{}
+	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}}, args)
+}
+
+// runEnv is run with e's surroundings, the clock included.
+func runEnv(ctx context.Context, e *env, args []string) error {
+	stderr := e.stderr
+	g := &globals{clock: e.clock}
 	root := &ffcli.Command{
 		Name:       "procwalk",
 		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // The tests run the command on the engine's fixture /proc (see
@@ -46,10 +48,27 @@ func cli(t *testing.T, args ...string) result {
 
 func cliContext(t *testing.T, ctx context.Context, args ...string) result {
 	t.Helper()
+	return cliClock(t, ctx, procwalk.SystemClock{}, args...)
+}
+
+// cliAt runs the command on a clock that reads now when it starts: ages in
+// the fixture's output then read the same whatever today's date.
+func cliAt(t *testing.T, now time.Time, args ...string) result {
+	t.Helper()
+	return cliClock(t, context.Background(), procwalk.NewOffsetClock(now), args...)
+}
+
+func cliClock(t *testing.T, ctx context.Context, clock procwalk.Clock, args ...string) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	err := run(ctx, args, strings.NewReader(""), &stdout, &stderr)
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: clock}
+	err := runEnv(ctx, e, args)
 	return result{stdout.String(), stderr.String(), exitCode(err)}
 }
+
+// fixtureBoot is the fixture's btime (procwalk/testdata/*/proc/stat): its
+// processes started a few seconds after it.
+func fixtureBoot() time.Time { return time.Unix(1700000000, 0) }
 
 // clearEnv blanks every PROCWALK_* variable for the test (ff ignores empty
 // values), so a developer's own settings cannot change results.

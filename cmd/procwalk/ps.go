@@ -106,7 +106,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := c.g.snapshot(ctx, plan.fields, nil, plan.rates)
+	snap, err := c.g.snapshot(ctx, plan.fields, plan.rates)
 	if err != nil {
 		return err
 	}

@@ -175,7 +175,8 @@ func TestPSWithoutPasswd(t *testing.T) {
 func TestPSJSON(t *testing.T) {
 	clearEnv(t)
 	needPages4K(t)
-	r := cli(t, fixture("ps", "--json", "--pss", "--kernel", "--interval", "5ms", "--sort", "pid")...)
+	// A clock that reads 1000 s after the fixture's boot when the run starts.
+	r := cliAt(t, fixtureBoot().Add(1000*time.Second), fixture("ps", "--json", "--pss", "--kernel", "--interval", "5ms", "--sort", "pid")...)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -241,8 +242,10 @@ func TestPSJSON(t *testing.T) {
 	}
 	var age float64
 	json.Unmarshal(byPID[1]["age_seconds"], &age)
-	if wantAge := time.Since(time.Unix(1700000000, 50e6)).Seconds(); age < wantAge-60 || age > wantAge+1 {
-		t.Errorf("pid 1 age_seconds = %v, want about %v", age, wantAge)
+	// pid 1 started 0.05 s after boot; the run takes a few milliseconds
+	// (a minute at most on a loaded machine) after the clock's start.
+	if age < 999.95 || age > 1059.95 {
+		t.Errorf("pid 1 age_seconds = %v, want 999.95 plus the run's time", age)
 	}
 
 	// Absent, not zero: what was not read or does not apply.

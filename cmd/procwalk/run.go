@@ -89,7 +89,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer sr.close()
-	snap, err := c.g.snapshot(ctx, sr.fields, nil, !c.f.noRates)
+	snap, err := c.g.snapshot(ctx, sr.fields, !c.f.noRates)
 	if err != nil {
 		return err
 	}

@@ -170,13 +170,13 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 		return gathered{}, err
 	}
 	// The first of two samples reads what rates need; the one shown adds
-	// what the kinds and the caller need (Scan adds the kinds' fields).
-	rateFields := procwalk.FieldIO
+	// what the kinds (the grouper's plan) and the caller need.
+	fields := procwalk.FieldIO | extra
 	if g.pss {
-		rateFields |= procwalk.FieldSmaps
+		fields |= procwalk.FieldSmaps
 	}
-	scan := func(sc *procwalk.Scanner) (*procwalk.Snapshot, error) { return grouper.Scan(sc, rateFields|extra) }
-	snap, err := g.snapshot(ctx, rateFields, scan, !f.noRates)
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock}, grouper)
+	snap, err := g.gather(ctx, m, !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}

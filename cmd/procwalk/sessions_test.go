@@ -147,7 +147,8 @@ func TestSessionsDefaultView(t *testing.T) {
 	t.Setenv("PROCWALK_CGROUP_ROOT", sessionsCgroups)
 	t.Setenv("PROCWALK_NO_RATES", "true")
 	t.Setenv("PROCWALK_WIDE", "true")
-	r := cli(t, "--proc", sessionsProc, "--passwd", sessionsPasswd)
+	// 1103 days and a half after the fixture's boot: its sessions are 1103d old.
+	r := cliAt(t, fixtureBoot().Add((1103*24+12)*time.Hour), "--proc", sessionsProc, "--passwd", sessionsPasswd)
 	if r.code != exitOK || r.stderr != "" {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}

@@ -83,7 +83,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	if c.g.pss {
 		fields |= procwalk.FieldSmaps
 	}
-	snap, err := c.g.snapshot(ctx, fields, nil, false)
+	snap, err := c.g.snapshot(ctx, fields, false)
 	if err != nil {
 		return err
 	}

@@ -105,22 +105,24 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Keep: a script may keep process objects in its state across ticks,
+	// each pointing into the snapshot it came from.
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: sr.fields, Clock: c.g.clock, Keep: true})
 	// A closed stdout must end the loop through EPIPE from Write, not
 	// SIGPIPE, which Go raises for writes to fd 1 otherwise.
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	w := &watchLoop{sr: sr, scanner: procwalk.NewScanner(fsys), e: c.e}
+	w := &watchLoop{sr: sr, monitor: m, e: c.e}
 	w.loop(ctx, interval, c.count)
 	return nil
 }
 
-// watchLoop is the state kept across ticks: the scanner's buffers, the
-// rate sampler and (in sr) the Lua state and the session grouper.
+// watchLoop is the state kept across ticks: the Monitor (buffers, rate
+// sampler) and (in sr) the Lua state and the session grouper.
 type watchLoop struct {
 	sr      *scriptRun
-	scanner *procwalk.Scanner
-	sampler procwalk.Sampler
+	monitor *procwalk.Monitor
 	e       *env
 	failed  int // consecutive failed ticks
 }
@@ -149,12 +151,11 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	snap, err := w.scanner.Snapshot(w.sr.fields)
+	snap, err := w.monitor.Gather()
 	if err != nil {
 		w.fail(n, fmt.Errorf("scanning /proc: %w", err))
 		return true
 	}
-	w.sampler.Observe(snap)
 	err = w.sr.run(ctx, snap)
 	if ferr := w.sr.out.flush(w.e.stdout); ferr != nil {
 		if errors.Is(ferr, syscall.EPIPE) || errors.Is(ferr, io.ErrClosedPipe) {

@@ -1,0 +1,223 @@
+package procwalk
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// monitor.go is procwalk's one pipeline: plan what to read, scan, turn
+// counters into rates, and hand the snapshot to whoever groups or shows it.
+// Every consumer (the CLI's commands, the Telegraf collector, Lua's run,
+// watch and telegraf --script, the live view) gathers through a Monitor
+// instead of looping over a Scanner itself.
+
+// A Source takes snapshots for a Monitor: the /proc Scanner, or another
+// source of the same values (a BPF task iterator is planned) behind the same
+// Monitor, unseen by consumers.
+type Source interface {
+	// SnapshotSelect scans every process, reading fields for all of them
+	// and what sel selects for some (see Selector).
+	SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error)
+	// ReadMore reads fields f of processes of an earlier snapshot.
+	ReadMore(procs []*Process, f Fields) error
+	// Recycle takes back a snapshot's storage for the next scan.
+	Recycle(s *Snapshot)
+	// ReleaseSpare returns the pages of recycled storage to the kernel.
+	ReleaseSpare()
+}
+
+// A Stage takes part in every gather of a Monitor: it adds to the plan
+// what it reads, and prepares before the scan what is best done meanwhile
+// or first. A session Grouper is one: it asks tmux while /proc is read and
+// walks cgroupfs before the scan, so that few processes' cgroup files are
+// read.
+type Stage interface {
+	// Plan returns the fields the stage reads from every process, and a
+	// Selector for those it reads from some.
+	Plan() (Fields, Selector)
+	// Prepare runs before a scan of fields (the scan's whole field set);
+	// the function it returns, when not nil, runs once the scan is done.
+	Prepare(fields Fields) (done func())
+}
+
+// MonitorConfig configures a Monitor. The zero value reads stat and statm
+// alone, on the wall clock, from /proc under the FS, with rates.
+type MonitorConfig struct {
+	// Fields are read for every process, besides stat and statm and what
+	// the stages plan.
+	Fields Fields
+	// Clock dates each snapshot; nil is the wall clock.
+	Clock Clock
+	// Source takes the snapshots; nil is a Scanner of the FS.
+	Source Source
+	// Keep says that consumers hold on to snapshots (or pointers into
+	// them) after the next gather: a Lua state keeping process objects, a
+	// caller comparing two gathers. Without it, each gather reuses the
+	// storage of the one before, so a long-running Monitor does not
+	// allocate a Process array per gather.
+	Keep bool
+	// NoRates skips the Sampler: no Rates are filled, nothing is kept
+	// between gathers for them.
+	NoRates bool
+}
+
+// Monitor gathers snapshots, one per call, and keeps what must persist
+// between gathers: the source's buffers, the rate sampler, the last
+// snapshot until its storage is reused. It is not safe for concurrent use.
+type Monitor struct {
+	src     Source
+	clock   Clock
+	cfg     MonitorConfig
+	stages  []Stage
+	sampler Sampler
+	last    *Snapshot // recycled by the next gather unless cfg.Keep
+}
+
+// NewMonitor returns a Monitor reading fs (or cfg.Source) with stages
+// taking part in every gather.
+func NewMonitor(fs FS, cfg MonitorConfig, stages ...Stage) *Monitor {
+	m := &Monitor{src: cfg.Source, clock: cfg.Clock, cfg: cfg, stages: stages}
+	if m.src == nil {
+		m.src = NewScanner(fs)
+	}
+	if m.clock == nil {
+		m.clock = SystemClock{}
+	}
+	return m
+}
+
+// Plan returns what every gather reads: the fields read for every process
+// (the config's and the stages') and a Selector for the fields read for
+// some.
+func (m *Monitor) Plan() (Fields, Selector) {
+	fields := m.cfg.Fields
+	var sels []Selector
+	for _, st := range m.stages {
+		f, sel := st.Plan()
+		fields |= f
+		if sel.Select != nil && sel.Fields != 0 {
+			sels = append(sels, sel)
+		}
+	}
+	return fields, joinSelectors(sels)
+}
+
+// joinSelectors returns a Selector selecting what any of sels does.
+func joinSelectors(sels []Selector) Selector {
+	switch len(sels) {
+	case 0:
+		return Selector{}
+	case 1:
+		return sels[0]
+	}
+	var all Fields
+	for _, s := range sels {
+		all |= s.Fields
+	}
+	return Selector{Fields: all, Select: func(p *Process) Fields {
+		var f Fields
+		for _, s := range sels {
+			f |= s.Select(p)
+		}
+		return f
+	}}
+}
+
+// Gather scans once as planned, with the stages prepared, and fills the
+// rates of every process also seen by the previous gather (or Prime). The
+// snapshot's storage is reused by the next gather unless the config Keeps
+// snapshots. The error is the source's: a root that cannot be listed.
+func (m *Monitor) Gather() (*Snapshot, error) {
+	m.recycle()
+	fields, sel := m.Plan()
+	var done []func()
+	for _, st := range m.stages {
+		if d := st.Prepare(fields); d != nil {
+			done = append(done, d)
+		}
+	}
+	snap, err := m.scan(fields, sel)
+	for _, d := range done {
+		d()
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.last = snap
+	return snap, nil
+}
+
+// Prime takes the first sample of a pair for rates: a scan of what rates
+// need alone (stat and statm, and io and smaps_rollup when the plan reads
+// them), with no stage prepared. The next Gather then has rates.
+func (m *Monitor) Prime() error {
+	m.recycle()
+	fields, _ := m.Plan()
+	snap, err := m.scan(fields&rateFields, Selector{})
+	if err != nil {
+		return err
+	}
+	m.last = snap
+	return nil
+}
+
+// rateFields are the optional fields the Sampler turns into rates.
+const rateFields = FieldIO | FieldSmaps
+
+// Sample gathers once with rates measured over interval: a Prime, a wait
+// until interval has passed since it started, and a Gather. ctx cancels
+// the wait.
+func (m *Monitor) Sample(ctx context.Context, interval time.Duration) (*Snapshot, error) {
+	start := time.Now()
+	if err := m.Prime(); err != nil {
+		return nil, err
+	}
+	wait := time.NewTimer(interval - time.Since(start))
+	defer wait.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, fmt.Errorf("interrupted while sampling rates over %v: %w", interval, ctx.Err())
+	case <-wait.C:
+	}
+	return m.Gather()
+}
+
+// scan takes a snapshot dated by the clock and samples it for rates.
+func (m *Monitor) scan(fields Fields, sel Selector) (*Snapshot, error) {
+	t := m.clock.Now()
+	snap, err := m.src.SnapshotSelect(fields, sel)
+	if err != nil {
+		return nil, err
+	}
+	snap.Time = t
+	if !m.cfg.NoRates {
+		m.sampler.Observe(snap)
+	}
+	return snap, nil
+}
+
+// ReadMore reads fields f of processes picked from the last gather: a
+// costly file for the few a consumer shows (the top members of each
+// session) rather than for every process.
+func (m *Monitor) ReadMore(procs []*Process, f Fields) error {
+	return m.src.ReadMore(procs, f)
+}
+
+// Release hands the last snapshot's storage back for the next gather
+// (unless the config Keeps snapshots) and returns its pages to the kernel:
+// for a long-running consumer idle until its next gather. The last
+// snapshot must not be used afterwards.
+func (m *Monitor) Release() {
+	m.recycle()
+	m.src.ReleaseSpare()
+}
+
+// recycle hands the last snapshot's storage to the source, unless
+// consumers keep snapshots.
+func (m *Monitor) recycle() {
+	if m.last != nil && !m.cfg.Keep {
+		m.src.Recycle(m.last)
+	}
+	m.last = nil
+}

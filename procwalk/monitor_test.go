@@ -1,0 +1,200 @@
+package procwalk
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// stepClock reads t, then t+step, t+2*step ... one step per call.
+type stepClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func (c *stepClock) Now() time.Time {
+	now := c.t
+	c.t = c.t.Add(c.step)
+	return now
+}
+
+// recordingStage records what a Monitor asked of it.
+type recordingStage struct {
+	fields   Fields
+	sel      Selector
+	prepared []Fields
+	done     int
+}
+
+func (s *recordingStage) Plan() (Fields, Selector) { return s.fields, s.sel }
+func (s *recordingStage) Prepare(f Fields) func() {
+	s.prepared = append(s.prepared, f)
+	return func() { s.done++ }
+}
+
+func fixtureFS(t *testing.T) FS {
+	t.Helper()
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fs
+}
+
+func TestMonitorDatesScansByItsClock(t *testing.T) {
+	start := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	clock := &stepClock{t: start, step: 10 * time.Second}
+	m := NewMonitor(fixtureFS(t), MonitorConfig{Clock: clock})
+	first, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.Time.Equal(start) {
+		t.Errorf("first gather at %v, want %v", first.Time, start)
+	}
+	if p := first.Process(1); p == nil || p.Rates.Measured {
+		t.Fatalf("pid 1 in the first gather: %+v, want it without rates", p)
+	}
+	second, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := start.Add(10 * time.Second); !second.Time.Equal(want) {
+		t.Errorf("second gather at %v, want %v", second.Time, want)
+	}
+	// Rates over the clock's 10 s: the fixture does not change, so every
+	// rate is a measured zero.
+	p := second.Process(1)
+	if p == nil || !p.Rates.Measured || p.Rates.IntervalSeconds != 10 || p.Rates.CPUPercent != 0 {
+		t.Errorf("pid 1 rates %+v, want measured over 10 s, 0 %% CPU", p.Rates)
+	}
+	// Age is measured on the clock: pid 1 started 0.05 s after boot.
+	if got, want := p.Age(second.Time), second.Time.Sub(time.Unix(1700000000, 50e6)); got != want {
+		t.Errorf("pid 1 age %v, want %v", got, want)
+	}
+}
+
+func TestMonitorNoRates(t *testing.T) {
+	m := NewMonitor(fixtureFS(t), MonitorConfig{NoRates: true, Clock: &stepClock{t: time.Unix(1800000000, 0), step: time.Second}})
+	for range 2 {
+		snap, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p := snap.Process(1); p.Rates.Measured {
+			t.Errorf("rates measured with NoRates: %+v", p.Rates)
+		}
+	}
+}
+
+func TestMonitorPlansWithStages(t *testing.T) {
+	a := &recordingStage{fields: FieldStatus}
+	b := &recordingStage{sel: Selector{Fields: FieldCwd, Select: func(p *Process) Fields {
+		if p.ID.PID == 101 {
+			return FieldCwd
+		}
+		return 0
+	}}}
+	c := &recordingStage{sel: Selector{Fields: FieldExe, Select: func(p *Process) Fields {
+		if p.ID.PID == 1 {
+			return FieldExe
+		}
+		return 0
+	}}}
+	m := NewMonitor(fixtureFS(t), MonitorConfig{Fields: FieldIO, Clock: SystemClock{}}, a, b, c)
+	fields, sel := m.Plan()
+	if fields != FieldIO|FieldStatus || sel.Fields != FieldCwd|FieldExe {
+		t.Fatalf("plan %s, selected %s; want io,status and cwd,exe", fields, sel.Fields)
+	}
+	snap, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []*recordingStage{a, b, c} {
+		if len(st.prepared) != 1 || st.prepared[0] != FieldIO|FieldStatus || st.done != 1 {
+			t.Errorf("stage prepared %v, done %d times; want once for io,status, done once", st.prepared, st.done)
+		}
+	}
+	if snap.Fields != FieldIO|FieldStatus || snap.Selected != FieldCwd|FieldExe {
+		t.Errorf("snapshot fields %s, selected %s", snap.Fields, snap.Selected)
+	}
+	for pid, want := range map[int]Fields{1: FieldExe, 101: FieldCwd, 110: 0} {
+		if got := snap.Process(pid).Read & (FieldCwd | FieldExe); got != want {
+			t.Errorf("pid %d read %q of cwd,exe, want %q", pid, got, want)
+		}
+	}
+}
+
+func TestMonitorPrimeReadsOnlyWhatRatesNeed(t *testing.T) {
+	st := &recordingStage{fields: FieldStatus}
+	src := &countingSource{Scanner: NewScanner(fixtureFS(t))}
+	m := NewMonitor(FS{}, MonitorConfig{Fields: FieldIO | FieldCmdline | FieldSmaps, Source: src}, st)
+	if err := m.Prime(); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.prepared) != 0 {
+		t.Errorf("Prime prepared the stage for %v", st.prepared)
+	}
+	if want := FieldIO | FieldSmaps; len(src.scans) != 1 || src.scans[0] != want {
+		t.Errorf("Prime scanned %v, want [%s]", src.scans, want)
+	}
+	snap, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := FieldIO | FieldCmdline | FieldSmaps | FieldStatus; src.scans[1] != want {
+		t.Errorf("Gather scanned %s, want %s", src.scans[1], want)
+	}
+	if !snap.Process(1).Rates.Measured {
+		t.Error("the gather after Prime has no rates")
+	}
+}
+
+func TestMonitorRecyclesUnlessKept(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		src := &countingSource{Scanner: NewScanner(fixtureFS(t))}
+		m := NewMonitor(FS{}, MonitorConfig{Source: src, Keep: keep})
+		first, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Gather(); err != nil {
+			t.Fatal(err)
+		}
+		m.Release()
+		if want := map[bool]int{false: 2, true: 0}[keep]; src.recycled != want {
+			t.Errorf("keep %v: %d snapshots recycled, want %d", keep, src.recycled, want)
+		}
+		if keep && first.Process(1) == nil {
+			t.Error("a kept snapshot lost its processes")
+		}
+	}
+}
+
+func TestMonitorSampleIsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	m := NewMonitor(fixtureFS(t), MonitorConfig{})
+	if _, err := m.Sample(ctx, time.Hour); !errors.Is(err, context.Canceled) {
+		t.Errorf("Sample with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// countingSource is a Scanner that records the fields of each scan and
+// counts the snapshots handed back.
+type countingSource struct {
+	*Scanner
+	scans    []Fields
+	recycled int
+}
+
+func (s *countingSource) SnapshotSelect(f Fields, sel Selector) (*Snapshot, error) {
+	s.scans = append(s.scans, f)
+	return s.Scanner.SnapshotSelect(f, sel)
+}
+
+func (s *countingSource) Recycle(snap *Snapshot) {
+	s.recycled++
+	s.Scanner.Recycle(snap)
+}
