@@ -63,9 +63,18 @@
 // or is hidden) is a root. Totals.RSSBytes over-counts pages shared between
 // members; Totals.PSSBytes does not, and covers Totals.SmapsRead members.
 //
+// # The pipeline: Monitor
+//
+// A Monitor is the one way to gather repeatedly: it plans what to read (its
+// Fields and those its Stages need, such as a session Grouper's), takes each
+// snapshot from its Source (a Scanner of the FS), dates it by its Clock,
+// fills Rates from the previous gather and reuses the storage of the one
+// before. Commands, the Telegraf collector, Lua and the live view all gather
+// through one; tests give it a Clock of their own.
+//
 // # Rates: Sampler
 //
-// A Snapshot holds counters. A Sampler, owned by the caller, turns
+// A Snapshot holds counters. A Sampler (a Monitor keeps one) turns
 // consecutive snapshots into Rates per process: CPU percent of one core, IO
 // bytes per second and memory growth in bytes per minute (RSS, and PSS/USS
 // when smaps was read both times). A process seen for the first time, a pid
@@ -80,7 +89,7 @@
 //
 // # Sessions and safe signals
 //
-// Built on the same Snapshot: a Grouper, owned by the caller like a Sampler,
+// Built on the same Snapshot: a Grouper, a Stage of the caller's Monitor,
 // groups processes into Sessions (tmux, sid, pgrp, tty, tree, cgroup, user,
 // agent and rule-defined groups) with totals that never count a member twice;
 // a Killer signals a process only while its ProcID still names it (pidfd,
