@@ -40,6 +40,52 @@ func formatRate(bytesPerSecond float64) string {
 	return formatBytes(uint64(math.Round(bytesPerSecond)))
 }
 
+// metricsHelp lists the metric catalogue for --help: name, short names,
+// unit and type.
+func metricsHelp() string {
+	var b strings.Builder
+	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
+	for _, d := range procwalk.Metrics() {
+		name := d.Name
+		if len(d.Aliases) > 0 {
+			name += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		unit := d.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Type)
+	}
+	return b.String()
+}
+
+// formatMetric prints value v of metric d in a table's short form: sizes
+// and rates in binary units (the heading carries "/s"), percentages with
+// one decimal, CPU time and ages as durations.
+func formatMetric(d procwalk.MetricDesc, v float64) string {
+	switch d.Unit {
+	case "bytes":
+		return formatBytes(uint64(max(v, 0)))
+	case "bytes/s":
+		return formatRate(v)
+	case "bytes/min":
+		return formatSigned(v)
+	case "percent":
+		return formatPercent(v)
+	case "seconds":
+		switch d.Type {
+		case procwalk.Counter:
+			return formatSeconds(v)
+		case procwalk.Gauge:
+			if d.Name == "start_unix_seconds" {
+				return time.Unix(int64(v), 0).Format("2006-01-02T15:04:05")
+			}
+		}
+		return formatDuration(time.Duration(v * float64(time.Second)))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
 // formatPercent prints a CPU percentage with one decimal: "12.5".
 func formatPercent(p float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64)

@@ -47,8 +47,10 @@ rss,[pss,uss],cpu,read,write,time,age,command)
   time age            CPU time used, time since start
   comm command        kernel name (15 bytes), or the full command line
 
-SORT (--sort; largest first, then by pid)
-  rss pss uss cpu io age pid
+  Any metric below works as a column too, by name or short name.
+
+SORT (--sort; largest first, values not measured last, then by pid)
+  rss pss uss swap cpu io time age pid, or any metric below
   pss and uss turn on --pss; cpu and io need rates (not --no-rates); age
   puts the oldest first; pid sorts ascending.
 
@@ -62,7 +64,7 @@ FILTERS (all given must match)
 Partial data (processes that exited mid-scan, files denied without root,
 hidepid) is reported in one line on stderr, and in "visibility" in JSON.
 
-` + exitCodesHelp
+`
 
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
@@ -81,7 +83,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		LongHelp:   psHelp,
+		LongHelp:   psHelp + metricsHelp() + "\n" + exitCodesHelp,
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -122,19 +124,19 @@ func (c *psCommand) plan() (psPlan, error) {
 	}
 	// Asking for PSS, by sort or column, is asking to read it; the default
 	// columns then show it too.
-	if plan.order.needsPSS {
+	if plan.order.needs()&procwalk.FieldSmaps != 0 {
 		c.g.pss = true
 	}
 	if plan.cols, err = c.tableColumns(); err != nil {
 		return plan, err
 	}
-	if slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needsPSS }) {
+	if slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needs&procwalk.FieldSmaps != 0 }) {
 		c.g.pss = true
 	}
-	if c.noRates && plan.order.needsRates {
+	if c.noRates && plan.order.needsRates() {
 		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.name)
 	}
-	plan.rates = !c.noRates && (c.json || plan.order.needsRates || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needsRates }))
+	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates }))
 	if c.limit < 0 {
 		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
@@ -143,14 +145,39 @@ func (c *psCommand) plan() (psPlan, error) {
 	if plan.match, err = c.matcher(users, usersErr); err != nil {
 		return plan, err
 	}
-	plan.fields = procwalk.FieldStatus | procwalk.FieldCmdline
-	if plan.rates {
-		plan.fields |= procwalk.FieldIO
+	plan.fields = c.fields(plan)
+	return plan, nil
+}
+
+// fields is the union of what is shown, sorted and filtered: a table of
+// pid,ppid,rss,comm reads stat and statm alone.
+func (c *psCommand) fields(plan psPlan) procwalk.Fields {
+	if c.json {
+		// JSON shows every value of the default scan: the owner, the
+		// command line, swap, and with rates io and its rates.
+		f := procwalk.FieldStatus | procwalk.FieldCmdline
+		if plan.rates {
+			f |= procwalk.FieldIO
+		}
+		if c.g.pss {
+			f |= procwalk.FieldSmaps
+		}
+		return f
+	}
+	f := plan.order.needs()
+	for _, col := range plan.cols {
+		f |= col.needs
+	}
+	if c.filter != "" || c.regex != "" {
+		f |= procwalk.FieldCmdline
+	}
+	if c.user != "" {
+		f |= procwalk.FieldStatus
 	}
 	if c.g.pss {
-		plan.fields |= procwalk.FieldSmaps
+		f |= procwalk.FieldSmaps
 	}
-	return plan, nil
+	return f
 }
 
 // print selects, sorts and prints the processes of snap.
@@ -239,96 +266,67 @@ func lookupUser(s, passwd string, users *procwalk.Users, usersErr error) (int, e
 	return uid, nil
 }
 
-// psOrder is one --sort key.
+// psOrder is one --sort key: a metric of the catalogue, or pid.
 type psOrder struct {
-	name       string
-	needsPSS   bool
-	needsRates bool
-	// key returns the value to sort by, largest first, and false when the
-	// process has none (not measured, not readable): those sort last.
-	key func(s *procwalk.Snapshot, p *procwalk.Process) (float64, bool)
+	name   string
+	metric *procwalk.MetricDesc // nil: by pid, ascending
 }
 
-func psOrders() []psOrder {
-	return []psOrder{
-		{name: "rss", key: func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.RSSBytes), true
-		}},
-		{name: "pss", needsPSS: true, key: func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.Smaps.PSSBytes), p.Read&procwalk.FieldSmaps != 0
-		}},
-		{name: "uss", needsPSS: true, key: func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return float64(p.Smaps.USSBytes), p.Read&procwalk.FieldSmaps != 0
-		}},
-		{name: "cpu", needsRates: true, key: func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.CPUPercent, p.Rates.Measured
-		}},
-		{name: "io", needsRates: true, key: func(_ *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return p.Rates.ReadBytesPerSecond + p.Rates.WriteBytesPerSecond, p.Rates.HaveIO
-		}},
-		{name: "age", key: func(s *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
-			return s.Time.Sub(p.Start).Seconds(), true
-		}},
-		{name: "pid"}, // ascending, the key is the tie-breaker itself
+func (o psOrder) needs() procwalk.Fields {
+	if o.metric == nil {
+		return 0
 	}
+	return o.metric.Needs
 }
 
+func (o psOrder) needsRates() bool { return o.metric != nil && o.metric.Type == procwalk.Rate }
+
+// psSortNames are the short sort keys the help lists; any metric name of
+// the catalogue (procwalk ps --sort rss_bytes) is accepted too.
 func psSortNames() []string {
-	var names []string
-	for _, o := range psOrders() {
-		names = append(names, o.name)
-	}
-	return names
+	return []string{"rss", "pss", "uss", "swap", "cpu", "io", "time", "age", "pid"}
 }
 
 func parsePSSort(name string) (psOrder, error) {
-	for _, o := range psOrders() {
-		if o.name == strings.ToLower(name) {
-			return o, nil
-		}
+	name = strings.ToLower(strings.TrimSpace(name))
+	if name == "pid" {
+		return psOrder{name: name}, nil
 	}
-	return psOrder{}, usageErrorf("--sort %q: want one of %s", name, strings.Join(psSortNames(), ", "))
+	if d, ok := procwalk.LookupMetric(name); ok && d.Name != "pid" {
+		return psOrder{name: name, metric: &d}, nil
+	}
+	return psOrder{}, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", name,
+		strings.Join(psSortNames(), ", "))
 }
 
-// sort orders procs by the key, largest first, keyless last, then by pid.
+// sort orders procs by the metric (the catalogue's one rule: largest first,
+// those without a value last, ties by pid), or by pid.
 func (o psOrder) sort(s *procwalk.Snapshot, procs []*procwalk.Process) {
-	slices.SortStableFunc(procs, func(a, b *procwalk.Process) int {
-		if o.key != nil {
-			va, oka := o.key(s, a)
-			vb, okb := o.key(s, b)
-			switch {
-			case oka != okb:
-				if oka {
-					return -1
-				}
-				return 1
-			case va != vb:
-				return cmp.Compare(vb, va)
-			}
-		}
-		return cmp.Compare(a.ID.PID, b.ID.PID)
-	})
+	if o.metric == nil {
+		slices.SortFunc(procs, func(a, b *procwalk.Process) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
+		return
+	}
+	procwalk.SortByMetric(s, procs, *o.metric)
 }
 
-// psColumn is one --columns name.
+// psColumn is one --columns name: a metric of the catalogue, or one of the
+// text columns (user, state, comm, command).
 type psColumn struct {
-	name       string
-	header     string
-	right      bool
-	needsPSS   bool
-	needsRates bool
-	value      func(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string
+	name   string
+	header string
+	right  bool
+	needs  procwalk.Fields
+	rates  bool
+	value  func(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string
 }
 
-func psColumns() []psColumn {
+// psColumnNames are the short column names the help lists first.
+const psColumnNames = "pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command"
+
+// psTextColumns are the columns that are no number.
+func psTextColumns() []psColumn {
 	return []psColumn{
-		{name: "pid", header: "PID", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return strconv.Itoa(p.ID.PID)
-		}},
-		{name: "ppid", header: "PPID", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return strconv.Itoa(p.PPID)
-		}},
-		{name: "user", header: "USER", value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
+		{name: "user", header: "USER", needs: procwalk.FieldStatus, value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
 			if p.Read&procwalk.FieldStatus == 0 {
 				return "?"
 			}
@@ -337,61 +335,39 @@ func psColumns() []psColumn {
 		{name: "state", header: "S", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
 			return printable(string(rune(p.State)))
 		}},
-		{name: "threads", header: "THR", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return strconv.Itoa(p.Threads)
-		}},
-		{name: "rss", header: "RSS", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return formatBytes(p.RSSBytes)
-		}},
-		{name: "pss", header: "PSS", right: true, needsPSS: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if p.Read&procwalk.FieldSmaps == 0 {
-				return notMeasured
-			}
-			return formatBytes(p.Smaps.PSSBytes)
-		}},
-		{name: "uss", header: "USS", right: true, needsPSS: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if p.Read&procwalk.FieldSmaps == 0 {
-				return notMeasured
-			}
-			return formatBytes(p.Smaps.USSBytes)
-		}},
-		{name: "swap", header: "SWAP", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) == 0 {
-				return notMeasured
-			}
-			return formatBytes(p.SwapBytes)
-		}},
-		{name: "cpu", header: "CPU%", right: true, needsRates: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if !p.Rates.Measured {
-				return notMeasured
-			}
-			return formatPercent(p.Rates.CPUPercent)
-		}},
-		{name: "read", header: "READ/s", right: true, needsRates: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if !p.Rates.HaveIO {
-				return notMeasured
-			}
-			return formatRate(p.Rates.ReadBytesPerSecond)
-		}},
-		{name: "write", header: "WRITE/s", right: true, needsRates: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			if !p.Rates.HaveIO {
-				return notMeasured
-			}
-			return formatRate(p.Rates.WriteBytesPerSecond)
-		}},
-		{name: "time", header: "TIME", right: true, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return formatSeconds(p.CPUSeconds())
-		}},
-		{name: "age", header: "AGE", right: true, value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return formatDuration(p.Age(s.Time))
-		}},
 		{name: "comm", header: "COMM", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
 			return printable(p.Comm)
 		}},
-		{name: "command", header: "COMMAND", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
+		{name: "command", header: "COMMAND", needs: procwalk.FieldCmdline, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
 			return commandLine(p)
 		}},
 	}
+}
+
+// metricColumn is the column of metric d: its label, its value in the
+// table's units, "-" where it has none.
+func metricColumn(name string, d procwalk.MetricDesc) psColumn {
+	return psColumn{name: name, header: d.Label, right: true, needs: d.Needs, rates: d.Type == procwalk.Rate,
+		value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
+			v, ok := d.Value(s, p)
+			if !ok {
+				return notMeasured
+			}
+			return formatMetric(d, v)
+		}}
+}
+
+// psColumn finds column name: a text column, else a metric.
+func findPSColumn(name string) (psColumn, bool) {
+	for _, c := range psTextColumns() {
+		if c.name == name {
+			return c, true
+		}
+	}
+	if d, ok := procwalk.LookupMetric(name); ok {
+		return metricColumn(name, d), true
+	}
+	return psColumn{}, false
 }
 
 // commandLine is what the COMMAND column shows: the arguments joined by
@@ -415,7 +391,6 @@ func commandLine(p *procwalk.Process) string {
 
 // tableColumns resolves --columns, or the default set for the other flags.
 func (c *psCommand) tableColumns() ([]psColumn, error) {
-	all := psColumns()
 	names := c.columns
 	if names == "" {
 		names = "pid,ppid,user,state,threads,rss"
@@ -430,18 +405,14 @@ func (c *psCommand) tableColumns() ([]psColumn, error) {
 	var cols []psColumn
 	for _, name := range strings.Split(names, ",") {
 		name = strings.ToLower(strings.TrimSpace(name))
-		i := slices.IndexFunc(all, func(col psColumn) bool { return col.name == name })
-		if i < 0 {
-			var known []string
-			for _, col := range all {
-				known = append(known, col.name)
-			}
-			return nil, usageErrorf("--columns: unknown column %q: want some of %s", name, strings.Join(known, ","))
+		col, ok := findPSColumn(name)
+		if !ok {
+			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, psColumnNames)
 		}
-		if all[i].needsRates && c.noRates {
+		if col.rates && c.noRates {
 			return nil, usageErrorf("--columns %s needs rates, which --no-rates turns off: drop one of them", name)
 		}
-		cols = append(cols, all[i])
+		cols = append(cols, col)
 	}
 	return cols, nil
 }

@@ -142,9 +142,9 @@ func TestPSUsageErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, cpu, io, age, pid` + "\n"},
+		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, swap, cpu, io, time, age, pid, or a metric name (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--sort", "cpu", "--no-rates"}, exitUsage, "procwalk: --sort cpu needs rates, which --no-rates turns off: drop one of them\n"},
-		{[]string{"--columns", "pid,size"}, exitUsage, `procwalk: --columns: unknown column "size": want some of pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command` + "\n"},
+		{[]string{"--columns", "pid,size"}, exitUsage, `procwalk: --columns: unknown column "size": want some of pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command, or metric names (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--columns", "pid,cpu", "--no-rates"}, exitUsage, "procwalk: --columns cpu needs rates, which --no-rates turns off: drop one of them\n"},
 		{[]string{"--regex", "a("}, exitUsage, "procwalk: --regex \"a(\": error parsing regexp: missing closing ): `a(`\n"},
 		{[]string{"--limit", "-1"}, exitUsage, "procwalk: --limit -1: want 0 (all) or a positive count\n"},
@@ -473,5 +473,36 @@ func TestPSRates(t *testing.T) {
 	}
 	if doc.IntervalSeconds != 1 || len(doc.Processes) != 1 || doc.Processes[0].PID != 500 || doc.Processes[0].CPUPercent != nil {
 		t.Errorf("--filter newborn: interval_seconds %v, processes %+v; want 1 and pid 500 without rates", doc.IntervalSeconds, doc.Processes)
+	}
+}
+
+// TestPSReadsOnlyWhatIsAsked: the files read are the union of what is
+// shown, sorted and filtered.
+func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
+	for _, tt := range []struct {
+		columns, sort, filter, user string
+		noRates, pss                bool
+		want                        procwalk.Fields
+	}{
+		{columns: "pid,ppid,rss,comm", sort: "rss", noRates: true, want: 0},
+		{columns: "pid,user,comm", sort: "pid", noRates: true, want: procwalk.FieldStatus},
+		{columns: "pid,rss,command", sort: "rss", noRates: true, want: procwalk.FieldCmdline},
+		{columns: "pid,comm", sort: "rss", filter: "make", noRates: true, want: procwalk.FieldCmdline},
+		{columns: "pid,comm", sort: "rss", user: "0", noRates: true, want: procwalk.FieldStatus},
+		{columns: "pid,cpu,comm", sort: "rss", want: 0},
+		{columns: "pid,read", sort: "rss", want: procwalk.FieldIO},
+		{columns: "pid,comm", sort: "io", want: procwalk.FieldIO},
+		{columns: "pid,comm", sort: "pss", noRates: true, want: procwalk.FieldSmaps},
+		{columns: "pid,fds,oom_score", sort: "swap", noRates: true, want: procwalk.FieldFDs | procwalk.FieldOOMScore | procwalk.FieldStatus},
+	} {
+		g := &globals{passwd: fixturePasswd, pss: tt.pss}
+		c := &psCommand{g: g, e: &env{}, columns: tt.columns, sort: tt.sort, filter: tt.filter, user: tt.user, noRates: tt.noRates}
+		plan, err := c.plan()
+		if err != nil {
+			t.Fatalf("%+v: %v", tt, err)
+		}
+		if plan.fields != tt.want {
+			t.Errorf("columns %s, sort %s, filter %q, user %q: reads %q, want %q", tt.columns, tt.sort, tt.filter, tt.user, plan.fields, tt.want)
+		}
 	}
 }
