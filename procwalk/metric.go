@@ -107,8 +107,10 @@ func Metrics() []MetricDesc {
 			Help:  "unique set size (smaps_rollup): memory freed if the process exits",
 			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.Smaps.USSBytes), read(p, FieldSmaps) }},
 		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldStatus,
-			Help:  "swapped-out memory (status VmSwap, or smaps_rollup Swap when read)",
-			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.SwapBytes), read(p, FieldStatus|FieldSmaps) }},
+			Help: "swapped-out memory (status VmSwap, or smaps_rollup Swap when read)",
+			value: func(_ *Snapshot, p *Process) (float64, bool) {
+				return float64(p.SwapBytes), read(p, FieldStatus|FieldSmaps)
+			}},
 		{Name: "vsize_bytes", Aliases: []string{"vsize"}, Label: "VSZ", Unit: "bytes", Type: Gauge, Integer: true, Help: "virtual memory size",
 			value: always(func(p *Process) float64 { return float64(p.VSizeBytes) })},
 		{Name: "shared_bytes", Aliases: []string{"shared"}, Label: "SHR", Unit: "bytes", Type: Gauge, Integer: true, Help: "resident shared (file-backed) memory (statm)",
