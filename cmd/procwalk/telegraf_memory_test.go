@@ -127,7 +127,7 @@ func startSleepers(t *testing.T, n int) {
 	// the wait lasts as long as sleepers keep appearing; it gives up after
 	// a minute without a new one, or when the sleepers' own 900 s would
 	// run out before the measurement.
-	const stall, limit = 60 * time.Second, 10 * time.Minute
+	const stall, limit = 60 * time.Second, 5 * time.Minute
 	start := time.Now()
 	last, lastChange := -1, start
 	for {
