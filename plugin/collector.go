@@ -32,7 +32,8 @@ type Collector struct {
 	cfg      Config
 	monitor  *procwalk.Monitor
 	grouper  sessionGrouper
-	rank     func(*procwalk.Process) float64
+	rank     procwalk.MetricDesc   // ranks the processes of each session
+	procMets []procwalk.MetricDesc // procwalk_process's fields
 	lookup   procstatLookup
 	lw       lineWriter
 	top      []*procwalk.Process // reused by writeProcesses
@@ -53,9 +54,9 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	if c.cfg.Schema == "" {
 		c.cfg.Schema = SchemaProcwalk
 	}
-	var need procwalk.Fields
-	c.rank, need = processRanking(cfg.Processes.By)
-	fields := cfg.Fields | need
+	c.rank, _ = processRanking(cfg.Processes.By)
+	c.procMets = processFields()
+	fields := cfg.Fields | c.rank.Needs
 	var stages []procwalk.Stage
 	switch c.cfg.Schema {
 	case SchemaProcstat:
@@ -230,9 +231,11 @@ func (c *Collector) collect(w metricWriter) error {
 	return nil
 }
 
-// writeProcesses writes the top members of s.
+// writeProcesses writes the top members of s, ranked by the catalogue's
+// one rule: largest first, a member without a value (PSS not read, a rate
+// not measured yet) after every one with a value, ties by lower pid.
 func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *procwalk.Session) {
-	n, match := c.cfg.Processes.Top, c.cfg.Processes.Match
+	match := c.cfg.Processes.Match
 	top := c.top[:0]
 	for _, id := range s.Members {
 		p := snap.Lookup(id)
@@ -250,43 +253,17 @@ func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *p
 				}
 			}
 		}
-		top = insertTop(top, p, n, c.rank)
+		top = append(top, p)
 	}
-	by := c.cfg.Processes.By
-	if by == "" {
-		by = "rss_bytes"
-	}
+	top = procwalk.TopN(snap, top, c.cfg.Processes.Top, c.rank)
 	if err := c.monitor.ReadMore(top, procwalk.FieldCmdline); err != nil {
 		c.problems = append(c.problems, fmt.Errorf("reading the command lines of session %s:%s's top processes: %w", s.Kind, s.Name, err))
 	}
 	for i, p := range top {
-		writeProcess(w, s, i+1, p, by, snap.Time)
+		writeProcess(w, snap, s, i+1, p, c.rank.Name, c.procMets)
 	}
-	clear(top) // its pointers would keep this snapshot's array alive
+	clear(top[:cap(top)]) // its pointers would keep this snapshot's array alive
 	c.top = top[:0]
-}
-
-// insertTop keeps top sorted by rank descending (ties: lower pid first) and
-// at most n long.
-func insertTop(top []*procwalk.Process, p *procwalk.Process, n int, rank func(*procwalk.Process) float64) []*procwalk.Process {
-	v := rank(p)
-	i := len(top)
-	for i > 0 {
-		q := top[i-1]
-		if rv := rank(q); rv > v || (rv == v && q.ID.PID < p.ID.PID) {
-			break
-		}
-		i--
-	}
-	if i >= n {
-		return top
-	}
-	if len(top) < n {
-		top = append(top, nil)
-	}
-	copy(top[i+1:], top[i:len(top)-1])
-	top[i] = p
-	return top
 }
 
 // writeProcstat writes a procstat line per matching process and the

@@ -74,36 +74,23 @@ type ProcessConfig struct {
 // that matter in a session, not a per-process dump.
 const MaxTop = 100
 
-// ProcessMetrics are the names ProcessConfig.By accepts.
+// ProcessMetrics are the names ProcessConfig.By accepts: the metrics of
+// procwalk's catalogue that rank processes by size or activity. Each one's
+// short name (rss, cpu ...) is accepted too.
 func ProcessMetrics() []string {
 	return []string{"rss_bytes", "pss_bytes", "uss_bytes", "swap_bytes", "cpu_percent", "cpu_time_seconds",
-		"read_bytes_per_second", "write_bytes_per_second", "rss_growth_bytes_per_minute"}
+		"read_bytes_per_second", "write_bytes_per_second", "io_bytes_per_second", "rss_growth_bytes_per_minute",
+		"pss_growth_bytes_per_minute", "uss_growth_bytes_per_minute", "fds", "threads"}
 }
 
-// processRanking returns the value to rank processes by and the fields it
-// needs read.
-func processRanking(by string) (func(p *procwalk.Process) float64, procwalk.Fields) {
-	switch by {
-	case "", "rss_bytes":
-		return func(p *procwalk.Process) float64 { return float64(p.RSSBytes) }, 0
-	case "pss_bytes":
-		return func(p *procwalk.Process) float64 { return float64(p.Smaps.PSSBytes) }, procwalk.FieldSmaps
-	case "uss_bytes":
-		return func(p *procwalk.Process) float64 { return float64(p.Smaps.USSBytes) }, procwalk.FieldSmaps
-	case "swap_bytes":
-		return func(p *procwalk.Process) float64 { return float64(p.SwapBytes) }, procwalk.FieldStatus
-	case "cpu_percent":
-		return func(p *procwalk.Process) float64 { return p.Rates.CPUPercent }, 0
-	case "cpu_time_seconds":
-		return func(p *procwalk.Process) float64 { return p.CPUSeconds() }, 0
-	case "read_bytes_per_second":
-		return func(p *procwalk.Process) float64 { return p.Rates.ReadBytesPerSecond }, procwalk.FieldIO
-	case "write_bytes_per_second":
-		return func(p *procwalk.Process) float64 { return p.Rates.WriteBytesPerSecond }, procwalk.FieldIO
-	case "rss_growth_bytes_per_minute":
-		return func(p *procwalk.Process) float64 { return p.Rates.RSSGrowthBytesPerMinute }, 0
+// processRanking returns the metric to rank processes by ("" means
+// rss_bytes), and false for a name ProcessMetrics does not list.
+func processRanking(by string) (procwalk.MetricDesc, bool) {
+	if by == "" {
+		by = "rss_bytes"
 	}
-	return nil, 0
+	d, ok := procwalk.LookupMetric(by)
+	return d, ok && slices.Contains(ProcessMetrics(), d.Name)
 }
 
 // ProcstatConfig selects the processes of the procstat schema, like
@@ -135,11 +122,11 @@ func (c *Config) check() error {
 	if p.Top < 0 || p.Top > MaxTop {
 		return fmt.Errorf("%w: "+opt("process_top")+" %d: want 0 (no process lines) to %d", ErrConfig, p.Top, MaxTop)
 	}
-	rank, need := processRanking(p.By)
-	if rank == nil {
+	rank, ok := processRanking(p.By)
+	if !ok {
 		return fmt.Errorf("%w: "+opt("process_top_by")+" %q: want one of %s", ErrConfig, p.By, strings.Join(ProcessMetrics(), ", "))
 	}
-	if need == procwalk.FieldSmaps && c.Fields&procwalk.FieldSmaps == 0 {
+	if rank.Needs&procwalk.FieldSmaps != 0 && c.Fields&procwalk.FieldSmaps == 0 {
 		return fmt.Errorf("%w: "+opt("process_top_by")+" %q needs PSS/USS: set "+opt("pss")+" to true", ErrConfig, p.By)
 	}
 	if p.Match != nil && p.Top == 0 {

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"math"
 	"strconv"
 	"time"
 
@@ -61,6 +62,9 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 	}
 	if tot.RatesMeasured > 0 {
 		w.floatField("cpu_percent", tot.CPUPercent)
+		w.floatField("rss_growth_bytes_per_minute", tot.RSSGrowthBytesPerMinute)
+		// The first landing's name for it, kept for the dashboards that
+		// use it; the catalogue's name (as on procwalk_process) is above.
 		w.floatField("growth_bytes_per_minute", tot.RSSGrowthBytesPerMinute)
 		if tot.SmapsRead > 0 {
 			w.floatField("pss_growth_bytes_per_minute", tot.PSSGrowthBytesPerMinute)
@@ -98,44 +102,42 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 // each line of a session its own series, so two processes with the same
 // name never overwrite each other in InfluxDB, while the number of series
 // stays at most Top per session.
-func writeProcess(w metricWriter, s *procwalk.Session, rank int, p *procwalk.Process, by string, t time.Time) {
+func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *procwalk.Session, rank int, p *procwalk.Process, by string, metrics []procwalk.MetricDesc) {
 	w.begin(MeasurementProcess)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
 	w.tag("rank", strconv.Itoa(rank)) // no allocation below 100
 	w.tag("by", by)
-	w.intField("pid", int64(p.ID.PID))
-	w.intField("ppid", int64(p.PPID))
 	w.stringField("comm", p.Comm)
 	if p.Read&procwalk.FieldCmdline != 0 {
 		w.argsField("cmdline", p.Cmdline)
 	}
 	w.stringField("state", stateString(p.State))
-	w.intField("start_unix_seconds", p.Start.Unix())
-	w.intField("threads", int64(p.Threads))
-	w.intField("rss_bytes", bytesInt(p.RSSBytes))
-	w.intField("vsize_bytes", bytesInt(p.VSizeBytes))
-	if p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0 {
-		w.intField("swap_bytes", bytesInt(p.SwapBytes))
-	}
-	if p.Read&procwalk.FieldSmaps != 0 {
-		w.intField("pss_bytes", bytesInt(p.Smaps.PSSBytes))
-		w.intField("uss_bytes", bytesInt(p.Smaps.USSBytes))
-	}
-	w.floatField("cpu_time_seconds", p.CPUSeconds())
-	if p.Read&procwalk.FieldIO != 0 {
-		w.intField("read_bytes", bytesInt(p.IO.ReadBytes))
-		w.intField("write_bytes", bytesInt(p.IO.WriteBytes))
-	}
-	if r := &p.Rates; r.Measured {
-		w.floatField("cpu_percent", r.CPUPercent)
-		w.floatField("rss_growth_bytes_per_minute", r.RSSGrowthBytesPerMinute)
-		if r.HaveIO {
-			w.floatField("read_bytes_per_second", r.ReadBytesPerSecond)
-			w.floatField("write_bytes_per_second", r.WriteBytesPerSecond)
+	for i := range metrics {
+		d := &metrics[i]
+		v, ok := d.Value(snap, p)
+		switch {
+		case !ok:
+		case d.Integer:
+			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
+		default:
+			w.floatField(d.Name, v)
 		}
 	}
-	w.end(t)
+	w.end(snap.Time)
+}
+
+// processFields are the catalogue's metrics that procwalk_process lines
+// carry, each under its catalogue name, and only when it has a value.
+func processFields() []procwalk.MetricDesc {
+	var out []procwalk.MetricDesc
+	for _, name := range []string{"pid", "ppid", "start_unix_seconds", "threads", "rss_bytes", "vsize_bytes",
+		"swap_bytes", "pss_bytes", "uss_bytes", "cpu_time_seconds", "read_bytes", "write_bytes",
+		"cpu_percent", "rss_growth_bytes_per_minute", "read_bytes_per_second", "write_bytes_per_second"} {
+		d, _ := procwalk.LookupMetric(name)
+		out = append(out, d)
+	}
+	return out
 }
 
 // selfStats is what a gather knows about itself.

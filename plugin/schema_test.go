@@ -60,7 +60,7 @@ func TestWriteSessionFields(t *testing.T) {
 		"rss_bytes": int64(3 << 20), "pss_bytes": int64(2 << 20), "uss_bytes": int64(1 << 20),
 		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
 		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
-		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
+		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
 		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0,
 		"oldest_start_unix_seconds": int64(1700000000),
 		"memory_usage_bytes":        int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
@@ -82,7 +82,7 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	}}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
 	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
-		"growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
+		"growth_bytes_per_minute", "rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("%s = %v written without data", absent, v)
 		}
@@ -103,7 +103,8 @@ func TestWriteProcessHostileNames(t *testing.T) {
 		Threads: 2, RSSBytes: 1 << 20, IO: procwalk.IO{ReadBytes: 10, WriteBytes: 20},
 		Rates: procwalk.Rates{Measured: true, CPUPercent: 99.5, HaveIO: true, ReadBytesPerSecond: 1},
 	}
-	got := encode(t, func(w metricWriter) { writeProcess(w, &s, 3, &p, "cpu_percent", t0) })[0]
+	snap := &procwalk.Snapshot{Time: t0}
+	got := encode(t, func(w metricWriter) { writeProcess(w, snap, &s, 3, &p, "cpu_percent", processFields()) })[0]
 	wantTags := map[string]string{"kind": "tmux", "session": "my session,x=y", "rank": "3", "by": "cpu_percent"}
 	if !reflect.DeepEqual(got.tags, wantTags) {
 		t.Errorf("tags = %v, want %v", got.tags, wantTags)
@@ -123,7 +124,7 @@ func TestWriteProcessHostileNames(t *testing.T) {
 	}
 }
 
-func TestInsertTop(t *testing.T) {
+func TestProcessRanking(t *testing.T) {
 	procs := []procwalk.Process{
 		{ID: procwalk.ProcID{PID: 5}, RSSBytes: 10},
 		{ID: procwalk.ProcID{PID: 3}, RSSBytes: 30},
@@ -131,17 +132,27 @@ func TestInsertTop(t *testing.T) {
 		{ID: procwalk.ProcID{PID: 1}, RSSBytes: 5},
 		{ID: procwalk.ProcID{PID: 7}, RSSBytes: 40},
 	}
-	rank, _ := processRanking("rss_bytes")
-	var top []*procwalk.Process
-	for i := range procs {
-		top = insertTop(top, &procs[i], 3, rank)
+	for _, by := range []string{"", "rss_bytes", "rss"} {
+		rank, ok := processRanking(by)
+		if !ok || rank.Name != "rss_bytes" {
+			t.Fatalf("processRanking(%q) = %s, %v", by, rank.Name, ok)
+		}
+		var top []*procwalk.Process
+		for i := range procs {
+			top = append(top, &procs[i])
+		}
+		var got []int
+		for _, p := range procwalk.TopN(&procwalk.Snapshot{}, top, 3, rank) {
+			got = append(got, p.ID.PID)
+		}
+		if want := []int{7, 3, 9}; !reflect.DeepEqual(got, want) {
+			t.Errorf("top 3 by %q = %v, want %v (ties: lower pid first)", by, got, want)
+		}
 	}
-	var got []int
-	for _, p := range top {
-		got = append(got, p.ID.PID)
-	}
-	if want := []int{7, 3, 9}; !reflect.DeepEqual(got, want) {
-		t.Errorf("top 3 by rss = %v, want %v (ties: lower pid first)", got, want)
+	for _, by := range []string{"memory", "age_seconds", "pid"} {
+		if _, ok := processRanking(by); ok {
+			t.Errorf("processRanking(%q) accepted", by)
+		}
 	}
 }
 

@@ -158,21 +158,50 @@ func Metrics() []MetricDesc {
 			value: func(s *Snapshot, p *Process) (float64, bool) {
 				return max(s.Time.Sub(p.Start).Seconds(), 0), true
 			}},
-		{Name: "start_unix_seconds", Aliases: []string{"start_time"}, Label: "START", Unit: "seconds", Type: Gauge,
-			Help:  "when the process started, seconds since 1970 (btime + starttime)",
-			value: always(func(p *Process) float64 { return float64(p.Start.UnixNano()) / 1e9 })},
+		{Name: "start_unix_seconds", Aliases: []string{"start_time"}, Label: "START", Unit: "seconds", Type: Gauge, Integer: true,
+			Help:  "when the process started, whole seconds since 1970 (btime + starttime)",
+			value: always(func(p *Process) float64 { return float64(p.Start.Unix()) })},
 	}
 }
 
 // LookupMetric finds a metric by its name or an alias, case-insensitively.
+// It builds the catalogue anew: keep a Catalogue where lookups are many.
 func LookupMetric(name string) (MetricDesc, bool) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	for _, d := range Metrics() {
-		if d.Is(name) {
-			return d, true
-		}
+	if d, ok := NewCatalogue().Lookup(name); ok {
+		return *d, true
 	}
 	return MetricDesc{}, false
+}
+
+// Catalogue indexes Metrics by name and alias. Build one and keep it where
+// metrics are looked up often (Lua reads a field by name on every access).
+type Catalogue struct {
+	list  []MetricDesc
+	index map[string]int
+}
+
+// NewCatalogue indexes Metrics.
+func NewCatalogue() *Catalogue {
+	c := &Catalogue{list: Metrics(), index: make(map[string]int)}
+	for i, d := range c.list {
+		c.index[d.Name] = i
+		for _, a := range d.Aliases {
+			c.index[a] = i
+		}
+	}
+	return c
+}
+
+// Lookup finds a metric by its name or an alias, case-insensitively.
+func (c *Catalogue) Lookup(name string) (*MetricDesc, bool) {
+	i, ok := c.index[name]
+	if !ok {
+		i, ok = c.index[strings.ToLower(strings.TrimSpace(name))]
+	}
+	if !ok {
+		return nil, false
+	}
+	return &c.list[i], true
 }
 
 // MetricNames lists the metrics' names, for help and error messages.

@@ -403,7 +403,7 @@ func TestHelperMisuse(t *testing.T) {
 		{`pw.duration()`, "number expected, got nil"},
 		{`pw.debounce("k", true, 0)`, "n must be at least 1"},
 		{`pw.debounce("k", true, 1.5)`, "integer expected"},
-		{`pw.top("memory")`, `unknown metric "memory"; metrics are age, cpu`},
+		{`pw.top("memory")`, `unknown metric "memory"; metrics are pid, ppid`},
 		{`pw.top("rss", 0)`, "count must be positive"},
 		{`pw.processes{color = "red"}`, "unknown filter key color; keys are comm"},
 		{`pw.processes{uid = "root"}`, "filter uid must be an integer"},

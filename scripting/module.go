@@ -23,7 +23,8 @@ const (
 )
 
 type module struct {
-	r *Runtime
+	r       *Runtime
+	metrics *procwalk.Catalogue // a process's numeric fields
 
 	// Per Lua state: made by Loader.
 	procMT, sessionMT *lua.LTable
@@ -50,7 +51,7 @@ type module struct {
 }
 
 func newModule(r *Runtime) *module {
-	return &module{r: r, held: make(map[string]int), touched: make(map[string]bool)}
+	return &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool)}
 }
 
 // begin points the module at one run's input.

@@ -26,16 +26,9 @@ func processFields() []string {
 		"id", "comm", "name", "cmdline", "argv", "exe", "cwd", "user", "state", "kernel", "zombie", "cgroup")
 }
 
-// numericFields are the fields procNumber reads: the metrics top ranks by.
-func numericFields() []string {
-	return []string{
-		"pid", "ppid", "pgrp", "sid", "tty", "uid", "euid", "threads",
-		"rss", "vsize", "shared", "pss", "uss", "swap", "fds", "oom_score",
-		"cpu", "cpu_time", "user_time", "system_time",
-		"read_bytes", "write_bytes", "read_rate", "write_rate",
-		"growth", "pss_growth", "uss_growth", "age", "start_time",
-	}
-}
+// numericFields are the numeric fields: the metric catalogue's names (each
+// metric's short names work too, e.g. rss for rss_bytes).
+func numericFields() []string { return procwalk.MetricNames() }
 
 // procObject is a process object: the userdata and its value in one
 // allocation, and a list of them in one block, so that
@@ -142,7 +135,8 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	case "cwd":
 		pushString(L, p.Cwd, p.Read&procwalk.FieldCwd != 0)
 	case "user":
-		pushString(L, m.r.cfg.Users.Name(p.RealUID), p.Read&procwalk.FieldStatus != 0)
+		// The effective user, as uid, ps and JSON have it.
+		pushString(L, m.r.cfg.Users.Name(p.EffectiveUID), p.Read&procwalk.FieldStatus != 0)
 	case "state":
 		L.Push(lua.LString(string(rune(p.State))))
 	case "kernel":
@@ -152,82 +146,14 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	case "cgroup":
 		pushString(L, cgroupPath(p), p.Read&procwalk.FieldCgroup != 0 && len(p.Cgroups) > 0)
 	default:
-		v, ok, known := procNumber(ref.snap, p, key)
+		d, known := m.metrics.Lookup(key)
 		if !known {
 			return false
 		}
+		v, ok := d.Value(ref.snap, p)
 		pushOpt(L, v, ok)
 	}
 	return true
-}
-
-// procNumber reads the numeric field name of p. ok is false when the value
-// was not read or not measured (nil in Lua); known is false when name is
-// no numeric field.
-func procNumber(snap *procwalk.Snapshot, p *procwalk.Process, name string) (v float64, ok, known bool) {
-	has := func(f procwalk.Fields) bool { return p.Read&f != 0 }
-	r := &p.Rates
-	switch name {
-	case "pid":
-		return float64(p.ID.PID), true, true
-	case "ppid":
-		return float64(p.PPID), true, true
-	case "pgrp":
-		return float64(p.PGRP), true, true
-	case "sid":
-		return float64(p.SID), true, true
-	case "tty":
-		return float64(p.TTY), true, true
-	case "uid":
-		return float64(p.RealUID), has(procwalk.FieldStatus), true
-	case "euid":
-		return float64(p.EffectiveUID), has(procwalk.FieldStatus), true
-	case "threads":
-		return float64(p.Threads), true, true
-	case "rss":
-		return float64(p.RSSBytes), true, true
-	case "vsize":
-		return float64(p.VSizeBytes), true, true
-	case "shared":
-		return float64(p.SharedBytes), true, true
-	case "pss":
-		return float64(p.Smaps.PSSBytes), has(procwalk.FieldSmaps), true
-	case "uss":
-		return float64(p.Smaps.USSBytes), has(procwalk.FieldSmaps), true
-	case "swap":
-		return float64(p.SwapBytes), has(procwalk.FieldStatus | procwalk.FieldSmaps), true
-	case "fds":
-		return float64(p.FDs), has(procwalk.FieldFDs), true
-	case "oom_score":
-		return float64(p.OOMScore), has(procwalk.FieldOOMScore), true
-	case "cpu":
-		return r.CPUPercent, r.Measured, true
-	case "cpu_time":
-		return p.CPUSeconds(), true, true
-	case "user_time":
-		return p.UserCPUSeconds, true, true
-	case "system_time":
-		return p.SystemCPUSeconds, true, true
-	case "read_bytes":
-		return float64(p.IO.ReadBytes), has(procwalk.FieldIO), true
-	case "write_bytes":
-		return float64(p.IO.WriteBytes), has(procwalk.FieldIO), true
-	case "read_rate":
-		return r.ReadBytesPerSecond, r.Measured && r.HaveIO, true
-	case "write_rate":
-		return r.WriteBytesPerSecond, r.Measured && r.HaveIO, true
-	case "growth":
-		return r.RSSGrowthBytesPerMinute, r.Measured, true
-	case "pss_growth":
-		return r.PSSGrowthBytesPerMinute, r.Measured && r.HaveSmaps, true
-	case "uss_growth":
-		return r.USSGrowthBytesPerMinute, r.Measured && r.HaveSmaps, true
-	case "age":
-		return max(p.Age(snap.Time).Seconds(), 0), true, true
-	case "start_time":
-		return float64(p.Start.UnixNano()) / 1e9, true, true
-	}
-	return 0, false, false
 }
 
 func pushString(L *lua.LState, s string, ok bool) {

@@ -1,9 +1,7 @@
 package scripting
 
 import (
-	"cmp"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -186,21 +184,23 @@ func (m *module) processByID(L *lua.LState, s string) int {
 // value for it (cpu before a rate is measured, pss without --pss) are left
 // out.
 func (m *module) luaTop(L *lua.LState) int {
-	metric := checkMetric(L, 1)
+	metric := m.checkMetric(L, 1)
 	n := optCount(L, 2)
 	procs := m.selectProcesses(L, 3)
 	L.Push(m.processList(L, m.snap, topN(m.snap, procs, metric, n)))
 	return 1
 }
 
-// checkMetric returns argument n as the name of a numeric process field.
-func checkMetric(L *lua.LState, n int) string {
+// checkMetric returns argument n as a metric of the catalogue, by name or
+// short name (rss_bytes or rss).
+func (m *module) checkMetric(L *lua.LState, n int) procwalk.MetricDesc {
 	name := L.CheckString(n)
-	if !slices.Contains(numericFields(), name) {
-		names := slices.Sorted(slices.Values(numericFields()))
-		L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s", name, strings.Join(names, ", ")))
+	d, ok := m.metrics.Lookup(name)
+	if !ok {
+		L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s (short names such as rss for rss_bytes work too)",
+			name, strings.Join(numericFields(), ", ")))
 	}
-	return name
+	return *d
 }
 
 // optCount reads an optional positive count, default 5.
@@ -215,28 +215,15 @@ func optCount(L *lua.LState, n int) int {
 	return c
 }
 
-// topN returns up to n of procs with the highest metric, highest first,
-// ties broken by pid; processes without a value for it are left out.
-func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, metric string, n int) []*procwalk.Process {
-	type scored struct {
-		p *procwalk.Process
-		v float64
-	}
-	s := make([]scored, 0, len(procs))
+// topN returns up to n of procs with the highest metric d, in the
+// catalogue's order (highest first, ties by pid); processes without a value
+// for it are left out.
+func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, d procwalk.MetricDesc, n int) []*procwalk.Process {
+	with := make([]*procwalk.Process, 0, len(procs))
 	for _, p := range procs {
-		if v, ok, _ := procNumber(snap, p, metric); ok {
-			s = append(s, scored{p, v})
+		if _, ok := d.Value(snap, p); ok {
+			with = append(with, p)
 		}
 	}
-	slices.SortFunc(s, func(a, b scored) int {
-		if c := cmp.Compare(b.v, a.v); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.p.ID.PID, b.p.ID.PID)
-	})
-	out := make([]*procwalk.Process, 0, min(n, len(s)))
-	for i := 0; i < len(s) && i < n; i++ {
-		out = append(out, s[i].p)
-	}
-	return out
+	return procwalk.TopN(snap, with, n, d)
 }

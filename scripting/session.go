@@ -297,7 +297,7 @@ func (m *module) sessionRoots(L *lua.LState) int {
 // highest metric, highest first.
 func (m *module) sessionTop(L *lua.LState) int {
 	ref := checkSession(L, 1)
-	metric := checkMetric(L, 2)
+	metric := m.checkMetric(L, 2)
 	n := optCount(L, 3)
 	L.Push(m.processList(L, ref.snap, topN(ref.snap, memberProcs(ref, ref.s.Members), metric, n)))
 	return 1
