@@ -199,9 +199,31 @@ func (m *Monitor) scan(fields Fields, sel Selector) (*Snapshot, error) {
 
 // ReadMore reads fields f of processes picked from the last gather: a
 // costly file for the few a consumer shows (the top members of each
-// session) rather than for every process.
+// session, the subtree a tree draws, the processes a filter kept) rather
+// than for every process. The last snapshot's Selected and Visibility
+// count what was read, refused or malformed, as if its scan had read it.
+// Rates are not measured for fields read this way.
 func (m *Monitor) ReadMore(procs []*Process, f Fields) error {
-	return m.src.ReadMore(procs, f)
+	type outcome struct{ denied, malformed Fields }
+	before := make([]outcome, len(procs))
+	for i, p := range procs {
+		before[i] = outcome{p.Denied, p.Malformed}
+	}
+	if err := m.src.ReadMore(procs, f); err != nil {
+		return err
+	}
+	if m.last == nil {
+		return nil
+	}
+	m.last.Selected |= f &^ m.last.Fields
+	v := &m.last.Visibility
+	for i, p := range procs {
+		if before[i].malformed == 0 && p.Malformed != 0 {
+			v.Malformed++ // the scan counts a process once, however many files
+		}
+		(p.Denied &^ before[i].denied).each(func(d Fields) { v.addDenied(d.String()) })
+	}
+	return nil
 }
 
 // Release hands the last snapshot's storage back for the next gather

@@ -27,6 +27,17 @@ type Totals struct {
 	IORead    int
 }
 
+// AddSmaps counts p's PSS and USS in t when they were read: Add does it,
+// and a caller that read smaps_rollup after summing (Monitor.ReadMore, for
+// the members it shows) calls it for those, which had none when added.
+func (t *Totals) AddSmaps(p *Process) {
+	if p.Read&FieldSmaps != 0 {
+		t.PSSBytes += p.Smaps.PSSBytes
+		t.USSBytes += p.Smaps.USSBytes
+		t.SmapsRead++
+	}
+}
+
 // Add counts p in t.
 func (t *Totals) Add(p *Process) {
 	t.Procs++
@@ -37,11 +48,7 @@ func (t *Totals) Add(p *Process) {
 	t.RSSBytes += p.RSSBytes
 	t.SwapBytes += p.SwapBytes
 	t.CPUSeconds += p.CPUSeconds()
-	if p.Read&FieldSmaps != 0 {
-		t.PSSBytes += p.Smaps.PSSBytes
-		t.USSBytes += p.Smaps.USSBytes
-		t.SmapsRead++
-	}
+	t.AddSmaps(p)
 	if p.Read&FieldIO != 0 {
 		t.ReadBytes += p.IO.ReadBytes
 		t.WriteBytes += p.IO.WriteBytes

@@ -96,7 +96,8 @@ type psPlan struct {
 	cols   []psColumn
 	match  func(*procwalk.Process) bool
 	rates  bool
-	fields procwalk.Fields
+	fields procwalk.Fields // read for every process in the scan
+	later  procwalk.Fields // read after it, for the rows shown (see fields)
 	users  *procwalk.Users
 }
 
@@ -108,11 +109,47 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	snap, err := c.g.snapshot(ctx, plan.fields, plan.rates)
+	m, err := c.g.monitor(plan.fields)
 	if err != nil {
 		return err
 	}
-	return c.print(snap, plan)
+	snap, err := c.g.gather(ctx, m, plan.rates)
+	if err != nil {
+		return err
+	}
+	procs, err := c.rows(m, snap, plan)
+	if err != nil {
+		return err
+	}
+	return c.print(snap, plan, procs)
+}
+
+// rows selects and sorts the processes to show, reading plan.later of
+// those alone: of the matches when the order needs it, else of the rows
+// left after --limit.
+func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPlan) ([]*procwalk.Process, error) {
+	var procs []*procwalk.Process
+	for i := range snap.Procs {
+		if p := &snap.Procs[i]; plan.match(p) {
+			procs = append(procs, p)
+		}
+	}
+	sortNeeds := plan.later & plan.order.needs()
+	if sortNeeds != 0 {
+		if err := m.ReadMore(procs, sortNeeds); err != nil {
+			return nil, err
+		}
+	}
+	plan.order.sort(snap, procs)
+	if c.limit > 0 && len(procs) > c.limit {
+		procs = procs[:c.limit]
+	}
+	if rest := plan.later &^ sortNeeds; rest != 0 {
+		if err := m.ReadMore(procs, rest); err != nil {
+			return nil, err
+		}
+	}
+	return procs, nil
 }
 
 // plan checks the flags and works out what to read.
@@ -145,54 +182,56 @@ func (c *psCommand) plan() (psPlan, error) {
 	if plan.match, err = c.matcher(users, usersErr); err != nil {
 		return plan, err
 	}
-	plan.fields = c.fields(plan)
+	plan.fields, plan.later = c.fields(plan)
 	return plan, nil
 }
 
 // fields is the union of what is shown, sorted and filtered: a table of
-// pid,ppid,rss,comm reads stat and statm alone.
-func (c *psCommand) fields(plan psPlan) procwalk.Fields {
+// pid,ppid,rss,comm reads stat and statm alone. It returns what the scan
+// reads of every process, and what is read after it of the rows shown
+// alone: smaps_rollup, which takes each target's mmap lock, unless a PSS
+// or USS growth rate is shown (a rate needs it in both samples).
+func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 	if c.json {
 		// JSON shows every value of the default scan: the owner, the
 		// command line, swap, and with rates io and its rates.
-		f := procwalk.FieldStatus | procwalk.FieldCmdline
+		scan = procwalk.FieldStatus | procwalk.FieldCmdline
 		if plan.rates {
-			f |= procwalk.FieldIO
+			scan |= procwalk.FieldIO
 		}
-		if c.g.pss {
-			f |= procwalk.FieldSmaps
+	} else {
+		scan = plan.order.needs()
+		for _, col := range plan.cols {
+			scan |= col.needs
 		}
-		return f
+		if c.filter != "" || c.regex != "" {
+			scan |= procwalk.FieldCmdline
+		}
+		if c.user != "" {
+			scan |= procwalk.FieldStatus
+		}
 	}
-	f := plan.order.needs()
-	for _, col := range plan.cols {
-		f |= col.needs
+	if !c.g.pss {
+		return scan, 0
 	}
-	if c.filter != "" || c.regex != "" {
-		f |= procwalk.FieldCmdline
+	scan &^= procwalk.FieldSmaps
+	if plan.rates && c.showsSmapsRate(plan) {
+		return scan | procwalk.FieldSmaps, 0
 	}
-	if c.user != "" {
-		f |= procwalk.FieldStatus
-	}
-	if c.g.pss {
-		f |= procwalk.FieldSmaps
-	}
-	return f
+	return scan, procwalk.FieldSmaps
 }
 
-// print selects, sorts and prints the processes of snap.
-func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan) error {
-	var procs []*procwalk.Process
-	for i := range snap.Procs {
-		if p := &snap.Procs[i]; plan.match(p) {
-			procs = append(procs, p)
-		}
+// showsSmapsRate reports whether a PSS or USS growth rate is shown or
+// sorted by: JSON with rates has them.
+func (c *psCommand) showsSmapsRate(plan psPlan) bool {
+	if c.json || plan.order.needsRates() && plan.order.needs()&procwalk.FieldSmaps != 0 {
+		return true
 	}
-	plan.order.sort(snap, procs)
-	if c.limit > 0 && len(procs) > c.limit {
-		procs = procs[:c.limit]
-	}
+	return slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates && col.needs&procwalk.FieldSmaps != 0 })
+}
 
+// print prints procs, rows of snap.
+func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwalk.Process) error {
 	if c.json {
 		return writeJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}

@@ -353,6 +353,11 @@ func replaceInFile(t *testing.T, path, old, new string) {
 	}
 }
 
+// stepClock is a clock a test moves by hand.
+type stepClock struct{ now time.Time }
+
+func (c *stepClock) Now() time.Time { return c.now }
+
 // Rates come from two scans; here the fixture changes between them and the
 // scan times are set one second apart, so the rates are exact.
 func TestPSRates(t *testing.T) {
@@ -369,14 +374,11 @@ func TestPSRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := procwalk.NewScanner(fsys)
-	var sampler procwalk.Sampler
-	first, err := sc.Snapshot(plan.fields)
-	if err != nil {
+	clock := &stepClock{now: time.Unix(1700001000, 0)}
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: plan.fields, Clock: clock})
+	if _, err := m.Gather(); err != nil {
 		t.Fatal(err)
 	}
-	first.Time = time.Unix(1700001000, 0)
-	sampler.Observe(first)
 
 	// cc1 uses 50 more ticks of user time (0.5 s of CPU); python reads
 	// 1 MiB and writes 3 KiB; pid 200 exits and a new process gets its
@@ -390,13 +392,16 @@ func TestPSRates(t *testing.T) {
 	}
 	replaceInFile(t, root+"/500/stat", "400 (orphan)", "500 (newborn)")
 
-	second, err := sc.Snapshot(plan.fields)
+	clock.now = clock.now.Add(time.Second)
+	second, err := m.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	second.Time = first.Time.Add(time.Second)
-	sampler.Observe(second)
-	if err := c.print(second, plan); err != nil {
+	procs, err := c.rows(m, second, plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.print(second, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	// Measured first, largest CPU first; unmeasured (200 reused, 500 new)
@@ -425,7 +430,7 @@ func TestPSRates(t *testing.T) {
 
 	stdout.Reset()
 	c.json = true
-	if err := c.print(second, plan); err != nil {
+	if err := c.print(second, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -464,7 +469,10 @@ func TestPSRates(t *testing.T) {
 	// that rates were sampled and over what interval.
 	stdout.Reset()
 	c.filter = "newborn"
-	if err := c.print(second, plan); err != nil {
+	if procs, err = c.rows(m, second, plan); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.print(second, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	doc.IntervalSeconds, doc.Processes = 0, nil
@@ -481,8 +489,8 @@ func TestPSRates(t *testing.T) {
 func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
 	for _, tt := range []struct {
 		columns, sort, filter, user string
-		noRates, pss                bool
-		want                        procwalk.Fields
+		noRates, json               bool
+		want, later                 procwalk.Fields
 	}{
 		{columns: "pid,ppid,rss,comm", sort: "rss", noRates: true, want: 0},
 		{columns: "pid,user,comm", sort: "pid", noRates: true, want: procwalk.FieldStatus},
@@ -492,17 +500,26 @@ func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
 		{columns: "pid,cpu,comm", sort: "rss", want: 0},
 		{columns: "pid,read", sort: "rss", want: procwalk.FieldIO},
 		{columns: "pid,comm", sort: "io", want: procwalk.FieldIO},
-		{columns: "pid,comm", sort: "pss", noRates: true, want: procwalk.FieldSmaps},
 		{columns: "pid,fds,oom_score", sort: "swap", noRates: true, want: procwalk.FieldFDs | procwalk.FieldOOMScore | procwalk.FieldStatus},
+		// smaps_rollup takes each target's mmap lock: read after the
+		// scan for the rows shown, unless a PSS or USS growth rate is
+		// shown, which needs it in both samples.
+		{columns: "pid,comm", sort: "pss", noRates: true, later: procwalk.FieldSmaps},
+		{columns: "pid,pss,comm", sort: "rss", filter: "make", want: procwalk.FieldCmdline, later: procwalk.FieldSmaps},
+		{columns: "pid,pss_growth,comm", sort: "rss", want: procwalk.FieldSmaps},
+		{columns: "pid,comm", sort: "uss_growth", want: procwalk.FieldSmaps},
+		{sort: "pss", json: true, noRates: true, want: procwalk.FieldStatus | procwalk.FieldCmdline, later: procwalk.FieldSmaps},
+		{sort: "pss", json: true, want: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps},
 	} {
-		g := &globals{passwd: fixturePasswd, pss: tt.pss}
-		c := &psCommand{g: g, e: &env{}, columns: tt.columns, sort: tt.sort, filter: tt.filter, user: tt.user, noRates: tt.noRates}
+		g := &globals{passwd: fixturePasswd}
+		c := &psCommand{g: g, e: &env{}, columns: tt.columns, sort: tt.sort, filter: tt.filter, user: tt.user, noRates: tt.noRates, json: tt.json}
 		plan, err := c.plan()
 		if err != nil {
 			t.Fatalf("%+v: %v", tt, err)
 		}
-		if plan.fields != tt.want {
-			t.Errorf("columns %s, sort %s, filter %q, user %q: reads %q, want %q", tt.columns, tt.sort, tt.filter, tt.user, plan.fields, tt.want)
+		if plan.fields != tt.want || plan.later != tt.later {
+			t.Errorf("columns %s, sort %s, filter %q, user %q, json %v: reads %q then %q, want %q then %q",
+				tt.columns, tt.sort, tt.filter, tt.user, tt.json, plan.fields, plan.later, tt.want, tt.later)
 		}
 	}
 }

@@ -94,6 +94,11 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		writeNotes(c.e.stderr, gd) // e.g. "no tmux server": why none exist
 		return err
 	}
+	if c.g.pss {
+		if err := readMembersSmaps(gd, s); err != nil {
+			return err
+		}
+	}
 	gd.grouper.PaneForegrounds(gd.snap, s)
 	if c.json {
 		err = c.writeJSON(gd, s)
@@ -104,6 +109,25 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	writeNotes(c.e.stderr, gd)
+	return nil
+}
+
+// readMembersSmaps reads smaps_rollup of s's members alone (each read
+// takes the target's mmap lock) and adds their PSS and USS to s's totals.
+// PSS growth needs smaps in both samples: the session view has none.
+func readMembersSmaps(gd gathered, s *procwalk.Session) error {
+	members := make([]*procwalk.Process, 0, len(s.Members))
+	for _, id := range s.Members {
+		if p := gd.snap.Lookup(id); p != nil {
+			members = append(members, p)
+		}
+	}
+	if err := gd.monitor.ReadMore(members, procwalk.FieldSmaps); err != nil {
+		return err
+	}
+	for _, p := range members {
+		s.Totals.AddSmaps(p)
+	}
 	return nil
 }
 

@@ -147,6 +147,7 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 
 // gathered is one run's sessions and what they came from.
 type gathered struct {
+	monitor  *procwalk.Monitor // read more of the processes shown
 	grouper  *procwalk.Grouper
 	snap     *procwalk.Snapshot
 	sessions []procwalk.Session
@@ -155,7 +156,7 @@ type gathered struct {
 }
 
 // gatherSessions snapshots with the fields the kinds need (plus io for the IO
-// columns, smaps with --pss, and extra), twice --interval apart unless --no-rates, and
+// columns, and extra), twice --interval apart unless --no-rates, and
 // groups the last snapshot.
 func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwalk.GroupConfig, extra procwalk.Fields) (gathered, error) {
 	fsys, err := g.openFS()
@@ -172,16 +173,13 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 	// The first of two samples reads what rates need; the one shown adds
 	// what the kinds (the grouper's plan) and the caller need.
 	fields := procwalk.FieldIO | extra
-	if g.pss {
-		fields |= procwalk.FieldSmaps
-	}
 	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock}, grouper)
 	snap, err := g.gather(ctx, m, !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}
 	sessions, notes := grouper.Group(snap)
-	return gathered{grouper: grouper, snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
+	return gathered{monitor: m, grouper: grouper, snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
 }
 
 // writeNotes prints grouping notes and the visibility note to w.
@@ -262,7 +260,13 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, 0)
+	// Every session's PSS is shown and sorted by: --pss reads every
+	// process's smaps_rollup.
+	var extra procwalk.Fields
+	if c.g.pss {
+		extra = procwalk.FieldSmaps
+	}
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, extra)
 	if err != nil {
 		return err
 	}

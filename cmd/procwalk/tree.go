@@ -79,11 +79,13 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		}
 		pid = n
 	}
-	var fields procwalk.Fields
-	if c.g.pss {
-		fields |= procwalk.FieldSmaps
+	// smaps_rollup takes each target's mmap lock: with --pss it is read
+	// after the scan, for the processes drawn alone.
+	m, err := c.g.monitor(0)
+	if err != nil {
+		return err
 	}
-	snap, err := c.g.snapshot(ctx, fields, false)
+	snap, err := c.g.gather(ctx, m, false)
 	if err != nil {
 		return err
 	}
@@ -105,6 +107,24 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		}
 	}
 	shown := func(p *procwalk.Process) bool { return showKernel || !p.Kernel }
+	if c.g.pss {
+		var drawn []*procwalk.Process
+		var walk func(p *procwalk.Process)
+		walk = func(p *procwalk.Process) {
+			drawn = append(drawn, p)
+			for _, child := range snap.Children(p.ID.PID) {
+				if shown(child) {
+					walk(child)
+				}
+			}
+		}
+		for _, r := range roots {
+			walk(r)
+		}
+		if err := m.ReadMore(drawn, procwalk.FieldSmaps); err != nil {
+			return err
+		}
+	}
 
 	// Sum every subtree first (post-order), then draw top-down.
 	totals := make(map[int]*subtree)

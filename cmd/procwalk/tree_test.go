@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -152,5 +154,51 @@ func TestTreePSSLowerBound(t *testing.T) {
 	}
 	if !strings.Contains(treeHelp, `ending in "+" is a lower bound`) {
 		t.Error("tree --help does not explain the + mark")
+	}
+}
+
+// smaps_rollup takes each target's mmap lock, so --pss reads it of the
+// processes a command shows alone. Pid 200's smaps_rollup is made
+// unreadable (a directory): the visibility note counts it as malformed
+// exactly when a command read it.
+func TestPSSReadOfShownProcessesOnly(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	root := copyTree(t, fixtureProc)
+	smaps := filepath.Join(root, "200", "smaps_rollup")
+	if err := os.Remove(smaps); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(smaps, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const with200 = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat or statm)\n"
+	// Commands reading status see 303's malformed status too.
+	const withStatusAnd200 = "procwalk: partial data: 1 process exited mid-scan; 4 processes with malformed /proc files (2 left out: bad stat or statm)\n"
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"tree", "--pss", "101"}, fixtureNote},
+		{[]string{"tree", "--pss"}, with200}, // 200 is drawn
+		{[]string{"session", "--pss", "--no-rates", "tree:101"}, fixtureNoteStatus},
+		{[]string{"session", "--pss", "--no-rates", "tree:1"}, withStatusAnd200},
+		{[]string{"ps", "--pss", "--no-rates", "--filter", "make"}, fixtureNoteStatus},
+		{[]string{"ps", "--pss", "--no-rates", "--limit", "1"}, fixtureNoteStatus},
+		{[]string{"ps", "--pss", "--no-rates", "--limit", "1", "--sort", "pss"}, withStatusAnd200}, // sorting reads every match
+	} {
+		r := cli(t, append([]string{"--proc", root, "--passwd", fixturePasswd}, tt.args...)...)
+		if r.code != 0 || r.stderr != tt.stderr {
+			t.Errorf("%s: exit %d, stderr %q; want 0, %q", strings.Join(tt.args, " "), r.code, r.stderr, tt.stderr)
+		}
+	}
+	// The subtree's PSS is read all the same.
+	r := cli(t, "--proc", root, "--passwd", fixturePasswd, "tree", "--pss", "110")
+	want := `PID        RSS       PSS  PROCS   TREE-RSS   TREE-PSS  COMMAND
+110    7.8 MiB   4.9 MiB      2  125.0 MiB  102.5 MiB  make
+111  117.2 MiB  97.7 MiB      1  117.2 MiB   97.7 MiB  └─ cc1
+`
+	if r.stdout != want {
+		t.Errorf("tree --pss 110:\n%s\nwant:\n%s", r.stdout, want)
 	}
 }
