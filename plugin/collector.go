@@ -17,6 +17,9 @@ import (
 type Gather struct {
 	Snapshot *procwalk.Snapshot
 	Sessions []procwalk.Session
+	// ReadMore reads fields of the snapshot's processes that the gather
+	// did not (the Monitor's ReadMore), for a hook that shows more.
+	ReadMore func(procs []*procwalk.Process, f procwalk.Fields) error
 }
 
 // A Hook adds lines to a gather's batch after procwalk's own: a script's
@@ -118,7 +121,7 @@ func (c *Collector) gather() (*Gather, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNothingGathered, err)
 	}
-	g := &Gather{Snapshot: snap}
+	g := &Gather{Snapshot: snap, ReadMore: c.monitor.ReadMore}
 	if c.grouper != nil {
 		g.Sessions, c.notes = c.grouper.Group(snap)
 	}

@@ -43,6 +43,8 @@ type module struct {
 	script   *Script
 	snap     *procwalk.Snapshot
 	group    func() ([]procwalk.Session, error)
+	readMore func([]*procwalk.Process, procwalk.Fields) error
+	one      [1]*procwalk.Process // readMore's argument, without an allocation
 	grouped  bool
 	sessions []procwalk.Session
 	groupErr error
@@ -56,7 +58,7 @@ func newModule(r *Runtime) *module {
 
 // begin points the module at one run's input.
 func (m *module) begin(ctx context.Context, s *Script, in Input) {
-	m.ctx, m.script, m.snap, m.group = ctx, s, in.Snapshot, in.Sessions
+	m.ctx, m.script, m.snap, m.group, m.readMore = ctx, s, in.Snapshot, in.Sessions, in.ReadMore
 	if m.table != nil {
 		m.table.RawSetString("script", lua.LString(s.Name))
 	}
@@ -72,7 +74,19 @@ func (m *module) end() {
 			delete(m.held, k)
 		}
 	}
-	m.ctx, m.snap, m.group, m.sessions, m.members, m.deadline = nil, nil, nil, nil, nil, nil
+	m.ctx, m.snap, m.group, m.readMore, m.sessions, m.members, m.deadline = nil, nil, nil, nil, nil, nil, nil
+}
+
+// need reads fields f of p when the scan did not and p belongs to this
+// run's snapshot (a process kept from an earlier run is as it was then).
+// A failed read leaves the field unread: it shows as nil.
+func (m *module) need(snap *procwalk.Snapshot, p *procwalk.Process, f procwalk.Fields) {
+	if m.readMore == nil || snap != m.snap || f&^(p.Read|p.Denied|p.Malformed) == 0 {
+		return
+	}
+	m.one[0] = p
+	m.readMore(m.one[:], f)
+	m.one[0] = nil
 }
 
 // Loader builds the module table; given to L.PreloadModule.

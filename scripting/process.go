@@ -117,10 +117,13 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	case "comm":
 		L.Push(lua.LString(p.Comm))
 	case "name":
+		m.need(ref.snap, p, procwalk.FieldCmdline)
 		L.Push(lua.LString(p.Name()))
 	case "cmdline":
+		m.need(ref.snap, p, procwalk.FieldCmdline)
 		pushString(L, strings.Join(p.Cmdline, " "), p.Read&procwalk.FieldCmdline != 0)
 	case "argv":
+		m.need(ref.snap, p, procwalk.FieldCmdline)
 		if p.Read&procwalk.FieldCmdline == 0 {
 			L.Push(lua.LNil)
 			break
@@ -131,11 +134,14 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 		}
 		L.Push(t)
 	case "exe":
+		m.need(ref.snap, p, procwalk.FieldExe)
 		pushString(L, p.Exe, p.Read&procwalk.FieldExe != 0)
 	case "cwd":
+		m.need(ref.snap, p, procwalk.FieldCwd)
 		pushString(L, p.Cwd, p.Read&procwalk.FieldCwd != 0)
 	case "user":
 		// The effective user, as uid, ps and JSON have it.
+		m.need(ref.snap, p, procwalk.FieldStatus)
 		pushString(L, m.r.cfg.Users.Name(p.EffectiveUID), p.Read&procwalk.FieldStatus != 0)
 	case "state":
 		L.Push(lua.LString(string(rune(p.State))))
@@ -144,11 +150,15 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 	case "zombie":
 		L.Push(lua.LBool(p.Zombie()))
 	case "cgroup":
+		m.need(ref.snap, p, procwalk.FieldCgroup)
 		pushString(L, cgroupPath(p), p.Read&procwalk.FieldCgroup != 0 && len(p.Cgroups) > 0)
 	default:
 		d, known := m.metrics.Lookup(key)
 		if !known {
 			return false
+		}
+		if d.Type != procwalk.Rate { // a rate needs its field in both samples
+			m.need(ref.snap, p, d.Needs)
 		}
 		v, ok := d.Value(ref.snap, p)
 		pushOpt(L, v, ok)

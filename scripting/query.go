@@ -82,10 +82,14 @@ func (m *module) tableFilter(L *lua.LState, n int, t *lua.LTable) func(*procwalk
 			tests = append(tests, func(p *procwalk.Process) bool { return p.Comm == s })
 		case "name":
 			s := str("name", v)
-			tests = append(tests, func(p *procwalk.Process) bool { return p.Name() == s })
+			tests = append(tests, func(p *procwalk.Process) bool {
+				m.need(m.snap, p, procwalk.FieldCmdline)
+				return p.Name() == s
+			})
 		case "cmdline":
 			s := str("cmdline", v)
 			tests = append(tests, func(p *procwalk.Process) bool {
+				m.need(m.snap, p, procwalk.FieldCmdline)
 				return strings.Contains(strings.Join(p.Cmdline, " "), s)
 			})
 		case "state":
@@ -94,12 +98,14 @@ func (m *module) tableFilter(L *lua.LState, n int, t *lua.LTable) func(*procwalk
 		case "user":
 			s := str("user", v)
 			tests = append(tests, func(p *procwalk.Process) bool {
-				return p.Read&procwalk.FieldStatus != 0 && m.r.cfg.Users.Name(p.RealUID) == s
+				m.need(m.snap, p, procwalk.FieldStatus)
+				return p.Read&procwalk.FieldStatus != 0 && m.r.cfg.Users.Name(p.EffectiveUID) == s
 			})
 		case "uid":
 			uid := num("uid", v)
 			tests = append(tests, func(p *procwalk.Process) bool {
-				return p.Read&procwalk.FieldStatus != 0 && p.RealUID == uid
+				m.need(m.snap, p, procwalk.FieldStatus)
+				return p.Read&procwalk.FieldStatus != 0 && p.EffectiveUID == uid
 			})
 		case "ppid":
 			ppid := num("ppid", v)

@@ -120,6 +120,12 @@ type Input struct {
 	// per run, the first time the script asks for sessions; nil means the
 	// script sees no sessions.
 	Sessions func() ([]procwalk.Session, error)
+	// ReadMore reads optional fields of the snapshot's processes that its
+	// scan did not read (procwalk.Monitor.ReadMore): a field a script asks
+	// of a process is read then, once, so every mode sees every field
+	// while a scan reads only what rates and sessions need. nil: fields
+	// the scan did not read are nil.
+	ReadMore func(procs []*procwalk.Process, f procwalk.Fields) error
 }
 
 // Runtime runs compiled scripts in one sandboxed Lua state, so that

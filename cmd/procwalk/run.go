@@ -84,12 +84,12 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", c.e)
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e)
 	if err != nil {
 		return err
 	}
 	defer sr.close()
-	snap, err := c.g.snapshot(ctx, sr.fields, !c.f.noRates)
+	snap, err := c.g.gather(ctx, sr.monitor, !c.f.noRates)
 	if err != nil {
 		return err
 	}
@@ -106,14 +106,15 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 type scriptRun struct {
 	script  *scripting.Script
 	rt      *scripting.Runtime
+	monitor *procwalk.Monitor
 	grouper *procwalk.Grouper
-	fields  procwalk.Fields
 	out     *lineEmitter
 	e       *env
 }
 
-// newScriptRun compiles the script call names and builds its runtime.
-func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, e *env) (*scriptRun, error) {
+// newScriptRun compiles the script call names and builds its runtime and
+// its Monitor (keep: the script may keep process objects across runs).
+func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env) (*scriptRun, error) {
 	script, err := loadScript(call.name)
 	if err != nil {
 		return nil, err
@@ -144,10 +145,13 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if err != nil {
 		return nil, err
 	}
-	sr.fields = procwalk.AllFields | grouper.Fields()
+	// The scan reads what rates need and the grouper plans; a field the
+	// script asks of a process beyond that is read then (Input.ReadMore).
+	fields := procwalk.FieldIO
 	if g.pss {
-		sr.fields |= procwalk.FieldSmaps
+		fields |= procwalk.FieldSmaps
 	}
+	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep}, grouper)
 	sr.rt = scripting.New(scripting.Config{
 		Killer:  killer,
 		Emitter: sr.out,
@@ -172,7 +176,7 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 		}
 		return s, nil
 	}
-	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions})
+	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions, ReadMore: sr.monitor.ReadMore})
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}
 	}

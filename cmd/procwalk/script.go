@@ -273,8 +273,9 @@ func (t *telegrafScript) register(fs *flag.FlagSet) {
 }
 
 // attach sets in.Hook to run the script, when --script names one. Call it
-// before in.Init. The script sees the fields the gather reads (--io adds
-// read/write, --pss adds PSS); close releases its Lua state.
+// before in.Init. The script sees every field: those the gather does not
+// read are read of the processes it asks about (rates need --io or --pss
+// in the gather); close releases its Lua state.
 func (t *telegrafScript) attach(ctx context.Context, g *globals, in *plugin.Input, log *plugin.LineLogger) (close func(), err error) {
 	if t.name == "" {
 		if len(t.args) > 0 {
@@ -329,7 +330,7 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
-	return withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions}))
+	return withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
 }
 
 // action logs a kill's audit event and adds it to the batch as

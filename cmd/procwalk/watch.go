@@ -96,24 +96,17 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.f.noRates:
 		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
 	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", c.e)
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e)
 	if err != nil {
 		return err
 	}
 	defer sr.close()
-	fsys, err := c.g.openFS()
-	if err != nil {
-		return err
-	}
-	// Keep: a script may keep process objects in its state across ticks,
-	// each pointing into the snapshot it came from.
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: sr.fields, Clock: c.g.clock, Keep: true})
 	// A closed stdout must end the loop through EPIPE from Write, not
 	// SIGPIPE, which Go raises for writes to fd 1 otherwise.
 	sigpipe := make(chan os.Signal, 1)
 	signal.Notify(sigpipe, syscall.SIGPIPE)
 	defer signal.Stop(sigpipe)
-	w := &watchLoop{sr: sr, monitor: m, e: c.e}
+	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e}
 	w.loop(ctx, interval, c.count)
 	return nil
 }
