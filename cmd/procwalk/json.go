@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -34,41 +35,38 @@ type jsonVisibility struct {
 }
 
 type jsonProcess struct {
-	PID              int       `json:"pid"`
-	StartTicks       uint64    `json:"start_ticks"` // with pid, names the process for its whole life
-	PPID             int       `json:"ppid"`
-	PGRP             int       `json:"pgrp"`
-	SID              int       `json:"sid"`
-	TTY              int       `json:"tty_nr"`
-	UID              *int      `json:"uid,omitempty"` // effective uid
-	User             string    `json:"user,omitempty"`
-	State            string    `json:"state"`
-	Kernel           bool      `json:"kernel_thread"`
-	Threads          int       `json:"threads"`
-	Comm             string    `json:"comm"`
-	Cmdline          []string  `json:"cmdline,omitempty"`
-	CmdlineTruncated bool      `json:"cmdline_truncated,omitempty"`
-	StartTime        time.Time `json:"start_time"`
-	AgeSeconds       float64   `json:"age_seconds"`
-	CPUUserSeconds   float64   `json:"cpu_user_seconds"`
-	CPUSystemSeconds float64   `json:"cpu_system_seconds"`
-	RSSBytes         uint64    `json:"rss_bytes"`
-	VSizeBytes       uint64    `json:"vsize_bytes"`
-	SharedBytes      uint64    `json:"shared_bytes"`
-	SwapBytes        *uint64   `json:"swap_bytes,omitempty"`
-	PSSBytes         *uint64   `json:"pss_bytes,omitempty"`
-	USSBytes         *uint64   `json:"uss_bytes,omitempty"`
-	ReadBytes        *uint64   `json:"read_bytes,omitempty"`  // storage reads, reaped children included
-	WriteBytes       *uint64   `json:"write_bytes,omitempty"` // storage writes, reaped children included
+	members []jsonMember // in the order written
+}
 
-	CPUPercent              *float64 `json:"cpu_percent,omitempty"` // of one core
-	ReadBytesPerSecond      *float64 `json:"read_bytes_per_second,omitempty"`
-	WriteBytesPerSecond     *float64 `json:"write_bytes_per_second,omitempty"`
-	RSSGrowthBytesPerMinute *float64 `json:"rss_growth_bytes_per_minute,omitempty"`
-	PSSGrowthBytesPerMinute *float64 `json:"pss_growth_bytes_per_minute,omitempty"`
-	USSGrowthBytesPerMinute *float64 `json:"uss_growth_bytes_per_minute,omitempty"`
-	Denied                  []string `json:"denied,omitempty"`    // optional files the kernel refused
-	Malformed               []string `json:"malformed,omitempty"` // optional files that did not parse
+// jsonMember is one key of a JSON object and its value.
+type jsonMember struct {
+	key   string
+	value any
+}
+
+// MarshalJSON writes the members in order, with "&", "<" and ">" as they
+// are (a command line's "&" is not "\u0026").
+func (j jsonProcess) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, m := range j.members {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := enc.Encode(m.key); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1) // Encode ends each value with a newline
+		b.WriteByte(':')
+		if err := enc.Encode(m.value); err != nil {
+			return nil, err
+		}
+		b.Truncate(b.Len() - 1)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
 }
 
 type jsonSnapshot struct {
@@ -87,49 +85,58 @@ func newJSONVisibility(v procwalk.Visibility) jsonVisibility {
 	}
 }
 
-// newJSONProcess converts p as seen in s; users names its uid.
-func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) jsonProcess {
-	j := jsonProcess{
-		PID: p.ID.PID, StartTicks: p.ID.StartTicks, PPID: p.PPID, PGRP: p.PGRP, SID: p.SID, TTY: p.TTY,
-		State: string(rune(p.State)), Kernel: p.Kernel, Threads: p.Threads, Comm: p.Comm,
-		Cmdline: p.Cmdline, CmdlineTruncated: p.CmdlineTruncated,
-		StartTime: p.Start.UTC(), AgeSeconds: round(p.Age(s.Time).Seconds(), 2),
-		CPUUserSeconds: round(p.UserCPUSeconds, 2), CPUSystemSeconds: round(p.SystemCPUSeconds, 2),
-		RSSBytes: p.RSSBytes, VSizeBytes: p.VSizeBytes, SharedBytes: p.SharedBytes,
-	}
+// newJSONProcess converts p as seen in s; users names its uid. Its numbers
+// are the metric catalogue's, by their catalogue names, each present only
+// when it has a value; then the files that were refused or malformed.
+func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users, metrics []procwalk.MetricDesc) jsonProcess {
+	j := jsonProcess{members: make([]jsonMember, 0, 40)}
+	add := func(key string, value any) { j.members = append(j.members, jsonMember{key, value}) }
+	add("pid", p.ID.PID)
+	add("start_ticks", p.ID.StartTicks) // with pid, names the process for its whole life
 	if p.Read&procwalk.FieldStatus != 0 {
-		uid := p.EffectiveUID
-		j.UID = &uid
-		j.User, _ = users.LookupName(uid)
-	}
-	if p.Read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0 {
-		j.SwapBytes = ptr(p.SwapBytes)
-	}
-	if p.Read&procwalk.FieldSmaps != 0 {
-		j.PSSBytes, j.USSBytes = ptr(p.Smaps.PSSBytes), ptr(p.Smaps.USSBytes)
-	}
-	if p.Read&procwalk.FieldIO != 0 {
-		j.ReadBytes, j.WriteBytes = ptr(p.IO.ReadBytes), ptr(p.IO.WriteBytes)
-	}
-	if r := p.Rates; r.Measured {
-		j.CPUPercent = ptr(round(r.CPUPercent, 2))
-		j.RSSGrowthBytesPerMinute = ptr(math.Round(r.RSSGrowthBytesPerMinute))
-		if r.HaveIO {
-			j.ReadBytesPerSecond = ptr(math.Round(r.ReadBytesPerSecond))
-			j.WriteBytesPerSecond = ptr(math.Round(r.WriteBytesPerSecond))
+		if name, ok := users.LookupName(p.EffectiveUID); ok {
+			add("user", name)
 		}
-		if r.HaveSmaps {
-			j.PSSGrowthBytesPerMinute = ptr(math.Round(r.PSSGrowthBytesPerMinute))
-			j.USSGrowthBytesPerMinute = ptr(math.Round(r.USSGrowthBytesPerMinute))
+	}
+	add("state", string(rune(p.State)))
+	add("kernel_thread", p.Kernel)
+	add("comm", p.Comm)
+	if p.Read&procwalk.FieldCmdline != 0 && len(p.Cmdline) > 0 {
+		add("cmdline", p.Cmdline)
+		if p.CmdlineTruncated {
+			add("cmdline_truncated", true)
+		}
+	}
+	add("start_time", p.Start.UTC())
+	for i := range metrics {
+		d := &metrics[i]
+		if d.Name == "pid" {
+			continue
+		}
+		if v, ok := d.Value(s, p); ok {
+			add(d.Name, jsonNumber(d, v))
 		}
 	}
 	if p.Denied != 0 {
-		j.Denied = fieldNames(p.Denied)
+		add("denied", fieldNames(p.Denied)) // optional files the kernel refused
 	}
 	if p.Malformed != 0 {
-		j.Malformed = fieldNames(p.Malformed)
+		add("malformed", fieldNames(p.Malformed)) // optional files that did not parse
 	}
 	return j
+}
+
+// jsonNumber is v as JSON writes metric d: whole numbers for integers and
+// bytes (per second, per minute), two decimals otherwise, so that JSON
+// prints no float noise such as 12.340000000000002.
+func jsonNumber(d *procwalk.MetricDesc, v float64) any {
+	switch {
+	case d.Integer:
+		return int64(v)
+	case strings.HasPrefix(d.Unit, "bytes"):
+		return math.Round(v)
+	}
+	return round(v, 2)
 }
 
 // writeJSONSnapshot writes the processes procs of s as one indented JSON
@@ -146,8 +153,9 @@ func writeJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Proc
 		IntervalSeconds: round(sampledInterval(s), 3),
 		Processes:       make([]jsonProcess, 0, len(procs)),
 	}
+	metrics := procwalk.Metrics()
 	for _, p := range procs {
-		doc.Processes = append(doc.Processes, newJSONProcess(s, p, users))
+		doc.Processes = append(doc.Processes, newJSONProcess(s, p, users, metrics))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

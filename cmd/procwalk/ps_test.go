@@ -223,12 +223,13 @@ func TestPSJSON(t *testing.T) {
 		"uid": "0", "user": `"root"`, "state": `"S"`, "kernel_thread": "false", "threads": "1",
 		"comm": `"systemd"`, "cmdline": `["/sbin/init","splash"]`,
 		"start_time":       `"2023-11-14T22:13:20.05Z"`,
-		"cpu_user_seconds": "15", "cpu_system_seconds": "8",
+		"cpu_time_seconds": "23", "cpu_user_seconds": "15", "cpu_system_seconds": "8",
+		"ruid": "0", "start_unix_seconds": "1700000000",
 		"rss_bytes": "12288000", "vsize_bytes": "171000000", "shared_bytes": "8601600",
 		"swap_bytes": "0", "pss_bytes": "7168000", "uss_bytes": "6041600",
 		"read_bytes": "700000000", "write_bytes": "300000000",
 		// Measured over the two scans of an unchanging fixture: real zeros.
-		"cpu_percent": "0", "read_bytes_per_second": "0", "write_bytes_per_second": "0",
+		"cpu_percent": "0", "read_bytes_per_second": "0", "write_bytes_per_second": "0", "io_bytes_per_second": "0",
 		"rss_growth_bytes_per_minute": "0", "pss_growth_bytes_per_minute": "0", "uss_growth_bytes_per_minute": "0",
 	}
 	got1 := map[string]string{}
@@ -239,6 +240,13 @@ func TestPSJSON(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got1, want1) {
 		t.Errorf("pid 1 =\n%v\nwant\n%v", got1, want1)
+	}
+	// Every number is a metric of the catalogue, by its name there.
+	text := []string{"start_ticks", "user", "state", "kernel_thread", "comm", "cmdline", "start_time"}
+	for k := range byPID[1] {
+		if d, ok := procwalk.LookupMetric(k); !slices.Contains(text, k) && (!ok || d.Name != k) {
+			t.Errorf("JSON key %q is not a metric name of the catalogue", k)
+		}
 	}
 	var age float64
 	json.Unmarshal(byPID[1]["age_seconds"], &age)

@@ -133,9 +133,10 @@ func readMembersSmaps(gd gathered, s *procwalk.Session) error {
 
 func (c *sessionCommand) writeJSON(gd gathered, s *procwalk.Session) error {
 	j := newJSONSession(gd.snap.Time, s)
+	metrics := procwalk.Metrics()
 	for _, id := range s.Members {
 		if p := gd.snap.Lookup(id); p != nil {
-			j.Processes = append(j.Processes, newJSONProcess(gd.snap, p, gd.users))
+			j.Processes = append(j.Processes, newJSONProcess(gd.snap, p, gd.users, metrics))
 		}
 	}
 	all := newJSONSessions(gd)

@@ -313,7 +313,13 @@ func TestSessionDetail(t *testing.T) {
 	}
 	r = cli(t, sessionsFixture("session", "--no-rates", "--json", "tree:nginx")...)
 	var doc struct {
-		Session jsonSession `json:"session"`
+		Session struct {
+			Ref       string `json:"ref"`
+			Processes []struct {
+				PID  int    `json:"pid"`
+				Comm string `json:"comm"`
+			} `json:"processes"`
+		} `json:"session"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || r.code != exitOK {
 		t.Fatalf("exit %d, %v\n%s", r.code, err, r.stderr)

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// metricTable is the README's naming table, built from the metric
+// catalogue: one name per metric in ps, JSON, Telegraf and Lua.
+func metricTable() string {
+	var b strings.Builder
+	b.WriteString("| name (JSON, Telegraf, Lua, `--sort`, `--columns`) | short names | ps heading | unit | type | reads | meaning |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	for _, d := range procwalk.Metrics() {
+		short := make([]string, len(d.Aliases))
+		for i, a := range d.Aliases {
+			short[i] = "`" + a + "`"
+		}
+		reads := "stat, statm"
+		if d.Needs != 0 {
+			reads = strings.ReplaceAll(d.Needs.String(), "smaps", "smaps_rollup")
+		}
+		if d.Type == procwalk.Rate {
+			reads += ", two gathers"
+		}
+		unit := d.Unit
+		if unit == "" {
+			unit = "number"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n",
+			d.Name, strings.Join(short, " "), d.Label, unit, d.Type, reads, d.Help)
+	}
+	return b.String()
+}
+
+// The README's naming table is the catalogue's: a metric added or renamed
+// there fails this test until the README says so.
+func TestREADMEMetricTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table := metricTable(); !strings.Contains(string(readme), table) {
+		t.Errorf("README.md lacks the metric table; paste this under \"### Metric names\":\n%s", table)
+	}
+}
