@@ -62,7 +62,8 @@ func ExampleBiggestIn() {
 	if err != nil {
 		panic(err)
 	}
-	snap, err := fs.Snapshot(procwalk.MetricPSS.Fields())
+	pss, _ := procwalk.LookupMetric("pss")
+	snap, err := fs.Snapshot(pss.Needs)
 	if err != nil {
 		panic(err)
 	}
@@ -74,7 +75,7 @@ func ExampleBiggestIn() {
 	for _, p := range snap.Descendants(100) {
 		members = append(members, p.ID)
 	}
-	for _, p := range procwalk.BiggestIn(snap, members, 3, procwalk.MetricPSS) {
+	for _, p := range procwalk.BiggestIn(snap, members, 3, pss) {
 		if err := k.Check(p); err != nil {
 			fmt.Println("skip", p.ID.PID, p.Comm)
 			continue

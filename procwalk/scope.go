@@ -241,73 +241,20 @@ func sortedIDs(m map[ProcID]bool) []ProcID {
 	return out
 }
 
-// Metric ranks processes for Biggest.
-type Metric string
-
-// Metrics Biggest understands.
-const (
-	MetricRSS  Metric = "rss"  // resident bytes (always read)
-	MetricPSS  Metric = "pss"  // proportional set size (needs FieldSmaps)
-	MetricUSS  Metric = "uss"  // unique set size (needs FieldSmaps)
-	MetricSwap Metric = "swap" // swapped-out bytes (FieldStatus or FieldSmaps)
-	MetricCPU  Metric = "cpu"  // user+system CPU seconds
-)
-
-// ParseMetric reads a metric name.
-func ParseMetric(s string) (Metric, error) {
-	switch m := Metric(strings.ToLower(strings.TrimSpace(s))); m {
-	case MetricRSS, MetricPSS, MetricUSS, MetricSwap, MetricCPU:
-		return m, nil
-	}
-	return "", fmt.Errorf("unknown metric %q: use rss, pss, uss, swap or cpu", s)
-}
-
-// Fields are the optional fields a metric needs read.
-func (m Metric) Fields() Fields {
-	switch m {
-	case MetricPSS, MetricUSS:
-		return FieldSmaps
-	case MetricSwap:
-		return FieldStatus
-	}
-	return 0
-}
-
-// Value is p's value of the metric (bytes, or seconds for cpu). A PSS or
-// USS that was not read falls back to RSS, so a process whose smaps was
-// denied is not ranked as empty.
-func (m Metric) Value(p *Process) float64 {
-	switch m {
-	case MetricPSS, MetricUSS:
-		if p.Read&FieldSmaps == 0 {
-			return float64(p.RSSBytes)
-		}
-		if m == MetricPSS {
-			return float64(p.Smaps.PSSBytes)
-		}
-		return float64(p.Smaps.USSBytes)
-	case MetricSwap:
-		return float64(p.SwapBytes)
-	case MetricCPU:
-		return p.CPUSeconds()
-	}
-	return float64(p.RSSBytes)
-}
-
-// Biggest returns up to n of procs, largest by metric first (ties: the
-// younger process first, as the one that lost the least work). Kernel
-// threads and zombies are skipped. Protection is the Killer's business:
-// pair it with Killer.Check to pick among killable processes.
-func Biggest(procs []*Process, n int, by Metric) []*Process {
+// Biggest returns up to n (every one when n < 0) of procs as seen in s,
+// largest by metric d first, in the order every ranking follows (see
+// SortByMetric): a process without a value for d (its smaps_rollup
+// refused, say) after every one with a value, ties by the lower pid.
+// Kernel threads and zombies are skipped. Protection is the Killer's
+// business: pair it with Killer.Check to pick among killable processes.
+func Biggest(s *Snapshot, procs []*Process, n int, d MetricDesc) []*Process {
 	out := make([]*Process, 0, len(procs))
 	for _, p := range procs {
 		if !p.Kernel && !p.Zombie() {
 			out = append(out, p)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *Process) int {
-		return cmp.Or(cmp.Compare(by.Value(b), by.Value(a)), cmp.Compare(b.ID.StartTicks, a.ID.StartTicks))
-	})
+	SortByMetric(s, out, d)
 	if n >= 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -366,13 +313,13 @@ func unescapeOctal(s string) string {
 
 // BiggestIn is Biggest over the members of a session (or any set of
 // ProcIDs) as found in snap; members that have exited or whose pid was
-// reused are skipped. Pair it with FieldSmaps in snap for PSS or USS.
-func BiggestIn(snap *Snapshot, members []ProcID, n int, by Metric) []*Process {
+// reused are skipped. Read what d needs (d.Needs) in snap.
+func BiggestIn(snap *Snapshot, members []ProcID, n int, d MetricDesc) []*Process {
 	procs := make([]*Process, 0, len(members))
 	for _, id := range members {
 		if p := snap.Lookup(id); p != nil {
 			procs = append(procs, p)
 		}
 	}
-	return Biggest(procs, n, by)
+	return Biggest(snap, procs, n, d)
 }

@@ -418,10 +418,10 @@ func (r *guardRun) check(ctx context.Context) {
 	readPSS := r.lim.pssBytes > 0 || r.c.g.pss
 	var t procwalk.Totals
 	cpu := r.reapedCPU
+	if readPSS {
+		r.monitor.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
+	}
 	for _, p := range tree {
-		if readPSS {
-			r.fs.ReadSmaps(p) // a denied or vanished process counts without PSS
-		}
 		t.Add(p)
 		cpu += p.CPUSeconds() + p.ChildrenUserCPUSeconds + p.ChildrenSystemCPUSeconds
 		r.seen[p.ID] = true
@@ -436,9 +436,9 @@ func (r *guardRun) check(ctx context.Context) {
 
 	switch {
 	case r.lim.rssBytes > 0 && t.RSSBytes > r.lim.rssBytes:
-		r.memoryBreach(ctx, tree, procwalk.MetricRSS, "max-rss", fmt.Sprintf("tree RSS %s over --max-rss %s", formatBytes(t.RSSBytes), formatBytes(r.lim.rssBytes)))
+		r.memoryBreach(ctx, snap, tree, "rss", "max-rss", fmt.Sprintf("tree RSS %s over --max-rss %s", formatBytes(t.RSSBytes), formatBytes(r.lim.rssBytes)))
 	case r.lim.pssBytes > 0 && t.SmapsRead > 0 && t.PSSBytes > r.lim.pssBytes:
-		r.memoryBreach(ctx, tree, procwalk.MetricPSS, "max-pss", fmt.Sprintf("tree PSS %s over --max-pss %s", formatBytes(t.PSSBytes), formatBytes(r.lim.pssBytes)))
+		r.memoryBreach(ctx, snap, tree, "pss", "max-pss", fmt.Sprintf("tree PSS %s over --max-pss %s", formatBytes(t.PSSBytes), formatBytes(r.lim.pssBytes)))
 	case r.lim.cpuSeconds > 0 && cpu > r.lim.cpuSeconds:
 		r.endTree(ctx, "max-cpu-time", fmt.Sprintf("tree CPU time %.1fs over --max-cpu-time %s", cpu, r.c.maxCPU))
 	}
@@ -456,7 +456,7 @@ func (r *guardRun) dryRunOnce(limit, why string) bool {
 }
 
 // memoryBreach applies the --kill policy to a memory limit.
-func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, by procwalk.Metric, limit, why string) {
+func (r *guardRun) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tree []*procwalk.Process, metric, limit, why string) {
 	if !r.lim.biggest {
 		r.endTree(ctx, limit, why)
 		return
@@ -464,7 +464,8 @@ func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, b
 	if r.c.dryRun && r.dryRunOnce(limit, why) {
 		return
 	}
-	for _, p := range procwalk.Biggest(tree, -1, by) {
+	by, _ := procwalk.LookupMetric(metric)
+	for _, p := range procwalk.Biggest(snap, tree, -1, by) {
 		if r.killer.Check(p) != nil {
 			continue
 		}
@@ -473,7 +474,7 @@ func (r *guardRun) memoryBreach(ctx context.Context, tree []*procwalk.Process, b
 			verb = "would terminate (dry run)"
 		}
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: %s the biggest process, pid %d (%s)\n", why, verb, p.ID.PID, printable(p.Comm))
-		o := r.killer.WithRequester("guard:"+string(by)).Terminate(ctx, p.ID)
+		o := r.killer.WithRequester("guard:"+metric).Terminate(ctx, p.ID)
 		if o.Result != procwalk.ResultExited && o.Result != procwalk.ResultKilled {
 			return // not ended by guard (gone already, dry run ...): judge again next interval
 		}
