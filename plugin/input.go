@@ -119,8 +119,10 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		}
 	}
 	cfg.Group.CgroupRoot = in.CgroupRoot
-	if in.DangerPercent < 0 || in.DangerPercent > 100 {
-		return cfg, fs, fmt.Errorf("%w: %s %v: want a percentage above 0, at most 100 (0 means 80)", ErrConfig, opt("danger_percent"), in.DangerPercent)
+	if in.DangerPercent != 0 { // 0: unset, the default
+		if err := procwalk.CheckDangerPercent(in.DangerPercent); err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s %v: %w (0 means 80)", ErrConfig, opt("danger_percent"), in.DangerPercent, err)
+		}
 	}
 	cfg.Group.DangerPercent = in.DangerPercent
 	for _, t := range in.Trees {

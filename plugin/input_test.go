@@ -3,6 +3,7 @@ package plugin
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -57,6 +58,7 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, CgroupRoot: "testdata/passwd"}, "cgroup_root"},
 		{Input{Proc: fixtureProc, Passwd: "testdata/missing-passwd"}, "passwd"},
 		{Input{Proc: fixtureProc, DangerPercent: 120}, "danger_percent"},
+		{Input{Proc: fixtureProc, DangerPercent: math.NaN()}, "danger_percent"},
 		{Input{Proc: fixtureProc, Trees: []string{"build=("}}, "trees"},
 		{Input{Proc: fixtureProc, Groups: "testdata/no-such-rules"}, "groups"},
 		{Input{Proc: fixtureProc, Agents: []string{"no-regex"}}, "agents"},

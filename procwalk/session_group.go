@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -53,8 +54,8 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 	if g.cfg.DangerPercent == 0 {
 		g.cfg.DangerPercent = defaultDangerPercent
 	}
-	if g.cfg.DangerPercent < 0 || g.cfg.DangerPercent > 100 {
-		return nil, fmt.Errorf("%w: danger threshold %v%% is outside 1..100", ErrBadConfig, cfg.DangerPercent)
+	if err := CheckDangerPercent(g.cfg.DangerPercent); err != nil {
+		return nil, fmt.Errorf("%w: danger threshold %v: %w", ErrBadConfig, cfg.DangerPercent, err)
 	}
 	if g.cfg.Agents == nil {
 		g.cfg.Agents = DefaultAgents()
@@ -75,6 +76,16 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 		}
 	}
 	return g, nil
+}
+
+// CheckDangerPercent says what is wrong with a danger threshold, or nil:
+// the one check of the flag, the Telegraf option and GroupConfig (where 0
+// stands for the default). NaN is no percentage either.
+func CheckDangerPercent(p float64) error {
+	if !(p > 0 && p <= 100) {
+		return errors.New("want a percentage above 0, at most 100")
+	}
+	return nil
 }
 
 // defaultDangerPercent of a cgroup limit marks a session in danger: close

@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"errors"
+	"math"
 	"os"
 	"slices"
 	"strings"
@@ -202,6 +203,8 @@ func TestNewGrouperRejectsBadConfig(t *testing.T) {
 	for name, cfg := range map[string]GroupConfig{
 		"kind":   {Kinds: []string{"tmux", "pods"}},
 		"danger": {DangerPercent: 150},
+		"NaN":    {DangerPercent: math.NaN()},
+		"below":  {DangerPercent: -1},
 		"agent":  {Agents: []AgentRule{{Name: "x"}}},
 		"group":  {Groups: []GroupRule{{Template: "x", Field: "argv"}}},
 		"tree":   {Trees: []TreeSpec{{Name: "x"}}},

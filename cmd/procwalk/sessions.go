@@ -113,8 +113,8 @@ func (l *stringList) Set(v string) error {
 // groupConfig turns the flags into a GroupConfig for kinds.
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
 	cfg := procwalk.GroupConfig{Kinds: kinds, CgroupRoot: f.cgroupRoot, DangerPercent: f.danger, Users: users}
-	if f.danger <= 0 || f.danger > 100 {
-		return cfg, usageErrorf("--danger-percent %v: want a percentage above 0, at most 100", f.danger)
+	if err := procwalk.CheckDangerPercent(f.danger); err != nil {
+		return cfg, usageErrorf("--danger-percent %v: %v", f.danger, err)
 	}
 	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, f.tmuxSocket...)
 	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, splitList(f.tmuxSockets)...)

@@ -356,6 +356,7 @@ func TestSessionErrors(t *testing.T) {
 		{"bad groups", sessionsFixture("sessions", "--groups", groups), exitUsage, `line 1: unknown field "bogus"`},
 		{"missing groups", sessionsFixture("sessions", "--groups", groups+".nope"), exitUsage, "no such file"},
 		{"bad danger", sessionsFixture("sessions", "--danger-percent", "0"), exitUsage, "--danger-percent 0"},
+		{"NaN danger", sessionsFixture("sessions", "--danger-percent", "NaN"), exitUsage, "--danger-percent NaN: want a percentage"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
