@@ -271,13 +271,6 @@ func isCgroupFS(dir string) (bool, error) {
 	return st.Type == unix.CGROUP_SUPER_MAGIC || st.Type == unix.CGROUP2_SUPER_MAGIC, nil
 }
 
-// mountEntry is what mountinfo says of one mount.
-type mountEntry struct {
-	root    string // field 4: the mounted directory of the filesystem
-	fsType  string
-	options string // super options: a v1 hierarchy's controllers among them
-}
-
 // holds reports whether the mount is the hierarchy of l: cgroup2 for the v2
 // line, a v1 cgroup mount with each of l's controllers (and name=) otherwise.
 func (m mountEntry) holds(l CgroupLine) bool {
@@ -295,34 +288,6 @@ func (m mountEntry) holds(l CgroupLine) bool {
 		}
 	}
 	return true
-}
-
-// findMount finds the mount at mountPoint in mountinfo
-// ("36 31 0:33 /kubepods /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory").
-// The last mount on a point is the visible one.
-func findMount(mountinfo []byte, mountPoint string) (mountEntry, bool) {
-	want := escapeMountPoint(mountPoint)
-	var m mountEntry
-	found := false
-	for b := mountinfo; len(b) > 0; {
-		var line []byte
-		line, b = nextLine(b)
-		var f [5][]byte
-		if splitFields(line, f[:]) < 5 || string(f[4]) != want {
-			continue
-		}
-		sep := bytes.Index(line, []byte(" - "))
-		if sep < 0 {
-			continue
-		}
-		var g [3][]byte // fstype, source, super options
-		if splitFields(line[sep+3:], g[:]) < 3 {
-			continue
-		}
-		m = mountEntry{root: unescapeOctal(string(f[3])), fsType: string(g[0]), options: string(g[2])}
-		found = true
-	}
-	return m, found
 }
 
 // walkHierarchy lists every cgroup of hierarchy h, parents before children,

@@ -3,26 +3,34 @@ package procwalk
 import (
 	"bytes"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
-// mountinfo.go parses /proc/self/mountinfo (proc_pid_mountinfo(5)) for the
-// hidepid= option of the proc mount procwalk reads.
+// mountinfo.go is the one parser of /proc/self/mountinfo
+// (proc_pid_mountinfo(5)): the hidepid= option of the proc mount procwalk
+// reads, where cgroupfs hierarchies are mounted, and the cgroup2 mount.
 
-// parseHidePID finds the hidepid= option of the proc mount at root in
-// mountinfo: "22 27 0:21 / /proc rw,relatime shared:13 - proc proc rw,hidepid=2".
-// The optional fields before " - " vary in number, so the filesystem type and
-// super options are found after that separator. When several proc mounts sit
-// on root, the last one (the visible one) counts. A fixture root matches no
-// mount point, which reads as "not hidden".
-func parseHidePID(b []byte, root string) string {
-	mountPoint := escapeMountPoint(filepath.Clean(root))
-	hide := ""
+// mountLine is one line of mountinfo, its fields as mountinfo escapes them
+// (octal for space, tab, newline and backslash):
+// "36 31 0:33 /kubepods /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory".
+type mountLine struct {
+	root    []byte // field 4: the directory of the filesystem mounted
+	point   []byte // field 5: where it is mounted
+	fsType  []byte
+	options []byte // super options: hidepid=, a v1 hierarchy's controllers
+}
+
+// eachMount calls fn for every mount of mountinfo b in order (a later
+// mount on a point hides the earlier ones). The optional fields before
+// " - " vary in number, so the filesystem type and super options are found
+// after that separator. Lines that do not parse are skipped.
+func eachMount(b []byte, fn func(m mountLine)) {
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
 		var f [5][]byte
-		if splitFields(line, f[:]) < 5 || string(f[4]) != mountPoint {
+		if splitFields(line, f[:]) < 5 {
 			continue
 		}
 		sep := bytes.Index(line, []byte(" - "))
@@ -30,11 +38,27 @@ func parseHidePID(b []byte, root string) string {
 			continue
 		}
 		var g [3][]byte // fstype, source, super options
-		if splitFields(line[sep+3:], g[:]) < 3 || string(g[0]) != "proc" {
+		if splitFields(line[sep+3:], g[:]) < 3 {
 			continue
 		}
+		fn(mountLine{root: f[3], point: f[4], fsType: g[0], options: g[2]})
+	}
+}
+
+// parseHidePID finds the hidepid= option of the proc mount at root in
+// mountinfo: "22 27 0:21 / /proc rw,relatime shared:13 - proc proc rw,hidepid=2".
+// When several proc mounts sit on root, the last one (the visible one)
+// counts. A fixture root matches no mount point, which reads as "not
+// hidden".
+func parseHidePID(b []byte, root string) string {
+	mountPoint := escapeMountPoint(filepath.Clean(root))
+	hide := ""
+	eachMount(b, func(m mountLine) {
+		if string(m.point) != mountPoint || string(m.fsType) != "proc" {
+			return
+		}
 		hide = ""
-		for opts := g[2]; len(opts) > 0; {
+		for opts := m.options; len(opts) > 0; {
 			opt := opts
 			if i := bytes.IndexByte(opts, ','); i >= 0 {
 				opt, opts = opts[:i], opts[i+1:]
@@ -45,12 +69,76 @@ func parseHidePID(b []byte, root string) string {
 				hide = string(v)
 			}
 		}
-	}
+	})
 	return hide
+}
+
+// mountEntry is a mount found by findMount, unescaped.
+type mountEntry struct {
+	root    string // the mounted directory of the filesystem
+	fsType  string
+	options string // super options: a v1 hierarchy's controllers among them
+}
+
+// findMount finds the mount at mountPoint in mountinfo. The last mount on
+// a point is the visible one.
+func findMount(mountinfo []byte, mountPoint string) (mountEntry, bool) {
+	want := escapeMountPoint(mountPoint)
+	var found mountEntry
+	ok := false
+	eachMount(mountinfo, func(m mountLine) {
+		if string(m.point) == want {
+			found = mountEntry{root: unescapeOctal(string(m.root)), fsType: string(m.fsType), options: string(m.options)}
+			ok = true
+		}
+	})
+	return found, ok
+}
+
+// cgroup2Mount finds where the unified (v2) cgroup hierarchy is mounted, from
+// <root>/self/mountinfo: /sys/fs/cgroup on a pure v2 host,
+// /sys/fs/cgroup/unified on a hybrid one. "" when there is none.
+func (fs FS) cgroup2Mount() string {
+	b, err := readFile(fs.Path("self", "mountinfo"))
+	if err != nil {
+		return ""
+	}
+	return parseCgroup2Mount(b)
+}
+
+// parseCgroup2Mount finds the first cgroup2 mount's point in mountinfo:
+// "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw".
+func parseCgroup2Mount(b []byte) string {
+	point := ""
+	eachMount(b, func(m mountLine) {
+		if point == "" && string(m.fsType) == "cgroup2" {
+			point = unescapeOctal(string(m.point))
+		}
+	})
+	return point
 }
 
 // escapeMountPoint escapes a path the way mountinfo shows it (octal for
 // space, tab, newline and backslash).
 func escapeMountPoint(p string) string {
 	return strings.NewReplacer(`\`, `\134`, " ", `\040`, "\t", `\011`, "\n", `\012`).Replace(p)
+}
+
+// unescapeOctal undoes mountinfo's octal escapes ("\040" is a space).
+func unescapeOctal(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+4 <= len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(v))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }

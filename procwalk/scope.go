@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -259,56 +258,6 @@ func Biggest(s *Snapshot, procs []*Process, n int, d MetricDesc) []*Process {
 		out = out[:n]
 	}
 	return out
-}
-
-// cgroup2Mount finds where the unified (v2) cgroup hierarchy is mounted, from
-// <root>/self/mountinfo: /sys/fs/cgroup on a pure v2 host,
-// /sys/fs/cgroup/unified on a hybrid one. "" when there is none.
-func (fs FS) cgroup2Mount() string {
-	b, err := readFile(fs.Path("self", "mountinfo"))
-	if err != nil {
-		return ""
-	}
-	return parseCgroup2Mount(b)
-}
-
-// parseCgroup2Mount reads mountinfo lines such as
-// "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw".
-func parseCgroup2Mount(b []byte) string {
-	for len(b) > 0 {
-		var line []byte
-		line, b = nextLine(b)
-		var f [16][]byte
-		n := splitFields(line, f[:])
-		for i := 6; i+1 < n; i++ {
-			if string(f[i]) == "-" {
-				if string(f[i+1]) == "cgroup2" && n > 4 {
-					// mountinfo escapes space, tab, newline and backslash as octal.
-					return unescapeOctal(string(f[4]))
-				}
-				break
-			}
-		}
-	}
-	return ""
-}
-
-func unescapeOctal(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }
 
 // BiggestIn is Biggest over the members of a session (or any set of
