@@ -117,20 +117,6 @@ func (fs FS) ReadProcID(pid int) (ProcID, error) {
 	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
 }
 
-// readStat reads and parses <root>/<pid>/stat, the one file that says
-// which process a pid names now (its start time) and what state it is in.
-func (fs FS) readStat(pid int) (Stat, error) {
-	b, err := readFile(fs.pidPath(pid, "stat"))
-	if err != nil {
-		return Stat{}, err
-	}
-	st, err := parseStat(b)
-	if err != nil {
-		return Stat{}, fmt.Errorf("pid %d: %w", pid, err)
-	}
-	return st, nil
-}
-
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
 // mode for kernels before 5.3).
 func (h *ProcHandle) Pidfd() bool { return h.pidfd >= 0 }
