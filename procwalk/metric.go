@@ -165,10 +165,13 @@ func Metrics() []MetricDesc {
 }
 
 // LookupMetric finds a metric by its name or an alias, case-insensitively.
-// It builds the catalogue anew: keep a Catalogue where lookups are many.
+// It lists the catalogue anew: keep a Catalogue where lookups are many.
 func LookupMetric(name string) (MetricDesc, bool) {
-	if d, ok := NewCatalogue().Lookup(name); ok {
-		return *d, true
+	name = strings.ToLower(strings.TrimSpace(name))
+	for _, d := range Metrics() {
+		if d.Is(name) {
+			return d, true
+		}
 	}
 	return MetricDesc{}, false
 }

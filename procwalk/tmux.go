@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // tmux.go asks tmux servers for their panes: one `tmux list-panes -a` per
@@ -45,16 +46,25 @@ var (
 // tmuxTimeout bounds one list-panes: a wedged server must not stall a gather.
 const tmuxTimeout = 3 * time.Second
 
+// probeUnixSocket connects to the unix socket at path without blocking and
+// hangs up: nil (or EAGAIN, a full backlog) when a server listens. Package
+// net would do the same but links its resolver, and with it the C dynamic
+// loader, into every procwalk, a start-up cost one-shot commands pay.
+func probeUnixSocket(path string) error {
+	fd, err := unix.Socket(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC|unix.SOCK_NONBLOCK, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Connect(fd, &unix.SockaddrUnix{Name: path})
+}
+
 // runTmuxListPanes is the default TmuxConfig.ListPanes.
 func runTmuxListPanes(socket string) ([]byte, error) {
 	// A socket left by a server that died refuses connections: say so
 	// without starting tmux, which costs milliseconds per socket.
-	if c, err := net.DialTimeout("unix", socket, tmuxTimeout); err != nil {
-		if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
-			return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
-		}
-	} else {
-		c.Close()
+	if err := probeUnixSocket(socket); errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 	defer cancel()

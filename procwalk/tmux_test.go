@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -409,5 +410,27 @@ func TestEnvServer(t *testing.T) {
 		if got := envServer(tt.tmux, servers); got != tt.want {
 			t.Errorf("envServer(%q) = %d, want %d", tt.tmux, got, tt.want)
 		}
+	}
+}
+
+// probeUnixSocket tells a listening server from a socket file left by a
+// dead one, and from none.
+func TestProbeUnixSocket(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s")
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := probeUnixSocket(path); err != nil {
+		t.Errorf("listening: %v", err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	if err := probeUnixSocket(path); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("socket of a closed listener: %v, want ECONNREFUSED", err)
+	}
+	os.Remove(path)
+	if err := probeUnixSocket(path); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("no socket: %v, want ENOENT", err)
 	}
 }

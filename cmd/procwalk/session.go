@@ -84,8 +84,8 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		spec.Name = name
 		cfg.Trees = append(cfg.Trees, spec)
 	}
-	// The member tree shows users and command lines.
-	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldStatus|procwalk.FieldCmdline)
+	// The member tree shows users and command lines; the totals IO.
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldStatus|procwalk.FieldCmdline|procwalk.FieldIO)
 	if err != nil {
 		return err
 	}

@@ -155,8 +155,7 @@ type gathered struct {
 	users    *procwalk.Users
 }
 
-// gatherSessions snapshots with the fields the kinds need (plus io for the IO
-// columns, and extra), twice --interval apart unless --no-rates, and
+// gatherSessions snapshots with the fields the kinds need and extra, twice --interval apart unless --no-rates, and
 // groups the last snapshot.
 func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwalk.GroupConfig, extra procwalk.Fields) (gathered, error) {
 	fsys, err := g.openFS()
@@ -172,8 +171,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 	}
 	// The first of two samples reads what rates need; the one shown adds
 	// what the kinds (the grouper's plan) and the caller need.
-	fields := procwalk.FieldIO | extra
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock}, grouper)
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock}, grouper)
 	snap, err := g.gather(ctx, m, !f.noRates)
 	if err != nil {
 		return gathered{}, err
@@ -261,10 +259,14 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	// Every session's PSS is shown and sorted by: --pss reads every
-	// process's smaps_rollup.
+	// process's smaps_rollup. The table shows IO as rates alone; JSON has
+	// the byte counts too.
 	var extra procwalk.Fields
 	if c.g.pss {
 		extra = procwalk.FieldSmaps
+	}
+	if !c.f.noRates || c.json {
+		extra |= procwalk.FieldIO
 	}
 	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, extra)
 	if err != nil {

@@ -202,7 +202,7 @@ func TestReleasePipesClosesFiles(t *testing.T) {
 }
 
 // buildProcwalk builds this command into a temporary directory.
-func buildProcwalk(t *testing.T) string {
+func buildProcwalk(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "procwalk")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

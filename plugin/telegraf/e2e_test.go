@@ -571,7 +571,7 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 // cgroup sessions walk cgroupfs; agents read the cmdline of interpreters and
 // their cwd), procwalk in execd mode (steady state, and its resident
 // memory), and a raw loop that only reads every stat and statm, run in this
-// test's thread and as a process of its own (testdata/rawloop), which like
+// test's thread and as a process of its own (procwalk/testdata/rawloop), which like
 // exec mode pays for starting a Go process.
 //
 // procstat's figure is the whole Telegraf process (and its reaped pgrep
@@ -748,13 +748,16 @@ func (e *e2e) execdCPU(gathers int, args ...string) (cpu float64, rss, peak uint
 	return (c2 - c1) / float64(gathers), kB("VmRSS"), kB("VmHWM")
 }
 
-// rawProcessCPU builds testdata/rawloop and runs it gathers times, returning
-// the CPU of each whole run on average, as execCPU does for procwalk.
+// rawProcessCPU builds the root module's procwalk/testdata/rawloop and
+// runs it gathers times, returning the CPU of each whole run on average, as
+// execCPU does for procwalk.
 func (e *e2e) rawProcessCPU(gathers int) float64 {
 	t := e.t
 	bin := filepath.Join(e.binDir, "rawloop")
-	if out, err := exec.Command("go", "build", "-o", bin, "./testdata/rawloop").CombinedOutput(); err != nil {
-		t.Fatalf("building testdata/rawloop: %v\n%s", err, out)
+	build := exec.Command("go", "build", "-o", bin, "./procwalk/testdata/rawloop")
+	build.Dir = "../.." // the root module
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building procwalk/testdata/rawloop: %v\n%s", err, out)
 	}
 	total := 0.0
 	for i := 0; i < gathers; i++ {

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// BenchmarkOneShotRatio runs procwalk's one-shot commands as processes of
+// their own against the raw loop run the same way (procwalk/testdata/rawloop:
+// list /proc, read every stat and statm, parse nothing, exit), interleaved
+// in every iteration, and reports each command's CPU (user + system of the
+// whole process) over the loop's: x-raw. A one-shot command pays for
+// starting a Go process and its first scan, and so does the loop. Run it on
+// a host of about 2,500 processes, e.g.
+//
+//	/work/shared/load/tmux-load start -s 100 -p 18 -m 1 -c 0 -L bench
+//	go test ./cmd/procwalk -run '^$' -bench OneShotRatio -benchtime 20x
+//
+// Issue 9's targets are the x-target figures.
+func BenchmarkOneShotRatio(b *testing.B) {
+	bin := buildProcwalk(b)
+	raw := filepath.Join(b.TempDir(), "rawloop")
+	build := exec.Command("go", "build", "-o", raw, "./procwalk/testdata/rawloop")
+	build.Dir = "../.."
+	if out, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building the raw loop: %v\n%s", err, out)
+	}
+	for _, c := range []struct {
+		name   string
+		args   []string
+		target float64
+	}{
+		{"telegraf-exec-default", []string{"telegraf"}, 1.2},
+		{"sessions-no-rates", []string{"sessions", "--no-rates"}, 1.3},
+		{"ps-pid-ppid-rss-comm", []string{"ps", "--no-rates", "--columns", "pid,ppid,rss,comm"}, 1.15},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var rawCPU, cmdCPU float64
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				// Alternate which goes first, so neither always finds the
+				// other's caches warm.
+				if i%2 == 0 {
+					rawCPU += childCPU(b, raw)
+					cmdCPU += childCPU(b, bin, c.args...)
+				} else {
+					cmdCPU += childCPU(b, bin, c.args...)
+					rawCPU += childCPU(b, raw)
+				}
+			}
+			b.StopTimer()
+			n := float64(b.N)
+			b.ReportMetric(rawCPU*1000/n, "raw-cpu-ms/op")
+			b.ReportMetric(cmdCPU*1000/n, "cmd-cpu-ms/op")
+			b.ReportMetric(cmdCPU/rawCPU, "x-raw")
+			b.ReportMetric(c.target, "x-target")
+		})
+	}
+}
+
+// childCPU runs name with args, output discarded, and returns the CPU
+// seconds it used.
+func childCPU(b *testing.B, name string, args ...string) float64 {
+	cmd := exec.Command(name, args...)
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%s %v: %v", name, args, err)
+	}
+	return (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+}
