@@ -158,6 +158,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newGuardCommand(g, e),
 			newRunCommand(g, e),
 			newWatchCommand(g, e),
+			newTopCommand(g, e),
 		},
 	}
 	addConfigFileOptions(root)

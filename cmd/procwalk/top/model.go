@@ -1,0 +1,385 @@
+package top
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// Config is what the live view needs besides its Source and Killer.
+type Config struct {
+	Interval time.Duration // between refreshes
+	// Escape makes a name safe to print (procwalk's one escaping function).
+	Escape func(string) string
+	Users  *procwalk.Users
+	// DangerPercent marks the gauges' danger threshold (80 by default).
+	DangerPercent float64
+	// Now is the clock of the USS growth column; nil is time.Now.
+	Now func() time.Time
+}
+
+// view is what the table shows.
+type view int
+
+const (
+	viewProcesses view = iota
+	viewSessions
+	viewTree    // the host's process tree
+	viewMembers // one session's members, as a tree
+)
+
+// Model is the live view's state, a bubbletea model.
+type Model struct {
+	cfg    Config
+	src    Source
+	killer Killer
+
+	frame   Frame
+	loaded  bool
+	err     error // the last gather's
+	prevUSS map[procwalk.ProcID]ussSample
+	growth  map[procwalk.ProcID]float64
+	metrics *procwalk.Catalogue
+
+	view     view
+	member   string // viewMembers: the session's reference
+	sortCol  map[view]int
+	reverse  bool
+	filter   string
+	editing  bool // typing a filter
+	folded   map[procwalk.ProcID]bool
+	cursor   int
+	offset   int
+	width    int
+	height   int
+	help     bool
+	confirm  *confirmation
+	status   string
+	alarm    bool // status is a warning or a refusal
+	killing  bool
+	gathered bool // a gather is under way
+	rows     []row
+	cols     []column
+}
+
+// ussSample is a process's USS at one refresh, for the growth column.
+type ussSample struct {
+	bytes uint64
+	at    time.Time
+}
+
+// confirmation is a kill waiting for y or n.
+type confirmation struct {
+	what    string // "pid 42", for the status line
+	prompt  string
+	warning string // set for a protected (system) process
+	do      tea.Cmd
+}
+
+// New returns the model of a live view over src, killing through killer
+// (nil: killing is off).
+func New(cfg Config, src Source, killer Killer) *Model {
+	if cfg.Interval <= 0 {
+		cfg.Interval = time.Second
+	}
+	if cfg.Escape == nil {
+		cfg.Escape = func(s string) string { return s }
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.DangerPercent <= 0 {
+		cfg.DangerPercent = 80
+	}
+	return &Model{
+		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
+		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
+		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
+		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24,
+	}
+}
+
+// Messages.
+type (
+	frameMsg struct {
+		frame Frame
+		err   error
+	}
+	tickMsg  struct{}
+	killDone struct {
+		text  string
+		alarm bool
+	}
+)
+
+// Init starts the first gather.
+func (m *Model) Init() tea.Cmd { return m.gather() }
+
+// gather fetches a frame outside the UI's goroutine and reads PSS and USS
+// of the rows the screen will show (of every row when sorting by them).
+func (m *Model) gather() tea.Cmd {
+	m.gathered = true
+	src := m.src
+	want := m.smapsWanted()
+	return func() tea.Msg {
+		f, err := src.Gather()
+		if err == nil {
+			src.ReadSmaps(want(f))
+		}
+		return frameMsg{f, err}
+	}
+}
+
+// smapsWanted returns what the next frame should read smaps_rollup of,
+// computed from the view as it is now: the rows on screen.
+func (m *Model) smapsWanted() func(Frame) []*procwalk.Process {
+	v, filter, folded := m.view, m.filter, cloneFolded(m.folded)
+	member := m.member
+	c, reverse := m.sortCol[m.view], m.reverse
+	offset, height := m.offset, m.tableHeight()
+	cfg := m.cfg
+	growth := m.growth
+	return func(f Frame) []*procwalk.Process {
+		b := &rowBuilder{frame: f, escape: cfg.Escape, users: cfg.Users, growth: growth, metrics: procwalk.NewCatalogue()}
+		var rows []row
+		cols := processColumns()
+		switch v {
+		case viewSessions:
+			return nil // session totals read no smaps; their members' would be all
+		case viewTree:
+			rows = b.treeRows(hostRoots(f.Snap), nil, folded)
+		case viewMembers:
+			s, err := procwalk.Find(f.Sessions, member)
+			if err != nil {
+				return nil
+			}
+			roots, keep := memberRoots(f.Snap, s)
+			rows = b.treeRows(roots, keep, folded)
+		default:
+			rows = b.processRows(filter)
+			if c == colUSS || c == colPSS || c == colGrowth {
+				all := make([]*procwalk.Process, len(rows))
+				for i := range rows {
+					all[i] = rows[i].proc
+				}
+				return all
+			}
+			sortRows(rows, cols, c, reverse)
+		}
+		end := min(offset+height, len(rows))
+		var procs []*procwalk.Process
+		for _, r := range rows[min(offset, end):end] {
+			procs = append(procs, r.proc)
+		}
+		return procs
+	}
+}
+
+func cloneFolded(f map[procwalk.ProcID]bool) map[procwalk.ProcID]bool {
+	c := make(map[procwalk.ProcID]bool, len(f))
+	for k, v := range f {
+		c[k] = v
+	}
+	return c
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.refresh()
+	case frameMsg:
+		m.gathered = false
+		m.err = msg.err
+		if msg.err == nil {
+			m.setFrame(msg.frame)
+		}
+		return m, tea.Tick(m.cfg.Interval, func(time.Time) tea.Msg { return tickMsg{} })
+	case tickMsg:
+		if !m.gathered {
+			return m, m.gather()
+		}
+	case killDone:
+		m.killing = false
+		m.status, m.alarm = msg.text, msg.alarm
+		if !m.gathered {
+			return m, m.gather() // show the result at once
+		}
+	case tea.KeyMsg:
+		return m, m.key(msg)
+	}
+	return m, nil
+}
+
+// setFrame takes a new frame and works out the USS growth since the last.
+func (m *Model) setFrame(f Frame) {
+	now := m.cfg.Now()
+	uss, _ := m.metrics.Lookup("uss_bytes")
+	next := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
+	growth := make(map[procwalk.ProcID]float64)
+	for i := range f.Snap.Procs {
+		p := &f.Snap.Procs[i]
+		v, ok := uss.Value(f.Snap, p)
+		if !ok {
+			continue
+		}
+		next[p.ID] = ussSample{uint64(v), now}
+		if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
+			growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()
+		}
+	}
+	m.prevUSS, m.growth = next, growth
+	m.frame, m.loaded = f, true
+	m.refresh()
+}
+
+// refresh rebuilds the rows for the view, keeping the selected process or
+// session selected.
+func (m *Model) refresh() {
+	if !m.loaded {
+		return
+	}
+	var selected *row
+	if m.cursor < len(m.rows) {
+		selected = &m.rows[m.cursor]
+	}
+	b := &rowBuilder{frame: m.frame, escape: m.cfg.Escape, users: m.cfg.Users, killer: m.killer, growth: m.growth, metrics: m.metrics}
+	switch m.view {
+	case viewSessions:
+		m.cols = sessionColumns()
+		m.rows = b.sessionRows(m.filter)
+		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
+	case viewTree:
+		m.cols = processColumns()
+		m.rows = b.treeRows(hostRoots(m.frame.Snap), nil, m.folded)
+	case viewMembers:
+		m.cols = processColumns()
+		s, err := procwalk.Find(m.frame.Sessions, m.member)
+		if err != nil {
+			m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
+			m.rows = nil
+			break
+		}
+		roots, keep := memberRoots(m.frame.Snap, s)
+		m.rows = b.treeRows(roots, keep, m.folded)
+	default:
+		m.cols = processColumns()
+		m.rows = b.processRows(m.filter)
+		sortRows(m.rows, m.cols, m.sortCol[viewProcesses], m.reverse)
+	}
+	if selected != nil {
+		for i := range m.rows {
+			if same(selected, &m.rows[i]) {
+				m.cursor = i
+				break
+			}
+		}
+	}
+	m.clamp()
+}
+
+// same reports whether two rows stand for the same process or session.
+func same(a, b *row) bool {
+	switch {
+	case a.proc != nil && b.proc != nil:
+		return a.proc.ID == b.proc.ID
+	case a.sess != nil && b.sess != nil:
+		return a.sess.Ref() == b.sess.Ref()
+	}
+	return false
+}
+
+// clamp keeps the cursor on a row and on screen.
+func (m *Model) clamp() {
+	m.cursor = max(min(m.cursor, len(m.rows)-1), 0)
+	h := m.tableHeight()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if m.cursor >= m.offset+h {
+		m.offset = m.cursor - h + 1
+	}
+	m.offset = max(min(m.offset, len(m.rows)-h), 0)
+}
+
+// tableHeight is the number of table rows that fit under the header.
+func (m *Model) tableHeight() int {
+	return max(m.height-headerLines-2, 1) // the column titles, the status line
+}
+
+// selected is the row under the cursor, or nil.
+func (m *Model) selected() *row {
+	if m.cursor < len(m.rows) {
+		return &m.rows[m.cursor]
+	}
+	return nil
+}
+
+// killCmd runs a kill off the UI's goroutine and reports its result.
+func killCmd(kill func(ctx context.Context) (string, bool)) tea.Cmd {
+	return func() tea.Msg {
+		text, alarm := kill(context.Background())
+		return killDone{text, alarm}
+	}
+}
+
+// outcomeText says what happened to one target.
+func outcomeText(escape func(string) string, o procwalk.Outcome) (string, bool) {
+	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, escape(o.Comm))
+	switch {
+	case o.Result == procwalk.ResultKilled:
+		return what + ": killed (SIGKILL after the grace)", false
+	case o.Result.Done():
+		return what + ": " + o.Result.String(), false
+	case o.Err != nil:
+		return what + ": " + o.Result.String() + ": " + escape(o.Err.Error()), true
+	}
+	return what + ": " + o.Result.String(), true
+}
+
+// reportText says what happened to a tree or a session.
+func reportText(escape func(string) string, what string, r *procwalk.Report, err error) (string, bool) {
+	if err != nil {
+		return what + ": " + escape(err.Error()), true
+	}
+	counts := map[string]int{}
+	for _, o := range r.Outcomes {
+		counts[o.Result.String()]++
+	}
+	text := fmt.Sprintf("%s: %d targets", what, len(r.Outcomes))
+	for _, res := range []procwalk.Result{procwalk.ResultExited, procwalk.ResultKilled, procwalk.ResultGone, procwalk.ResultProtected, procwalk.ResultIdentityChanged, procwalk.ResultDenied, procwalk.ResultSurvived, procwalk.ResultFailed} {
+		if n := counts[res.String()]; n > 0 {
+			text += fmt.Sprintf(", %d %s", n, res)
+		}
+	}
+	if err := r.Err(); err != nil {
+		return text + ": " + escape(err.Error()), true
+	}
+	return text, false
+}
+
+// Frame gathers twice, interval apart (rates need two samples), and draws
+// one screen of width × height without a terminal: procwalk top --once.
+func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height int) (string, error) {
+	m.width, m.height = width, height
+	for i := range 2 {
+		if i == 1 {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(interval):
+			}
+		}
+		msg := m.gather()().(frameMsg)
+		if msg.err != nil {
+			return "", msg.err
+		}
+		m.setFrame(msg.frame)
+	}
+	return m.View(), nil
+}

@@ -1,0 +1,307 @@
+package top
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+const fixtureProc = "../../../procwalk/testdata/proc"
+
+// fixtureSource gathers the fixture /proc: sid and user sessions, command
+// lines and owners, no rates (two scans of a fixture measure nothing).
+type fixtureSource struct {
+	fs      procwalk.FS
+	monitor *procwalk.Monitor
+	grouper *procwalk.Grouper
+	smaps   int // processes ReadSmaps was asked for, last time
+}
+
+func newFixtureSource(t *testing.T) *fixtureSource {
+	t.Helper()
+	fs, err := procwalk.NewFS(fixtureProc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{Kinds: []string{procwalk.KindSID, procwalk.KindUser}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := procwalk.NewMonitor(fs, procwalk.MonitorConfig{
+		Fields: procwalk.FieldStatus | procwalk.FieldCmdline, Clock: procwalk.NewOffsetClock(time.Unix(1700000000+86400, 0)),
+		Keep: true, NoRates: true,
+	}, g)
+	return &fixtureSource{fs: fs, monitor: m, grouper: g}
+}
+
+func (s *fixtureSource) Gather() (Frame, error) {
+	snap, err := s.monitor.Gather()
+	if err != nil {
+		return Frame{}, err
+	}
+	sessions, notes := s.grouper.Group(snap)
+	return Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}, nil
+}
+
+func (s *fixtureSource) ReadSmaps(procs []*procwalk.Process) {
+	s.smaps = len(procs)
+	s.monitor.ReadMore(procs, procwalk.FieldSmaps)
+}
+
+// fakeKiller records kills and answers as the engine would, signalling
+// nothing: systemd is protected.
+type fakeKiller struct{ calls []string }
+
+func (k *fakeKiller) Check(p *procwalk.Process) error {
+	if p.Comm == "systemd" {
+		return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, procwalk.ErrProtected)
+	}
+	return nil
+}
+
+func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) procwalk.Outcome {
+	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID))
+	o := procwalk.Outcome{Target: procwalk.Target{ID: id, Comm: "x"}, Result: procwalk.ResultExited, Signals: []syscall.Signal{syscall.SIGTERM}}
+	if id.PID == 1 {
+		o.Comm, o.Result, o.Err = "systemd", procwalk.ResultProtected, procwalk.ErrProtected
+	}
+	return o
+}
+
+func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*procwalk.Report, error) {
+	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID))
+	return &procwalk.Report{Outcomes: []procwalk.Outcome{{Target: procwalk.Target{ID: root}, Result: procwalk.ResultExited}}}, nil
+}
+
+func (k *fakeKiller) KillSession(_ context.Context, s *procwalk.Session) (*procwalk.Report, error) {
+	k.calls = append(k.calls, "session "+s.Ref())
+	return nil, errors.New("refused: holds a protected process")
+}
+
+// newTestModel is a model over the fixture, w × h, after its first frame.
+func newTestModel(t *testing.T, w, h int) (*Model, *fixtureSource, *fakeKiller) {
+	t.Helper()
+	src, k := newFixtureSource(t), &fakeKiller{}
+	m := New(Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }}, src, k)
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(m.Init()())
+	return m, src, k
+}
+
+// press sends keys ("down", "s", "/", runes as a string of one key each)
+// and runs the commands they return, feeding their messages back, except
+// ticks and gathers.
+func press(m *Model, keys ...string) {
+	for _, k := range keys {
+		var msg tea.KeyMsg
+		switch k {
+		case "up", "down", "enter", "esc", "tab", "backspace", "pgdown", "pgup", "home", "end":
+			msg = tea.KeyMsg{Type: map[string]tea.KeyType{"up": tea.KeyUp, "down": tea.KeyDown, "enter": tea.KeyEnter,
+				"esc": tea.KeyEsc, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown,
+				"pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd}[k]}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		_, cmd := m.Update(msg)
+		if cmd != nil {
+			if done, ok := cmd().(killDone); ok {
+				m.Update(done)
+			}
+		}
+	}
+}
+
+// pids lists the process rows' pids.
+func pids(m *Model) []int {
+	var out []int
+	for _, r := range m.rows {
+		out = append(out, r.proc.ID.PID)
+	}
+	return out
+}
+
+func TestSortCycleAndReverse(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	// No rates in a fixture: CPU% is absent everywhere; ties go by pid.
+	if got := pids(m)[:4]; fmt.Sprint(got) != "[1 100 101 102]" {
+		t.Errorf("by CPU%% (absent): %v", got)
+	}
+	press(m, "s", "s", "s") // USS, PSS, RSS
+	if c := m.cols[m.sortCol[viewProcesses]]; c.title != "RSS" {
+		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.title)
+	}
+	if got := pids(m)[:5]; fmt.Sprint(got) != "[111 120 1 110 100]" {
+		t.Errorf("by RSS: %v", got)
+	}
+	press(m, "r")
+	if got := pids(m)[:3]; fmt.Sprint(got) != "[121 200 201]" {
+		t.Errorf("by RSS reversed: %v (the zombie's 0 B first)", got)
+	}
+	if !strings.Contains(m.View(), "RSS↑") {
+		t.Errorf("the heading does not mark the reversed sort:\n%s", m.View())
+	}
+}
+
+func TestFilter(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	press(m, "/bash", "enter") // as a terminal may deliver them: several runes at once
+	if got := fmt.Sprint(pids(m)); got != "[101 102]" {
+		t.Errorf("filter bash: %v", got)
+	}
+	if !strings.Contains(m.View(), `filter "bash"`) {
+		t.Errorf("the status line does not show the filter")
+	}
+	press(m, "esc")
+	if len(m.rows) < 15 {
+		t.Errorf("Esc left %d rows, want the filter cleared", len(m.rows))
+	}
+}
+
+func TestKillAsksFirst(t *testing.T) {
+	m, _, k := newTestModel(t, 120, 40)
+	press(m, "/", "c", "c", "1", "enter") // pid 111 alone
+	press(m, "k")
+	if m.confirm == nil || !strings.Contains(m.View(), "kill pid 111 (cc1)? y/n") {
+		t.Fatalf("k did not ask:\n%s", m.View())
+	}
+	press(m, "n")
+	if len(k.calls) != 0 || m.status != "kill cancelled" {
+		t.Errorf("n: calls %v, status %q", k.calls, m.status)
+	}
+	press(m, "k", "y")
+	if fmt.Sprint(k.calls) != "[kill 111]" || !strings.Contains(m.status, "exited") || m.alarm {
+		t.Errorf("k y: calls %v, status %q (alarm %v)", k.calls, m.status, m.alarm)
+	}
+	press(m, "K", "y")
+	if k.calls[len(k.calls)-1] != "tree 111" {
+		t.Errorf("K y: calls %v, want the tree of 111", k.calls)
+	}
+}
+
+func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
+	m, _, k := newTestModel(t, 120, 40)
+	press(m, "/", "s", "y", "s", "t", "e", "m", "d", "enter")
+	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].dim {
+		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].dim)
+	}
+	press(m, "k")
+	if m.confirm == nil || !strings.Contains(m.View(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {
+		t.Fatalf("no warning for a protected process:\n%s", m.View())
+	}
+	press(m, "y")
+	if fmt.Sprint(k.calls) != "[kill 1]" || !m.alarm || !strings.Contains(m.status, "refused_protected") {
+		t.Errorf("after y: calls %v, status %q, alarm %v; want the refusal shown", k.calls, m.status, m.alarm)
+	}
+}
+
+func TestSessionsDrillInAndBack(t *testing.T) {
+	m, _, k := newTestModel(t, 120, 40)
+	press(m, "tab")
+	if m.view != viewSessions || len(m.rows) == 0 || m.rows[0].sess == nil {
+		t.Fatalf("Tab: view %v, %d rows", m.view, len(m.rows))
+	}
+	// Sorted by RSS: uid 1000's session holds cc1, the biggest (no
+	// passwd here: users are named by uid).
+	if ref := m.rows[0].sess.Ref(); ref != "user:1000" {
+		t.Errorf("first session %s, want user:1000", ref)
+	}
+	press(m, "/", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
+	if m.view != viewMembers || m.member != "sid:101" {
+		t.Fatalf("Enter on sid:101: view %v, member %q", m.view, m.member)
+	}
+	// The members of sid 101 as a tree: a pane's shell, make, cc1.
+	if got := fmt.Sprint(pids(m)); got != "[101 110 111]" {
+		t.Errorf("members of sid:101: %v", got)
+	}
+	press(m, "enter") // fold the shell
+	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.View(), "+ -bash") {
+		t.Errorf("folded: %v\n%s", got, m.View())
+	}
+	press(m, "esc")
+	if m.view != viewSessions {
+		t.Errorf("Esc from members: view %v, want sessions", m.view)
+	}
+	press(m, "K", "y")
+	if len(k.calls) != 1 || !strings.HasPrefix(k.calls[0], "session ") || !m.alarm || !strings.Contains(m.status, "refused") {
+		t.Errorf("K y on a session: calls %v, status %q", k.calls, m.status)
+	}
+}
+
+// Every line fits the terminal, at 80×24 and narrower, and the screen has
+// exactly its height in lines.
+func TestFitsTheTerminal(t *testing.T) {
+	for _, size := range [][2]int{{80, 24}, {60, 20}, {200, 50}} {
+		m, _, _ := newTestModel(t, size[0], size[1])
+		for _, v := range []string{"", "tab", "tab"} { // processes, sessions, tree
+			if v != "" {
+				press(m, v)
+			}
+			screen := m.View()
+			lines := strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
+			if len(lines) != size[1] {
+				t.Errorf("%dx%d view %v: %d lines", size[0], size[1], m.view, len(lines))
+			}
+			for i, l := range lines {
+				if w := lipgloss.Width(l); w > size[0] {
+					t.Errorf("%dx%d view %v line %d is %d wide: %q", size[0], size[1], m.view, i, w, l)
+				}
+			}
+		}
+	}
+	// At 80 columns the command column keeps room beside the numbers.
+	m, _, _ := newTestModel(t, 80, 24)
+	widths := layout(m.cols, 80)
+	if widths[len(widths)-1] < 10 {
+		t.Errorf("COMMAND is %d wide at 80 columns", widths[len(widths)-1])
+	}
+}
+
+// PSS and USS are read of the rows on screen alone, unless the sort needs
+// them of every row.
+func TestSmapsOfVisibleRowsOnly(t *testing.T) {
+	m, src, _ := newTestModel(t, 120, 10) // 5 table rows
+	m.Update(m.gather()())
+	if src.smaps != 5 {
+		t.Errorf("read smaps of %d processes, want the 5 on screen", src.smaps)
+	}
+	press(m, "s") // USS
+	m.Update(m.gather()())
+	if src.smaps != len(m.rows) {
+		t.Errorf("sorted by USS: read smaps of %d processes, want all %d rows", src.smaps, len(m.rows))
+	}
+}
+
+// Growth is USS per minute between two frames, per process.
+func TestUSSGrowth(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	m, _, _ := newTestModel(t, 200, 40)
+	m.cfg.Now = func() time.Time { return now }
+	press(m, "s") // USS: every row's smaps read
+	m.Update(m.gather()())
+	first := m.frame.Snap
+	next := *first
+	next.Procs = append([]procwalk.Process(nil), first.Procs...)
+	for i := range next.Procs {
+		if next.Procs[i].ID.PID == 111 {
+			next.Procs[i].Smaps.USSBytes += 30 << 20 // 30 MiB in 30 s
+		}
+	}
+	now = now.Add(30 * time.Second)
+	m.setFrame(Frame{Snap: &next, Sessions: m.frame.Sessions})
+	g, ok := m.growth[first.Process(111).ID]
+	if !ok || g != 60<<20 {
+		t.Errorf("pid 111 growth %v (%v), want %d bytes/min", g, ok, 60<<20)
+	}
+	if !strings.Contains(m.View(), "+62.9") {
+		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
+	}
+}

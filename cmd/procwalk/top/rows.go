@@ -1,0 +1,300 @@
+package top
+
+import (
+	"cmp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// rows.go builds the rows of each view from a frame: cells, the values
+// they sort by, and what a row stands for (a process or a session).
+
+// column is one column of a view's table.
+type column struct {
+	title string
+	width int  // the width it needs at least (cells are cut to it)
+	right bool // numbers align right
+	// keep ranks columns when the terminal is narrow: the lowest go first.
+	keep int
+	// flex takes the width left over (command line, info).
+	flex bool
+	// text sorts ascending by the cell; otherwise by value, largest first.
+	text bool
+	// sortable columns are cycled through by "s".
+	sortable bool
+}
+
+// row is one line of a table.
+type row struct {
+	cells []string
+	// values sort the numeric columns: value and whether there is one.
+	values []float64
+	have   []bool
+	proc   *procwalk.Process // a process row, or nil
+	sess   *procwalk.Session // a session row, or nil
+	depth  int               // tree views: nesting
+	folded bool              // tree views: its children are hidden
+	kids   bool              // tree views: it has children
+	dim    bool              // a protected (system) process
+}
+
+// processColumns are the process table's columns.
+func processColumns() []column {
+	return []column{
+		{title: "PID", width: 7, right: true, keep: 10, sortable: true},
+		{title: "USER", width: 8, keep: 4, text: true, sortable: true},
+		{title: "NAME", width: 15, keep: 9, text: true, sortable: true},
+		{title: "CPU%", width: 5, right: true, keep: 8, sortable: true},
+		{title: "USS", width: 9, right: true, keep: 6, sortable: true},
+		{title: "PSS", width: 9, right: true, keep: 5, sortable: true},
+		{title: "RSS", width: 9, right: true, keep: 7, sortable: true},
+		{title: "GROW/m", width: 7, right: true, keep: 3, sortable: true},
+		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
+		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
+		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
+		{title: "COMMAND", width: 10, keep: 10, flex: true, text: true},
+	}
+}
+
+// Process columns by index, for the default sort and the tree.
+const (
+	colPID = iota
+	colUser
+	colName
+	colCPU
+	colUSS
+	colPSS
+	colRSS
+	colGrowth
+)
+
+// sessionColumns are the sessions table's columns.
+func sessionColumns() []column {
+	return []column{
+		{title: "KIND", width: 6, keep: 10, text: true, sortable: true},
+		{title: "NAME", width: 24, keep: 10, text: true, sortable: true},
+		{title: "PROCS", width: 6, right: true, keep: 8, sortable: true},
+		{title: "RSS", width: 9, right: true, keep: 9, sortable: true},
+		{title: "PSS", width: 9, right: true, keep: 4, sortable: true},
+		{title: "CPU%", width: 6, right: true, keep: 8, sortable: true},
+		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
+		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
+		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
+		{title: "INFO", width: 8, keep: 5, flex: true, text: true},
+	}
+}
+
+// sessionRSSColumn is the sessions table's default sort.
+const sessionRSSColumn = 3
+
+// rowBuilder holds what building rows needs besides the frame.
+type rowBuilder struct {
+	frame   Frame
+	escape  func(string) string
+	users   *procwalk.Users
+	killer  Killer
+	growth  map[procwalk.ProcID]float64 // USS growth, bytes per minute
+	metrics *procwalk.Catalogue
+}
+
+func (b *rowBuilder) metric(name string, p *procwalk.Process) (float64, bool) {
+	d, _ := b.metrics.Lookup(name)
+	return d.Value(b.frame.Snap, p)
+}
+
+// processRow is the row of p.
+func (b *rowBuilder) processRow(p *procwalk.Process) row {
+	cpu, cpuOK := b.metric("cpu_percent", p)
+	uss, ussOK := b.metric("uss_bytes", p)
+	pss, pssOK := b.metric("pss_bytes", p)
+	rss, _ := b.metric("rss_bytes", p)
+	rd, rdOK := b.metric("read_bytes_per_second", p)
+	wr, wrOK := b.metric("write_bytes_per_second", p)
+	age, _ := b.metric("age_seconds", p)
+	grow, growOK := b.growth[p.ID]
+	user := absent
+	if p.Read&procwalk.FieldStatus != 0 {
+		user = b.users.Name(p.EffectiveUID)
+	}
+	command := strings.Join(p.Cmdline, " ")
+	if command == "" {
+		command = "[" + p.Comm + "]"
+	}
+	r := row{
+		cells: []string{
+			strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
+			percentCell(cpu, cpuOK), bytesCell(uss, ussOK), bytesCell(pss, pssOK), bytesCell(rss, true),
+			growthCell(grow, growOK), rateCell(rd, rdOK), rateCell(wr, wrOK), ageCell(age), b.escape(command),
+		},
+		values: []float64{float64(p.ID.PID), 0, 0, cpu, uss, pss, rss, grow, rd, wr, age, 0},
+		have:   []bool{true, false, false, cpuOK, ussOK, pssOK, true, growOK, rdOK, wrOK, true, false},
+		proc:   p,
+	}
+	r.dim = b.killer != nil && b.killer.Check(p) != nil
+	return r
+}
+
+// processRows are the processes that match filter (name or command line).
+func (b *rowBuilder) processRows(filter string) []row {
+	s := b.frame.Snap
+	rows := make([]row, 0, len(s.Procs))
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if p.Kernel || !matches(p, filter) {
+			continue
+		}
+		rows = append(rows, b.processRow(p))
+	}
+	return rows
+}
+
+// matches reports whether filter is in p's name or command line (any case).
+func matches(p *procwalk.Process, filter string) bool {
+	if filter == "" {
+		return true
+	}
+	f := strings.ToLower(filter)
+	return strings.Contains(strings.ToLower(p.Comm), f) || strings.Contains(strings.ToLower(strings.Join(p.Cmdline, " ")), f)
+}
+
+// sessionRows are the sessions whose reference matches filter.
+func (b *rowBuilder) sessionRows(filter string) []row {
+	f := strings.ToLower(filter)
+	var rows []row
+	for i := range b.frame.Sessions {
+		s := &b.frame.Sessions[i]
+		if f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
+			continue
+		}
+		t := &s.Totals
+		pssOK := t.SmapsRead > 0
+		rates := t.RatesMeasured > 0
+		ioOK := rates && t.IORead > 0
+		age := b.frame.Snap.Time.Sub(t.OldestStart).Seconds()
+		rows = append(rows, row{
+			cells: []string{
+				s.Kind, b.escape(s.Name), strconv.Itoa(t.Procs), bytesCell(float64(t.RSSBytes), true),
+				bytesCell(float64(t.PSSBytes), pssOK), percentCell(t.CPUPercent, rates),
+				rateCell(t.ReadBytesPerSecond, ioOK), rateCell(t.WriteBytesPerSecond, ioOK), ageCell(age),
+				b.escape(sessionInfo(s)),
+			},
+			values: []float64{0, 0, float64(t.Procs), float64(t.RSSBytes), float64(t.PSSBytes), t.CPUPercent,
+				t.ReadBytesPerSecond, t.WriteBytesPerSecond, age, 0},
+			have: []bool{false, false, true, true, pssOK, rates, ioOK, ioOK, true, false},
+			sess: s,
+		})
+	}
+	return rows
+}
+
+// sessionInfo is a few attributes that tell a session apart.
+func sessionInfo(s *procwalk.Session) string {
+	var parts []string
+	if u := s.Totals.Cgroup; u != nil && u.MemoryLimitBytes > 0 {
+		parts = append(parts, "mem "+strconv.FormatFloat(u.MemoryPercent, 'f', 0, 64)+"% of "+procwalk.FormatBytes(u.MemoryLimitBytes))
+		if u.Danger {
+			parts = append(parts, "DANGER")
+		}
+	}
+	keys := make([]string, 0, len(s.Attrs))
+	for k := range s.Attrs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if v := s.Attrs[k]; v != "" && len(parts) < 4 {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// treeRows lays out roots and their descendants (within keep, when not
+// nil) depth first, children in pid order, skipping what folded hides.
+func (b *rowBuilder) treeRows(roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
+	s := b.frame.Snap
+	var rows []row
+	var walk func(p *procwalk.Process, depth int)
+	walk = func(p *procwalk.Process, depth int) {
+		r := b.processRow(p)
+		r.depth = depth
+		var kids []*procwalk.Process
+		for _, c := range s.Children(p.ID.PID) {
+			if !c.Kernel && (keep == nil || keep(c)) {
+				kids = append(kids, c)
+			}
+		}
+		r.kids, r.folded = len(kids) > 0, folded[p.ID]
+		rows = append(rows, r)
+		if r.folded {
+			return
+		}
+		for _, c := range kids {
+			walk(c, depth+1)
+		}
+	}
+	for _, p := range roots {
+		walk(p, 0)
+	}
+	return rows
+}
+
+// hostRoots are the roots of the host's process tree, kernel threads left
+// out.
+func hostRoots(s *procwalk.Snapshot) []*procwalk.Process {
+	var roots []*procwalk.Process
+	for _, p := range s.Roots() {
+		if !p.Kernel {
+			roots = append(roots, p)
+		}
+	}
+	return roots
+}
+
+// memberRoots are the roots of a session's members, and a test for
+// membership.
+func memberRoots(snap *procwalk.Snapshot, s *procwalk.Session) ([]*procwalk.Process, func(*procwalk.Process) bool) {
+	member := make(map[procwalk.ProcID]bool, len(s.Members))
+	for _, id := range s.Members {
+		member[id] = true
+	}
+	var roots []*procwalk.Process
+	for _, id := range s.Roots {
+		if p := snap.Lookup(id); p != nil {
+			roots = append(roots, p)
+		}
+	}
+	return roots, func(p *procwalk.Process) bool { return member[p.ID] }
+}
+
+// sortRows orders rows by column c: numbers largest first, text A to Z;
+// rows without a value last whatever the direction; ties by the first
+// column's value (pid) or text, so the order is stable between refreshes.
+func sortRows(rows []row, cols []column, c int, reverse bool) {
+	slices.SortStableFunc(rows, func(a, b row) int {
+		if cols[c].text {
+			r := cmp.Compare(strings.ToLower(a.cells[c]), strings.ToLower(b.cells[c]))
+			if reverse {
+				r = -r
+			}
+			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.cells[1], b.cells[1]))
+		}
+		switch {
+		case a.have[c] != b.have[c]:
+			if a.have[c] {
+				return -1
+			}
+			return 1
+		case a.values[c] != b.values[c]:
+			r := cmp.Compare(b.values[c], a.values[c])
+			if reverse {
+				r = -r
+			}
+			return r
+		}
+		return cmp.Or(cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.cells[1], b.cells[1]))
+	})
+}

@@ -1,0 +1,47 @@
+// Package top is procwalk's live view: a terminal UI (bubbletea) of the
+// host's sessions and processes, refreshed from a Source, killing through
+// the safe-kill engine. It reads what the screen shows: PSS and USS only of
+// the rows on screen (smaps_rollup takes each target's mmap lock).
+//
+// The core packages stay free of terminal libraries: this package is the
+// only one that imports them.
+package top
+
+import (
+	"context"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// Frame is one refresh: what the Source gathered.
+type Frame struct {
+	Snap     *procwalk.Snapshot
+	Sessions []procwalk.Session
+	System   procwalk.System
+	// Home is the cgroup session the gauges are for (the cgroup or pod
+	// procwalk runs in, or the one chosen); nil when there is none.
+	Home  *procwalk.Session
+	Notes []string
+}
+
+// A Source gathers frames. Gather runs outside the UI's goroutine, one call
+// at a time; the frame it returns must stay valid while the UI shows it
+// (a Monitor that keeps snapshots). ReadSmaps reads PSS and USS of procs,
+// processes of the frame Gather just returned, before the UI sees it.
+type Source interface {
+	Gather() (Frame, error)
+	ReadSmaps(procs []*procwalk.Process)
+}
+
+// A Killer ends processes through the safe-kill engine (pid + start time,
+// pidfd, TERM then KILL after a grace, protections).
+type Killer interface {
+	// Check says why p may not be killed (protected, a kernel thread,
+	// procwalk itself), or nil.
+	Check(p *procwalk.Process) error
+	// Kill ends one process; KillTree a process and its descendants;
+	// KillSession every member of a session.
+	Kill(ctx context.Context, id procwalk.ProcID) procwalk.Outcome
+	KillTree(ctx context.Context, root procwalk.ProcID) (*procwalk.Report, error)
+	KillSession(ctx context.Context, s *procwalk.Session) (*procwalk.Report, error)
+}

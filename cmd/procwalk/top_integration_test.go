@@ -1,0 +1,143 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestIntegrationTopInTmux runs procwalk top in an 80×24 pane of a tmux
+// server of the test's own, drives it with send-keys and reads the screen
+// with capture-pane: the test's own processes appear, the filter works, k
+// then n spares one and k then y ends it, a protected process (the test's
+// tmux server) is refused with a warning, and no line is wider than the
+// pane.
+func TestIntegrationTopInTmux(t *testing.T) {
+	integration(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	bin := buildProcwalk(t)
+	dir := t.TempDir()
+	// Two victims with a name of their own: copies of sleep.
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	victim := filepath.Join(dir, "pwtopvictim")
+	if out, err := exec.Command("cp", sleep, victim).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	var victims []*exec.Cmd
+	for range 2 {
+		c := exec.Command(victim, "600")
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		victims = append(victims, c)
+		t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	}
+	exited := make(chan int, 2)
+	for _, c := range victims {
+		go func() { c.Wait(); exited <- c.Process.Pid }()
+	}
+
+	socket := fmt.Sprintf("pwtop-%d", os.Getpid())
+	tmux := func(args ...string) string {
+		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "top",
+		"env", "TERM=xterm-256color", bin, "top", "--interval", "300ms")
+	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
+
+	screen := func() string { return tmux("capture-pane", "-p", "-t", "top") }
+	// waitFor polls the screen until it holds want; a loaded machine is
+	// slow, so the wait is long and ends as soon as the text is there.
+	waitFor := func(want string) string {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			s := screen()
+			if strings.Contains(s, want) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen never showed %q:\n%s", want, s)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	keys := func(k ...string) { tmux(append([]string{"send-keys", "-t", "top"}, k...)...) }
+
+	// The status line shows once the first frame is drawn and top reads
+	// keys (sent earlier, they would reach a terminal not yet in raw mode).
+	s := waitFor("q quit")
+	for i, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		if len([]rune(line)) > 80 {
+			t.Errorf("line %d is %d wide: %q", i, len([]rune(line)), line)
+		}
+	}
+
+	keys("/", "pwtopvictim", "Enter")
+	s = waitFor(`processes, filter "pwtopvictim" (2)`)
+	for _, v := range victims {
+		if !strings.Contains(s, fmt.Sprintf("%d root", v.Process.Pid)) {
+			t.Errorf("filter: no row of pid %d:\n%s", v.Process.Pid, s)
+		}
+	}
+
+	// The cursor is on the first row: the lower pid (CPU% ties).
+	first := min(victims[0].Process.Pid, victims[1].Process.Pid)
+	keys("k")
+	waitFor(fmt.Sprintf("kill pid %d (pwtopvictim)? y/n", first))
+	keys("n")
+	waitFor("kill cancelled")
+	keys("k")
+	waitFor("? y/n")
+	keys("y")
+	waitFor(fmt.Sprintf("pid %d (pwtopvictim): exited", first))
+	select {
+	case pid := <-exited:
+		if pid != first {
+			t.Errorf("pid %d ended, want %d", pid, first)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("pid %d still runs after top said it exited", first)
+	}
+	select {
+	case pid := <-exited:
+		t.Errorf("pid %d ended too; n spared nothing? only %d was killed", pid, first)
+	default:
+	}
+
+	// The test's own tmux server is protected: a warning, then a refusal.
+	// Escape alone: an Escape followed at once by "/" reads as Alt-/.
+	keys("Escape")
+	waitFor("q quit")
+	keys("/", socket, "Enter")
+	waitFor(`filter "` + socket + `" (1)`) // the server's command line names the socket
+	keys("k")
+	waitFor("SYSTEM PROCESS, killing it may break the session")
+	keys("y")
+	waitFor("refused_protected")
+	if err := exec.Command("tmux", "-L", socket, "has-session").Run(); err != nil {
+		t.Errorf("the tmux server is gone after a refused kill: %v", err)
+	}
+
+	keys("q")
+	deadline := time.Now().Add(30 * time.Second)
+	for exec.Command("tmux", "-L", socket, "has-session").Run() == nil && time.Now().Before(deadline) {
+		time.Sleep(200 * time.Millisecond)
+	}
+	if exec.Command("tmux", "-L", socket, "has-session").Run() == nil {
+		t.Errorf("q did not end top (its pane is still there):\n%s", screen())
+	}
+}

@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/top"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// topcmd.go is `procwalk top`: it wires the live view (package top) to a
+// Monitor, a session Grouper and the safe-kill engine.
+
+const topHelp = `A live view of this host's processes and sessions, refreshed every
+--interval: CPU %, USS, PSS and RSS, memory growth (USS per minute), IO
+rates, age; sessions (tmux, agents, cgroups and pods, users, groups) with
+their totals; the process tree. The header shows load, memory, swap and
+pressure (PSI), and gauges of the cgroup procwalk runs in (or --cgroup):
+memory against its limit with the danger threshold marked, CPU against its
+quota.
+
+Keys: q quit, arrows/PgUp/PgDn/Home/End move, Tab switches processes /
+sessions / tree, Enter opens a session's members (or folds a tree node),
+s sorts by the next column, S or r reverses, / filters by name or command
+line, Esc clears the filter or goes back, k kills the selected process and
+K the selected session or process tree (after y/n), ? shows the keys.
+
+Kills go through the safe-kill engine: pid and start time verified, TERM
+then KILL after a grace, protected system processes refused (they are
+dimmed; selecting one warns in red). PSS and USS are read (smaps_rollup)
+for the rows on screen only.
+
+--danger-percent defaults to PROCWALK_DANGER_PERCENT, else
+HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
+Without a terminal, top exits 2 unless --once prints one text frame
+(COLUMNS x LINES, default 80x24).
+
+` + exitCodesHelp
+
+type topCommand struct {
+	fs     *flag.FlagSet
+	g      *globals
+	e      *env
+	f      sessionFlags
+	kind   string
+	cgroup string
+	once   bool
+}
+
+func newTopCommand(g *globals, e *env) *ffcli.Command {
+	c := &topCommand{g: g, e: e}
+	fs := newFlagSet("top", g, e.stderr)
+	c.fs = fs
+	c.f.register(fs)
+	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
+	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
+	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
+	return &ffcli.Command{
+		Name:       "top",
+		ShortUsage: "procwalk top [flags]",
+		ShortHelp:  "live view of processes and sessions: sort, filter, drill in, kill safely",
+		LongHelp:   topHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *topCommand) exec(ctx context.Context, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("top takes no arguments, got %q", args[0])
+	}
+	if c.g.interval <= 0 {
+		return usageErrorf("--interval %v: want a positive refresh interval such as 1s", c.g.interval)
+	}
+	out, ok := c.e.stdout.(*os.File)
+	if (!ok || !isTerminal(out)) && !c.once {
+		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
+	}
+	kinds, err := parseKinds(c.kind)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(kinds, procwalk.KindCgroup) {
+		kinds = append(kinds, procwalk.KindCgroup) // the gauges
+	}
+	// Set by flag, PROCWALK_DANGER_PERCENT or the config file: it wins.
+	dangerSet := false
+	c.fs.Visit(func(f *flag.Flag) { dangerSet = dangerSet || f.Name == "danger-percent" })
+	if !dangerSet {
+		if v := os.Getenv("HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT"); v != "" {
+			d, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return usageErrorf("HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT=%q: want a percentage such as 80", v)
+			}
+			c.f.danger = d
+		}
+	}
+	users, _ := c.g.users()
+	cfg, err := c.f.groupConfig(kinds, users)
+	if err != nil {
+		return err
+	}
+	fsys, err := c.g.openFS()
+	if err != nil {
+		return err
+	}
+	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	killer, err := procwalk.NewKiller(fsys, procwalk.KillConfig{Requester: "top"})
+	if err != nil {
+		return err
+	}
+	src := &topSource{
+		fs: fsys, grouper: grouper, home: c.cgroup,
+		// Keep: the view shows a frame while the next is gathered.
+		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{
+			Fields: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO, Clock: c.g.clock, Keep: true,
+		}, grouper),
+	}
+	model := top.New(top.Config{
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+	}, src, topKiller{killer})
+	if c.once {
+		return c.printOnce(ctx, model)
+	}
+	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(c.e.stdin), tea.WithOutput(c.e.stdout))
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		return fmt.Errorf("top: %w", err)
+	}
+	return nil
+}
+
+// printOnce prints one frame with rates: two gathers --interval apart.
+func (c *topCommand) printOnce(ctx context.Context, model *top.Model) error {
+	width, height := envSize("COLUMNS", 80), envSize("LINES", 24)
+	frame, err := model.Frame(ctx, c.g.interval, width, height)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprint(c.e.stdout, frame)
+	return err
+}
+
+// envSize reads a terminal size from env, or def.
+func envSize(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// topSource gathers the live view's frames.
+type topSource struct {
+	fs      procwalk.FS
+	monitor *procwalk.Monitor
+	grouper *procwalk.Grouper
+	home    string // --cgroup
+}
+
+func (s *topSource) Gather() (top.Frame, error) {
+	snap, err := s.monitor.Gather()
+	if err != nil {
+		return top.Frame{}, err
+	}
+	sessions, notes := s.grouper.Group(snap)
+	f := top.Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}
+	if s.home != "" {
+		f.Home, _ = procwalk.Find(sessions, s.home)
+	} else if self := snap.Process(os.Getpid()); self != nil {
+		f.Home = cgroupSessionOf(sessions, self.ID)
+	}
+	return f, nil
+}
+
+func (s *topSource) ReadSmaps(procs []*procwalk.Process) {
+	s.monitor.ReadMore(procs, procwalk.FieldSmaps)
+}
+
+// cgroupSessionOf is the cgroup session with member id, or nil.
+func cgroupSessionOf(sessions []procwalk.Session, id procwalk.ProcID) *procwalk.Session {
+	for i := range sessions {
+		s := &sessions[i]
+		if s.Kind == procwalk.KindCgroup && slices.Contains(s.Members, id) {
+			return s
+		}
+	}
+	return nil
+}
+
+// topKiller is the safe-kill engine as the live view uses it.
+type topKiller struct{ k *procwalk.Killer }
+
+func (t topKiller) Check(p *procwalk.Process) error { return t.k.Check(p) }
+func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) procwalk.Outcome {
+	return t.k.Terminate(ctx, id)
+}
+func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*procwalk.Report, error) {
+	return t.k.TerminateScope(ctx, procwalk.TreeScope{Root: root})
+}
+func (t topKiller) KillSession(ctx context.Context, s *procwalk.Session) (*procwalk.Report, error) {
+	return t.k.TerminateScope(ctx, procwalk.NewSessionScope(s, false))
+}
