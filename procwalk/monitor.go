@@ -87,6 +87,12 @@ func NewMonitor(fs FS, cfg MonitorConfig, stages ...Stage) *Monitor {
 	return m
 }
 
+// SetFields changes the fields read for every process from the next gather
+// on (MonitorConfig.Fields): a live view reads what its screen shows, and
+// that changes with the view. A rate needs its field in two gathers in a
+// row, so rates of a field just added start one gather later.
+func (m *Monitor) SetFields(f Fields) { m.cfg.Fields = f }
+
 // Plan returns what every gather reads: the fields read for every process
 // (the config's and the stages') and a Selector for the fields read for
 // some.

@@ -198,3 +198,21 @@ func (s *countingSource) Recycle(snap *Snapshot) {
 	s.recycled++
 	s.Scanner.Recycle(snap)
 }
+
+// SetFields changes what the next gather reads of every process.
+func TestMonitorSetFields(t *testing.T) {
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewMonitor(fs, MonitorConfig{NoRates: true})
+	snap, err := m.Gather()
+	if err != nil || snap.Fields != 0 || snap.Process(111).Read&FieldCmdline != 0 {
+		t.Fatalf("before: fields %v, err %v", snap.Fields, err)
+	}
+	m.SetFields(FieldCmdline)
+	snap, err = m.Gather()
+	if err != nil || snap.Fields != FieldCmdline || snap.Process(111).Read&FieldCmdline == 0 {
+		t.Errorf("after SetFields(cmdline): fields %v, 111 read %v, err %v", snap.Fields, snap.Process(111).Read, err)
+	}
+}

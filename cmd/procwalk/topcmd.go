@@ -53,6 +53,7 @@ type topCommand struct {
 	kind   string
 	cgroup string
 	once   bool
+	kinds  []string // parsed --kind, cgroup added
 }
 
 func newTopCommand(g *globals, e *env) *ffcli.Command {
@@ -104,29 +105,18 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 			c.f.danger = d
 		}
 	}
-	users, _ := c.g.users()
-	cfg, err := c.f.groupConfig(kinds, users)
-	if err != nil {
-		return err
-	}
 	fsys, err := c.g.openFS()
 	if err != nil {
 		return err
 	}
-	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	c.kinds = kinds
+	src, users, err := c.source(fsys)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return err
 	}
 	killer, err := procwalk.NewKiller(fsys, procwalk.KillConfig{Requester: "top"})
 	if err != nil {
 		return err
-	}
-	src := &topSource{
-		fs: fsys, grouper: grouper, home: c.cgroup,
-		// Keep: the view shows a frame while the next is gathered.
-		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{
-			Fields: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO, Clock: c.g.clock, Keep: true,
-		}, grouper),
 	}
 	model := top.New(top.Config{
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
@@ -139,6 +129,34 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// source builds the live view's Source: two Monitors that keep snapshots
+// (the view shows one while the next is gathered), one grouping every
+// session kind for the sessions views, one only the cgroups the gauges
+// need for the process views.
+func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
+	users, _ := c.g.users()
+	monitor := func(kinds []string) (*procwalk.Monitor, *procwalk.Grouper, error) {
+		cfg, err := c.f.groupConfig(kinds, users)
+		if err != nil {
+			return nil, nil, err
+		}
+		g, err := procwalk.NewGrouper(fsys, cfg)
+		if err != nil {
+			return nil, nil, usageErrorf("%v", err)
+		}
+		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, Keep: true}, g), g, nil
+	}
+	src := &topSource{fs: fsys, home: c.cgroup}
+	var err error
+	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
+		return nil, nil, err
+	}
+	if src.processes, src.processesGrouper, err = monitor([]string{procwalk.KindCgroup}); err != nil {
+		return nil, nil, err
+	}
+	return src, users, nil
 }
 
 // printOnce prints one frame with rates: two gathers --interval apart.
@@ -162,18 +180,25 @@ func envSize(name string, def int) int {
 
 // topSource gathers the live view's frames.
 type topSource struct {
-	fs      procwalk.FS
-	monitor *procwalk.Monitor
-	grouper *procwalk.Grouper
-	home    string // --cgroup
+	fs                                procwalk.FS
+	sessions, processes               *procwalk.Monitor
+	sessionsGrouper, processesGrouper *procwalk.Grouper
+	home                              string // --cgroup
+	last                              *procwalk.Monitor
 }
 
-func (s *topSource) Gather() (top.Frame, error) {
-	snap, err := s.monitor.Gather()
+func (s *topSource) Gather(need top.Need) (top.Frame, error) {
+	m, g := s.processes, s.processesGrouper
+	if need.Sessions {
+		m, g = s.sessions, s.sessionsGrouper
+	}
+	m.SetFields(need.Every)
+	snap, err := m.Gather()
 	if err != nil {
 		return top.Frame{}, err
 	}
-	sessions, notes := s.grouper.Group(snap)
+	s.last = m
+	sessions, notes := g.Group(snap)
 	f := top.Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}
 	if s.home != "" {
 		f.Home, _ = procwalk.Find(sessions, s.home)
@@ -183,8 +208,8 @@ func (s *topSource) Gather() (top.Frame, error) {
 	return f, nil
 }
 
-func (s *topSource) ReadSmaps(procs []*procwalk.Process) {
-	s.monitor.ReadMore(procs, procwalk.FieldSmaps)
+func (s *topSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
+	s.last.ReadMore(procs, f)
 }
 
 // cgroupSessionOf is the cgroup session with member id, or nil.

@@ -42,7 +42,9 @@ type Model struct {
 	loaded  bool
 	err     error // the last gather's
 	prevUSS map[procwalk.ProcID]ussSample
-	growth  map[procwalk.ProcID]float64
+	growth  map[procwalk.ProcID]float64 // USS, bytes per minute
+	prevIO  map[procwalk.ProcID]ioSample
+	ioRates map[procwalk.ProcID]ioRate
 	metrics *procwalk.Catalogue
 
 	view     view
@@ -72,6 +74,18 @@ type ussSample struct {
 	at    time.Time
 }
 
+// ioSample is a process's IO counters at one refresh; ioRate their rates
+// between two refreshes, bytes per second. The view reads io of the rows
+// on screen, so it measures their rates itself rather than the Monitor
+// measuring every process's.
+type (
+	ioSample struct {
+		read, write uint64
+		at          time.Time
+	}
+	ioRate struct{ read, write float64 }
+)
+
 // confirmation is a kill waiting for y or n.
 type confirmation struct {
 	what    string // "pid 42", for the status line
@@ -98,6 +112,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
 		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
+		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24,
 	}
@@ -119,37 +134,68 @@ type (
 // Init starts the first gather.
 func (m *Model) Init() tea.Cmd { return m.gather() }
 
-// gather fetches a frame outside the UI's goroutine and reads PSS and USS
-// of the rows the screen will show (of every row when sorting by them).
+// rowFields are what a process row shows beyond stat and statm: read of
+// the rows on screen alone, unless the sort or the filter needs them of
+// every process.
+const rowFields = procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps
+
+// sortNeeds is what sorting the process table by column c needs read of
+// every process.
+func sortNeeds(c int) procwalk.Fields {
+	switch c {
+	case colUser:
+		return procwalk.FieldStatus
+	case colName:
+		return procwalk.FieldCmdline // the name is argv[0]'s when it is read
+	case colUSS, colPSS, colGrowth:
+		return procwalk.FieldSmaps
+	case colRead, colWrite:
+		return procwalk.FieldIO
+	}
+	return 0
+}
+
+// gather fetches a frame outside the UI's goroutine with what the view
+// needs of every process, then reads the rest of the rows on screen.
 func (m *Model) gather() tea.Cmd {
 	m.gathered = true
 	src := m.src
-	want := m.smapsWanted()
+	need, visible := m.plan()
 	return func() tea.Msg {
-		f, err := src.Gather()
+		f, err := src.Gather(need)
 		if err == nil {
-			src.ReadSmaps(want(f))
+			if procs := visible(f); len(procs) > 0 {
+				src.ReadMore(procs, rowFields&^need.Every)
+			}
 		}
 		return frameMsg{f, err}
 	}
 }
 
-// smapsWanted returns what the next frame should read smaps_rollup of,
-// computed from the view as it is now: the rows on screen.
-func (m *Model) smapsWanted() func(Frame) []*procwalk.Process {
-	v, filter, folded := m.view, m.filter, cloneFolded(m.folded)
-	member := m.member
+// plan works out, from the view as it is now, what the next frame needs of
+// every process and which of its processes will be on screen.
+func (m *Model) plan() (Need, func(Frame) []*procwalk.Process) {
+	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
-	cfg := m.cfg
-	growth := m.growth
-	return func(f Frame) []*procwalk.Process {
-		b := &rowBuilder{frame: f, escape: cfg.Escape, users: cfg.Users, growth: growth, metrics: procwalk.NewCatalogue()}
+	cfg, growth, rates := m.cfg, m.growth, m.ioRates
+	var need Need
+	switch v {
+	case viewSessions:
+		// Session IO rates are summed over every member.
+		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []*procwalk.Process { return nil }
+	case viewMembers:
+		need.Sessions = true
+	case viewProcesses:
+		need.Every = sortNeeds(c)
+		if filter != "" {
+			need.Every |= procwalk.FieldCmdline
+		}
+	}
+	return need, func(f Frame) []*procwalk.Process {
+		b := &rowBuilder{frame: f, escape: cfg.Escape, users: cfg.Users, growth: growth, ioRates: rates, metrics: procwalk.NewCatalogue()}
 		var rows []row
-		cols := processColumns()
 		switch v {
-		case viewSessions:
-			return nil // session totals read no smaps; their members' would be all
 		case viewTree:
 			rows = b.treeRows(hostRoots(f.Snap), nil, folded)
 		case viewMembers:
@@ -161,17 +207,10 @@ func (m *Model) smapsWanted() func(Frame) []*procwalk.Process {
 			rows = b.treeRows(roots, keep, folded)
 		default:
 			rows = b.processRows(filter)
-			if c == colUSS || c == colPSS || c == colGrowth {
-				all := make([]*procwalk.Process, len(rows))
-				for i := range rows {
-					all[i] = rows[i].proc
-				}
-				return all
-			}
-			sortRows(rows, cols, c, reverse)
+			sortRows(rows, processColumns(), c, reverse)
 		}
 		end := min(offset+height, len(rows))
-		var procs []*procwalk.Process
+		procs := make([]*procwalk.Process, 0, height)
 		for _, r := range rows[min(offset, end):end] {
 			procs = append(procs, r.proc)
 		}
@@ -216,24 +255,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// setFrame takes a new frame and works out the USS growth since the last.
+// setFrame takes a new frame and works out, for the processes whose files
+// were read in this frame and the last, USS growth and IO rates.
 func (m *Model) setFrame(f Frame) {
 	now := m.cfg.Now()
 	uss, _ := m.metrics.Lookup("uss_bytes")
-	next := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
+	nextUSS := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
+	nextIO := make(map[procwalk.ProcID]ioSample, len(m.prevIO))
 	growth := make(map[procwalk.ProcID]float64)
+	rates := make(map[procwalk.ProcID]ioRate)
 	for i := range f.Snap.Procs {
 		p := &f.Snap.Procs[i]
-		v, ok := uss.Value(f.Snap, p)
-		if !ok {
-			continue
+		if v, ok := uss.Value(f.Snap, p); ok {
+			nextUSS[p.ID] = ussSample{uint64(v), now}
+			if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
+				growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()
+			}
 		}
-		next[p.ID] = ussSample{uint64(v), now}
-		if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
-			growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()
+		if p.Read&procwalk.FieldIO != 0 {
+			cur := ioSample{p.IO.ReadBytes, p.IO.WriteBytes, now}
+			nextIO[p.ID] = cur
+			if prev, ok := m.prevIO[p.ID]; ok && now.After(prev.at) && cur.read >= prev.read && cur.write >= prev.write {
+				dt := now.Sub(prev.at).Seconds()
+				rates[p.ID] = ioRate{float64(cur.read-prev.read) / dt, float64(cur.write-prev.write) / dt}
+			}
 		}
 	}
-	m.prevUSS, m.growth = next, growth
+	m.prevUSS, m.growth, m.prevIO, m.ioRates = nextUSS, growth, nextIO, rates
 	m.frame, m.loaded = f, true
 	m.refresh()
 }
@@ -248,7 +296,7 @@ func (m *Model) refresh() {
 	if m.cursor < len(m.rows) {
 		selected = &m.rows[m.cursor]
 	}
-	b := &rowBuilder{frame: m.frame, escape: m.cfg.Escape, users: m.cfg.Users, killer: m.killer, growth: m.growth, metrics: m.metrics}
+	b := &rowBuilder{frame: m.frame, escape: m.cfg.Escape, users: m.cfg.Users, killer: m.killer, growth: m.growth, ioRates: m.ioRates, metrics: m.metrics}
 	switch m.view {
 	case viewSessions:
 		m.cols = sessionColumns()
@@ -363,6 +411,18 @@ func reportText(escape func(string) string, what string, r *procwalk.Report, err
 	return text, false
 }
 
+// Refresh gathers one frame now, as a tick does, and returns it as the
+// message Update takes: for --once and benchmarks.
+func (m *Model) Refresh() tea.Msg { return m.gather()() }
+
+// Processes is the number of processes of the frame shown.
+func (m *Model) Processes() int {
+	if !m.loaded {
+		return 0
+	}
+	return len(m.frame.Snap.Procs)
+}
+
 // Frame gathers twice, interval apart (rates need two samples), and draws
 // one screen of width × height without a terminal: procwalk top --once.
 func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height int) (string, error) {
@@ -375,7 +435,7 @@ func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height
 			case <-time.After(interval):
 			}
 		}
-		msg := m.gather()().(frameMsg)
+		msg := m.Refresh().(frameMsg)
 		if msg.err != nil {
 			return "", msg.err
 		}

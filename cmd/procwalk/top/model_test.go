@@ -17,13 +17,16 @@ import (
 
 const fixtureProc = "../../../procwalk/testdata/proc"
 
-// fixtureSource gathers the fixture /proc: sid and user sessions, command
-// lines and owners, no rates (two scans of a fixture measure nothing).
+// fixtureSource gathers the fixture /proc with sid and user sessions and
+// no rates (two scans of a fixture measure nothing), recording what it was
+// asked to read.
 type fixtureSource struct {
 	fs      procwalk.FS
 	monitor *procwalk.Monitor
 	grouper *procwalk.Grouper
-	smaps   int // processes ReadSmaps was asked for, last time
+	need    Need
+	more    int // processes ReadMore was asked for, last time
+	fields  procwalk.Fields
 }
 
 func newFixtureSource(t *testing.T) *fixtureSource {
@@ -37,13 +40,14 @@ func newFixtureSource(t *testing.T) *fixtureSource {
 		t.Fatal(err)
 	}
 	m := procwalk.NewMonitor(fs, procwalk.MonitorConfig{
-		Fields: procwalk.FieldStatus | procwalk.FieldCmdline, Clock: procwalk.NewOffsetClock(time.Unix(1700000000+86400, 0)),
-		Keep: true, NoRates: true,
+		Clock: procwalk.NewOffsetClock(time.Unix(1700000000+86400, 0)), Keep: true, NoRates: true,
 	}, g)
 	return &fixtureSource{fs: fs, monitor: m, grouper: g}
 }
 
-func (s *fixtureSource) Gather() (Frame, error) {
+func (s *fixtureSource) Gather(need Need) (Frame, error) {
+	s.need = need
+	s.monitor.SetFields(need.Every)
 	snap, err := s.monitor.Gather()
 	if err != nil {
 		return Frame{}, err
@@ -52,9 +56,9 @@ func (s *fixtureSource) Gather() (Frame, error) {
 	return Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}, nil
 }
 
-func (s *fixtureSource) ReadSmaps(procs []*procwalk.Process) {
-	s.smaps = len(procs)
-	s.monitor.ReadMore(procs, procwalk.FieldSmaps)
+func (s *fixtureSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
+	s.more, s.fields = len(procs), f
+	s.monitor.ReadMore(procs, f)
 }
 
 // fakeKiller records kills and answers as the engine would, signalling
@@ -265,18 +269,37 @@ func TestFitsTheTerminal(t *testing.T) {
 	}
 }
 
-// PSS and USS are read of the rows on screen alone, unless the sort needs
-// them of every row.
-func TestSmapsOfVisibleRowsOnly(t *testing.T) {
+// What a row shows (owner, command line, io, PSS and USS) is read of the
+// rows on screen alone, unless the sort or the filter needs it of every
+// process; the sessions view asks for sessions and every process's io.
+func TestReadsWhatTheScreenShows(t *testing.T) {
 	m, src, _ := newTestModel(t, 120, 10) // 5 table rows
 	m.Update(m.gather()())
-	if src.smaps != 5 {
-		t.Errorf("read smaps of %d processes, want the 5 on screen", src.smaps)
+	if src.need != (Need{}) || src.more != 5 || src.fields != rowFields {
+		t.Errorf("processes by CPU%%: need %+v, then %s of %d processes; want nothing, then all of 5", src.need, src.fields, src.more)
 	}
 	press(m, "s") // USS
 	m.Update(m.gather()())
-	if src.smaps != len(m.rows) {
-		t.Errorf("sorted by USS: read smaps of %d processes, want all %d rows", src.smaps, len(m.rows))
+	if src.need.Every != procwalk.FieldSmaps || src.fields != rowFields&^procwalk.FieldSmaps {
+		t.Errorf("sorted by USS: need %+v, then %s", src.need, src.fields)
+	}
+	press(m, "/", "make", "enter")
+	m.Update(m.gather()())
+	if src.need.Every != procwalk.FieldSmaps|procwalk.FieldCmdline {
+		t.Errorf("filtered and sorted by USS: need %+v", src.need)
+	}
+	press(m, "tab")
+	m.Update(m.gather()())
+	if !src.need.Sessions || src.need.Every != procwalk.FieldIO {
+		t.Errorf("sessions view: need %+v", src.need)
+	}
+	// Rows off screen were not read: a process past the fifth row has no
+	// command line.
+	press(m, "tab") // the tree
+	m.Update(m.gather()())
+	last := m.rows[len(m.rows)-1].proc
+	if last.Read&procwalk.FieldCmdline != 0 {
+		t.Errorf("pid %d, off screen, had its command line read", last.ID.PID)
 	}
 }
 

@@ -29,7 +29,10 @@ type column struct {
 
 // row is one line of a table.
 type row struct {
-	cells []string
+	// cells are the texts, formatted when first needed (text(): a row on
+	// screen, a sort by a text column): most rows of a big host never are.
+	cells  []string
+	format func() []string
 	// values sort the numeric columns: value and whether there is one.
 	values []float64
 	have   []bool
@@ -39,6 +42,14 @@ type row struct {
 	folded bool              // tree views: its children are hidden
 	kids   bool              // tree views: it has children
 	dim    bool              // a protected (system) process
+}
+
+// text is the cells of r, formatting them once.
+func (r *row) text() []string {
+	if r.cells == nil {
+		r.cells = r.format()
+	}
+	return r.cells
 }
 
 // processColumns are the process table's columns.
@@ -69,6 +80,8 @@ const (
 	colPSS
 	colRSS
 	colGrowth
+	colRead
+	colWrite
 )
 
 // sessionColumns are the sessions table's columns.
@@ -97,6 +110,7 @@ type rowBuilder struct {
 	users   *procwalk.Users
 	killer  Killer
 	growth  map[procwalk.ProcID]float64 // USS growth, bytes per minute
+	ioRates map[procwalk.ProcID]ioRate
 	metrics *procwalk.Catalogue
 }
 
@@ -111,23 +125,25 @@ func (b *rowBuilder) processRow(p *procwalk.Process) row {
 	uss, ussOK := b.metric("uss_bytes", p)
 	pss, pssOK := b.metric("pss_bytes", p)
 	rss, _ := b.metric("rss_bytes", p)
-	rd, rdOK := b.metric("read_bytes_per_second", p)
-	wr, wrOK := b.metric("write_bytes_per_second", p)
+	io, ioOK := b.ioRates[p.ID]
+	rd, rdOK, wr, wrOK := io.read, ioOK, io.write, ioOK
 	age, _ := b.metric("age_seconds", p)
 	grow, growOK := b.growth[p.ID]
-	user := absent
-	if p.Read&procwalk.FieldStatus != 0 {
-		user = b.users.Name(p.EffectiveUID)
-	}
-	command := strings.Join(p.Cmdline, " ")
-	if command == "" {
-		command = "[" + p.Comm + "]"
-	}
 	r := row{
-		cells: []string{
-			strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
-			percentCell(cpu, cpuOK), bytesCell(uss, ussOK), bytesCell(pss, pssOK), bytesCell(rss, true),
-			growthCell(grow, growOK), rateCell(rd, rdOK), rateCell(wr, wrOK), ageCell(age), b.escape(command),
+		format: func() []string {
+			user := absent
+			if p.Read&procwalk.FieldStatus != 0 {
+				user = b.users.Name(p.EffectiveUID)
+			}
+			command := strings.Join(p.Cmdline, " ")
+			if command == "" {
+				command = "[" + p.Comm + "]"
+			}
+			return []string{
+				strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
+				percentCell(cpu, cpuOK), bytesCell(uss, ussOK), bytesCell(pss, pssOK), bytesCell(rss, true),
+				growthCell(grow, growOK), rateCell(rd, rdOK), rateCell(wr, wrOK), ageCell(age), b.escape(command),
+			}
 		},
 		values: []float64{float64(p.ID.PID), 0, 0, cpu, uss, pss, rss, grow, rd, wr, age, 0},
 		have:   []bool{true, false, false, cpuOK, ussOK, pssOK, true, growOK, rdOK, wrOK, true, false},
@@ -274,13 +290,18 @@ func memberRoots(snap *procwalk.Snapshot, s *procwalk.Session) ([]*procwalk.Proc
 // rows without a value last whatever the direction; ties by the first
 // column's value (pid) or text, so the order is stable between refreshes.
 func sortRows(rows []row, cols []column, c int, reverse bool) {
+	if cols[c].text {
+		for i := range rows {
+			rows[i].text() // the comparisons get copies: format once here
+		}
+	}
 	slices.SortStableFunc(rows, func(a, b row) int {
 		if cols[c].text {
-			r := cmp.Compare(strings.ToLower(a.cells[c]), strings.ToLower(b.cells[c]))
+			r := cmp.Compare(strings.ToLower(a.text()[c]), strings.ToLower(b.text()[c]))
 			if reverse {
 				r = -r
 			}
-			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.cells[1], b.cells[1]))
+			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.text()[1], b.text()[1]))
 		}
 		switch {
 		case a.have[c] != b.have[c]:
@@ -295,6 +316,9 @@ func sortRows(rows []row, cols []column, c int, reverse bool) {
 			}
 			return r
 		}
-		return cmp.Or(cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.cells[1], b.cells[1]))
+		if a.values[0] != b.values[0] {
+			return cmp.Compare(a.values[0], b.values[0]) // pids; sessions have 0
+		}
+		return cmp.Compare(a.text()[1], b.text()[1])
 	})
 }

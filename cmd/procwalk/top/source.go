@@ -24,13 +24,24 @@ type Frame struct {
 	Notes []string
 }
 
+// Need says what a frame must hold for the view that will show it, so that
+// a Source reads no more: the screen's rows get the rest (ReadMore).
+type Need struct {
+	// Sessions asks for every session kind (the sessions views); without
+	// it only the cgroup sessions the gauges need.
+	Sessions bool
+	// Every is what to read of every process besides stat and statm: the
+	// command line to filter on, the owner to sort by ...
+	Every procwalk.Fields
+}
+
 // A Source gathers frames. Gather runs outside the UI's goroutine, one call
 // at a time; the frame it returns must stay valid while the UI shows it
-// (a Monitor that keeps snapshots). ReadSmaps reads PSS and USS of procs,
-// processes of the frame Gather just returned, before the UI sees it.
+// (a Monitor that keeps snapshots). ReadMore reads fields of processes of
+// the frame Gather just returned, before the UI sees it.
 type Source interface {
-	Gather() (Frame, error)
-	ReadSmaps(procs []*procwalk.Process)
+	Gather(need Need) (Frame, error)
+	ReadMore(procs []*procwalk.Process, f procwalk.Fields)
 }
 
 // A Killer ends processes through the safe-kill engine (pid + start time,

@@ -222,9 +222,9 @@ func (m *Model) titles(widths []int) string {
 
 // line is one row's text; tree views indent the name column.
 func (m *Model) line(r *row, widths []int) string {
-	cells := r.cells
+	cells := r.text()
 	if m.view == viewTree || m.view == viewMembers {
-		cells = append([]string(nil), r.cells...)
+		cells = append([]string(nil), cells...)
 		mark := "  "
 		if r.kids && r.folded {
 			mark = "+ "
