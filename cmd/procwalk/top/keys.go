@@ -47,7 +47,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.answer(k)
 	case m.editing:
 		m.editFilter(msg)
-		return nil
+		return m.regather()
 	case m.help:
 		m.help = false // any key closes the help
 		return nil
@@ -89,7 +89,17 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		return m.askKill(true)
 	}
 	m.clamp()
-	return nil
+	return m.regather()
+}
+
+// regather gathers at once when what the screen shows changed (another
+// view, sort, filter or page): its rows' owners, command lines and memory
+// are read for them, and the next tick is up to an interval away.
+func (m *Model) regather() tea.Cmd {
+	if m.gathered || m.shownKey() == m.shown {
+		return nil
+	}
+	return m.gather()
 }
 
 // editFilter takes a key typed into the filter.

@@ -63,7 +63,8 @@ type Model struct {
 	status   string
 	alarm    bool // status is a warning or a refusal
 	killing  bool
-	gathered bool // a gather is under way
+	gathered bool   // a gather is under way
+	shown    string // what the last gather was planned for (regather)
 	rows     []row
 	cols     []column
 }
@@ -159,6 +160,7 @@ func sortNeeds(c int) procwalk.Fields {
 // needs of every process, then reads the rest of the rows on screen.
 func (m *Model) gather() tea.Cmd {
 	m.gathered = true
+	m.shown = m.shownKey()
 	src := m.src
 	need, visible := m.plan()
 	return func() tea.Msg {
@@ -170,6 +172,11 @@ func (m *Model) gather() tea.Cmd {
 		}
 		return frameMsg{f, err}
 	}
+}
+
+// shownKey names what the screen shows: a gather plans for it (regather).
+func (m *Model) shownKey() string {
+	return fmt.Sprint(m.view, m.member, m.filter, m.sortCol[m.view], m.reverse, m.offset, m.height, m.folded)
 }
 
 // plan works out, from the view as it is now, what the next frame needs of

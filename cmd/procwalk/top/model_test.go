@@ -116,10 +116,25 @@ func press(m *Model, keys ...string) {
 			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 		}
 		_, cmd := m.Update(msg)
-		if cmd != nil {
-			if done, ok := cmd().(killDone); ok {
-				m.Update(done)
-			}
+		drain(m, cmd)
+	}
+}
+
+// drain runs cmd as the bubbletea runtime would and feeds the model the
+// gathers' frames and the kills' results; ticks are not followed.
+func drain(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			drain(m, c)
+		}
+	case frameMsg, killDone:
+		_, next := m.Update(msg)
+		if _, tick := msg.(frameMsg); !tick {
+			drain(m, next)
 		}
 	}
 }
