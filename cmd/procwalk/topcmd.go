@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -117,6 +118,12 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	killer, err := procwalk.NewKiller(fsys, procwalk.KillConfig{Requester: "top"})
 	if err != nil {
 		return err
+	}
+	if os.Getenv("GOGC") == "" {
+		// A refresh's garbage is most of the heap: collecting at a quarter
+		// more than the live heap, not twice it, keeps top under 40 MiB
+		// at 10,000 processes for a few percent of CPU.
+		debug.SetGCPercent(25)
 	}
 	model := top.New(top.Config{
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,

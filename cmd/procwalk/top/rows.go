@@ -31,11 +31,12 @@ type column struct {
 type row struct {
 	// cells are the texts, formatted when first needed (text(): a row on
 	// screen, a sort by a text column): most rows of a big host never are.
-	cells  []string
-	format func() []string
+	cells   []string
+	builder *rowBuilder // formats a process row's cells
 	// values sort the numeric columns: value and whether there is one.
-	values []float64
-	have   []bool
+	// Arrays, not slices: a table of 10,000 rows is one allocation.
+	values [maxColumns]float64
+	have   [maxColumns]bool
 	proc   *procwalk.Process // a process row, or nil
 	sess   *procwalk.Session // a session row, or nil
 	depth  int               // tree views: nesting
@@ -44,10 +45,13 @@ type row struct {
 	dim    bool              // a protected (system) process
 }
 
+// maxColumns is the most columns a table has.
+const maxColumns = 12
+
 // text is the cells of r, formatting them once.
 func (r *row) text() []string {
 	if r.cells == nil {
-		r.cells = r.format()
+		r.cells = r.builder.processCells(r)
 	}
 	return r.cells
 }
@@ -82,6 +86,7 @@ const (
 	colGrowth
 	colRead
 	colWrite
+	colAge
 )
 
 // sessionColumns are the sessions table's columns.
@@ -119,38 +124,40 @@ func (b *rowBuilder) metric(name string, p *procwalk.Process) (float64, bool) {
 	return d.Value(b.frame.Snap, p)
 }
 
-// processRow is the row of p.
+// processRow is the row of p: the values it sorts by; its cells are
+// formatted when shown (processCells).
 func (b *rowBuilder) processRow(p *procwalk.Process) row {
-	cpu, cpuOK := b.metric("cpu_percent", p)
-	uss, ussOK := b.metric("uss_bytes", p)
-	pss, pssOK := b.metric("pss_bytes", p)
-	rss, _ := b.metric("rss_bytes", p)
-	io, ioOK := b.ioRates[p.ID]
-	rd, rdOK, wr, wrOK := io.read, ioOK, io.write, ioOK
-	age, _ := b.metric("age_seconds", p)
-	grow, growOK := b.growth[p.ID]
-	r := row{
-		format: func() []string {
-			user := absent
-			if p.Read&procwalk.FieldStatus != 0 {
-				user = b.users.Name(p.EffectiveUID)
-			}
-			command := strings.Join(p.Cmdline, " ")
-			if command == "" {
-				command = "[" + p.Comm + "]"
-			}
-			return []string{
-				strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
-				percentCell(cpu, cpuOK), bytesCell(uss, ussOK), bytesCell(pss, pssOK), bytesCell(rss, true),
-				growthCell(grow, growOK), rateCell(rd, rdOK), rateCell(wr, wrOK), ageCell(age), b.escape(command),
-			}
-		},
-		values: []float64{float64(p.ID.PID), 0, 0, cpu, uss, pss, rss, grow, rd, wr, age, 0},
-		have:   []bool{true, false, false, cpuOK, ussOK, pssOK, true, growOK, rdOK, wrOK, true, false},
-		proc:   p,
-	}
+	r := row{proc: p, builder: b}
+	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
+	r.values[colCPU], r.have[colCPU] = b.metric("cpu_percent", p)
+	r.values[colUSS], r.have[colUSS] = b.metric("uss_bytes", p)
+	r.values[colPSS], r.have[colPSS] = b.metric("pss_bytes", p)
+	r.values[colRSS], r.have[colRSS] = b.metric("rss_bytes", p)
+	r.values[colGrowth], r.have[colGrowth] = b.growth[p.ID]
+	io, ok := b.ioRates[p.ID]
+	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
+	r.values[colAge], r.have[colAge] = b.metric("age_seconds", p)
 	r.dim = b.killer != nil && b.killer.Check(p) != nil
 	return r
+}
+
+// processCells formats a process row.
+func (b *rowBuilder) processCells(r *row) []string {
+	p, v, ok := r.proc, &r.values, &r.have
+	user := absent
+	if p.Read&procwalk.FieldStatus != 0 {
+		user = b.users.Name(p.EffectiveUID)
+	}
+	command := strings.Join(p.Cmdline, " ")
+	if command == "" {
+		command = "[" + p.Comm + "]"
+	}
+	return []string{
+		strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
+		percentCell(v[colCPU], ok[colCPU]), bytesCell(v[colUSS], ok[colUSS]), bytesCell(v[colPSS], ok[colPSS]),
+		bytesCell(v[colRSS], true), growthCell(v[colGrowth], ok[colGrowth]),
+		rateCell(v[colRead], ok[colRead]), rateCell(v[colWrite], ok[colWrite]), ageCell(v[colAge]), b.escape(command),
+	}
 }
 
 // processRows are the processes that match filter (name or command line).
@@ -190,18 +197,19 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 		rates := t.RatesMeasured > 0
 		ioOK := rates && t.IORead > 0
 		age := b.frame.Snap.Time.Sub(t.OldestStart).Seconds()
-		rows = append(rows, row{
+		r := row{
 			cells: []string{
 				s.Kind, b.escape(s.Name), strconv.Itoa(t.Procs), bytesCell(float64(t.RSSBytes), true),
 				bytesCell(float64(t.PSSBytes), pssOK), percentCell(t.CPUPercent, rates),
 				rateCell(t.ReadBytesPerSecond, ioOK), rateCell(t.WriteBytesPerSecond, ioOK), ageCell(age),
 				b.escape(sessionInfo(s)),
 			},
-			values: []float64{0, 0, float64(t.Procs), float64(t.RSSBytes), float64(t.PSSBytes), t.CPUPercent,
-				t.ReadBytesPerSecond, t.WriteBytesPerSecond, age, 0},
-			have: []bool{false, false, true, true, pssOK, rates, ioOK, ioOK, true, false},
+			values: [maxColumns]float64{0, 0, float64(t.Procs), float64(t.RSSBytes), float64(t.PSSBytes), t.CPUPercent,
+				t.ReadBytesPerSecond, t.WriteBytesPerSecond, age},
+			have: [maxColumns]bool{false, false, true, true, pssOK, rates, ioOK, ioOK, true},
 			sess: s,
-		})
+		}
+		rows = append(rows, r)
 	}
 	return rows
 }
