@@ -148,10 +148,13 @@ func sortNeeds(c int) procwalk.Fields {
 		return procwalk.FieldStatus
 	case colName:
 		return procwalk.FieldCmdline // the name is argv[0]'s when it is read
-	case colUSS, colPSS, colGrowth:
+	case colUSS, colPSS:
 		return procwalk.FieldSmaps
-	case colRead, colWrite:
-		return procwalk.FieldIO
+	case colGrowth, colRead, colWrite:
+		// The view measures these rates itself, between frames: the rows
+		// a frame puts on screen are known only once it is measured, so
+		// every row is read.
+		return rowFields
 	}
 	return 0
 }

@@ -276,8 +276,14 @@ func TestFitsTheTerminal(t *testing.T) {
 			}
 		}
 	}
-	// At 80 columns the command column keeps room beside the numbers.
+	// The sorted column stays on screen however narrow.
 	m, _, _ := newTestModel(t, 80, 24)
+	press(m, "s", "s", "s", "s", "s", "s") // WRITE/s, the first to go
+	if !strings.Contains(m.View(), "WRITE/s↓") {
+		t.Errorf("sorted by WRITE/s at 80 columns, the column is gone:\n%s", m.View())
+	}
+	// At 80 columns the command column keeps room beside the numbers.
+	m, _, _ = newTestModel(t, 80, 24)
 	widths := layout(m.cols, 80)
 	if widths[len(widths)-1] < 10 {
 		t.Errorf("COMMAND is %d wide at 80 columns", widths[len(widths)-1])

@@ -54,7 +54,7 @@ func (m *Model) View() string {
 		b.WriteString(m.helpText(st))
 		return b.String()
 	}
-	widths := layout(m.cols, m.width)
+	widths := layout(m.shownColumns(), m.width)
 	b.WriteString(st.head.Render(fit(m.titles(widths), m.width)) + "\n")
 	h := m.tableHeight()
 	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
@@ -197,6 +197,17 @@ func layout(cols []column, width int) []int {
 		}
 	}
 	return widths
+}
+
+// shownColumns are the view's columns, the one sorted by kept on screen
+// however narrow the terminal.
+func (m *Model) shownColumns() []column {
+	cols := m.cols
+	if m.view == viewProcesses || m.view == viewSessions {
+		cols = append([]column(nil), m.cols...)
+		cols[m.sortCol[m.view]].keep = 100
+	}
+	return cols
 }
 
 // titles is the table's heading; the sorted column carries an arrow.
