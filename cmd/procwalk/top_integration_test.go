@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,6 +118,32 @@ func TestIntegrationTopInTmux(t *testing.T) {
 		t.Errorf("pid %d ended too; n spared nothing? only %d was killed", pid, first)
 	default:
 	}
+
+	// Sort: three s from CPU% is RSS, the arrow on its heading.
+	keys("s")
+	keys("s")
+	keys("s")
+	waitFor("RSS↓")
+
+	// The sessions view holds the test's own tmux session, with its one
+	// pane's processes (top itself, under env).
+	keys("Tab")
+	s = waitFor("KIND")
+	// Named alone, or with its server when another has a "top" too; its
+	// processes: env's exec of procwalk, at least one.
+	row := regexp.MustCompile(`(?m)^tmux\s+(\S+/)?top\s+([1-9]\d*)\s`)
+	if !row.MatchString(s) {
+		// The list is sorted by RSS: filter to find it on a busy host.
+		keys("/", "top", "Enter")
+		s = waitFor(`filter "top"`)
+		if !row.MatchString(s) {
+			t.Errorf("sessions view: no row for the test's tmux session top:\n%s", s)
+		}
+		keys("Escape")
+		waitFor("sessions (") // filter cleared; a key right after Escape would read as Alt-key
+	}
+	keys("Tab", "Tab") // the tree, then back to processes
+	waitFor("CPU%")
 
 	// The test's own tmux server is protected: a warning, then a refusal.
 	// Escape alone: an Escape followed at once by "/" reads as Alt-/.

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -35,8 +36,8 @@ line, Esc clears the filter or goes back, k kills the selected process and
 K the selected session or process tree (after y/n), ? shows the keys.
 
 Kills go through the safe-kill engine: pid and start time verified, TERM
-then KILL after a grace, protected system processes refused (they are
-dimmed; selecting one warns in red). PSS and USS are read (smaps_rollup)
+then KILL after --grace, protected system processes refused (they are
+dimmed; selecting one warns in red; --protect adds names). PSS and USS are read (smaps_rollup)
 for the rows on screen only.
 
 --danger-percent defaults to PROCWALK_DANGER_PERCENT, else
@@ -53,8 +54,10 @@ type topCommand struct {
 	f      sessionFlags
 	kind   string
 	cgroup string
-	once   bool
-	kinds  []string // parsed --kind, cgroup added
+	once    bool
+	protect string
+	grace   time.Duration
+	kinds   []string // parsed --kind, cgroup added
 }
 
 func newTopCommand(g *globals, e *env) *ffcli.Command {
@@ -65,6 +68,8 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
 	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
+	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
+	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	return &ffcli.Command{
 		Name:       "top",
 		ShortUsage: "procwalk top [flags]",
@@ -115,7 +120,18 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	killer, err := procwalk.NewKiller(fsys, procwalk.KillConfig{Requester: "top"})
+	kcfg := procwalk.KillConfig{Grace: c.grace, Requester: "top"}
+	if c.grace <= 0 {
+		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
+	}
+	if c.protect != "" {
+		extra := splitList(c.protect)
+		if err := procwalk.ValidateProtected(extra); err != nil {
+			return usageErrorf("--protect: %v", err)
+		}
+		kcfg.Protected = append(procwalk.DefaultProtected(), extra...)
+	}
+	killer, err := procwalk.NewKiller(fsys, kcfg)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// Without a terminal top says so in one line and exits 2; --once prints
+// one frame instead, of the fixture here.
+func TestTopWithoutTerminal(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("top")...)
+	if r.code != exitUsage || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "top needs a terminal") {
+		t.Errorf("top, no terminal: exit %d, stdout %q, stderr %q; want 2 and one line", r.code, r.stdout, r.stderr)
+	}
+	t.Setenv("COLUMNS", "100")
+	t.Setenv("LINES", "12")
+	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if r.code != exitOK || len(lines) != 12 {
+		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
+	}
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gcc/x…", "processes (16)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, l := range lines {
+		if n := len([]rune(l)); n > 100 {
+			t.Errorf("line of %d runes at COLUMNS=100: %q", n, l)
+		}
+	}
+	for _, bad := range [][]string{{"top", "--grace", "0s", "--once"}, {"top", "--protect", "[", "--once"}, {"top", "x"}} {
+		if r := cli(t, fixture(bad...)...); r.code != exitUsage {
+			t.Errorf("%v: exit %d, want 2; stderr %q", bad, r.code, r.stderr)
+		}
+	}
+}
