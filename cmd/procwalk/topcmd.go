@@ -48,12 +48,12 @@ Without a terminal, top exits 2 unless --once prints one text frame
 ` + exitCodesHelp
 
 type topCommand struct {
-	fs     *flag.FlagSet
-	g      *globals
-	e      *env
-	f      sessionFlags
-	kind   string
-	cgroup string
+	fs      *flag.FlagSet
+	g       *globals
+	e       *env
+	f       sessionFlags
+	kind    string
+	cgroup  string
 	once    bool
 	protect string
 	grace   time.Duration
