@@ -136,7 +136,10 @@ func (g *guardRails) hardRule(p *Process) *ProtectedError {
 		return refuse("it is procwalk itself")
 	case g.ancestors[pid]:
 		return refuse("it is an ancestor of procwalk (its parent chain)")
-	case p.Kernel || pid == 2 || p.PPID == 2:
+	case p.Kernel:
+		// PF_KTHREAD alone says so: inside a pid namespace (a container,
+		// bwrap, a shell as pid 1) pid 2 and its children are ordinary
+		// processes, and a rule on pid 2 would shield all of them.
 		return refuse("it is a kernel thread")
 	}
 	return nil

@@ -263,6 +263,9 @@ type guardRun struct {
 	interrupted   bool // guard got SIGINT or SIGTERM: main's cancel of ctx came from it
 	forwarded     []string
 	enforced      string // why guard ended CMD for a limit; "" if it did not
+	// unenforced says why ending the tree for a limit signalled nothing
+	// (every target refused): guard then never claims it stopped CMD.
+	unenforced error
 	cancelled     bool
 	leftovers     bool // CMD left processes that guard ended
 	abandoned     int  // processes that outlived SIGKILL and giveUpAfterKill
@@ -501,7 +504,21 @@ func (r *guardRun) endTree(ctx context.Context, limit, why string) {
 	}
 	r.enforced = why
 	fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: terminating the tree of %s\n", why, r.name)
-	r.terminate(ctx, why)
+	if rep := r.terminate(ctx, why); rep != nil && len(rep.Outcomes) > 0 && !signalledAny(rep) {
+		r.unenforced = rep.Err()
+		fmt.Fprintf(r.c.e.stderr, "procwalk guard: could not end the tree of %s: %s\n", r.name, printable(r.unenforced.Error()))
+	}
+}
+
+// signalledAny reports whether a terminate sent a signal or found a
+// target already gone.
+func signalledAny(rep *procwalk.Report) bool {
+	for _, o := range rep.Outcomes {
+		if len(o.Signals) > 0 || o.Result == procwalk.ResultGone {
+			return true
+		}
+	}
+	return false
 }
 
 // endLeftovers ends what CMD left running when it exited.
@@ -513,11 +530,14 @@ func (r *guardRun) endLeftovers(ctx context.Context) {
 	r.terminate(ctx, "left running by "+r.name)
 }
 
-// terminate runs the two-stage terminate over every descendant of guard.
-func (r *guardRun) terminate(ctx context.Context, why string) {
-	if _, err := r.killer.TerminateScope(ctx, guardScope{self: r.self, why: why}); err != nil {
+// terminate runs the two-stage terminate over every descendant of guard
+// and returns its report (nil when it could not plan).
+func (r *guardRun) terminate(ctx context.Context, why string) *procwalk.Report {
+	rep, err := r.killer.TerminateScope(ctx, guardScope{self: r.self, why: why})
+	if err != nil {
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: ending the tree: %v\n", err)
 	}
+	return rep
 }
 
 // countTree counts guard's live descendants.
@@ -556,6 +576,8 @@ func (r *guardRun) outcome() string {
 		status = describeStatus(*r.childStatus)
 	}
 	switch {
+	case r.enforced != "" && r.unenforced != nil:
+		return fmt.Sprintf("NOT stopped: %s, but every target was refused (%s %s)", r.enforced, r.name, status)
 	case r.enforced != "":
 		return fmt.Sprintf("stopped by procwalk: %s (%s %s)", r.enforced, r.name, status)
 	case r.cancelled:
@@ -616,6 +638,8 @@ func (r *guardRun) summary() {
 // exitError is guard's exit: 124 for an enforced limit, else CMD's status.
 func (r *guardRun) exitError() error {
 	switch {
+	case r.enforced != "" && r.unenforced != nil:
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", r.name, r.unenforced)}
 	case r.enforced != "":
 		return &exitErr{Code: exitLimit}
 	case r.childStatus == nil:

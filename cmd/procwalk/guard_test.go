@@ -340,3 +340,33 @@ func TestIntegrationGuardDryRun(t *testing.T) {
 		t.Errorf("reported %d times, want once:\n%s", n, r.stderr)
 	}
 }
+
+// TestIntegrationGuardAsPID2 runs guard as pid 2 of a pid namespace (a
+// shell as pid 1, as in bwrap sandboxes and containers), where its
+// command's tree is children of pid 2: guard must end it on the limit and
+// exit 124, not take it for kernel threads, signal nothing and wait for
+// the command's own end.
+func TestIntegrationGuardAsPID2(t *testing.T) {
+	integration(t)
+	if os.Geteuid() != 0 {
+		t.Skip("unshare --pid needs root")
+	}
+	unshare, err := exec.LookPath("unshare")
+	if err != nil {
+		t.Skip("no unshare (util-linux)")
+	}
+	bin := buildProcwalk(t)
+	start := time.Now()
+	cmd := exec.Command(unshare, "--pid", "--fork", "--mount-proc", "sh", "-c",
+		`"$0" guard --timeout 300ms -- sleep 60; echo "guard exit $?"`, bin)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Skipf("unshare --pid --mount-proc failed here (%v): %s", err, out)
+	}
+	if !strings.Contains(string(out), "guard exit 124") || !strings.Contains(string(out), "stopped by procwalk") {
+		t.Errorf("guard as pid 2: want exit 124, stopped by procwalk:\n%s", out)
+	}
+	if d := time.Since(start); d > 45*time.Second {
+		t.Errorf("guard took %s: the 60 s command was not ended", d)
+	}
+}
