@@ -259,13 +259,13 @@ type guardRun struct {
 	start       time.Time
 	end         time.Time
 
-	childStatus   *unix.WaitStatus
-	interrupted   bool // guard got SIGINT or SIGTERM: main's cancel of ctx came from it
-	forwarded     []string
-	enforced      string // why guard ended CMD for a limit; "" if it did not
+	childStatus *unix.WaitStatus
+	interrupted bool // guard got SIGINT or SIGTERM: main's cancel of ctx came from it
+	forwarded   []string
+	enforced    string // why guard ended CMD for a limit; "" if it did not
 	// unenforced says why ending the tree for a limit signalled nothing
 	// (every target refused): guard then never claims it stopped CMD.
-	unenforced error
+	unenforced    error
 	cancelled     bool
 	leftovers     bool // CMD left processes that guard ended
 	abandoned     int  // processes that outlived SIGKILL and giveUpAfterKill
