@@ -1,6 +1,11 @@
 package procwalk
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // Kernel threads are known by PF_KTHREAD alone. In a pid namespace pid 2
 // is whatever the namespace's pid 1 started second (a shell under bwrap,
@@ -23,5 +28,40 @@ func TestHardRuleKernelThreadsByFlagOnly(t *testing.T) {
 		if err := g.hardRule(&c.p); (err != nil) != c.refuse {
 			t.Errorf("%s: hard rule %v, want refused %v", c.name, err, c.refuse)
 		}
+	}
+}
+
+// cgroup.kill ends every process of a cgroup tree, those procwalk cannot
+// see included: inside a pid namespace cgroup.procs lists processes
+// outside it as 0. It is written only when every pid listed, in the
+// cgroup and below, is a live target.
+func TestCgroupListsOnly(t *testing.T) {
+	root := t.TempDir()
+	write := func(dir, procs string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, dir, "cgroup.procs"), []byte(procs), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(".", "10\n11\n")
+	write("child", "12\n")
+	live := map[int]bool{10: true, 11: true, 12: true}
+	if why := cgroupListsOnly(root, live); why != "" {
+		t.Errorf("only targets: %q", why)
+	}
+	write("child/grandchild", "0\n")
+	if why := cgroupListsOnly(root, live); !strings.Contains(why, "outside procwalk's pid namespace") {
+		t.Errorf("a pid 0 below: %q", why)
+	}
+	write("child/grandchild", "")
+	write("other", "99\n")
+	if why := cgroupListsOnly(root, live); !strings.Contains(why, "holds pid 99, which is not a target") {
+		t.Errorf("a stranger: %q", why)
+	}
+	if why := cgroupListsOnly(filepath.Join(root, "missing"), live); why == "" {
+		t.Error("an unreadable cgroup passed")
 	}
 }

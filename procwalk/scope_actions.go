@@ -1,10 +1,13 @@
 package procwalk
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 )
 
@@ -25,10 +28,66 @@ func (x *execution) cgroupToKill() string {
 		return ""
 	}
 	f := x.cgroupKillFile(cs)
-	if f == "" || !x.cgroupHoldsOnlyVictims(cs) {
+	if f == "" {
+		return ""
+	}
+	live := make(map[int]bool, len(x.live))
+	for _, v := range x.live {
+		live[v.out.ID.PID] = true
+	}
+	// cgroup.procs lists every member, those /proc cannot show included:
+	// a process outside procwalk's pid namespace is listed as 0.
+	if why := cgroupListsOnly(filepath.Dir(f), live); why != "" {
+		x.report.Notes = append(x.report.Notes, "cgroup.kill not used, members signalled one by one: "+why)
+		return ""
+	}
+	if !x.cgroupHoldsOnlyVictims(cs) {
+		x.report.Notes = append(x.report.Notes, "cgroup.kill not used, members signalled one by one: /proc shows a process in the cgroup that is not a live target, or hides some")
 		return ""
 	}
 	return f
+}
+
+// cgroupListsOnly reads cgroup.procs of dir and of every cgroup below it,
+// and says why not when one lists a pid that is not in live: 0 for a
+// process outside this pid namespace, or a process that is not a target.
+// "" when every pid listed is a live target.
+func cgroupListsOnly(dir string, live map[int]bool) string {
+	var why string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		b, err := readFile(filepath.Join(path, "cgroup.procs"))
+		if err != nil {
+			return err
+		}
+		for len(b) > 0 {
+			var line []byte
+			line, b = nextLine(b)
+			pid, ok := atou(bytes.TrimSpace(line))
+			switch {
+			case len(bytes.TrimSpace(line)) == 0:
+			case !ok:
+				why = fmt.Sprintf("%s/cgroup.procs holds %q, not a pid", path, line)
+			case pid == 0:
+				why = path + " holds a process outside procwalk's pid namespace (listed as pid 0)"
+			case !live[int(pid)]:
+				why = fmt.Sprintf("%s holds pid %d, which is not a target", path, pid)
+			}
+			if why != "" {
+				return fs.SkipAll
+			}
+		}
+		return nil
+	})
+	if err != nil && why == "" {
+		why = "cannot read its members: " + err.Error()
+	}
+	return why
 }
 
 // cgroupOf returns the v2 cgroup of a cgroup or cgroup session scope.

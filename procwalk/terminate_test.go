@@ -599,6 +599,14 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	procs := filepath.Join(mount, path, "cgroup.procs")
+	members := func(list string) {
+		t.Helper()
+		if err := os.WriteFile(procs, []byte(list), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	members("80\n81\n82\n83\n84\n") // 85 ends at TERM
 	run := func(cfg KillConfig, scope Scope) (written bool, r *Report) {
 		t.Helper()
 		if err := os.WriteFile(file, nil, 0o644); err != nil {
@@ -636,6 +644,13 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 	sc.Cgroup.Mount = mount
 	if written, _ := run(KillConfig{Force: true}, sc); written {
 		t.Error("cgroup.kill written over processes outside the session")
+	}
+	// Inside a pid namespace cgroup.procs lists processes outside it as 0:
+	// /proc shows only victims, but cgroup.kill would end a stranger.
+	members("0\n80\n81\n82\n83\n84\n")
+	written, r := run(KillConfig{Force: true}, cg)
+	if written || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "outside procwalk's pid namespace") }) {
+		t.Errorf("a pid 0 in cgroup.procs: written %v, notes %q; want members one by one, and why", written, r.Notes)
 	}
 }
 
