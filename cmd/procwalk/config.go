@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3"
@@ -47,6 +48,24 @@ func addConfigFileOptions(root *ffcli.Command) {
 	add(root)
 }
 
+// commandLineOnly reports whether flag name switches off a kill's safety
+// (--yes: the confirmation, --force: the protected list): such a flag is
+// taken from each command line alone, never from env or a config file
+// shared by every run.
+func commandLineOnly(name string) bool { return name == "yes" || name == "force" }
+
+// checkCommandLineOnlyEnv refuses PROCWALK_YES and PROCWALK_FORCE, which ff
+// would otherwise read like any flag's env var.
+func checkCommandLineOnlyEnv() error {
+	for _, name := range []string{"yes", "force"} {
+		env := "PROCWALK_" + strings.ToUpper(name)
+		if v, ok := os.LookupEnv(env); ok {
+			return usageErrorf("%s=%q is not read: --%s switches off a kill's safety and is taken from the command line only; unset %s", env, v, name, env)
+		}
+	}
+	return nil
+}
+
 // configParser is ff.PlainParser with the file's size and line lengths
 // bounded and its flag names checked against known.
 func configParser(known map[string]bool) ff.ConfigFileParser {
@@ -74,6 +93,8 @@ func configParser(known map[string]bool) ff.ConfigFileParser {
 			switch {
 			case name == "config":
 				return fmt.Errorf("config file %s sets config: a config file cannot name another one", path)
+			case commandLineOnly(name):
+				return fmt.Errorf("config file %s sets %s, which is taken from the command line only (it switches off a kill's safety for every run): remove the line", path, name)
 			case !known[name]:
 				return fmt.Errorf("config file %s: unknown flag %q: no procwalk command has it (see procwalk <command> --help)", path, name)
 			}

@@ -145,6 +145,9 @@ func wrapList(names []string, width int, indent string) string {
 }
 
 func (c *killCommand) exec(ctx context.Context, args []string) error {
+	if err := checkCommandLineOnlyEnv(); err != nil {
+		return err
+	}
 	cfg, err := c.config()
 	if err != nil {
 		return err

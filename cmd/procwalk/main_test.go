@@ -284,6 +284,9 @@ func TestConfigFileErrors(t *testing.T) {
 		{"line over 16 KiB", "# ok\n" + "filter " + strings.Repeat("y", 17<<10) + "\n", "line 2 is 17416 bytes"},
 		{"nested config", "config /etc/other.conf\n", "cannot name another one"},
 		{"bad value", "interval soon\n", `bad line "interval soon": error setting flag "interval" from config file: parse error`},
+		// A shared file must not switch off every kill's safety.
+		{"force", "force true\n", "sets force, which is taken from the command line only"},
+		{"yes", "yes\n", "sets yes, which is taken from the command line only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -302,6 +305,21 @@ func TestConfigFileErrors(t *testing.T) {
 	want := "procwalk: cannot read config file /nope/procwalk.conf: no such file or directory; fix --config or PROCWALK_CONFIG\n"
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("missing config file: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+}
+
+// --yes and --force switch off a kill's safety: never from env. The test
+// names a pid of the fixture; nothing is signalled (exit 2 before any scan).
+func TestKillSafetyFlagsFromCommandLineOnly(t *testing.T) {
+	clearEnv(t)
+	for _, env := range []string{"PROCWALK_YES", "PROCWALK_FORCE"} {
+		t.Run(env, func(t *testing.T) {
+			t.Setenv(env, "true")
+			r := cli(t, fixture("kill", "--dry-run", "111")...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, env+`="true" is not read`) {
+				t.Errorf("exit %d, stderr %q; want 2 and the variable named", r.code, r.stderr)
+			}
+		})
 	}
 }
 
