@@ -204,7 +204,7 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 // readSmall reads a /proc file whole into w.small: the bytes last until
 // the next call.
 func (w *cgroupWalk) readSmall(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -85,7 +85,7 @@ const maxFileBytes = 256 << 10
 
 // readFile reads a small file whole, allocating. For cold paths.
 func readFile(path string) ([]byte, error) {
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, classify(&os.PathError{Op: "open", Path: path, Err: err})
 	}

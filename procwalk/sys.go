@@ -12,10 +12,12 @@ import (
 // reused NUL-terminated byte slices: the string-taking wrappers allocate a
 // copy per call, and a scan makes several calls per process.
 
+// openat opens path under dirfd. O_NONBLOCK: a FIFO planted in a fake
+// root (or any special file) must not block the open or the reads.
 func openat(dirfd int, path []byte, flags int) (int, error) {
 	for {
 		r, _, e := syscall.Syscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])),
-			uintptr(flags|syscall.O_CLOEXEC), 0, 0, 0)
+			uintptr(flags|syscall.O_CLOEXEC|syscall.O_NONBLOCK), 0, 0, 0)
 		if e == syscall.EINTR {
 			continue
 		}

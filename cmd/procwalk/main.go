@@ -39,6 +39,10 @@ const exitCodesHelp = `EXIT CODES
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// The first SIGINT or SIGTERM asks for a clean stop. Then the default
+	// action is back, so a second one ends procwalk at once, even in a
+	// read the kernel will not interrupt (a target's mmap lock held).
+	go func() { <-ctx.Done(); stop() }()
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(exitCode(err))

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -529,5 +530,39 @@ func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
 			t.Errorf("columns %s, sort %s, filter %q, user %q, json %v: reads %q then %q, want %q then %q",
 				tt.columns, tt.sort, tt.filter, tt.user, tt.json, plan.fields, plan.later, tt.want, tt.later)
 		}
+	}
+}
+
+// A FIFO planted in a fake root (the shape of a read that never returns)
+// must not hang procwalk: files open without blocking, and the FIFO reads
+// as a malformed file.
+func TestFIFOInFakeRootDoesNotHang(t *testing.T) {
+	clearEnv(t)
+	root := copyTree(t, fixtureProc)
+	for _, f := range []string{"111/cmdline", "120/status", "110/io"} {
+		path := filepath.Join(root, f)
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if err := syscall.Mkfifo(path, 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	done := make(chan result, 1)
+	go func() {
+		done <- cli(t, "--proc", root, "--passwd", fixturePasswd, "ps", "--json", "--no-rates", "--pss")
+	}()
+	select {
+	case r := <-done:
+		if r.code != exitOK || !strings.Contains(r.stdout, `"pid": 111`) {
+			t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		for _, want := range []string{`"malformed": [`, `"cmdline"`} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("JSON lacks %s for the FIFOs", want)
+			}
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("procwalk ps hung on a FIFO in its root")
 	}
 }
