@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -329,5 +330,42 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	}
 	if err := tmux("has-session", "-t", "=bystander"); err != nil {
 		t.Errorf("bystander session is gone: %v", err)
+	}
+}
+
+// A process name holding a tab and an escape sequence reaches the terminal
+// escaped: in kill's summary on stderr and in a Lua script's print. The
+// test starts the process under that name (a copy of sleep) and signals
+// nothing: the kill is refused (--protect), the script only prints.
+func TestIntegrationHostileNameIsEscaped(t *testing.T) {
+	integration(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	const name = "a\tb\x1b[31mc" // comm: the file name, 15 bytes at most
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("cp", sleep, bin).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	cmd := exec.Command(bin, "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	pid := strconv.Itoa(cmd.Process.Pid)
+
+	r := cli(t, "kill", "--protect", "a*", "--yes", pid)
+	if r.code != exitError || strings.ContainsRune(r.stderr, '\x1b') || !strings.Contains(r.stderr, `a\tb\x1b[31mc`) {
+		t.Errorf("kill of a protected hostile name: exit %d, stderr %q; want 1 and the name escaped", r.code, r.stderr)
+	}
+	script := filepath.Join(t.TempDir(), "names.lua")
+	if err := os.WriteFile(script, []byte("local p = require('procwalk').process("+pid+")\nprint('name', p.comm)\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, "run", "--no-rates", script)
+	// print keeps tabs, its own separators; the escape sequence is escaped.
+	if r.code != exitOK || strings.ContainsRune(r.stderr, '\x1b') || !strings.Contains(r.stderr, "name\ta\t"+`b\x1b[31mc`) {
+		t.Errorf("Lua print of a hostile name: exit %d, stderr %q; want the escape sequence escaped", r.code, r.stderr)
 	}
 }

@@ -170,7 +170,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	cmdArgs, err := commandArgs(root, args)
 	if err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "procwalk: %v\n", err)
+			fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		}
 		return err
 	}
@@ -179,13 +179,13 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			return err // ffcli printed the command's usage
 		}
 		err = parseError(err)
-		fmt.Fprintf(stderr, "procwalk: %v\n", err)
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		return err
 	}
 	err = root.Run(ctx)
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
-		fmt.Fprintf(stderr, "procwalk: %v\n", err)
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 	}
 	return err
 }

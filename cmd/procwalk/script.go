@@ -248,11 +248,39 @@ func (h *lineLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 func (h *lineLogHandler) WithGroup(string) slog.Handler { return h }
 
 // linePrinter writes print() output as I! lines, for execd.
+// printLine escapes a line Lua printed, keeping the tabs between print's
+// arguments.
+func printLine(l string) string {
+	parts := strings.Split(l, "\t")
+	for i, p := range parts {
+		parts[i] = printable(p)
+	}
+	return strings.Join(parts, "\t")
+}
+
+// linePrinter is Lua's print under telegraf --script: one log line per
+// printed line, escaped (a script prints process names).
 type linePrinter struct{ log *plugin.LineLogger }
+
+// escapingWriter is Lua's print under run and watch: each line escaped as
+// every name procwalk prints is (printable), the line breaks and tabs kept
+// (print separates its arguments with tabs).
+type escapingWriter struct{ w io.Writer }
+
+func (e escapingWriter) Write(b []byte) (int, error) {
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		lines[i] = printLine(l)
+	}
+	if _, err := io.WriteString(e.w, strings.Join(lines, "\n")); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
 
 func (p linePrinter) Write(b []byte) (int, error) {
 	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		p.log.Infof("%s", line)
+		p.log.Infof("%s", printLine(line))
 	}
 	return len(b), nil
 }
