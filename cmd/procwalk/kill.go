@@ -223,7 +223,7 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (procwalk.Scope, er
 		}
 	}
 	if named != 1 || len(args) > 1 {
-		return nil, usageErrorf("kill takes exactly one target: PID, --tree PID, --pgrp N or --session KIND:NAME (flags go before PID)")
+		return nil, usageErrorf("kill takes exactly one target: PID, --tree PID, --pgrp N or --session KIND:NAME")
 	}
 	switch {
 	case len(args) == 1:

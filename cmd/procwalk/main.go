@@ -216,10 +216,56 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	}
 	for _, c := range root.Subcommands {
 		if strings.EqualFold(c.Name, name) {
+			if flagsAnywhere(c.Name) {
+				rest = flagsFirst(c.FlagSet, rest)
+			}
 			return append(append([]string{c.Name}, hoisted...), rest...), nil
 		}
 	}
 	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
+}
+
+// flagsAnywhere reports whether a command takes its flags after its
+// arguments too (tree 1 --pss, kill 42 --yes), as users of every modern
+// CLI expect. guard, run and watch do not: what follows their command or
+// script belongs to it.
+func flagsAnywhere(command string) bool {
+	switch command {
+	case "tree", "session", "kill":
+		return true
+	}
+	return false
+}
+
+// flagsFirst moves the flags of fs found among args (with the value of a
+// flag that takes one) before the other arguments, keeping both orders;
+// "--" ends the flags, as for flag.Parse. An unknown flag stays where it
+// is, for the parse to report.
+func flagsFirst(fs *flag.FlagSet, args []string) []string {
+	var flags, positional []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			positional = append(positional, args[i:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			positional = append(positional, a)
+			continue
+		}
+		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			positional = append(positional, a) // a negative number, or an error to report
+			continue
+		}
+		flags = append(flags, a)
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
+		}
+	}
+	return append(flags, positional...)
 }
 
 // parseError turns an error from parsing flags, env or the config file into

@@ -60,7 +60,7 @@ func newSessionCommand(g *globals, e *env) *ffcli.Command {
 
 func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if len(args) != 1 {
-		return usageErrorf("session takes one KIND:NAME, e.g. procwalk session tmux:build; got %d arguments (flags go before it)", len(args))
+		return usageErrorf("session takes one KIND:NAME, e.g. procwalk session tmux:build; got %d arguments", len(args))
 	}
 	ref := args[0]
 	kind, name, err := procwalk.ParseRef(ref)

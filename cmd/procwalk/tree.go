@@ -32,7 +32,7 @@ a value that does not exist (PSS of a zombie or kernel thread) or could
 not be read.
 
 Kernel threads are hidden unless --kernel, or PID is one. Flags go before
-PID: procwalk tree --pss 1.
+or after PID: procwalk tree --pss 1, procwalk tree 1 --pss.
 
 ` + exitCodesHelp
 
@@ -69,7 +69,7 @@ func (t *subtree) merge(c *subtree) {
 
 func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	if len(args) > 1 {
-		return usageErrorf("tree takes at most one PID, got %q; flags go before the PID: procwalk tree --pss 1", args)
+		return usageErrorf("tree takes at most one PID, got %q", args)
 	}
 	pid := 0
 	if len(args) == 1 {

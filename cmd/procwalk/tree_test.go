@@ -7,6 +7,20 @@ import (
 	"testing"
 )
 
+// Flags after the PID work as before it; after "--" they are arguments.
+func TestTreeFlagsAfterPID(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	before := cli(t, fixture("tree", "--pss", "110")...)
+	after := cli(t, fixture("tree", "110", "--pss")...)
+	if before.code != exitOK || after.stdout != before.stdout || !strings.Contains(after.stdout, "TREE-PSS") {
+		t.Errorf("tree 110 --pss:\n%s%s\nwant as tree --pss 110:\n%s", after.stdout, after.stderr, before.stdout)
+	}
+	if r := cli(t, fixture("tree", "--", "110", "--pss")...); r.code != exitUsage {
+		t.Errorf("tree -- 110 --pss: exit %d, want 2 (--pss is an argument there)", r.code)
+	}
+}
+
 func TestTree(t *testing.T) {
 	clearEnv(t)
 	needPages4K(t)
@@ -120,7 +134,7 @@ func TestTreeErrors(t *testing.T) {
 		{[]string{"tree", "999"}, exitError, "procwalk: pid 999 is not in " + fixtureProc + ": it may have exited; procwalk ps lists the pids\n"},
 		{[]string{"tree", "abc"}, exitUsage, "procwalk: tree: \"abc\" is not a PID (a positive number)\n"},
 		{[]string{"tree", "0"}, exitUsage, "procwalk: tree: \"0\" is not a PID (a positive number)\n"},
-		{[]string{"tree", "1", "--pss"}, exitUsage, "procwalk: tree takes at most one PID, got [\"1\" \"--pss\"]; flags go before the PID: procwalk tree --pss 1\n"},
+		{[]string{"tree", "1", "2"}, exitUsage, "procwalk: tree takes at most one PID, got [\"1\" \"2\"]\n"},
 		// 300 is listed but gone: not in the snapshot.
 		{[]string{"tree", "300"}, exitError, "procwalk: pid 300 is not in " + fixtureProc + ": it may have exited; procwalk ps lists the pids\n"},
 	}
