@@ -11,6 +11,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -110,9 +111,11 @@ func (g *globals) register(fs *flag.FlagSet) {
 }
 
 // newFlagSet returns a flag set for a command, with the global flags on it.
+// It prints nothing: a parse error is one line from runEnv, and help asked
+// for goes to stdout (writeHelp).
 func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
 	g.register(fs)
 	return fs
 }
@@ -167,16 +170,26 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	}
 	addConfigFileOptions(root)
 
+	switch {
+	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
+		fmt.Fprintln(e.stdout, versionLine())
+		return nil
+	case len(args) >= 1 && args[0] == "help":
+		args = append(args[1:], "--help") // procwalk help CMD
+	}
 	cmdArgs, err := commandArgs(root, args)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if errors.Is(err, flag.ErrHelp) {
+			writeHelp(e.stdout, root)
+		} else {
 			fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		}
 		return err
 	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return err // ffcli printed the command's usage
+			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
+			return err
 		}
 		err = parseError(err)
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
@@ -199,13 +212,11 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	(&globals{}).register(flags)
-	usage := root.FlagSet.Output()
 	if err := flags.Parse(args); err != nil {
-		fmt.Fprintln(usage, ffcli.DefaultUsageFunc(root))
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usageErrorf("%v", err)
+		return nil, usageErrorf("%v: run 'procwalk --help' for the flags", err)
 	}
 	var hoisted []string
 	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
@@ -223,6 +234,43 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		}
 	}
 	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
+}
+
+// writeHelp prints c's usage: help asked for goes to stdout (procwalk
+// --help | less), exit 0.
+func writeHelp(w io.Writer, c *ffcli.Command) {
+	fmt.Fprintln(w, ffcli.DefaultUsageFunc(c))
+}
+
+// subcommand is root's command called name, or root.
+func subcommand(root *ffcli.Command, name string) *ffcli.Command {
+	for _, c := range root.Subcommands {
+		if c.Name == name {
+			return c
+		}
+	}
+	return root
+}
+
+// versionLine says which procwalk this is: the module version, else the
+// VCS revision it was built from.
+func versionLine() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "procwalk (version unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			v += " " + s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				v += " (modified)"
+			}
+		}
+	}
+	return "procwalk " + strings.TrimSpace(v) + " " + info.GoVersion
 }
 
 // flagsAnywhere reports whether a command takes its flags after its
@@ -254,6 +302,10 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 			continue
 		}
 		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "h" || name == "help" {
+			flags = append(flags, a) // the flag package's own
+			continue
+		}
 		f := fs.Lookup(name)
 		if f == nil {
 			positional = append(positional, a) // a negative number, or an error to report

@@ -110,9 +110,6 @@ func TestExitCodes(t *testing.T) {
 		{"ps argument", fixture("ps", "bash"), exitUsage, `ps takes no arguments, got "bash"`},
 		{"missing root", []string{"--proc", "/nope", "ps"}, exitError, "/nope has no stat file"},
 		{"missing root after command", []string{"tree", "--proc", "/nope/proc"}, exitError, "/nope/proc has no stat file"},
-		{"help", []string{"--help"}, exitOK, "EXIT CODES"},
-		{"ps help", []string{"ps", "-h"}, exitOK, "EXIT CODES"},
-		{"tree help", []string{"tree", "--help"}, exitOK, "EXIT CODES"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +124,31 @@ func TestExitCodes(t *testing.T) {
 				t.Errorf("a failed run wrote to stdout:\n%s", r.stdout)
 			}
 		})
+	}
+}
+
+// Help asked for goes to stdout with exit 0 (procwalk --help | less); a
+// parse error is one line on stderr, without the help.
+func TestHelpAndVersion(t *testing.T) {
+	clearEnv(t)
+	for _, args := range [][]string{{"--help"}, {"ps", "-h"}, {"tree", "--help"}, {"help", "tree"}, {"help"}, {"kill", "42", "--help"}} {
+		r := cli(t, args...)
+		if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "EXIT CODES") {
+			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want 0, help on stdout", args, r.code, r.stderr, len(r.stdout))
+		}
+	}
+	if r := cli(t, "help", "tree"); !strings.Contains(r.stdout, "procwalk tree [flags] [PID]") {
+		t.Errorf("help tree is not tree's help:\n%s", r.stdout)
+	}
+	r := cli(t, "--version")
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "procwalk ") || !strings.Contains(r.stdout, "go1.") {
+		t.Errorf("--version: exit %d, stdout %q", r.code, r.stdout)
+	}
+	for _, args := range [][]string{{"--bogus"}, fixture("ps", "--bogus"), fixture("sessions", "--limit", "x")} {
+		r := cli(t, args...)
+		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
+		}
 	}
 }
 
