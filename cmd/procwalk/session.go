@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -28,8 +27,8 @@ tree:SPEC needs no --tree: tree:1234 is the tree of pid 1234,
 tree:/run/nginx.pid of the pid in that file, tree:postgres of the oldest
 process whose command line matches "postgres".
 
-An unknown kind or session is an error (exit 1) that lists the sessions
-that exist. Grouping flags are those of procwalk sessions (see its help).
+An unknown kind is a bad argument (exit 2) and the message lists the
+kinds; an unknown session is an error (exit 1) that lists those that exist. Grouping flags are those of procwalk sessions (see its help).
 
 ` + exitCodesHelp
 
@@ -65,9 +64,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	ref := args[0]
 	kind, name, err := procwalk.ParseRef(ref)
 	switch {
-	case errors.Is(err, procwalk.ErrUnknownKind):
-		return err // exit 1: the message lists the kinds
-	case err != nil:
+	case err != nil: // an unknown kind: the message lists them
 		return usageErrorf("%v", err)
 	}
 	users, _ := c.g.users() // unreadable passwd: sessions named by uid

@@ -295,7 +295,7 @@ func overviewKinds() []string {
 }
 
 // parseKinds reads --kind: "" means overviewKinds, "all" every kind. An
-// unknown kind is an exit-1 error listing the kinds, as procwalk session's.
+// unknown kind is a bad flag value (exit 2) listing the kinds.
 func parseKinds(s string) ([]string, error) {
 	switch s {
 	case "":
@@ -306,7 +306,7 @@ func parseKinds(s string) ([]string, error) {
 	kinds := splitList(s)
 	for _, k := range kinds {
 		if !slices.Contains(procwalk.Kinds(), k) {
-			return nil, fmt.Errorf("--kind %q: %w: kinds are %s, or all", k, procwalk.ErrUnknownKind, strings.Join(procwalk.Kinds(), ", "))
+			return nil, usageErrorf("--kind %q: %w: kinds are %s, or all", k, procwalk.ErrUnknownKind, strings.Join(procwalk.Kinds(), ", "))
 		}
 	}
 	return kinds, nil
