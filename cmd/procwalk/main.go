@@ -216,6 +216,10 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
+		if !namesCommand(root, args) {
+			// procwalk --kind tmux: the default command's own flags.
+			return append([]string{defaultCommand}, flagsFirst(subcommand(root, defaultCommand).FlagSet, args)...), nil
+		}
 		return nil, usageErrorf("%v: run 'procwalk --help' for the flags", err)
 	}
 	var hoisted []string
@@ -234,6 +238,18 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		}
 	}
 	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
+}
+
+// namesCommand reports whether any of args is a command's name.
+func namesCommand(root *ffcli.Command, args []string) bool {
+	for _, a := range args {
+		for _, c := range root.Subcommands {
+			if strings.EqualFold(a, c.Name) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // writeHelp prints c's usage: help asked for goes to stdout (procwalk

@@ -182,6 +182,16 @@ func TestNoArgumentsRunsDefaultCommand(t *testing.T) {
 	if firstLine(plain.stdout) != firstLine(named.stdout) || plain.stdout == "" {
 		t.Errorf("procwalk printed\n%q\nprocwalk %s printed\n%q", firstLine(plain.stdout), defaultCommand, firstLine(named.stdout))
 	}
+	// The default command takes its own flags without its name.
+	for _, args := range [][]string{{"--kind", "user", "--no-rates"}, {"--no-rates", "--kind", "sid"}} {
+		plain, named := cli(t, args...), cli(t, append([]string{defaultCommand}, args...)...)
+		if plain.code != exitOK || plain.stdout != named.stdout {
+			t.Errorf("procwalk %v: exit %d, stderr %q; want what procwalk %s %v prints", args, plain.code, plain.stderr, defaultCommand, args)
+		}
+	}
+	if r := cli(t, "--json", "--no-rates"); r.code != exitOK || !strings.HasPrefix(r.stdout, "{") || !strings.Contains(r.stdout, `"sessions": [`) {
+		t.Errorf("procwalk --json: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // Global flags with no command name go to the default command, and beat
