@@ -35,10 +35,15 @@ type FS struct {
 // and returns an FS reading under it.
 func NewFS(root string) (FS, error) {
 	if _, err := os.Stat(filepath.Join(root, "stat")); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return FS{}, fmt.Errorf("%w: %s has no stat file; mount procfs there (mount -t proc proc %s) or pass --proc with the right root", ErrNoProc, root, root)
+		if !errors.Is(err, os.ErrNotExist) {
+			return FS{}, fmt.Errorf("%w: %s: %v", ErrNoProc, root, err)
 		}
-		return FS{}, fmt.Errorf("%w: %s: %v", ErrNoProc, root, err)
+		// Suggest mounting procfs only on an empty directory (or none):
+		// a mount over a directory that holds files would hide them.
+		if entries, err := os.ReadDir(root); err == nil && len(entries) > 0 {
+			return FS{}, fmt.Errorf("%w: %s has no stat file and holds other files: pass --proc with the root procfs is mounted on (usually /proc)", ErrNoProc, root)
+		}
+		return FS{}, fmt.Errorf("%w: %s has no stat file; mount procfs there (mount -t proc proc %s) or pass --proc with the right root", ErrNoProc, root, root)
 	}
 	return FS{root: root}, nil
 }

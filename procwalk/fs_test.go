@@ -99,3 +99,20 @@ func TestClassify(t *testing.T) {
 		t.Error("classify(nil) != nil")
 	}
 }
+
+// procwalk never suggests mounting procfs over a directory that holds
+// files: the mount would hide them.
+func TestNewFSNeverSuggestsMountingOverFiles(t *testing.T) {
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "notes.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := NewFS(full)
+	if !errors.Is(err, ErrNoProc) || strings.Contains(err.Error(), "mount -t proc") || !strings.Contains(err.Error(), "holds other files") {
+		t.Errorf("a directory with files: %v", err)
+	}
+	empty := t.TempDir()
+	if _, err := NewFS(empty); !errors.Is(err, ErrNoProc) || !strings.Contains(err.Error(), "mount -t proc proc "+empty) {
+		t.Errorf("an empty directory: %v", err)
+	}
+}
