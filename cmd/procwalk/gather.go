@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -57,10 +58,11 @@ func (g *globals) users() (*procwalk.Users, error) {
 	return procwalk.ReadUsers(g.passwd)
 }
 
-// visibilityNote says in one line what a snapshot could not see, or ""
+// visibilityNote says in one line what a snapshot could not see, as seen
+// by a procwalk of effective uid euid, or ""
 // when it saw everything. Commands print it to stderr after their output,
 // so that a partial picture is never mistaken for the whole.
-func visibilityNote(s *procwalk.Snapshot) string {
+func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	v := s.Visibility
 	var parts []string
 	if v.Gone > 0 {
@@ -84,7 +86,7 @@ func visibilityNote(s *procwalk.Snapshot) string {
 			// Without stat or statm a process is left out entirely.
 			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
 		} else {
-			parts = append(parts, fmt.Sprintf("%s denied for %s (needs ptrace access: root or the process's user)", f, n))
+			parts = append(parts, fmt.Sprintf("%s denied for %s (%s)", f, n, deniedHint(euid)))
 		}
 	}
 	if v.OthersHidden {
@@ -96,9 +98,20 @@ func visibilityNote(s *procwalk.Snapshot) string {
 	return "partial data: " + strings.Join(parts, "; ")
 }
 
+// deniedHint says why the kernel refused a file: ptrace access, which root
+// has, except over processes of another user namespace or outside
+// procwalk's reach (a sandbox's pid 1, a non-dumpable process under
+// Yama ptrace_scope, a container runtime's init).
+func deniedHint(euid int) string {
+	if euid == 0 {
+		return "refused even to root: a process of another user namespace or a protected one"
+	}
+	return "needs ptrace access: root or the process's user"
+}
+
 // writeVisibilityNote prints visibilityNote to w when there is one.
 func writeVisibilityNote(w io.Writer, s *procwalk.Snapshot) {
-	if note := visibilityNote(s); note != "" {
+	if note := visibilityNote(s, os.Geteuid()); note != "" {
 		fmt.Fprintf(w, "procwalk: %s\n", note)
 	}
 }

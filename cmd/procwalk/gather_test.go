@@ -11,23 +11,27 @@ func TestVisibilityNote(t *testing.T) {
 	tests := []struct {
 		name string
 		v    procwalk.Visibility
+		euid int
 		want string
 	}{
-		{"complete", procwalk.Visibility{Listed: 5}, ""},
-		{"gone", procwalk.Visibility{Listed: 6, Gone: 1}, "partial data: 1 process exited mid-scan"},
-		{"malformed, one dropped", procwalk.Visibility{Listed: 6, Malformed: 3},
+		{"complete", procwalk.Visibility{Listed: 5}, 1000, ""},
+		{"gone", procwalk.Visibility{Listed: 6, Gone: 1}, 1000, "partial data: 1 process exited mid-scan"},
+		{"malformed, one dropped", procwalk.Visibility{Listed: 6, Malformed: 3}, 1000,
 			"partial data: 3 processes with malformed /proc files (1 left out: bad stat or statm)"},
-		{"denied fields, sorted", procwalk.Visibility{Listed: 5, Denied: map[string]int{"smaps": 1, "io": 4}},
+		{"denied fields, sorted", procwalk.Visibility{Listed: 5, Denied: map[string]int{"smaps": 1, "io": 4}}, 1000,
 			"partial data: io denied for 4 processes (needs ptrace access: root or the process's user); " +
 				"smaps denied for 1 process (needs ptrace access: root or the process's user)"},
-		{"hidepid=noaccess", procwalk.Visibility{Listed: 8, Denied: map[string]int{"stat": 3}, HidePID: "noaccess", OthersHidden: true},
+		// Root has ptrace access: what it is refused is out of its reach.
+		{"denied to root", procwalk.Visibility{Listed: 5, Denied: map[string]int{"io": 1}}, 0,
+			"partial data: io denied for 1 process (refused even to root: a process of another user namespace or a protected one)"},
+		{"hidepid=noaccess", procwalk.Visibility{Listed: 8, Denied: map[string]int{"stat": 3}, HidePID: "noaccess", OthersHidden: true}, 1000,
 			"partial data: stat denied for 3 processes, left out (hidepid: run as root); " +
 				"proc is mounted hidepid=noaccess: other users' processes may be missing (run as root)"},
-		{"hidepid as root", procwalk.Visibility{Listed: 5, HidePID: "2"}, ""},
+		{"hidepid as root", procwalk.Visibility{Listed: 5, HidePID: "2"}, 0, ""},
 	}
 	for _, tt := range tests {
 		s := &procwalk.Snapshot{Procs: procs, Visibility: tt.v}
-		if got := visibilityNote(s); got != tt.want {
+		if got := visibilityNote(s, tt.euid); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}

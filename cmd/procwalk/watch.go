@@ -162,7 +162,7 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 		w.fail(n, err)
 	default:
 		w.failed = 0
-		if note := visibilityNote(snap); note != "" && n == 1 {
+		if note := visibilityNote(snap, os.Geteuid()); note != "" && n == 1 {
 			fmt.Fprintf(w.e.stderr, "procwalk: %s\n", note)
 		}
 	}
