@@ -6,13 +6,11 @@ package procwalk
 // parseMemTotal returns MemTotal in bytes, 0 when the line is missing or
 // garbage.
 func parseMemTotal(b []byte) uint64 {
-	for len(b) > 0 {
-		var line []byte
-		line, b = nextLine(b)
-		if key, val, ok := keyValue(line); ok && string(key) == "MemTotal" {
-			v, _ := kBToBytes(val)
-			return v
+	var total uint64
+	eachKeyValue(b, func(key, val []byte) {
+		if total == 0 && string(key) == "MemTotal" {
+			total, _ = kBToBytes(val)
 		}
-	}
-	return 0
+	})
+	return total
 }

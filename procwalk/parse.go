@@ -90,6 +90,18 @@ func kBToBytes(b []byte) (uint64, bool) {
 	return kb << 10, true
 }
 
+// eachKeyValue calls fn with the key and value of every "Key: value" line
+// of b (meminfo, status, io), skipping lines that are not.
+func eachKeyValue(b []byte, fn func(key, val []byte)) {
+	for len(b) > 0 {
+		var line []byte
+		line, b = nextLine(b)
+		if key, val, ok := keyValue(line); ok {
+			fn(key, val)
+		}
+	}
+}
+
 // keyValue splits a "Key:   value unit" line (status, smaps_rollup, io,
 // meminfo) into key and the first word of the value.
 func keyValue(line []byte) (key, val []byte, ok bool) {

@@ -69,13 +69,7 @@ func parseLoadavg(b []byte) (l1, l5, l15 float64, ok bool) {
 // parseMeminfo fills the memory figures; all four lines are needed.
 func parseMeminfo(b []byte, s *System) {
 	found := 0
-	for len(b) > 0 {
-		var line []byte
-		line, b = nextLine(b)
-		key, val, ok := keyValue(line)
-		if !ok {
-			continue
-		}
+	eachKeyValue(b, func(key, val []byte) {
 		var dst *uint64
 		switch string(key) {
 		case "MemTotal":
@@ -87,13 +81,13 @@ func parseMeminfo(b []byte, s *System) {
 		case "SwapFree":
 			dst = &s.SwapFreeBytes
 		default:
-			continue
+			return
 		}
 		if v, ok := kBToBytes(val); ok {
 			*dst = v
 			found++
 		}
-	}
+	})
 	s.HaveMemory = found == 4
 }
 
