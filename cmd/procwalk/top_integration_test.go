@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // TestIntegrationTopInTmux runs procwalk top in an 80×24 pane of a tmux
@@ -93,6 +95,19 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	// refresh later.
 	for _, v := range victims {
 		waitFor(fmt.Sprintf("%d root", v.Process.Pid))
+	}
+	// The right numbers: a victim's RSS as its statm says (a sleeping
+	// sleep's resident pages do not move).
+	statm, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", victims[0].Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size, resident uint64
+	fmt.Sscan(string(statm), &size, &resident)
+	rss := procwalk.FormatBytes(resident * uint64(os.Getpagesize()))
+	waitFor(fmt.Sprintf("%d root     pwtopvictim", victims[0].Process.Pid))
+	if row := regexp.MustCompile(fmt.Sprintf(`(?m)^\s*%d root .*\b%s\b`, victims[0].Process.Pid, regexp.QuoteMeta(rss))); !row.MatchString(screen()) {
+		t.Errorf("pid %d: no RSS %s on its row:\n%s", victims[0].Process.Pid, rss, screen())
 	}
 
 	// The cursor is on the first row: the lower pid (CPU% ties).
