@@ -137,6 +137,9 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want 0, help on stdout", args, r.code, r.stderr, len(r.stdout))
 		}
 	}
+	if r := cli(t, "watch", "--help"); !strings.Contains(r.stdout, "-interval 10s") {
+		t.Errorf("watch --help does not show its 10 s default tick:\n%s", r.stdout)
+	}
 	if r := cli(t, "help", "tree"); !strings.Contains(r.stdout, "procwalk tree [flags] [PID]") {
 		t.Errorf("help tree is not tree's help:\n%s", r.stdout)
 	}

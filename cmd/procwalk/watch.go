@@ -62,6 +62,10 @@ EXIT CODES
 func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	c := &watchCommand{g: g, e: e}
 	fs := newFlagSet("watch", g, e.stderr)
+	// The global --interval is a rate's sampling time; here it is the tick,
+	// 10 s unless given: say so in --help.
+	iv := fs.Lookup("interval")
+	iv.DefValue, iv.Usage = defaultWatchInterval.String(), "time between runs of the script (env PROCWALK_INTERVAL)"
 	c.fs = fs
 	c.f.register(fs)
 	c.s.register(fs)
