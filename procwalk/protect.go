@@ -32,7 +32,7 @@ type ProtectedError struct {
 func (e *ProtectedError) Error() string {
 	s := fmt.Sprintf("pid %d (%s) is protected: %s", e.PID, e.Comm, e.Reason)
 	if !e.Hard {
-		s += "; pass --force (Force) to override the protected list"
+		s += "; kill --force overrides the protected list"
 	}
 	return s
 }

@@ -271,7 +271,7 @@ func TestPlanTreeCutAtProtected(t *testing.T) {
 			if o.ID.PID == 83 { // jupyter-lab, protected in its own right
 				continue
 			}
-			if !strings.Contains(o.Err.Error(), "which is protected, in the tree; pass --force") {
+			if !strings.Contains(o.Err.Error(), "which is protected, in the tree; kill --force overrides") {
 				t.Errorf("pid %d: %v, want a cut a --force lifts", o.ID.PID, o.Err)
 			}
 		}

@@ -603,8 +603,8 @@ func (r *guardRun) summary() {
 		if r.pssSeen {
 			pss = "peak tree PSS " + formatBytes(r.peakPSS)
 		}
-		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %d times every %s; largest process peak RSS %s (kernel)\n",
-			formatBytes(r.peakRSS), pss, r.samples, r.c.g.interval, kernelPeak)
+		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS %s (kernel)\n",
+			formatBytes(r.peakRSS), pss, countOf(r.samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
 	fmt.Fprintf(w, "  CPU %.2fs user+system; %s seen; %s reaped\n",
 		max(r.cpuSeconds, r.reapedCPU), countOf(len(r.seen), "process", "processes"), countOf(r.orphansReaped, "orphan", "orphans"))
