@@ -281,7 +281,7 @@ func Find(sessions []Session, ref string) (*Session, error) {
 		}
 		return nil, fmt.Errorf("%w %s: there are no %s sessions", ErrNoSession, ref, kind)
 	}
-	slices.Sort(names)
+	slices.SortFunc(names, CompareNatural)
 	more := ""
 	if len(names) > maxListed {
 		more = fmt.Sprintf(" ... and %d more", len(names)-maxListed)

@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -437,7 +438,37 @@ func (x sessionsByName) Less(i, j int) bool {
 	case x.isNum[i] != x.isNum[j]:
 		return x.isNum[i]
 	}
-	return x.ss[i].Name < x.ss[j].Name
+	return CompareNatural(x.ss[i].Name, x.ss[j].Name) < 0
+}
+
+// CompareNatural orders names as people count: digit runs by their value,
+// so pwload-2 comes before pwload-10; the rest byte by byte.
+func CompareNatural(a, b string) int {
+	for a != "" && b != "" {
+		da, db := digitRun(a), digitRun(b)
+		if da > 0 && db > 0 {
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if c := cmp.Or(cmp.Compare(len(na), len(nb)), strings.Compare(na, nb)); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		if a[0] != b[0] {
+			return cmp.Compare(a[0], b[0])
+		}
+		a, b = a[1:], b[1:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+// digitRun is the length of the ASCII digits s starts with.
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 func (x sessionsByName) Swap(i, j int) {

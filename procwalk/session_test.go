@@ -359,3 +359,12 @@ func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
 		t.Errorf("a session back after a gather without it has cumulative CPU %v, want 4 (a reset)", got)
 	}
 }
+
+func TestCompareNatural(t *testing.T) {
+	names := []string{"pwload-100", "pwload-10", "pwload-2", "pwload-1", "a", "pwload-02x", "b1", "b01", "pwload-"}
+	slices.SortStableFunc(names, CompareNatural)
+	want := []string{"a", "b1", "b01", "pwload-", "pwload-1", "pwload-2", "pwload-02x", "pwload-10", "pwload-100"}
+	if !slices.Equal(names, want) {
+		t.Errorf("natural order %q, want %q", names, want)
+	}
+}

@@ -389,7 +389,7 @@ func (t *tmuxGrouping) finish() []Session {
 		ss.Attrs[AttrPanes] = strconv.Itoa(len(ss.Panes))
 		ss.Attrs[AttrWindows] = strconv.Itoa(len(windows))
 	}
-	slices.SortFunc(sessions, func(a, b Session) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortFunc(sessions, func(a, b Session) int { return CompareNatural(a.Name, b.Name) })
 	return sessions
 }
 
