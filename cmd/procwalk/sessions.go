@@ -395,7 +395,13 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 	if t.RatesMeasured == 0 || t.IORead == 0 {
 		return notMeasured, notMeasured
 	}
-	return formatRate(t.ReadBytesPerSecond), formatRate(t.WriteBytesPerSecond)
+	read, write := formatRate(t.ReadBytesPerSecond), formatRate(t.WriteBytesPerSecond)
+	if t.IORead < t.Procs {
+		// Some members' io was refused: a lower bound, as a PSS total with
+		// unreadable members is (procwalk session KIND:NAME says how many).
+		read, write = read+"+", write+"+"
+	}
+	return read, write
 }
 
 // sessionInfo is the INFO column: what the kind knows beyond the numbers.

@@ -472,3 +472,17 @@ func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
 		}
 	}
 }
+
+// A session some of whose members' io was refused or malformed shows its
+// IO rates as lower bounds: 303's io in the fixture does not parse.
+func TestSessionsPartialIOMarked(t *testing.T) {
+	clearEnv(t)
+	r := cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("sessions", "--kind", "tree", "--tree", "1", "--interval", "5ms")...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "0 B+     0 B+") {
+		t.Errorf("tree:1 holds 303: want READ/s and WRITE/s marked as lower bounds:\n%s%s", r.stdout, r.stderr)
+	}
+	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("sessions", "--kind", "tree", "--tree", "110", "--interval", "5ms")...)
+	if r.code != exitOK || strings.Contains(r.stdout, "B+") || !strings.Contains(r.stdout, "0 B      0 B") {
+		t.Errorf("tree:110 has every member's io: want plain rates:\n%s%s", r.stdout, r.stderr)
+	}
+}
