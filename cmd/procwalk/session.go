@@ -88,7 +88,11 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	}
 	s, err := procwalk.Find(gd.sessions, ref)
 	if err != nil {
-		writeNotes(c.e.stderr, gd) // e.g. "no tmux server": why none exist
+		// One line for one failure: the grouping notes say why none
+		// matched ("no tmux server", "no process matches").
+		if len(gd.notes) > 0 {
+			return fmt.Errorf("%w (%s)", err, strings.Join(gd.notes, "; "))
+		}
 		return err
 	}
 	if c.g.pss {

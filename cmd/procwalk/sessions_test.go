@@ -349,6 +349,8 @@ func TestSessionErrors(t *testing.T) {
 		{"no argument", sessionsFixture("session"), exitUsage, "session takes one KIND:NAME"},
 		{"bad tree", sessionsFixture("session", "--no-rates", "tree:("), exitUsage, "tree:("},
 		{"tree not running", sessionsFixture("session", "--no-rates", "tree:99999"), exitError, "no tree sessions"},
+		{"tree matching nothing", sessionsFixture("session", "--no-rates", "tree:nonexistent"), exitError,
+			`no such session tree:nonexistent: there are no tree sessions (tree nonexistent: no process matches "nonexistent")`},
 		{"sessions argument", sessionsFixture("sessions", "x"), exitUsage, "sessions takes no arguments"},
 		{"bad sort", sessionsFixture("sessions", "--sort", "size"), exitUsage, `--sort "size"`},
 		{"cpu sort without rates", sessionsFixture("sessions", "--no-rates", "--sort", "cpu"), exitUsage, "needs rates"},
@@ -366,6 +368,9 @@ func TestSessionErrors(t *testing.T) {
 			}
 			if r.stdout != "" {
 				t.Errorf("a failed run wrote to stdout:\n%s", r.stdout)
+			}
+			if strings.HasPrefix(tt.args[len(tt.args)-1], "tree:") && strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("one failure, %d lines:\n%s", strings.Count(r.stderr, "\n"), r.stderr)
 			}
 		})
 	}
