@@ -32,6 +32,7 @@ type telegrafCommand struct {
 	keepMemory bool
 	kinds      string
 	sockets    string
+	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
 }
@@ -95,6 +96,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
 	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(procwalk.Kinds(), ", "))
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
+	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
 	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
 	fs.Float64Var(&in.DangerPercent, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
 	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
@@ -211,7 +213,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in.Proc = c.g.proc
 	in.PSS = c.g.pss
 	in.SessionKinds = splitList(c.kinds)
-	in.TmuxSockets = splitList(c.sockets)
+	in.TmuxSockets = append(splitList(c.sockets), c.socket...)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {

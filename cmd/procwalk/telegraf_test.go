@@ -449,3 +449,18 @@ func TestTelegrafTreeAndGroupSessions(t *testing.T) {
 		t.Errorf("sessions %q, want %q", got, want)
 	}
 }
+
+// telegraf takes --tmux-socket (repeated) as sessions does, beside
+// --tmux-sockets: both reach the plugin's tmux_sockets, checked there.
+func TestTelegrafTmuxSocketSpellings(t *testing.T) {
+	clearEnv(t)
+	for _, args := range [][]string{{"--tmux-socket", " "}, {"--tmux-socket", "a", "--tmux-socket", " "}} {
+		r := cli(t, fixture(append([]string{"telegraf"}, args...)...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "tmux_sockets (--tmux-sockets) has an empty entry") {
+			t.Errorf("%q: exit %d, stderr %q; want the empty socket refused", args, r.code, r.stderr)
+		}
+	}
+	if r := cli(t, fixture("telegraf", "--tmux-socket", "/nonexistent/a", "--session-kinds", "tmux", "--skip-self-metrics")...); r.code != exitOK {
+		t.Errorf("--tmux-socket PATH: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
