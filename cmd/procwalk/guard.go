@@ -597,13 +597,13 @@ func (r *guardRun) summary() {
 	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), r.end.Sub(r.start).Round(time.Millisecond))
 	kernelPeak := formatBytes(uint64(max(r.maxRSSKiB, 0)) * 1024)
 	if r.samples == 0 {
-		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS %s (kernel)\n", r.c.g.interval, kernelPeak)
+		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS at most %s (kernel high-water mark)\n", r.c.g.interval, kernelPeak)
 	} else {
 		pss := "PSS not read (use --max-pss or --pss)"
 		if r.pssSeen {
 			pss = "peak tree PSS " + formatBytes(r.peakPSS)
 		}
-		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS %s (kernel)\n",
+		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
 			formatBytes(r.peakRSS), pss, countOf(r.samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
 	fmt.Fprintf(w, "  CPU %.2fs user+system; %s seen; %s reaped\n",
