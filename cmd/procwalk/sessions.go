@@ -189,6 +189,7 @@ func writeNotes(w io.Writer, gd gathered) {
 }
 
 type sessionsCommand struct {
+	fs    *flag.FlagSet
 	g     *globals
 	e     *env
 	f     sessionFlags
@@ -202,6 +203,7 @@ type sessionsCommand struct {
 func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	c := &sessionsCommand{g: g, e: e}
 	fs := newFlagSet("sessions", g, e.stderr)
+	c.fs = fs
 	c.f.register(fs)
 	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
 	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss)")
@@ -247,6 +249,9 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		}
 	}
 	limit := c.limit
+	if limit < -1 || limit == -1 && c.limitSet() {
+		return usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
+	}
 	if limit < 0 {
 		limit = 10
 		if c.kind != "" || c.json {
@@ -330,6 +335,14 @@ func limitPerKind(sessions []procwalk.Session, limit int) (shown []procwalk.Sess
 	return shown, hidden
 }
 
+// limitSet reports whether --limit was given (by flag, env or config):
+// its default, -1, means "10 per kind, or all with --kind".
+func (c *sessionsCommand) limitSet() bool {
+	set := false
+	c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "limit" })
+	return set
+}
+
 func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden map[string]int) error {
 	t := &table{cols: []column{{header: "KIND"}, {header: "NAME"}, {header: "PROCS", right: true}, {header: "RSS", right: true}}}
 	if c.g.pss {
@@ -362,9 +375,17 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 		fmt.Fprintln(c.e.stdout, "(no sessions)")
 	}
 	for _, k := range procwalk.Kinds() {
-		if n := hidden[k]; n > 0 {
-			fmt.Fprintf(c.e.stdout, "... and %s (procwalk sessions --kind %s lists them all)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), k)
+		n := hidden[k]
+		if n == 0 {
+			continue
 		}
+		// The way to see them: --kind K, unless it was given, where only
+		// --limit hides them.
+		hint := "procwalk sessions --kind " + k + " lists them all"
+		if c.kind != "" {
+			hint = "--limit 0 lists them all"
+		}
+		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
 	}
 	return nil
 }

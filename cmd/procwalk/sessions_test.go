@@ -359,6 +359,7 @@ func TestSessionErrors(t *testing.T) {
 		{"missing groups", sessionsFixture("sessions", "--groups", groups+".nope"), exitUsage, "no such file"},
 		{"bad danger", sessionsFixture("sessions", "--danger-percent", "0"), exitUsage, "--danger-percent 0"},
 		{"NaN danger", sessionsFixture("sessions", "--danger-percent", "NaN"), exitUsage, "--danger-percent NaN: want a percentage"},
+		{"negative limit", sessionsFixture("sessions", "--limit", "-1"), exitUsage, "--limit -1: want 0 (all) or a positive count"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -475,6 +476,20 @@ func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
 		if time.Now().After(deadline) {
 			t.Fatalf("after 10 s pane %d is not %q with a child %q", pid, cmd, child)
 		}
+	}
+}
+
+// The line saying how many sessions --limit hid names the way to see them:
+// --kind when it was not given, --limit 0 when it was.
+func TestSessionsLimitHint(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("sessions", "--kind", "sid", "--limit", "1", "--no-rates")...)
+	if !strings.Contains(r.stdout, "more sid sessions (--limit 0 lists them all)") {
+		t.Errorf("--kind sid --limit 1:\n%s", r.stdout)
+	}
+	r = cli(t, fixture("sessions", "--limit", "1", "--no-rates")...)
+	if !strings.Contains(r.stdout, "(procwalk sessions --kind ") || strings.Contains(r.stdout, "--limit 0") {
+		t.Errorf("--limit 1 without --kind:\n%s", r.stdout)
 	}
 }
 
