@@ -127,6 +127,12 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf("telegraf takes no arguments, got %q", args)
 	}
+	// Checked in every mode: a bad --signal in a config shared with exec
+	// mode must not wait for the first execd run to be found.
+	sig, err := plugin.ParseSignal(c.signal)
+	if err != nil {
+		return &exitErr{Code: exitUsage, Err: err}
+	}
 	var gatherSignals chan os.Signal
 	if c.execd {
 		// Telegraf's signal = "SIGHUP"/"SIGUSR1"/"SIGUSR2" sends one each
@@ -153,10 +159,6 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 	defer signal.Stop(sigpipe)
 
 	if c.execd {
-		sig, err := plugin.ParseSignal(c.signal)
-		if err != nil {
-			return &exitErr{Code: exitUsage, Err: err}
-		}
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}

@@ -450,6 +450,16 @@ func TestTelegrafTreeAndGroupSessions(t *testing.T) {
 	}
 }
 
+// A bad --signal is a usage error in exec mode too, where it is not used:
+// a config file shared with execd must not hide it.
+func TestTelegrafBadSignalInExecMode(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("telegraf", "--signal", "bogus")...)
+	if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, `signal (--signal) "bogus"`) {
+		t.Errorf("exit %d, stdout %d bytes, stderr %q; want 2 and nothing written", r.code, len(r.stdout), r.stderr)
+	}
+}
+
 // telegraf takes --tmux-socket (repeated) as sessions does, beside
 // --tmux-sockets: both reach the plugin's tmux_sockets, checked there.
 func TestTelegrafTmuxSocketSpellings(t *testing.T) {
