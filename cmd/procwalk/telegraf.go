@@ -123,7 +123,19 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	}
 }
 
-func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
+func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
+	log := plugin.NewLineLogger(c.e.stderr, c.debug)
+	if c.execd {
+		// Telegraf reads execd's stderr as log lines: a failure to start
+		// is an E! line too, with the documented exit code.
+		defer func() {
+			var ee *exitErr
+			if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
+				log.Errorf("%s", printable(err.Error()))
+				err = &exitErr{Code: exitCode(err)}
+			}
+		}()
+	}
 	if len(args) > 0 {
 		return usageErrorf("telegraf takes no arguments, got %q", args)
 	}
@@ -142,7 +154,6 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) error {
 		signal.Notify(gatherSignals, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 		defer signal.Stop(gatherSignals)
 	}
-	log := plugin.NewLineLogger(c.e.stderr, c.debug)
 	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
 	if err != nil {
 		return err

@@ -460,6 +460,25 @@ func TestTelegrafBadSignalInExecMode(t *testing.T) {
 	}
 }
 
+// Under --execd a failure to start is an E! line, as Telegraf reads
+// execd's stderr, with the documented exit code; nothing else is printed.
+func TestTelegrafExecdStartErrors(t *testing.T) {
+	clearEnv(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"telegraf", "--execd", "--proc", "/nope"}, exitError, "E! bad procwalk plugin option: proc (--proc): not a proc filesystem: /nope"},
+		{[]string{"telegraf", "--execd", "--signal", "bogus"}, exitUsage, `E! bad procwalk plugin option: signal (--signal) "bogus"`},
+	} {
+		r := cli(t, c.args...)
+		if r.code != c.code || !strings.HasPrefix(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d and one line %q...", c.args, r.code, r.stderr, c.code, c.want)
+		}
+	}
+}
+
 // telegraf takes --tmux-socket (repeated) as sessions does, beside
 // --tmux-sockets: both reach the plugin's tmux_sockets, checked there.
 func TestTelegrafTmuxSocketSpellings(t *testing.T) {
