@@ -198,6 +198,9 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	err = root.Run(ctx)
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
+		if f, ok := stderr.(*os.File); ok && ctx.Err() != nil && isTerminal(f) {
+			fmt.Fprintln(stderr) // the terminal echoed ^C where the message would start
+		}
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 	}
 	return err
