@@ -133,6 +133,9 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 	t := s.Totals
 	fmt.Fprintf(w, "%s\n", printable(s.Ref()))
 	kv := &table{cols: []column{{header: ""}, {header: ""}}}
+	if s.ID() != "" {
+		kv.add("ref", printable(s.RefID())+" (kill --session refuses it once the name passes to another session)")
+	}
 	kv.add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
 		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
 	mem := "RSS " + formatBytes(t.RSSBytes) + " (shared pages counted once per member)"
