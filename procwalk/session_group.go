@@ -24,6 +24,7 @@ type Grouper struct {
 	agentCache map[agentKey]int16
 	// agentNames keeps agent names stable across gathers (session_sticky.go).
 	agentNames stickyNames
+	tmuxNames  map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
 	environ      map[ProcID]tmuxEnv

@@ -129,3 +129,40 @@ func TestAgentNamesStick(t *testing.T) {
 		t.Errorf("fresh Grouper: %q\nwant %q", got, want)
 	}
 }
+
+// A second tmux server creates "build" while the default server's "build"
+// lives: within one Grouper the first keeps its bare name. A fresh Grouper
+// cannot tell which came first and qualifies both.
+func TestTmuxNamesStick(t *testing.T) {
+	other := ""
+	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/other"},
+		ListPanes: func(socket string) ([]byte, error) {
+			if strings.HasSuffix(socket, "other") {
+				if other == "" {
+					return nil, ErrNoTmuxServer
+				}
+				return []byte(other), nil
+			}
+			return os.ReadFile("testdata/sessions/tmux/default.txt")
+		},
+	}}
+	g, s := fixtureGrouper(t, sessionFixture, cfg)
+	sessions, _ := g.Group(s)
+	if got, want := namesOf(sessions, KindTmux), []string{"build", "web"}; !slices.Equal(got, want) {
+		t.Fatalf("one server: %v, want %v", got, want)
+	}
+	other = "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
+	sessions, _ = g.Group(s)
+	if got, want := namesOf(sessions, KindTmux), []string{"build", "other/build", "web"}; !slices.Equal(got, want) {
+		t.Errorf("second server, same Grouper: %v, want %v", got, want)
+	}
+	if b := find(t, sessions, "tmux:build"); b.Attrs[AttrSocket] != "/tmp/tmux-1000/default" {
+		t.Errorf("tmux:build is on %s", b.Attrs[AttrSocket])
+	}
+	g2, s2 := fixtureGrouper(t, sessionFixture, cfg)
+	sessions, _ = g2.Group(s2)
+	if got, want := namesOf(sessions, KindTmux), []string{"default/build", "other/build", "web"}; !slices.Equal(got, want) {
+		t.Errorf("fresh Grouper: %v, want %v", got, want)
+	}
+}
