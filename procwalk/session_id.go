@@ -48,8 +48,11 @@ func (s *Session) RefID() string {
 	return s.Ref() + "@" + id
 }
 
-// splitID cuts "NAME@PID.TICKS" into NAME and ID; ok is false when name has
-// no such suffix (names may contain '@' themselves).
+// SplitRefID cuts "NAME@PID.TICKS" into NAME and ID; ok is false when name
+// has no such suffix. Names may contain '@' themselves: Find takes a name
+// whole when a session has it.
+func SplitRefID(name string) (base, id string, ok bool) { return splitID(name) }
+
 func splitID(name string) (base, id string, ok bool) {
 	at := strings.LastIndexByte(name, '@')
 	if at <= 0 {

@@ -75,6 +75,9 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if base, _, ok := procwalk.SplitRefID(name); ok && kind == procwalk.KindTree {
+		name = base // tree:1234@ID: build the tree, let Find check the ID
+	}
 	if kind == procwalk.KindTree && !slices.ContainsFunc(cfg.Trees, func(t procwalk.TreeSpec) bool { return t.Name == name }) {
 		// tree:1234, tree:/run/x.pid, tree:postgres need no --tree.
 		spec, err := procwalk.ParseTreeSpec(name)
