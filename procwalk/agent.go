@@ -176,19 +176,28 @@ func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
 		cwds[k] = g.fs.cwd(&s.Procs[i])
 	}
 	projects := projectNames(cwds)
+	leaders := make([]ProcID, len(outer))
+	bases := make([]string, len(outer))
+	for k, i := range outer {
+		p := &s.Procs[i]
+		project := projects[k]
+		if project == "" {
+			project = "pid-" + strconv.Itoa(p.ID.PID) // cwd unreadable
+		}
+		leaders[k], bases[k] = p.ID, g.cfg.Agents[rule[i]].Name+"/"+project
+	}
+	// A second agent in the same folder gets "#2"; names stick (session_sticky.go).
+	var names []string
+	names, g.agentNames = g.agentNames.assign(leaders, bases)
 	b := newBuilder(s, KindAgent)
-	used := map[string]int{}
 	for k, i := range outer {
 		p := &s.Procs[i]
 		r := g.cfg.Agents[rule[i]]
 		project := projects[k]
 		if project == "" {
-			project = "pid-" + strconv.Itoa(p.ID.PID) // cwd unreadable
+			project = "pid-" + strconv.Itoa(p.ID.PID)
 		}
-		name := r.Name + "/" + project
-		if used[name]++; used[name] > 1 {
-			name += "#" + strconv.Itoa(used[name]) // a second agent in the same folder
-		}
+		name := names[k]
 		elapsed := s.Time.Sub(p.Start)
 		attrs := map[string]string{
 			AttrAgent:       r.Name,

@@ -256,13 +256,19 @@ func ParseRef(ref string) (kind, name string, err error) {
 // maxListed bounds how many names an error message lists.
 const maxListed = 40
 
-// Find returns the session named by ref ("KIND:NAME"). When there is none,
+// Find returns the session named by ref ("KIND:NAME" or "KIND:NAME@ID", see
+// Session.RefID; a name that itself ends in "@PID.TICKS" is taken whole).
+// With an ID, the session named NAME must have that ID, else the error
+// wraps ErrSessionChanged. When there is none,
 // the error wraps ErrUnknownKind, ErrBadRef or ErrNoSession and lists the
 // sessions of that kind that exist (or the kinds, when none of that kind).
 func Find(sessions []Session, ref string) (*Session, error) {
 	kind, name, err := ParseRef(ref)
 	if err != nil {
 		return nil, err
+	}
+	if base, id, ok := splitID(name); ok && !hasName(sessions, kind, name) {
+		return findWithID(sessions, ref, kind, base, id)
 	}
 	var names []string
 	for i := range sessions {
@@ -288,6 +294,15 @@ func Find(sessions []Session, ref string) (*Session, error) {
 		names = names[:maxListed]
 	}
 	return nil, fmt.Errorf("%w %s: %s sessions are %s%s", ErrNoSession, ref, kind, strings.Join(names, ", "), more)
+}
+
+func hasName(sessions []Session, kind, name string) bool {
+	for i := range sessions {
+		if sessions[i].Kind == kind && sessions[i].Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func presentKinds(sessions []Session) []string {

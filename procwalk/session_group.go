@@ -24,6 +24,9 @@ type Grouper struct {
 	pods  map[string]podMeta // pod uid -> name and namespace, read once
 	// agentCache maps the names a process is matched by to its agent rule.
 	agentCache map[agentKey]int16
+	// agentNames keeps agent names stable across gathers (session_sticky.go).
+	agentNames stickyNames
+	tmuxNames  map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
 	environ      map[ProcID]tmuxEnv

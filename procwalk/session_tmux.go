@@ -159,6 +159,61 @@ type tmuxGrouping struct {
 	paneSession []int32             // session of each pane in pi.panes
 	paneByID    map[[2]string]int32 // (socket, pane id) -> pane
 	paneByTTY   map[int]int32       // tty_nr -> live pane
+	// names is the Grouper's memory of tmux names: the last gather's, in;
+	// this gather's, out (stickyNames).
+	names map[tmuxNameKey]string
+}
+
+// tmuxNameKey identifies a tmux session across gathers: its server's socket
+// and its id, which tmux never reuses while the server lives.
+type tmuxNameKey struct{ socket, sessionID string }
+
+// stickyNames names each tmux session: the name it had in the previous
+// gather of this Grouper while that is still its name, bare or
+// qualified, and no other session took it; else bare, or "server/name" when
+// another server has a session of that name. So "build" stays bare when a
+// second server creates a "build" later (that one is "label/build").
+func (t *tmuxGrouping) stickyNames(nameCount map[string]int) map[tmuxSessionRef]string {
+	names := map[tmuxSessionRef]string{}
+	taken := map[string]bool{}
+	next := map[tmuxNameKey]string{}
+	var fresh []tmuxSessionRef
+	seen := map[tmuxSessionRef]bool{}
+	for si, srv := range t.servers {
+		for _, r := range srv.recs {
+			ref := tmuxSessionRef{si, r.sessionID}
+			if seen[ref] {
+				continue
+			}
+			seen[ref] = true
+			old, ok := t.names[tmuxNameKey{srv.socket, r.sessionID}]
+			if ok && !taken[old] && (old == r.sessionName || old == srv.label+"/"+r.sessionName) {
+				names[ref], taken[old] = old, true
+				continue
+			}
+			fresh = append(fresh, ref)
+		}
+	}
+	for _, ref := range fresh {
+		srv := &t.servers[ref.server]
+		base := ""
+		for _, r := range srv.recs {
+			if r.sessionID == ref.sessionID {
+				base = r.sessionName
+				break
+			}
+		}
+		name := base
+		if nameCount[base] > 1 || taken[base] {
+			name = srv.label + "/" + base
+		}
+		names[ref], taken[name] = name, true
+	}
+	for ref, name := range names {
+		next[tmuxNameKey{t.servers[ref.server].socket, ref.sessionID}] = name
+	}
+	t.names = next
+	return names
 }
 
 // groupTmux makes one session per tmux session of the servers: the
@@ -169,7 +224,7 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 		return nil, paneIndex{}
 	}
 	t := &tmuxGrouping{s: s, servers: servers, b: newBuilder(s, KindTmux),
-		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}}
+		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}, names: g.tmuxNames}
 	t.pi.of = make([]int32, len(s.Procs))
 	for i := range t.pi.of {
 		t.pi.of[i] = -1
@@ -185,6 +240,7 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 			t.assign(int32(i), int32(pane))
 		}
 	}
+	g.tmuxNames = t.names
 	t.ttyBackstop()
 	if partial := g.environBackstop(t, n); partial {
 		for i := range t.b.sess {
@@ -195,7 +251,8 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 }
 
 // addPanes starts a session per tmux session and indexes every pane. A
-// session name is bare unless two servers both have it.
+// session name is bare unless two servers both have it when it is first
+// seen; then it is "server/name", and either form sticks (stickyNames).
 func (t *tmuxGrouping) addPanes() {
 	nameCount := map[string]int{}
 	for _, srv := range t.servers {
@@ -207,17 +264,14 @@ func (t *tmuxGrouping) addPanes() {
 			}
 		}
 	}
+	names := t.stickyNames(nameCount)
 	sessionOf := map[tmuxSessionRef]int32{}
 	for si, srv := range t.servers {
 		for _, r := range srv.recs {
 			ref := tmuxSessionRef{si, r.sessionID}
 			sess, ok := sessionOf[ref]
 			if !ok {
-				name := r.sessionName
-				if nameCount[name] > 1 {
-					name = srv.label + "/" + name
-				}
-				sess = t.b.add(name, map[string]string{
+				sess = t.b.add(names[ref], map[string]string{
 					AttrSocket:     srv.socket,
 					AttrTmuxTarget: r.pane.Target,
 					AttrAttached:   strconv.Itoa(r.attached),

@@ -369,3 +369,18 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 		t.Errorf("Lua print of a hostile name: exit %d, stderr %q; want the escape sequence escaped", r.code, r.stderr)
 	}
 }
+
+// kill --session KIND:NAME@ID acts only while NAME still names the session
+// the ID was taken from (its leader, pid 101 started at tick 150050).
+func TestKillSessionRefID(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("kill", "--dry-run", "--session", "sid:101@101.150050")...)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "would signal pid 101 (bash)") {
+		t.Errorf("matching ID: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, fixture("kill", "--dry-run", "--session", "sid:101@101.1")...)
+	want := "procwalk: session changed: sid:101 now names sid:101@101.150050, not sid:101@101.1 (its leader changed); look again and use the new name\n"
+	if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, want) {
+		t.Errorf("stale ID: exit %d, want 1 with %q; stdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+}

@@ -72,6 +72,9 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if base, _, ok := procwalk.SplitRefID(name); ok && kind == procwalk.KindTree {
+		name = base // tree:1234@ID: build the tree, let Find check the ID
+	}
 	if kind == procwalk.KindTree && !slices.ContainsFunc(cfg.Trees, func(t procwalk.TreeSpec) bool { return t.Name == name }) {
 		// tree:1234, tree:/run/x.pid, tree:postgres need no --tree.
 		spec, err := procwalk.ParseTreeSpec(name)
@@ -159,6 +162,9 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 	t := s.Totals
 	fmt.Fprintf(w, "%s\n", printable(s.Ref()))
 	kv := &table{cols: []column{{header: ""}, {header: ""}}}
+	if s.ID() != "" {
+		kv.add("ref", printable(s.RefID())+" (kill --session refuses it once the name passes to another session)")
+	}
 	kv.add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
 		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
 	mem := "RSS " + formatBytes(t.RSSBytes) + " (shared pages counted once per member)"

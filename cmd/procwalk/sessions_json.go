@@ -70,9 +70,13 @@ type jsonPane struct {
 }
 
 type jsonSession struct {
-	Kind    string            `json:"kind"`
-	Name    string            `json:"name"`
-	Ref     string            `json:"ref"` // KIND:NAME, for procwalk session and kill --session
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	Ref  string `json:"ref"` // KIND:NAME, for procwalk session and kill --session
+	// ID is the leader's "PID.STARTTICKS"; RefID is KIND:NAME@ID, which
+	// kill --session refuses when the name has passed to another session.
+	ID      string            `json:"id,omitempty"`
+	RefID   string            `json:"ref_id"`
 	Attrs   map[string]string `json:"attrs"`
 	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
@@ -95,7 +99,7 @@ type jsonSessions struct {
 
 func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
 	t := s.Totals
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), Attrs: s.Attrs, Partial: s.Partial}
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: s.Attrs, Partial: s.Partial}
 	j.Totals = jsonSessionTotals{
 		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
 		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,

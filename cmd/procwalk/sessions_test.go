@@ -506,3 +506,16 @@ func TestSessionsPartialIOMarked(t *testing.T) {
 		t.Errorf("tree:110 has every member's io: want plain rates:\n%s%s", r.stdout, r.stderr)
 	}
 }
+
+// procwalk session shows KIND:NAME@ID and accepts it back, tree:SPEC too.
+func TestSessionRefID(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, fixture("session", "tree:101@101.150050")...)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "tree:101\n  ref            tree:101@101.150050 (kill --session refuses it once the name passes to another session)\n") {
+		t.Errorf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, fixture("session", "tree:101@101.9")...)
+	if want := "session changed: tree:101 now names tree:101@101.150050, not tree:101@101.9"; r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("stale ID: exit %d, want 1 with %q\n%s", r.code, want, r.stderr)
+	}
+}
