@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -17,6 +19,7 @@ type treeCommand struct {
 	e      *env
 	kernel bool
 	wide   bool
+	json   bool
 }
 
 const treeHelp = `Draws the process tree below PID (default: every root) from one scan.
@@ -41,6 +44,7 @@ func newTreeCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("tree", g, e.stderr)
 	fs.BoolVar(&c.kernel, "kernel", false, "include kernel threads")
 	fs.BoolVar(&c.wide, "wide", false, "never cut lines to the terminal's width")
+	fs.BoolVar(&c.json, "json", false, "print one JSON object: the tree as nested processes, each with its subtree's totals")
 	return &ffcli.Command{
 		Name:       "tree",
 		ShortUsage: "procwalk tree [flags] [PID]",
@@ -148,6 +152,10 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		sum(r)
 	}
 
+	if c.json {
+		return c.writeJSON(snap, roots, totals, shown)
+	}
+
 	t := &table{cols: []column{{header: "PID", right: true}, {header: "RSS", right: true}}}
 	if c.g.pss {
 		t.cols = append(t.cols, column{header: "PSS", right: true})
@@ -219,4 +227,58 @@ func treePSS(t *subtree) string {
 		s += "+"
 	}
 	return s
+}
+
+// jsonTreeNode is one process of tree --json: the process as ps --json
+// has it, its subtree's totals, and its shown children.
+type jsonTreeNode struct {
+	Process  jsonProcess     `json:"process"`
+	Subtree  jsonTreeTotals  `json:"subtree"`
+	Children []*jsonTreeNode `json:"children"`
+}
+
+// jsonTreeTotals sums a subtree, the process included. pss_bytes is
+// present when some member's PSS was read; pss_partial says that a member's
+// was refused (a lower bound).
+type jsonTreeTotals struct {
+	Procs      int     `json:"procs"`
+	RSSBytes   uint64  `json:"rss_bytes"`
+	PSSBytes   *uint64 `json:"pss_bytes,omitempty"`
+	PSSPartial bool    `json:"pss_partial,omitempty"`
+}
+
+// writeJSON prints the tree below roots as nested JSON.
+func (c *treeCommand) writeJSON(snap *procwalk.Snapshot, roots []*procwalk.Process, totals map[int]*subtree, shown func(*procwalk.Process) bool) error {
+	users, _ := c.g.users()
+	metrics := procwalk.Metrics()
+	var node func(p *procwalk.Process) *jsonTreeNode
+	node = func(p *procwalk.Process) *jsonTreeNode {
+		st := totals[p.ID.PID]
+		n := &jsonTreeNode{
+			Process:  newJSONProcess(snap, p, users, metrics),
+			Subtree:  jsonTreeTotals{Procs: st.Procs, RSSBytes: st.RSSBytes, PSSPartial: st.SmapsRead > 0 && st.pssMissing > 0},
+			Children: []*jsonTreeNode{},
+		}
+		if st.SmapsRead > 0 {
+			n.Subtree.PSSBytes = ptr(st.PSSBytes)
+		}
+		for _, child := range snap.Children(p.ID.PID) {
+			if shown(child) {
+				n.Children = append(n.Children, node(child))
+			}
+		}
+		return n
+	}
+	doc := struct {
+		Time       time.Time       `json:"time"`
+		Visibility jsonVisibility  `json:"visibility"`
+		Roots      []*jsonTreeNode `json:"roots"`
+	}{snap.Time.UTC(), newJSONVisibility(snap.Visibility), make([]*jsonTreeNode, 0, len(roots))}
+	for _, r := range roots {
+		doc.Roots = append(doc.Roots, node(r))
+	}
+	enc := json.NewEncoder(c.e.stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(doc)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,48 @@ func TestPSSReadOfShownProcessesOnly(t *testing.T) {
 `
 	if r.stdout != want {
 		t.Errorf("tree --pss 110:\n%s\nwant:\n%s", r.stdout, want)
+	}
+}
+
+// tree --json nests the processes with each subtree's totals; PSS sums are
+// present when read, and the visibility goes in the JSON, not on stderr.
+func TestTreeJSON(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	r := cli(t, fixture("tree", "--json", "--pss", "110")...)
+	if r.code != exitOK || r.stderr != "" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	type node struct {
+		Process struct {
+			PID  int    `json:"pid"`
+			Comm string `json:"comm"`
+		} `json:"process"`
+		Subtree struct {
+			Procs    int     `json:"procs"`
+			RSSBytes uint64  `json:"rss_bytes"`
+			PSSBytes *uint64 `json:"pss_bytes"`
+		} `json:"subtree"`
+		Children []json.RawMessage `json:"children"`
+	}
+	var doc struct {
+		Visibility map[string]any `json:"visibility"`
+		Roots      []node         `json:"roots"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	// make (110): 2 processes, 32000 resident pages; PSS 105000 kB.
+	root := doc.Roots[0]
+	if len(doc.Roots) != 1 || root.Process.PID != 110 || root.Subtree.Procs != 2 || root.Subtree.RSSBytes != 32000*4096 ||
+		root.Subtree.PSSBytes == nil || *root.Subtree.PSSBytes != 105000*1024 || len(root.Children) != 1 {
+		t.Errorf("root %+v, %d children", root, len(root.Children))
+	}
+	var child node
+	if err := json.Unmarshal(root.Children[0], &child); err != nil || child.Process.Comm != "cc1" || len(child.Children) != 0 {
+		t.Errorf("child %+v, %v", child, err)
+	}
+	if doc.Visibility["gone"] != 1.0 {
+		t.Errorf("visibility %v", doc.Visibility)
 	}
 }
