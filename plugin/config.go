@@ -54,7 +54,7 @@ type Config struct {
 
 // DefaultKinds are the session kinds emitted when none are configured: the
 // ones whose names stay few and stable and that cost no /proc file per
-// process beyond stat (agents read the cmdline of interpreters
+// process beyond stat and statm (agents read the cmdline of interpreters
 // alone). sid, pgrp and tty sessions come and go with every shell job, which
 // would make one series each; user sessions read every process's status,
 // which doubles a gather's cost, so they are asked for by name.

@@ -15,19 +15,18 @@
 // # One scan: Scanner and Snapshot
 //
 // A Snapshot is one pass over the pid directories. Each process is read from
-// its stat file (comm, state, ppid, pgrp, session, tty, CPU ticks, threads,
-// start time, RSS and VSZ) and converted at the edge: CPU in seconds,
+// its stat and statm files (comm, state, ppid, pgrp, session, tty, CPU ticks,
+// threads, start time, sizes) and converted at the edge: CPU in seconds,
 // memory in bytes, Start as an absolute time (btime + starttime/USER_HZ).
 // Procs is sorted by pid. FS.Snapshot is a one-off; a Scanner reuses its
 // buffers across scans and should be kept when scanning repeatedly.
 //
 // # What is read: Fields
 //
-// stat is always read. Everything else costs extra system calls (open, read,
-// close) per process and is asked for with a Fields set: FieldStatus (uids,
-// VmSwap, context switches), FieldCmdline, FieldExe, FieldCwd, FieldIO,
-// FieldFDs, FieldCgroup, FieldOOMScore, FieldStatm (shared, text and data
-// sizes) and FieldSmaps. AllFields is all of them except
+// stat and statm are always read. Everything else costs extra system calls
+// per process and is asked for with a Fields set: FieldStatus (uids, VmSwap,
+// context switches), FieldCmdline, FieldExe, FieldCwd, FieldIO, FieldFDs,
+// FieldCgroup, FieldOOMScore and FieldSmaps. AllFields is all of them except
 // FieldSmaps, which stays opt-in: reading smaps_rollup walks the target's page
 // tables under its mmap lock, which took seconds on a 200 GB process and
 // stalls it meanwhile. Ask for FieldSmaps when you need PSS and USS, the only

@@ -6,8 +6,8 @@ import (
 )
 
 // Fields selects which optional /proc files a Snapshot reads per process.
-// stat is always read; everything else costs extra syscalls (three per
-// file), so a cheap scan asks for nothing more.
+// stat and statm are always read; everything else costs extra syscalls, so a
+// cheap scan asks for nothing more.
 type Fields uint32
 
 const (
@@ -20,7 +20,6 @@ const (
 	FieldFDs                         // fd directory: open descriptor count
 	FieldCgroup                      // cgroup lines
 	FieldOOMScore                    // oom_score
-	FieldStatm                       // statm: shared, text and data sizes (stat has RSS and VSZ)
 	fieldEnd
 )
 
@@ -31,7 +30,7 @@ const AllFields = (fieldEnd - 1) &^ FieldSmaps
 // fieldNames names the fields in bit order. A function, not a package
 // variable, so that no caller can change the names for everyone.
 func fieldNames() []string {
-	return []string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score", "statm"}
+	return []string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
 }
 
 // String lists the fields, comma-separated, e.g. "status,cmdline".

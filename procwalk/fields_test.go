@@ -16,9 +16,8 @@ func TestFieldsString(t *testing.T) {
 		{FieldIO | FieldCmdline, "cmdline,io"},
 		{FieldSmaps, "smaps"},
 		{FieldOOMScore, "oom_score"},
-		{AllFields, "status,cmdline,exe,cwd,io,fds,cgroup,oom_score,statm"},
-		{AllFields | FieldSmaps, "status,cmdline,exe,cwd,io,smaps,fds,cgroup,oom_score,statm"},
-		{FieldStatm, "statm"},
+		{AllFields, "status,cmdline,exe,cwd,io,fds,cgroup,oom_score"},
+		{AllFields | FieldSmaps, "status,cmdline,exe,cwd,io,smaps,fds,cgroup,oom_score"},
 		{1 << 30, ""}, // no name for unknown bits
 	}
 	for _, tt := range tests {

@@ -47,7 +47,8 @@ type MetricDesc struct {
 	// Integer values are whole numbers (bytes, ids, counts): Telegraf
 	// writes them as integers, and their field type never changes.
 	Integer bool
-	// Needs are the optional fields read for it; stat is always read. Rates need two gathers besides (Type Rate).
+	// Needs are the optional fields read for it; stat and statm are always
+	// read. Rates need two gathers besides (Type Rate).
 	Needs Fields
 	Help  string
 
@@ -97,7 +98,7 @@ func Metrics() []MetricDesc {
 		{Name: "threads", Label: "THR", Type: Gauge, Integer: true, Help: "thread count",
 			value: always(func(p *Process) float64 { return float64(p.Threads) })},
 		{Name: "rss_bytes", Aliases: []string{"rss"}, Label: "RSS", Unit: "bytes", Type: Gauge, Integer: true,
-			Help:  "resident memory; counts shared pages in every process mapping them",
+			Help:  "resident memory (statm); counts shared pages in every process mapping them",
 			value: always(func(p *Process) float64 { return float64(p.RSSBytes) })},
 		{Name: "pss_bytes", Aliases: []string{"pss"}, Label: "PSS", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldSmaps,
 			Help:  "proportional set size (smaps_rollup): shared pages split between their users; sums without double-counting",
@@ -112,9 +113,8 @@ func Metrics() []MetricDesc {
 			}},
 		{Name: "vsize_bytes", Aliases: []string{"vsize"}, Label: "VSZ", Unit: "bytes", Type: Gauge, Integer: true, Help: "virtual memory size",
 			value: always(func(p *Process) float64 { return float64(p.VSizeBytes) })},
-		{Name: "shared_bytes", Aliases: []string{"shared"}, Label: "SHR", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldStatm,
-			Help:  "resident shared (file-backed and shmem) memory (statm)",
-			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.SharedBytes), read(p, FieldStatm) }},
+		{Name: "shared_bytes", Aliases: []string{"shared"}, Label: "SHR", Unit: "bytes", Type: Gauge, Integer: true, Help: "resident shared (file-backed) memory (statm)",
+			value: always(func(p *Process) float64 { return float64(p.SharedBytes) })},
 		{Name: "fds", Label: "FDS", Type: Gauge, Integer: true, Needs: FieldFDs, Help: "open file descriptors",
 			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.FDs), read(p, FieldFDs) }},
 		{Name: "oom_score", Label: "OOM", Type: Gauge, Integer: true, Needs: FieldOOMScore, Help: "the OOM killer's badness score",

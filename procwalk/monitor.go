@@ -41,9 +41,10 @@ type Stage interface {
 	Prepare(fields Fields) (done func())
 }
 
-// MonitorConfig configures a Monitor. The zero value reads stat alone, on the wall clock, from /proc under the FS, with rates.
+// MonitorConfig configures a Monitor. The zero value reads stat and statm
+// alone, on the wall clock, from /proc under the FS, with rates.
 type MonitorConfig struct {
-	// Fields are read for every process, besides stat and what
+	// Fields are read for every process, besides stat and statm and what
 	// the stages plan.
 	Fields Fields
 	// Clock dates each snapshot; nil is the wall clock.
@@ -154,7 +155,7 @@ func (m *Monitor) Gather() (*Snapshot, error) {
 }
 
 // Prime takes the first sample of a pair for rates: a scan of what rates
-// need alone (stat, and io and smaps_rollup when the plan reads
+// need alone (stat and statm, and io and smaps_rollup when the plan reads
 // them), with no stage prepared. The next Gather then has rates.
 func (m *Monitor) Prime() error {
 	m.recycle()

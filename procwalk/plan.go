@@ -165,5 +165,5 @@ func sessionOf(s Scope) string {
 // hidesProcesses reports whether a scan may have missed processes: hidepid
 // hid other users' ones, or their stat was denied.
 func hidesProcesses(v Visibility) bool {
-	return v.OthersHidden || v.Denied["stat"] > 0
+	return v.OthersHidden || v.Denied["stat"] > 0 || v.Denied["statm"] > 0
 }

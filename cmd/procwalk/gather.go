@@ -70,9 +70,9 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	}
 	if v.Malformed > 0 {
 		// Listed processes neither gone, nor refused, nor in Procs had a
-		// stat that did not parse.
-		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"]
-		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat)",
+		// stat or statm that did not parse.
+		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"] - v.Denied["statm"]
+		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat or statm)",
 			countOf(v.Malformed, "process", "processes"), max(dropped, 0)))
 	}
 	fields := make([]string, 0, len(v.Denied))
@@ -82,8 +82,8 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	slices.Sort(fields)
 	for _, f := range fields {
 		n := countOf(v.Denied[f], "process", "processes")
-		if f == "stat" {
-			// Without stat a process is left out entirely.
+		if f == "stat" || f == "statm" {
+			// Without stat or statm a process is left out entirely.
 			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
 		} else {
 			parts = append(parts, fmt.Sprintf("%s denied for %s (%s)", f, n, deniedHint(euid)))

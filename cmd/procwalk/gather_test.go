@@ -17,7 +17,7 @@ func TestVisibilityNote(t *testing.T) {
 		{"complete", procwalk.Visibility{Listed: 5}, 1000, ""},
 		{"gone", procwalk.Visibility{Listed: 6, Gone: 1}, 1000, "partial data: 1 process exited mid-scan"},
 		{"malformed, one dropped", procwalk.Visibility{Listed: 6, Malformed: 3}, 1000,
-			"partial data: 3 processes with malformed /proc files (1 left out: bad stat)"},
+			"partial data: 3 processes with malformed /proc files (1 left out: bad stat or statm)"},
 		{"denied fields, sorted", procwalk.Visibility{Listed: 5, Denied: map[string]int{"smaps": 1, "io": 4}}, 1000,
 			"partial data: io denied for 4 processes (needs ptrace access: root or the process's user); " +
 				"smaps denied for 1 process (needs ptrace access: root or the process's user)"},

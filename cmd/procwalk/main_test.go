@@ -29,10 +29,10 @@ const (
 
 // fixtureNote is the stderr line for a scan of the fixture without status
 // (301 and 302 are dropped as malformed, 300 is gone).
-const fixtureNote = "procwalk: partial data: 1 process exited mid-scan; 2 processes with malformed /proc files (2 left out: bad stat)\n"
+const fixtureNote = "procwalk: partial data: 1 process exited mid-scan; 2 processes with malformed /proc files (2 left out: bad stat or statm)\n"
 
 // fixtureNoteStatus adds 303, whose status and io are malformed.
-const fixtureNoteStatus = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat)\n"
+const fixtureNoteStatus = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat or statm)\n"
 
 type result struct {
 	stdout, stderr string

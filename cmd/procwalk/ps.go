@@ -187,16 +187,15 @@ func (c *psCommand) plan() (psPlan, error) {
 }
 
 // fields is the union of what is shown, sorted and filtered: a table of
-// pid,ppid,rss,comm reads stat alone. It returns what the scan
+// pid,ppid,rss,comm reads stat and statm alone. It returns what the scan
 // reads of every process, and what is read after it of the rows shown
 // alone: smaps_rollup, which takes each target's mmap lock, unless a PSS
 // or USS growth rate is shown (a rate needs it in both samples).
 func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 	if c.json {
 		// JSON shows every value of the default scan: the owner, the
-		// command line, swap, shared memory, and with rates io and its
-		// rates.
-		scan = procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldStatm
+		// command line, swap, and with rates io and its rates.
+		scan = procwalk.FieldStatus | procwalk.FieldCmdline
 		if plan.rates {
 			scan |= procwalk.FieldIO
 		}

@@ -494,8 +494,8 @@ func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
 		{columns: "pid,pss,comm", sort: "rss", filter: "make", want: procwalk.FieldCmdline, later: procwalk.FieldSmaps},
 		{columns: "pid,pss_growth,comm", sort: "rss", want: procwalk.FieldSmaps},
 		{columns: "pid,comm", sort: "uss_growth", want: procwalk.FieldSmaps},
-		{sort: "pss", json: true, noRates: true, want: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldStatm, later: procwalk.FieldSmaps},
-		{sort: "pss", json: true, want: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldStatm | procwalk.FieldIO | procwalk.FieldSmaps},
+		{sort: "pss", json: true, noRates: true, want: procwalk.FieldStatus | procwalk.FieldCmdline, later: procwalk.FieldSmaps},
+		{sort: "pss", json: true, want: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps},
 	} {
 		g := &globals{passwd: fixturePasswd}
 		c := &psCommand{g: g, e: &env{}, columns: tt.columns, sort: tt.sort, filter: tt.filter, user: tt.user, noRates: tt.noRates, json: tt.json}

@@ -20,7 +20,7 @@ func metricTable() string {
 		for i, a := range d.Aliases {
 			short[i] = "`" + a + "`"
 		}
-		reads := "stat"
+		reads := "stat, statm"
 		if d.Needs != 0 {
 			reads = strings.ReplaceAll(d.Needs.String(), "smaps", "smaps_rollup")
 		}

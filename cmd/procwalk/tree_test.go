@@ -187,9 +187,9 @@ func TestPSSReadOfShownProcessesOnly(t *testing.T) {
 	if err := os.Mkdir(smaps, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	const with200 = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat)\n"
+	const with200 = "procwalk: partial data: 1 process exited mid-scan; 3 processes with malformed /proc files (2 left out: bad stat or statm)\n"
 	// Commands reading status see 303's malformed status too.
-	const withStatusAnd200 = "procwalk: partial data: 1 process exited mid-scan; 4 processes with malformed /proc files (2 left out: bad stat)\n"
+	const withStatusAnd200 = "procwalk: partial data: 1 process exited mid-scan; 4 processes with malformed /proc files (2 left out: bad stat or statm)\n"
 	for _, tt := range []struct {
 		args   []string
 		stderr string

@@ -135,7 +135,7 @@ type (
 // Init starts the first gather.
 func (m *Model) Init() tea.Cmd { return m.gather() }
 
-// rowFields are what a process row shows beyond stat: read of
+// rowFields are what a process row shows beyond stat and statm: read of
 // the rows on screen alone, unless the sort or the filter needs them of
 // every process.
 const rowFields = procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps

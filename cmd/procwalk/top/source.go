@@ -30,7 +30,7 @@ type Need struct {
 	// Sessions asks for every session kind (the sessions views); without
 	// it only the cgroup sessions the gauges need.
 	Sessions bool
-	// Every is what to read of every process besides stat: the
+	// Every is what to read of every process besides stat and statm: the
 	// command line to filter on, the owner to sort by ...
 	Every procwalk.Fields
 }
