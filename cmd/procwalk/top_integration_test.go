@@ -78,6 +78,16 @@ func TestIntegrationTopInTmux(t *testing.T) {
 			time.Sleep(200 * time.Millisecond)
 		}
 	}
+	waitForMatch := func(re *regexp.Regexp) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for s := screen(); !re.MatchString(s); s = screen() {
+			if time.Now().After(deadline) {
+				t.Fatalf("the screen never matched %s:\n%s", re, s)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
 	keys := func(k ...string) { tmux(append([]string{"send-keys", "-t", "top"}, k...)...) }
 
 	// The status line shows once the first frame is drawn and top reads
@@ -141,29 +151,22 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	waitFor("RSS↓")
 
 	// The sessions view holds the test's own tmux session, with its one
-	// pane's processes (top itself, under env).
+	// pane's processes (top itself, under env). Named alone, or with its
+	// server when another has a "top" too. Its first frame groups every
+	// kind, which takes a while on a busy host: until then it says so.
 	keys("Tab")
-	s = waitFor("KIND")
-	// Named alone, or with its server when another has a "top" too; its
-	// processes: env's exec of procwalk, at least one.
+	waitFor("KIND")
+	keys("/", "top", "Enter")
 	row := regexp.MustCompile(`(?m)^tmux\s+(\S+/)?top\s+([1-9]\d*)\s`)
-	if !row.MatchString(s) {
-		// The list is sorted by RSS: filter to find it on a busy host.
-		keys("/", "top", "Enter")
-		s = waitFor(`filter "top"`)
-		if !row.MatchString(s) {
-			t.Errorf("sessions view: no row for the test's tmux session top:\n%s", s)
-		}
-		keys("Escape")
-		waitFor("sessions (") // filter cleared; a key right after Escape would read as Alt-key
-	}
-	keys("Tab", "Tab") // the tree, then back to processes
-	waitFor("CPU%")
+	waitForMatch(row)
+	keys("Escape")
+	waitFor("sessions (") // filter cleared; a key right after Escape would read as Alt-key
+	keys("Tab")           // the tree
+	waitFor("tree (")
+	keys("Tab") // back to processes
+	waitFor("processes (")
 
 	// The test's own tmux server is protected: a warning, then a refusal.
-	// Escape alone: an Escape followed at once by "/" reads as Alt-/.
-	keys("Escape")
-	waitFor("q quit")
 	keys("/", socket, "Enter")
 	waitFor(`filter "` + socket + `" (1)`) // the server's command line names the socket
 	keys("k")

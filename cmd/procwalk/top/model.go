@@ -64,6 +64,7 @@ type Model struct {
 	alarm    bool // status is a warning or a refusal
 	killing  bool
 	gathered bool   // a gather is under way
+	pending  bool   // the view waits for a frame with every session kind
 	shown    string // what the last gather was planned for (regather)
 	rows     []row
 	cols     []column
@@ -168,6 +169,7 @@ func (m *Model) gather() tea.Cmd {
 	need, visible := m.plan()
 	return func() tea.Msg {
 		f, err := src.Gather(need)
+		f.AllKinds = need.Sessions
 		if err == nil {
 			if procs := visible(f); len(procs) > 0 {
 				src.ReadMore(procs, rowFields&^need.Every)
@@ -307,6 +309,17 @@ func (m *Model) refresh() {
 		selected = &m.rows[m.cursor]
 	}
 	b := &rowBuilder{frame: m.frame, escape: m.cfg.Escape, users: m.cfg.Users, killer: m.killer, growth: m.growth, ioRates: m.ioRates, metrics: m.metrics}
+	m.pending = false
+	if (m.view == viewSessions || m.view == viewMembers) && !m.frame.AllKinds {
+		// The frame on hand was gathered for a process view: its sessions
+		// are the gauges' cgroups alone. Show none until the next frame
+		// has every kind, rather than a list that looks whole.
+		m.cols, m.rows, m.pending = sessionColumns(), nil, true
+		if m.view == viewMembers {
+			m.cols = processColumns()
+		}
+		return
+	}
 	switch m.view {
 	case viewSessions:
 		m.cols = sessionColumns()

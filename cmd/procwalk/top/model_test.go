@@ -349,3 +349,26 @@ func TestUSSGrowth(t *testing.T) {
 		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
 	}
 }
+
+// TestSessionsWaitForEveryKind checks that switching to the sessions view
+// shows no sessions from the frame on hand, which was gathered for the
+// process view (its sessions are the gauges' cgroups alone), until the
+// frame with every kind arrives.
+func TestSessionsWaitForEveryKind(t *testing.T) {
+	m, src, _ := newTestModel(t, 120, 30)
+	if src.need.Sessions {
+		t.Fatal("the process view asked for every session kind")
+	}
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyTab}) // the gather is not run yet
+	if len(m.rows) != 0 || !strings.Contains(m.View(), "gathering sessions ...") {
+		t.Fatalf("sessions view before its frame: %d rows, screen:\n%s", len(m.rows), m.View())
+	}
+	drain(m, cmd)
+	if !src.need.Sessions {
+		t.Fatal("the sessions view did not ask for every kind")
+	}
+	view := m.View()
+	if len(m.rows) == 0 || strings.Contains(view, "gathering sessions") || !strings.Contains(view, "sid") {
+		t.Errorf("sessions view after its frame: %d rows, screen:\n%s", len(m.rows), view)
+	}
+}

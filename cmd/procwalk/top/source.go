@@ -22,6 +22,9 @@ type Frame struct {
 	// procwalk runs in, or the one chosen); nil when there is none.
 	Home  *procwalk.Session
 	Notes []string
+	// AllKinds says Sessions holds every kind (gathered for a sessions
+	// view); without it, only the cgroups the gauges need.
+	AllKinds bool
 }
 
 // Need says what a frame must hold for the view that will show it, so that

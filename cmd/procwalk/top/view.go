@@ -68,7 +68,12 @@ func (m *Model) View() string {
 		}
 		b.WriteString(line + "\n")
 	}
-	for i := len(m.rows) - m.offset; i < h; i++ {
+	blank := h - max(len(m.rows)-m.offset, 0)
+	if m.pending && blank > 0 {
+		b.WriteString(st.dim.Render("gathering sessions ...") + "\n")
+		blank--
+	}
+	for range blank {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.statusLine(st))
