@@ -56,6 +56,9 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	clock  procwalk.Clock // dates every scan: ages and rates are measured on it
+	// columns is $COLUMNS (0: not set): tables fit this width, also when
+	// written to a pipe or a file (outputWidth).
+	columns int
 }
 
 // exitErr ends the program with Code after printing Err (when not nil).
@@ -140,7 +143,8 @@ func (g *globals) openFS() (procwalk.FS, error) {
 const defaultCommand = "sessions"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}}, args)
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
+	return runEnv(ctx, e, args)
 }
 
 // runEnv is run with e's surroundings, the clock included.
