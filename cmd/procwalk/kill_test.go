@@ -365,8 +365,8 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 	}
 	r = cli(t, "run", "--no-rates", script)
 	// print keeps tabs, its own separators; the escape sequence is escaped.
-	if r.code != exitOK || strings.ContainsRune(r.stderr, '\x1b') || !strings.Contains(r.stderr, "name\ta\t"+`b\x1b[31mc`) {
-		t.Errorf("Lua print of a hostile name: exit %d, stderr %q; want the escape sequence escaped", r.code, r.stderr)
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, "name\ta\t"+`b\x1b[31mc`) {
+		t.Errorf("Lua print of a hostile name: exit %d, stdout %q; want the escape sequence escaped", r.code, r.stdout)
 	}
 }
 

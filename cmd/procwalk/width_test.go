@@ -31,11 +31,13 @@ func cliColumns(t *testing.T, columns int, now time.Time, args ...string) result
 // The default sessions view, ps and tree fit 80 and 120 columns on the
 // fixtures: columns drop by priority, long names are cut in the middle,
 // the last column takes the rest and ends in "…" where it is cut. The
-// clock reads a fixed time, so AGE is the same whatever today's date.
+// clock starts 30 days 45 minutes after the fixture's boot, so AGE is the
+// same whatever today's date: its processes started 0 to 67 minutes after
+// boot, every age at least 5 minutes from the next whole hour.
 func TestFitsWidth(t *testing.T) {
 	clearEnv(t)
 	needPages4K(t)
-	now := fixtureBoot().Add(30 * 24 * time.Hour)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
 	views := map[string][]string{
 		"sessions": sessionsFixture("sessions", "--no-rates"),
 		"ps":       fixture("ps", "--interval", "1ms"),
@@ -74,7 +76,7 @@ func TestFitsWidth(t *testing.T) {
 // COLUMNS.
 func TestWidthUnlimited(t *testing.T) {
 	clearEnv(t)
-	now := fixtureBoot().Add(30 * 24 * time.Hour)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
 	args := sessionsFixture("sessions", "--no-rates")
 	whole := cliColumns(t, 0, now, args...)
 	if !strings.Contains(whole.stdout, "docker-d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4.scope") || strings.Contains(whole.stdout, "…") {
