@@ -65,6 +65,7 @@ type env struct {
 type exitErr struct {
 	Code int
 	Err  error
+	Flag string // the flag whose value Err is about, if any (flagSources.named)
 }
 
 func (e *exitErr) Error() string {
@@ -75,9 +76,19 @@ func (e *exitErr) Error() string {
 }
 func (e *exitErr) Unwrap() error { return e.Err }
 
-// usageErrorf is an error in the command line: exit code 2.
+// usageErrorf is an error in the command line: exit code 2. A message
+// that starts with "--NAME" is about flag NAME's value: when that came from
+// env or the config file, runEnv names the variable or the file and line.
 func usageErrorf(format string, args ...any) error {
-	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...)}
+	flag := ""
+	if rest, ok := strings.CutPrefix(format, "--"); ok {
+		end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '-' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+		if end < 0 {
+			end = len(rest)
+		}
+		flag = rest[:end]
+	}
+	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...), Flag: flag}
 }
 
 func exitCode(err error) int {
@@ -172,7 +183,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTopCommand(g, e),
 		},
 	}
-	addConfigFileOptions(root)
+	sources := newFlagSources()
+	addConfigFileOptions(root, sources)
 
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
@@ -190,6 +202,12 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
+	sub := subcommand(root, cmdArgs[0])
+	sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
+	if err := sources.checkEnv(sub.FlagSet); err != nil {
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return err
+	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
@@ -199,7 +217,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		return err
 	}
-	err = root.Run(ctx)
+	err = sources.named(root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
 		if f, ok := stderr.(*os.File); ok && ctx.Err() != nil && isTerminal(f) {
