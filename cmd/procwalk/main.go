@@ -183,6 +183,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTopCommand(g, e),
 		},
 	}
+	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
 	sources := newFlagSources()
 	addConfigFileOptions(root, sources)
 
@@ -190,6 +191,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
 		fmt.Fprintln(e.stdout, versionLine())
 		return nil
+	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
+		return complete(ctx, e, args[1:])
 	case len(args) >= 1 && args[0] == "help":
 		args = append(args[1:], "--help") // procwalk help CMD
 	}
