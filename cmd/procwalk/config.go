@@ -197,20 +197,39 @@ func (s *flagSources) of(name string) string {
 	return s.config[name]
 }
 
-// readCommandLine records the flags of fs that args set, up to "--".
-func (s *flagSources) readCommandLine(fs *flag.FlagSet, args []string) {
-	for _, a := range args {
+// readCommandLine records the flags of fs that args set, up to "--", and
+// checks their values as checkValue does: "--interval "soon": want a
+// duration such as 10s", not the flag package's "parse error".
+func (s *flagSources) readCommandLine(fs *flag.FlagSet, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
 		if a == "--" {
-			return
+			return nil
 		}
 		if !strings.HasPrefix(a, "-") {
 			continue
 		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if fs.Lookup(name) != nil {
-			s.commandLine[name] = true
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		s.commandLine[name] = true
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && ok && b.IsBoolFlag() {
+			continue
+		}
+		if !inline {
+			if i+1 == len(args) {
+				return nil // the parse says the value is missing
+			}
+			i++
+			value = args[i]
+		}
+		if want := checkValue(f, value); want != "" {
+			return usageErrorf("--%s %q: want %s", name, value, want)
 		}
 	}
+	return nil
 }
 
 // checkEnv checks the PROCWALK_* values of fs's flags not set on the

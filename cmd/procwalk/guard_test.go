@@ -105,7 +105,7 @@ func TestGuardUsageErrors(t *testing.T) {
 		{[]string{"guard", "--kill", "all", "--", "true"}, `--kill "all": want tree or biggest`},
 		{[]string{"guard", "--grace", "0s", "--", "true"}, "--grace 0s"},
 		{[]string{"guard", "--interval", "0s", "--", "true"}, "--interval 0s"},
-		{[]string{"guard", "--timeout", "soon", "--", "true"}, `invalid value "soon" for flag -timeout`},
+		{[]string{"guard", "--timeout", "soon", "--", "true"}, `--timeout "soon": want a duration such as 10s, 500ms or 2m`},
 	}
 	for _, tt := range tests {
 		r := cli(t, tt.args...)

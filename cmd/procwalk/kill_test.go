@@ -425,6 +425,37 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, "name\ta\t"+`b\x1b[31mc`) {
 		t.Errorf("Lua print of a hostile name: exit %d, stdout %q; want the escape sequence escaped", r.code, r.stdout)
 	}
+
+	// guard names the command it ends.
+	g := guard(t, "--timeout", "300ms", "--grace", "2s", "--", bin, "30")
+	if g.code != exitLimit || strings.ContainsRune(g.stderr, '\x1b') || !strings.Contains(g.stderr, `terminating the tree of `+bin[:len(bin)-len(name)]+`a\tb\x1b[31mc`) {
+		t.Errorf("guard of a hostile name: exit %d, stderr %q; want %d and the name escaped", g.code, g.stderr, exitLimit)
+	}
+
+	// A bundled script prints a zombie's name: a copy of true under the
+	// hostile name, exited and not yet reaped by this test.
+	trueBin, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true")
+	}
+	zbin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("cp", trueBin, zbin).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	zombie := exec.Command(zbin)
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zombie.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); !isZombie(zombie.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the copy of true never became a zombie")
+		}
+	}
+	r = cli(t, "run", "--no-rates", "zombies")
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, `b\x1b[31mc `+strconv.Itoa(zombie.Process.Pid)) {
+		t.Errorf("zombies with a hostile name: exit %d, stdout %q; want the name escaped", r.code, r.stdout)
+	}
 }
 
 // kill --session KIND:NAME@ID acts only while NAME still names the session

@@ -206,8 +206,11 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sub := subcommand(root, cmdArgs[0])
-	sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
-	if err := sources.checkEnv(sub.FlagSet); err != nil {
+	err = sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
+	if err == nil {
+		err = sources.checkEnv(sub.FlagSet)
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		return err
 	}
@@ -216,7 +219,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
 			return err
 		}
-		err = parseError(err)
+		err = parseError(err, cmdArgs[0])
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		return err
 	}
@@ -240,6 +243,9 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	(&globals{}).register(flags)
+	if err := newFlagSources().readCommandLine(flags, args); err != nil {
+		return nil, err // a bad value of a global flag, named
+	}
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -366,10 +372,15 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 
 // parseError turns an error from parsing flags, env or the config file into
 // a usage error (exit 2) that says how to fix it.
-func parseError(err error) error {
+func parseError(err error, command string) error {
 	var pe *iofs.PathError
 	if errors.As(err, &pe) && pe.Op == "open" {
 		return usageErrorf("cannot read config file %s: %v; fix --config or PROCWALK_CONFIG", pe.Path, pe.Err)
+	}
+	// ff says "error parsing commandline arguments: " before the flag
+	// package's own message, which names the flag and the value.
+	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
+		return usageErrorf("%v: procwalk %s --help lists the flags", inner, command)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
 }

@@ -105,7 +105,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown ps flag", fixture("ps", "--bogus"), exitUsage, "flag provided but not defined: -bogus"},
 		{"unknown tree flag", fixture("tree", "-x"), exitUsage, "flag provided but not defined: -x"},
 		{"unknown command", []string{"nope"}, exitUsage, `unknown command "nope": run 'procwalk --help' for the list`},
-		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `invalid value "soon" for flag -interval`},
+		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `--interval "soon": want a duration such as 10s, 500ms or 2m`},
 		{"zero interval with rates", fixture("ps", "--interval", "0s"), exitUsage, "--interval 0s: rates need two samples a positive time apart"},
 		{"ps argument", fixture("ps", "bash"), exitUsage, `ps takes no arguments, got "bash"`},
 		{"missing root", []string{"--proc", "/nope", "ps"}, exitError, "/nope has no stat file"},
