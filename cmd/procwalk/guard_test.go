@@ -147,6 +147,16 @@ func TestIntegrationGuardExitCodes(t *testing.T) {
 	}
 }
 
+// The kernel's peak RSS of the largest process is a bound: a child's mark
+// starts with guard's own image before exec. The summary says so.
+func TestIntegrationGuardPeakIsABound(t *testing.T) {
+	integration(t)
+	r := guard(t, "--", "true")
+	if r.code != 0 || !strings.Contains(r.stderr, "largest process peak RSS at most ") || !strings.Contains(r.stderr, "(kernel high-water mark)") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the peak said as a bound", r.code, r.stderr)
+	}
+}
+
 func TestIntegrationGuardPassesOutputThrough(t *testing.T) {
 	integration(t)
 	r := guard(t, "--", "sh", "-c", "echo out; echo err >&2")

@@ -73,6 +73,7 @@ func TestKillRefusals(t *testing.T) {
 		{"pid 1 even forced", []string{"--force", "1"}, "pid 1 (init) is never signalled"},
 		{"kernel thread", []string{"3"}, "kernel thread"},
 		{"tmux server", []string{"100"}, `protected name "tmux: server"`},
+		{"tmux server: the way out, in words", []string{"100"}, "kill --force overrides the protected list"},
 		{"reused pid", []string{"110@1"}, "pid now belongs to another process"},
 		{"the tree of pid 1", []string{"--force", "--tree", "1"}, "it runs under pid 1 (systemd), which is protected, in the tree"},
 	}

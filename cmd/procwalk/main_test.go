@@ -226,6 +226,31 @@ func TestInterruptedWhileSampling(t *testing.T) {
 	}
 }
 
+// At a terminal the interrupted message starts a line of its own: the
+// terminal echoed ^C where it would have started.
+func TestInterruptedAtTerminalStartsALine(t *testing.T) {
+	clearEnv(t)
+	master, slave := openPTY(t)
+	defer master.Close()
+	defer slave.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout strings.Builder
+	err := run(ctx, fixture("ps", "--interval", "1m"), strings.NewReader(""), &stdout, slave)
+	if code := exitCode(err); code != exitError {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	buf := make([]byte, 4096)
+	n, err := master.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The terminal turns "\n" into "\r\n".
+	if got := string(buf[:n]); !strings.HasPrefix(got, "\r\nprocwalk: interrupted while sampling rates") {
+		t.Errorf("terminal got %q; want a line break before the message", got)
+	}
+}
+
 // pidColumn returns the first field of each line after the header.
 func pidColumn(out string) string {
 	var pids []string
