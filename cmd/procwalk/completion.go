@@ -241,7 +241,8 @@ _procwalk() {
   fi
   _files
 }
-if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+# Autoloaded from $fpath as _procwalk: complete now; eval'd: register.
+if [[ $funcstack[1] == _procwalk ]]; then
   _procwalk "$@"
 else
   compdef _procwalk procwalk
