@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,10 +13,6 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 )
-
-// updateGolden rewrites the golden files: go test ./cmd/procwalk -run
-// TestFitsWidth -update. Read the diff before committing it.
-var updateGolden = flag.Bool("update", false, "rewrite testdata/*.golden from the output")
 
 // cliColumns runs the command as cliAt does, with $COLUMNS set to columns.
 func cliColumns(t *testing.T, columns int, now time.Time, args ...string) result {
@@ -38,6 +33,9 @@ func TestFitsWidth(t *testing.T) {
 	clearEnv(t)
 	needPages4K(t)
 	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	// UPDATE_GOLDEN=1 go test ./cmd/procwalk -run TestFitsWidth rewrites
+	// the golden files: read the diff before committing it.
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
 	views := map[string][]string{
 		"sessions": sessionsFixture("sessions", "--no-rates"),
 		"ps":       fixture("ps", "--interval", "1ms"),
@@ -55,7 +53,7 @@ func TestFitsWidth(t *testing.T) {
 				}
 			}
 			golden := filepath.Join("testdata", name+"-"+strconv.Itoa(columns)+".golden")
-			if *updateGolden {
+			if update {
 				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
 					t.Fatal(err)
 				}
