@@ -176,10 +176,26 @@ func (x *execution) afterwards(ctx context.Context) {
 	socket := s.Attrs[AttrSocket]
 	// "=" asks tmux for an exact name match, not a prefix.
 	if err := x.k.tmux(ctx, "-S", socket, "kill-session", "-t", "="+s.Name); err != nil {
-		x.report.Notes = append(x.report.Notes, fmt.Sprintf("tmux kill-session -t %s: %v (the session may already have ended with its last pane)", s.Name, err))
+		if tmuxSessionGone(err) {
+			// tmux ends a session with its last pane, and the server with
+			// its last session: what kill-session was for is done.
+			x.report.Notes = append(x.report.Notes, "tmux session "+s.Name+" ended with its last pane")
+			return
+		}
+		x.report.Notes = append(x.report.Notes, fmt.Sprintf("tmux kill-session -t %s: %v", s.Name, err))
 		return
 	}
 	x.report.Notes = append(x.report.Notes, "tmux kill-session -t "+s.Name)
+}
+
+// tmuxSessionGone reports whether a failed tmux command says its session
+// or its server no longer exists. tmux says so only in words (3.x: "can't
+// find session: NAME", "no server running on PATH", "error connecting to
+// PATH (No such file or directory)" once the server removed its socket).
+func tmuxSessionGone(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "can't find session") || strings.Contains(msg, "no server running") ||
+		strings.Contains(msg, "error connecting to") && strings.Contains(msg, "No such file or directory")
 }
 
 func runTmux(ctx context.Context, args ...string) error {

@@ -5,7 +5,7 @@
 --              pgrp, tty); kind=all shows every kind. Default: tmux, agent,
 --              cgroup, user, tree and group (sid, pgrp and tty repeat them).
 --   top=N      list the N biggest members of each session (default 3, 0: none)
--- The report is printed, so it goes to stderr: stdout stays line protocol.
+-- The report is printed, so it goes to stdout (procwalk run session-report > r.txt).
 
 local pw = require "procwalk"
 

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -27,8 +30,9 @@ const (
 
 // addConfigFileOptions gives every command below root the config file
 // parser. A line for another command's flag is skipped; a line naming no
-// command's flag is an error, so a typo never silently does nothing.
-func addConfigFileOptions(root *ffcli.Command) {
+// command's flag is an error, so a typo never silently does nothing. The
+// parser records in sources the file and line each flag was read from.
+func addConfigFileOptions(root *ffcli.Command, sources *flagSources) {
 	known := make(map[string]bool)
 	var collect func(c *ffcli.Command)
 	collect = func(c *ffcli.Command) {
@@ -41,7 +45,7 @@ func addConfigFileOptions(root *ffcli.Command) {
 	var add func(c *ffcli.Command)
 	add = func(c *ffcli.Command) {
 		for _, sub := range c.Subcommands {
-			sub.Options = append(sub.Options, ff.WithIgnoreUndefined(true), ff.WithConfigFileParser(configParser(known)))
+			sub.Options = append(sub.Options, ff.WithIgnoreUndefined(true), ff.WithConfigFileParser(configParser(known, sub.FlagSet, sources)))
 			add(sub)
 		}
 	}
@@ -67,8 +71,9 @@ func checkCommandLineOnlyEnv() error {
 }
 
 // configParser is ff.PlainParser with the file's size and line lengths
-// bounded and its flag names checked against known.
-func configParser(known map[string]bool) ff.ConfigFileParser {
+// bounded, its flag names checked against known, the values of fs's flags
+// checked, and each error naming the file and the line.
+func configParser(known map[string]bool, fs *flag.FlagSet, sources *flagSources) ff.ConfigFileParser {
 	return func(r io.Reader, set func(name, value string) error) error {
 		path := "(config)"
 		if f, ok := r.(interface{ Name() string }); ok {
@@ -84,24 +89,178 @@ func configParser(known map[string]bool) ff.ConfigFileParser {
 		lineNo := 0
 		for line := range bytes.Lines(b) {
 			lineNo++
+			at := fmt.Sprintf("config file %s line %d", path, lineNo)
 			if len(line) > maxConfigLineBytes {
-				return fmt.Errorf("config file %s: line %d is %d bytes, over the %d-byte limit: shorten it", path, lineNo, len(line), maxConfigLineBytes)
+				return fmt.Errorf("%s is %d bytes, over the %d-byte limit: shorten it", at, len(line), maxConfigLineBytes)
 			}
-		}
-		return ff.PlainParser(bytes.NewReader(b), func(name, value string) error {
+			name, value, ok := plainLine(string(line))
+			if !ok {
+				continue
+			}
 			name = strings.TrimLeft(name, "-") // "--pss" and "pss" both work
 			switch {
 			case name == "config":
-				return fmt.Errorf("config file %s sets config: a config file cannot name another one", path)
+				return fmt.Errorf("%s sets config: a config file cannot name another one", at)
 			case commandLineOnly(name):
-				return fmt.Errorf("config file %s sets %s, which is taken from the command line only (it switches off a kill's safety for every run): remove the line", path, name)
+				return fmt.Errorf("%s sets %s, which is taken from the command line only (it switches off a kill's safety for every run): remove the line", at, name)
 			case !known[name]:
-				return fmt.Errorf("config file %s: unknown flag %q: no procwalk command has it (see procwalk <command> --help)", path, name)
+				return fmt.Errorf("%s: unknown flag %q: no procwalk command has it (see procwalk <command> --help)", at, name)
+			}
+			if f := fs.Lookup(name); f != nil {
+				if want := checkValue(f, value); want != "" {
+					return fmt.Errorf("%s: %s %q: want %s", at, name, value, want)
+				}
 			}
 			if err := set(name, value); err != nil {
-				return fmt.Errorf("config file %s: bad line %q: %w", path, name+" "+value, err)
+				return fmt.Errorf("%s: %s %q: %w", at, name, value, err)
 			}
-			return nil
-		})
+			sources.config[name] = at
+		}
+		return nil
 	}
+}
+
+// plainLine reads one line as ff.PlainParser does: "name value", "name"
+// alone meaning "name true", " #" starting a comment after the value;
+// blank lines and lines starting with '#' hold nothing (ok false).
+func plainLine(line string) (name, value string, ok bool) {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' {
+		return "", "", false
+	}
+	name, value, found := strings.Cut(line, " ")
+	if !found {
+		return name, "true", true
+	}
+	value = strings.TrimSpace(value)
+	if i := strings.Index(value, " #"); i >= 0 {
+		value = strings.TrimSpace(value[:i])
+	}
+	return name, value, true
+}
+
+// checkValue checks value for flag f as f's Set would. It returns what
+// the flag wants when value is bad ("a whole number"), "" when it is good:
+// the flag package would say only "parse error".
+func checkValue(f *flag.Flag, value string) (want string) {
+	getter, ok := f.Value.(flag.Getter)
+	if !ok {
+		return "" // a list of strings: any value goes
+	}
+	var err error
+	switch getter.Get().(type) {
+	case bool:
+		_, err = strconv.ParseBool(value)
+		want = "true or false"
+	case time.Duration:
+		_, err = time.ParseDuration(value)
+		want = "a duration such as 10s, 500ms or 2m"
+	case int:
+		_, err = strconv.ParseInt(value, 0, strconv.IntSize)
+		want = "a whole number"
+	case float64:
+		_, err = strconv.ParseFloat(value, 64)
+		want = "a number"
+	}
+	if err != nil {
+		return want
+	}
+	return ""
+}
+
+// flagSources says where each flag's value came from, for an error about
+// a bad value: the command line (named --NAME), an env var, or a line of
+// the config file.
+type flagSources struct {
+	commandLine map[string]bool
+	config      map[string]string // flag -> "config file F line N"
+}
+
+func newFlagSources() *flagSources {
+	return &flagSources{commandLine: map[string]bool{}, config: map[string]string{}}
+}
+
+// envVar is the env var that sets flag name, as ff maps it.
+func envVar(name string) string {
+	return "PROCWALK_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(name))
+}
+
+// of names where flag name's value came from: "" for the command line or
+// a default, else the env var or the config file's line.
+func (s *flagSources) of(name string) string {
+	if s.commandLine[name] {
+		return ""
+	}
+	if env := envVar(name); os.Getenv(env) != "" {
+		return env
+	}
+	return s.config[name]
+}
+
+// readCommandLine records the flags of fs that args set, up to "--", and
+// checks their values as checkValue does: "--interval "soon": want a
+// duration such as 10s", not the flag package's "parse error".
+func (s *flagSources) readCommandLine(fs *flag.FlagSet, args []string) error {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return nil
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		f := fs.Lookup(name)
+		if f == nil {
+			continue
+		}
+		s.commandLine[name] = true
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && ok && b.IsBoolFlag() {
+			continue
+		}
+		if !inline {
+			if i+1 == len(args) {
+				return nil // the parse says the value is missing
+			}
+			i++
+			value = args[i]
+		}
+		if want := checkValue(f, value); want != "" {
+			return usageErrorf("--%s %q: want %s", name, value, want)
+		}
+	}
+	return nil
+}
+
+// checkEnv checks the PROCWALK_* values of fs's flags not set on the
+// command line, naming the variable and its value when one is bad (ff
+// would say only "parse error").
+func (s *flagSources) checkEnv(fs *flag.FlagSet) error {
+	var bad error
+	fs.VisitAll(func(f *flag.Flag) {
+		env := envVar(f.Name)
+		v := os.Getenv(env)
+		if bad != nil || s.commandLine[f.Name] || v == "" {
+			return
+		}
+		if want := checkValue(f, v); want != "" {
+			bad = usageErrorf("%s=%q: --%s wants %s; fix or unset %s", env, v, f.Name, want, env)
+		}
+	})
+	return bad
+}
+
+// named rewrites a usage error about flag's value (exitErr.Flag) that came
+// from env or the config file to name that source instead of --flag:
+// "config file F line 3: kind "bogus": ...", "PROCWALK_KIND: kind ...".
+func (s *flagSources) named(err error) error {
+	var ee *exitErr
+	if !errors.As(err, &ee) || ee.Flag == "" || ee.Err == nil {
+		return err
+	}
+	src := s.of(ee.Flag)
+	if src == "" {
+		return err
+	}
+	return &exitErr{Code: ee.Code, Err: fmt.Errorf("%s: %s", src, strings.TrimPrefix(ee.Err.Error(), "--"))}
 }

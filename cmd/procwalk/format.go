@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,14 +156,19 @@ func printable(s string) string {
 	return b.String()
 }
 
-// column is one column of a table.
+// column is one column of a table. To fit a width (the terminal's, or
+// COLUMNS), a table drops the columns with a drop rank, rank 1 first, and
+// cuts the cells of columns with a min width; the last column takes what
+// is left, at least its min.
 type column struct {
 	header string
 	right  bool // numbers align right, text left
+	drop   int  // 0: always shown; else dropped to fit, lowest rank first
+	min    int  // 0: never cut; else cells may be cut down to min runes
 }
 
 // table lays rows out in columns two spaces apart. The last column is not
-// padded, and is cut to fit maxWidth when that is positive.
+// padded.
 type table struct {
 	cols []column
 	rows [][]string
@@ -170,34 +176,43 @@ type table struct {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
+// hidden is the width layout gives a dropped column.
+const hidden = -1
+
+// write writes the table at most maxWidth runes wide (0: no limit), as
+// layout decides; a cut cell ends in "…" so that it never reads as data.
 func (t *table) write(w io.Writer, maxWidth int) error {
-	widths := make([]int, len(t.cols))
+	natural := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		widths[i] = utf8.RuneCountInString(c.header)
+		natural[i] = utf8.RuneCountInString(c.header)
 	}
 	for _, row := range t.rows {
-		for i, cell := range row[:len(row)-1] {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
+		for i, cell := range row {
+			natural[i] = max(natural[i], utf8.RuneCountInString(cell))
 		}
 	}
+	widths := t.layout(natural, maxWidth)
+	last := len(t.cols) - 1
 	bw := bufio.NewWriter(w)
 	line := func(cells []string) {
-		used := 0
 		for i, cell := range cells {
-			if i == len(cells)-1 {
+			if widths[i] == hidden {
+				continue
+			}
+			if i == last {
 				if maxWidth > 0 {
-					cell = cutRunes(cell, maxWidth-used)
+					cell = cutEnd(cell, widths[i])
 				}
 				bw.WriteString(cell)
 				break
 			}
+			cell = cutMiddle(cell, widths[i])
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if t.cols[i].right {
 				bw.WriteString(pad + cell + "  ")
 			} else {
 				bw.WriteString(cell + pad + "  ")
 			}
-			used += widths[i] + 2
 		}
 		bw.WriteByte('\n')
 	}
@@ -212,28 +227,135 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	return bw.Flush()
 }
 
-// print writes t to w, its last column cut to the width of the terminal w
-// is, unless wide. A pipe or a file always gets whole lines.
-func (t *table) print(w io.Writer, wide bool) error {
-	width := 0
-	if !wide {
-		width = terminalWidth(w)
+// layout gives each column its width for lines at most width runes wide
+// (0: every column at its natural width, the widest cell's). Columns with
+// a drop rank go, lowest rank first, until the others at their min widths
+// fit beside the last column at its min; the space left is shared evenly
+// between the columns that may be cut and the last one, none getting more
+// than its natural width; the last column takes the rest. When even that
+// does not fit, the last column gets one rune and the line is longer.
+func (t *table) layout(natural []int, width int) []int {
+	widths := slices.Clone(natural)
+	if width <= 0 {
+		return widths
 	}
-	return t.write(w, width)
+	last := len(t.cols) - 1
+	least := func(i int) int {
+		if m := t.cols[i].min; m > 0 {
+			return min(m, natural[i])
+		}
+		return natural[i]
+	}
+	need := least(last)
+	for i := range last {
+		need += least(i) + 2
+	}
+	for need > width {
+		drop := -1
+		for i := range last {
+			if widths[i] != hidden && t.cols[i].drop > 0 && (drop < 0 || t.cols[i].drop < t.cols[drop].drop) {
+				drop = i
+			}
+		}
+		if drop < 0 {
+			break
+		}
+		widths[drop] = hidden
+		need -= least(drop) + 2
+	}
+	// Every shown column at its least width, then water-fill the spare
+	// runes into those that may grow.
+	spare := width - need
+	var grow []int
+	for i := range len(t.cols) {
+		if widths[i] == hidden {
+			continue
+		}
+		widths[i] = least(i)
+		if widths[i] < natural[i] {
+			grow = append(grow, i)
+		}
+	}
+	for spare > 0 && len(grow) > 0 {
+		share := max(spare/len(grow), 1)
+		var still []int
+		for _, i := range grow {
+			add := min(share, natural[i]-widths[i], spare)
+			widths[i] += add
+			spare -= add
+			if widths[i] < natural[i] {
+				still = append(still, i)
+			}
+		}
+		grow = still
+	}
+	used := 0
+	for i := range last {
+		if widths[i] != hidden {
+			used += widths[i] + 2
+		}
+	}
+	widths[last] = max(width-used, 1)
+	return widths
 }
 
-// cutRunes keeps the first n runes of s (at least one, so a line is never
-// left without its last column entirely).
-func cutRunes(s string, n int) string {
+// print writes t to w as wide as outputWidth says.
+func (t *table) print(e *env, w io.Writer, wide bool) error {
+	return t.write(w, e.outputWidth(w, wide))
+}
+
+// cutEnd keeps what fits of s in n runes: the first n-1 and "…" when s is
+// longer (at least the "…", so a line is never left without its last
+// column entirely).
+func cutEnd(s string, n int) string {
 	n = max(n, 1)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
 	i := 0
 	for j := range s {
-		if i == n {
-			return s[:j]
+		if i == n-1 {
+			return s[:j] + "…"
 		}
 		i++
 	}
 	return s
+}
+
+// cutMiddle fits s in n runes by replacing its middle with "…": a cgroup
+// path or a long session name keeps its start and its end, where the two
+// halves of what names it are.
+func cutMiddle(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 1 {
+		return s
+	}
+	tail := (n - 1) / 2
+	head := n - 1 - tail
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}
+
+// outputWidth is how wide lines written to w may be: unlimited with wide;
+// else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk
+// ps | less); else the terminal's width when w is one; else unlimited (a
+// pipe or a file gets whole lines).
+func (e *env) outputWidth(w io.Writer, wide bool) int {
+	switch {
+	case wide:
+		return 0
+	case e.columns > 0:
+		return e.columns
+	}
+	return terminalWidth(w)
+}
+
+// columnsFromEnv reads $COLUMNS: a positive number, else 0 (not set).
+func columnsFromEnv(value string) int {
+	n, err := strconv.Atoi(strings.TrimSpace(value))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
 }
 
 // terminalWidth is the width of w when it is a terminal, 0 otherwise

@@ -99,17 +99,31 @@ func TestTableWrite(t *testing.T) {
 	}
 
 	// Cut to 20 columns: 13 go to PID and USER, the last column keeps 7
-	// runes.
+	// runes, the last of them "…" where a cell was cut.
 	b.Reset()
 	if err := tb.write(&b, 20); err != nil {
 		t.Fatal(err)
 	}
 	want = `  PID  USER  COMMAND
-    1  root  /sbin/i
-12345  dev   naïve ✓
+    1  root  /sbin/…
+12345  dev   naïve …
 `
 	if b.String() != want {
 		t.Errorf("cut to 20:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	// USER may go to fit COMMAND's 10 runes: then COMMAND gets the 13 left.
+	tb.cols[1].drop, tb.cols[2].min = 1, 10
+	b.Reset()
+	if err := tb.write(&b, 20); err != nil {
+		t.Fatal(err)
+	}
+	want = `  PID  COMMAND
+    1  /sbin/init s…
+12345  naïve ✓ comm…
+`
+	if b.String() != want {
+		t.Errorf("USER dropped at 20:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
 

@@ -200,7 +200,7 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: procwalk.NewAuditLog(guardHistory),
-		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, NoRates: true}), seen: make(map[procwalk.ProcID]bool), name: args[0],
+		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, NoRates: true}), seen: make(map[procwalk.ProcID]bool), name: printable(args[0]),
 		reported:   make(map[string]bool),
 		foreground: terminalForeground(c.e.stdin)}
 	r.killer, err = procwalk.NewKiller(fsys, procwalk.KillConfig{
@@ -250,7 +250,7 @@ type guardRun struct {
 	killer     *procwalk.Killer
 	history    *procwalk.AuditLog
 	self       int
-	name       string
+	name       string // the command as typed, escaped (printable): every message names it
 	foreground bool
 
 	child       int

@@ -105,7 +105,7 @@ func TestGuardUsageErrors(t *testing.T) {
 		{[]string{"guard", "--kill", "all", "--", "true"}, `--kill "all": want tree or biggest`},
 		{[]string{"guard", "--grace", "0s", "--", "true"}, "--grace 0s"},
 		{[]string{"guard", "--interval", "0s", "--", "true"}, "--interval 0s"},
-		{[]string{"guard", "--timeout", "soon", "--", "true"}, `invalid value "soon" for flag -timeout`},
+		{[]string{"guard", "--timeout", "soon", "--", "true"}, `--timeout "soon": want a duration such as 10s, 500ms or 2m`},
 	}
 	for _, tt := range tests {
 		r := cli(t, tt.args...)
@@ -144,6 +144,16 @@ func TestIntegrationGuardExitCodes(t *testing.T) {
 				t.Errorf("took %v", r.took)
 			}
 		})
+	}
+}
+
+// The kernel's peak RSS of the largest process is a bound: a child's mark
+// starts with guard's own image before exec. The summary says so.
+func TestIntegrationGuardPeakIsABound(t *testing.T) {
+	integration(t)
+	r := guard(t, "--", "true")
+	if r.code != 0 || !strings.Contains(r.stderr, "largest process peak RSS at most ") || !strings.Contains(r.stderr, "(kernel high-water mark)") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the peak said as a bound", r.code, r.stderr)
 	}
 }
 

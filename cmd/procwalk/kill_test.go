@@ -73,6 +73,7 @@ func TestKillRefusals(t *testing.T) {
 		{"pid 1 even forced", []string{"--force", "1"}, "pid 1 (init) is never signalled"},
 		{"kernel thread", []string{"3"}, "kernel thread"},
 		{"tmux server", []string{"100"}, `protected name "tmux: server"`},
+		{"tmux server: the way out, in words", []string{"100"}, "kill --force overrides the protected list"},
 		{"reused pid", []string{"110@1"}, "pid now belongs to another process"},
 		{"the tree of pid 1", []string{"--force", "--tree", "1"}, "it runs under pid 1 (systemd), which is protected, in the tree"},
 	}
@@ -333,6 +334,63 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	}
 }
 
+// kill --kill-tmux-session of a session whose one pane ends on TERM: tmux
+// ends the session with its pane, before or while procwalk asks it to. That
+// is the success asked for, said once, never a tmux error: with another
+// session on the server ("can't find session") and without one (the server
+// exits with its last session: "no server running").
+func TestIntegrationKillTmuxSessionEndedWithItsPane(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
+	for _, bystander := range []bool{true, false} {
+		t.Run(fmt.Sprintf("bystander=%v", bystander), func(t *testing.T) {
+			socket := fmt.Sprintf("procwalk-ended-test-%d-%v", os.Getpid(), bystander)
+			tmux := func(args ...string) error {
+				return exec.Command("tmux", append([]string{"-L", socket}, args...)...).Run()
+			}
+			if err := tmux("new-session", "-d", "-s", "lone", "sleep 1003"); err != nil {
+				t.Fatalf("tmux: %v", err)
+			}
+			t.Cleanup(func() { tmux("kill-server") })
+			want := 1
+			if bystander {
+				if err := tmux("new-session", "-d", "-s", "other", "sleep 1004"); err != nil {
+					t.Fatal(err)
+				}
+				want = 2
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				out, err := exec.Command("tmux", "-L", socket, "list-panes", "-a", "-F", "#{pane_current_command}").Output()
+				if err == nil && strings.Count(string(out), "sleep\n") == want {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("panes never ran their sleeps: %q %v", out, err)
+				}
+			}
+			r := cli(t, "kill", "--yes", "--grace", "5s", "--session", "tmux:lone", "--tmux-socket", socket, "--kill-tmux-session")
+			if r.code != exitOK {
+				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+			}
+			// Either tmux had not yet noticed (kill-session did it) or the
+			// session had ended: one line, no tmux error.
+			ended := strings.Count(r.stderr, "procwalk: tmux session lone ended with its last pane\n")
+			killed := strings.Count(r.stderr, "procwalk: tmux kill-session -t lone\n")
+			if ended+killed != 1 || strings.Contains(r.stderr, "can't find") || strings.Contains(r.stderr, "no server") || strings.Contains(r.stderr, "exit status") {
+				t.Errorf("stderr:\n%s\nwant one line saying the session ended, no tmux error", r.stderr)
+			}
+			if bystander {
+				if err := tmux("has-session", "-t", "=other"); err != nil {
+					t.Errorf("session other is gone: %v", err)
+				}
+			}
+		})
+	}
+}
+
 // A process name holding a tab and an escape sequence reaches the terminal
 // escaped: in kill's summary on stderr and in a Lua script's print. The
 // test starts the process under that name (a copy of sleep) and signals
@@ -365,8 +423,39 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 	}
 	r = cli(t, "run", "--no-rates", script)
 	// print keeps tabs, its own separators; the escape sequence is escaped.
-	if r.code != exitOK || strings.ContainsRune(r.stderr, '\x1b') || !strings.Contains(r.stderr, "name\ta\t"+`b\x1b[31mc`) {
-		t.Errorf("Lua print of a hostile name: exit %d, stderr %q; want the escape sequence escaped", r.code, r.stderr)
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, "name\ta\t"+`b\x1b[31mc`) {
+		t.Errorf("Lua print of a hostile name: exit %d, stdout %q; want the escape sequence escaped", r.code, r.stdout)
+	}
+
+	// guard names the command it ends.
+	g := guard(t, "--timeout", "300ms", "--grace", "2s", "--", bin, "30")
+	if g.code != exitLimit || strings.ContainsRune(g.stderr, '\x1b') || !strings.Contains(g.stderr, `terminating the tree of `+bin[:len(bin)-len(name)]+`a\tb\x1b[31mc`) {
+		t.Errorf("guard of a hostile name: exit %d, stderr %q; want %d and the name escaped", g.code, g.stderr, exitLimit)
+	}
+
+	// A bundled script prints a zombie's name: a copy of true under the
+	// hostile name, exited and not yet reaped by this test.
+	trueBin, err := exec.LookPath("true")
+	if err != nil {
+		t.Skip("no true")
+	}
+	zbin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("cp", trueBin, zbin).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	zombie := exec.Command(zbin)
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { zombie.Wait() })
+	for deadline := time.Now().Add(10 * time.Second); !isZombie(zombie.Process.Pid); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the copy of true never became a zombie")
+		}
+	}
+	r = cli(t, "run", "--no-rates", "zombies")
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, `b\x1b[31mc `+strconv.Itoa(zombie.Process.Pid)) {
+		t.Errorf("zombies with a hostile name: exit %d, stdout %q; want the name escaped", r.code, r.stdout)
 	}
 }
 

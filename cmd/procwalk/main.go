@@ -56,12 +56,16 @@ type env struct {
 	stdout io.Writer
 	stderr io.Writer
 	clock  procwalk.Clock // dates every scan: ages and rates are measured on it
+	// columns is $COLUMNS (0: not set): tables fit this width, also when
+	// written to a pipe or a file (outputWidth).
+	columns int
 }
 
 // exitErr ends the program with Code after printing Err (when not nil).
 type exitErr struct {
 	Code int
 	Err  error
+	Flag string // the flag whose value Err is about, if any (flagSources.named)
 }
 
 func (e *exitErr) Error() string {
@@ -72,9 +76,19 @@ func (e *exitErr) Error() string {
 }
 func (e *exitErr) Unwrap() error { return e.Err }
 
-// usageErrorf is an error in the command line: exit code 2.
+// usageErrorf is an error in the command line: exit code 2. A message
+// that starts with "--NAME" is about flag NAME's value: when that came from
+// env or the config file, runEnv names the variable or the file and line.
 func usageErrorf(format string, args ...any) error {
-	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...)}
+	flag := ""
+	if rest, ok := strings.CutPrefix(format, "--"); ok {
+		end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '-' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+		if end < 0 {
+			end = len(rest)
+		}
+		flag = rest[:end]
+	}
+	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...), Flag: flag}
 }
 
 func exitCode(err error) int {
@@ -140,7 +154,8 @@ func (g *globals) openFS() (procwalk.FS, error) {
 const defaultCommand = "sessions"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runEnv(ctx, &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}}, args)
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
+	return runEnv(ctx, e, args)
 }
 
 // runEnv is run with e's surroundings, the clock included.
@@ -168,12 +183,16 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTopCommand(g, e),
 		},
 	}
-	addConfigFileOptions(root)
+	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
+	sources := newFlagSources()
+	addConfigFileOptions(root, sources)
 
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
 		fmt.Fprintln(e.stdout, versionLine())
 		return nil
+	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
+		return complete(ctx, e, args[1:])
 	case len(args) >= 1 && args[0] == "help":
 		args = append(args[1:], "--help") // procwalk help CMD
 	}
@@ -186,16 +205,25 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		}
 		return err
 	}
+	sub := subcommand(root, cmdArgs[0])
+	err = sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
+	if err == nil {
+		err = sources.checkEnv(sub.FlagSet)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return err
+	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
 			return err
 		}
-		err = parseError(err)
+		err = parseError(err, cmdArgs[0])
 		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
 		return err
 	}
-	err = root.Run(ctx)
+	err = sources.named(root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
 		if f, ok := stderr.(*os.File); ok && ctx.Err() != nil && isTerminal(f) {
@@ -215,6 +243,9 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	(&globals{}).register(flags)
+	if err := newFlagSources().readCommandLine(flags, args); err != nil {
+		return nil, err // a bad value of a global flag, named
+	}
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
@@ -341,10 +372,15 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 
 // parseError turns an error from parsing flags, env or the config file into
 // a usage error (exit 2) that says how to fix it.
-func parseError(err error) error {
+func parseError(err error, command string) error {
 	var pe *iofs.PathError
 	if errors.As(err, &pe) && pe.Op == "open" {
 		return usageErrorf("cannot read config file %s: %v; fix --config or PROCWALK_CONFIG", pe.Path, pe.Err)
+	}
+	// ff says "error parsing commandline arguments: " before the flag
+	// package's own message, which names the flag and the value.
+	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
+		return usageErrorf("%v: procwalk %s --help lists the flags", inner, command)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
 }

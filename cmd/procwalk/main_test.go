@@ -105,7 +105,7 @@ func TestExitCodes(t *testing.T) {
 		{"unknown ps flag", fixture("ps", "--bogus"), exitUsage, "flag provided but not defined: -bogus"},
 		{"unknown tree flag", fixture("tree", "-x"), exitUsage, "flag provided but not defined: -x"},
 		{"unknown command", []string{"nope"}, exitUsage, `unknown command "nope": run 'procwalk --help' for the list`},
-		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `invalid value "soon" for flag -interval`},
+		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `--interval "soon": want a duration such as 10s, 500ms or 2m`},
 		{"zero interval with rates", fixture("ps", "--interval", "0s"), exitUsage, "--interval 0s: rates need two samples a positive time apart"},
 		{"ps argument", fixture("ps", "bash"), exitUsage, `ps takes no arguments, got "bash"`},
 		{"missing root", []string{"--proc", "/nope", "ps"}, exitError, "/nope has no stat file"},
@@ -226,6 +226,31 @@ func TestInterruptedWhileSampling(t *testing.T) {
 	}
 }
 
+// At a terminal the interrupted message starts a line of its own: the
+// terminal echoed ^C where it would have started.
+func TestInterruptedAtTerminalStartsALine(t *testing.T) {
+	clearEnv(t)
+	master, slave := openPTY(t)
+	defer master.Close()
+	defer slave.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout strings.Builder
+	err := run(ctx, fixture("ps", "--interval", "1m"), strings.NewReader(""), &stdout, slave)
+	if code := exitCode(err); code != exitError {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	buf := make([]byte, 4096)
+	n, err := master.Read(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The terminal turns "\n" into "\r\n".
+	if got := string(buf[:n]); !strings.HasPrefix(got, "\r\nprocwalk: interrupted while sampling rates") {
+		t.Errorf("terminal got %q; want a line break before the message", got)
+	}
+}
+
 // pidColumn returns the first field of each line after the header.
 func pidColumn(out string) string {
 	var pids []string
@@ -318,7 +343,7 @@ func TestConfigFileErrors(t *testing.T) {
 		{"line over 64 KiB", long + "proc /nope\n", "line 1 is 71688 bytes, over the 16384-byte limit"},
 		{"line over 16 KiB", "# ok\n" + "filter " + strings.Repeat("y", 17<<10) + "\n", "line 2 is 17416 bytes"},
 		{"nested config", "config /etc/other.conf\n", "cannot name another one"},
-		{"bad value", "interval soon\n", `bad line "interval soon": error setting flag "interval" from config file: parse error`},
+		{"bad value", "# c\ninterval soon\n", `line 2: interval "soon": want a duration such as 10s, 500ms or 2m`},
 		// A shared file must not switch off every kill's safety.
 		{"force", "force true\n", "sets force, which is taken from the command line only"},
 		{"yes", "yes\n", "sets yes, which is taken from the command line only"},
@@ -372,7 +397,36 @@ func TestBadEnvVar(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("PROCWALK_INTERVAL", "fast")
 	r := cli(t, fixture("ps")...)
-	if r.code != exitUsage || !strings.Contains(r.stderr, "PROCWALK_INTERVAL") {
-		t.Errorf("exit %d, stderr %q; want 2 naming PROCWALK_INTERVAL", r.code, r.stderr)
+	want := "procwalk: PROCWALK_INTERVAL=\"fast\": --interval wants a duration such as 10s, 500ms or 2m; fix or unset PROCWALK_INTERVAL\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	// The command line's value wins: the variable is not read.
+	if r := cli(t, fixture("ps", "--interval", "1ms")...); r.code != exitOK {
+		t.Errorf("--interval given: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A value that parses but is wrong (an unknown kind) is named by where it
+// came from: the config file and line, or the env var, never a --kind that
+// was not typed. Exit 2 wherever it came from.
+func TestBadValueNamesItsSource(t *testing.T) {
+	clearEnv(t)
+	conf := writeConfig(t, "# defaults\npss\nkind bogus\n")
+	r := cli(t, fixture("--config", conf)...)
+	want := "procwalk: config file " + conf + " line 3: kind \"bogus\": unknown session kind: kinds are "
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || strings.Count(r.stderr, "\n") != 1 {
+		t.Errorf("config: exit %d, stderr %q; want 2, %q...", r.code, r.stderr, want)
+	}
+	t.Setenv("PROCWALK_KIND", "bogus")
+	r = cli(t, fixture("sessions")...)
+	want = "procwalk: PROCWALK_KIND: kind \"bogus\": unknown session kind: kinds are "
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("env: exit %d, stderr %q; want 2, %q...", r.code, r.stderr, want)
+	}
+	r = cli(t, fixture("sessions", "--kind", "nope")...)
+	want = "procwalk: --kind \"nope\": unknown session kind: kinds are "
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("flag: exit %d, stderr %q; want 2, %q...", r.code, r.stderr, want)
 	}
 }

@@ -78,7 +78,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: host, visibility, processes (bytes, seconds)")
 	fs.BoolVar(&c.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
 	fs.BoolVar(&c.kernel, "kernel", false, "include kernel threads")
-	fs.BoolVar(&c.wide, "wide", false, "never cut the command column to the terminal's width")
+	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole commands")
 	return &ffcli.Command{
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
@@ -237,7 +237,17 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwal
 	}
 	t := &table{}
 	for _, col := range plan.cols {
-		t.cols = append(t.cols, column{header: col.header, right: col.right})
+		tc := column{header: col.header, right: col.right}
+		switch col.name {
+		case "user", "comm":
+			tc.min = 8
+		case "command":
+			tc.min = 20
+		}
+		if c.columns == "" {
+			tc.drop = psDropRank(col.name) // columns asked for are never dropped
+		}
+		t.cols = append(t.cols, tc)
 	}
 	for _, p := range procs {
 		row := make([]string, len(plan.cols))
@@ -246,7 +256,7 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwal
 		}
 		t.add(row...)
 	}
-	if err := t.print(c.e.stdout, c.wide); err != nil {
+	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
@@ -426,6 +436,13 @@ func commandLine(p *procwalk.Process) string {
 		s += " <defunct>"
 	}
 	return s
+}
+
+// psDropRank is the order in which the default columns go when the table
+// does not fit the width: threads first, then uss, time, ppid, age, state,
+// write, read; pid, user, rss, pss, cpu and the command stay.
+func psDropRank(name string) int {
+	return slices.Index([]string{"threads", "uss", "time", "ppid", "age", "state", "write", "read"}, name) + 1
 }
 
 // tableColumns resolves --columns, or the default set for the other flags.

@@ -2,10 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"syscall"
+	"io"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -22,6 +21,8 @@ type runCommand struct {
 	f    sessionFlags
 	s    scriptFlags
 	list bool
+	// linesOnly keeps stdout for line protocol: print goes to stderr.
+	linesOnly bool
 }
 
 const runHelp = `Runs a Lua script once against this host's processes and sessions.
@@ -32,9 +33,11 @@ the chunk's "...". scripting/README.md documents the Lua API.
 
 The script sees one snapshot: two scans --interval apart so that CPU %,
 IO rates and memory growth are measured (--no-rates: one scan, those are
-nil). Its print() output and logs go to stderr; what it emits (and
-procwalk_alert and procwalk_action lines) goes to stdout as line protocol,
-so procwalk run can feed Telegraf's exec input.
+nil). Its print() output, the report, goes to stdout (procwalk run
+session-report > report.txt), then what it emits (and procwalk_alert and
+procwalk_action lines) as line protocol; its logs go to stderr.
+--lines-only sends print() to stderr too, leaving stdout to line
+protocol alone, for Telegraf's exec input or a file of metrics.
 
 Scripts run sandboxed: no files, no os or io, no other processes except
 through procwalk.kill, which verifies each target's identity and never
@@ -48,7 +51,8 @@ EXAMPLES
   procwalk run ./my-rule.lua -- threshold=90
 
 EXIT CODES
-  0  the script ran to its end
+  0  the script ran to its end, or stdout was closed (its reader, such as
+     head, exited)
   1  the script failed (an error, --script-timeout, --script-memory or another
      sandbox limit; stderr names the script's file:line), or /proc could
      not be read
@@ -61,6 +65,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	return &ffcli.Command{
 		Name:       "run",
 		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list",
@@ -84,7 +89,9 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e)
+	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, false)
+	defer stop()
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e, printTo(stdout, c.e.stderr, c.linesOnly))
 	if err != nil {
 		return err
 	}
@@ -94,11 +101,23 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	runErr := sr.run(ctx, snap)
-	if err := sr.out.flush(c.e.stdout); err != nil && !errors.Is(err, syscall.EPIPE) {
+	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
 		return fmt.Errorf("writing metrics: %w", err)
+	}
+	if stdout.Gone() {
+		return nil // nobody reads the rest: done, as watch is
 	}
 	writeVisibilityNote(c.e.stderr, snap)
 	return runErr
+}
+
+// printTo is where Lua's print goes under run and watch: stdout, the
+// report's place, or stderr with --lines-only.
+func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
+	if linesOnly {
+		return stderr
+	}
+	return stdout
 }
 
 // scriptRun is a compiled script with its runtime and surroundings, ready
@@ -114,7 +133,7 @@ type scriptRun struct {
 
 // newScriptRun compiles the script call names and builds its runtime and
 // its Monitor (keep: the script may keep process objects across runs).
-func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env) (*scriptRun, error) {
+func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env, print io.Writer) (*scriptRun, error) {
 	script, err := loadScript(call.name)
 	if err != nil {
 		return nil, err
@@ -156,7 +175,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Killer:  killer,
 		Emitter: sr.out,
 		Logger:  log,
-		Print:   escapingWriter{e.stderr},
+		Print:   escapingWriter{print},
 		DryRun:  s.dryRun,
 		Mode:    mode,
 		Args:    call.args,

@@ -40,19 +40,25 @@ func writeScript(t *testing.T, name, src string) string {
 // lineProtocol matches a line of line protocol with a nanosecond timestamp.
 var lineProtocol = regexp.MustCompile(`^[a-z_]+(,[^ ]+)? [^ ].* \d{19}$`)
 
+// checkLines returns the n lines of line protocol on stdout, after the
+// script's print output (the report), failing the test when there are
+// more or fewer, or when a report line follows them.
 func checkLines(t *testing.T, stdout string, n int) []string {
 	t.Helper()
-	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	all := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
 	if stdout == "" {
-		lines = nil
+		all = nil
+	}
+	var lines []string
+	for i, l := range all {
+		if lineProtocol.MatchString(l) {
+			lines = append(lines, l)
+		} else if len(lines) > 0 {
+			t.Errorf("line %d is no line protocol, after line protocol: %q", i+1, l)
+		}
 	}
 	if len(lines) != n {
-		t.Fatalf("%d lines on stdout, want %d:\n%s", len(lines), n, stdout)
-	}
-	for _, l := range lines {
-		if !lineProtocol.MatchString(l) {
-			t.Errorf("not line protocol: %q", l)
-		}
+		t.Fatalf("%d lines of line protocol on stdout, want %d:\n%s", len(lines), n, stdout)
 	}
 	return lines
 }
@@ -84,11 +90,13 @@ func TestRunBundledScript(t *testing.T) {
 	for _, want := range []string{
 		"2 zombies under 2 parents\n",
 		"  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped: sh 202",
-		`level=WARN msg="zombies: make 120 has not reaped 1 children" script=zombies.lua alert=true kind=cgroup session=session-1.scope`,
 	} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report on stdout lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	if want := `level=WARN msg="zombies: make 120 has not reaped 1 children" script=zombies.lua alert=true kind=cgroup session=session-1.scope`; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 	lines := checkLines(t, r.stdout, 2)
 	if !strings.HasPrefix(lines[0], `procwalk_alert,kind=cgroup,rule=zombies.lua,session=session-1.scope,severity=warning comm="make",message="zombies: make 120 has not reaped 1 children",pid=120i,threshold=1,value=1 `) {
@@ -126,10 +134,13 @@ pw.log("done", ...)`)
 	if !strings.HasPrefix(lines[0], "user_memory,user=app procs=2,rss=1.932525568e+09 ") {
 		t.Errorf("first line %q", lines[0])
 	}
-	for _, want := range []string{"checking\t16\tprocesses\n", "nil\temit bad measurement\n", `msg="done a b" script=rule.lua`} {
-		if !strings.Contains(r.stderr, want) {
-			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+	for _, want := range []string{"checking\t16\tprocesses\n", "nil\temit bad measurement\n"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	if want := `msg="done a b" script=rule.lua`; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 	}
 }
 
@@ -178,6 +189,9 @@ func TestRunMemoryGuardDryRun(t *testing.T) {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
+	}
+	if want := "agent:claude/myproj"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report on stdout lacks %q:\n%s", want, r.stdout)
 	}
 	lines := checkLines(t, r.stdout, 2)
 	if !strings.HasPrefix(lines[0], "procwalk_action,outcome=dry_run,requester=rule:memory-guard.lua ") || !strings.Contains(lines[0], "dry_run=true") || !strings.Contains(lines[0], "pid=110i") {

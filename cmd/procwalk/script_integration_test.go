@@ -29,8 +29,8 @@ print(p.comm, report and report.outcomes[1].result, err)`)
 	pid := strconv.Itoa(child.Process.Pid)
 	r := cli(t, "run", "--no-rates", rule, "--", "pid="+pid)
 	t.Logf("stderr:\n%s", r.stderr)
-	if r.code != exitOK || !strings.Contains(r.stderr, "sleep\texited\tnil\n") {
-		t.Fatalf("exit %d\nstderr:\n%s", r.code, r.stderr)
+	if r.code != exitOK || !strings.HasPrefix(r.stdout, "sleep\texited\tnil\n") {
+		t.Fatalf("exit %d\nstdout:\n%s", r.code, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "procwalk_action,outcome=exited,requester=rule:kill.lua") || !strings.Contains(r.stdout, "pid="+pid+"i") {
 		t.Errorf("stdout:\n%s", r.stdout)

@@ -45,7 +45,7 @@ func newSessionCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("session", g, e.stderr)
 	c.f.register(fs)
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: the session as in procwalk sessions --json, with every member process")
-	fs.BoolVar(&c.wide, "wide", false, "never cut the COMMAND column to the terminal's width")
+	fs.BoolVar(&c.wide, "wide", false, "never cut lines to the terminal's width (or COLUMNS)")
 	return &ffcli.Command{
 		Name:       "session",
 		ShortUsage: "procwalk session [flags] KIND:NAME",
@@ -289,11 +289,7 @@ func (c *sessionCommand) memberTree(gd gathered, s *procwalk.Session) error {
 			draw(p, "", "")
 		}
 	}
-	width := 0
-	if !c.wide {
-		width = terminalWidth(c.e.stdout)
-	}
-	return t.write(c.e.stdout, width)
+	return t.print(c.e, c.e.stdout, c.wide)
 }
 
 // writeBlock writes a two-column key/value table without its (empty)

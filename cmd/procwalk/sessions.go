@@ -34,7 +34,7 @@ cgroup (units, pods, login scopes), user, agent and group, at most
 request (--kind sid,pgrp,tty, or --kind all for every kind): they have
 one session per shell and job, so in tmux each repeats a pane, and an
 ssh login repeats its session-N.scope. With --kind every session of
-those kinds is listed. An unknown kind is an error (exit 1) that lists
+those kinds is listed. An unknown kind is an error (exit 2) that lists
 the kinds.
 
 COLUMNS
@@ -209,7 +209,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
-	fs.BoolVar(&c.wide, "wide", false, "never cut the INFO column to the terminal's width")
+	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole cells")
 	return &ffcli.Command{
 		Name:       "sessions",
 		ShortUsage: "procwalk sessions [flags]",
@@ -344,14 +344,21 @@ func (c *sessionsCommand) limitSet() bool {
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden map[string]int) error {
-	t := &table{cols: []column{{header: "KIND"}, {header: "NAME"}, {header: "PROCS", right: true}, {header: "RSS", right: true}}}
+	// To fit the width, SWAP goes first, then CPU-TIME, AGE, PROCS (and
+	// RSS when PSS is shown), WRITE/s, READ/s, CPU%; a long NAME is cut
+	// in the middle; INFO takes the rest.
+	rss := column{header: "RSS", right: true}
+	if c.g.pss {
+		rss.drop = 5
+	}
+	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}, {header: "PROCS", right: true, drop: 4}, rss}}
 	if c.g.pss {
 		t.cols = append(t.cols, column{header: "PSS", right: true})
 	}
 	t.cols = append(t.cols,
-		column{header: "SWAP", right: true}, column{header: "CPU%", right: true}, column{header: "CPU-TIME", right: true},
-		column{header: "READ/s", right: true}, column{header: "WRITE/s", right: true}, column{header: "AGE", right: true},
-		column{header: "INFO"})
+		column{header: "SWAP", right: true, drop: 1}, column{header: "CPU%", right: true, drop: 8}, column{header: "CPU-TIME", right: true, drop: 2},
+		column{header: "READ/s", right: true, drop: 7}, column{header: "WRITE/s", right: true, drop: 6}, column{header: "AGE", right: true, drop: 3},
+		column{header: "INFO", min: 12})
 	for i := range shown {
 		s := &shown[i]
 		tot := s.Totals
@@ -364,11 +371,7 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(sessionInfo(s)))
 		t.add(row...)
 	}
-	width := 0
-	if !c.wide {
-		width = terminalWidth(c.e.stdout)
-	}
-	if err := t.write(c.e.stdout, width); err != nil {
+	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	if len(shown) == 0 {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -77,7 +78,7 @@ type jsonSession struct {
 	// kill --session refuses when the name has passed to another session.
 	ID      string            `json:"id,omitempty"`
 	RefID   string            `json:"ref_id"`
-	Attrs   map[string]string `json:"attrs"`
+	Attrs   map[string]any    `json:"attrs"`             // counts and ids as numbers (jsonAttrs)
 	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
 	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
@@ -97,9 +98,27 @@ type jsonSessions struct {
 	Sessions        []jsonSession  `json:"sessions"`
 }
 
+// jsonAttrs is a session's attributes for JSON: the counts and ids among
+// them as numbers ("panes": 2, "uid": 1000), the rest as the strings they
+// are. A value that does not parse stays a string: never a made-up 0.
+func jsonAttrs(attrs map[string]string) map[string]any {
+	out := make(map[string]any, len(attrs))
+	for k, v := range attrs {
+		out[k] = v
+		switch k {
+		case procwalk.AttrPanes, procwalk.AttrWindows, procwalk.AttrAttached, procwalk.AttrUID,
+			procwalk.AttrElapsedSecs, procwalk.AttrNested, procwalk.AttrRule:
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				out[k] = n
+			}
+		}
+	}
+	return out
+}
+
 func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
 	t := s.Totals
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: s.Attrs, Partial: s.Partial}
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s.Attrs), Partial: s.Partial}
 	j.Totals = jsonSessionTotals{
 		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
 		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,

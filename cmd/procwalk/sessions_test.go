@@ -209,6 +209,12 @@ func TestSessionsDefaultView(t *testing.T) {
 		build.Panes[1].Command != "claude" {
 		t.Errorf("tmux:build panes %+v", build.Panes)
 	}
+	// Counts are JSON numbers, names strings.
+	for _, want := range []string{`"panes": 2,`, "\"windows\": 2\n", `"attached": 1,`, `"socket": "`} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("JSON attrs lack %s:\n%s", want, r.stdout)
+		}
+	}
 }
 
 func TestSessionsSort(t *testing.T) {

@@ -43,7 +43,7 @@ func newTreeCommand(g *globals, e *env) *ffcli.Command {
 	c := &treeCommand{g: g, e: e}
 	fs := newFlagSet("tree", g, e.stderr)
 	fs.BoolVar(&c.kernel, "kernel", false, "include kernel threads")
-	fs.BoolVar(&c.wide, "wide", false, "never cut lines to the terminal's width")
+	fs.BoolVar(&c.wide, "wide", false, "never cut lines to the terminal's width (or COLUMNS)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: the tree as nested processes, each with its subtree's totals")
 	return &ffcli.Command{
 		Name:       "tree",
@@ -201,7 +201,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		draw(r, "", "")
 	}
 
-	if err := t.print(c.e.stdout, c.wide); err != nil {
+	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)

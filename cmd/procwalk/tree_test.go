@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Flags after the PID work as before it; after "--" they are arguments.
@@ -19,6 +20,18 @@ func TestTreeFlagsAfterPID(t *testing.T) {
 	}
 	if r := cli(t, fixture("tree", "--", "110", "--pss")...); r.code != exitUsage {
 		t.Errorf("tree -- 110 --pss: exit %d, want 2 (--pss is an argument there)", r.code)
+	}
+	// session and kill take theirs after the argument too.
+	for _, pair := range [][2][]string{
+		{sessionsFixture("session", "--no-rates", "user:dev"), sessionsFixture("session", "user:dev", "--no-rates")},
+		{fixture("kill", "--dry-run", "110"), fixture("kill", "110", "--dry-run")},
+	} {
+		// Ages read the same: the clock starts at the same fixed time.
+		now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+		before, after := cliAt(t, now, pair[0]...), cliAt(t, now, pair[1]...)
+		if before.code != exitOK || after.code != exitOK || after.stdout != before.stdout {
+			t.Errorf("%v: exit %d\n%s%s\nwant as %v:\n%s", pair[1], after.code, after.stdout, after.stderr, pair[0], before.stdout)
+		}
 	}
 }
 

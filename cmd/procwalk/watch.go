@@ -5,10 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -26,6 +23,8 @@ type watchCommand struct {
 	f     sessionFlags
 	s     scriptFlags
 	count int
+	// linesOnly keeps stdout for line protocol: print goes to stderr.
+	linesOnly bool
 }
 
 // defaultWatchInterval is watch's tick when --interval is not given: the
@@ -44,7 +43,9 @@ measured between ticks, so they are nil in the first. procwalk.state and
 procwalk.debounce keep their values from tick to tick (a tick that hits a
 limit such as --script-timeout starts the next one with an empty state). A tick
 that fails is logged to stderr and the next one runs as usual. Each tick's
-emitted lines are written to stdout together, as line protocol.
+print() output goes to stdout, then its emitted lines together, as line
+protocol (--lines-only: print() to stderr, stdout for line protocol alone).
+When stdout's reader goes (procwalk watch agents | head -1), watch ends.
 
 SIGINT or SIGTERM ends watch with exit 0, also in the middle of a tick: a
 kill waiting out its grace stops waiting and sends no SIGKILL.
@@ -70,6 +71,7 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
+	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	return &ffcli.Command{
 		Name:       "watch",
 		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",
@@ -100,17 +102,14 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.f.noRates:
 		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
 	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e)
+	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
+	defer stop()
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly))
 	if err != nil {
 		return err
 	}
 	defer sr.close()
-	// A closed stdout must end the loop through EPIPE from Write, not
-	// SIGPIPE, which Go raises for writes to fd 1 otherwise.
-	sigpipe := make(chan os.Signal, 1)
-	signal.Notify(sigpipe, syscall.SIGPIPE)
-	defer signal.Stop(sigpipe)
-	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e}
+	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e, stdout: stdout}
 	w.loop(ctx, interval, c.count)
 	return nil
 }
@@ -121,6 +120,7 @@ type watchLoop struct {
 	sr      *scriptRun
 	monitor *procwalk.Monitor
 	e       *env
+	stdout  *readerGone
 	failed  int // consecutive failed ticks
 }
 
@@ -154,8 +154,8 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 		return true
 	}
 	err = w.sr.run(ctx, snap)
-	if ferr := w.sr.out.flush(w.e.stdout); ferr != nil {
-		if errors.Is(ferr, syscall.EPIPE) || errors.Is(ferr, io.ErrClosedPipe) {
+	if ferr := w.sr.out.flush(w.stdout); ferr != nil {
+		if closedPipe(ferr) {
 			return false // nobody reads any more
 		}
 		w.fail(n, fmt.Errorf("writing metrics: %w", ferr))

@@ -20,7 +20,8 @@ if pw.state.n == 2 then error("tick two breaks") end`
 
 func TestWatchTicks(t *testing.T) {
 	path := writeScript(t, "tick.lua", tickScript)
-	r := scriptCLI(t, "watch", "--interval", "20ms", "--count", "3", path)
+	// --lines-only: print to stderr, stdout for the emitted lines alone.
+	r := scriptCLI(t, "watch", "--lines-only", "--interval", "20ms", "--count", "3", path)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -52,7 +53,7 @@ func TestWatchFlagsAndEnv(t *testing.T) {
 	t.Setenv("PROCWALK_INTERVAL", "10ms")
 	start := time.Now()
 	r := cli(t, "watch", "--proc", scriptProc, path, "--count", "3")
-	if r.code != exitOK || strings.Count(r.stderr, "tick\n") != 3 {
+	if r.code != exitOK || strings.Count(r.stdout, "tick\n") != 3 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	if d := time.Since(start); d > 15*time.Second { // the default 10s interval takes 20s
@@ -73,7 +74,7 @@ if pw.state.n == 2 then while true do end end`)
 	defer cancel()
 	stderr := &cancelOnWrite{cancel: cancel, when: "tick\t2\n"}
 	var stdout strings.Builder
-	err := run(ctx, []string{"watch", "--proc", scriptProc, "--interval", "50ms", "--script-timeout", "10m", path},
+	err := run(ctx, []string{"watch", "--lines-only", "--proc", scriptProc, "--interval", "50ms", "--script-timeout", "10m", path},
 		strings.NewReader(""), &stdout, stderr)
 	if !errors.Is(ctx.Err(), context.Canceled) {
 		t.Fatalf("tick 2 never started: %v\n%s", ctx.Err(), stderr.String())
@@ -135,7 +136,7 @@ func TestWatchRecoversFromLimits(t *testing.T) {
 pw.state.n = (pw.state.n or 0) + 1
 print("tick", pw.state.n)
 if pw.debounce("first", true, 1) and not pw.debounce("second", true, 2) then local s = string.rep("x", 1e10) end`)
-	r := scriptCLI(t, "watch", "--interval", "10ms", "--count", "3", path)
+	r := scriptCLI(t, "watch", "--lines-only", "--interval", "10ms", "--count", "3", path)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// cliColumns runs the command as cliAt does, with $COLUMNS set to columns.
+func cliColumns(t *testing.T, columns int, now time.Time, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: procwalk.NewOffsetClock(now), columns: columns}
+	err := runEnv(context.Background(), e, args)
+	return result{stdout.String(), stderr.String(), exitCode(err)}
+}
+
+// The default sessions view, ps and tree fit 80 and 120 columns on the
+// fixtures: columns drop by priority, long names are cut in the middle,
+// the last column takes the rest and ends in "…" where it is cut. The
+// clock starts 30 days 45 minutes after the fixture's boot, so AGE is the
+// same whatever today's date: its processes started 0 to 67 minutes after
+// boot, every age at least 5 minutes from the next whole hour.
+func TestFitsWidth(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	// UPDATE_GOLDEN=1 go test ./cmd/procwalk -run TestFitsWidth rewrites
+	// the golden files: read the diff before committing it.
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	views := map[string][]string{
+		"sessions": sessionsFixture("sessions", "--no-rates"),
+		"ps":       fixture("ps", "--interval", "1ms"),
+		"tree":     fixture("tree"),
+	}
+	for name, args := range views {
+		for _, columns := range []int{80, 120} {
+			r := cliColumns(t, columns, now, args...)
+			if r.code != exitOK {
+				t.Fatalf("%s at %d columns: exit %d: %s", name, columns, r.code, r.stderr)
+			}
+			for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+				if n := utf8.RuneCountInString(l); n > columns {
+					t.Errorf("%s at %d columns: a line of %d runes: %q", name, columns, n, l)
+				}
+			}
+			golden := filepath.Join("testdata", name+"-"+strconv.Itoa(columns)+".golden")
+			if update {
+				if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.stdout != string(want) {
+				t.Errorf("%s at %d columns: got\n%s\nwant (%s)\n%s", name, columns, r.stdout, golden, want)
+			}
+		}
+	}
+}
+
+// Without COLUMNS a pipe or a file gets whole lines; --wide wins over
+// COLUMNS.
+func TestWidthUnlimited(t *testing.T) {
+	clearEnv(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	args := sessionsFixture("sessions", "--no-rates")
+	whole := cliColumns(t, 0, now, args...)
+	if !strings.Contains(whole.stdout, "docker-d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4d4.scope") || strings.Contains(whole.stdout, "…") {
+		t.Errorf("no COLUMNS, no terminal: cut lines\n%s", whole.stdout)
+	}
+	if wide := cliColumns(t, 80, now, append(args, "--wide")...); wide.stdout != whole.stdout {
+		t.Errorf("--wide with COLUMNS=80 differs from whole lines:\n%s", wide.stdout)
+	}
+}
+
+func TestCutCells(t *testing.T) {
+	tests := []struct {
+		in       string
+		n        int
+		end, mid string
+	}{
+		{"abcdef", 6, "abcdef", "abcdef"},
+		{"abcdefgh", 6, "abcde…", "abc…gh"},
+		{"/user.slice/user-1000.slice/foo.service", 15, "/user.slice/us…", "/user.s…service"},
+		{"ab", 1, "…", "…"},
+		{"héllo wörld", 5, "héll…", "hé…ld"},
+	}
+	for _, tt := range tests {
+		if got := cutEnd(tt.in, tt.n); got != tt.end {
+			t.Errorf("cutEnd(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.end)
+		}
+		if got := cutMiddle(tt.in, tt.n); got != tt.mid {
+			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.mid)
+		}
+	}
+	if got := columnsFromEnv(" 80 "); got != 80 {
+		t.Errorf("COLUMNS=' 80 ': %d", got)
+	}
+	for _, bad := range []string{"", "0", "-5", "wide"} {
+		if got := columnsFromEnv(bad); got != 0 {
+			t.Errorf("COLUMNS=%q: %d, want 0 (not set)", bad, got)
+		}
+	}
+}
