@@ -57,6 +57,11 @@ type MonitorConfig struct {
 	// storage of the one before, so a long-running Monitor does not
 	// allocate a Process array per gather.
 	Keep bool
+	// KeepLast says that consumers hold the last snapshot while the next
+	// is gathered, and none older: a live view shows one frame while it
+	// gathers the next. Each gather reuses the storage of the one two
+	// gathers back.
+	KeepLast bool
 	// NoRates skips the Sampler: no Rates are filled, nothing is kept
 	// between gathers for them.
 	NoRates bool
@@ -72,6 +77,7 @@ type Monitor struct {
 	stages  []Stage
 	sampler Sampler
 	last    *Snapshot // recycled by the next gather unless cfg.Keep
+	held    *Snapshot // with cfg.KeepLast: the last but one, recycled next
 }
 
 // NewMonitor returns a Monitor reading fs (or cfg.Source) with stages
@@ -242,9 +248,16 @@ func (m *Monitor) Release() {
 }
 
 // recycle hands the last snapshot's storage to the source, unless
-// consumers keep snapshots.
+// consumers keep snapshots; with KeepLast, the one before it.
 func (m *Monitor) recycle() {
-	if m.last != nil && !m.cfg.Keep {
+	switch {
+	case m.cfg.Keep:
+	case m.cfg.KeepLast:
+		if m.held != nil {
+			m.src.Recycle(m.held)
+		}
+		m.held = m.last
+	case m.last != nil:
 		m.src.Recycle(m.last)
 	}
 	m.last = nil

@@ -172,6 +172,35 @@ func TestMonitorRecyclesUnlessKept(t *testing.T) {
 	}
 }
 
+// TestMonitorKeepLast checks that a live view's Monitor keeps the last
+// snapshot whole while it gathers the next, and reuses the storage of the
+// one before.
+func TestMonitorKeepLast(t *testing.T) {
+	src := &countingSource{Scanner: NewScanner(fixtureFS(t))}
+	m := NewMonitor(FS{}, MonitorConfig{Source: src, KeepLast: true})
+	var snaps []*Snapshot
+	var firstStorage *Process
+	for range 3 {
+		s, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		snaps = append(snaps, s)
+		if len(snaps) == 1 {
+			firstStorage = &s.Procs[0]
+		}
+		if src.recycled != max(len(snaps)-2, 0) {
+			t.Fatalf("after gather %d: %d snapshots recycled, want %d", len(snaps), src.recycled, max(len(snaps)-2, 0))
+		}
+	}
+	if snaps[0].Procs != nil || &snaps[2].Procs[0] != firstStorage {
+		t.Error("the third gather did not reuse the first's storage")
+	}
+	if snaps[1].Process(1) == nil || snaps[2].Process(1) == nil {
+		t.Error("the last snapshot, or the one before, lost its processes")
+	}
+}
+
 func TestMonitorSampleIsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -4,6 +4,7 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"syscall"
 	"testing"
@@ -44,6 +45,7 @@ func BenchmarkTopRefresh(b *testing.B) {
 	defer debug.SetGCPercent(debug.SetGCPercent(topGCPercent)) // as the command runs
 	procsTop := procpsTopPerRefresh(b)
 	b.ResetTimer()
+	gc0 := gcCPU()
 	cpu0 := processCPU()
 	for range b.N {
 		msg := model.Refresh()
@@ -55,6 +57,7 @@ func BenchmarkTopRefresh(b *testing.B) {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/refresh")
+	b.ReportMetric((gcCPU()-gc0)*1000/float64(b.N), "gc-cpu-ms/refresh")
 	b.ReportMetric(float64(procsTop.Microseconds())/1000, "procps-top-cpu-ms/refresh")
 	b.ReportMetric(float64(cpu)/float64(procsTop), "x-procps-top")
 	b.ReportMetric(float64(ms.HeapInuse)/(1<<20), "heap-mib")
@@ -82,4 +85,10 @@ func processCPU() time.Duration {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func gcCPU() float64 {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	return s[0].Value.Float64()
 }

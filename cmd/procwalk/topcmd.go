@@ -171,7 +171,7 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 		if err != nil {
 			return nil, nil, usageErrorf("%v", err)
 		}
-		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, Keep: true}, g), g, nil
+		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true}, g), g, nil
 	}
 	src := &topSource{fs: fsys, home: c.cgroup}
 	var err error
