@@ -202,7 +202,9 @@ func TestTranscriptOwner(t *testing.T) {
 // meta, a prompt, a function call and its output, token counts, and a
 // second function call still awaiting its output.
 func codexLines(t0 time.Time, cwd string) []string {
-	ts := func(s int) string { return t0.Add(time.Duration(s) * time.Second).UTC().Format("2006-01-02T15:04:05.000Z") }
+	ts := func(s int) string {
+		return t0.Add(time.Duration(s) * time.Second).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	return []string{
 		`{"timestamp":"` + ts(0) + `","type":"session_meta","payload":{"id":"0199a213-81c0-7800-8aa1-bbab2a035a53","timestamp":"` + ts(0) + `","cwd":"` + cwd + `","originator":"codex_cli_rs","cli_version":"0.46.0","instructions":null}}`,
 		`{"timestamp":"` + ts(1) + `","type":"turn_context","payload":{"cwd":"` + cwd + `","approval_policy":"on-request","sandbox_policy":{"mode":"workspace-write"},"model":"gpt-5-codex","effort":"medium","summary":"auto"}}`,

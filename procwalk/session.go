@@ -67,7 +67,7 @@ const (
 	AttrElapsedSecs = "elapsed_seconds"
 	AttrElapsed     = "elapsed" // agent: two-unit human form, e.g. "2 hr 5 min"
 	AttrNested      = "nested_agents"
-	AttrRule        = "rule" // group: the rule's index (1-based) in the config
+	AttrRule        = "rule"       // group: the rule's index (1-based) in the config
 	AttrStatus      = "status"     // agent: working, idle, blocked or ended (agent_status.go)
 	AttrModel       = "model"      // agent: the model of its last turn
 	AttrSessionID   = "session_id" // agent: the agent's own session id, from its transcript

@@ -27,8 +27,8 @@ type Grouper struct {
 	// agentNames keeps agent names stable across gathers (session_sticky.go).
 	agentNames stickyNames
 	// agents follows agent sessions over time (agent_status.go).
-	agents agentTracker
-	tmuxNames  map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
+	agents    agentTracker
+	tmuxNames map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
 	environ      map[ProcID]tmuxEnv
