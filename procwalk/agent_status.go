@@ -61,6 +61,18 @@ func DefaultContextWindows() map[string]int64 {
 	}
 }
 
+// ParseContextWindow reads "FAMILY=TOKENS", the form of the
+// --agent-context-window flag, e.g. "claude-sonnet-4-5=1000000".
+func ParseContextWindow(s string) (family string, tokens int64, err error) {
+	family, n, ok := strings.Cut(s, "=")
+	if ok && family != "" {
+		if _, err := fmt.Sscan(n, &tokens); err == nil && tokens > 0 && fmt.Sprint(tokens) == n {
+			return family, tokens, nil
+		}
+	}
+	return "", 0, fmt.Errorf("%w: context window %q: want FAMILY=TOKENS, e.g. claude=200000", ErrBadConfig, s)
+}
+
 func (c AgentStatusConfig) withDefaults() AgentStatusConfig {
 	if c.ActiveWithin == 0 {
 		c.ActiveWithin = 10 * time.Second
@@ -110,6 +122,9 @@ type AgentState struct {
 	// StatusSince is when the agent entered Status, as far as this Grouper
 	// saw (a blocked agent: since the tool use it waits on).
 	StatusSince time.Time
+	// StatusFor is how long, at the gather: the snapshot's time less
+	// StatusSince.
+	StatusFor time.Duration
 	// Why names the rule that decided Status, for people.
 	Why string
 	// Transcript is nil when none was found (or the agent has no source).
@@ -228,6 +243,9 @@ func (g *Grouper) updateAgents(s *Snapshot, sessions []Session) []Session {
 			delete(tr.byLeader, id)
 			continue
 		}
+		ended := *t.row.Agent
+		ended.StatusFor = s.Time.Sub(t.ended)
+		t.row.Agent = &ended
 		rows, order = append(rows, t.row), append(order, id)
 	}
 	tr.order = order
@@ -313,7 +331,7 @@ func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, cfg Agent
 			t.since = a.Transcript.PendingSince
 		}
 	}
-	a.Status, a.StatusSince, a.Why = status, t.since, why
+	a.Status, a.StatusSince, a.StatusFor, a.Why = status, t.since, now.Sub(t.since), why
 	ss.Attrs[AttrStatus] = status
 }
 

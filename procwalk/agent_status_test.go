@@ -232,3 +232,27 @@ func TestContextWindowFamilies(t *testing.T) {
 		}
 	}
 }
+
+// Every field is absent without a transcript, and read from it with one.
+func TestAgentFields(t *testing.T) {
+	now := agentNow
+	bare := &AgentState{Status: AgentIdle}
+	full := &AgentState{Status: AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
+		Transcript: &Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
+			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, Malformed: 1, Oversized: 1}}
+	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
+		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
+		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_malformed_lines": 2}
+	fields := AgentFields()
+	if len(fields) != len(want) {
+		t.Errorf("%d fields, want %d", len(fields), len(want))
+	}
+	for _, d := range fields {
+		if v, ok := d.Value(bare, now); ok {
+			t.Errorf("%s without a transcript: %v", d.Name, v)
+		}
+		if v, ok := d.Value(full, now); !ok || v != want[d.Name] {
+			t.Errorf("%s: %v %v, want %v", d.Name, v, ok, want[d.Name])
+		}
+	}
+}
