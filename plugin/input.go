@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -31,6 +32,12 @@ type Input struct {
 	Trees           []string `toml:"trees"`
 	Groups          string   `toml:"groups"`
 	Agents          []string `toml:"agents"`
+	// Agent status options (procwalk.AgentStatusConfig): durations such as
+	// "10s"; "" is the default.
+	AgentTranscripts    []string `toml:"agent_transcripts"`
+	AgentContextWindows []string `toml:"agent_context_windows"`
+	AgentActiveWithin   string   `toml:"agent_active_within"`
+	AgentEndedKeep      string   `toml:"agent_ended_keep"`
 	PSS             bool     `toml:"pss"`
 	IO              bool     `toml:"io"`
 	ProcessTop      int      `toml:"process_top"`
@@ -147,6 +154,26 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 				return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agents"), err)
 			}
 			cfg.Group.Agents = append(cfg.Group.Agents, rule)
+		}
+	}
+	if cfg.Group.Agents, err = procwalk.WithTranscripts(cfg.Group.Agents, in.AgentTranscripts); err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_transcripts"), err)
+	}
+	if cfg.Group.AgentStatus.ContextWindows, err = procwalk.ContextWindows(in.AgentContextWindows); err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_context_windows"), err)
+	}
+	for _, d := range []struct {
+		key, value string
+		dst        *time.Duration
+	}{
+		{"agent_active_within", in.AgentActiveWithin, &cfg.Group.AgentStatus.ActiveWithin},
+		{"agent_ended_keep", in.AgentEndedKeep, &cfg.Group.AgentStatus.EndedKeep},
+	} {
+		if d.value == "" {
+			continue
+		}
+		if *d.dst, err = time.ParseDuration(d.value); err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value)
 		}
 	}
 	if in.PSS {

@@ -73,6 +73,47 @@ func ParseContextWindow(s string) (family string, tokens int64, err error) {
 	return "", 0, fmt.Errorf("%w: context window %q: want FAMILY=TOKENS, e.g. claude=200000", ErrBadConfig, s)
 }
 
+// ContextWindows reads FAMILY=TOKENS specs over DefaultContextWindows(),
+// nil for none.
+func ContextWindows(specs []string) (map[string]int64, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	w := DefaultContextWindows()
+	for _, spec := range specs {
+		fam, tokens, err := ParseContextWindow(spec)
+		if err != nil {
+			return nil, err
+		}
+		w[fam] = tokens
+	}
+	return w, nil
+}
+
+// WithTranscripts gives the rules named in NAME=PARSER:DIR specs their
+// transcript source (rules nil: DefaultAgents()). A spec naming no rule is
+// an error.
+func WithTranscripts(rules []AgentRule, specs []string) ([]AgentRule, error) {
+	if len(specs) == 0 {
+		return rules, nil
+	}
+	if rules == nil {
+		rules = DefaultAgents()
+	}
+	for _, spec := range specs {
+		name, src, err := ParseTranscriptSource(spec)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(rules, func(r AgentRule) bool { return r.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("%w: agent transcript %q: no agent %q (add a rule NAME=REGEX for it)", ErrBadConfig, spec, name)
+		}
+		rules[i].Transcript = src
+	}
+	return rules, nil
+}
+
 func (c AgentStatusConfig) withDefaults() AgentStatusConfig {
 	if c.ActiveWithin == 0 {
 		c.ActiveWithin = 10 * time.Second

@@ -144,31 +144,12 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 		}
 	}
 	cfg.AgentStatus = f.status
-	if len(f.windows) > 0 {
-		cfg.AgentStatus.ContextWindows = procwalk.DefaultContextWindows()
-		for _, w := range f.windows {
-			fam, tokens, err := procwalk.ParseContextWindow(w)
-			if err != nil {
-				return cfg, usageErrorf("--agent-context-window: %v", err)
-			}
-			cfg.AgentStatus.ContextWindows[fam] = tokens
-		}
+	var err error
+	if cfg.AgentStatus.ContextWindows, err = procwalk.ContextWindows(f.windows); err != nil {
+		return cfg, usageErrorf("--agent-context-window: %v", err)
 	}
-	if len(f.transcripts) > 0 {
-		if cfg.Agents == nil {
-			cfg.Agents = procwalk.DefaultAgents()
-		}
-		for _, t := range f.transcripts {
-			name, src, err := procwalk.ParseTranscriptSource(t)
-			if err != nil {
-				return cfg, usageErrorf("--agent-transcript: %v", err)
-			}
-			i := slices.IndexFunc(cfg.Agents, func(r procwalk.AgentRule) bool { return r.Name == name })
-			if i < 0 {
-				return cfg, usageErrorf("--agent-transcript %s: no agent %q (add it with --agent %s=REGEX)", t, name, name)
-			}
-			cfg.Agents[i].Transcript = src
-		}
+	if cfg.Agents, err = procwalk.WithTranscripts(cfg.Agents, f.transcripts); err != nil {
+		return cfg, usageErrorf("--agent-transcript: %v", err)
 	}
 	for _, t := range f.trees {
 		spec, err := procwalk.ParseTreeSpec(t)
