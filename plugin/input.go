@@ -23,32 +23,32 @@ var sampleConfig string
 // then Gather once per interval. The zero value plus Init emits the procwalk
 // schema's sessions from /proc.
 type Input struct {
-	Proc            string   `toml:"proc"`
-	Schema          string   `toml:"schema"`
-	SessionKinds    []string `toml:"session_kinds"`
-	TmuxSockets     []string `toml:"tmux_sockets"`
-	CgroupRoot      string   `toml:"cgroup_root"`
-	DangerPercent   float64  `toml:"danger_percent"`
-	Trees           []string `toml:"trees"`
-	Groups          string   `toml:"groups"`
-	Agents          []string `toml:"agents"`
+	Proc          string   `toml:"proc"`
+	Schema        string   `toml:"schema"`
+	SessionKinds  []string `toml:"session_kinds"`
+	TmuxSockets   []string `toml:"tmux_sockets"`
+	CgroupRoot    string   `toml:"cgroup_root"`
+	DangerPercent float64  `toml:"danger_percent"`
+	Trees         []string `toml:"trees"`
+	Groups        string   `toml:"groups"`
+	Agents        []string `toml:"agents"`
 	// Agent status options (procwalk.AgentStatusConfig): durations such as
 	// "10s"; "" is the default.
 	AgentTranscripts    []string `toml:"agent_transcripts"`
 	AgentContextWindows []string `toml:"agent_context_windows"`
 	AgentActiveWithin   string   `toml:"agent_active_within"`
 	AgentEndedKeep      string   `toml:"agent_ended_keep"`
-	PSS             bool     `toml:"pss"`
-	IO              bool     `toml:"io"`
-	ProcessTop      int      `toml:"process_top"`
-	ProcessTopBy    string   `toml:"process_top_by"`
-	ProcessMatch    string   `toml:"process_match"`
-	ProcstatPattern string   `toml:"procstat_pattern"`
-	ProcstatExe     string   `toml:"procstat_exe"`
-	ProcstatUser    string   `toml:"procstat_user"`
-	ProcstatTagWith []string `toml:"procstat_tag_with"`
-	SkipSelfMetrics bool     `toml:"skip_self_metrics"`
-	Passwd          string   `toml:"passwd"`
+	PSS                 bool     `toml:"pss"`
+	IO                  bool     `toml:"io"`
+	ProcessTop          int      `toml:"process_top"`
+	ProcessTopBy        string   `toml:"process_top_by"`
+	ProcessMatch        string   `toml:"process_match"`
+	ProcstatPattern     string   `toml:"procstat_pattern"`
+	ProcstatExe         string   `toml:"procstat_exe"`
+	ProcstatUser        string   `toml:"procstat_user"`
+	ProcstatTagWith     []string `toml:"procstat_tag_with"`
+	SkipSelfMetrics     bool     `toml:"skip_self_metrics"`
+	Passwd              string   `toml:"passwd"`
 
 	// Log receives grouping notes at debug level; the Telegraf adapter sets
 	// it to Telegraf's logger. Nil logs nothing.
