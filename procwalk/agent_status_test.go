@@ -17,7 +17,7 @@ var (
 
 // agentFixture copies the session fixture and gives the claude (105) and
 // codex (206) agents a HOME in a temporary directory, returned.
-func agentFixture(t *testing.T) (root, home string) {
+func agentFixture(t testing.TB) (root, home string) {
 	t.Helper()
 	root, home = copyTree(t, sessionFixture), t.TempDir()
 	for _, pid := range []string{"105", "206"} {

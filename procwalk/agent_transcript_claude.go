@@ -33,7 +33,7 @@ type claudeLine struct {
 		ID         string          `json:"id"`
 		Model      string          `json:"model"`
 		StopReason string          `json:"stop_reason"`
-		Content    json.RawMessage `json:"content"`
+		Content    claudeContentField `json:"content"`
 		Usage      *struct {
 			Input         int64 `json:"input_tokens"`
 			Output        int64 `json:"output_tokens"`
@@ -55,6 +55,9 @@ type claudeBlock struct {
 const claudeInterrupted = "[Request interrupted by user"
 
 func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
+	if len(b) > claudeBigLine && bytes.HasPrefix(b[bytes.Index(b, []byte(`"type":"`))+1:], []byte(`type":"user"`)) {
+		return claudeBigUserLine(b, t, now) // the first "type" key is the line's
+	}
 	var l claudeLine
 	if err := json.Unmarshal(b, &l); err != nil || l.Type == "" {
 		return false
@@ -77,10 +80,7 @@ func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
 	if m == nil {
 		return false
 	}
-	blocks, text, ok := claudeContent(m.Content)
-	if !ok {
-		return false
-	}
+	blocks, text := m.Content.blocks, m.Content.text
 	if l.Type == "assistant" {
 		if m.Usage != nil {
 			u := usage{m.Usage.Input, m.Usage.Output, m.Usage.CacheRead, m.Usage.CacheCreation}
@@ -139,14 +139,90 @@ func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
 	return true
 }
 
-// claudeContent reads a message's content: a string, or an array of blocks.
-func claudeContent(raw json.RawMessage) (blocks []claudeBlock, text string, ok bool) {
+// claudeContentField is a message's content: a string, or an array of
+// blocks. Decoded in place: a json.RawMessage would copy every tool result.
+type claudeContentField struct {
+	text   string
+	blocks []claudeBlock
+}
+
+func (c *claudeContentField) UnmarshalJSON(raw []byte) error {
 	raw = bytes.TrimSpace(raw)
 	switch {
 	case len(raw) == 0 || bytes.Equal(raw, []byte("null")):
-		return nil, "", true
+		return nil
 	case raw[0] == '"':
-		return nil, text, json.Unmarshal(raw, &text) == nil
+		return json.Unmarshal(raw, &c.text)
 	}
-	return blocks, "", json.Unmarshal(raw, &blocks) == nil
+	return json.Unmarshal(raw, &c.blocks)
+}
+
+// claudeBigLine is the length above which a user line is scanned for its
+// keys instead of decoded: such lines are tool results holding file
+// contents or command output, most of a transcript's bytes, of which only
+// the ids matter. Decoding them made a first read of 1 GB of transcripts
+// take half a minute.
+const claudeBigLine = 8 << 10
+
+// claudeBigUserLine folds a long user line, found by its keys: a quote
+// inside a JSON string is escaped, so `"key":"` matches keys alone. It
+// names its session and time like any line, the tool uses it answers, or,
+// with none, it is a (long, pasted) prompt.
+func claudeBigUserLine(b []byte, t *Transcript, now time.Time) bool {
+	if b[0] != '{' || b[len(b)-1] != '}' {
+		return false
+	}
+	head := b[:1024]
+	if id := jsonKeyString(b, `"sessionId":"`, false); id != "" {
+		t.SessionID = id
+	}
+	at := now
+	if ts, err := time.Parse(time.RFC3339Nano, jsonKeyString(b, `"timestamp":"`, true)); err == nil {
+		at = ts
+	}
+	t.LastActivity = at
+	if bytes.Contains(head, []byte(`"isSidechain":true`)) || bytes.Contains(head, []byte(`"isMeta":true`)) {
+		return true
+	}
+	results := 0
+	for rest := b; ; results++ {
+		i := bytes.Index(rest, []byte(`"tool_use_id":"`))
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len(`"tool_use_id":"`):]
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 {
+			return false
+		}
+		t.toolResult(string(rest[:end]))
+	}
+	if results > 0 {
+		t.Last = EntryToolResult
+		return true
+	}
+	t.clearPending()
+	t.Turns++
+	t.Last = EntryPrompt
+	return true
+}
+
+// jsonKeyString is the string value after key ("name":"), the first or the
+// last occurrence; "" when absent.
+func jsonKeyString(b []byte, key string, last bool) string {
+	var i int
+	if last {
+		i = bytes.LastIndex(b, []byte(key))
+	} else {
+		i = bytes.Index(b, []byte(key))
+	}
+	if i < 0 {
+		return ""
+	}
+	v := b[i+len(key):]
+	end := bytes.IndexByte(v, '"')
+	if end < 0 || end > 256 {
+		return ""
+	}
+	return string(v[:end])
 }

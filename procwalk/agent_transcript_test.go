@@ -58,7 +58,7 @@ func claudeConversation(t0 time.Time) []string {
 	}
 }
 
-func writeLines(t *testing.T, path string, lines []string, tail string) {
+func writeLines(t testing.TB, path string, lines []string, tail string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -259,5 +259,43 @@ func TestTranscriptSourceDirs(t *testing.T) {
 	name, src, err := ParseTranscriptSource("aider=claude:{home}/.aider/{project}")
 	if err != nil || name != "aider" || src.Parser != "claude" || src.Dir != "{home}/.aider/{project}" {
 		t.Errorf("got %q %+v %v", name, src, err)
+	}
+}
+
+// Long user lines (tool results with file contents, pasted prompts) are
+// scanned for their keys: the same result as decoding them.
+func TestClaudeTranscriptLongLines(t *testing.T) {
+	t0 := time.Date(2023, 11, 14, 22, 0, 0, 0, time.UTC)
+	big := strings.Repeat(`line \"quoted\" \"tool_use_id\":\"fake\"\n`, 1000)
+	result := func(at time.Time, sidechain bool, ids ...string) string {
+		var blocks []string
+		for _, id := range ids {
+			blocks = append(blocks, fmt.Sprintf(`{"tool_use_id":%q,"type":"tool_result","content":"%s"}`, id, big))
+		}
+		return fmt.Sprintf(`{"parentUuid":"a","isSidechain":%v,"userType":"external","cwd":"/home/dev/work/app","sessionId":"sess-long","type":"user","message":{"role":"user","content":[%s]},"toolUseResult":{"stdout":"%s"},"timestamp":%q}`,
+			sidechain, strings.Join(blocks, ","), big, at.UTC().Format(time.RFC3339Nano))
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, []string{
+		claudeUserLine(t0, "go"),
+		claudeAssistantLine(t0.Add(time.Second), "msg_1", claudeModel, "tool_use:toolu_1", "", 1, 1, 1, 1),
+		claudeAssistantLine(t0.Add(time.Second), "msg_1", claudeModel, "tool_use:toolu_2", "tool_use", 1, 1, 1, 1),
+		result(t0.Add(2*time.Second), true, "toolu_1", "toolu_2"), // a sub-agent's: not ours
+	}, "")
+	f := newTestTranscript(path, "claude")
+	f.update(nil, t0)
+	if f.t.PendingTools != 2 || f.t.Last != EntryToolUse || !f.t.LastActivity.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("after a sub-agent's long result: pending %d, last %v, activity %v", f.t.PendingTools, f.t.Last, f.t.LastActivity)
+	}
+	appendText(t, path, result(t0.Add(3*time.Second), false, "toolu_1", "toolu_2")+"\n")
+	f.update(nil, t0)
+	if f.t.PendingTools != 0 || f.t.Last != EntryToolResult || f.t.SessionID != "sess-long" || f.t.Malformed != 0 {
+		t.Errorf("after the long result: pending %d, last %v, session %q, malformed %d", f.t.PendingTools, f.t.Last, f.t.SessionID, f.t.Malformed)
+	}
+	prompt := fmt.Sprintf(`{"isSidechain":false,"sessionId":"sess-long","type":"user","message":{"role":"user","content":"%s"},"timestamp":%q}`, big, t0.Add(4*time.Second).UTC().Format(time.RFC3339Nano))
+	appendText(t, path, prompt+"\n")
+	f.update(nil, t0)
+	if f.t.Turns != 2 || f.t.Last != EntryPrompt {
+		t.Errorf("after a long prompt: turns %d, last %v", f.t.Turns, f.t.Last)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // copyTree copies the fixture /proc at src to a fresh directory, symlinks
 // (cwd, exe) as symlinks, so a test may add and remove processes.
-func copyTree(t *testing.T, src string) string {
+func copyTree(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil { // symlinks (cwd, exe) stay links
@@ -21,7 +21,7 @@ func copyTree(t *testing.T, src string) string {
 }
 
 // addClone adds pid as a copy of process from started at tick start.
-func addClone(t *testing.T, root string, from, pid, start string) {
+func addClone(t testing.TB, root string, from, pid, start string) {
 	t.Helper()
 	src, dst := filepath.Join(root, from), filepath.Join(root, pid)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
