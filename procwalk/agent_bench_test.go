@@ -162,4 +162,3 @@ func countTranscripts(sessions []Session) int {
 	}
 	return n
 }
-

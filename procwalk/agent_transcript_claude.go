@@ -30,9 +30,9 @@ type claudeLine struct {
 	IsSidechain bool      `json:"isSidechain"`
 	IsMeta      bool      `json:"isMeta"`
 	Message     *struct {
-		ID         string          `json:"id"`
-		Model      string          `json:"model"`
-		StopReason string          `json:"stop_reason"`
+		ID         string             `json:"id"`
+		Model      string             `json:"model"`
+		StopReason string             `json:"stop_reason"`
 		Content    claudeContentField `json:"content"`
 		Usage      *struct {
 			Input         int64 `json:"input_tokens"`
