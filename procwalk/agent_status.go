@@ -200,6 +200,7 @@ type agentTrack struct {
 	dirs   map[string]time.Time // listed directory -> its mtime then
 	// firstCWD caches the working directory a file's first line names.
 	firstCWD map[string]string
+	err      string // why the transcript could not be read last
 	status   string
 	since    time.Time
 	cpuSecs  float64
@@ -334,6 +335,7 @@ func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, cfg Agent
 	if t.rule >= 0 && g.cfg.Agents[t.rule].Transcript != nil && t.home != "" && t.cwd != "" {
 		g.readTranscript(t, g.cfg.Agents[t.rule].Transcript, now, claimed)
 	}
+	a.TranscriptError = t.err
 	if t.file != nil {
 		tc := t.file.t
 		tc.pending = nil
@@ -464,7 +466,9 @@ func (g *Grouper) readTranscript(t *agentTrack, src *TranscriptSource, now time.
 	first := t.file.offset == 0 && len(t.file.line) == 0
 	var err error
 	_, g.agents.buf, err = t.file.update(g.agents.buf, now)
+	t.err = ""
 	if err != nil {
+		t.err = err.Error()
 		t.file = nil // deleted or refused: look again next gather
 		return
 	}

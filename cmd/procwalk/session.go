@@ -330,7 +330,11 @@ func addAgentLines(kv *table, s *procwalk.Session, a *procwalk.AgentState, now t
 	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
 	t := a.Transcript
 	if t == nil {
-		kv.add("transcript", "none found")
+		why := "none found"
+		if a.TranscriptError != "" {
+			why = "unreadable: " + a.TranscriptError
+		}
+		kv.add("transcript", printable(why))
 		return
 	}
 	if t.Model != "" {
@@ -344,7 +348,7 @@ func addAgentLines(kv *table, s *procwalk.Session, a *procwalk.AgentState, now t
 		kv.add("context", ctx)
 	}
 	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens))
-	kv.add("turns", fmt.Sprintf("%d, last entry %s, %d tool uses awaiting results", t.Turns, t.Last, t.PendingTools))
+	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools))
 	if !t.LastActivity.IsZero() {
 		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.Local().Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
 	}
