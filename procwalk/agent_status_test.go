@@ -256,3 +256,27 @@ func TestAgentFields(t *testing.T) {
 		}
 	}
 }
+
+func TestAgentOptions(t *testing.T) {
+	w, err := ContextWindows([]string{"claude-sonnet-4-5=1000000", "mistral=32000"})
+	if err != nil || w["claude-sonnet-4-5"] != 1000000 || w["mistral"] != 32000 || w["claude"] != 200000 {
+		t.Errorf("windows %v, %v", w, err)
+	}
+	for _, bad := range []string{"claude", "=5", "claude=0", "claude=-1", "claude=2e5", "claude=lots"} {
+		if _, err := ContextWindows([]string{bad}); err == nil {
+			t.Errorf("context window %q accepted", bad)
+		}
+	}
+	rules, err := WithTranscripts(nil, []string{"aider=claude:{home}/.aider/{project}"})
+	if err != nil || rules[3].Name != "aider" || rules[3].Transcript.Parser != "claude" || rules[0].Transcript.Parser != "claude" {
+		t.Errorf("rules %+v, %v", rules, err)
+	}
+	for _, bad := range []string{"goose=claude:/x", "aider=yaml:/x", "aider=claude:relative/dir", "aider"} {
+		if _, err := WithTranscripts(nil, []string{bad}); err == nil {
+			t.Errorf("transcript %q accepted", bad)
+		}
+	}
+	if _, err := NewGrouper(FS{}, GroupConfig{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
+		t.Error("a zero context window accepted")
+	}
+}

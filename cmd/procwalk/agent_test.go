@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -45,5 +46,26 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	if len(j.Agent) != len(want) || j.Members == nil {
 		t.Errorf("agent %v, members %v (an ended agent's row has [] members)", j.Agent, j.Members)
+	}
+}
+
+// Bad agent options are usage errors that say what was wrong.
+func TestAgentFlagErrors(t *testing.T) {
+	clearEnv(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agent-transcript", "goose=claude:/x"}, `--agent-transcript: bad session config: agent transcript "goose=claude:/x": no agent "goose"`},
+		{[]string{"--agent-transcript", "claude=yaml:/x"}, `unknown parser "yaml": parsers are claude, codex`},
+		{[]string{"--agent-context-window", "claude=lots"}, `--agent-context-window: bad session config: context window "claude=lots": want FAMILY=TOKENS`},
+	} {
+		r := cli(t, fixture(append([]string{"sessions", "--no-rates", "--kind", "agent"}, tt.args...)...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	if r := cli(t, "telegraf", "--proc", fixtureProc, "--agent-active-within", "soon"); r.code == exitOK || !strings.Contains(r.stderr, `agent_active_within (--agent-active-within) \"soon\": want a duration`) {
+		t.Errorf("telegraf --agent-active-within soon: exit %d, %q", r.code, r.stderr)
 	}
 }
