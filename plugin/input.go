@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -22,26 +23,32 @@ var sampleConfig string
 // then Gather once per interval. The zero value plus Init emits the procwalk
 // schema's sessions from /proc.
 type Input struct {
-	Proc            string   `toml:"proc"`
-	Schema          string   `toml:"schema"`
-	SessionKinds    []string `toml:"session_kinds"`
-	TmuxSockets     []string `toml:"tmux_sockets"`
-	CgroupRoot      string   `toml:"cgroup_root"`
-	DangerPercent   float64  `toml:"danger_percent"`
-	Trees           []string `toml:"trees"`
-	Groups          string   `toml:"groups"`
-	Agents          []string `toml:"agents"`
-	PSS             bool     `toml:"pss"`
-	IO              bool     `toml:"io"`
-	ProcessTop      int      `toml:"process_top"`
-	ProcessTopBy    string   `toml:"process_top_by"`
-	ProcessMatch    string   `toml:"process_match"`
-	ProcstatPattern string   `toml:"procstat_pattern"`
-	ProcstatExe     string   `toml:"procstat_exe"`
-	ProcstatUser    string   `toml:"procstat_user"`
-	ProcstatTagWith []string `toml:"procstat_tag_with"`
-	SkipSelfMetrics bool     `toml:"skip_self_metrics"`
-	Passwd          string   `toml:"passwd"`
+	Proc          string   `toml:"proc"`
+	Schema        string   `toml:"schema"`
+	SessionKinds  []string `toml:"session_kinds"`
+	TmuxSockets   []string `toml:"tmux_sockets"`
+	CgroupRoot    string   `toml:"cgroup_root"`
+	DangerPercent float64  `toml:"danger_percent"`
+	Trees         []string `toml:"trees"`
+	Groups        string   `toml:"groups"`
+	Agents        []string `toml:"agents"`
+	// Agent status options (procwalk.AgentStatusConfig): durations such as
+	// "10s"; "" is the default.
+	AgentTranscripts    []string `toml:"agent_transcripts"`
+	AgentContextWindows []string `toml:"agent_context_windows"`
+	AgentActiveWithin   string   `toml:"agent_active_within"`
+	AgentEndedKeep      string   `toml:"agent_ended_keep"`
+	PSS                 bool     `toml:"pss"`
+	IO                  bool     `toml:"io"`
+	ProcessTop          int      `toml:"process_top"`
+	ProcessTopBy        string   `toml:"process_top_by"`
+	ProcessMatch        string   `toml:"process_match"`
+	ProcstatPattern     string   `toml:"procstat_pattern"`
+	ProcstatExe         string   `toml:"procstat_exe"`
+	ProcstatUser        string   `toml:"procstat_user"`
+	ProcstatTagWith     []string `toml:"procstat_tag_with"`
+	SkipSelfMetrics     bool     `toml:"skip_self_metrics"`
+	Passwd              string   `toml:"passwd"`
 
 	// Log receives grouping notes at debug level; the Telegraf adapter sets
 	// it to Telegraf's logger. Nil logs nothing.
@@ -147,6 +154,26 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 				return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agents"), err)
 			}
 			cfg.Group.Agents = append(cfg.Group.Agents, rule)
+		}
+	}
+	if cfg.Group.Agents, err = procwalk.WithTranscripts(cfg.Group.Agents, in.AgentTranscripts); err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_transcripts"), err)
+	}
+	if cfg.Group.AgentStatus.ContextWindows, err = procwalk.ContextWindows(in.AgentContextWindows); err != nil {
+		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_context_windows"), err)
+	}
+	for _, d := range []struct {
+		key, value string
+		dst        *time.Duration
+	}{
+		{"agent_active_within", in.AgentActiveWithin, &cfg.Group.AgentStatus.ActiveWithin},
+		{"agent_ended_keep", in.AgentEndedKeep, &cfg.Group.AgentStatus.EndedKeep},
+	} {
+		if d.value == "" {
+			continue
+		}
+		if *d.dst, err = time.ParseDuration(d.value); err != nil {
+			return cfg, fs, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value)
 		}
 	}
 	if in.PSS {

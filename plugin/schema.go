@@ -24,9 +24,10 @@ const (
 )
 
 // sessionTagAttrs are the Session.Attrs written as procwalk_session tags:
-// the few that name where a session runs and stay stable over its life.
-func sessionTagAttrs() [5]string {
-	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent}
+// the few that name where a session runs and stay stable over its life,
+// and an agent's status (four values) for dashboards to group by.
+func sessionTagAttrs() [6]string {
+	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent, procwalk.AttrStatus}
 }
 
 // writeSession writes one procwalk_session line; read are the optional
@@ -95,7 +96,31 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 		}
 		w.boolField("danger", cg.Danger)
 	}
+	if a := s.Agent; a != nil {
+		writeAgent(w, s, a, t)
+	}
 	w.end(t)
+}
+
+// writeAgent writes an agent session's fields: the model and session id
+// as strings, the numbers of procwalk.AgentFields under their names.
+func writeAgent(w metricWriter, s *procwalk.Session, a *procwalk.AgentState, t time.Time) {
+	if m := s.Attrs[procwalk.AttrModel]; m != "" {
+		w.stringField("model", m)
+	}
+	if id := s.Attrs[procwalk.AttrSessionID]; id != "" {
+		w.stringField("session_id", id)
+	}
+	for _, d := range procwalk.AgentFields() {
+		v, ok := d.Value(a, t)
+		switch {
+		case !ok:
+		case d.Integer:
+			w.intField(d.Name, int64(v))
+		default:
+			w.floatField(d.Name, v)
+		}
+	}
 }
 
 // writeProcess writes one procwalk_process line. rank (1 = the top) makes

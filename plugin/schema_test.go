@@ -253,3 +253,42 @@ func TestAppendActions(t *testing.T) {
 		t.Errorf("second event = %+v", ps[1])
 	}
 }
+
+// An agent session carries its status as a tag, its model and session id as
+// strings and its token figures as integers; what the transcript does not
+// say is left out.
+func TestWriteAgentSession(t *testing.T) {
+	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{procwalk.AttrAgent: "claude", procwalk.AttrStatus: "blocked", procwalk.AttrModel: "claude-sonnet-4-5",
+			procwalk.AttrSessionID: "5f2c9a1e"},
+		Totals: procwalk.SessionTotals{Totals: procwalk.Totals{Procs: 2}},
+		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: t0.Add(-5 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.5,
+			Transcript: &procwalk.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
+				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456}},
+	}
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
+		t.Errorf("tags = %v, want %v", p.tags, want)
+	}
+	want := map[string]any{"model": "claude-sonnet-4-5", "session_id": "5f2c9a1e", "status_seconds": int64(300),
+		"context_used_tokens": int64(183000), "context_window_tokens": int64(200000), "context_percent": 91.5,
+		"input_tokens": int64(120), "output_tokens": int64(9000), "cache_read_tokens": int64(800000), "cache_creation_tokens": int64(40000),
+		"turns": int64(4), "pending_tools": int64(1), "last_activity_unix_seconds": t0.Add(-5 * time.Minute).Unix(),
+		"transcript_bytes": int64(123456), "transcript_malformed_lines": int64(0)}
+	for k, v := range want {
+		if !reflect.DeepEqual(p.fields[k], v) {
+			t.Errorf("%s = %#v, want %#v", k, p.fields[k], v)
+		}
+	}
+	s.Agent = &procwalk.AgentState{Status: "idle", StatusSince: t0}
+	s.Attrs = map[string]string{procwalk.AttrAgent: "aider", procwalk.AttrStatus: "idle"}
+	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns"} {
+		if v, ok := p.fields[absent]; ok {
+			t.Errorf("no transcript, yet %s = %v", absent, v)
+		}
+	}
+	if p.fields["status_seconds"] != int64(0) || p.tags["status"] != "idle" {
+		t.Errorf("fields %v tags %v", p.fields, p.tags)
+	}
+}

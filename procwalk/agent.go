@@ -17,14 +17,16 @@ import (
 
 // DefaultAgents returns the agent rules used when GroupConfig.Agents is nil:
 //   - claude: Claude Code, as its native binary or its npm CLI under node
-//     (comm or argv[0] "claude", or a script under @anthropic-ai/claude-code/);
-//   - codex:  OpenAI Codex CLI (codex, or @openai/codex/ under node);
+//     (comm or argv[0] "claude", or a script under @anthropic-ai/claude-code/),
+//     with ClaudeTranscripts;
+//   - codex:  OpenAI Codex CLI (codex, or @openai/codex/ under node), with
+//     CodexTranscripts;
 //   - gemini: Gemini CLI (gemini, or @google/gemini-cli/ under node);
 //   - aider:  Aider (a Python script named aider).
 func DefaultAgents() []AgentRule {
 	return []AgentRule{
-		{Name: "claude", Match: regexp.MustCompile(`^claude$|/@anthropic-ai/claude-code/`)},
-		{Name: "codex", Match: regexp.MustCompile(`^codex$|/@openai/codex/`)},
+		{Name: "claude", Match: regexp.MustCompile(`^claude$|/@anthropic-ai/claude-code/`), Transcript: ClaudeTranscripts()},
+		{Name: "codex", Match: regexp.MustCompile(`^codex$|/@openai/codex/`), Transcript: CodexTranscripts()},
 		{Name: "gemini", Match: regexp.MustCompile(`^gemini$|/@google/gemini-cli/`)},
 		{Name: "aider", Match: regexp.MustCompile(`^aider$`)},
 	}
@@ -187,6 +189,12 @@ func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
 		leaders[k], bases[k] = p.ID, g.cfg.Agents[rule[i]].Name+"/"+project
 	}
 	// A second agent in the same folder gets "#2"; names stick (session_sticky.go).
+	// Agents ended a moment ago keep their rows, so keep their names.
+	endedLeaders, endedNames := g.agents.keptNames(leaders)
+	for k, l := range endedLeaders {
+		leaders = append(leaders, l)
+		bases = append(bases, stripNumber(endedNames[k]))
+	}
 	var names []string
 	names, g.agentNames = g.agentNames.assign(leaders, bases)
 	b := newBuilder(s, KindAgent)

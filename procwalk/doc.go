@@ -95,4 +95,9 @@
 // a Killer signals a process only while its ProcID still names it (pidfd,
 // start time checked after opening), refuses protected processes, and plans
 // before it acts. See Grouper and Killer, and their Examples.
+//
+// Agent sessions also carry an AgentState (Session.Agent): working, idle,
+// blocked or ended, model, context and token use, from the agent's
+// transcript, which the Grouper reads incrementally (agent_status.go,
+// AgentStatusConfig, TranscriptSource; AgentFields lists the numbers).
 package procwalk

@@ -16,6 +16,7 @@ import (
 type Users struct {
 	names map[int]string
 	uids  map[string]int
+	homes map[int]string
 }
 
 // ReadUsers reads the passwd file at path (usually /etc/passwd; cmd/ names
@@ -32,7 +33,7 @@ func ReadUsers(path string) (*Users, error) {
 // "+"/"-" entries and lines without a numeric uid. When two lines share a
 // uid or a name the first wins, as with getpwuid(3).
 func parsePasswd(b []byte) *Users {
-	u := &Users{names: make(map[int]string), uids: make(map[string]int)}
+	u := &Users{names: make(map[int]string), uids: make(map[string]int), homes: make(map[int]string)}
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
@@ -48,7 +49,7 @@ func parsePasswd(b []byte) *Users {
 		if !ok {
 			continue
 		}
-		uidField, _, _ := bytes.Cut(rest, []byte{':'})
+		uidField, rest, _ := bytes.Cut(rest, []byte{':'})
 		uid, err := strconv.Atoi(string(uidField))
 		if err != nil || uid < 0 {
 			continue
@@ -56,6 +57,10 @@ func parsePasswd(b []byte) *Users {
 		n := string(name)
 		if _, dup := u.names[uid]; !dup {
 			u.names[uid] = n
+			// gid, gecos, home: the home directory is the sixth field.
+			if f := bytes.SplitN(rest, []byte{':'}, 4); len(f) >= 3 && len(f[2]) > 0 {
+				u.homes[uid] = string(f[2])
+			}
 		}
 		if _, dup := u.uids[n]; !dup {
 			u.uids[n] = uid
@@ -72,6 +77,14 @@ func (u *Users) Name(uid int) string {
 		}
 	}
 	return strconv.Itoa(uid)
+}
+
+// Home returns the home directory of uid, "" when unknown.
+func (u *Users) Home(uid int) string {
+	if u == nil {
+		return ""
+	}
+	return u.homes[uid]
 }
 
 // LookupName returns the user name of uid and whether it is known.

@@ -67,7 +67,11 @@ const (
 	AttrElapsedSecs = "elapsed_seconds"
 	AttrElapsed     = "elapsed" // agent: two-unit human form, e.g. "2 hr 5 min"
 	AttrNested      = "nested_agents"
-	AttrRule        = "rule" // group: the rule's index (1-based) in the config
+	AttrRule        = "rule"       // group: the rule's index (1-based) in the config
+	AttrStatus      = "status"     // agent: working, idle, blocked or ended (agent_status.go)
+	AttrModel       = "model"      // agent: the model of its last turn
+	AttrSessionID   = "session_id" // agent: the agent's own session id, from its transcript
+	AttrTranscript  = "transcript" // agent: the transcript file read
 )
 
 // Session is a named group of processes in one Snapshot.
@@ -87,6 +91,9 @@ type Session struct {
 	// not check every process (a note of Group says why): tmux sessions when
 	// the environment of possible escapees was not or could not be read.
 	Partial bool
+	// Agent is an agent session's status, model and token use (agent
+	// sessions only; nil elsewhere). An ended agent's row has no members.
+	Agent *AgentState
 
 	// index holds each member's position in the Snapshot's Procs, for the
 	// Grouper's own bookkeeping in the gather that built the session.
@@ -180,6 +187,8 @@ type GroupConfig struct {
 	// Agents detect AI coding agents; nil means DefaultAgents(). Use an
 	// empty non-nil slice to detect none.
 	Agents []AgentRule
+	// AgentStatus holds the thresholds of agent statuses.
+	AgentStatus AgentStatusConfig
 
 	// Groups are the user-defined group rules (see ParseGroupRules).
 	Groups []GroupRule
@@ -212,6 +221,9 @@ type TmuxConfig struct {
 type AgentRule struct {
 	Name  string // e.g. "claude"; the session name is Name/project
 	Match *regexp.Regexp
+	// Transcript, when set, is where the agent's transcripts are: status,
+	// model and token use come from them (agent_status.go).
+	Transcript *TranscriptSource
 }
 
 // GroupRule is one user-defined group rule: processes whose Field matches

@@ -26,7 +26,9 @@ type Grouper struct {
 	agentCache map[agentKey]int16
 	// agentNames keeps agent names stable across gathers (session_sticky.go).
 	agentNames stickyNames
-	tmuxNames  map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
+	// agents follows agent sessions over time (agent_status.go).
+	agents    agentTracker
+	tmuxNames map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
 	environ      map[ProcID]tmuxEnv
@@ -68,6 +70,14 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 		if r.Name == "" || r.Match == nil {
 			return nil, fmt.Errorf("%w: agent rule %d needs a name and a regex", ErrBadConfig, i+1)
 		}
+		if r.Transcript != nil {
+			if err := r.Transcript.check(); err != nil {
+				return nil, fmt.Errorf("%w: agent %s transcript: %w", ErrBadConfig, r.Name, err)
+			}
+		}
+	}
+	if err := cfg.AgentStatus.check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
 	}
 	for i, r := range g.cfg.Groups {
 		if err := r.check(); err != nil {
@@ -235,6 +245,9 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 		sessions = append(sessions, byKind[k]...)
 	}
 	g.cum.update(s, sessions)
+	if g.kinds[KindAgent] {
+		sessions = g.updateAgents(s, sessions)
+	}
 	return sessions, n.list
 }
 

@@ -50,3 +50,11 @@ func sameBase(name, base string) bool {
 	rest, ok := strings.CutPrefix(name, base+"#")
 	return ok && allDigits(rest)
 }
+
+// stripNumber is the base of a name "base" or "base#N".
+func stripNumber(name string) string {
+	if i := strings.LastIndexByte(name, '#'); i > 0 && allDigits(name[i+1:]) && i+1 < len(name) {
+		return name[:i]
+	}
+	return name
+}

@@ -11,7 +11,7 @@ import (
 
 // copyTree copies the fixture /proc at src to a fresh directory, symlinks
 // (cwd, exe) as symlinks, so a test may add and remove processes.
-func copyTree(t *testing.T, src string) string {
+func copyTree(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	if err := os.CopyFS(dst, os.DirFS(src)); err != nil { // symlinks (cwd, exe) stay links
@@ -21,7 +21,7 @@ func copyTree(t *testing.T, src string) string {
 }
 
 // addClone adds pid as a copy of process from started at tick start.
-func addClone(t *testing.T, root string, from, pid, start string) {
+func addClone(t testing.TB, root string, from, pid, start string) {
 	t.Helper()
 	src, dst := filepath.Join(root, from), filepath.Join(root, pid)
 	if err := os.MkdirAll(dst, 0o755); err != nil {
@@ -73,7 +73,9 @@ func agentNamesOf(t *testing.T, g *Grouper, root string) []string {
 }
 
 // Three claude agents in one folder; the second exits between gathers. In
-// one Grouper the third keeps "#3"; a fresh one (a new CLI run) numbers from
+// one Grouper the third keeps "#3" and the ended "#2" keeps its row, in its
+// place, without members (so without an ID) for AgentStatusConfig.EndedKeep;
+// a fresh one (a new CLI run) numbers from
 // the processes alone and calls it "#2", but with another ID than the old #2.
 func TestAgentNamesStick(t *testing.T) {
 	root := copyTree(t, sessionFixture)
@@ -97,11 +99,11 @@ func TestAgentNamesStick(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "207")); err != nil {
 		t.Fatal(err)
 	}
-	want = []string{"claude/work/app@105.3000", "claude/other/app@203.8100", "codex/work/app@206.8400", "claude/other/app#3@209.9000"}
+	want = []string{"claude/work/app@105.3000", "claude/other/app@203.8100", "codex/work/app@206.8400", "claude/other/app#2@", "claude/other/app#3@209.9000"}
 	if got := agentNamesOf(t, g, root); !slices.Equal(got, want) {
 		t.Errorf("after #2 exited, same Grouper: %q\nwant %q", got, want)
 	}
-	want[3] = "claude/other/app#2@209.9000"
+	want = []string{"claude/work/app@105.3000", "claude/other/app@203.8100", "codex/work/app@206.8400", "claude/other/app#2@209.9000"}
 	if got := agentNamesOf(t, newGrouper(), root); !slices.Equal(got, want) {
 		t.Errorf("fresh Grouper: %q\nwant %q", got, want)
 	}

@@ -149,8 +149,9 @@ func TestAgents(t *testing.T) {
 	}
 	w.in.Sessions = grouper(t, w.users)(w.snap) // regroup with the rates
 	got := runBundled(t, w, "agents")
-	want := `AGENT    PROJECT              TMUX         RUNNING        PROCS         RSS         PSS     CPU   GROWTH/MIN
-claude   myproj               work:0.0     9 days 23 hr       3     2.1 GiB     1.6 GiB   30.0%    300.0 MiB
+	// Busy (30 % CPU) without a transcript: working, no model, no context.
+	want := `AGENT    PROJECT              STATUS           MODEL                 CTX TMUX         RUNNING        PROCS         RSS         PSS     CPU   GROWTH/MIN
+claude   myproj               working          -                       - work:0.0     9 days 23 hr       3     2.1 GiB     1.6 GiB   30.0%    300.0 MiB
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

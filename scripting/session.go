@@ -26,7 +26,7 @@ func sessionFields() []string {
 		"rss", "pss", "uss", "swap", "cpu", "cpu_time", "read_bytes", "write_bytes",
 		"read_rate", "write_rate", "growth", "pss_growth", "age", "start_time",
 		"cumulative_cpu_time", "cumulative_read_bytes", "cumulative_write_bytes",
-		"smaps_read", "io_read", "cgroup",
+		"smaps_read", "io_read", "cgroup", "agent",
 	}
 }
 
@@ -223,6 +223,12 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 		} else {
 			L.Push(cgroupTable(L, t.Cgroup, rates))
 		}
+	case "agent":
+		if ref.s.Agent == nil {
+			L.Push(lua.LNil)
+		} else {
+			L.Push(agentTable(L, ref.s, ref.snap))
+		}
 	default:
 		return false
 	}
@@ -251,6 +257,30 @@ func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage, rates bool) *lua.LTable
 	}
 	if c.CPUQuotaPath != "" {
 		t.RawSetString("cpu_quota_path", lua.LString(c.CPUQuotaPath))
+	}
+	return t
+}
+
+// agentTable converts an agent session's status and transcript figures:
+// {status, why, status_since, model, session_id, transcript, and the
+// numbers of procwalk.AgentFields}; what is unknown is nil.
+func agentTable(L *lua.LState, s *procwalk.Session, snap *procwalk.Snapshot) *lua.LTable {
+	a := s.Agent
+	t := L.NewTable()
+	t.RawSetString("status", lua.LString(a.Status))
+	t.RawSetString("why", lua.LString(a.Why))
+	if !a.StatusSince.IsZero() {
+		t.RawSetString("status_since", lua.LNumber(float64(a.StatusSince.UnixNano())/1e9))
+	}
+	for key, attr := range map[string]string{"model": procwalk.AttrModel, "session_id": procwalk.AttrSessionID, "transcript": procwalk.AttrTranscript} {
+		if v := s.Attrs[attr]; v != "" {
+			t.RawSetString(key, lua.LString(v))
+		}
+	}
+	for _, d := range procwalk.AgentFields() {
+		if v, ok := d.Value(a, snap.Time); ok {
+			t.RawSetString(d.Name, lua.LNumber(v))
+		}
 	}
 	return t
 }

@@ -1,9 +1,13 @@
--- agents: AI coding agent sessions (Claude Code, Codex, Gemini, Aider) with project, tmux pane, duration, memory and CPU
+-- agents: AI coding agent sessions (Claude Code, Codex, Gemini, Aider) with status, model, context use, project, tmux pane, duration, memory and CPU
 --
 -- Usage: procwalk run agents [--pss]
 -- An agent session is the agent's process and everything it started; an
 -- agent started by another one is listed on its own (nested_agents counts
--- them). Add agents with --agent NAME=REGEX.
+-- them). Add agents with --agent NAME=REGEX. STATUS is working, idle,
+-- blocked (waiting for you: a tool use awaits its result and nothing runs)
+-- or ended, with how long for blocked and ended ones; MODEL and CTX (the
+-- share of the model's context window the last turn used) come from the
+-- agent's transcript, "-" without one.
 
 local pw = require "procwalk"
 
@@ -15,11 +19,19 @@ if #agents == 0 then
 end
 
 local function bytes(n) return n and pw.bytes(n) or "-" end
-local row = "%-8s %-20s %-12s %-14s %5s %11s %11s %7s %12s"
-print(string.format(row, "AGENT", "PROJECT", "TMUX", "RUNNING", "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
+local function status(a)
+  if not a then return "-" end
+  if (a.status == "blocked" or a.status == "ended") and a.status_seconds then
+    return a.status .. " " .. pw.duration(a.status_seconds)
+  end
+  return a.status
+end
+local row = "%-8s %-20s %-16s %-20s %4s %-12s %-14s %5s %11s %11s %7s %12s"
+print(string.format(row, "AGENT", "PROJECT", "STATUS", "MODEL", "CTX", "TMUX", "RUNNING", "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
 for _, s in ipairs(agents) do
-  local a = s.attrs
-  print(string.format(row, a.agent or "?", (a.project or s.name):sub(1, 20), a.tmux_target or "-",
-    a.elapsed or (s.age and pw.duration(s.age)) or "-", s.procs, bytes(s.rss), bytes(s.pss),
+  local a, ag = s.attrs, s.agent
+  local ctx = ag and ag.context_percent and string.format("%d%%", math.floor(ag.context_percent + 0.5)) or "-"
+  print(string.format(row, a.agent or "?", (a.project or s.name):sub(1, 20), status(ag), (ag and ag.model or "-"):sub(1, 20), ctx,
+    a.tmux_target or "-", a.elapsed or (s.age and pw.duration(s.age)) or "-", s.procs, bytes(s.rss), bytes(s.pss),
     s.cpu and string.format("%.1f%%", s.cpu) or "-", s.growth and pw.bytes(s.growth) or "-"))
 end

@@ -202,6 +202,9 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 		}
 		kv.add("cgroup v"+strconv.Itoa(u.Version), line)
 	}
+	if a := s.Agent; a != nil {
+		addAgentLines(kv, s, a, gd.snap.Time)
+	}
 	if err := writeBlock(w, kv); err != nil {
 		return err
 	}
@@ -316,4 +319,38 @@ func formatSigned(bytes float64) string {
 		return "-" + formatBytes(uint64(-bytes))
 	}
 	return "+" + formatBytes(uint64(bytes))
+}
+
+// addAgentLines says what an agent's transcript and processes tell.
+func addAgentLines(kv *table, s *procwalk.Session, a *procwalk.AgentState, now time.Time) {
+	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
+	t := a.Transcript
+	if t == nil {
+		why := "none found"
+		if a.TranscriptError != "" {
+			why = "unreadable: " + a.TranscriptError
+		}
+		kv.add("transcript", printable(why))
+		return
+	}
+	if t.Model != "" {
+		kv.add("model", printable(t.Model))
+	}
+	if t.ContextUsedTokens > 0 {
+		ctx := fmt.Sprintf("%d tokens", t.ContextUsedTokens)
+		if a.ContextWindowTokens > 0 {
+			ctx += fmt.Sprintf(" of %d (%s%%)", a.ContextWindowTokens, formatPercent(a.ContextPercent))
+		}
+		kv.add("context", ctx)
+	}
+	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens))
+	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools))
+	if !t.LastActivity.IsZero() {
+		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.Local().Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
+	}
+	tr := printable(t.Path) + fmt.Sprintf(" (%d bytes read", t.Bytes)
+	if n := t.Malformed + t.Oversized; n > 0 {
+		tr += fmt.Sprintf(", %d lines skipped", n)
+	}
+	kv.add("transcript", tr+")")
 }

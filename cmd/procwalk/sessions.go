@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -65,6 +66,11 @@ AGENTS
   Claude Code, Codex, Gemini CLI and Aider are found by default (the comm,
   argv[0], or the script a node/python process runs). --agent NAME=REGEX
   adds a rule (repeat it), e.g. --agent 'goose=^goose$'.
+  Each agent's status (working, idle, blocked, ended), model and context
+  use come from its transcript: Claude Code's and Codex's are found by
+  default; --agent-transcript NAME=PARSER:DIR gives an agent one (PARSER
+  claude or codex; DIR may hold {home}, {project}, {yyyy}, {mm}, {dd}).
+  --agent-context-window FAMILY=TOKENS sets a model family's window.
 
 GROUPS (--groups FILE), one rule a line, the first match wins:
   # NAME-TEMPLATE  FIELD    REGEX (rest of the line)
@@ -88,6 +94,9 @@ type sessionFlags struct {
 	cgroupRoot  string
 	danger      float64
 	noRates     bool
+	transcripts stringList
+	windows     stringList
+	status      procwalk.AgentStatusConfig
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
@@ -99,6 +108,12 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.cgroupRoot, "cgroup-root", procwalk.DefaultCgroupRoot, "where cgroupfs is mounted")
 	fs.Float64Var(&f.danger, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
+	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
+	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
+	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", 10*time.Second, "an agent whose transcript grew this recently is working")
+	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", 5, "an agent whose processes use this much CPU (% of one core) is working")
+	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", 10*time.Minute, "after a prompt or tool result, the model counts as answering (working) this long")
+	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", 5*time.Minute, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
 }
 
 // stringList is a repeatable string flag.
@@ -127,6 +142,14 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 			}
 			cfg.Agents = append(cfg.Agents, rule)
 		}
+	}
+	cfg.AgentStatus = f.status
+	var err error
+	if cfg.AgentStatus.ContextWindows, err = procwalk.ContextWindows(f.windows); err != nil {
+		return cfg, usageErrorf("--agent-context-window: %v", err)
+	}
+	if cfg.Agents, err = procwalk.WithTranscripts(cfg.Agents, f.transcripts); err != nil {
+		return cfg, usageErrorf("--agent-transcript: %v", err)
 	}
 	for _, t := range f.trees {
 		spec, err := procwalk.ParseTreeSpec(t)
@@ -428,6 +451,27 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 	return read, write
 }
 
+// agentInfo is what an agent's INFO starts with: its status, model and
+// context use, e.g. "blocked 3 min, claude-sonnet-4-5, ctx 91%".
+func agentInfo(s *procwalk.Session) []string {
+	a := s.Agent
+	if a == nil {
+		return nil
+	}
+	status := a.Status
+	if a.Status == procwalk.AgentBlocked || a.Status == procwalk.AgentEnded {
+		status += " " + procwalk.HumanDuration(a.StatusFor)
+	}
+	parts := []string{status}
+	if m := s.Attrs[procwalk.AttrModel]; m != "" {
+		parts = append(parts, m)
+	}
+	if a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 && a.ContextWindowTokens > 0 {
+		parts = append(parts, fmt.Sprintf("ctx %.0f%%", a.ContextPercent))
+	}
+	return parts
+}
+
 // sessionInfo is the INFO column: what the kind knows beyond the numbers.
 func sessionInfo(s *procwalk.Session) string {
 	a := s.Attrs
@@ -456,6 +500,7 @@ func sessionInfo(s *procwalk.Session) string {
 	case procwalk.KindUser:
 		add("uid %s", a[procwalk.AttrUID])
 	case procwalk.KindAgent:
+		parts = append(parts, agentInfo(s)...)
 		if p := a[procwalk.AttrCwd]; p != "" {
 			add("%s", p)
 		}
@@ -535,8 +580,16 @@ func sessionOrders() []sessionOrder {
 		{"procs", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.Procs) })},
 		{"age", func(a, b *procwalk.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
 		{"name", func(a, b *procwalk.Session) int { return 0 }}, // the kind, name order Group returns
-		{"pid", func(a, b *procwalk.Session) int { return cmp.Compare(a.Members[0].PID, b.Members[0].PID) }},
+		{"pid", func(a, b *procwalk.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }},
 	}
+}
+
+// firstPID is the lowest member's pid, 0 for an ended agent's row.
+func firstPID(s *procwalk.Session) int {
+	if len(s.Members) == 0 {
+		return 0
+	}
+	return s.Members[0].PID
 }
 
 func sessionSortNames() []string {

@@ -83,8 +83,12 @@ type jsonSession struct {
 	Totals  jsonSessionTotals `json:"totals"`
 	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
 	Panes   []jsonPane        `json:"panes,omitempty"`
-	Roots   []jsonProcID      `json:"roots"`
-	Members []jsonProcID      `json:"members"`
+	// Agent is an agent session's status, model and token use: "status",
+	// "status_since", "why", "model", "session_id", "transcript",
+	// "last_activity" and the numbers of procwalk.AgentFields.
+	Agent   map[string]any `json:"agent,omitempty"`
+	Roots   []jsonProcID   `json:"roots"`
+	Members []jsonProcID   `json:"members"`
 	// Processes is set by procwalk session: each member in full.
 	Processes []jsonProcess `json:"processes,omitempty"`
 }
@@ -164,11 +168,41 @@ func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
 		j.Panes = append(j.Panes, jsonPane{Target: p.Target, PaneID: p.PaneID, WindowName: p.WindowName, PID: p.PID,
 			TTY: p.TTY, Cwd: p.Cwd, Command: p.Command, Dead: p.Dead})
 	}
+	if a := s.Agent; a != nil {
+		j.Agent = newJSONAgent(now, s, a)
+	}
+	j.Roots, j.Members = []jsonProcID{}, []jsonProcID{} // an ended agent has none
 	for _, id := range s.Roots {
 		j.Roots = append(j.Roots, jsonProcID{id.PID, id.StartTicks})
 	}
 	for _, id := range s.Members {
 		j.Members = append(j.Members, jsonProcID{id.PID, id.StartTicks})
+	}
+	return j
+}
+
+func newJSONAgent(now time.Time, s *procwalk.Session, a *procwalk.AgentState) map[string]any {
+	j := map[string]any{"status": a.Status, "why": a.Why}
+	if !a.StatusSince.IsZero() {
+		j["status_since"] = a.StatusSince.UTC()
+	}
+	for key, attr := range map[string]string{"model": procwalk.AttrModel, "session_id": procwalk.AttrSessionID, "transcript": procwalk.AttrTranscript} {
+		if v := s.Attrs[attr]; v != "" {
+			j[key] = v
+		}
+	}
+	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
+		j["last_activity"] = t.LastActivity.UTC()
+	}
+	for _, d := range procwalk.AgentFields() {
+		v, ok := d.Value(a, now)
+		switch {
+		case !ok:
+		case d.Integer:
+			j[d.Name] = int64(v)
+		default:
+			j[d.Name] = round(v, 2)
+		}
 	}
 	return j
 }

@@ -35,7 +35,7 @@ end`)
 	lines := checkLines(t, r.stdout, 7) // 3 user + 1 agent sessions, then the script's 3
 	for i, prefix := range []string{
 		"procwalk_session,kind=user,session=app,user=app ",
-		"procwalk_session,agent=claude,kind=agent,session=claude/myproj ",
+		"procwalk_session,agent=claude,kind=agent,session=claude/myproj,status=idle ",
 		"agent_rule,project=myproj procs=3 ",
 		"procwalk_alert,kind=agent,rule=rule.lua,session=claude/myproj,severity=warning message=\"agent seen\" ",
 		"procwalk_action,outcome=dry_run,requester=rule:rule.lua pid=110i,",

@@ -417,7 +417,7 @@ func TestTelegrafExampleCommands(t *testing.T) {
 // repeatable list flags.
 func TestTelegrafFlagsMatchPluginOptions(t *testing.T) {
 	cmd := newTelegrafCommand(&globals{}, &env{stderr: io.Discard})
-	singular := map[string]string{"trees": "tree", "agents": "agent"}
+	singular := map[string]string{"trees": "tree", "agents": "agent", "agent_transcripts": "agent-transcript", "agent_context_windows": "agent-context-window"}
 	typ := reflect.TypeOf(plugin.Input{})
 	for i := 0; i < typ.NumField(); i++ {
 		key := typ.Field(i).Tag.Get("toml")

@@ -112,3 +112,48 @@ func TestCPUHog(t *testing.T) {
 }
 
 func slogTo(b *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
+
+// agent-watch alerts once per episode: when an agent has been blocked
+// longer than blocked_minutes, and when its context passes context_percent.
+func TestAgentWatch(t *testing.T) {
+	src, err := os.ReadFile("agent-watch.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := scripting.Compile("agent-watch.lua", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Unix(1700864000, 0)
+	agent := func(name, status string, since time.Duration, ctx float64) procwalk.Session {
+		a := &procwalk.AgentState{Status: status, StatusSince: now.Add(-since), ContextWindowTokens: 200000, ContextPercent: ctx,
+			Transcript: &procwalk.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: int64(ctx * 2000)}}
+		return procwalk.Session{Kind: procwalk.KindAgent, Name: name, Agent: a,
+			Attrs: map[string]string{procwalk.AttrStatus: status, procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrTmuxTarget: "work:1.0"}}
+	}
+	ticks := [][]procwalk.Session{
+		{agent("claude/app", "blocked", 11*time.Minute, 50), agent("codex/api", "working", time.Minute, 95)},
+		{agent("claude/app", "blocked", 12*time.Minute, 50), agent("codex/api", "working", time.Minute, 96)},
+		{agent("claude/app", "working", 0, 50), agent("codex/api", "idle", time.Minute, 20)},
+		{agent("claude/app", "blocked", 2*time.Minute, 50), agent("codex/api", "idle", time.Minute, 91)},
+	}
+	var logs bytes.Buffer
+	out := &emitted{}
+	rt := scripting.New(scripting.Config{Emitter: out, Logger: slogTo(&logs), Mode: "watch", Args: []string{"blocked_minutes=10"}})
+	defer rt.Close()
+	snap := &procwalk.Snapshot{Time: now}
+	for i, sessions := range ticks {
+		in := scripting.Input{Snapshot: snap, Sessions: func() ([]procwalk.Session, error) { return sessions, nil }}
+		if err := rt.Run(context.Background(), script, in); err != nil {
+			t.Fatalf("tick %d: %v", i+1, err)
+		}
+	}
+	want := []string{
+		"procwalk_alert agent/claude/app map[message:agent-watch: agent:claude/app in tmux work:1.0 has waited for you for 11 min threshold:600 value:660]",
+		"procwalk_alert agent/codex/api map[message:agent-watch: agent:codex/api in tmux work:1.0 has used 95% of its context (claude-opus-4-1) threshold:90 value:95]",
+		"procwalk_alert agent/codex/api map[message:agent-watch: agent:codex/api in tmux work:1.0 has used 91% of its context (claude-opus-4-1) threshold:90 value:91]",
+	}
+	if got := strings.Join(out.lines, "\n"); got != strings.Join(want, "\n") {
+		t.Errorf("emitted\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+}

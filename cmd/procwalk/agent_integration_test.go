@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A fake Claude Code (a copy of sleep named claude, in a project folder,
+// its HOME a temporary directory) whose transcript the test writes: its
+// status, model and context follow in sessions --json, Telegraf's line
+// protocol and Lua as the transcript says it works, waits for a permission
+// and ends its turn.
+func TestIntegrationAgentStatus(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	dir := t.TempDir()
+	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("agentproj-%d", os.Getpid()))
+	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	claude := filepath.Join(dir, "bin", "claude")
+	copyFile(t, sleep, claude)
+	cmd := exec.Command(claude, "600")
+	cmd.Dir, cmd.Env = proj, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	waitExe(t, cmd.Process.Pid, claude)
+	// Written after the agent started: its transcript.
+	project := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(proj, "-")
+	path := filepath.Join(home, ".claude", "projects", project, "0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	name := "claude/" + filepath.Base(proj)
+	line := func(at time.Time, typ, msg string) string {
+		return fmt.Sprintf(`{"type":%q,"sessionId":"0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d","cwd":%q,"timestamp":%q,"message":%s}`,
+			typ, proj, at.UTC().Format(time.RFC3339Nano), msg)
+	}
+	usage := `"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":150000,"cache_creation_input_tokens":29995}`
+	write := func(mod time.Time, lines ...string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(f, strings.Join(lines, "\n")+"\n"); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		if err := os.Chtimes(path, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	agentJSON := func(extra ...string) map[string]any {
+		t.Helper()
+		r := cli(t, append([]string{"sessions", "--kind", "agent", "--no-rates", "--json"}, extra...)...)
+		if r.code != 0 {
+			t.Fatalf("sessions --json: exit %d: %s", r.code, r.stderr)
+		}
+		var doc struct {
+			Sessions []struct {
+				Name  string            `json:"name"`
+				Attrs map[string]string `json:"attrs"`
+				Agent map[string]any    `json:"agent"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range doc.Sessions {
+			if s.Name == name {
+				return s.Agent
+			}
+		}
+		t.Fatalf("no session %s in\n%s", name, r.stdout)
+		return nil
+	}
+	// Transcript times must not be older than the agent (less 2 s), and
+	// older than --agent-active-within 1s to count as not growing.
+	time.Sleep(2500 * time.Millisecond)
+	now := time.Now()
+
+	// Working: the person asked, and the transcript grew just now.
+	write(now, line(now, "user", `{"role":"user","content":"run the tests"}`))
+	if a := agentJSON("--agent-active-within", "1h"); a["status"] != "working" || a["turns"] != 1.0 {
+		t.Errorf("after the prompt: %v", a)
+	}
+
+	// Blocked: the model asked for a tool two seconds ago; nothing runs.
+	past := now.Add(-2 * time.Second)
+	write(past, line(past, "assistant", `{"id":"msg_1","model":"claude-opus-4-1","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"rm -rf build"}}],`+usage+`}`))
+	a := agentJSON("--agent-active-within", "1s")
+	if a["status"] != "blocked" || a["model"] != "claude-opus-4-1" || a["context_used_tokens"] != 180000.0 || a["context_percent"] != 90.0 || a["pending_tools"] != 1.0 {
+		t.Errorf("waiting for a permission: %v", a)
+	}
+	r := cli(t, "telegraf", "--session-kinds", "agent", "--skip-self-metrics", "--agent-active-within", "1s")
+	want := fmt.Sprintf("procwalk_session,agent=claude,kind=agent,session=%s,status=blocked ", name)
+	var got string
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, want) {
+			got = l
+		}
+	}
+	for _, field := range []string{`model="claude-opus-4-1"`, "context_used_tokens=180000i", "context_percent=90,", "cache_read_tokens=150000i", "turns=1i", "pending_tools=1i"} {
+		if !strings.Contains(got, field) {
+			t.Errorf("telegraf line lacks %s:\n%q\nin\n%s%s", field, got, r.stdout, r.stderr)
+		}
+	}
+	// Lua's print goes to stderr under run (stdout carries metrics).
+	script := filepath.Join(dir, "agent.lua")
+	if err := os.WriteFile(script, []byte(`local pw = require "procwalk"
+local a = pw.session("agent:`+name+`").agent
+print(a.status, a.model, a.context_percent, a.pending_tools)
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stderr, "\nblocked\tclaude-opus-4-1\t90\t1\n") {
+		t.Errorf("lua: %q %s", r.stdout, r.stderr)
+	}
+
+	// Idle: the tool ran, the model answered and ended its turn.
+	write(past, line(past, "user", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"done"}]}`),
+		line(past, "assistant", `{"id":"msg_2","model":"claude-opus-4-1","stop_reason":"end_turn","content":[{"type":"text","text":"Removed."}],`+usage+`}`))
+	if a := agentJSON("--agent-active-within", "1s"); a["status"] != "idle" || a["pending_tools"] != 0.0 || a["output_tokens"] != 80.0 {
+		t.Errorf("after the turn: %v", a)
+	}
+	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stderr, "\nidle\tclaude-opus-4-1\t90\t0\n") {
+		t.Errorf("lua after the turn: %q %s", r.stdout, r.stderr)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitExe waits until pid runs exe (a started process is first a copy of
+// the test binary), however slow the machine.
+func waitExe(t *testing.T, pid int, exe string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if got, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && got == exe {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d did not exec %s in 60s", pid, exe)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

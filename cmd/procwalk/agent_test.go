@@ -1,0 +1,71 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// An agent's INFO starts with its status (for how long, when blocked or
+// ended), model and context use; its JSON has them in "agent".
+func TestAgentInfoAndJSON(t *testing.T) {
+	now := time.Unix(1700003600, 0)
+	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{procwalk.AttrStatus: "blocked", procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrCwd: "/home/dev/app",
+			procwalk.AttrElapsed: "2 hr", procwalk.AttrSessionID: "s-1"},
+		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
+			ContextWindowTokens: 200000, ContextPercent: 90.4,
+			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute)}},
+	}
+	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
+		t.Errorf("INFO %q, want %q", got, want)
+	}
+	b, err := json.Marshal(newJSONSession(now, &s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct {
+		Agent   map[string]any `json:"agent"`
+		Members []any          `json:"members"`
+	}
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"status": "blocked", "why": "a tool use awaits its result, and nothing runs", "status_since": "2023-11-14T23:10:20Z",
+		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "status_seconds": 180.0,
+		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
+		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
+		"transcript_bytes": 0.0, "transcript_malformed_lines": 0.0}
+	for k, v := range want {
+		if j.Agent[k] != v {
+			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
+		}
+	}
+	if len(j.Agent) != len(want) || j.Members == nil {
+		t.Errorf("agent %v, members %v (an ended agent's row has [] members)", j.Agent, j.Members)
+	}
+}
+
+// Bad agent options are usage errors that say what was wrong.
+func TestAgentFlagErrors(t *testing.T) {
+	clearEnv(t)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--agent-transcript", "goose=claude:/x"}, `--agent-transcript: bad session config: agent transcript "goose=claude:/x": no agent "goose"`},
+		{[]string{"--agent-transcript", "claude=yaml:/x"}, `unknown parser "yaml": parsers are claude, codex`},
+		{[]string{"--agent-context-window", "claude=lots"}, `--agent-context-window: bad session config: context window "claude=lots": want FAMILY=TOKENS`},
+	} {
+		r := cli(t, fixture(append([]string{"sessions", "--no-rates", "--kind", "agent"}, tt.args...)...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
+		}
+	}
+	if r := cli(t, "telegraf", "--proc", fixtureProc, "--agent-active-within", "soon"); r.code == exitOK || !strings.Contains(r.stderr, `agent_active_within (--agent-active-within) "soon": want a duration`) {
+		t.Errorf("telegraf --agent-active-within soon: exit %d, %q", r.code, r.stderr)
+	}
+}

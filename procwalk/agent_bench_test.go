@@ -1,0 +1,164 @@
+package procwalk
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// BenchmarkAgentTranscripts measures what following agents' transcripts
+// adds to a gather in steady state, the issue's target being ≤ 1 ms of CPU
+// for 20 agents whose transcripts hold 50 MB each, reading only the bytes
+// appended since the last gather:
+//
+//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x
+//
+// Each iteration appends one assistant line to every transcript, then
+// groups the same snapshot twice, interleaved: with the transcript sources
+// (agents) and without them (bare: process matching and names alone). It
+// reports both, their difference in CPU time (added-cpu-us/gather), and
+// the transcript bytes read against those appended (they must be equal).
+func BenchmarkAgentTranscripts(b *testing.B) {
+	const agents, size = 20, 50 << 20
+	root, home := agentFixture(b)
+	t0 := agentStart.Add(time.Minute)
+	block := benchTranscriptBlock(t0)
+	content := bytes.Repeat(block, size/len(block)+1)[:0]
+	for len(content)+len(block) <= size {
+		content = append(content, block...)
+	}
+	var paths []string
+	for i := range agents {
+		pid := strconv.Itoa(1000 + i)
+		addClone(b, root, "105", pid, strconv.Itoa(4000+i))
+		cwd := fmt.Sprintf("/home/dev/work/app%d", i)
+		link := filepath.Join(root, pid, "cwd")
+		if err := os.Remove(link); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Symlink(cwd, link); err != nil {
+			b.Fatal(err)
+		}
+		path := filepath.Join(home, ".claude", "projects", projectDir(cwd), "s.jsonl")
+		writeLines(b, path, nil, string(content))
+		paths = append(paths, path)
+	}
+	fsys, err := NewFS(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	newGrouper := func(transcripts bool) *Grouper {
+		rules := DefaultAgents()
+		if !transcripts {
+			for i := range rules {
+				rules[i].Transcript = nil
+			}
+		}
+		g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return g
+	}
+	withT, bare := newGrouper(true), newGrouper(false)
+	s, err := NewMonitor(fsys, MonitorConfig{NoRates: true, Keep: true, Clock: &stepClock{t: agentNow}}, withT).Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	first := time.Now()
+	sessions, _ := withT.Group(s) // the first read of every transcript: 1 GB
+	b.Logf("first gather read %d transcripts of %d MB in %v", countTranscripts(sessions), size>>20, time.Since(first).Round(time.Millisecond))
+	bare.Group(s)
+	line := []byte(claudeAssistantLine(t0, "msg_bench", claudeModel, "text", "end_turn", 4, 40, 15000, 200) + "\n")
+
+	b.Run("steady", func(b *testing.B) {
+		b.ReportAllocs()
+		var agentsCPU, bareCPU time.Duration
+		var appended, read int64
+		for range b.N {
+			b.StopTimer()
+			for _, p := range paths {
+				appendBytes(b, p, line)
+			}
+			appended += int64(len(line) * len(paths))
+			before := transcriptBytes(withT)
+			b.StartTimer()
+			c0 := cpuTime(b)
+			withT.Group(s)
+			c1 := cpuTime(b)
+			bare.Group(s)
+			c2 := cpuTime(b)
+			b.StopTimer()
+			read += transcriptBytes(withT) - before
+			agentsCPU += c1 - c0
+			bareCPU += c2 - c1
+			b.StartTimer()
+		}
+		if read != appended {
+			b.Fatalf("read %d transcript bytes, %d appended", read, appended)
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(agentsCPU.Microseconds())/n, "agents-cpu-us/gather")
+		b.ReportMetric(float64(bareCPU.Microseconds())/n, "bare-cpu-us/gather")
+		b.ReportMetric(float64((agentsCPU-bareCPU).Microseconds())/n, "added-cpu-us/gather")
+		b.ReportMetric(float64(read)/n, "read-bytes/gather")
+	})
+}
+
+// benchTranscriptBlock is one exchange of a long session: a prompt, a
+// command's 2 KB result, a file read's 16 KB result and the answer.
+func benchTranscriptBlock(at time.Time) []byte {
+	var out bytes.Buffer
+	result := func(id string, size int) string {
+		return fmt.Sprintf(`{"isSidechain":false,"sessionId":"s","type":"user","message":{"role":"user","content":[{"tool_use_id":%q,"type":"tool_result","content":%q}]},"timestamp":%q}`,
+			id, string(bytes.Repeat([]byte("ok  	example.com/pkg	0.012s\n"), size/26)), at.UTC().Format(time.RFC3339Nano))
+	}
+	for _, l := range []string{
+		claudeUserLine(at, "run the tests again"),
+		claudeAssistantLine(at, "msg_a", claudeModel, "tool_use:toolu_b", "tool_use", 3, 60, 40000, 500),
+		result("toolu_b", 2<<10),
+		claudeAssistantLine(at, "msg_b", claudeModel, "tool_use:toolu_c", "tool_use", 3, 60, 40000, 500),
+		result("toolu_c", 16<<10),
+		claudeAssistantLine(at, "msg_c", claudeModel, "text", "end_turn", 3, 120, 41000, 700),
+	} {
+		out.WriteString(l)
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+func appendBytes(b *testing.B, path string, line []byte) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := f.Write(line); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+}
+
+// transcriptBytes sums how far the Grouper has read its transcripts.
+func transcriptBytes(g *Grouper) int64 {
+	var n int64
+	for _, t := range g.agents.byLeader {
+		if t.file != nil {
+			n += t.file.offset + int64(len(t.file.line))
+		}
+	}
+	return n
+}
+
+func countTranscripts(sessions []Session) int {
+	n := 0
+	for i := range sessions {
+		if a := sessions[i].Agent; a != nil && a.Transcript != nil {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,55 @@
+package scripting
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// An agent session's status and transcript figures, as s.agent; nil for
+// other kinds and for what the transcript does not say.
+func TestSessionAgent(t *testing.T) {
+	w := newWorld(t)
+	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &procwalk.AgentState{Status: "blocked",
+		Why: "a tool use awaits its result, and nothing runs", StatusSince: fixtureTime.Add(-7 * time.Minute),
+		ContextWindowTokens: 200000, ContextPercent: 92.5,
+		Transcript: &procwalk.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: 185000, OutputTokens: 1200, Turns: 3, PendingTools: 1}})
+	got := w.eval(t, `local a = pw.session("agent:claude/myproj").agent
+print(a.status, a.model, a.status_seconds, a.context_percent, a.context_used_tokens, a.output_tokens, a.turns, a.pending_tools, a.session_id, a.why)
+print(pw.session("tmux:work").agent, s)`)
+	if want := "blocked\tclaude-opus-4-1\t420\t92.5\t185000\t1200\t3\t1\tnil\ta tool use awaits its result, and nothing runs\nnil\tnil"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
+// The agents report with a transcript: blocked for 7 minutes, its model
+// (cut to its column) and context use.
+func TestAgentsReportStatus(t *testing.T) {
+	w := newWorld(t)
+	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &procwalk.AgentState{Status: "blocked",
+		StatusSince: fixtureTime.Add(-7 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.6,
+		Transcript: &procwalk.Transcript{Model: "claude-sonnet-4-5-20250929", ContextUsedTokens: 183200}})
+	got := runBundled(t, w, "agents")
+	if want := "\nclaude   myproj               blocked 7 min    claude-sonnet-4-5-20  92% work:0.0 "; !strings.Contains(got, want) {
+		t.Errorf("got\n%s\nwant a line starting\n%s", got, want)
+	}
+}
+
+// withAgentState gives the session ref of group's sessions the agent state
+// a transcript would (its status and model attributes too).
+func withAgentState(group func() ([]procwalk.Session, error), ref string, a *procwalk.AgentState) func() ([]procwalk.Session, error) {
+	return func() ([]procwalk.Session, error) {
+		sessions, err := group()
+		for i := range sessions {
+			if s := &sessions[i]; s.Ref() == ref {
+				s.Attrs[procwalk.AttrStatus], s.Agent = a.Status, a
+				if a.Transcript != nil {
+					s.Attrs[procwalk.AttrModel] = a.Transcript.Model
+				}
+			}
+		}
+		return sessions, err
+	}
+}
