@@ -150,7 +150,7 @@ func TestRunErrorsNameTheLine(t *testing.T) {
 		{"error({code = 1})", "table: 0x"},
 		{"local x = 1 + {}", "err.lua:1: cannot perform add operation between number and table"},
 		{"local f = coroutine.wrap(function() string.gsub('ab', '%w', function(c) coroutine.yield(c) end) end)\nf()",
-			"err.lua:1: register underflow (a coroutine cannot yield inside a function called from Go: a metamethod, a string.gsub replacement"},
+			"err.lua:1: attempt to yield across a call from Go (pcall, a metamethod, a sort comparator, a string.gsub replacement"},
 	} {
 		_, err := run(t, w.cfg, "err.lua", c.src, w.in)
 		if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), c.want) {

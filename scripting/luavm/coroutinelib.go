@@ -36,6 +36,12 @@ func coCreate(L *LState) int {
 }
 
 func coYield(L *LState) int {
+	// procwalk patch: a coroutine that yielded inside a call from Go (pcall,
+	// a sort comparator, a metamethod) left that call's Go frames behind, and
+	// resuming it dereferenced nil. Lua 5.1 refuses such a yield too.
+	if L.Parent != nil && L.goCalls > 0 {
+		L.RaiseError("attempt to yield across a call from Go (pcall, a metamethod, a sort comparator, a string.gsub replacement or a procwalk filter)")
+	}
 	return -1
 }
 

@@ -109,6 +109,11 @@ type Options struct {
 	// If `MinimizeStackMemory` is set, the call stack will be automatically grown or shrank up to a limit of
 	// `CallStackSize` in order to minimize memory usage. This does incur a slight performance penalty.
 	MinimizeStackMemory bool
+	// ConcatCheck, if set, is called with the length of the string the ..
+	// operator is about to make, before it is allocated; it may raise an
+	// error (procwalk patch: one CONCAT of 200 operands of 4 MiB made
+	// 800 MiB in one uninterruptible step).
+	ConcatCheck func(L *LState, size int)
 }
 
 /* }}} */
@@ -801,10 +806,11 @@ func (ls *LState) stackTrace(level int) string {
 			cf := dbg.frame
 			buf = append(buf, fmt.Sprintf("\t%v in %v", ls.Where(i), ls.formattedFrameFuncName(cf)))
 			if !cf.Fn.IsG && cf.TailCall > 0 {
-				for tc := cf.TailCall; tc > 0; tc-- {
-					buf = append(buf, "\t(tailcall): ?")
-					i++
-				}
+				// procwalk patch: one line for any number of tail calls;
+				// upstream made a line per call, so an endless tail-call
+				// loop stopped by an error cost minutes and GiBs here.
+				buf = append(buf, fmt.Sprintf("\t(%d tail calls): ?", cf.TailCall))
+				i += cf.TailCall
 			}
 			i++
 		}
@@ -1244,6 +1250,8 @@ func (ls *LState) pushCallFrame(cf callFrame, fn LValue, meta bool) { // +inline
 } // +inline-end
 
 func (ls *LState) callR(nargs, nret, rbase int) {
+	ls.goCalls++ // procwalk patch
+	defer func() { ls.goCalls-- }()
 	base := ls.reg.Top() - nargs - 1
 	if rbase < 0 {
 		rbase = base

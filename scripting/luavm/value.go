@@ -195,6 +195,9 @@ type LState struct {
 	mainLoop     func(*LState, *callFrame)
 	ctx          context.Context
 	ctxCancelFn  context.CancelFunc
+	// goCalls counts the calls from Go (pcall, table.sort, metamethods ...)
+	// in progress on this thread (procwalk patch: see coYield).
+	goCalls int
 }
 
 func (ls *LState) String() string   { return fmt.Sprintf("thread: %p", ls) }

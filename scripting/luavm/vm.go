@@ -2374,6 +2374,13 @@ func stringConcat(L *LState, total, last int) LValue {
 				i--
 				total--
 			}
+			if check := L.Options.ConcatCheck; check != nil { // procwalk patch
+				size := 0
+				for _, part := range buf[total:] {
+					size += len(part)
+				}
+				check(L, size)
+			}
 			rhs = LString(strings.Join(buf, ""))
 		}
 	}
