@@ -103,3 +103,33 @@ func (w *heapWatch) stop() {
 	w.stopped = true
 	w.t.Stop()
 }
+
+// errRetained is the error of a run after which the Lua state holds more
+// than Limits.RetainedBytes.
+type errRetained struct{ keptBytes, budgetBytes uint64 }
+
+func (e errRetained) Error() string {
+	return fmt.Sprintf("the Lua state keeps %s more than when it was built, over the %s a state may keep from run to run: it was dropped, and the next run starts afresh (procwalk.state and globals empty)",
+		formatBytes(float64(e.keptBytes)), formatBytes(float64(e.budgetBytes)))
+}
+
+func (e errRetained) Unwrap() error { return ErrMemory }
+
+// liveHeap returns the heap's size after a GC.
+func liveHeap() uint64 {
+	runtime.GC()
+	return heapBytes([]metrics.Sample{{Name: heapObjectsMetric}})
+}
+
+// retained returns how far the live heap is over base, when it is over by
+// more than budget; 0 otherwise. The first reading counts garbage too, so
+// a GC runs only when it is over.
+func retained(base, budget uint64) uint64 {
+	if now := heapBytes([]metrics.Sample{{Name: heapObjectsMetric}}); now <= base || now-base <= budget {
+		return 0
+	}
+	if now := liveHeap(); now > base && now-base > budget {
+		return now - base
+	}
+	return 0
+}

@@ -151,6 +151,8 @@ type Runtime struct {
 	// heap and cancel are the current run's watchdog and cancel function.
 	heap   *heapWatch
 	cancel context.CancelCauseFunc
+	// retainedBase is the live heap when the state was built.
+	retainedBase uint64
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -191,6 +193,9 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		return errors.New("scripting: Run needs a snapshot")
 	}
 	if r.L == nil {
+		if r.keepsState() {
+			r.retainedBase = liveHeap()
+		}
 		r.L = r.newState(r.cfg.Print)
 		r.handler = r.L.NewFunction(r.traceback)
 	}
@@ -219,17 +224,27 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		L.RemoveContext()
 		L.SetTop(0)
 	}
-	if err == nil {
-		return nil
+	if err != nil {
+		err = r.runError(s, err, cause, ctx)
+		if escaped || !errors.Is(err, ErrScript) {
+			// A limit can leave huge tables or half-run coroutines behind:
+			// start the next run from a fresh state.
+			r.Close()
+			return err
+		}
 	}
-	err = r.runError(s, err, cause, ctx)
-	if escaped || !errors.Is(err, ErrScript) {
-		// A limit can leave huge tables or half-run coroutines behind:
-		// start the next run from a fresh state.
-		r.Close()
+	if r.keepsState() {
+		if kept := retained(r.retainedBase, r.limits.RetainedBytes); kept > 0 {
+			r.Close()
+			return errors.Join(err, fmt.Errorf("%w: %s: %w", ErrMemory, s.Name, errRetained{keptBytes: kept, budgetBytes: r.limits.RetainedBytes}))
+		}
 	}
 	return err
 }
+
+// keepsState reports whether the Lua state lasts from run to run, so that
+// what it keeps is bounded by Limits.RetainedBytes.
+func (r *Runtime) keepsState() bool { return r.cfg.Mode != "run" }
 
 // call runs fn in protected mode with the traceback handler. gopher-lua's
 // protected call pushes the handler onto the value stack; when the error was
