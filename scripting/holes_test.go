@@ -97,7 +97,25 @@ func TestHoleSparseArray(t *testing.T) {
 		{"the array reaches hash keys", `local t = {} t[20000] = "far" for i = 1, 19999 do t[i] = i end t[20001] = "next"
 local n = 0 for k in pairs(t) do n = n + 1 end print(#t, t[20000], n, select("#", unpack(t, 19999, 20001)))`, nil, "20001\tfar\t20001\t3"},
 		{"a small gap is filled", `local t = {1} t[100] = 100 print(#t, t[100])`, nil, "100\t100"},
+		{"ipairs and # after the array reaches them", `local t = {} t[30000] = "b" t[30001] = "c" for i = 1, 29999 do t[#t + 1] = "a" end
+local n = 0 for _ in ipairs(t) do n = n + 1 end print(#t, n, t[30001])`, nil, "30001\t30001\tc"},
+		{"removing a far key", `local t = {} t[1e6] = 1 t[1e6] = nil local n = 0 for _ in pairs(t) do n = n + 1 end print(n, t[1e6])`, nil, "0\tnil"},
 	})
+}
+
+// The compile limits leave room for any real script: 150 levels of
+// brackets and blocks, and 500-term expressions, compile and run.
+func TestCompileLimitsLeaveRoom(t *testing.T) {
+	w := newWorld(t)
+	src := "local a = 1\nlocal x = " + strings.Repeat("(", 150) + "a" + strings.Repeat(")", 150) + "\n" +
+		strings.Repeat("do ", 150) + "x = x + 1" + strings.Repeat(" end", 150) + "\n" +
+		"local t = " + strings.Repeat("{", 150) + strings.Repeat("}", 150) + "\n" +
+		"local y = " + strings.Repeat("a + ", 500) + "a\n" +
+		"local s = " + strings.Repeat("'x' .. ", 150) + "'x'\n" +
+		"print(x, y, #s)"
+	if out, err := run(t, w.cfg, "room.lua", src, w.in); err != nil || out != "2\t501\t151\n" {
+		t.Errorf("got %q, %v", out, err)
+	}
 }
 
 // Class 4: an error inside pcall at the end of a loop of tail calls built a
