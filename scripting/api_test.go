@@ -315,6 +315,11 @@ func TestEmitMisuse(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{`pw.emit("", {}, {v = 1})`, "measurement must not be empty"},
 		{`pw.emit("m", {}, {})`, "at least one field is needed"},
+		{`pw.emit("procwalk_action", {}, {v = 1})`, "measurement procwalk_action is reserved"},
+		{`pw.emit("procwalk_alert", {rule = "x"}, {message = "forged"})`, "measurement procwalk_alert is reserved"},
+		{`pw.emit("procwalk", {}, {v = 1})`, "measurement procwalk is reserved"},
+		{`pw.emit("procwalk_session", {}, {v = 1})`, "measurement procwalk_session is reserved"},
+		{`pw.emit("#comment", {}, {v = 1})`, "must not start with #"},
 		{`pw.emit("m", {}, {v = 0/0})`, "line protocol has no NaN or infinity"},
 		{`pw.emit("m", {}, {v = {}})`, "field v must be a number, boolean or string, got table"},
 		{`pw.emit("m", {t = {}}, {v = 1})`, "tag t must be a string, got table"},

@@ -37,6 +37,12 @@ func (m *module) luaEmit(L *lua.LState) int {
 	if measurement == "" {
 		L.ArgError(1, "measurement must not be empty")
 	}
+	if reservedMeasurement(measurement) {
+		L.ArgError(1, fmt.Sprintf("measurement %s is reserved: procwalk and procwalk_* are procwalk's own (procwalk_alert is written by procwalk.alert)", measurement))
+	}
+	if strings.HasPrefix(measurement, "#") {
+		L.ArgError(1, "a measurement must not start with # (line protocol reads the line as a comment)")
+	}
 	tags := tagMap(L, 2)
 	fields := fieldMap(L, 3)
 	if len(fields) == 0 {
@@ -44,6 +50,13 @@ func (m *module) luaEmit(L *lua.LState) int {
 	}
 	m.r.checkMetricSize(L, "procwalk.emit", tags, fields)
 	return m.emit(L, measurement, tags, fields)
+}
+
+// reservedMeasurement reports whether name is one of procwalk's own
+// measurements (procwalk, procwalk_action, procwalk_alert, procwalk_session
+// ...), which a script must not forge.
+func reservedMeasurement(name string) bool {
+	return name == "procwalk" || strings.HasPrefix(name, "procwalk_")
 }
 
 func (m *module) emit(L *lua.LState, measurement string, tags map[string]string, fields map[string]any) int {

@@ -42,44 +42,94 @@ func heapBytes(sample []metrics.Sample) uint64 {
 	return sample[0].Value.Uint64()
 }
 
+// heapWatch is the watchdog of one run.
+type heapWatch struct {
+	budget uint64
+	cancel context.CancelCauseFunc
+	// mu orders the timer's callback after its creation and before stop,
+	// and guards base and sample, which grown reads too.
+	mu      sync.Mutex
+	sample  []metrics.Sample
+	base    uint64
+	t       *time.Timer
+	stopped bool
+}
+
 // watchHeap starts a watchdog that calls cancel with errHeapBudget when the
 // heap grows more than budget bytes over its size now. It runs on a timer,
 // not a goroutine of its own, so a run of a few microseconds pays only for
 // the first reading; stop ends it.
-func watchHeap(cancel context.CancelCauseFunc, budget uint64) (stop func()) {
-	sample := []metrics.Sample{{Name: heapObjectsMetric}}
-	base := heapBytes(sample)
-	// mu orders the timer's callback after its creation and before stop.
-	var mu sync.Mutex
-	var t *time.Timer
-	stopped := false
-	check := func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if stopped {
+func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
+	w := &heapWatch{budget: budget, cancel: cancel, sample: []metrics.Sample{{Name: heapObjectsMetric}}}
+	w.base = heapBytes(w.sample)
+	w.mu.Lock()
+	w.t = time.AfterFunc(heapCheckInterval, w.check)
+	w.mu.Unlock()
+	return w
+}
+
+func (w *heapWatch) check() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	now := heapBytes(w.sample)
+	switch {
+	case now < w.base:
+		w.base = now // garbage at the start was swept: tighten
+	case now-w.base > w.budget:
+		// Maybe it is garbage: collect and look again.
+		runtime.GC()
+		if now = heapBytes(w.sample); now > w.base && now-w.base > w.budget {
+			w.cancel(errHeapBudget{grewBytes: now - w.base, budgetBytes: w.budget})
 			return
 		}
-		now := heapBytes(sample)
-		switch {
-		case now < base:
-			base = now // garbage at the start was swept: tighten
-		case now-base > budget:
-			// Maybe it is garbage: collect and look again.
-			runtime.GC()
-			if now = heapBytes(sample); now > base && now-base > budget {
-				cancel(errHeapBudget{grewBytes: now - base, budgetBytes: budget})
-				return
-			}
-		}
-		t.Reset(heapCheckInterval)
 	}
-	mu.Lock()
-	t = time.AfterFunc(heapCheckInterval, check)
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		t.Stop()
+	w.t.Reset(heapCheckInterval)
+}
+
+// grown returns how far the heap has grown since the run began.
+func (w *heapWatch) grown() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := heapBytes(w.sample)
+	return now - min(now, w.base)
+}
+
+func (w *heapWatch) stop() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.stopped = true
+	w.t.Stop()
+}
+
+// errRetained is the error of a run after which the Lua state holds more
+// than Limits.RetainedBytes.
+type errRetained struct{ keptBytes, budgetBytes uint64 }
+
+func (e errRetained) Error() string {
+	return fmt.Sprintf("the Lua state keeps %s more than when it was built, over the %s a state may keep from run to run: it was dropped, and the next run starts afresh (procwalk.state and globals empty)",
+		formatBytes(float64(e.keptBytes)), formatBytes(float64(e.budgetBytes)))
+}
+
+func (e errRetained) Unwrap() error { return ErrMemory }
+
+// liveHeap returns the heap's size after a GC.
+func liveHeap() uint64 {
+	runtime.GC()
+	return heapBytes([]metrics.Sample{{Name: heapObjectsMetric}})
+}
+
+// retained returns how far the live heap is over base, when it is over by
+// more than budget; 0 otherwise. The first reading counts garbage too, so
+// a GC runs only when it is over.
+func retained(base, budget uint64) uint64 {
+	if now := heapBytes([]metrics.Sample{{Name: heapObjectsMetric}}); now <= base || now-base <= budget {
+		return 0
 	}
+	if now := liveHeap(); now > base && now-base > budget {
+		return now - base
+	}
+	return 0
 }

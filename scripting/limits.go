@@ -31,6 +31,13 @@ type Limits struct {
 	// the run is cancelled. It is process-wide and coarse (checked every
 	// 10 ms). Default 256 MiB.
 	HeapBudgetBytes uint64
+	// RetainedBytes is how much more the Go heap may hold after a run than
+	// when the Lua state was built, for runtimes whose state lasts from run
+	// to run (Config.Mode watch and telegraf): what procwalk.state, globals
+	// and kept coroutines hold. Past it the state is dropped. Checked after
+	// each run with a cheap reading, and a GC only when that reading is
+	// over. Default 64 MiB.
+	RetainedBytes uint64
 }
 
 // DefaultLimits returns the limits used for zero fields.
@@ -45,6 +52,7 @@ func DefaultLimits() Limits {
 		MaxPatternBytes:      512,
 		MaxCoroutines:        64,
 		HeapBudgetBytes:      256 << 20,
+		RetainedBytes:        64 << 20,
 	}
 }
 
@@ -61,6 +69,7 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.MaxPatternBytes, d.MaxPatternBytes)
 	orDefault(&l.MaxCoroutines, d.MaxCoroutines)
 	orDefault(&l.HeapBudgetBytes, d.HeapBudgetBytes)
+	orDefault(&l.RetainedBytes, d.RetainedBytes)
 	return l
 }
 

@@ -18,9 +18,11 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 )
 
-// maxSourceBytes bounds a script's source: the compiler recurses over the
-// syntax tree, and a megabyte of nesting is already far past any real rule.
-const maxSourceBytes = 1 << 20
+// maxSourceBytes bounds a script's source, and with it the time and memory
+// compiling may take: the patched parser and compiler (luavm/) refuse deep
+// nesting, what is left costs about a second per MiB on a loaded machine.
+// The biggest bundled script is 5 KiB.
+const maxSourceBytes = 256 << 10
 
 // Script is a compiled Lua chunk. It is immutable and may be shared by
 // Runtimes on different goroutines; compile once, run many times.
@@ -146,6 +148,11 @@ type Runtime struct {
 	// run's error is a limit error only if it carries it (a script may
 	// catch a limit error with pcall and fail later for its own reasons).
 	limitMsg string
+	// heap and cancel are the current run's watchdog and cancel function.
+	heap   *heapWatch
+	cancel context.CancelCauseFunc
+	// retainedBase is the live heap when the state was built.
+	retainedBase uint64
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -186,8 +193,11 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		return errors.New("scripting: Run needs a snapshot")
 	}
 	if r.L == nil {
+		if r.keepsState() {
+			r.retainedBase = liveHeap()
+		}
 		r.L = r.newState(r.cfg.Print)
-		r.handler = r.L.NewFunction(traceback)
+		r.handler = r.L.NewFunction(r.traceback)
 	}
 	L := r.L
 	r.coroutines, r.limitMsg = 0, ""
@@ -198,7 +208,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	defer cancel(nil)
 	r.mod.deadline = newDeadline(r.limits.Timeout, cancel)
 	defer r.mod.deadline.stop()
-	stopWatch := watchHeap(cancel, r.limits.HeapBudgetBytes)
+	r.heap, r.cancel = watchHeap(cancel, r.limits.HeapBudgetBytes), cancel
 	L.SetContext(runCtx)
 
 	args := make([]lua.LValue, len(r.cfg.Args))
@@ -206,24 +216,35 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 		args[i] = lua.LString(a)
 	}
 	escaped, err := r.call(L, L.NewFunctionFromProto(s.proto), args)
-	stopWatch()
+	r.heap.stop()
+	r.heap, r.cancel = nil, nil
 	cause := context.Cause(runCtx)
 	cancel(nil)
 	if !escaped { // after an escaped panic the state is dropped as it is
 		L.RemoveContext()
 		L.SetTop(0)
 	}
-	if err == nil {
-		return nil
+	if err != nil {
+		err = r.runError(s, err, cause, ctx)
+		if escaped || !errors.Is(err, ErrScript) {
+			// A limit can leave huge tables or half-run coroutines behind:
+			// start the next run from a fresh state.
+			r.Close()
+			return err
+		}
 	}
-	err = r.runError(s, err, cause, ctx)
-	if escaped || !errors.Is(err, ErrScript) {
-		// A limit can leave huge tables or half-run coroutines behind:
-		// start the next run from a fresh state.
-		r.Close()
+	if r.keepsState() {
+		if kept := retained(r.retainedBase, r.limits.RetainedBytes); kept > 0 {
+			r.Close()
+			return errors.Join(err, fmt.Errorf("%w: %s: %w", ErrMemory, s.Name, errRetained{keptBytes: kept, budgetBytes: r.limits.RetainedBytes}))
+		}
 	}
 	return err
 }
+
+// keepsState reports whether the Lua state lasts from run to run, so that
+// what it keeps is bounded by Limits.RetainedBytes.
+func (r *Runtime) keepsState() bool { return r.cfg.Mode != "run" }
 
 // call runs fn in protected mode with the traceback handler. gopher-lua's
 // protected call pushes the handler onto the value stack; when the error was
@@ -260,12 +281,10 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
 	}
-	if strings.HasSuffix(first, "register underflow") {
-		// gopher-lua's only word for a coroutine that yielded inside a Lua
-		// function a Go function was calling.
-		first += " (a coroutine cannot yield inside a function called from Go: a metamethod, a string.gsub replacement, a sort comparator or a processes filter)"
-		_, rest, _ := strings.Cut(msg, "\n")
-		msg = strings.TrimSuffix(first+"\n"+rest, "\n")
+	if strings.HasPrefix(first, "runtime error: ") {
+		// A Go panic inside gopher-lua, recovered by its protected call
+		// without a position: name the line the traceback found.
+		msg = where + " " + msg
 	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)
 }
@@ -292,18 +311,29 @@ func (r *Runtime) limitError(L *lua.LState, format string, args ...any) {
 	L.RaiseError("%s", r.limitMsg)
 }
 
-// maxTraceback bounds the frames a traceback lists.
-const maxTraceback = 10
+// maxTraceback bounds the frames a traceback lists, maxTracebackLevels the
+// levels it looks at.
+const (
+	maxTraceback       = 10
+	maxTracebackLevels = 1000
+)
 
 // traceback is the message handler of every run: it appends the Lua frames
 // of the error's stack, innermost first, so that an error raised deep in a
 // helper still names the script's lines that led there.
-func traceback(L *lua.LState) int {
+func (r *Runtime) traceback(L *lua.LState) int {
 	msg := L.Get(1)
 	var b strings.Builder
-	b.WriteString(L.ToStringMeta(msg).String())
+	// An error object's __tostring may return any size: cap it as print is.
+	text := L.ToStringMeta(msg).String()
+	if len(text) > r.limits.MaxStringBytes {
+		text = fmt.Sprintf("%s... (error message of %s cut at the %s string limit)", text[:r.limits.MaxStringBytes], formatBytes(float64(len(text))), formatBytes(float64(r.limits.MaxStringBytes)))
+	}
+	b.WriteString(text)
 	n := 0
-	for level := 1; n < maxTraceback; level++ {
+	// Levels count tail calls, which are numberless in a loop of them; only
+	// frames are worth looking at, so the walk stops after maxTracebackLevels.
+	for level := 1; n < maxTraceback && level < maxTracebackLevels; level++ {
 		dbg, ok := L.GetStack(level)
 		if !ok {
 			break

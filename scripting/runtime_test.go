@@ -127,9 +127,23 @@ func TestCompileErrors(t *testing.T) {
 		{"print('a')\nif x then\n", "broken.lua: at end of file"},
 		{"x = 'unfinished", "broken.lua: at end of file: unterminated string"},
 		{"goto x", "no visible label 'x' for <goto> at line 1"},
-		{strings.Repeat("-", 2<<20), "over the 1.0 MiB limit"},
+		{strings.Repeat("-", 2<<20), "over the 256.0 KiB limit"},
 		// Deep nesting: the compiler recurses, the Go stack grows; no crash.
-		{"return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "register overflow"},
+		{"return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "broken.lua:1: chunk has too many syntax levels"},
+		// Compile cost (issue 10, class 6): each shape below cost seconds to
+		// minutes and up to a GiB at a megabyte; the patched parser and
+		// compiler (luavm/) refuse them at a depth of 1000, whatever the size.
+		{"return " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), "broken.lua:1: chunk has too many syntax levels"},
+		{strings.Repeat("do ", 2000) + strings.Repeat(" end", 2000), "broken.lua:1: chunk has too many syntax levels"},
+		{"local a = ''\nreturn " + strings.Repeat("a..", 20000) + "a", "broken.lua:2: chunk has too many syntax levels"},
+		{"return " + strings.Repeat("2^", 20000) + "1", "chunk has too many syntax levels"},
+		{"return " + strings.Repeat("- ", 20000) + "1", "chunk has too many syntax levels"},
+		{"return " + strings.Repeat("not ", 20000) + "1", "chunk has too many syntax levels"},
+		{"local a = 1\nreturn " + strings.Repeat("a+", 20000) + "a", "broken.lua:2: expression too complex (more than 1000 levels)"},
+		{"return " + strings.Repeat("1+", 20000) + "1", "expression too complex (more than 1000 levels)"},
+		{"local a = 1\nreturn " + strings.Repeat("a and ", 20000) + "a", "expression too complex"},
+		{"local f\nreturn f" + strings.Repeat("()", 20000), "expression too complex"},
+		{"local t\nreturn t" + strings.Repeat(".t", 20000), "expression too complex"},
 	} {
 		_, err := Compile("broken.lua", []byte(c.src))
 		if !errors.Is(err, ErrCompile) || !strings.Contains(err.Error(), c.want) {
@@ -150,7 +164,7 @@ func TestRunErrorsNameTheLine(t *testing.T) {
 		{"error({code = 1})", "table: 0x"},
 		{"local x = 1 + {}", "err.lua:1: cannot perform add operation between number and table"},
 		{"local f = coroutine.wrap(function() string.gsub('ab', '%w', function(c) coroutine.yield(c) end) end)\nf()",
-			"err.lua:1: register underflow (a coroutine cannot yield inside a function called from Go: a metamethod, a string.gsub replacement"},
+			"err.lua:1: attempt to yield across a call from Go (pcall, a metamethod, a sort comparator, a string.gsub replacement"},
 	} {
 		_, err := run(t, w.cfg, "err.lua", c.src, w.in)
 		if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), c.want) {

@@ -52,6 +52,7 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 		// Grow the value stack in big steps: gopher-lua copies it whole on
 		// every growth, so its default of 32 slots is quadratic.
 		RegistryGrowStep: registryGrowStep,
+		ConcatCheck:      r.checkConcat,
 	})
 	open := func(name string, fn lua.LGFunction) {
 		L.Push(L.NewFunction(fn))
@@ -77,6 +78,14 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 	r.wrapStrings(L)
 	r.capCoroutines(L)
 	r.capResults(L)
+	math := L.GetGlobal(lua.MathLibName).(*lua.LTable)
+	math.RawSetString("random", L.NewFunction(mathRandom))
+	// math.random draws from math/rand/v2, which needs no seed; gopher-lua's
+	// randomseed seeded the whole process's math/rand.
+	math.RawSetString("randomseed", L.NewFunction(func(L *lua.LState) int {
+		L.CheckNumber(1)
+		return 0
+	}))
 
 	L.PreloadModule(moduleName, r.mod.Loader)
 	return L
@@ -159,6 +168,11 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 	}))
 	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int {
 		if th, ok := L.Get(1).(*lua.LState); ok {
+			if resuming(L, th) {
+				L.Push(lua.LFalse)
+				L.Push(lua.LString(errNotSuspended))
+				return 2
+			}
 			th.SetContext(L.Context())
 		}
 		return resume(L)
@@ -170,11 +184,31 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 		L.Pop(1)
 		th := inner.Upvalues[0].Value()
 		L.Push(L.NewClosure(func(L *lua.LState) int {
+			if resuming(L, th.(*lua.LState)) {
+				L.RaiseError("%s", errNotSuspended)
+			}
 			th.(*lua.LState).SetContext(L.Context())
 			return inner.GFunction(L) // reads the coroutine from this closure's upvalue
 		}, th))
 		return 1
 	}))
+}
+
+// errNotSuspended is Lua 5.1's word for resuming a coroutine that is
+// running or waiting on one it resumed.
+const errNotSuspended = "cannot resume non-suspended coroutine"
+
+// resuming reports whether th is L or resumed, directly or not, the
+// coroutine L runs in. gopher-lua refuses only L itself: resuming the
+// coroutine that resumed L recursed until Go's 1 GB stack overflowed, a
+// fatal error no recover catches.
+func resuming(L, th *lua.LState) bool {
+	for p := L; p != nil; p = p.Parent {
+		if p == th {
+			return true
+		}
+	}
+	return false
 }
 
 // maxResults is how many values one call may return: Lua 5.1's own bound

@@ -158,6 +158,7 @@ func TestRunErrors(t *testing.T) {
 		{"runtime", []string{"run", "--no-rates", writeScript(t, "boom.lua", "\nlocal t = nil\nprint(t.x)")}, exitError, "lua script error: boom.lua:3: attempt to index a non-table object(nil) with key 'x'"},
 		{"timeout", []string{"run", "--no-rates", "--script-timeout", "100ms", writeScript(t, "loop.lua", "while true do end")}, exitError, "lua script timed out: loop.lua:1: ran past its 100ms deadline (raise --script-timeout, or do less per run)"},
 		{"memory", []string{"run", "--no-rates", "--script-memory", "lots", "zombies"}, exitUsage, `--script-memory "lots": want a size of at least 1MiB`},
+		{"retained", []string{"run", "--no-rates", "--script-retained", "1KiB", "zombies"}, exitUsage, `--script-retained "1KiB": want a size of at least 1MiB`},
 		{"bad protect", []string{"run", "--protect", "[", "zombies"}, exitUsage, "--protect: bad protected pattern"},
 		{"list with a script", []string{"run", "--list", "zombies"}, exitUsage, "--list takes no script"},
 		{"sandbox", []string{"run", "--no-rates", writeScript(t, "evil.lua", `os.execute("echo pwned")`)}, exitError, "evil.lua:1: attempt to call a non-function object"},

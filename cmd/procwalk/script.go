@@ -26,6 +26,7 @@ type scriptFlags struct {
 	dryRun    bool
 	timeout   time.Duration
 	maxMemory string
+	retained  string
 	protect   string
 }
 
@@ -33,6 +34,7 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "every kill the script asks for is a dry run: reported, never sent")
 	fs.DurationVar(&f.timeout, "script-timeout", scripting.DefaultLimits().Timeout, "how long one run of the script may take (waits inside kills not counted)")
 	fs.StringVar(&f.maxMemory, "script-memory", "256MiB", "how much the heap may grow during one run of the script before it is stopped")
+	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
 }
 
@@ -47,6 +49,9 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 		return l, usageErrorf("--script-memory %q: want a size of at least 1MiB, such as 256MiB", f.maxMemory)
 	}
 	l.HeapBudgetBytes = n
+	if l.RetainedBytes, err = procwalk.ParseBytes(f.retained); err != nil || l.RetainedBytes < 1<<20 {
+		return l, usageErrorf("--script-retained %q: want a size of at least 1MiB, such as 64MiB", f.retained)
+	}
 	return l, nil
 }
 
@@ -132,6 +137,8 @@ func withHint(err error) error {
 	switch {
 	case errors.Is(err, scripting.ErrTimeout):
 		return fmt.Errorf("%w (raise --script-timeout, or do less per run)", err)
+	case errors.Is(err, scripting.ErrMemory) && strings.Contains(err.Error(), "a state may keep from run to run"):
+		return fmt.Errorf("%w (raise --script-retained, or keep less in procwalk.state and globals)", err)
 	case errors.Is(err, scripting.ErrMemory):
 		return fmt.Errorf("%w (raise --script-memory, or keep less per run)", err)
 	}

@@ -72,7 +72,8 @@ same batch, before the procwalk line. --script-arg KEY=VALUE (repeatable)
 passes it arguments; --dry-run reports its kills instead of sending them;
 --protect adds names it may never kill; --script-timeout and
 --script-memory bound one run. Under --execd its state (pw.state) lasts
-from gather to gather. A kill waits for its target to exit (up to its
+from gather to gather, and is dropped when it keeps more than
+--script-retained (64MiB). A kill waits for its target to exit (up to its
 grace) before the batch is written; a failing run is a W! line and the
 batch is still written.
 

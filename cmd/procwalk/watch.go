@@ -41,7 +41,8 @@ procwalk run; flags may come before or after SCRIPT.
 Each tick scans /proc once. CPU %, IO rates and memory growth are
 measured between ticks, so they are nil in the first. procwalk.state and
 procwalk.debounce keep their values from tick to tick (a tick that hits a
-limit such as --script-timeout starts the next one with an empty state). A tick
+limit such as --script-timeout, or after which the state keeps more than
+--script-retained (64MiB), starts the next one with an empty state). A tick
 that fails is logged to stderr and the next one runs as usual. Each tick's
 print() output goes to stdout, then its emitted lines together, as line
 protocol (--lines-only: print() to stderr, stdout for line protocol alone).

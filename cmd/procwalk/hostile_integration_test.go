@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// hostileScripts are the classes of issue 10, each a script that once
+// crashed procwalk or grew it to GiBs, with the message that now stops it.
+// Only the time bombs (message "ran past its 2s deadline") get a 2 s
+// --script-timeout; the others get a minute, so that a loaded machine
+// cannot turn their limit into a timeout.
+func hostileScripts() []struct{ class, name, src, msg string } {
+	return []struct{ class, name, src, msg string }{
+		{"1", "resume the resumer", "local a, b\na = coroutine.wrap(function() b() end)\nb = coroutine.wrap(function() a() end)\na()", "cannot resume non-suspended coroutine"},
+		{"2", "concat chain", "local s = string.rep('x', 4e6)\nlocal t = {}\nfor i = 1, 10 do t[i] = s" + strings.Repeat(" .. s", 39) + " end", ".. would make a string of"},
+		{"2", "growing chain", "local s = 'x'\nfor i = 1, 20 do s = s .. s .. s .. s end", "over the budget of 64.0 MiB"},
+		{"3", "sparse index", "local t = {}\nfor i = 1, 1e9 do t[2^26 - i] = i end", "ran past its 2s deadline"},
+		{"3", "table.insert far out", "local t = {}\nfor i = 1, 1e9 do table.insert(t, 2^26 - i, i) end", "ran past its 2s deadline"},
+		{"4", "tail calls in pcall", "local function f() return f() end\npcall(f)", "ran past its 2s deadline"},
+		{"6", "nested constructors", "return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "chunk has too many syntax levels"},
+		{"6", "call chain", "local f\nreturn f" + strings.Repeat("()", 100000), "expression too complex"},
+		{"7", "huge error object", "local s = string.rep('x', 4e6)\nerror(setmetatable({}, {__tostring = function() return s .. s .. s .. s .. s end}))", "cut at the 4.0 MiB string limit"},
+		{"8", "forged action", "require('procwalk').emit('procwalk_action', {}, {pid = 1})", "measurement procwalk_action is reserved"},
+		{"8", "comment measurement", "require('procwalk').emit('#x', {}, {v = 1})", "must not start with #"},
+		{"9", "math.random(0)", "print(math.random(0))", "interval is empty"},
+		{"9", "yield inside pcall", "local co = coroutine.wrap(function() table.sort({3, 2, 1}, function(a, b) coroutine.yield() return a < b end) end)\nco() co()", "attempt to yield across a call from Go"},
+	}
+}
+
+// scriptTimeout is the --script-timeout of a hostile script whose expected
+// message is msg.
+func scriptTimeout(msg string) string {
+	if strings.Contains(msg, "deadline") {
+		return "2s"
+	}
+	return "1m"
+}
+
+// peakRSSOverhead is what procwalk itself may hold on top of the heap
+// budget: its runtime, the snapshot, and Go's GC letting the heap reach
+// about twice what is live.
+const peakRSSOverhead = 160 << 20
+
+// Each hostile script, run by the real binary with --script-memory 64MiB,
+// ends with its limit's message: the whole
+// process's peak RSS stays under the budget plus a fixed overhead. The time
+// to stop is logged, and checked only against a bound no loaded machine
+// reaches.
+func TestIntegrationHostileScriptsBounded(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	for _, c := range hostileScripts() {
+		t.Run("class"+c.class+"/"+c.name, func(t *testing.T) {
+			path := writeScript(t, "hostile.lua", c.src)
+			cmd := exec.Command(bin, "run", "--script-timeout", scriptTimeout(c.msg), "--no-rates", "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup, "--tmux-socket", "/nonexistent/tmux",
+				"--script-memory", "64MiB", path)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			start := time.Now()
+			err := cmd.Run()
+			took := time.Since(start)
+			if err == nil || !strings.Contains(stderr.String(), c.msg) {
+				t.Fatalf("exit %v, stderr:\n%.2000s\nwant %q", err, stderr.String(), c.msg)
+			}
+			if !strings.Contains(stderr.String(), "hostile.lua:") {
+				t.Errorf("no file:line in %.500s", stderr.String())
+			}
+			rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+			t.Logf("class %s %s: peak RSS %.0f MiB, stopped after %v", c.class, c.name, float64(rss)/(1<<20), took.Round(time.Millisecond))
+			if rss > 64<<20+peakRSSOverhead {
+				t.Errorf("peak RSS %d MiB, over the 64 MiB budget + %d MiB", rss>>20, peakRSSOverhead>>20)
+			}
+			if took > 2*time.Minute {
+				t.Errorf("took %v to stop", took)
+			}
+		})
+	}
+}
+
+// telegraf --execd gathers again after each hostile run: the failing run is
+// one W! line, and the batch (the procwalk line) is still written.
+func TestIntegrationExecdSurvivesHostileScripts(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	for _, c := range hostileScripts() {
+		if c.class == "6" {
+			continue // refused before the first gather, exit 2: TestCompileErrors
+		}
+		t.Run("class"+c.class+"/"+c.name, func(t *testing.T) {
+			path := writeScript(t, "hostile.lua", c.src)
+			cmd := exec.Command(bin, "telegraf", "--execd", "--script-timeout", scriptTimeout(c.msg), "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup, "--tmux-socket", "/nonexistent/tmux",
+				"--session-kinds", "user", "--signal", "none", "--script-memory", "64MiB", "--script", path)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			stdin, _ := cmd.StdinPipe()
+			stdout, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+			// A hung procwalk ends the reads below instead of the test run.
+			hung := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+			defer hung.Stop()
+			lines := bufio.NewScanner(stdout)
+			lines.Buffer(nil, 1<<20)
+			for gather := 1; gather <= 3; gather++ {
+				io.WriteString(stdin, "\n")
+				for {
+					if !lines.Scan() {
+						t.Fatalf("gather %d: stdout ended; stderr:\n%.2000s", gather, stderr.String())
+					}
+					if strings.HasPrefix(lines.Text(), "procwalk,") {
+						break // the batch's last line
+					}
+				}
+			}
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("exit %v", err)
+			}
+			if n := strings.Count(stderr.String(), "W! "); n < 3 || !strings.Contains(stderr.String(), c.msg) {
+				t.Errorf("%d W! lines, want one a gather with %q:\n%.3000s", n, c.msg, stderr.String())
+			}
+		})
+	}
+}
+
+// watch drops a state that keeps too much from tick to tick, says so, and
+// goes on with a fresh one.
+func TestIntegrationWatchDropsRetainedState(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	path := writeScript(t, "keeper.lua", `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+print("tick", pw.state.n)
+pw.state[pw.state.n] = string.rep("x", 4e6) .. string.rep("y", 4e6)`)
+	cmd := exec.Command(bin, "watch", "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup, "--tmux-socket", "/nonexistent/tmux",
+		"--interval", "100ms", "--count", "8", "--script-retained", "20MiB", path)
+	cmd.Env = append(os.Environ()[:0:0], "PATH="+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	s := string(out)
+	drop := strings.Index(s, "the Lua state keeps")
+	if drop < 0 || !strings.Contains(s, "raise --script-retained") || !strings.Contains(s[drop:], "tick\t1\n") {
+		t.Errorf("want a drop, then tick 1 again:\n%s", s)
+	}
+}

@@ -1,0 +1,68 @@
+package scripting
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// guards.go holds the checks the patched VM (luavm/) calls back, and the
+// library functions replaced because gopher-lua's let a Go panic through.
+
+// concatCheckBytes is the size below which a .. is not checked: smaller
+// strings cannot outrun the heap watchdog.
+const concatCheckBytes = 1 << 20
+
+// errConcatBudget is the cancel cause of a .. that would take the heap past
+// its budget.
+type errConcatBudget struct{ size, grown, budget uint64 }
+
+func (e errConcatBudget) Error() string {
+	return fmt.Sprintf(".. would make a string of %s with the Go heap already %s up, over the budget of %s",
+		formatBytes(float64(e.size)), formatBytes(float64(e.grown)), formatBytes(float64(e.budget)))
+}
+
+func (e errConcatBudget) Unwrap() error { return ErrMemory }
+
+// checkConcat is the VM's ConcatCheck: one .. of 200 operands of 4 MiB
+// allocates 800 MiB in one step, which the heap watchdog (every 10 ms, and
+// only between instructions) saw too late. The run is cancelled, so a
+// pcall cannot swallow it.
+func (r *Runtime) checkConcat(L *lua.LState, size int) {
+	if size < concatCheckBytes || r.heap == nil {
+		return
+	}
+	if grown := r.heap.grown(); grown+uint64(size) > r.limits.HeapBudgetBytes {
+		err := errConcatBudget{size: uint64(size), grown: grown, budget: r.limits.HeapBudgetBytes}
+		r.cancel(err)
+		L.RaiseError("%v", err)
+	}
+}
+
+// maxRandomInterval is the widest interval math.random(m, n) draws from:
+// integers stay exact in a float64 below 2^53.
+const maxRandomInterval = 1 << 53
+
+// mathRandom is math.random([m [, n]]) as in Lua 5.1. gopher-lua's called
+// rand.Intn with the width of the interval, which panics when it is empty
+// or overflows (math.random(0)).
+func mathRandom(L *lua.LState) int {
+	if L.GetTop() == 0 {
+		L.Push(lua.LNumber(rand.Float64()))
+		return 1
+	}
+	lo, hi := 1.0, math.Floor(float64(L.CheckNumber(1)))
+	if L.GetTop() >= 2 {
+		lo, hi = math.Floor(float64(L.CheckNumber(1))), math.Floor(float64(L.CheckNumber(2)))
+	}
+	switch {
+	case !(lo <= hi): // NaN too
+		L.ArgError(L.GetTop(), "interval is empty")
+	case hi-lo >= maxRandomInterval || math.IsInf(hi-lo, 0):
+		L.ArgError(L.GetTop(), "interval is too large")
+	}
+	L.Push(lua.LNumber(lo + float64(rand.Int64N(int64(hi-lo)+1))))
+	return 1
+}
