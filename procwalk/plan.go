@@ -3,6 +3,7 @@ package procwalk
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // plan.go decides what a termination will do before anything is sent: the
@@ -24,6 +25,8 @@ type Plan struct {
 
 	scope Scope
 	rails guardRails
+	// taken is when the plan's walk started.
+	taken time.Time
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -40,7 +43,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		return nil, err
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
-		Partial: hidesProcesses(snap.Visibility)}
+		Partial: hidesProcesses(snap.Visibility), taken: snap.Time}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {

@@ -217,8 +217,8 @@ func TestIntegrationGuardEndsLeftovers(t *testing.T) {
 	}
 	pid := strings.TrimSpace(string(b))
 	// The leftover is sh's fork until it has exec'd sleep: guard may find
-	// it either way.
-	if !regexp.MustCompile(`exited pid ` + pid + ` \((sleep|sh)\) signals TERM`).MatchString(r.stderr) {
+	// it either way. The tree is stopped around the first signal.
+	if !regexp.MustCompile(`exited pid ` + pid + ` \((sleep|sh)\) signals STOP,TERM`).MatchString(r.stderr) {
 		t.Errorf("no TERM for the leftover %s in the history:\n%s", pid, r.stderr)
 	}
 	if _, err := os.Stat("/proc/" + pid); err == nil {
@@ -239,7 +239,7 @@ func TestIntegrationGuardMaxRSS(t *testing.T) {
 	if r.code != exitLimit || !strings.Contains(r.stderr, "over --max-rss 100.0 MiB: terminating the tree of sh") {
 		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "(awk) signals TERM") {
+	if !strings.Contains(r.stderr, "(awk) signals STOP,TERM") {
 		t.Errorf("awk was not signalled:\n%s", r.stderr)
 	}
 }
