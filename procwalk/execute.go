@@ -70,7 +70,11 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 			note = fmt.Sprintf("KILL after %s if still alive", cfg.Grace)
 		}
 		for _, t := range plan.Targets {
-			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note})
+			o := &Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note}
+			if err := k.probe(t.ID); err != nil {
+				o.Result, o.Err, o.Note = resultOf(err), err, "a real run would be refused"
+			}
+			x.finish(o)
 		}
 		x.noteScopeActions()
 		return x.report
@@ -130,6 +134,22 @@ func (x *execution) signalFrozen(ctx context.Context) {
 		}
 	}
 	x.thaw()
+}
+
+// probe checks, for a dry run, that a real run could signal id: it opens
+// and verifies a handle and sends signal 0 (nothing) through it, so a
+// process of another user is refused (EPERM) as the real run would be.
+// Under a foreign root (a fixture) nothing is checked.
+func (k *Killer) probe(id ProcID) error {
+	if k.selfPID < 0 {
+		return nil
+	}
+	h, err := k.open(id)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return h.Signal(0)
 }
 
 // send signals v, recording it; a failure finishes v.

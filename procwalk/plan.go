@@ -53,8 +53,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
 		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, ErrGone)}
 		if q := snap.Process(root.PID); q != nil {
-			o.Target = targetOf(q)
-			o.Target.ID = root
+			// The event names the process asked for: nothing of the new
+			// one (its args, RSS) goes under that identity; the reason
+			// says who holds the pid now.
 			o.Result = ResultIdentityChanged
 			o.Err = fmt.Errorf("%w: pid %d is now %s started at tick %d, not tick %d", ErrIdentityChanged, root.PID, q.Comm, q.ID.StartTicks, root.StartTicks)
 		}

@@ -375,6 +375,11 @@ func TestPlanGoneAndReusedRoot(t *testing.T) {
 		if o := plan.Skipped[0]; o.Result != tt.want || !errors.Is(o.Err, tt.err) {
 			t.Errorf("%v: %v %v, want %v wrapping %v", tt.id, o.Result, o.Err, tt.want, tt.err)
 		}
+		// The event carries the identity asked for, never the figures of
+		// the process that holds the pid now.
+		if o := plan.Skipped[0]; o.Target != (Target{ID: tt.id}) {
+			t.Errorf("%v: target %+v, want only the identity asked for", tt.id, o.Target)
+		}
 	}
 }
 

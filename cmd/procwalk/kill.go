@@ -186,7 +186,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	}
 	report := k.Execute(ctx, plan)
 	for _, n := range report.Notes {
-		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", n)
+		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n)) // notes name cgroups and tmux sessions
 	}
 	if out.err != nil {
 		return out.err
