@@ -84,6 +84,11 @@ type Target struct {
 	RSSBytes uint64
 	PSSBytes uint64 // valid when HavePSS (smaps read)
 	HavePSS  bool
+
+	// young: the walk saw it less than one clock tick after it started;
+	// exe is then its executable (see identity.go).
+	young bool
+	exe   exeID
 }
 
 func targetOf(p *Process) Target {

@@ -110,6 +110,11 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 func (x *execution) enlist(t Target) {
 	v := &victim{out: Outcome{Target: t}}
 	h, err := x.k.open(t.ID)
+	if err == nil {
+		if err = x.k.sameYoung(t); err != nil {
+			h.Close()
+		}
+	}
 	if err != nil {
 		v.out.Result, v.out.Err = resultOf(err), err
 		x.finish(&v.out)
@@ -220,7 +225,7 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, before, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
@@ -238,7 +243,9 @@ func (x *execution) newcomers() []Target {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue
 		}
-		out = append(out, targetOf(p))
+		t := targetOf(p)
+		x.k.pinYoung(&t, before, snap.Host.ClockTicks)
+		out = append(out, t)
 	}
 	return out
 }
@@ -401,7 +408,7 @@ func (x *execution) recheck() {
 	if !x.plan.scope.Grows() {
 		return
 	}
-	snap, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, _, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
 		return

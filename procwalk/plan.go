@@ -38,7 +38,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
-	snap, err := k.scan(scope, cfg)
+	snap, before, err := k.scan(scope, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -77,7 +77,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
 		}
-		p.Targets = append(p.Targets, targetOf(m))
+		t := targetOf(m)
+		k.pinYoung(&t, before, snap.Host.ClockTicks)
+		p.Targets = append(p.Targets, t)
 	}
 	return p, nil
 }
@@ -86,8 +88,11 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 // asked for, is left to readSmaps: reading it walks a process's page tables
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
-func (k *Killer) scan(scope Scope, cfg KillConfig) (*Snapshot, error) {
-	return k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+// before is the boot clock when the walk began (see pinYoung).
+func (k *Killer) scan(scope Scope, cfg KillConfig) (snap *Snapshot, before time.Duration, err error) {
+	before = bootClock()
+	snap, err = k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+	return snap, before, err
 }
 
 // readSmaps reads member p's smaps_rollup when the config or scope asks

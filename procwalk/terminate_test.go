@@ -826,3 +826,24 @@ func TestExecuteReportsEscaped(t *testing.T) {
 		t.Errorf("Err = %v, want pid 84 escaped wrapping ErrEscaped", err)
 	}
 }
+
+// A target the plan saw within one clock tick of its start must still have
+// its comm at action time: another process may have taken its pid within
+// that tick, with the same start ticks.
+func TestExecuteRefusesYoungTargetWithAnotherComm(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	id := killFixtureID(t, 84)
+	for _, tt := range []struct {
+		comm string
+		want Result
+	}{{"sleep", ResultExited}, {"sleep-old", ResultIdentityChanged}} {
+		target := Target{ID: id, Comm: tt.comm, young: true}
+		r := k.Execute(context.Background(), &Plan{Scope: "process", Targets: []Target{target}, scope: ProcessScope{ID: id}})
+		if len(r.Outcomes) != 1 || r.Outcomes[0].Result != tt.want {
+			t.Errorf("comm %q: %+v, want %v", tt.comm, r.Outcomes, tt.want)
+		}
+	}
+	if s := fk.proc(84).signals; len(s) != 1 {
+		t.Errorf("signals %v, want one TERM (to the matching target only)", s)
+	}
+}
