@@ -52,6 +52,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	members := scope.Members(snap, nil)
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
 		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, ErrGone)}
+		if k.fs.Hidden(root.PID) {
+			o.Result, o.Err = ResultDenied, fmt.Errorf("pid %d: %w: it runs but /proc hides it from this user (hidepid): its identity cannot be verified; run as root", root.PID, ErrDenied)
+		}
 		if q := snap.Process(root.PID); q != nil {
 			// The event names the process asked for: nothing of the new
 			// one (its args, RSS) goes under that identity; the reason

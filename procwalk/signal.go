@@ -120,6 +120,21 @@ func (fs FS) ReadProcID(pid int) (ProcID, error) {
 	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
 }
 
+// Hidden reports whether pid runs in this pid namespace although fs does
+// not show it: /proc mounted hidepid (or ProtectProc=) hides other users'
+// processes, and a missing /proc/<pid> then means nothing. kill(2) with
+// signal 0 sends nothing and still tells: ESRCH means no such process.
+// Under a foreign root (a fixture) it is always false.
+func (fs FS) Hidden(pid int) bool {
+	if pid <= 0 || fs.checkOwnNamespace() != nil {
+		return false
+	}
+	if _, err := os.Stat(fs.pidPath(pid, "stat")); err == nil {
+		return false // shown
+	}
+	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
+}
+
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
 // mode for kernels before 5.3).
 func (h *ProcHandle) Pidfd() bool { return h.pidfd >= 0 }

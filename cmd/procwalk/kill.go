@@ -273,6 +273,9 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		return procwalk.ProcID{}, err
 	}
 	p := snap.Process(pid)
+	if p == nil && fsys.Hidden(pid) {
+		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
+	}
 	if p == nil {
 		return procwalk.ProcID{}, fmt.Errorf("pid %d is not running (not in %s); procwalk ps lists the pids", pid, fsys.Root())
 	}

@@ -469,3 +469,37 @@ func TestIntegrationDryRunOfAnotherUsersProcess(t *testing.T) {
 		t.Errorf("the root process was signalled: %v", err)
 	}
 }
+
+// Under hidepid another user's process is not in /proc: kill says it is
+// hidden, not that it is not running. A pid namespace and a mount
+// namespace of the test's own, with /proc mounted hidepid=2, a root sleep
+// and procwalk as uid 65534; nothing is signalled.
+func TestIntegrationKillHiddenProcess(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mounts proc with hidepid in a namespace of its own")
+	}
+	for _, tool := range []string{"unshare", "setpriv"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	bin := buildProcwalk(t)
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `mount -t proc -o hidepid=2 proc /proc || exit 99
+sleep 300 & s=$!
+setpriv --reuid=65534 --regid=65534 --clear-groups "$0" kill --dry-run "$s"; echo "exit $?"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$0" kill --dry-run 4000000; echo "exit $?"
+kill "$s"`
+	out, err := exec.Command("unshare", "--mount", "--pid", "--fork", "--propagation", "private", "sh", "-c", script, bin).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 99 || err != nil && !strings.Contains(string(out), "exit") {
+		t.Skipf("cannot mount proc hidepid=2 in a namespace here (%v): %s", err, out)
+	}
+	o := string(out)
+	if !strings.Contains(o, "is hidden: it runs") || strings.Count(o, "exit 1") != 2 || strings.Count(o, "is not running") != 1 {
+		t.Errorf("want the root sleep reported hidden, pid 4000000 not running, both exit 1:\n%s", o)
+	}
+}
