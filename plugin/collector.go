@@ -43,6 +43,9 @@ type Collector struct {
 	cmdline  []byte              // reused: a joined command line to match
 	problems []error             // partial failures of the current gather
 	notes    []string            // what grouping could not do (no tmux server ...)
+	// skippedGathers counts the gathers Execd merged away (stdin lines
+	// answered by one gather with others), for the self metrics.
+	skippedGathers int
 
 	// The last gather's counts, for benchmarks.
 	lastProcesses, lastSessions int
@@ -223,6 +226,7 @@ func (c *Collector) collect(w metricWriter) error {
 		errors:        len(c.problems),
 		visibility:    snap.Visibility,
 		processes:     len(snap.Procs),
+		skipped:       c.skippedGathers,
 	}
 	if lw, ok := w.(*lineWriter); ok {
 		st.lines, st.dropped = lw.lines, lw.dropped

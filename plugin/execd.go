@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -71,6 +72,8 @@ type Execd struct {
 	// between-gathers size is data live during the gather, which a lower
 	// GOGC or a memory limit cannot free, only chase at a CPU cost.
 	ReturnMemory bool
+
+	stopped bool // the reader of Stdout went away
 }
 
 // Run gathers until told to stop. Its error is a failure to write the
@@ -81,7 +84,7 @@ func (e *Execd) Run(ctx context.Context) error {
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	lines, eof := readLines(e.Stdin, stop)
+	queued, lines, eof := readLines(e.Stdin, stop)
 
 	// A first, silent gather: the first batch written then has rates.
 	if err := e.Collector.Prime(); err != nil {
@@ -102,38 +105,65 @@ func (e *Execd) Run(ctx context.Context) error {
 			e.Log.Debugf("stopping: %v", context.Cause(ctx))
 			return nil
 		case <-eof:
+			var err error
+			if e.Signal != SignalNone && e.merge(queued.Swap(0)) {
+				err = e.write() // lines came before the end: one last batch
+			}
 			e.Log.Debugf("stdin closed: stopping")
-			return nil
+			return err
 		case <-lines:
-			if e.Signal == SignalNone {
-				continue // stdin is read only to see EOF
+			if e.Signal == SignalNone || !e.merge(queued.Swap(0)) {
+				continue // stdin is read only to see EOF; or already answered
 			}
 		case sig := <-e.Signals:
 			e.Log.Debugf("gathering on %v", sig)
 		case <-tick:
 		}
-		err := e.Collector.WriteBatch(e.Stdout, e.Log)
-		if e.ReturnMemory {
-			e.Collector.returnMemory()
-		}
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrNothingGathered):
-			e.Log.Errorf("%v", err) // try again next time: /proc may come back
-		case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
-			return nil // the reader went away: nothing left to do
-		default:
-			return fmt.Errorf("writing metrics: %w", err)
+		if err := e.write(); err != nil || e.stopped {
+			return err
 		}
 	}
 }
 
-// readLines signals each line read from r on lines and closes eof when r
-// ends, after every line was taken: a line is never lost to EOF. Lines that
-// arrive during a gather wait in the pipe. The goroutine stops at r's end,
-// or at the next line once stop is closed.
-func readLines(r io.Reader, stop <-chan struct{}) (lines <-chan struct{}, eof <-chan struct{}) {
-	l := make(chan struct{})
+// merge answers n queued stdin lines with one gather: the lines that came
+// while a gather ran (Telegraf's interval shorter than a gather, or a
+// reader that fell behind) would otherwise each cost a gather of stale
+// data. The lines beyond the first are counted as skipped gathers in the
+// self metrics. false: nothing is queued.
+func (e *Execd) merge(n int64) bool {
+	if n <= 0 {
+		return false
+	}
+	e.Collector.skippedGathers += int(n - 1)
+	return true
+}
+
+// write gathers and writes one batch. A closed reader sets e.stopped.
+func (e *Execd) write() error {
+	err := e.Collector.WriteBatch(e.Stdout, e.Log)
+	if e.ReturnMemory {
+		e.Collector.returnMemory()
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNothingGathered):
+		e.Log.Errorf("%v", err) // try again next time: /proc may come back
+	case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
+		e.stopped = true // the reader went away: nothing left to do
+	default:
+		return fmt.Errorf("writing metrics: %w", err)
+	}
+	return nil
+}
+
+// readLines counts the lines read from r in queued and signals lines
+// after each (at most one signal waits: a reader that wakes takes every line
+// queued so far with one Swap). It closes eof when r ends, after counting
+// every line read. The goroutine stops at r's end, or at the next line once
+// stop is closed.
+func readLines(r io.Reader, stop <-chan struct{}) (queued *atomic.Int64, lines <-chan struct{}, eof <-chan struct{}) {
+	queued = new(atomic.Int64)
+	l := make(chan struct{}, 1)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -146,12 +176,17 @@ func readLines(r io.Reader, stop <-chan struct{}) (lines <-chan struct{}, eof <-
 			if err != nil {
 				return
 			}
+			queued.Add(1)
 			select {
 			case l <- struct{}{}:
+			default: // a signal is already waiting
+			}
+			select {
 			case <-stop:
 				return
+			default:
 			}
 		}
 	}()
-	return l, done
+	return queued, l, done
 }

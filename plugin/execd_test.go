@@ -120,6 +120,28 @@ func TestExecdGathersPerStdinLineAndStopsAtEOF(t *testing.T) {
 	}
 }
 
+// Stdin lines queued while a gather runs are answered by one gather, not
+// one each; the self metrics count the gathers skipped.
+func TestExecdMergesQueuedLines(t *testing.T) {
+	const queued = 40
+	r := startExecd(t, SignalStdin, 0, nil)
+	// One write: the lines are queued before the first gather can run.
+	if _, err := io.WriteString(r.stdin, strings.Repeat("\n", queued)); err != nil {
+		t.Fatal(err)
+	}
+	batches, skipped := 0, int64(0)
+	for batches+int(skipped) < queued {
+		self := only(r.readBatch(t), MeasurementSelf)
+		batches++
+		skipped = self[0].fields["gathers_skipped"].(int64)
+	}
+	if batches+int(skipped) != queued || batches >= queued/2 {
+		t.Errorf("%d lines answered by %d batches, %d gathers skipped; want far fewer batches, the rest skipped", queued, batches, skipped)
+	}
+	r.stdin.Close()
+	r.wait(t)
+}
+
 // Telegraf's signal = "SIGHUP" (or SIGUSR1, SIGUSR2) mode: a batch per
 // signal, none for nothing, and stdin EOF still ends the run.
 func TestExecdGathersPerSignal(t *testing.T) {

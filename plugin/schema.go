@@ -178,6 +178,7 @@ type selfStats struct {
 	maxRSSBytes   uint64
 	visibility    procwalk.Visibility
 	processes     int
+	skipped       int // gathers skipped since the start: stdin lines merged into one gather
 }
 
 func writeSelf(w metricWriter, st *selfStats, t time.Time) {
@@ -190,6 +191,7 @@ func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	w.intField("processes_listed", int64(v.Listed))
 	w.intField("processes_gone", int64(v.Gone))
 	w.intField("processes_malformed", int64(v.Malformed))
+	w.intField("processes_timed_out", int64(v.TimedOut))
 	denied := 0
 	for _, n := range v.Denied {
 		denied += n
@@ -200,6 +202,7 @@ func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	w.intField("lines", int64(st.lines))
 	w.intField("dropped_lines", int64(st.dropped))
 	w.intField("errors", int64(st.errors))
+	w.intField("gathers_skipped", int64(st.skipped))
 	w.floatField("cpu_seconds", st.cpuSeconds)
 	w.intField("max_rss_bytes", bytesInt(st.maxRSSBytes))
 	w.end(t)

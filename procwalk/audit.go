@@ -28,6 +28,10 @@ const (
 	ResultInterrupted                       // signalled, then the caller gave up waiting (context ended)
 	ResultDryRun                            // would have been signalled (dry run: nothing sent)
 	ResultFailed                            // an unexpected error; see Outcome.Err
+	// ResultEscaped: a process of the scope found alive after the end that
+	// was never signalled (forked after the last walk, orphaned by its
+	// parent's death). Reported, not signalled: see ErrEscaped.
+	ResultEscaped
 )
 
 // String is the result's stable name, used as the outcome tag/field.
@@ -53,6 +57,8 @@ func (r Result) String() string {
 		return "dry_run"
 	case ResultFailed:
 		return "failed"
+	case ResultEscaped:
+		return "escaped"
 	}
 	return "result(" + strconv.Itoa(int(r)) + ")"
 }
@@ -78,6 +84,11 @@ type Target struct {
 	RSSBytes uint64
 	PSSBytes uint64 // valid when HavePSS (smaps read)
 	HavePSS  bool
+
+	// young: the walk saw it less than one clock tick after it started;
+	// exe is then its executable (see identity.go).
+	young bool
+	exe   exeID
 }
 
 func targetOf(p *Process) Target {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"syscall"
@@ -18,6 +19,8 @@ import (
 type victim struct {
 	out Outcome
 	h   handle
+	// stopped: freeze sent SIGSTOP and thaw has not sent SIGCONT since.
+	stopped bool
 }
 
 // execution is the state of one Execute.
@@ -35,10 +38,14 @@ type execution struct {
 }
 
 // Execute carries out plan: the first signal to every target, re-walks of a
-// growing scope while waiting up to the grace, then SIGSTOP (so nothing
-// forks any more), a last re-walk and SIGKILL for whatever is left. A plan
-// without targets signals nothing. With DryRun nothing is sent and every
-// target is reported as ResultDryRun.
+// growing scope while waiting up to the grace, then SIGKILL for whatever is
+// left. A growing scope (a tree, a group, a session, a cgroup) is stopped
+// before each signal and continued after it (see freeze and signalFrozen):
+// no member can fork a child the walks have not seen while it dies of the
+// signal, a child that would be orphaned and leave the scope unsignalled.
+// After SIGKILL a last walk reports any member still alive as ResultEscaped
+// (see recheck). A plan without targets signals nothing. With DryRun nothing
+// is sent and every target is reported as ResultDryRun.
 // When ctx ends during the grace, waiting stops: SIGKILL is not sent and the
 // live targets are reported as ResultInterrupted; so are those not yet seen
 // gone when ctx ends after SIGKILL.
@@ -63,7 +70,11 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 			note = fmt.Sprintf("KILL after %s if still alive", cfg.Grace)
 		}
 		for _, t := range plan.Targets {
-			x.finish(&Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note})
+			o := &Outcome{Target: t, Result: ResultDryRun, Planned: planned, Note: note}
+			if err := k.probe(t.ID); err != nil {
+				o.Result, o.Err, o.Note = resultOf(err), err, "a real run would be refused"
+			}
+			x.finish(o)
 		}
 		x.noteScopeActions()
 		return x.report
@@ -76,9 +87,10 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	}
 	for _, t := range plan.Targets {
 		x.known[t.ID] = true
-		x.begin(t)
+		x.enlist(t)
 	}
 	if cfg.Signal != syscall.SIGKILL {
+		x.signalFrozen(ctx)
 		x.start = time.Now() // every initial target gets at least the full grace
 		x.grace(ctx)
 	}
@@ -87,15 +99,22 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		return x.report
 	}
 	x.kill(ctx)
+	if ctx.Err() == nil {
+		x.recheck()
+	}
 	x.afterwards(ctx)
 	return x.report
 }
 
-// begin opens a handle on t and sends the first signal (none when the
-// first signal is SIGKILL: the kill stage sends it).
-func (x *execution) begin(t Target) {
+// enlist opens a handle on t and makes it a live victim; nothing is sent.
+func (x *execution) enlist(t Target) {
 	v := &victim{out: Outcome{Target: t}}
 	h, err := x.k.open(t.ID)
+	if err == nil {
+		if err = x.k.sameYoung(t); err != nil {
+			h.Close()
+		}
+	}
 	if err != nil {
 		v.out.Result, v.out.Err = resultOf(err), err
 		x.finish(&v.out)
@@ -103,9 +122,39 @@ func (x *execution) begin(t Target) {
 	}
 	v.h = h
 	x.live = append(x.live, v)
-	if x.cfg.Signal != syscall.SIGKILL {
-		x.send(v, x.cfg.Signal)
+}
+
+// signalFrozen sends the first signal to every live victim that has not
+// had it yet. A growing scope is frozen first and continued afterwards: a
+// member that dies of the signal cannot have forked a child the walks
+// missed, and one that survives it (a handler, the signal ignored) resumes
+// with its children still below it, where the next re-walk finds them.
+func (x *execution) signalFrozen(ctx context.Context) {
+	if x.plan.scope.Grows() {
+		x.freeze(ctx)
 	}
+	for _, v := range slices.Clone(x.live) {
+		if !slices.Contains(v.out.Signals, x.cfg.Signal) {
+			x.send(v, x.cfg.Signal)
+		}
+	}
+	x.thaw()
+}
+
+// probe checks, for a dry run, that a real run could signal id: it opens
+// and verifies a handle and sends signal 0 (nothing) through it, so a
+// process of another user is refused (EPERM) as the real run would be.
+// Under a foreign root (a fixture) nothing is checked.
+func (k *Killer) probe(id ProcID) error {
+	if k.selfPID < 0 {
+		return nil
+	}
+	h, err := k.open(id)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	return h.Signal(0)
 }
 
 // send signals v, recording it; a failure finishes v.
@@ -141,10 +190,13 @@ func (x *execution) grace(ctx context.Context) {
 			return
 		}
 		if x.plan.scope.Grows() && !now.Before(nextScan) {
-			for _, t := range x.newcomers() {
-				x.begin(t)
+			if fresh := x.newcomers(); len(fresh) > 0 {
+				for _, t := range fresh {
+					x.enlist(t)
+				}
+				x.signalFrozen(ctx)
 			}
-			nextScan = now.Add(x.cfg.Rescan)
+			nextScan = time.Now().Add(x.cfg.Rescan)
 		}
 		if len(x.live) > 0 {
 			x.live[0].h.Wait(ctx, min(time.Until(deadline), pollStep))
@@ -173,7 +225,7 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, before, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
@@ -191,16 +243,18 @@ func (x *execution) newcomers() []Target {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue
 		}
-		out = append(out, targetOf(p))
+		t := targetOf(p)
+		x.k.pinYoung(&t, before, snap.Host.ClockTicks)
+		out = append(out, t)
 	}
 	return out
 }
 
-// kill is the second stage. A growing scope is frozen first: SIGSTOP to
-// every live target and re-walks until no newcomer appears, so that nothing
-// forks between the last walk and SIGKILL (the re-walk runs even when every
-// target has exited, to catch what they left behind). A cgroup v2 scope
-// without refused members is killed through cgroup.kill instead.
+// kill is the second stage. A growing scope is frozen first (see freeze),
+// so that nothing forks between the last walk and SIGKILL (the walk runs
+// even when every target has exited, to catch what they left behind); the
+// newcomers it finds get SIGKILL alone. A cgroup v2 scope without refused
+// members is killed through cgroup.kill instead.
 func (x *execution) kill(ctx context.Context) {
 	x.reap(ctx)
 	if cg := x.cgroupToKill(); cg != "" {
@@ -218,20 +272,7 @@ func (x *execution) kill(ctx context.Context) {
 		x.report.Notes = append(x.report.Notes, fmt.Sprintf("cgroup.kill failed, killing members one by one: %v", err))
 	}
 	if x.plan.scope.Grows() {
-		for round := 0; round < maxFreezeRounds; round++ {
-			for _, v := range slices.Clone(x.live) {
-				if !slices.Contains(v.out.Signals, syscall.SIGSTOP) {
-					x.send(v, syscall.SIGSTOP)
-				}
-			}
-			fresh := x.newcomers()
-			if len(fresh) == 0 {
-				break
-			}
-			for _, t := range fresh {
-				x.begin(t) // the first signal now, SIGSTOP next round
-			}
-		}
+		x.freeze(ctx)
 	}
 	for _, v := range slices.Clone(x.live) {
 		if x.send(v, syscall.SIGKILL) {
@@ -239,6 +280,56 @@ func (x *execution) kill(ctx context.Context) {
 		}
 	}
 	x.waitKilled(ctx)
+}
+
+// freeze stops the scope: SIGSTOP to every live victim, parents first,
+// then, once each has stopped, a re-walk; the newcomers it finds are
+// enlisted and stopped in turn, until a walk finds none or after
+// maxFreezeRounds (a scope still growing then is signalled as it stands,
+// and recheck reports what escaped). Waiting until each has stopped
+// matters: a fork in progress when SIGSTOP arrives completes first, and
+// its child must be in /proc before the walk that finds nothing new.
+func (x *execution) freeze(ctx context.Context) {
+	for round := 0; round < maxFreezeRounds && ctx.Err() == nil; round++ {
+		for _, v := range slices.Clone(x.live) {
+			if !v.stopped && x.send(v, syscall.SIGSTOP) {
+				v.stopped = true
+			}
+		}
+		x.waitStopped(ctx)
+		fresh := x.newcomers()
+		if len(fresh) == 0 {
+			return
+		}
+		for _, t := range fresh {
+			x.enlist(t)
+		}
+	}
+}
+
+// waitStopped waits, up to stopWait, until every live victim has stopped
+// or exited. One in uninterruptible sleep may stop later: the walk then
+// runs without it.
+func (x *execution) waitStopped(ctx context.Context) {
+	deadline := time.Now().Add(stopWait)
+	pending := slices.Clone(x.live)
+	for ctx.Err() == nil {
+		pending = slices.DeleteFunc(pending, func(v *victim) bool { return v.h == nil || v.h.Stopped() })
+		if len(pending) == 0 || !time.Now().Before(deadline) {
+			return
+		}
+		time.Sleep(stopPoll)
+	}
+}
+
+// thaw sends SIGCONT to every live victim freeze stopped: a stopped
+// process acts on a pending SIGTERM only once continued.
+func (x *execution) thaw() {
+	for _, v := range slices.Clone(x.live) {
+		if v.stopped && x.send(v, syscall.SIGCONT) {
+			v.stopped = false
+		}
+	}
 }
 
 // waitKilled waits up to KillWait for the live victims; those left survive.
@@ -303,4 +394,49 @@ func resultOf(err error) Result {
 		return ResultDenied
 	}
 	return ResultFailed
+}
+
+// recheck walks the scope once more after SIGKILL and reports each process
+// of it still alive that was never a target as ResultEscaped: a member of
+// the scope that joined after the last walk, or an orphan, one forked by a
+// member that died before a walk saw the child, adopted by init or a
+// subreaper and so no longer below the tree. An orphan is known by its
+// process group (a signalled target's) and its start (after the plan's
+// walk). Nothing is signalled: neither can be verified as part of the
+// scope any more. Processes the plan would refuse are left out.
+func (x *execution) recheck() {
+	if !x.plan.scope.Grows() {
+		return
+	}
+	snap, _, err := x.k.scan(x.plan.scope, x.cfg)
+	if err != nil {
+		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
+		return
+	}
+	pgrps := make(map[int]bool)
+	for _, o := range x.report.Outcomes {
+		if len(o.Signals) > 0 {
+			pgrps[o.PGRP] = true
+		}
+	}
+	// Process.Start counts from the boot time in whole seconds.
+	since := x.plan.taken.Add(-time.Second)
+	candidates := x.plan.scope.Members(snap, x.known)
+	for i := range snap.Procs {
+		if p := &snap.Procs[i]; pgrps[p.PGRP] && !p.Start.Before(since) {
+			candidates = append(candidates, p)
+		}
+	}
+	refused := maps.Clone(x.refused)
+	for _, p := range candidates {
+		if x.known[p.ID] || p.Zombie() || p.Kernel {
+			continue
+		}
+		x.known[p.ID] = true
+		if x.k.admit(p, snap, &x.plan.rails, x.cfg, refused) != nil {
+			continue // one the plan leaves alone on purpose
+		}
+		x.finish(&Outcome{Target: targetOf(p), Result: ResultEscaped,
+			Err: fmt.Errorf("%w: pid %d (%s), parent %d, process group %d", ErrEscaped, p.ID.PID, p.Comm, p.PPID, p.PGRP)})
+	}
 }

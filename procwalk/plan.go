@@ -3,6 +3,7 @@ package procwalk
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // plan.go decides what a termination will do before anything is sent: the
@@ -24,6 +25,8 @@ type Plan struct {
 
 	scope Scope
 	rails guardRails
+	// taken is when the plan's walk started.
+	taken time.Time
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -35,12 +38,12 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
-	snap, err := k.scan(scope, cfg)
+	snap, before, err := k.scan(scope, cfg)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
-		Partial: hidesProcesses(snap.Visibility)}
+		Partial: hidesProcesses(snap.Visibility), taken: snap.Time}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
@@ -49,9 +52,13 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	members := scope.Members(snap, nil)
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
 		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, ErrGone)}
+		if k.fs.Hidden(root.PID) {
+			o.Result, o.Err = ResultDenied, fmt.Errorf("pid %d: %w: it runs but /proc hides it from this user (hidepid): its identity cannot be verified; run as root", root.PID, ErrDenied)
+		}
 		if q := snap.Process(root.PID); q != nil {
-			o.Target = targetOf(q)
-			o.Target.ID = root
+			// The event names the process asked for: nothing of the new
+			// one (its args, RSS) goes under that identity; the reason
+			// says who holds the pid now.
 			o.Result = ResultIdentityChanged
 			o.Err = fmt.Errorf("%w: pid %d is now %s started at tick %d, not tick %d", ErrIdentityChanged, root.PID, q.Comm, q.ID.StartTicks, root.StartTicks)
 		}
@@ -73,7 +80,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
 		}
-		p.Targets = append(p.Targets, targetOf(m))
+		t := targetOf(m)
+		k.pinYoung(&t, before, snap.Host.ClockTicks)
+		p.Targets = append(p.Targets, t)
 	}
 	return p, nil
 }
@@ -82,8 +91,11 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 // asked for, is left to readSmaps: reading it walks a process's page tables
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
-func (k *Killer) scan(scope Scope, cfg KillConfig) (*Snapshot, error) {
-	return k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+// before is the boot clock when the walk began (see pinYoung).
+func (k *Killer) scan(scope Scope, cfg KillConfig) (snap *Snapshot, before time.Duration, err error) {
+	before = bootClock()
+	snap, err = k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+	return snap, before, err
 }
 
 // readSmaps reads member p's smaps_rollup when the config or scope asks

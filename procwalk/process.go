@@ -37,6 +37,9 @@ type Process struct {
 	// together so that the struct has no padding: a Snapshot holds one
 	// Process per process, 10,000 of them on a busy host.
 	CmdlineTruncated bool
+	// ReadTimedOut: a read of one of its files blocked past the read
+	// timeout (see Visibility.TimedOut): only stat and statm were read.
+	ReadTimedOut bool
 
 	// Read holds the optional fields read successfully; Denied those the
 	// kernel refused (ptrace rules, hidepid); Malformed those that failed to

@@ -40,6 +40,9 @@ var (
 	// ErrBadTarget means a pid that no signal may be aimed at (<= 0 would
 	// address process groups or every process).
 	ErrBadTarget = errors.New("invalid target pid")
+	// ErrEscaped means a process of the scope was found alive after the
+	// end, never signalled: it joined after the last walk or was orphaned.
+	ErrEscaped = errors.New("still alive after the kill, never signalled (joined the scope after the last walk, or orphaned by a member's death)")
 )
 
 // ProcHandle is a verified handle on one process. It is not safe for
@@ -117,6 +120,21 @@ func (fs FS) ReadProcID(pid int) (ProcID, error) {
 	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
 }
 
+// Hidden reports whether pid runs in this pid namespace although fs does
+// not show it: /proc mounted hidepid (or ProtectProc=) hides other users'
+// processes, and a missing /proc/<pid> then means nothing. kill(2) with
+// signal 0 sends nothing and still tells: ESRCH means no such process.
+// Under a foreign root (a fixture) it is always false.
+func (fs FS) Hidden(pid int) bool {
+	if pid <= 0 || fs.checkOwnNamespace() != nil {
+		return false
+	}
+	if _, err := os.Stat(fs.pidPath(pid, "stat")); err == nil {
+		return false // shown
+	}
+	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
+}
+
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
 // mode for kernels before 5.3).
 func (h *ProcHandle) Pidfd() bool { return h.pidfd >= 0 }
@@ -137,6 +155,22 @@ func (h *ProcHandle) Signal(sig syscall.Signal) error {
 		return fmt.Errorf("signal %s to pid %d: %w", SignalName(sig), h.ID.PID, classify(err))
 	}
 	return nil
+}
+
+// Stopped reports whether the process is stopped (state T or t in stat,
+// after SIGSTOP or under a tracer) or no longer runs under this identity:
+// either way it forks no more. A stat it cannot read counts as stopped:
+// there is nothing to wait for.
+func (h *ProcHandle) Stopped() bool {
+	st, err := h.fs.readStat(h.ID.PID)
+	if err != nil || st.StartTicks != h.ID.StartTicks {
+		return true
+	}
+	switch st.State {
+	case 'T', 't', 'Z', 'X':
+		return true
+	}
+	return false
 }
 
 // pollStep bounds one poll(2) so that Wait notices a cancelled context, and

@@ -41,12 +41,17 @@ type Visibility struct {
 	// root, other users' processes may be missing or opaque.
 	HidePID      string
 	OthersHidden bool
+	// TimedOut counts processes with a read that blocked past the read
+	// timeout (a stuck memory-map lock, a file in a fake root that never
+	// answers): kept with stat and statm only and ReadTimedOut set, or
+	// dropped when stat or statm itself blocked.
+	TimedOut int
 }
 
 // Partial reports whether anything was not seen: a process gone mid-scan, a
 // denied or malformed file, or processes hidden by hidepid.
 func (v Visibility) Partial() bool {
-	return v.Gone > 0 || v.Malformed > 0 || len(v.Denied) > 0 || v.OthersHidden
+	return v.Gone > 0 || v.Malformed > 0 || len(v.Denied) > 0 || v.OthersHidden || v.TimedOut > 0
 }
 
 func (v *Visibility) addDenied(name string) {
@@ -75,6 +80,15 @@ type Scanner struct {
 	pids  []int
 	comms map[string]string // interned comm strings: most repeat across scans
 	spare []Process         // a recycled snapshot's storage, for the next scan
+	// readTimeout bounds one read (see deadline.go); 0 reads inline,
+	// unwatched. stuck are the processes whose read was abandoned; watch
+	// is set on the goroutine that scans.
+	readTimeout time.Duration
+	stuck       *stuckReads
+	watch       *readWatch
+	// beforeRead, when set (tests), runs at the start of every read, where
+	// the kernel would block on a stuck file.
+	beforeRead func(pid int, file string)
 }
 
 // A Selector picks optional fields for one process, called once its stat
@@ -106,6 +120,9 @@ func NewScanner(fs FS) *Scanner {
 		path:  make([]byte, 0, 64),
 		dents: make([]byte, 32<<10),
 		comms: make(map[string]string),
+		stuck: &stuckReads{},
+
+		readTimeout: DefaultReadTimeout,
 	}
 }
 
@@ -165,33 +182,124 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
 	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0
-	for _, pid := range sc.pids {
-		s.Procs = append(s.Procs, Process{})
-		p := &s.Procs[len(s.Procs)-1]
-		if err := sc.readProcess(root, pid, fields, sel.Select, &host, p); err != nil {
-			s.Procs = s.Procs[:len(s.Procs)-1]
-			switch {
-			case IsGone(err):
-				s.Visibility.Gone++
-			case IsDenied(err):
-				// hidepid=noaccess lists other users' pids but refuses
-				// their files: count them as denied, not as broken.
-				s.Visibility.addDenied(deniedFile(err))
-			default:
-				s.Visibility.Malformed++
-			}
-			continue
-		}
-		if p.Malformed != 0 {
-			s.Visibility.Malformed++
-		}
-		if p.Denied != 0 {
-			p.Denied.each(func(f Fields) { s.Visibility.addDenied(f.String()) })
-		}
-	}
+	job := &scanJob{procs: s.Procs, vis: s.Visibility}
+	job = sc.watched(job, func(w *Scanner, job *scanJob) { w.scanFrom(root, sc.pids, fields, sel.Select, &host, job) })
+	s.Procs, s.Visibility = job.procs, job.vis
 	s.buildTree()
 	s.Duration = time.Since(start)
 	return s, nil
+}
+
+// scanJob is the state of a scan that survives the goroutine doing it:
+// the processes read so far (the last one in progress while a read is),
+// what was not seen, and the index of the pid being read.
+type scanJob struct {
+	watch readWatch
+	procs []Process
+	vis   Visibility
+	next  int
+}
+
+// watched runs scan on a goroutine and watches its reads; when one
+// blocks past the read timeout it abandons that goroutine and runs scan
+// again on fresh buffers from where it stopped: the process in progress is
+// re-read without the file that blocked (see readOne). It returns the job
+// as the last goroutine left it.
+func (sc *Scanner) watched(job *scanJob, scan func(w *Scanner, job *scanJob)) *scanJob {
+	if sc.readTimeout <= 0 {
+		scan(sc, job)
+		return job
+	}
+	tick := time.NewTicker(sc.readTimeout)
+	defer tick.Stop()
+	w := new(Scanner)
+	*w = *sc
+	for {
+		w.watch = &job.watch
+		done := make(chan struct{})
+		go func(w *Scanner, job *scanJob) {
+			defer close(done)
+			scan(w, job)
+		}(w, job)
+	wait:
+		for {
+			select {
+			case <-done:
+				sc.buf, sc.path, sc.dents = w.buf, w.path, w.dents
+				return job
+			case <-tick.C:
+				if job.watch.stuck() {
+					break wait
+				}
+			}
+		}
+		// Abandoned: the goroutine, its buffers and its process in
+		// progress (the last one) are its own now.
+		sc.stuck.add(job.watch.pid, job.watch.file)
+		procs := job.procs
+		if n := len(procs); n > 0 { // a snapshot's: drop the one in progress
+			procs = make([]Process, n-1, cap(job.procs))
+			copy(procs, job.procs)
+		}
+		job = &scanJob{procs: procs, vis: job.vis, next: job.next}
+		w = &Scanner{fs: sc.fs, buf: make([]byte, 0, 4096), path: make([]byte, 0, 64), dents: make([]byte, 32<<10),
+			comms: sc.comms, stuck: sc.stuck, readTimeout: sc.readTimeout, beforeRead: sc.beforeRead}
+		sc.buf, sc.path, sc.dents = w.buf, w.path, w.dents
+	}
+}
+
+// scanFrom reads pids from job.next on into job.
+func (sc *Scanner) scanFrom(root int, pids []int, fields Fields, sel func(*Process) Fields, host *Host, job *scanJob) {
+	for ; job.next < len(pids); job.next++ {
+		job.procs = append(job.procs, Process{})
+		p := &job.procs[len(job.procs)-1]
+		err := sc.readOne(root, pids[job.next], fields, sel, host, p)
+		if errors.Is(err, errAbandoned) {
+			return // job belongs to the goroutine that took over
+		}
+		if err != nil {
+			job.procs = job.procs[:len(job.procs)-1]
+			switch {
+			case IsGone(err):
+				job.vis.Gone++
+			case IsDenied(err):
+				// hidepid=noaccess lists other users' pids but refuses
+				// their files: count them as denied, not as broken.
+				job.vis.addDenied(deniedFile(err))
+			case errors.Is(err, errTimedOut):
+				job.vis.TimedOut++
+			default:
+				job.vis.Malformed++
+			}
+			continue
+		}
+		if p.ReadTimedOut {
+			job.vis.TimedOut++
+		}
+		if p.Malformed != 0 {
+			job.vis.Malformed++
+		}
+		if p.Denied != 0 {
+			p.Denied.each(func(f Fields) { job.vis.addDenied(f.String()) })
+		}
+	}
+}
+
+// errTimedOut drops a process whose stat or statm read blocked.
+var errTimedOut = errors.New("a read of the process's stat or statm timed out")
+
+// readOne reads pid into p; a process whose earlier read is still blocked
+// gets its stat and statm only, and ReadTimedOut.
+func (sc *Scanner) readOne(root, pid int, fields Fields, sel func(*Process) Fields, host *Host, p *Process) error {
+	switch sc.stuck.lookup(pid) {
+	case "":
+		return sc.readProcess(root, pid, fields, sel, host, p)
+	case "stat", "statm":
+		return errTimedOut
+	}
+	err := sc.readProcess(root, pid, 0, nil, host, p)
+	p.ReadTimedOut = true
+	return err
 }
 
 // setPath sets sc.path to "<pid>/<file>\0".
@@ -206,18 +314,37 @@ func (sc *Scanner) setPath(pid int, file string) []byte {
 
 // read reads <pid>/<file> under the root fd into sc.buf.
 func (sc *Scanner) read(root, pid int, file string) ([]byte, bool, error) {
+	if !sc.watch.enter(pid, file) {
+		return nil, false, errAbandoned
+	}
+	if sc.beforeRead != nil {
+		sc.beforeRead(pid, file)
+	}
 	path := sc.setPath(pid, file)
 	fd, err := openat(root, path, syscall.O_RDONLY)
 	if err != nil {
+		if !sc.watch.leave() {
+			return nil, false, sc.abandoned(pid)
+		}
 		return nil, false, pathError("open", sc.fs.root, path, err)
 	}
 	b, truncated, err := readAllFD(fd, sc.buf, file != "cmdline")
 	syscall.Close(fd)
+	if !sc.watch.leave() {
+		return nil, false, sc.abandoned(pid)
+	}
 	sc.buf = b[:0]
 	if err != nil {
 		return nil, false, pathError("read", sc.fs.root, path, err)
 	}
 	return b, truncated, nil
+}
+
+// abandoned is what a read given up on returns once it finally ends: pid
+// is no longer stuck.
+func (sc *Scanner) abandoned(pid int) error {
+	sc.stuck.remove(pid)
+	return errAbandoned
 }
 
 func (sc *Scanner) intern(b []byte) string {
@@ -280,6 +407,8 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 		switch {
 		case err == nil:
 			p.Read |= f
+		case errors.Is(err, errAbandoned):
+			gone = err // the goroutine that took over owns the rest
 		case errors.Is(err, errNotApplicable):
 		case IsDenied(err):
 			p.Denied |= f
@@ -309,30 +438,52 @@ func (sc *Scanner) ReadMore(procs []*Process, f Fields) error {
 		return fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
 	}
 	defer syscall.Close(root)
-	for _, p := range procs {
+	sc.watched(&scanJob{}, func(w *Scanner, job *scanJob) { w.readMoreFrom(root, procs, f, job) })
+	return nil
+}
+
+// readMoreFrom is ReadMore from procs[job.next] on. Each process is read
+// into a copy, kept only when the reads end normally: an abandoned
+// goroutine writes nothing the caller sees. A process whose earlier read
+// is still blocked is not read again and gets ReadTimedOut.
+func (sc *Scanner) readMoreFrom(root int, procs []*Process, f Fields, job *scanJob) {
+	for ; job.next < len(procs); job.next++ {
+		p := procs[job.next]
 		want := f &^ (p.Read | p.Denied | p.Malformed)
 		if want == 0 {
 			continue
 		}
-		before := *p
+		if sc.stuck.lookup(p.ID.PID) != "" {
+			p.ReadTimedOut = true
+			continue
+		}
+		q := *p
+		abandoned := false
 		want.each(func(field Fields) {
-			switch err := sc.readField(root, p, field); {
+			if abandoned {
+				return
+			}
+			switch err := sc.readField(root, &q, field); {
 			case err == nil:
-				p.Read |= field
+				q.Read |= field
+			case errors.Is(err, errAbandoned):
+				abandoned = true
 			case IsDenied(err):
-				p.Denied |= field
+				q.Denied |= field
 			case errors.Is(err, errNotApplicable), IsGone(err):
 			default:
-				p.Malformed |= field
+				q.Malformed |= field
 			}
 		})
+		if abandoned {
+			return
+		}
 		// The files were p's only if p is still there after reading them:
 		// a pid is not reused while its process lives.
-		if !sc.alive(root, p.ID) {
-			*p = before
+		if sc.alive(root, p.ID) {
+			*p = q
 		}
 	}
-	return nil
 }
 
 // errNotApplicable marks an optional file that a process legitimately lacks.
@@ -438,7 +589,13 @@ func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
 			sc.buf = make([]byte, 0, size)
 		}
 		buf := sc.buf[:size]
+		if !sc.watch.enter(pid, name) {
+			return "", errAbandoned
+		}
 		n, err := readlinkat(root, path, buf)
+		if !sc.watch.leave() {
+			return "", sc.abandoned(pid)
+		}
 		if err != nil {
 			return "", pathError("readlink", sc.fs.root, path, err)
 		}
@@ -452,9 +609,15 @@ func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
 }
 
 func (sc *Scanner) countFDs(root, pid int) (int, error) {
+	if !sc.watch.enter(pid, "fd") {
+		return 0, errAbandoned
+	}
 	path := sc.setPath(pid, "fd")
 	fd, err := openat(root, path, syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
+		if !sc.watch.leave() {
+			return 0, sc.abandoned(pid)
+		}
 		return 0, pathError("open", sc.fs.root, path, err)
 	}
 	defer syscall.Close(fd)
@@ -464,6 +627,9 @@ func (sc *Scanner) countFDs(root, pid int) (int, error) {
 			n++
 		}
 	})
+	if !sc.watch.leave() {
+		return 0, sc.abandoned(pid)
+	}
 	if err != nil {
 		return 0, pathError("read", sc.fs.root, path, err)
 	}

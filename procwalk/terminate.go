@@ -30,9 +30,15 @@ const (
 	// defaultRescan paces the re-walks that find processes joining a scope
 	// during termination: a full /proc scan costs a few milliseconds.
 	defaultRescan = 100 * time.Millisecond
-	// maxFreezeRounds bounds the SIGSTOP/re-walk rounds before SIGKILL; a
-	// tree that still grows after that many rounds is killed as it stands.
+	// maxFreezeRounds bounds the SIGSTOP/re-walk rounds of one freeze; a
+	// scope that still grows after that many rounds is signalled as it
+	// stands (each round stops every process found so far, so only a
+	// storm faster than a /proc walk gets that far).
 	maxFreezeRounds = 8
+	// stopWait bounds the wait for SIGSTOP to take effect on every victim
+	// (state T in stat); stopPoll paces the stat re-reads meanwhile.
+	stopWait = 500 * time.Millisecond
+	stopPoll = 2 * time.Millisecond
 )
 
 // KillConfig configures a Killer. The zero value is useful: SIGTERM, 5 s
@@ -79,6 +85,7 @@ type KillConfig struct {
 type handle interface {
 	Signal(syscall.Signal) error
 	Wait(ctx context.Context, d time.Duration) bool
+	Stopped() bool
 	ReleaseMemory() error
 	Close() error
 }

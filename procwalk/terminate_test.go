@@ -89,7 +89,7 @@ func (h *fakeHandle) Signal(sig syscall.Signal) error {
 		return fmt.Errorf("fake: %w", ErrGone)
 	}
 	h.p.signals = append(h.p.signals, sig)
-	if !h.p.stuck && (sig == syscall.SIGKILL || sig != syscall.SIGSTOP && !h.p.ignores[sig]) {
+	if !h.p.stuck && (sig == syscall.SIGKILL || sig != syscall.SIGSTOP && sig != syscall.SIGCONT && !h.p.ignores[sig]) {
 		h.p.exited = true
 	}
 	onSignal := h.p.onSignal
@@ -110,6 +110,8 @@ func (h *fakeHandle) Wait(ctx context.Context, d time.Duration) bool {
 	return exited
 }
 
+// Stopped: a fake process stops the moment SIGSTOP is sent.
+func (h *fakeHandle) Stopped() bool        { return true }
 func (h *fakeHandle) ReleaseMemory() error { return nil }
 func (h *fakeHandle) Close() error         { return nil }
 
@@ -373,6 +375,11 @@ func TestPlanGoneAndReusedRoot(t *testing.T) {
 		if o := plan.Skipped[0]; o.Result != tt.want || !errors.Is(o.Err, tt.err) {
 			t.Errorf("%v: %v %v, want %v wrapping %v", tt.id, o.Result, o.Err, tt.want, tt.err)
 		}
+		// The event carries the identity asked for, never the figures of
+		// the process that holds the pid now.
+		if o := plan.Skipped[0]; o.Target != (Target{ID: tt.id}) {
+			t.Errorf("%v: target %+v, want only the identity asked for", tt.id, o.Target)
+		}
 	}
 }
 
@@ -439,7 +446,9 @@ func TestExecuteTwoStages(t *testing.T) {
 	for _, o := range r.Outcomes {
 		got[o.ID.PID] = o.Result.String() + " " + strings.Join(signalNames(o.Signals), ",")
 	}
-	want := map[int]string{81: "exited TERM", 82: "killed TERM,STOP,KILL", 84: "exited TERM"}
+	// The group is stopped before each signal and continued after it
+	// (the fake dies of TERM at once, before the CONT).
+	want := map[int]string{81: "exited STOP,TERM", 82: "killed STOP,TERM,CONT,STOP,KILL", 84: "exited STOP,TERM"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("outcomes = %v, want %v", got, want)
 	}
@@ -569,8 +578,8 @@ func TestExecuteSignalsNewcomers(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("results = %v, want %v", got, want)
 	}
-	if s := fk.proc(84).signals; len(s) == 0 || s[0] != syscall.SIGTERM {
-		t.Errorf("newcomer 84 got %v, want the first signal TERM", s)
+	if s := fk.proc(84).signals; !slices.Equal(s, []syscall.Signal{syscall.SIGSTOP, syscall.SIGTERM}) {
+		t.Errorf("newcomer 84 got %v, want STOP then the first signal TERM", s)
 	}
 	if len(fk.proc(50).signals) != 0 {
 		t.Errorf("protected newcomer sshd was signalled: %v", fk.proc(50).signals)
@@ -770,5 +779,71 @@ func TestExecuteInterruptedTree(t *testing.T) {
 		if o.Result != ResultInterrupted || slices.Contains(fk.proc(o.ID.PID).signals, syscall.SIGKILL) {
 			t.Errorf("pid %d: %v after %v, want interrupted without KILL", o.ID.PID, o.Result, fk.proc(o.ID.PID).signals)
 		}
+	}
+}
+
+// lateScope is pid 82, and pid 84 too once late is set: a member that
+// joined after the last walk.
+type lateScope struct{ late bool }
+
+func (s *lateScope) String() string { return "late" }
+func (s *lateScope) Fields() Fields { return 0 }
+func (s *lateScope) Grows() bool    { return true }
+func (s *lateScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+	out := []*Process{snap.Process(82)}
+	if s.late {
+		out = append(out, snap.Process(84))
+	}
+	return out
+}
+
+// What the last walk finds alive and never signalled is reported as
+// escaped, not signalled, and fails the report.
+func TestExecuteReportsEscaped(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	scope := &lateScope{}
+	fk.proc(82).ignores[syscall.SIGTERM] = true
+	fk.proc(82).onSignal = func(sig syscall.Signal) {
+		if sig == syscall.SIGKILL {
+			scope.late = true
+		}
+	}
+	r, err := k.TerminateScope(context.Background(), scope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int]Result{}
+	for _, o := range r.Outcomes {
+		got[o.ID.PID] = o.Result
+	}
+	if want := map[int]Result{82: ResultKilled, 84: ResultEscaped}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	if s := fk.proc(84).signals; len(s) != 0 {
+		t.Errorf("escaped pid 84 was signalled: %v", s)
+	}
+	if err := r.Err(); !errors.Is(err, ErrEscaped) || !strings.Contains(err.Error(), "pid 84 (sleep) escaped") {
+		t.Errorf("Err = %v, want pid 84 escaped wrapping ErrEscaped", err)
+	}
+}
+
+// A target the plan saw within one clock tick of its start must still have
+// its comm at action time: another process may have taken its pid within
+// that tick, with the same start ticks.
+func TestExecuteRefusesYoungTargetWithAnotherComm(t *testing.T) {
+	k, fk, _ := newTestKiller(t, KillConfig{})
+	id := killFixtureID(t, 84)
+	for _, tt := range []struct {
+		comm string
+		want Result
+	}{{"sleep", ResultExited}, {"sleep-old", ResultIdentityChanged}} {
+		target := Target{ID: id, Comm: tt.comm, young: true}
+		r := k.Execute(context.Background(), &Plan{Scope: "process", Targets: []Target{target}, scope: ProcessScope{ID: id}})
+		if len(r.Outcomes) != 1 || r.Outcomes[0].Result != tt.want {
+			t.Errorf("comm %q: %+v, want %v", tt.comm, r.Outcomes, tt.want)
+		}
+	}
+	if s := fk.proc(84).signals; len(s) != 1 {
+		t.Errorf("signals %v, want one TERM (to the matching target only)", s)
 	}
 }

@@ -221,6 +221,10 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.stdin, stdio.stdout, stdio.stderr
+	// A guard killed with SIGKILL cannot end the command: the kernel does
+	// (PDEATHSIG), so the command never runs on unwatched. What the command
+	// started and left behind is not covered (README "procwalk guard").
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	r.start = time.Now()
 	err = cmd.Start()
 	stdio.started()

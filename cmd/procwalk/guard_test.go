@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -15,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // guard becomes a child subreaper and reaps with wait4(-1), which would
@@ -227,8 +230,8 @@ func TestIntegrationGuardEndsLeftovers(t *testing.T) {
 	}
 	pid := strings.TrimSpace(string(b))
 	// The leftover is sh's fork until it has exec'd sleep: guard may find
-	// it either way.
-	if !regexp.MustCompile(`exited pid ` + pid + ` \((sleep|sh)\) signals TERM`).MatchString(r.stderr) {
+	// it either way. The tree is stopped around the first signal.
+	if !regexp.MustCompile(`exited pid ` + pid + ` \((sleep|sh)\) signals STOP,TERM`).MatchString(r.stderr) {
 		t.Errorf("no TERM for the leftover %s in the history:\n%s", pid, r.stderr)
 	}
 	if _, err := os.Stat("/proc/" + pid); err == nil {
@@ -249,7 +252,7 @@ func TestIntegrationGuardMaxRSS(t *testing.T) {
 	if r.code != exitLimit || !strings.Contains(r.stderr, "over --max-rss 100.0 MiB: terminating the tree of sh") {
 		t.Fatalf("exit %d, want %d:\n%s", r.code, exitLimit, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "(awk) signals TERM") {
+	if !strings.Contains(r.stderr, "(awk) signals STOP,TERM") {
 		t.Errorf("awk was not signalled:\n%s", r.stderr)
 	}
 }
@@ -378,5 +381,50 @@ func TestIntegrationGuardAsPID2(t *testing.T) {
 	}
 	if d := time.Since(start); d > 45*time.Second {
 		t.Errorf("guard took %s: the 60 s command was not ended", d)
+	}
+}
+
+// SIGKILL to guard (which it cannot catch) ends the command too: the
+// command must not run on unwatched.
+func TestIntegrationGuardKilledTakesCommand(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	g := exec.Command(bin, "guard", "--", "sh", "-c", "echo $$ > "+pidFile+"; exec sleep 300")
+	if err := g.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Process.Kill(); g.Wait() })
+	var pid int
+	for deadline := time.Now().Add(30 * time.Second); pid == 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the command did not start")
+		}
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	id, err := procwalk.NewFS("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmdID, err := id.ReadProcID(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Process.Kill() // SIGKILL: guard cannot act
+	g.Wait()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		now, err := id.ReadProcID(pid)
+		if err != nil || now != cmdID {
+			return // gone (or the pid reused: gone too)
+		}
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); strings.Contains(string(b), ") Z ") {
+			return // killed, waiting for its new parent to reap it
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL) // our own command: do not leave it
+			t.Fatalf("the command (pid %d) still runs 10 s after guard was killed", pid)
+		}
 	}
 }

@@ -32,6 +32,7 @@ type jsonVisibility struct {
 	Denied       map[string]int `json:"denied,omitempty"` // field name -> processes
 	HidePID      string         `json:"hidepid,omitempty"`
 	OthersHidden bool           `json:"others_hidden"`
+	TimedOut     int            `json:"timed_out,omitempty"` // processes with a read blocked past the timeout
 }
 
 type jsonProcess struct {
@@ -81,7 +82,7 @@ type jsonSnapshot struct {
 func newJSONVisibility(v procwalk.Visibility) jsonVisibility {
 	return jsonVisibility{
 		Partial: v.Partial(), Listed: v.Listed, Gone: v.Gone, Malformed: v.Malformed,
-		Denied: v.Denied, HidePID: v.HidePID, OthersHidden: v.OthersHidden,
+		Denied: v.Denied, HidePID: v.HidePID, OthersHidden: v.OthersHidden, TimedOut: v.TimedOut,
 	}
 }
 

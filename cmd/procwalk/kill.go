@@ -59,10 +59,15 @@ TARGETS (exactly one)
                     (kinds: tmux sid pgrp tty cgroup user agent group)
 
 STAGES
-  1. the first signal (--signal, TERM by default) to every target;
+  1. the first signal (--signal, TERM by default) to every target; except
+     for a single PID, the scope is stopped first (SIGSTOP, re-walked until
+     no newcomer appears) and continued (SIGCONT) after the signal, so that
+     no child forked meanwhile is orphaned out of the tree unsignalled;
   2. up to --grace for them to exit, re-walking the scope for newcomers;
   3. SIGSTOP to whatever is left (so nothing forks any more) and a last
-     re-walk, except for a single PID; then SIGKILL through the same pidfds.
+     re-walk, except for a single PID; then SIGKILL through the same pidfds;
+  4. a last walk: anything of the scope alive and never signalled (joined
+     after the last walk, or orphaned) is reported as escaped, exit 1.
 A cgroup v2 session is killed through its cgroup.kill when the cgroup
 holds nothing but the targets.
 
@@ -83,7 +88,8 @@ OUTPUT
   One line per target as its outcome becomes final: exited (after the
   first signal), killed, gone (had already exited), refused_protected,
   refused_identity (pid reused), refused_permission, survived (alive after
-  SIGKILL), interrupted, dry_run. --json prints the same as JSON lines.
+  SIGKILL), escaped (alive after the end, never signalled), interrupted,
+  dry_run. --json prints the same as JSON lines.
 
 EXAMPLES
   procwalk kill --dry-run --tree 4242
@@ -91,8 +97,8 @@ EXAMPLES
   procwalk kill --yes --session tmux:build --kill-tmux-session
 
 ` + exitCodesHelp + `
-  Exit 1 also when any target was refused, survived or could not be
-  signalled; the output says which and why.`
+  Exit 1 also when any target was refused, survived, escaped or could not
+  be signalled; the output says which and why.`
 
 func newKillCommand(g *globals, e *env) *ffcli.Command {
 	c := &killCommand{g: g, e: e}
@@ -180,7 +186,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	}
 	report := k.Execute(ctx, plan)
 	for _, n := range report.Notes {
-		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", n)
+		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n)) // notes name cgroups and tmux sessions
 	}
 	if out.err != nil {
 		return out.err
@@ -267,6 +273,9 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		return procwalk.ProcID{}, err
 	}
 	p := snap.Process(pid)
+	if p == nil && fsys.Hidden(pid) {
+		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
+	}
 	if p == nil {
 		return procwalk.ProcID{}, fmt.Errorf("pid %d is not running (not in %s); procwalk ps lists the pids", pid, fsys.Root())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -459,6 +460,52 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 	}
 }
 
+// A comm holding a newline cannot forge a line of procwalk's own: in
+// kill's events on stdout and its summary on stderr it stays escaped. The
+// process (a copy of sleep under that name) is protected: nothing is
+// signalled.
+func TestIntegrationNewlineNameCannotForgeALine(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep")
+	}
+	const name = "e\nprocwalk: ok"
+	bin := filepath.Join(t.TempDir(), name)
+	if out, err := exec.Command("cp", sleep, bin).CombinedOutput(); err != nil {
+		t.Fatalf("cp: %v %s", err, out)
+	}
+	cmd := exec.Command(bin, "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitExec(t, cmd.Process.Pid, name)
+	for _, args := range [][]string{{"kill", "--protect", "e*", "--yes"}, {"kill", "--dry-run"}} {
+		r := cli(t, append(args, strconv.Itoa(cmd.Process.Pid))...)
+		for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+			if strings.HasPrefix(line, "procwalk: ok") {
+				t.Errorf("%v: a forged line %q:\n%s%s", args, line, r.stdout, r.stderr)
+			}
+		}
+		if !strings.Contains(r.stdout+r.stderr, `e\nprocwalk: ok`) {
+			t.Errorf("%v: the name is not shown escaped:\n%s%s", args, r.stdout, r.stderr)
+		}
+	}
+}
+
+// waitExec waits until pid's comm is comm: until it has exec'd.
+func waitExec(t *testing.T, pid int, comm string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid)); err == nil && string(b) == comm+"\n" {
+			return
+		}
+	}
+	t.Fatalf("pid %d never became %q", pid, comm)
+}
+
 // kill --session KIND:NAME@ID acts only while NAME still names the session
 // the ID was taken from (its leader, pid 101 started at tick 150050).
 func TestKillSessionRefID(t *testing.T) {
@@ -471,5 +518,77 @@ func TestKillSessionRefID(t *testing.T) {
 	want := "procwalk: session changed: sid:101 now names sid:101@101.150050, not sid:101@101.1 (its leader changed); look again and use the new name\n"
 	if r.code != exitError || r.stdout != "" || !strings.Contains(r.stderr, want) {
 		t.Errorf("stale ID: exit %d, want 1 with %q; stdout:\n%s\nstderr:\n%s", r.code, want, r.stdout, r.stderr)
+	}
+}
+
+// As another user, a dry run of a root process says a real run would be
+// refused, as the real run is, not "would signal".
+func TestIntegrationDryRunOfAnotherUsersProcess(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: runs procwalk as uid 65534 against a root process")
+	}
+	setpriv, err := exec.LookPath("setpriv")
+	if err != nil {
+		t.Skip("no setpriv (util-linux)")
+	}
+	bin := buildProcwalk(t)
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "300")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitExec(t, cmd.Process.Pid, "sleep")
+	for _, dry := range []bool{true, false} {
+		args := []string{"--reuid=65534", "--regid=65534", "--clear-groups", bin, "kill", strconv.Itoa(cmd.Process.Pid)}
+		if dry {
+			args = append(args, "--dry-run")
+		}
+		out, err := exec.Command(setpriv, args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != exitError || !strings.HasPrefix(string(out), "refused_permission pid ") {
+			t.Errorf("dry run %v: %v, want exit 1 and refused_permission:\n%s", dry, err, out)
+		}
+	}
+	if err := cmd.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("the root process was signalled: %v", err)
+	}
+}
+
+// Under hidepid another user's process is not in /proc: kill says it is
+// hidden, not that it is not running. A pid namespace and a mount
+// namespace of the test's own, with /proc mounted hidepid=2, a root sleep
+// and procwalk as uid 65534; nothing is signalled.
+func TestIntegrationKillHiddenProcess(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: mounts proc with hidepid in a namespace of its own")
+	}
+	for _, tool := range []string{"unshare", "setpriv"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("no %s", tool)
+		}
+	}
+	bin := buildProcwalk(t)
+	if err := os.Chmod(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := `mount -t proc -o hidepid=2 proc /proc || exit 99
+sleep 300 & s=$!
+setpriv --reuid=65534 --regid=65534 --clear-groups "$0" kill --dry-run "$s"; echo "exit $?"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$0" kill --dry-run 4000000; echo "exit $?"
+kill "$s"`
+	out, err := exec.Command("unshare", "--mount", "--pid", "--fork", "--propagation", "private", "sh", "-c", script, bin).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 99 || err != nil && !strings.Contains(string(out), "exit") {
+		t.Skipf("cannot mount proc hidepid=2 in a namespace here (%v): %s", err, out)
+	}
+	o := string(out)
+	if !strings.Contains(o, "is hidden: it runs") || strings.Count(o, "exit 1") != 2 || strings.Count(o, "is not running") != 1 {
+		t.Errorf("want the root sleep reported hidden, pid 4000000 not running, both exit 1:\n%s", o)
 	}
 }

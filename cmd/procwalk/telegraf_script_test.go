@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"strings"
 	"testing"
 )
@@ -10,12 +11,57 @@ import (
 // telegrafCLI runs procwalk telegraf on the Lua fixture with stdin.
 func telegrafCLI(t *testing.T, stdin string, args ...string) result {
 	t.Helper()
+	var stdout bytes.Buffer
+	r := telegrafCLIWith(t, strings.NewReader(stdin), &stdout, args...)
+	r.stdout = stdout.String()
+	return r
+}
+
+func telegrafCLIWith(t *testing.T, stdin io.Reader, stdout io.Writer, args ...string) result {
+	t.Helper()
 	clearEnv(t)
 	base := []string{"telegraf", "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup,
 		"--tmux-sockets", "/nonexistent/tmux", "--session-kinds", "user,agent", "--skip-self-metrics"}
-	var stdout, stderr bytes.Buffer
-	err := run(context.Background(), append(base, args...), strings.NewReader(stdin), &stdout, &stderr)
-	return result{stdout.String(), stderr.String(), exitCode(err)}
+	var stderr bytes.Buffer
+	err := run(context.Background(), append(base, args...), stdin, stdout, &stderr)
+	return result{"", stderr.String(), exitCode(err)}
+}
+
+// pacedStdin is Telegraf's stdin when every interval is longer than a
+// gather: the next line comes only once output has been written since the
+// previous one (execd merges lines that queue up during a gather). Its
+// Write is that output.
+type pacedStdin struct {
+	lines   int
+	started bool
+	written chan struct{}
+	out     bytes.Buffer
+}
+
+func newPacedStdin(lines int) *pacedStdin {
+	return &pacedStdin{lines: lines, written: make(chan struct{}, 1)}
+}
+
+func (p *pacedStdin) Read(b []byte) (int, error) {
+	if p.lines == 0 {
+		return 0, io.EOF
+	}
+	if p.started {
+		<-p.written
+	}
+	p.started = true
+	p.lines--
+	b[0] = '\n'
+	return 1, nil
+}
+
+func (p *pacedStdin) Write(b []byte) (int, error) {
+	n, err := p.out.Write(b)
+	select {
+	case p.written <- struct{}{}:
+	default:
+	}
+	return n, err
 }
 
 // The script's emits, alerts and kills join the batch after procwalk's
@@ -59,7 +105,9 @@ func TestTelegrafScriptExecd(t *testing.T) {
 pw.state.n = (pw.state.n or 0) + 1
 pw.emit("gathers", {}, {n = pw.state.n})
 if pw.state.n == 2 then error("second gather fails") end`)
-	r := telegrafCLI(t, "\n\n\n", "--execd", "--session-kinds", "user", "--script", rule)
+	in := newPacedStdin(3)
+	r := telegrafCLIWith(t, in, in, "--execd", "--session-kinds", "user", "--script", rule)
+	r.stdout = in.out.String()
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -423,7 +423,7 @@ func reportText(escape func(string) string, what string, r *procwalk.Report, err
 		counts[o.Result.String()]++
 	}
 	text := fmt.Sprintf("%s: %d targets", what, len(r.Outcomes))
-	for _, res := range []procwalk.Result{procwalk.ResultExited, procwalk.ResultKilled, procwalk.ResultGone, procwalk.ResultProtected, procwalk.ResultIdentityChanged, procwalk.ResultDenied, procwalk.ResultSurvived, procwalk.ResultFailed} {
+	for _, res := range []procwalk.Result{procwalk.ResultExited, procwalk.ResultKilled, procwalk.ResultGone, procwalk.ResultProtected, procwalk.ResultIdentityChanged, procwalk.ResultDenied, procwalk.ResultSurvived, procwalk.ResultEscaped, procwalk.ResultFailed} {
 		if n := counts[res.String()]; n > 0 {
 			text += fmt.Sprintf(", %d %s", n, res)
 		}
