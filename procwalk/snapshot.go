@@ -21,6 +21,11 @@ type Snapshot struct {
 	Selected   Fields        // optional fields a Selector may have asked for some processes
 	Procs      []Process     // ascending PID
 	Visibility Visibility    // what the scan could not see
+	// Source names what took the snapshot: SourceProc (a /proc scan) or
+	// another Source's name ("bpf"); SourceNote says why, when it is not
+	// what was asked for (a BPF source that could not load falls back to
+	// /proc).
+	Source, SourceNote string
 
 	parent      []int32 // index of each process's parent in Procs, -1 for roots
 	firstChild  []int32
@@ -64,6 +69,23 @@ func deniedFile(err error) string {
 	}
 	return "stat"
 }
+
+// SourceProc is Snapshot.Source for a scan of /proc.
+const SourceProc = "proc"
+
+// NewSnapshot returns a snapshot of procs taken by another Source than the
+// Scanner, its tree built: procs in ascending pid order (sorted here if
+// not), with their optional fields already read. The snapshot owns procs.
+func NewSnapshot(host Host, fields, selected Fields, procs []Process, v Visibility) *Snapshot {
+	if !slices.IsSortedFunc(procs, byPID) {
+		slices.SortFunc(procs, byPID)
+	}
+	s := &Snapshot{Host: host, Fields: fields, Selected: selected &^ fields, Procs: procs, Visibility: v}
+	s.buildTree()
+	return s
+}
+
+func byPID(a, b Process) int { return a.ID.PID - b.ID.PID }
 
 // Scanner takes snapshots, reusing its buffers from one to the next. It is
 // not safe for concurrent use; the zero value is not usable, call NewScanner.
@@ -161,7 +183,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		// Room for a few more: the next scan may list a few more pids.
 		procs = make([]Process, 0, len(sc.pids)+len(sc.pids)/16)
 	}
-	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs}
+	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs, Source: SourceProc}
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
 	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0

@@ -1,0 +1,326 @@
+package bpfsource
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"github.com/cilium/ebpf/link"
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// Name is Snapshot.Source for a snapshot this package's Source took.
+const Name = "bpf"
+
+// Source takes snapshots with a BPF task iterator: one read(2) stream of a
+// record per task replaces opening and reading stat and statm of every
+// process. Optional fields it cannot give (cmdline, cwd, io, smaps ...) are
+// read from /proc, for the processes that need them, by a Scanner of the
+// same FS. It is not safe for concurrent use; Close releases the program.
+type Source struct {
+	fs      procwalk.FS
+	scanner *procwalk.Scanner // optional fields, and the fallback
+	objs    taskObjects
+	iter    *link.Iter
+	conv    converter
+
+	raw     []byte // the records; its array is 8-byte aligned (alignedBytes)
+	totals  []totals // per process, parallel to the Procs being built
+	threads []taskThreadRec
+	spare   []procwalk.Process // a recycled snapshot's storage
+	groups  map[procwalk.Fields][]*procwalk.Process
+	why     string // SourceNote of its snapshots: why it was chosen
+}
+
+// totals are a process's counters summed over its threads, as
+// /proc/<pid>/stat sums them (do_task_stat with whole set).
+type totals struct {
+	utime, stime, rtime, prevU, prevS uint64 // ns
+	minFlt, majFlt                    uint64
+	cgroupID                          uint64
+}
+
+// Record sizes: the C structs, which the generated Go types mirror.
+const (
+	processRecSize = int(unsafe.Sizeof(taskProcessRec{}))
+	threadRecSize  = int(unsafe.Sizeof(taskThreadRec{}))
+)
+
+// Open loads and attaches the iterator program against the running
+// kernel's BTF. fs must be the host's /proc (the iterator sees the live
+// kernel, not a fixture). The error says what failed: no BTF, no
+// permission (CAP_BPF and CAP_PERFMON, or root), a kernel without iter/task
+// (before 5.8), a verifier refusal.
+func Open(fs procwalk.FS) (*Source, error) {
+	host, err := fs.Host()
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{fs: fs, scanner: procwalk.NewScanner(fs), groups: make(map[procwalk.Fields][]*procwalk.Process)}
+	s.conv = converter{hz: host.ClockTicks, page: host.PageSizeBytes, comms: make(map[string]string)}
+	if s.conv.hz == 0 || uint64(time.Second)%s.conv.hz != 0 {
+		return nil, fmt.Errorf("USER_HZ %d does not divide a second: start and CPU ticks would not match /proc", s.conv.hz)
+	}
+	s.conv.offsetNs = boottimeOffset(fs)
+	s.conv.statusOK = identityUIDs(fs)
+	if err := loadTaskObjects(&s.objs, nil); err != nil {
+		return nil, fmt.Errorf("loading the BPF task iterator: %w", err)
+	}
+	s.iter, err = link.AttachIter(link.IterOptions{Program: s.objs.ProcwalkTasks})
+	if err != nil {
+		s.objs.Close()
+		return nil, fmt.Errorf("attaching the BPF task iterator: %w", err)
+	}
+	return s, nil
+}
+
+// Close detaches and unloads the program.
+func (s *Source) Close() error {
+	return errors.Join(s.iter.Close(), s.objs.Close())
+}
+
+// SnapshotSelect takes a snapshot with the iterator, then reads fields and
+// what sel selects from /proc for the processes that need them. If the
+// iterator cannot be read, the snapshot is a /proc scan, with a note
+// saying why (SourceNote).
+func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (*procwalk.Snapshot, error) {
+	start := time.Now()
+	host, err := s.fs.Host()
+	if err != nil {
+		return nil, err
+	}
+	s.conv.bootTime = host.BootTime
+	if err := s.readRecords(); err != nil {
+		snap, perr := s.scanner.SnapshotSelect(fields, sel)
+		if perr != nil {
+			return nil, perr
+		}
+		snap.SourceNote = fmt.Sprintf("reading the BPF task iterator failed (%v): read /proc instead", err)
+		return snap, nil
+	}
+	procs, err := s.decode()
+	if err != nil {
+		return nil, err // the records are not what the program writes: a bug, not the host
+	}
+	v := procwalk.Visibility{Listed: len(procs), HidePID: host.HidePID}
+	s.readOptional(procs, fields, sel)
+	for i := range procs {
+		p := &procs[i]
+		if p.Malformed != 0 {
+			v.Malformed++
+		}
+		for f := procwalk.Fields(1); f != 0 && f <= p.Denied; f <<= 1 {
+			if p.Denied&f != 0 {
+				if v.Denied == nil {
+					v.Denied = make(map[string]int)
+				}
+				v.Denied[f.String()]++
+			}
+		}
+	}
+	snap := procwalk.NewSnapshot(host, fields, sel.Fields, procs, v)
+	snap.Time, snap.Source, snap.SourceNote = start, Name, s.why
+	snap.Duration = time.Since(start)
+	return snap, nil
+}
+
+// readRecords reads the iterator's whole output into s.raw: each read(2)
+// returns what fits of the seq_file's buffer (some tens of KiB).
+func (s *Source) readRecords() error {
+	r, err := s.iter.Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	b := s.raw[:0]
+	for {
+		if cap(b)-len(b) < 64<<10 {
+			b = append(alignedBytes(max(2*cap(b), 256<<10))[:0], b...)
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF || err == nil && m == 0 {
+			break
+		}
+		if err != nil {
+			s.raw = b
+			return err
+		}
+	}
+	s.raw = b
+	return nil
+}
+
+// alignedBytes returns n bytes (rounded up to 8) backed by uint64s: the
+// records are read in place as Go structs holding uint64s.
+func alignedBytes(n int) []byte {
+	words := make([]uint64, (n+7)/8)
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
+}
+
+// decode turns s.raw into Processes, in the iterator's order (ascending
+// pid), adding each thread's counters to its process.
+func (s *Source) decode() ([]procwalk.Process, error) {
+	procs := s.spare[:0]
+	s.spare = nil
+	s.totals = s.totals[:0]
+	s.threads = s.threads[:0]
+	b := s.raw
+	for off := 0; off < len(b); {
+		if len(b)-off < 4 {
+			return nil, fmt.Errorf("BPF task iterator: %d stray bytes at offset %d", len(b)-off, off)
+		}
+		switch kind := *(*uint32)(unsafe.Pointer(&b[off])); kind {
+		case recProcess:
+			if len(b)-off < processRecSize {
+				return nil, fmt.Errorf("BPF task iterator: short process record at offset %d", off)
+			}
+			r := (*taskProcessRec)(unsafe.Pointer(&b[off]))
+			off += processRecSize
+			if r.Pid == 0 {
+				continue // not in our pid namespace (being reaped)
+			}
+			procs = append(procs, procwalk.Process{})
+			s.conv.process(r, &procs[len(procs)-1])
+			s.totals = append(s.totals, totals{utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
+				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
+		case recThread:
+			if len(b)-off < threadRecSize {
+				return nil, fmt.Errorf("BPF task iterator: short thread record at offset %d", off)
+			}
+			s.threads = append(s.threads, *(*taskThreadRec)(unsafe.Pointer(&b[off])))
+			off += threadRecSize
+		default:
+			return nil, fmt.Errorf("BPF task iterator: unknown record kind %d at offset %d", kind, off)
+		}
+	}
+	// The iterator walks pids in ascending order; sort if a wrapped pid
+	// space ever says otherwise, totals alongside.
+	if !slices.IsSortedFunc(procs, func(a, b procwalk.Process) int { return a.ID.PID - b.ID.PID }) {
+		sortTogether(procs, s.totals)
+	}
+	for i := range s.threads {
+		t := &s.threads[i]
+		j, ok := slices.BinarySearchFunc(procs, int(t.Tgid), func(p procwalk.Process, pid int) int { return p.ID.PID - pid })
+		if !ok {
+			continue // its leader was reaped between the two records
+		}
+		tt := &s.totals[j]
+		tt.utime += t.Utime
+		tt.stime += t.Stime
+		tt.rtime += t.Rtime
+		tt.minFlt += t.MinFlt
+		tt.majFlt += t.MajFlt
+	}
+	for i := range procs {
+		t := &s.totals[i]
+		s.conv.cpu(&procs[i], t.utime, t.stime, t.rtime, t.prevU, t.prevS)
+	}
+	return procs, nil
+}
+
+// sortTogether sorts procs by pid and t in the same order.
+func sortTogether(procs []procwalk.Process, t []totals) {
+	idx := make([]int, len(procs))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortFunc(idx, func(a, b int) int { return procs[a].ID.PID - procs[b].ID.PID })
+	p2, t2 := make([]procwalk.Process, len(procs)), make([]totals, len(t))
+	for i, j := range idx {
+		p2[i], t2[i] = procs[j], t[j]
+	}
+	copy(procs, p2)
+	copy(t, t2)
+}
+
+// readOptional reads from /proc the fields the iterator does not give:
+// fields for every process and what sel selects, once the iterator's
+// values are in (as the Scanner calls sel after stat and statm). Processes
+// needing the same fields are read in one ReadMore.
+func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, sel procwalk.Selector) {
+	clear(s.groups)
+	for i := range procs {
+		p := &procs[i]
+		want := fields
+		if sel.Select != nil {
+			want |= sel.Select(p)
+		}
+		if want &^= p.Read; want != 0 {
+			s.groups[want] = append(s.groups[want], p)
+		}
+	}
+	for f, ps := range s.groups {
+		// Only a root that cannot be opened fails; Host was just read
+		// from it.
+		_ = s.scanner.ReadMore(ps, f)
+		clear(ps)
+		s.groups[f] = ps[:0]
+	}
+}
+
+// ReadMore reads fields f of processes of an earlier snapshot from /proc.
+func (s *Source) ReadMore(procs []*procwalk.Process, f procwalk.Fields) error {
+	return s.scanner.ReadMore(procs, f)
+}
+
+// Recycle takes back a snapshot's storage for the next gather.
+func (s *Source) Recycle(snap *procwalk.Snapshot) {
+	if snap == nil || snap.Source != Name {
+		s.scanner.Recycle(snap) // a fallback scan's
+		return
+	}
+	if cap(snap.Procs) > cap(s.spare) {
+		clear(snap.Procs[:cap(snap.Procs)])
+		s.spare = snap.Procs[:0]
+		snap.Procs = nil
+	}
+}
+
+// ReleaseSpare returns the pages of recycled storage to the kernel, and
+// drops the record buffer (about 240 bytes a process).
+func (s *Source) ReleaseSpare() {
+	procwalk.ReleasePages(s.spare)
+	s.scanner.ReleaseSpare()
+	s.raw = nil
+}
+
+// boottimeOffset is the boottime offset of the reader's time namespace
+// (time_namespaces(7)), in ns: /proc adds it to every start time. 0 when
+// the file is absent (no CONFIG_TIME_NS) or says none.
+func boottimeOffset(fs procwalk.FS) uint64 {
+	b, err := os.ReadFile(fs.Path("self", "timens_offsets"))
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(b) {
+		f := bytes.Fields(line)
+		if len(f) == 3 && string(f[0]) == "boottime" {
+			sec, err1 := strconv.ParseInt(string(f[1]), 10, 64)
+			nsec, err2 := strconv.ParseInt(string(f[2]), 10, 64)
+			if err1 == nil && err2 == nil {
+				return uint64(sec*int64(time.Second) + nsec)
+			}
+		}
+	}
+	return 0
+}
+
+// identityUIDs reports whether the reader's user namespace maps uids
+// one to one (the initial namespace): then the kernel's uids are the ones
+// /proc/<pid>/status shows, and the iterator fills FieldStatus. Elsewhere
+// status is read from /proc as the Scanner does.
+func identityUIDs(fs procwalk.FS) bool {
+	b, err := os.ReadFile(fs.Path("self", "uid_map"))
+	if err != nil {
+		return false
+	}
+	f := bytes.Fields(b)
+	return len(f) == 3 && string(f[0]) == "0" && string(f[1]) == "0" && string(f[2]) == "4294967295"
+}
