@@ -30,7 +30,7 @@ type Source struct {
 	iter    *link.Iter
 	conv    converter
 
-	raw     []byte // the records; its array is 8-byte aligned (alignedBytes)
+	raw     []byte   // the records; its array is 8-byte aligned (alignedBytes)
 	totals  []totals // per process, parallel to the Procs being built
 	threads []taskThreadRec
 	spare   []procwalk.Process // a recycled snapshot's storage
