@@ -187,33 +187,54 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
 	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0
-	for _, pid := range sc.pids {
-		s.Procs = append(s.Procs, Process{})
-		p := &s.Procs[len(s.Procs)-1]
-		if err := sc.readProcess(root, pid, fields, sel.Select, &host, p); err != nil {
-			s.Procs = s.Procs[:len(s.Procs)-1]
+	s.Procs = sc.readProcesses(root, s.Procs, sc.pids, fields, sel, &host, &s.Visibility)
+	s.buildTree()
+	s.Duration = time.Since(start)
+	return s, nil
+}
+
+// ReadProcesses appends to procs the processes of pids, read from /proc
+// as a scan reads them (stat, statm, fields and what sel selects), with
+// host's units: for another Source that learned of pids it could not see
+// itself. A pid gone, refused or malformed is left out and counted in v.
+// The error is for a root that cannot be opened.
+func (sc *Scanner) ReadProcesses(procs []Process, pids []int, fields Fields, sel Selector, host *Host, v *Visibility) ([]Process, error) {
+	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return procs, fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+	}
+	defer syscall.Close(root)
+	return sc.readProcesses(root, procs, pids, fields, sel, host, v), nil
+}
+
+// readProcesses appends the processes of pids to procs, counting in v
+// those it drops and the files it could not read.
+func (sc *Scanner) readProcesses(root int, procs []Process, pids []int, fields Fields, sel Selector, host *Host, v *Visibility) []Process {
+	for _, pid := range pids {
+		procs = append(procs, Process{})
+		p := &procs[len(procs)-1]
+		if err := sc.readProcess(root, pid, fields, sel.Select, host, p); err != nil {
+			procs = procs[:len(procs)-1]
 			switch {
 			case IsGone(err):
-				s.Visibility.Gone++
+				v.Gone++
 			case IsDenied(err):
 				// hidepid=noaccess lists other users' pids but refuses
 				// their files: count them as denied, not as broken.
-				s.Visibility.addDenied(deniedFile(err))
+				v.addDenied(deniedFile(err))
 			default:
-				s.Visibility.Malformed++
+				v.Malformed++
 			}
 			continue
 		}
 		if p.Malformed != 0 {
-			s.Visibility.Malformed++
+			v.Malformed++
 		}
 		if p.Denied != 0 {
-			p.Denied.each(func(f Fields) { s.Visibility.addDenied(f.String()) })
+			p.Denied.each(func(f Fields) { v.addDenied(f.String()) })
 		}
 	}
-	s.buildTree()
-	s.Duration = time.Since(start)
-	return s, nil
+	return procs
 }
 
 // setPath sets sc.path to "<pid>/<file>\0".

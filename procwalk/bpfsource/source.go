@@ -2,6 +2,7 @@ package bpfsource
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/cilium/ebpf/link"
 	"github.com/procwalk/procwalk/procwalk"
+	"golang.org/x/sys/unix"
 )
 
 // Name is Snapshot.Source for a snapshot this package's Source took.
@@ -31,6 +33,9 @@ type Source struct {
 	conv    converter
 
 	raw     []byte   // the records; its array is 8-byte aligned (alignedBytes)
+	dents   []byte   // getdents buffer for listing /proc
+	listed  []int    // pids /proc lists
+	hidden  []int    // of those, pids the iterator did not show
 	totals  []totals // per process, parallel to the Procs being built
 	threads []taskThreadRec
 	spare   []procwalk.Process // a recycled snapshot's storage
@@ -41,6 +46,7 @@ type Source struct {
 // totals are a process's counters summed over its threads, as
 // /proc/<pid>/stat sums them (do_task_stat with whole set).
 type totals struct {
+	pid                               int
 	utime, stime, rtime, prevU, prevS uint64 // ns
 	minFlt, majFlt                    uint64
 	cgroupID                          uint64
@@ -96,19 +102,16 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 		return nil, err
 	}
 	s.conv.bootTime = host.BootTime
-	if err := s.readRecords(); err != nil {
+	procs, err := s.iterate()
+	if err != nil {
 		snap, perr := s.scanner.SnapshotSelect(fields, sel)
 		if perr != nil {
 			return nil, perr
 		}
-		snap.SourceNote = fmt.Sprintf("reading the BPF task iterator failed (%v): read /proc instead", err)
+		snap.SourceNote = fmt.Sprintf("the BPF task iterator failed (%v): read /proc instead", err)
 		return snap, nil
 	}
-	procs, err := s.decode()
-	if err != nil {
-		return nil, err // the records are not what the program writes: a bug, not the host
-	}
-	v := procwalk.Visibility{Listed: len(procs), HidePID: host.HidePID}
+	v := procwalk.Visibility{HidePID: host.HidePID}
 	s.readOptional(procs, fields, sel)
 	for i := range procs {
 		p := &procs[i]
@@ -124,10 +127,36 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 			}
 		}
 	}
+	// A process /proc lists but the iterator did not show (a host may hide
+	// tasks from BPF programs: our test VM's pid 1) is read from /proc:
+	// never an undercount.
+	note := s.why
+	if err := s.findHidden(procs); err != nil {
+		note += fmt.Sprintf("; listing %s to check the iterator failed: %v", s.fs.Root(), err)
+	} else if len(s.hidden) > 0 {
+		n := len(procs)
+		more := fields
+		if s.conv.statusOK {
+			more |= procwalk.FieldStatus // as the iterator fills it for the others
+		}
+		if procs, err = s.scanner.ReadProcesses(procs, s.hidden, more, sel, &host, &v); err != nil {
+			return nil, err
+		}
+		note += fmt.Sprintf("; %d of %d processes hidden from the iterator read from /proc", len(procs)-n, len(s.hidden))
+	}
+	v.Listed = len(procs) + v.Gone
 	snap := procwalk.NewSnapshot(host, fields, sel.Fields, procs, v)
-	snap.Time, snap.Source, snap.SourceNote = start, Name, s.why
+	snap.Time, snap.Source, snap.SourceNote = start, Name, note
 	snap.Duration = time.Since(start)
 	return snap, nil
+}
+
+// iterate reads the iterator and decodes its records.
+func (s *Source) iterate() ([]procwalk.Process, error) {
+	if err := s.readRecords(); err != nil {
+		return nil, err
+	}
+	return s.decode()
 }
 
 // readRecords reads the iterator's whole output into s.raw: each read(2)
@@ -188,7 +217,7 @@ func (s *Source) decode() ([]procwalk.Process, error) {
 			}
 			procs = append(procs, procwalk.Process{})
 			s.conv.process(r, &procs[len(procs)-1])
-			s.totals = append(s.totals, totals{utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
+			s.totals = append(s.totals, totals{pid: int(r.Pid), utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
 				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
 		case recThread:
 			if len(b)-off < threadRecSize {
@@ -323,4 +352,70 @@ func identityUIDs(fs procwalk.FS) bool {
 	}
 	f := bytes.Fields(b)
 	return len(f) == 3 && string(f[0]) == "0" && string(f[1]) == "0" && string(f[2]) == "4294967295"
+}
+
+// findHidden sets s.hidden to the pids /proc lists that procs (sorted by
+// pid) lacks. Listing costs one getdents(2) per few hundred pids, no file
+// opened.
+func (s *Source) findHidden(procs []procwalk.Process) error {
+	root, err := unix.Open(s.fs.Root(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(root)
+	if s.dents == nil {
+		s.dents = make([]byte, 32<<10)
+	}
+	s.listed = s.listed[:0]
+	for {
+		n, err := unix.Getdents(root, s.dents)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+		s.listed = appendPids(s.listed, s.dents[:n])
+	}
+	if !slices.IsSorted(s.listed) {
+		slices.Sort(s.listed)
+	}
+	s.hidden = s.hidden[:0]
+	i := 0
+	for _, pid := range s.listed {
+		for i < len(procs) && procs[i].ID.PID < pid {
+			i++
+		}
+		if i == len(procs) || procs[i].ID.PID != pid {
+			s.hidden = append(s.hidden, pid)
+		}
+	}
+	return nil
+}
+
+// appendPids appends the numeric names of the linux_dirent64 records in b:
+// ino (8 bytes), off (8), reclen (2), type (1), then the NUL-ended name.
+func appendPids(pids []int, b []byte) []int {
+	for len(b) >= 19 {
+		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
+		if reclen < 19 || reclen > len(b) {
+			break
+		}
+		pid, ok := 0, false
+		for _, c := range b[19:reclen] {
+			if c == 0 {
+				break
+			}
+			if c < '0' || c > '9' || pid > 1<<22 {
+				ok = false
+				break
+			}
+			pid, ok = pid*10+int(c-'0'), true
+		}
+		if ok && pid > 0 {
+			pids = append(pids, pid)
+		}
+		b = b[reclen:]
+	}
+	return pids
 }
