@@ -177,7 +177,7 @@ func TestParity(t *testing.T) {
 	fAfter, cgAfter := faults(), cgroupIDs(t)
 
 	// RSS tolerance: statm sums each counter's per-CPU parts on recent
-	// kernels (6.16+: get_mm_counter_sum); the iterator reads the shared
+	// kernels (6.18 here: get_mm_counter_sum); the iterator reads the shared
 	// part, which each CPU's part leaves behind by under the counter's
 	// batch, max(32, 2×CPUs) pages.
 	cpus := uint64(runtime.NumCPU())
