@@ -122,6 +122,8 @@ func Choose(fs procwalk.FS, mode string) (*Chosen, error) {
 	switch mode {
 	case ModeProc:
 		return proc("asked for proc", false), nil
+	case "": // an empty PROCWALK_SOURCE: the default
+		mode = ModeAuto
 	case ModeBPF, ModeAuto:
 	default:
 		return nil, fmt.Errorf("%w %q: use one of %s", ErrMode, mode, strings.Join(Modes(), ", "))
