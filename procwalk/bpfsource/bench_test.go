@@ -163,3 +163,21 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkOpen is the one-time cost of loading: parsing the kernel's BTF,
+// relocating, verifying and attaching the program.
+func BenchmarkOpen(b *testing.B) {
+	s := benchSource(b) // skips where the source cannot load
+	s.Close()
+	fs, _ := procwalk.NewFS(procwalk.DefaultRoot)
+	b.ReportAllocs()
+	c0 := cpuTime(b)
+	for range b.N {
+		s, err := Open(fs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+	b.ReportMetric(float64((cpuTime(b) - c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+}

@@ -312,12 +312,22 @@ func (s *Source) Recycle(snap *procwalk.Snapshot) {
 	}
 }
 
-// ReleaseSpare returns the pages of recycled storage to the kernel, and
-// drops the record buffer (about 240 bytes a process).
+// ReleaseSpare returns the pages of recycled storage and of the record
+// buffer (about 240 bytes a process) to the kernel, keeping both arrays:
+// the next gather overwrites them, and the kernel maps zeroed pages again
+// as it touches them.
 func (s *Source) ReleaseSpare() {
 	procwalk.ReleasePages(s.spare)
 	s.scanner.ReleaseSpare()
-	s.raw = nil
+	b := s.raw[:cap(s.raw)]
+	page := uintptr(os.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if skip := int((page - start%page) % page); skip < len(b) {
+		b = b[skip:]
+		if b = b[:len(b)-len(b)%int(page)]; len(b) > 0 {
+			unix.Madvise(b, unix.MADV_DONTNEED) // advice: nothing to do if refused
+		}
+	}
 }
 
 // boottimeOffset is the boottime offset of the reader's time namespace
