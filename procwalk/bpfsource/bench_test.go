@@ -179,5 +179,5 @@ func BenchmarkOpen(b *testing.B) {
 		}
 		s.Close()
 	}
-	b.ReportMetric(float64((cpuTime(b) - c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((cpuTime(b)-c0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
