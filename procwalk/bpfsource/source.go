@@ -289,9 +289,8 @@ func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, 
 		// Only a root that cannot be opened fails; Host was just read
 		// from it.
 		_ = s.scanner.ReadMore(ps, f)
-		clear(ps)
-		s.groups[f] = ps[:0]
 	}
+	clear(s.groups) // its pointers would keep this snapshot's array alive
 }
 
 // ReadMore reads fields f of processes of an earlier snapshot from /proc.
