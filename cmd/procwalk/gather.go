@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
@@ -34,7 +35,13 @@ func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*pr
 // stderr, and /proc is read: never a failed gather.
 func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 	if g.chosen == nil {
+		// Loading parses the kernel's BTF: megabytes of garbage at once.
+		// Collected as it goes and handed back after, it does not set a
+		// long-running execd's peak resident size.
+		gc := debug.SetGCPercent(10)
 		c, err := bpfsource.Choose(fsys, g.source)
+		debug.SetGCPercent(gc)
+		debug.FreeOSMemory()
 		if err != nil {
 			return nil, usageErrorf("--source: %v", err)
 		}
