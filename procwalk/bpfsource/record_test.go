@@ -1,10 +1,13 @@
 package bpfsource
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 	"unsafe"
 
@@ -117,8 +120,7 @@ func testSource() *Source {
 
 func TestDecode(t *testing.T) {
 	const ms = uint64(time.Millisecond)
-	s := testSource()
-	s.raw = records(
+	raw := records(
 		taskProcessRec{Kind: recProcess, Pid: 1, Ppid: 0, Pgrp: 1, Sid: 1, State: 1, Threads: 1,
 			StartBoottime: 123_456_789, Comm: comm("init")},
 		taskProcessRec{Kind: recProcess, Pid: 40, Ppid: 1, Pgrp: 40, Sid: 30, TtyNr: 34816, Uid: 1000, Euid: 0,
@@ -131,7 +133,23 @@ func TestDecode(t *testing.T) {
 		taskProcessRec{Kind: recProcess, Pid: 50, Ppid: 2, State: 0x402, Flags: pfKthread, Threads: 1, Comm: comm("kworker/0:1")},
 		taskThreadRec{Kind: recThread, Tgid: 99, Utime: 1}, // its leader already reaped
 	)
-	procs, err := s.decode()
+	for _, r := range []struct {
+		name string
+		r    io.Reader
+	}{
+		{"whole", bytes.NewReader(raw)},
+		// Every record cut by the end of a read: completed by the next.
+		{"byte by byte", iotest.OneByteReader(bytes.NewReader(raw))},
+		{"in halves", iotest.HalfReader(bytes.NewReader(raw))},
+	} {
+		t.Run(r.name, func(t *testing.T) { checkDecoded(t, r.r) })
+	}
+}
+
+func checkDecoded(t *testing.T, r io.Reader) {
+	const ms = uint64(time.Millisecond)
+	s := testSource()
+	procs, err := s.decode(r)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,14 +189,12 @@ func TestDecodeBadRecords(t *testing.T) {
 		raw  []byte
 		want string
 	}{
-		{"unknown kind", records([]byte{9, 0, 0, 0, 0, 0, 0, 0}), "unknown record kind 9"},
-		{"short process", records([]byte{1, 0, 0, 0, 0, 0, 0, 0}), "short process record"},
-		{"short thread", records([]byte{2, 0, 0, 0, 0, 0, 0, 0}), "short thread record"},
-		{"stray bytes", records(taskThreadRec{Kind: recThread, Tgid: 1}, []byte{1, 2}), "stray bytes"},
+		{"unknown kind", records(taskThreadRec{Kind: recThread, Tgid: 1}, []byte{9, 0, 0, 0, 0, 0, 0, 0}), "unknown record kind 9"},
+		{"short process", records([]byte{1, 0, 0, 0, 0, 0, 0, 0}), "8 stray bytes at the end"},
+		{"short thread", records([]byte{2, 0, 0, 0, 0, 0, 0, 0}), "8 stray bytes at the end"},
+		{"stray bytes", records(taskThreadRec{Kind: recThread, Tgid: 1}, []byte{1, 2}), "2 stray bytes at the end"},
 	} {
-		s := testSource()
-		s.raw = c.raw
-		_, err := s.decode()
+		_, err := testSource().decode(bytes.NewReader(c.raw))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want one saying %q", c.name, err, c.want)
 		}

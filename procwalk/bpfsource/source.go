@@ -32,7 +32,7 @@ type Source struct {
 	iter    *link.Iter
 	conv    converter
 
-	raw     []byte   // the records; its array is 8-byte aligned (alignedBytes)
+	raw     []byte   // the records, chunk by chunk; 8-byte aligned (alignedBytes)
 	dents   []byte   // getdents buffer for listing /proc
 	listed  []int    // pids /proc lists
 	hidden  []int    // of those, pids the iterator did not show
@@ -153,38 +153,18 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 
 // iterate reads the iterator and decodes its records.
 func (s *Source) iterate() ([]procwalk.Process, error) {
-	if err := s.readRecords(); err != nil {
-		return nil, err
-	}
-	return s.decode()
-}
-
-// readRecords reads the iterator's whole output into s.raw: each read(2)
-// returns what fits of the seq_file's buffer (some tens of KiB).
-func (s *Source) readRecords() error {
 	r, err := s.iter.Open()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
-	b := s.raw[:0]
-	for {
-		if cap(b)-len(b) < 64<<10 {
-			b = append(alignedBytes(max(2*cap(b), 256<<10))[:0], b...)
-		}
-		m, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+m]
-		if err == io.EOF || err == nil && m == 0 {
-			break
-		}
-		if err != nil {
-			s.raw = b
-			return err
-		}
-	}
-	s.raw = b
-	return nil
+	return s.decode(r)
 }
+
+// chunkBytes is the buffer the records are read into and decoded from,
+// chunk by chunk: a few times what one read(2) of the iterator's seq_file
+// returns, far less than the whole output (240 bytes a process).
+const chunkBytes = 128 << 10
 
 // alignedBytes returns n bytes (rounded up to 8) backed by uint64s: the
 // records are read in place as Go structs holding uint64s.
@@ -193,40 +173,34 @@ func alignedBytes(n int) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(words))), len(words)*8)
 }
 
-// decode turns s.raw into Processes, in the iterator's order (ascending
-// pid), adding each thread's counters to its process.
-func (s *Source) decode() ([]procwalk.Process, error) {
+// decode reads the records from r and turns them into Processes, in the
+// iterator's order (ascending pid), adding each thread's counters to its
+// process. A record cut by the end of a read is completed by the next.
+func (s *Source) decode(r io.Reader) ([]procwalk.Process, error) {
 	procs := s.spare[:0]
 	s.spare = nil
 	s.totals = s.totals[:0]
 	s.threads = s.threads[:0]
+	if len(s.raw) < chunkBytes {
+		s.raw = alignedBytes(chunkBytes)
+	}
 	b := s.raw
-	for off := 0; off < len(b); {
-		if len(b)-off < 4 {
-			return nil, fmt.Errorf("BPF task iterator: %d stray bytes at offset %d", len(b)-off, off)
+	held := 0
+	for {
+		m, err := r.Read(b[held:])
+		held += m
+		used := 0
+		if procs, used, err = s.decodeRecords(b[:held], procs, err); err != nil && err != io.EOF {
+			return nil, err
 		}
-		switch kind := *(*uint32)(unsafe.Pointer(&b[off])); kind {
-		case recProcess:
-			if len(b)-off < processRecSize {
-				return nil, fmt.Errorf("BPF task iterator: short process record at offset %d", off)
+		// The rest of a cut record moves to the front, 8-byte aligned as
+		// every record's size is a multiple of 8.
+		held = copy(b, b[used:held])
+		if err == io.EOF || m == 0 {
+			if held > 0 {
+				return nil, fmt.Errorf("BPF task iterator: %d stray bytes at the end", held)
 			}
-			r := (*taskProcessRec)(unsafe.Pointer(&b[off]))
-			off += processRecSize
-			if r.Pid == 0 {
-				continue // not in our pid namespace (being reaped)
-			}
-			procs = append(procs, procwalk.Process{})
-			s.conv.process(r, &procs[len(procs)-1])
-			s.totals = append(s.totals, totals{pid: int(r.Pid), utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
-				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
-		case recThread:
-			if len(b)-off < threadRecSize {
-				return nil, fmt.Errorf("BPF task iterator: short thread record at offset %d", off)
-			}
-			s.threads = append(s.threads, *(*taskThreadRec)(unsafe.Pointer(&b[off])))
-			off += threadRecSize
-		default:
-			return nil, fmt.Errorf("BPF task iterator: unknown record kind %d at offset %d", kind, off)
+			break
 		}
 	}
 	// The iterator walks pids in ascending order; sort if a wrapped pid
@@ -252,6 +226,40 @@ func (s *Source) decode() ([]procwalk.Process, error) {
 		s.conv.cpu(&procs[i], t.utime, t.stime, t.rtime, t.prevU, t.prevS)
 	}
 	return procs, nil
+}
+
+// decodeRecords decodes the whole records at the start of b, appending
+// processes to procs and threads to s.threads, and returns how many bytes
+// it used. readErr, the error of the read that filled b, is passed through
+// unless a record is bad.
+func (s *Source) decodeRecords(b []byte, procs []procwalk.Process, readErr error) ([]procwalk.Process, int, error) {
+	off := 0
+	for len(b)-off >= 4 {
+		switch kind := *(*uint32)(unsafe.Pointer(&b[off])); kind {
+		case recProcess:
+			if len(b)-off < processRecSize {
+				return procs, off, readErr
+			}
+			r := (*taskProcessRec)(unsafe.Pointer(&b[off]))
+			off += processRecSize
+			if r.Pid == 0 {
+				continue // not in our pid namespace (being reaped)
+			}
+			procs = append(procs, procwalk.Process{})
+			s.conv.process(r, &procs[len(procs)-1])
+			s.totals = append(s.totals, totals{pid: int(r.Pid), utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
+				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
+		case recThread:
+			if len(b)-off < threadRecSize {
+				return procs, off, readErr
+			}
+			s.threads = append(s.threads, *(*taskThreadRec)(unsafe.Pointer(&b[off])))
+			off += threadRecSize
+		default:
+			return procs, off, fmt.Errorf("BPF task iterator: unknown record kind %d", kind)
+		}
+	}
+	return procs, off, readErr
 }
 
 // sortTogether sorts procs by pid and t in the same order.
