@@ -149,7 +149,7 @@ func TestDecode(t *testing.T) {
 func checkDecoded(t *testing.T, r io.Reader) {
 	const ms = uint64(time.Millisecond)
 	s := testSource()
-	procs, err := s.decode(r)
+	procs, err := s.decode(r, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestDecodeBadRecords(t *testing.T) {
 		{"short thread", records([]byte{2, 0, 0, 0, 0, 0, 0, 0}), "8 stray bytes at the end"},
 		{"stray bytes", records(taskThreadRec{Kind: recThread, Tgid: 1}, []byte{1, 2}), "2 stray bytes at the end"},
 	} {
-		_, err := testSource().decode(bytes.NewReader(c.raw))
+		_, err := testSource().decode(bytes.NewReader(c.raw), 0)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want one saying %q", c.name, err, c.want)
 		}
@@ -304,9 +304,10 @@ func TestFindHidden(t *testing.T) {
 	}
 	s := &Source{fs: fs}
 	// The fixture lists pids 1 and 7; the "iterator" saw 7 and 9.
-	if err := s.findHidden([]procwalk.Process{{ID: procwalk.ProcID{PID: 7}}, {ID: procwalk.ProcID{PID: 9}}}); err != nil {
+	if err := s.listPids(); err != nil {
 		t.Fatal(err)
 	}
+	s.findHidden([]procwalk.Process{{ID: procwalk.ProcID{PID: 7}}, {ID: procwalk.ProcID{PID: 9}}})
 	if fmt.Sprint(s.hidden) != "[1]" {
 		t.Errorf("hidden = %v, want [1]", s.hidden)
 	}

@@ -102,7 +102,13 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 		return nil, err
 	}
 	s.conv.bootTime = host.BootTime
-	procs, err := s.iterate()
+	// /proc's listing, taken first, sizes the Process array and finds any
+	// process the iterator does not show.
+	listErr := s.listPids()
+	if listErr != nil {
+		s.listed = s.listed[:0]
+	}
+	procs, err := s.iterate(len(s.listed))
 	if err != nil {
 		snap, perr := s.scanner.SnapshotSelect(fields, sel)
 		if perr != nil {
@@ -131,9 +137,9 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 	// tasks from BPF programs: our test VM's pid 1) is read from /proc:
 	// never an undercount.
 	note := s.why
-	if err := s.findHidden(procs); err != nil {
-		note += fmt.Sprintf("; listing %s to check the iterator failed: %v", s.fs.Root(), err)
-	} else if len(s.hidden) > 0 {
+	if listErr != nil {
+		note += fmt.Sprintf("; listing %s to check the iterator failed: %v", s.fs.Root(), listErr)
+	} else if s.findHidden(procs); len(s.hidden) > 0 {
 		n := len(procs)
 		more := fields
 		if s.conv.statusOK {
@@ -151,14 +157,15 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 	return snap, nil
 }
 
-// iterate reads the iterator and decodes its records.
-func (s *Source) iterate() ([]procwalk.Process, error) {
+// iterate reads the iterator and decodes its records, into room for
+// about expect processes.
+func (s *Source) iterate(expect int) ([]procwalk.Process, error) {
 	r, err := s.iter.Open()
 	if err != nil {
 		return nil, err
 	}
 	defer r.Close()
-	return s.decode(r)
+	return s.decode(r, expect)
 }
 
 // chunkBytes is the buffer the records are read into and decoded from,
@@ -176,9 +183,15 @@ func alignedBytes(n int) []byte {
 // decode reads the records from r and turns them into Processes, in the
 // iterator's order (ascending pid), adding each thread's counters to its
 // process. A record cut by the end of a read is completed by the next.
-func (s *Source) decode(r io.Reader) ([]procwalk.Process, error) {
+// expect, the processes /proc lists, sizes a new Process array.
+func (s *Source) decode(r io.Reader, expect int) ([]procwalk.Process, error) {
 	procs := s.spare[:0]
 	s.spare = nil
+	if cap(procs) < expect {
+		// Room for a few more, as the Scanner: a doubling append would
+		// hold two arrays at once, a peak of resident memory.
+		procs = make([]procwalk.Process, 0, expect+expect/16)
+	}
 	s.totals = s.totals[:0]
 	s.threads = s.threads[:0]
 	if len(s.raw) < chunkBytes {
@@ -371,10 +384,9 @@ func identityUIDs(fs procwalk.FS) bool {
 	return len(f) == 3 && string(f[0]) == "0" && string(f[1]) == "0" && string(f[2]) == "4294967295"
 }
 
-// findHidden sets s.hidden to the pids /proc lists that procs (sorted by
-// pid) lacks. Listing costs one getdents(2) per few hundred pids, no file
-// opened.
-func (s *Source) findHidden(procs []procwalk.Process) error {
+// listPids sets s.listed to the pids /proc lists, sorted: one getdents(2)
+// per few hundred pids, no file opened.
+func (s *Source) listPids() error {
 	root, err := unix.Open(s.fs.Root(), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
@@ -397,6 +409,12 @@ func (s *Source) findHidden(procs []procwalk.Process) error {
 	if !slices.IsSorted(s.listed) {
 		slices.Sort(s.listed)
 	}
+	return nil
+}
+
+// findHidden sets s.hidden to the pids of s.listed that procs (sorted by
+// pid) lacks.
+func (s *Source) findHidden(procs []procwalk.Process) {
 	s.hidden = s.hidden[:0]
 	i := 0
 	for _, pid := range s.listed {
@@ -407,7 +425,6 @@ func (s *Source) findHidden(procs []procwalk.Process) error {
 			s.hidden = append(s.hidden, pid)
 		}
 	}
-	return nil
 }
 
 // appendPids appends the numeric names of the linux_dirent64 records in b:
