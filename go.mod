@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/charmbracelet/bubbletea v1.3.10
 	github.com/charmbracelet/lipgloss v1.1.0
+	github.com/cilium/ebpf v0.22.0
 	github.com/influxdata/line-protocol/v2 v2.2.1
 	github.com/mattn/go-runewidth v0.0.16
 	github.com/peterbourgon/ff/v3 v3.4.0
@@ -31,3 +32,5 @@ require (
 )
 
 replace github.com/yuin/gopher-lua => ./scripting/luavm
+
+tool github.com/cilium/ebpf/cmd/bpf2go

@@ -89,7 +89,7 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	}
 	// A hook may keep a gather's snapshot (see Gather): then no gather
 	// reuses the storage of the one before.
-	c.monitor = procwalk.NewMonitor(fs, procwalk.MonitorConfig{Fields: fields, Keep: cfg.Hook != nil}, stages...)
+	c.monitor = procwalk.NewMonitor(fs, procwalk.MonitorConfig{Fields: fields, Keep: cfg.Hook != nil, Source: cfg.Source}, stages...)
 	return c, nil
 }
 
@@ -227,6 +227,8 @@ func (c *Collector) collect(w metricWriter) error {
 		visibility:    snap.Visibility,
 		processes:     len(snap.Procs),
 		skipped:       c.skippedGathers,
+		source:        snap.Source,
+		note:          snap.SourceNote,
 	}
 	if lw, ok := w.(*lineWriter); ok {
 		st.lines, st.dropped = lw.lines, lw.dropped

@@ -47,6 +47,11 @@ type Config struct {
 	// as numbers. Group.Users defaults to it.
 	Users *procwalk.Users
 
+	// Source takes the snapshots; nil is a /proc Scanner of the FS. The
+	// self-metrics name the source that took each gather (its
+	// Snapshot.Source) and why (SourceNote).
+	Source procwalk.Source
+
 	// Hook, when set, adds lines to every batch after procwalk's own (a
 	// script's metrics and actions, for example).
 	Hook Hook

@@ -62,6 +62,10 @@ type Input struct {
 	// compiled-in input is Telegraf itself, which procstat would select.
 	SkipPID int `toml:"-"`
 
+	// Source takes the snapshots (see Config.Source); nil reads /proc.
+	// procwalk telegraf sets the one --source chose.
+	Source procwalk.Source `toml:"-"`
+
 	collector *Collector
 }
 
@@ -99,7 +103,7 @@ func (in *Input) Gather(acc Accumulator) error {
 
 // config turns the options into a Config and opens the procfs root.
 func (in *Input) config() (Config, procwalk.FS, error) {
-	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook, SkipPID: in.SkipPID}
+	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook, SkipPID: in.SkipPID, Source: in.Source}
 	root := in.Proc
 	if root == "" {
 		root = procwalk.DefaultRoot

@@ -179,6 +179,7 @@ type selfStats struct {
 	visibility    procwalk.Visibility
 	processes     int
 	skipped       int // gathers skipped since the start: stdin lines merged into one gather
+	source, note  string // which snapshot source ran, and why
 }
 
 func writeSelf(w metricWriter, st *selfStats, t time.Time) {
@@ -187,6 +188,10 @@ func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	w.tag("schema", st.schema)
 	w.floatField("gather_seconds", st.gatherSeconds)
 	w.floatField("scan_seconds", st.scanSeconds)
+	w.stringField("source", st.source)
+	if st.note != "" {
+		w.stringField("source_note", st.note)
+	}
 	w.intField("processes", int64(st.processes))
 	w.intField("processes_listed", int64(v.Listed))
 	w.intField("processes_gone", int64(v.Gone))

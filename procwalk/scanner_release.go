@@ -14,14 +14,19 @@ import (
 // (execd) then holds no resident memory for it between scans, without
 // allocating an array per scan. It costs the next scan a page fault per
 // page it fills (about 500 bytes a process).
-func (sc *Scanner) ReleaseSpare() {
-	n := cap(sc.spare)
+func (sc *Scanner) ReleaseSpare() { ReleasePages(sc.spare) }
+
+// ReleasePages hands the whole pages of the array under procs (its full
+// capacity, which must be zeroed) back to the kernel: ReleaseSpare for
+// another Source's recycled array.
+func ReleasePages(procs []Process) {
+	n := cap(procs)
 	if n == 0 {
 		return
 	}
 	// Whole pages inside the array only: its first and last page may hold
 	// other data.
-	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(sc.spare[:n]))), n*int(unsafe.Sizeof(Process{})))
+	b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(procs[:n]))), n*int(unsafe.Sizeof(Process{})))
 	page := uintptr(os.Getpagesize())
 	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	skip := int((page - start%page) % page)

@@ -21,6 +21,11 @@ type Snapshot struct {
 	Selected   Fields        // optional fields a Selector may have asked for some processes
 	Procs      []Process     // ascending PID
 	Visibility Visibility    // what the scan could not see
+	// Source names what took the snapshot: SourceProc (a /proc scan) or
+	// another Source's name ("bpf"); SourceNote says why, when it is not
+	// what was asked for (a BPF source that could not load falls back to
+	// /proc).
+	Source, SourceNote string
 
 	parent      []int32 // index of each process's parent in Procs, -1 for roots
 	firstChild  []int32
@@ -69,6 +74,23 @@ func deniedFile(err error) string {
 	}
 	return "stat"
 }
+
+// SourceProc is Snapshot.Source for a scan of /proc.
+const SourceProc = "proc"
+
+// NewSnapshot returns a snapshot of procs taken by another Source than the
+// Scanner, its tree built: procs in ascending pid order (sorted here if
+// not), with their optional fields already read. The snapshot owns procs.
+func NewSnapshot(host Host, fields, selected Fields, procs []Process, v Visibility) *Snapshot {
+	if !slices.IsSortedFunc(procs, byPID) {
+		slices.SortFunc(procs, byPID)
+	}
+	s := &Snapshot{Host: host, Fields: fields, Selected: selected &^ fields, Procs: procs, Visibility: v}
+	s.buildTree()
+	return s
+}
+
+func byPID(a, b Process) int { return a.ID.PID - b.ID.PID }
 
 // Scanner takes snapshots, reusing its buffers from one to the next. It is
 // not safe for concurrent use; the zero value is not usable, call NewScanner.
@@ -178,7 +200,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		// Room for a few more: the next scan may list a few more pids.
 		procs = make([]Process, 0, len(sc.pids)+len(sc.pids)/16)
 	}
-	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs}
+	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs, Source: SourceProc}
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
 	s.Visibility.OthersHidden = host.HidePID != "" && os.Geteuid() != 0
@@ -188,6 +210,24 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	s.buildTree()
 	s.Duration = time.Since(start)
 	return s, nil
+}
+
+// ReadProcesses appends to procs the processes of pids, read from /proc
+// as a scan reads them (stat, statm, fields and what sel selects, every
+// read bounded by the read timeout), with host's units: for another Source
+// that learned of pids it could not see itself. A pid gone, refused or
+// malformed is left out and counted in v. The error is for a root that
+// cannot be opened.
+func (sc *Scanner) ReadProcesses(procs []Process, pids []int, fields Fields, sel Selector, host *Host, v *Visibility) ([]Process, error) {
+	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return procs, fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+	}
+	defer syscall.Close(root)
+	job := &scanJob{procs: procs, vis: *v}
+	job = sc.watched(job, func(w *Scanner, job *scanJob) { w.scanFrom(root, pids, fields, sel.Select, host, job) })
+	*v = job.vis
+	return job.procs, nil
 }
 
 // scanJob is the state of a scan that survives the goroutine doing it:

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
 
 // gather.go takes the snapshot a command shows, and says what it missed.
@@ -20,7 +22,42 @@ func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*pr
 	if err != nil {
 		return nil, err // names the root and the fix
 	}
-	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock}, stages...), nil
+	src, err := g.snapshotSource(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Source: src}, stages...), nil
+}
+
+// snapshotSource returns the source --source chooses on fsys, once per
+// run: a BPF program is loaded at most once. When it is not the source
+// asked for (BPF not allowed, or failing to load), one note says why on
+// stderr, and /proc is read: never a failed gather.
+func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
+	if g.chosen == nil {
+		// Loading parses the kernel's BTF: megabytes of garbage at once.
+		// Collected as it goes and handed back after, it does not set a
+		// long-running execd's peak resident size.
+		gc := debug.SetGCPercent(10)
+		c, err := bpfsource.Choose(fsys, g.source)
+		debug.SetGCPercent(gc)
+		debug.FreeOSMemory()
+		if err != nil {
+			return nil, usageErrorf("--source: %v", err)
+		}
+		if c.Warn {
+			g.note(c.Why)
+		}
+		g.chosen = c
+	}
+	return g.chosen.Source, nil
+}
+
+// closeSource unloads the BPF program, if one was loaded.
+func (g *globals) closeSource() {
+	if g.chosen != nil {
+		g.chosen.Close()
+	}
 }
 
 // gather takes the snapshot a command shows through m: one scan or, when

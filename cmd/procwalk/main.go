@@ -19,6 +19,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
 
 // Exit codes, listed in every command's --help (exitCodesHelp).
@@ -108,8 +109,11 @@ type globals struct {
 	pss      bool
 	interval time.Duration
 	passwd   string
+	source   string // --source: proc, bpf or auto
 
-	clock procwalk.Clock // env's, not a flag
+	clock  procwalk.Clock // env's, not a flag
+	note   func(string)   // shows the source's one note (stderr; telegraf: a W! line)
+	chosen *bpfsource.Chosen
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -121,6 +125,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.pss, "pss", false, "read smaps_rollup for PSS/USS: exact shared-memory accounting, slower, locks each target's memory map briefly (env PROCWALK_PSS)")
 	fs.DurationVar(&g.interval, "interval", time.Second, "sampling interval for rates such as CPU % (two samples this far apart) (env PROCWALK_INTERVAL)")
 	fs.StringVar(&g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
+	fs.StringVar(&g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions and telegraf: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.8+) (env PROCWALK_SOURCE)")
 	fs.String("config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
 }
 
@@ -161,7 +166,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 // runEnv is run with e's surroundings, the clock included.
 func runEnv(ctx context.Context, e *env, args []string) error {
 	stderr := e.stderr
-	g := &globals{clock: e.clock}
+	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
+	defer g.closeSource()
 	root := &ffcli.Command{
 		Name:       "procwalk",
 		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",

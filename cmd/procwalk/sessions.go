@@ -194,7 +194,11 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwa
 	}
 	// The first of two samples reads what rates need; the one shown adds
 	// what the kinds (the grouper's plan) and the caller need.
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock}, grouper)
+	src, err := g.snapshotSource(fsys)
+	if err != nil {
+		return gathered{}, err
+	}
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock, Source: src}, grouper)
 	snap, err := g.gather(ctx, m, !f.noRates)
 	if err != nil {
 		return gathered{}, err

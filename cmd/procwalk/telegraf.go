@@ -159,6 +159,8 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		signal.Notify(gatherSignals, syscall.SIGHUP, syscall.SIGUSR1, syscall.SIGUSR2)
 		defer signal.Stop(gatherSignals)
 	}
+	// Telegraf logs execd's stderr lines marked W! as warnings.
+	c.g.note = func(n string) { log.Warnf("%s", printable(n)) }
 	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
 	if err != nil {
 		return err
@@ -237,6 +239,12 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {
 		// As pgrep leaves itself out: our command line holds the pattern.
 		in.SkipPID = os.Getpid()
+	}
+	if fsys, err := c.g.openFS(); err == nil {
+		// Otherwise Init names the bad --proc.
+		if in.Source, err = c.g.snapshotSource(fsys); err != nil {
+			return nil, err
+		}
 	}
 	if err := in.Init(); err != nil {
 		if errors.Is(err, procwalk.ErrNoProc) {

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/* task.c: a BPF task iterator (iter/task, Linux 5.8+) writing one record per
+ * task to the seq_file that procwalk reads: a full record for each thread
+ * group leader (a process), a short one for every other thread, whose CPU
+ * times and faults procwalk adds to its process as /proc/<pid>/stat does.
+ * Pids are those of the reader's pid namespace: the iterator walks only the
+ * tasks visible there, and task->pid is the host's number. */
+#include "task.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define REC_PROCESS 1
+#define REC_THREAD 2
+
+/* A process: what /proc/<pid>/stat, statm and status say of it, raw. Times
+ * in ns, memory in pages; procwalk converts them exactly as the kernel
+ * does for /proc. Every field is naturally aligned: no padding. */
+struct process_rec {
+	__u32 kind; /* REC_PROCESS */
+	__u32 pid;
+	__u32 ppid;
+	__u32 pgrp;
+	__u32 sid;
+	__u32 tty_nr;
+	__u32 uid;
+	__u32 euid;
+	__u32 state;	  /* task->__state */
+	__u32 exit_state;
+	__u32 flags;	  /* PF_*: PF_KTHREAD marks a kernel thread */
+	__u32 threads;	  /* signal->nr_threads */
+	__u64 start_boottime; /* ns since boot, suspend included */
+	__u64 utime, stime, rtime; /* leader's own plus dead threads' (signal) */
+	__u64 prev_utime, prev_stime; /* signal->prev_cputime: last reported */
+	__u64 cutime, cstime; /* reaped children */
+	__u64 min_flt, maj_flt; /* leader's own plus dead threads' */
+	__u64 nvcsw, nivcsw;
+	__u64 rss_file, rss_anon, rss_swap, rss_shmem; /* pages */
+	__u64 total_vm, data_vm, stack_vm; /* pages */
+	__u64 start_code, end_code; /* addresses */
+	__u64 cgroup_id; /* cgroup v2 (kernfs node) id */
+	char comm[16];
+};
+
+/* Another thread of a process: what it adds to its process's totals. */
+struct thread_rec {
+	__u32 kind; /* REC_THREAD */
+	__u32 tgid;
+	__u64 utime, stime, rtime;
+	__u64 min_flt, maj_flt;
+};
+
+/* Unused but for bpf2go -type: they make the Go types. */
+struct process_rec _process_rec = {};
+struct thread_rec _thread_rec = {};
+
+/* nr_in_ns is pid_nr_ns(): pid's number in ns at level, 0 when pid is not
+ * visible there (a parent outside a container's namespace). */
+static __always_inline __u32 nr_in_ns(struct pid *pid, struct pid_namespace *ns, __u32 level)
+{
+	struct upid up;
+
+	if (!pid || BPF_CORE_READ(pid, level) < level)
+		return 0;
+	if (bpf_probe_read_kernel(&up, sizeof(up),
+				  (void *)pid + bpf_core_field_offset(struct pid, numbers) +
+					  level * bpf_core_type_size(struct upid)))
+		return 0;
+	return up.ns == ns ? up.nr : 0;
+}
+
+/* signal_pid is *task_pid_ptr(t, type) for a type other than PIDTYPE_PID. */
+static __always_inline struct pid *signal_pid(struct task_struct *t, int type)
+{
+	struct signal_struct *sig = BPF_CORE_READ(t, signal);
+	struct pid *p = 0;
+
+	if (sig)
+		bpf_probe_read_kernel(&p, sizeof(p), &sig->pids[type]);
+	return p;
+}
+
+/* rss is get_mm_counter(mm, member): the counter's shared value, not its
+ * per-CPU parts, clamped at 0 as percpu_counter_read_positive() does. The
+ * element's address is computed from the kernel's sizes (CO-RE), not from
+ * the cut-down types of task.h. */
+static __always_inline __u64 rss(struct mm_struct *mm, int member)
+{
+	__s64 v = 0;
+	void *at;
+
+	if (bpf_core_type_exists(struct mm_rss_stat___pre62))
+		at = (void *)mm + bpf_core_field_offset(struct mm_struct___pre62, rss_stat) +
+		     member * bpf_core_type_size(atomic_long_t);
+	else
+		at = (void *)mm + bpf_core_field_offset(struct mm_struct, rss_stat) +
+		     member * bpf_core_type_size(struct percpu_counter) +
+		     bpf_core_field_offset(struct percpu_counter, count);
+	bpf_probe_read_kernel(&v, sizeof(v), at);
+	return v < 0 ? 0 : v;
+}
+
+SEC("iter/task")
+int procwalk_tasks(struct bpf_iter__task *ctx)
+{
+	struct seq_file *seq = ctx->meta->seq;
+	struct task_struct *task = ctx->task;
+	struct task_struct *me, *leader;
+	struct pid_namespace *ns;
+	struct pid *mypid;
+	__u32 level;
+
+	if (!task)
+		return 0;
+
+	/* The reader's pid namespace (task_active_pid_ns(current)): the
+	 * iterator runs in the read(2) of the process reading it. */
+	me = (struct task_struct *)bpf_get_current_task();
+	mypid = BPF_CORE_READ(me, thread_pid);
+	level = BPF_CORE_READ(mypid, level);
+	ns = 0;
+	bpf_probe_read_kernel(&ns, sizeof(ns),
+			      (void *)mypid + bpf_core_field_offset(struct pid, numbers) +
+				      level * bpf_core_type_size(struct upid) +
+				      bpf_core_field_offset(struct upid, ns));
+
+	leader = BPF_CORE_READ(task, group_leader);
+	if (leader != task) {
+		struct thread_rec t = {.kind = REC_THREAD};
+
+		t.tgid = nr_in_ns(signal_pid(task, PIDTYPE_TGID), ns, level);
+		t.utime = BPF_CORE_READ(task, utime);
+		t.stime = BPF_CORE_READ(task, stime);
+		t.rtime = BPF_CORE_READ(task, se.sum_exec_runtime);
+		t.min_flt = BPF_CORE_READ(task, min_flt);
+		t.maj_flt = BPF_CORE_READ(task, maj_flt);
+		bpf_seq_write(seq, &t, sizeof(t));
+		return 0;
+	}
+
+	struct process_rec r = {.kind = REC_PROCESS};
+	struct pid *thread_pid = BPF_CORE_READ(task, thread_pid);
+
+	r.pid = nr_in_ns(thread_pid, ns, level);
+	if (thread_pid) /* pid_alive(): no parent once it is being reaped */
+		r.ppid = nr_in_ns(signal_pid(BPF_CORE_READ(task, real_parent), PIDTYPE_TGID), ns, level);
+	r.pgrp = nr_in_ns(signal_pid(task, PIDTYPE_PGID), ns, level);
+	r.sid = nr_in_ns(signal_pid(task, PIDTYPE_SID), ns, level);
+
+	struct tty_struct *tty = BPF_CORE_READ(task, signal, tty);
+	if (tty) {
+		/* new_encode_dev(tty_devnum(tty)) */
+		__u32 major = BPF_CORE_READ(tty, driver, major);
+		__u32 minor = BPF_CORE_READ(tty, driver, minor_start) + BPF_CORE_READ(tty, index);
+		r.tty_nr = (minor & 0xff) | (major << 8) | ((minor & ~0xffu) << 12);
+	}
+
+	r.uid = BPF_CORE_READ(task, real_cred, uid.val);
+	r.euid = BPF_CORE_READ(task, real_cred, euid.val);
+	if (bpf_core_field_exists(task->__state))
+		r.state = BPF_CORE_READ(task, __state);
+	else
+		r.state = BPF_CORE_READ((struct task_struct___pre514 *)task, state);
+	r.exit_state = BPF_CORE_READ(task, exit_state);
+	r.flags = BPF_CORE_READ(task, flags);
+	r.threads = BPF_CORE_READ(task, signal, nr_threads);
+	r.start_boottime = BPF_CORE_READ(task, start_boottime);
+
+	r.utime = BPF_CORE_READ(task, utime) + BPF_CORE_READ(task, signal, utime);
+	r.stime = BPF_CORE_READ(task, stime) + BPF_CORE_READ(task, signal, stime);
+	r.rtime = BPF_CORE_READ(task, se.sum_exec_runtime) + BPF_CORE_READ(task, signal, sum_sched_runtime);
+	r.prev_utime = BPF_CORE_READ(task, signal, prev_cputime.utime);
+	r.prev_stime = BPF_CORE_READ(task, signal, prev_cputime.stime);
+	r.cutime = BPF_CORE_READ(task, signal, cutime);
+	r.cstime = BPF_CORE_READ(task, signal, cstime);
+	r.min_flt = BPF_CORE_READ(task, min_flt) + BPF_CORE_READ(task, signal, min_flt);
+	r.maj_flt = BPF_CORE_READ(task, maj_flt) + BPF_CORE_READ(task, signal, maj_flt);
+	r.nvcsw = BPF_CORE_READ(task, nvcsw);
+	r.nivcsw = BPF_CORE_READ(task, nivcsw);
+
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	if (mm) {
+		r.rss_file = rss(mm, 0); /* MM_FILEPAGES */
+		r.rss_anon = rss(mm, 1); /* MM_ANONPAGES */
+		r.rss_swap = rss(mm, 2); /* MM_SWAPENTS */
+		r.rss_shmem = rss(mm, 3); /* MM_SHMEMPAGES */
+		r.total_vm = BPF_CORE_READ(mm, total_vm);
+		r.data_vm = BPF_CORE_READ(mm, data_vm);
+		r.stack_vm = BPF_CORE_READ(mm, stack_vm);
+		r.start_code = BPF_CORE_READ(mm, start_code);
+		r.end_code = BPF_CORE_READ(mm, end_code);
+	}
+	r.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	BPF_CORE_READ_INTO(&r.comm, task, comm);
+
+	bpf_seq_write(seq, &r, sizeof(r));
+	return 0;
+}
