@@ -178,7 +178,7 @@ type selfStats struct {
 	maxRSSBytes   uint64
 	visibility    procwalk.Visibility
 	processes     int
-	skipped       int // gathers skipped since the start: stdin lines merged into one gather
+	skipped       int    // gathers skipped since the start: stdin lines merged into one gather
 	source, note  string // which snapshot source ran, and why
 }
 
