@@ -69,3 +69,46 @@ func TestAgentFlagErrors(t *testing.T) {
 		t.Errorf("telegraf --agent-active-within soon: exit %d, %q", r.code, r.stderr)
 	}
 }
+
+// A list of agents alone keeps the agents' stable order (Group's: each
+// agent keeps its place, new ones last), not the biggest first; --sort
+// still sorts by a column.
+func TestAgentListKeepsStableOrder(t *testing.T) {
+	names := func(out string) []string {
+		var n []string
+		for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 1 && f[0] == "agent" {
+				n = append(n, f[1])
+			}
+		}
+		return n
+	}
+	stable := cli(t, sessionsFixture("sessions", "--kind", "agent", "--no-rates", "--wide")...)
+	byRSS := cli(t, sessionsFixture("sessions", "--kind", "agent", "--no-rates", "--wide", "--sort", "rss")...)
+	if stable.code != 0 || byRSS.code != 0 {
+		t.Fatalf("exit %d, %d: %s%s", stable.code, byRSS.code, stable.stderr, byRSS.stderr)
+	}
+	fs, err := procwalk.NewFS(sessionsProc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := fs.Snapshot(procwalk.FieldCmdline | procwalk.FieldCwd | procwalk.FieldStatus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	sessions, _ := g.Group(snap)
+	for _, s := range sessions {
+		want = append(want, s.Name)
+	}
+	if got := names(stable.stdout); len(want) < 3 || strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("sessions --kind agent: %v, want Group's order %v", got, want)
+	}
+	if got := names(byRSS.stdout); strings.Join(got, " ") == strings.Join(want, " ") {
+		t.Errorf("--sort rss kept Group's order %v: the fixture no longer tells them apart", got)
+	}
+}

@@ -233,7 +233,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	c.fs = fs
 	c.f.register(fs)
 	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
-	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss)")
+	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
 	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole cells")
@@ -257,11 +257,16 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	sortName := c.sort
-	if sortName == "" {
+	switch {
+	case sortName != "":
+	case slices.Equal(kinds, []string{procwalk.KindAgent}):
+		// A list of agents alone keeps the agents' stable order: each
+		// keeps its place, new ones come last (issue 13).
+		sortName = "name"
+	case c.g.pss:
+		sortName = "pss"
+	default:
 		sortName = "rss"
-		if c.g.pss {
-			sortName = "pss"
-		}
 	}
 	order, err := parseSessionSort(sortName)
 	if err != nil {
