@@ -80,9 +80,9 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 		var doc struct {
 			Sessions []struct {
-				Name  string            `json:"name"`
-				Attrs map[string]string `json:"attrs"`
-				Agent map[string]any    `json:"agent"`
+				Name  string         `json:"name"`
+				Attrs map[string]any `json:"attrs"`
+				Agent map[string]any `json:"agent"`
 			} `json:"sessions"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
@@ -135,7 +135,7 @@ print(a.status, a.model, a.context_percent, a.pending_tools)
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stderr, "\nblocked\tclaude-opus-4-1\t90\t1\n") {
+	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stdout, "\nblocked\tclaude-opus-4-1\t90\t1\n") {
 		t.Errorf("lua: %q %s", r.stdout, r.stderr)
 	}
 
@@ -145,7 +145,7 @@ print(a.status, a.model, a.context_percent, a.pending_tools)
 	if a := agentJSON("--agent-active-within", "1s"); a["status"] != "idle" || a["pending_tools"] != 0.0 || a["output_tokens"] != 80.0 {
 		t.Errorf("after the turn: %v", a)
 	}
-	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stderr, "\nidle\tclaude-opus-4-1\t90\t0\n") {
+	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stdout, "\nidle\tclaude-opus-4-1\t90\t0\n") {
 		t.Errorf("lua after the turn: %q %s", r.stdout, r.stderr)
 	}
 }

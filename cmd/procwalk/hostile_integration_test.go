@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -22,8 +23,10 @@ func hostileScripts() []struct{ class, name, src, msg string } {
 		{"1", "resume the resumer", "local a, b\na = coroutine.wrap(function() b() end)\nb = coroutine.wrap(function() a() end)\na()", "cannot resume non-suspended coroutine"},
 		{"2", "concat chain", "local s = string.rep('x', 4e6)\nlocal t = {}\nfor i = 1, 10 do t[i] = s" + strings.Repeat(" .. s", 39) + " end", ".. would make a string of"},
 		{"2", "growing chain", "local s = 'x'\nfor i = 1, 20 do s = s .. s .. s .. s end", "over the budget of 64.0 MiB"},
-		{"3", "sparse index", "local t = {}\nfor i = 1, 1e9 do t[2^26 - i] = i end", "ran past its 2s deadline"},
-		{"3", "table.insert far out", "local t = {}\nfor i = 1, 1e9 do table.insert(t, 2^26 - i, i) end", "ran past its 2s deadline"},
+		// Stopped by whichever limit it reaches first: the heap on a fast
+		// machine, the deadline on a loaded one.
+		{"3", "sparse index", "local t = {}\nfor i = 1, 1e9 do t[2^26 - i] = i end", "ran past its 2s deadline|over the budget of 64.0 MiB"},
+		{"3", "table.insert far out", "local t = {}\nfor i = 1, 1e9 do table.insert(t, 2^26 - i, i) end", "ran past its 2s deadline|over the budget of 64.0 MiB"},
 		{"4", "tail calls in pcall", "local function f() return f() end\npcall(f)", "ran past its 2s deadline"},
 		{"6", "nested constructors", "return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "chunk has too many syntax levels"},
 		{"6", "call chain", "local f\nreturn f" + strings.Repeat("()", 100000), "expression too complex"},
@@ -33,6 +36,11 @@ func hostileScripts() []struct{ class, name, src, msg string } {
 		{"9", "math.random(0)", "print(math.random(0))", "interval is empty"},
 		{"9", "yield inside pcall", "local co = coroutine.wrap(function() table.sort({3, 2, 1}, function(a, b) coroutine.yield() return a < b end) end)\nco() co()", "attempt to yield across a call from Go"},
 	}
+}
+
+// mentions reports whether text holds one of msg's |-separated messages.
+func mentions(text, msg string) bool {
+	return slices.ContainsFunc(strings.Split(msg, "|"), func(m string) bool { return strings.Contains(text, m) })
 }
 
 // scriptTimeout is the --script-timeout of a hostile script whose expected
@@ -68,7 +76,7 @@ func TestIntegrationHostileScriptsBounded(t *testing.T) {
 			start := time.Now()
 			err := cmd.Run()
 			took := time.Since(start)
-			if err == nil || !strings.Contains(stderr.String(), c.msg) {
+			if err == nil || !mentions(stderr.String(), c.msg) {
 				t.Fatalf("exit %v, stderr:\n%.2000s\nwant %q", err, stderr.String(), c.msg)
 			}
 			if !strings.Contains(stderr.String(), "hostile.lua:") {
@@ -128,7 +136,7 @@ func TestIntegrationExecdSurvivesHostileScripts(t *testing.T) {
 			if err := cmd.Wait(); err != nil {
 				t.Errorf("exit %v", err)
 			}
-			if n := strings.Count(stderr.String(), "W! "); n < 3 || !strings.Contains(stderr.String(), c.msg) {
+			if n := strings.Count(stderr.String(), "W! "); n < 3 || !mentions(stderr.String(), c.msg) {
 				t.Errorf("%d W! lines, want one a gather with %q:\n%.3000s", n, c.msg, stderr.String())
 			}
 		})
