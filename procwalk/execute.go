@@ -401,8 +401,8 @@ func resultOf(err error) Result {
 // the scope that joined after the last walk, or an orphan, one forked by a
 // member that died before a walk saw the child, adopted by init or a
 // subreaper and so no longer below the tree. An orphan is known by its
-// process group (a signalled target's) and its start (after the plan's
-// walk). Nothing is signalled: neither can be verified as part of the
+// process group (one a signalled target leads) and its start (after the
+// plan's walk). Nothing is signalled: neither can be verified as part of the
 // scope any more. Processes the plan would refuse are left out.
 func (x *execution) recheck() {
 	if !x.plan.scope.Grows() {
@@ -413,9 +413,18 @@ func (x *execution) recheck() {
 		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
 		return
 	}
-	pgrps := make(map[int]bool)
+	// Only a group a signalled target leads: a target that shares its
+	// parent's group (a command run without job control, a test's child)
+	// shares it with processes that were never part of the scope.
+	signalled := make(map[int]bool)
 	for _, o := range x.report.Outcomes {
 		if len(o.Signals) > 0 {
+			signalled[o.ID.PID] = true
+		}
+	}
+	pgrps := make(map[int]bool)
+	for _, o := range x.report.Outcomes {
+		if len(o.Signals) > 0 && signalled[o.PGRP] {
 			pgrps[o.PGRP] = true
 		}
 	}
