@@ -42,7 +42,7 @@ const (
 // Allowed reports why the BPF source cannot run here, or nil: fs must be
 // the host's own /proc (a fixture root is not what the kernel would
 // iterate), the process needs CAP_SYS_ADMIN (root) or CAP_BPF with
-// CAP_PERFMON, the kernel its BTF and iter/task (Linux 5.8).
+// CAP_PERFMON, the kernel its BTF and iter/task and bpf_map_lookup_percpu_elem (Linux 5.19).
 func Allowed(fs procwalk.FS) error {
 	if root, err := filepath.Abs(fs.Path()); err != nil || root != procwalk.DefaultRoot {
 		return fmt.Errorf("--proc is %s, not the host's %s", fs.Path(), procwalk.DefaultRoot)
@@ -56,8 +56,8 @@ func Allowed(fs procwalk.FS) error {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err == nil {
 		rel := unix.ByteSliceToString(u.Release[:])
-		if !kernelAtLeast(rel, 5, 8) {
-			return fmt.Errorf("kernel %s is older than 5.8 (no iter/task)", rel)
+		if !kernelAtLeast(rel, 5, 19) {
+			return fmt.Errorf("kernel %s is older than 5.19 (no iter/task before 5.8, no bpf_map_lookup_percpu_elem for exact RSS before 5.19)", rel)
 		}
 	}
 	return nil
