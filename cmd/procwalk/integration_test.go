@@ -154,10 +154,9 @@ func TestIntegrationTreeOfOwnProcesses(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		before = treeResident(t, parent.Process.Pid)
-		// --source proc: the sum is checked against statm to the byte;
-		// the BPF source's RSS may lag statm's by the per-CPU parts of
-		// the counters (README: The BPF source).
-		r = cli(t, "tree", "--source", "proc", pid)
+		// The default source: the sum is checked against statm to the
+		// byte, which the BPF source's per-CPU sums equal.
+		r = cli(t, "tree", pid)
 		after = treeResident(t, parent.Process.Pid)
 		lines = strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 		settled := r.code == exitOK && strings.Count(r.stdout, "sleep") == 2 && before == after

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 
@@ -43,7 +42,7 @@ const (
 // Allowed reports why the BPF source cannot run here, or nil: fs must be
 // the host's own /proc (a fixture root is not what the kernel would
 // iterate), the process needs CAP_SYS_ADMIN (root) or CAP_BPF with
-// CAP_PERFMON, the kernel its BTF and iter/task (Linux 5.8).
+// CAP_PERFMON, the kernel its BTF and iter/task and bpf_map_lookup_percpu_elem (Linux 5.19).
 func Allowed(fs procwalk.FS) error {
 	if root, err := filepath.Abs(fs.Path()); err != nil || root != procwalk.DefaultRoot {
 		return fmt.Errorf("--proc is %s, not the host's %s", fs.Path(), procwalk.DefaultRoot)
@@ -57,8 +56,8 @@ func Allowed(fs procwalk.FS) error {
 	var u unix.Utsname
 	if err := unix.Uname(&u); err == nil {
 		rel := unix.ByteSliceToString(u.Release[:])
-		if !kernelAtLeast(rel, 5, 8) {
-			return fmt.Errorf("kernel %s is older than 5.8 (no iter/task)", rel)
+		if !kernelAtLeast(rel, 5, 19) {
+			return fmt.Errorf("kernel %s is older than 5.19 (no iter/task before 5.8, no bpf_map_lookup_percpu_elem for exact RSS before 5.19)", rel)
 		}
 	}
 	return nil
@@ -144,7 +143,6 @@ func Choose(fs procwalk.FS, mode string) (*Chosen, error) {
 	if mode == ModeAuto {
 		s.why = "auto: privileges, BTF and kernel allow bpf"
 	}
-	s.why += rssLag()
 	return &Chosen{Source: s, Name: Name, Why: s.why, bpf: s}, nil
 }
 
@@ -161,20 +159,4 @@ func (n noted) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (*p
 		s.SourceNote = n.why
 	}
 	return s, err
-}
-
-// rssLag says, on kernels whose RSS counters are per-CPU (Linux 6.2+), how
-// far the iterator's RSS may lag /proc's statm, which adds every CPU's
-// part on recent kernels: under each counter's batch, max(32, 2×CPUs)
-// pages, per CPU, for the three counters RSS adds up. The iterator cannot
-// add the parts: finding each CPU's per-CPU area needs a data symbol that
-// kallsyms lists only with CONFIG_KALLSYMS_ALL.
-func rssLag() string {
-	var u unix.Utsname
-	if unix.Uname(&u) != nil || !kernelAtLeast(unix.ByteSliceToString(u.Release[:]), 6, 2) {
-		return ""
-	}
-	cpus := runtime.NumCPU()
-	kib := 3 * cpus * max(32, 2*cpus) * os.Getpagesize() / 1024
-	return fmt.Sprintf("; RSS from the counters' shared part: may be up to %d KiB a process below statm's", kib)
 }

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -176,13 +175,10 @@ func TestParity(t *testing.T) {
 	}
 	fAfter, cgAfter := faults(), cgroupIDs(t)
 
-	// RSS tolerance: statm sums each counter's per-CPU parts on recent
-	// kernels (6.18 here: get_mm_counter_sum); the iterator reads the shared
-	// part, which each CPU's part leaves behind by under the counter's
-	// batch, max(32, 2×CPUs) pages.
-	cpus := uint64(runtime.NumCPU())
-	batch := max(32, 2*cpus) * cpus * snap.Host.PageSizeBytes
-	compared, moved := 0, 0
+	// RSS is exact: the iterator sums each counter's per-CPU parts as
+	// statm does (get_mm_counter_sum), so a memory gauge that did not move
+	// between the /proc reads must equal them to the byte.
+	compared, moved, rssEqual := 0, 0, 0
 	for i := range snap.Procs {
 		p := &snap.Procs[i]
 		b, a := before.Lookup(p.ID), after.Lookup(p.ID)
@@ -257,9 +253,16 @@ func TestParity(t *testing.T) {
 		gauge("vsize", p.VSizeBytes, b.VSizeBytes, a.VSizeBytes, 0)
 		gauge("text", p.TextBytes, b.TextBytes, a.TextBytes, 0)
 		gauge("data", p.DataBytes, b.DataBytes, a.DataBytes, 0)
-		gauge("rss", p.RSSBytes, b.RSSBytes, a.RSSBytes, 3*batch)
-		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 2*batch)
-		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, batch)
+		gauge("rss", p.RSSBytes, b.RSSBytes, a.RSSBytes, 0)
+		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 0)
+		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, 0)
+		if b.RSSBytes == a.RSSBytes && b.SharedBytes == a.SharedBytes {
+			if p.RSSBytes != b.RSSBytes || p.SharedBytes != b.SharedBytes {
+				bad("rss/shared (unmoved in /proc)", [2]uint64{p.RSSBytes, p.SharedBytes}, b.RSSBytes, b.SharedBytes)
+			} else {
+				rssEqual++
+			}
+		}
 		if p.State != b.State && p.State != a.State {
 			t.Logf("pid %d (%q) state moved: bpf %c, /proc %c then %c", p.ID.PID, p.Comm, p.State, b.State, a.State)
 			ok = false
@@ -279,7 +282,7 @@ func TestParity(t *testing.T) {
 	if w := snap.Process(weird.Process.Pid); w == nil || w.Comm != "a) b\n(x" {
 		t.Errorf("the process named \"a) b\\n(x\": bpf saw %+v", w)
 	}
-	t.Logf("%d processes compared, %d with a gauge that moved between the reads", compared, moved)
+	t.Logf("%d processes compared, %d with a gauge that moved between the reads, %d with RSS and shared equal to statm", compared, moved, rssEqual)
 	if compared < len(snap.Procs)*9/10 {
 		t.Errorf("only %d of %d processes compared: identities (pid, start ticks) differ", compared, len(snap.Procs))
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -75,7 +76,20 @@ func Open(fs procwalk.FS) (*Source, error) {
 	}
 	s.conv.offsetNs = boottimeOffset(fs)
 	s.conv.statusOK = identityUIDs(fs)
-	if err := loadTaskObjects(&s.objs, nil); err != nil {
+	spec, err := loadTask()
+	if err != nil {
+		return nil, fmt.Errorf("loading the BPF task iterator: %w", err)
+	}
+	// The program sums each RSS counter's per-CPU parts over the possible
+	// CPUs, as statm does.
+	cpus, err := possibleCPUs()
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Variables["nr_cpus"].Set(cpus); err != nil {
+		return nil, fmt.Errorf("loading the BPF task iterator: %w", err)
+	}
+	if err := spec.LoadAndAssign(&s.objs, nil); err != nil {
 		return nil, fmt.Errorf("loading the BPF task iterator: %w", err)
 	}
 	s.iter, err = link.AttachIter(link.IterOptions{Program: s.objs.ProcwalkTasks})
@@ -452,4 +466,27 @@ func appendPids(pids []int, b []byte) []int {
 		b = b[reclen:]
 	}
 	return pids
+}
+
+// possibleCPUs is the number of CPU ids in /sys/devices/system/cpu/possible
+// ("0-63" or "0,2-5"): one past the highest, as per-CPU data is indexed.
+func possibleCPUs() (uint32, error) {
+	const path = "/sys/devices/system/cpu/possible"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, fmt.Errorf("reading the possible CPUs: %w", err)
+	}
+	var n uint32
+	for _, r := range strings.Split(strings.TrimSpace(string(b)), ",") {
+		_, hi, _ := strings.Cut(r, "-")
+		if hi == "" {
+			hi = r
+		}
+		v, err := strconv.ParseUint(hi, 10, 32)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %q is not a CPU list", path, b)
+		}
+		n = max(n, uint32(v)+1)
+	}
+	return n, nil
 }

@@ -67,9 +67,11 @@ type taskThreadRec struct {
 //
 // Used for safe lookups in a Collection or CollectionSpec.
 const (
+	taskMapCpuOff         = "cpu_off"
 	taskProgProcwalkTasks = "procwalk_tasks"
 	taskVarProcessRec     = "_process_rec"
 	taskVarThreadRec      = "_thread_rec"
+	taskVarNrCpus         = "nr_cpus"
 )
 
 // loadTask returns the embedded CollectionSpec for task.
@@ -121,6 +123,7 @@ type taskProgramSpecs struct {
 //
 // It can be passed ebpf.CollectionSpec.Assign.
 type taskMapSpecs struct {
+	CpuOff *ebpf.MapSpec `ebpf:"cpu_off"`
 }
 
 // taskVariableSpecs contains global variables before they are loaded into the kernel.
@@ -129,6 +132,7 @@ type taskMapSpecs struct {
 type taskVariableSpecs struct {
 	ProcessRec *ebpf.VariableSpec `ebpf:"_process_rec"`
 	ThreadRec  *ebpf.VariableSpec `ebpf:"_thread_rec"`
+	NrCpus     *ebpf.VariableSpec `ebpf:"nr_cpus"`
 }
 
 // taskObjects contains all objects after they have been loaded into the kernel.
@@ -151,10 +155,13 @@ func (o *taskObjects) Close() error {
 //
 // It can be passed to loadTaskObjects or ebpf.CollectionSpec.LoadAndAssign.
 type taskMaps struct {
+	CpuOff *ebpf.Map `ebpf:"cpu_off"`
 }
 
 func (m *taskMaps) Close() error {
-	return _TaskClose()
+	return _TaskClose(
+		m.CpuOff,
+	)
 }
 
 // taskVariables contains all global variables after they have been loaded into the kernel.
@@ -163,6 +170,7 @@ func (m *taskMaps) Close() error {
 type taskVariables struct {
 	ProcessRec *ebpf.Variable `ebpf:"_process_rec"`
 	ThreadRec  *ebpf.Variable `ebpf:"_thread_rec"`
+	NrCpus     *ebpf.Variable `ebpf:"nr_cpus"`
 }
 
 // taskPrograms contains all programs after they have been loaded into the kernel.

@@ -81,8 +81,9 @@ static __always_inline struct pid *signal_pid(struct task_struct *t, int type)
 	return p;
 }
 
-/* rss is get_mm_counter(mm, member): the counter's shared value, not its
- * per-CPU parts, clamped at 0 as percpu_counter_read_positive() does. The
+/* rss is get_mm_counter(mm, member) before 6.2 (an atomic_long_t), or on
+ * later kernels the counter's shared value alone, clamped at 0 as
+ * percpu_counter_read_positive() does. The
  * element's address is computed from the kernel's sizes (CO-RE), not from
  * the cut-down types of task.h. */
 static __always_inline __u64 rss(struct mm_struct *mm, int member)
@@ -98,6 +99,61 @@ static __always_inline __u64 rss(struct mm_struct *mm, int member)
 		     member * bpf_core_type_size(struct percpu_counter) +
 		     bpf_core_field_offset(struct percpu_counter, count);
 	bpf_probe_read_kernel(&v, sizeof(v), at);
+	return v < 0 ? 0 : v;
+}
+
+/* nr_cpus is the number of possible CPUs, set by procwalk at load time. */
+const volatile __u32 nr_cpus = 1;
+
+#define MAX_CPUS 1024
+
+/* cpu_off finds the kernel's per-CPU offsets (__per_cpu_offset[], not a
+ * symbol BPF can name without CONFIG_KALLSYMS_ALL): a per-CPU map's element
+ * on a CPU is at its __percpu address plus that CPU's offset. */
+struct {
+	__uint(type, 6); /* BPF_MAP_TYPE_PERCPU_ARRAY */
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_off SEC(".maps");
+
+/* addr is a pointer's value as a plain number, which the verifier lets a
+ * program compute with (it refuses arithmetic on a map pointer). */
+static __always_inline __u64 addr(void *p)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &p);
+	return v;
+}
+
+/* rss_sum is get_mm_counter_sum(mm, member), what statm reports: the shared
+ * count plus each possible CPU's part, clamped at 0 as
+ * percpu_counter_sum_positive() does. */
+static __always_inline __u64 rss_sum(struct mm_struct *mm, int member, __u64 base)
+{
+	void *pc = (void *)mm + bpf_core_field_offset(struct mm_struct, rss_stat) +
+		   member * bpf_core_type_size(struct percpu_counter);
+	__s64 v = 0;
+	__u64 counters = 0;
+	__u32 cpu, key = 0;
+
+	if (bpf_core_type_exists(struct mm_rss_stat___pre62))
+		return rss(mm, member); /* no per-CPU parts */
+	bpf_probe_read_kernel(&v, sizeof(v), pc + bpf_core_field_offset(struct percpu_counter, count));
+	bpf_probe_read_kernel(&counters, sizeof(counters),
+			      pc + bpf_core_field_offset(struct percpu_counter, counters));
+	if (!counters || !base)
+		return rss(mm, member);
+	for (cpu = 0; cpu < MAX_CPUS && cpu < nr_cpus; cpu++) {
+		void *at = bpf_map_lookup_percpu_elem(&cpu_off, &key, cpu);
+		__s32 part = 0;
+
+		if (!at)
+			continue;
+		bpf_probe_read_kernel(&part, sizeof(part), (void *)(counters + (addr(at) - base)));
+		v += part;
+	}
 	return v < 0 ? 0 : v;
 }
 
@@ -181,10 +237,14 @@ int procwalk_tasks(struct bpf_iter__task *ctx)
 
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	if (mm) {
-		r.rss_file = rss(mm, 0); /* MM_FILEPAGES */
-		r.rss_anon = rss(mm, 1); /* MM_ANONPAGES */
-		r.rss_swap = rss(mm, 2); /* MM_SWAPENTS */
-		r.rss_shmem = rss(mm, 3); /* MM_SHMEMPAGES */
+		__u64 base = 0;
+
+		bpf_probe_read_kernel(&base, sizeof(base),
+				      (void *)(addr(&cpu_off) + bpf_core_field_offset(struct bpf_array, pptrs)));
+		r.rss_file = rss_sum(mm, 0, base); /* MM_FILEPAGES */
+		r.rss_anon = rss_sum(mm, 1, base); /* MM_ANONPAGES */
+		r.rss_swap = rss_sum(mm, 2, base); /* MM_SWAPENTS */
+		r.rss_shmem = rss_sum(mm, 3, base); /* MM_SHMEMPAGES */
 		r.total_vm = BPF_CORE_READ(mm, total_vm);
 		r.data_vm = BPF_CORE_READ(mm, data_vm);
 		r.stack_vm = BPF_CORE_READ(mm, stack_vm);

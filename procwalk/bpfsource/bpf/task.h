@@ -84,6 +84,15 @@ struct signal_struct {
 /* Linux 6.2 and later keep each RSS counter in a percpu_counter. */
 struct percpu_counter {
 	__s64 count;
+	__s32 *counters; /* __percpu */
+} PRESERVE;
+
+/* A per-CPU array map: pptrs[0] is its element's __percpu address. */
+struct bpf_array {
+	union {
+		char value[0];
+		void *pptrs[0];
+	};
 } PRESERVE;
 
 struct mm_struct {
