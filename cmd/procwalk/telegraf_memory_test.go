@@ -24,9 +24,9 @@ const execdMemoryGoalBytes = 20 << 20
 // TestIntegrationExecdMemory starts PROCWALK_EXECD_MEMORY_PROCS sleepers
 // (default 10,000; 0 skips the test) in its own tmux server, then runs
 // `procwalk telegraf --execd` over the host with the default session kinds
-// and with tmux sessions alone, and prints its VmRSS between gathers and
-// its VmHWM (peak) after several gathers. It asserts the goal for tmux
-// sessions, whose memory is the Process array, the rate samples and the
+// and with tmux sessions alone (and with the BPF source where it loads),
+// and prints its VmRSS between gathers and its VmHWM (peak) after several
+// gathers. It asserts the goal for tmux sessions read from /proc, whose memory is the Process array, the rate samples and the
 // session counters; the default kinds' cgroup lines, held for every process
 // while a gather runs, are printed, not asserted.
 func TestIntegrationExecdMemory(t *testing.T) {
@@ -49,15 +49,20 @@ func TestIntegrationExecdMemory(t *testing.T) {
 	startSleepers(t, n)
 
 	const gathers = 6
+	// The goal is the /proc source's. The BPF source (auto's choice as
+	// root) also holds the kernel's BTF it loaded against: printed, not
+	// asserted.
 	for _, c := range []struct {
 		name   string
 		kinds  string
+		source string
 		assert bool
 	}{
-		{"tmux sessions", "tmux", true},
-		{"default sessions", "", false},
+		{"tmux sessions", "tmux", "proc", true},
+		{"tmux, bpf", "tmux", "auto", false},
+		{"default sessions", "", "proc", false},
 	} {
-		args := []string{"telegraf", "--execd"}
+		args := []string{"telegraf", "--execd", "--source", c.source}
 		if c.kinds != "" {
 			args = append(args, "--session-kinds", c.kinds)
 		}
