@@ -191,11 +191,16 @@ func (x *execution) afterwards(ctx context.Context) {
 // tmuxSessionGone reports whether a failed tmux command says its session
 // or its server no longer exists. tmux says so only in words (3.x: "can't
 // find session: NAME", "no server running on PATH", "error connecting to
-// PATH (No such file or directory)" once the server removed its socket).
+// PATH (No such file or directory)" once the server removed its socket, or
+// "(Connection refused)" before; "server exited unexpectedly" or "lost
+// server" when the server exits, its last session gone, while the command
+// talks to it). A server that is gone holds no session.
 func tmuxSessionGone(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "can't find session") || strings.Contains(msg, "no server running") ||
-		strings.Contains(msg, "error connecting to") && strings.Contains(msg, "No such file or directory")
+		strings.Contains(msg, "server exited unexpectedly") || strings.Contains(msg, "lost server") ||
+		strings.Contains(msg, "error connecting to") &&
+			(strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "Connection refused"))
 }
 
 func runTmux(ctx context.Context, args ...string) error {
