@@ -134,29 +134,7 @@ func killStorm(t *testing.T, round int) {
 // from one pass over /proc.
 func liveDescendants(t *testing.T, pid int) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	children := make(map[int][]int)
-	for _, e := range entries {
-		child, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) < 2 || f[0] == "Z" {
-			continue // a zombie's children have been handed to a reaper already
-		}
-		if ppid, err := strconv.Atoi(f[1]); err == nil {
-			children[ppid] = append(children[ppid], child)
-		}
-	}
+	children := childrenByParent(t, true)
 	var out []int
 	for queue := children[pid]; len(queue) > 0; queue = queue[1:] {
 		out = append(out, queue[0])

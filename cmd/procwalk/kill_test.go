@@ -193,11 +193,19 @@ func waitChildren(t *testing.T, pid, n int) {
 // childrenOf lists the pids whose parent is pid, from /proc.
 func childrenOf(t *testing.T, pid int) []int {
 	t.Helper()
+	return childrenByParent(t, false)[pid]
+}
+
+// childrenByParent maps each pid to its children's, from one pass over
+// /proc's stat files; live leaves zombies out (their children have been
+// handed to a reaper already).
+func childrenByParent(t *testing.T, live bool) map[int][]int {
+	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []int
+	children := make(map[int][]int)
 	for _, e := range entries {
 		child, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -209,11 +217,14 @@ func childrenOf(t *testing.T, pid int) []int {
 		}
 		s := string(b)
 		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, child)
+		if len(f) < 2 || live && f[0] == "Z" {
+			continue
+		}
+		if ppid, err := strconv.Atoi(f[1]); err == nil {
+			children[ppid] = append(children[ppid], child)
 		}
 	}
-	return out
+	return children
 }
 
 // TestIntegrationKillConfirmOnTerminal answers the y/N question through a
