@@ -268,6 +268,29 @@ func projectNames(cwds []string) []string {
 	return out
 }
 
+// AgentSummary is what tells an agent session apart at a glance, for an
+// INFO column: its status (for how long, when blocked or ended), model and
+// context use, e.g. "blocked 3 min", "claude-sonnet-4-5", "ctx 91%". Nil
+// for a session that is not an agent.
+func (s *Session) AgentSummary() []string {
+	a := s.Agent
+	if a == nil {
+		return nil
+	}
+	status := a.Status
+	if a.Status == AgentBlocked || a.Status == AgentEnded {
+		status += " " + HumanDuration(a.StatusFor)
+	}
+	parts := []string{status}
+	if m := s.Attrs[AttrModel]; m != "" {
+		parts = append(parts, m)
+	}
+	if a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 && a.ContextWindowTokens > 0 {
+		parts = append(parts, "ctx "+strconv.FormatFloat(a.ContextPercent, 'f', 0, 64)+"%")
+	}
+	return parts
+}
+
 // HumanDuration says how long in at most two units: "< 1 min", "12 min",
 // "2 hr 5 min", "1 day", "3 days 4 hr". A zero second unit is left out.
 func HumanDuration(d time.Duration) string {

@@ -460,27 +460,6 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 	return read, write
 }
 
-// agentInfo is what an agent's INFO starts with: its status, model and
-// context use, e.g. "blocked 3 min, claude-sonnet-4-5, ctx 91%".
-func agentInfo(s *procwalk.Session) []string {
-	a := s.Agent
-	if a == nil {
-		return nil
-	}
-	status := a.Status
-	if a.Status == procwalk.AgentBlocked || a.Status == procwalk.AgentEnded {
-		status += " " + procwalk.HumanDuration(a.StatusFor)
-	}
-	parts := []string{status}
-	if m := s.Attrs[procwalk.AttrModel]; m != "" {
-		parts = append(parts, m)
-	}
-	if a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 && a.ContextWindowTokens > 0 {
-		parts = append(parts, fmt.Sprintf("ctx %.0f%%", a.ContextPercent))
-	}
-	return parts
-}
-
 // sessionInfo is the INFO column: what the kind knows beyond the numbers.
 func sessionInfo(s *procwalk.Session) string {
 	a := s.Attrs
@@ -509,7 +488,7 @@ func sessionInfo(s *procwalk.Session) string {
 	case procwalk.KindUser:
 		add("uid %s", a[procwalk.AttrUID])
 	case procwalk.KindAgent:
-		parts = append(parts, agentInfo(s)...)
+		parts = append(parts, s.AgentSummary()...)
 		if p := a[procwalk.AttrCwd]; p != "" {
 			add("%s", p)
 		}

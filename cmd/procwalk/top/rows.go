@@ -217,16 +217,7 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 // sessionInfo is a few attributes that tell a session apart.
 func sessionInfo(s *procwalk.Session) string {
 	var parts []string
-	if a := s.Agent; a != nil {
-		// An agent's status, model and context use come first.
-		parts = append(parts, a.Status)
-		if m := s.Attrs[procwalk.AttrModel]; m != "" {
-			parts = append(parts, m)
-		}
-		if a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 && a.ContextWindowTokens > 0 {
-			parts = append(parts, "ctx "+strconv.FormatFloat(a.ContextPercent, 'f', 0, 64)+"%")
-		}
-	}
+	parts = append(parts, s.AgentSummary()...) // an agent's status, model and context come first
 	if u := s.Totals.Cgroup; u != nil && u.MemoryLimitBytes > 0 {
 		parts = append(parts, "mem "+strconv.FormatFloat(u.MemoryPercent, 'f', 0, 64)+"% of "+procwalk.FormatBytes(u.MemoryLimitBytes))
 		if u.Danger {
