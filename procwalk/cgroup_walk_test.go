@@ -376,7 +376,9 @@ func TestCgroupWalkLive(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pid %d: %v", p.ID.PID, err)
 		}
-		if st, err := fs.readStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks {
+		// Read after the file: a process that exited since the walk shows
+		// "/" in every hierarchy of its file while it is a zombie.
+		if st, err := fs.readStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks || st.State == 'Z' || st.State == 'X' {
 			continue // exited, its pid reused
 		}
 		placed++
