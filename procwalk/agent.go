@@ -326,11 +326,11 @@ func (fs FS) cwd(p *Process) string {
 	if p.Read&FieldCwd != 0 {
 		return p.Cwd
 	}
-	cwd, err := os.Readlink(fs.pidPath(p.ID.PID, "cwd"))
+	cwd, err := os.Readlink(fs.PIDPath(p.ID.PID, "cwd"))
 	if err != nil {
 		return ""
 	}
-	if st, err := fs.readStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks {
+	if st, err := fs.ReadStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks {
 		return "" // exited, and the pid reused, since the snapshot
 	}
 	return cwd

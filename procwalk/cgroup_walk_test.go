@@ -345,7 +345,7 @@ func TestCgroupWalkLive(t *testing.T) {
 	// A process started in the clock tick of the walk is read from its
 	// file (it may reuse a listed pid): let a tick pass.
 	for {
-		st, err := fs.readStat(own.Process.Pid)
+		st, err := fs.ReadStat(own.Process.Pid)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -378,7 +378,7 @@ func TestCgroupWalkLive(t *testing.T) {
 		}
 		// Read after the file: a process that exited since the walk shows
 		// "/" in every hierarchy of its file while it is a zombie.
-		if st, err := fs.readStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks || st.State == 'Z' || st.State == 'X' {
+		if st, err := fs.ReadStat(p.ID.PID); err != nil || st.StartTicks != p.ID.StartTicks || st.State == 'Z' || st.State == 'X' {
 			continue // exited, its pid reused
 		}
 		placed++

@@ -45,7 +45,7 @@ func (k *Killer) pinYoung(t *Target, before time.Duration, hz uint64) {
 
 func (k *Killer) exeOf(pid int) (exeID, error) {
 	var st syscall.Stat_t
-	if err := syscall.Stat(k.fs.pidPath(pid, "exe"), &st); err != nil {
+	if err := syscall.Stat(k.fs.PIDPath(pid, "exe"), &st); err != nil {
 		return exeID{}, err
 	}
 	return exeID{uint64(st.Dev), st.Ino}, nil
@@ -57,7 +57,7 @@ func (k *Killer) sameYoung(t Target) error {
 	if !t.young {
 		return nil
 	}
-	st, err := k.fs.readStat(t.ID.PID)
+	st, err := k.fs.ReadStat(t.ID.PID)
 	if err != nil {
 		return err
 	}

@@ -95,10 +95,10 @@ func findMount(mountinfo []byte, mountPoint string) (mountEntry, bool) {
 	return found, ok
 }
 
-// cgroup2Mount finds where the unified (v2) cgroup hierarchy is mounted, from
+// Cgroup2Mount finds where the unified (v2) cgroup hierarchy is mounted, from
 // <root>/self/mountinfo: /sys/fs/cgroup on a pure v2 host,
 // /sys/fs/cgroup/unified on a hybrid one. "" when there is none.
-func (fs FS) cgroup2Mount() string {
+func (fs FS) Cgroup2Mount() string {
 	b, err := readFile(fs.Path("self", "mountinfo"))
 	if err != nil {
 		return ""

@@ -44,7 +44,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
 		Partial: hidesProcesses(snap.Visibility), taken: snap.Time}
-	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
+	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
 		p.rails.ancestors[a.ID.PID] = true
@@ -138,7 +138,7 @@ func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
 // It applies the hard rules and, unless Force, the protected list.
 func (k *Killer) Check(p *Process) error {
 	cfg := k.Config()
-	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
+	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	return k.check(p, &rails, cfg)
 }
 

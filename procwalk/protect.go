@@ -110,20 +110,6 @@ type guardRails struct {
 	cutsTrees bool
 }
 
-// ancestry reads the ppid chain of pid from stat files.
-func (fs FS) ancestry(pid int) map[int]bool {
-	out := make(map[int]bool)
-	for i := 0; i < 4096 && pid > 1; i++ { // 4096: bounds a corrupt cycle
-		st, err := fs.readStat(pid)
-		if err != nil || st.PPID <= 0 {
-			break
-		}
-		pid = st.PPID
-		out[pid] = true
-	}
-	return out
-}
-
 // hardRule returns why p may never be signalled, or nil.
 func (g *guardRails) hardRule(p *Process) *ProtectedError {
 	refuse := func(reason string) *ProtectedError {

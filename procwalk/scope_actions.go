@@ -109,7 +109,7 @@ func cgroupOf(s Scope) *CgroupScope {
 func (x *execution) cgroupKillFile(cs *CgroupScope) string {
 	mount := cs.Mount
 	if mount == "" {
-		mount = x.k.fs.cgroup2Mount()
+		mount = x.k.fs.Cgroup2Mount()
 	}
 	if mount == "" {
 		return ""

@@ -175,7 +175,7 @@ func tmuxServerIDs(g *Grouper, sc *Scanner, b *testing.B) ([]ProcID, uint64) {
 func serverCPUTime(fs FS, servers []ProcID, hz uint64) time.Duration {
 	var ticks uint64
 	for _, id := range servers {
-		if st, err := fs.readStat(id.PID); err == nil && st.StartTicks == id.StartTicks {
+		if st, err := fs.ReadStat(id.PID); err == nil && st.StartTicks == id.StartTicks {
 			ticks += st.UTime + st.STime
 		}
 	}

@@ -121,7 +121,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // killOwn sends SIGKILL to a process this test started, through a pidfd
 // opened for exactly that process; gone already is fine.
 func killOwn(fs procwalk.FS, id procwalk.ProcID) {
-	h, err := fs.OpenProc(id)
+	h, err := procwalk.OpenProc(fs, id)
 	if err != nil {
 		return // exited with its server, or reaped
 	}

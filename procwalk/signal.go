@@ -54,16 +54,16 @@ type ProcHandle struct {
 	pidfd int // -1 in the fallback mode
 }
 
-// OpenProc opens a handle on id and verifies it is still the same process.
+// OpenProc opens a handle on id in fs and verifies it is still the same process.
 // It fails with ErrGone when the process has exited (including a zombie
 // waiting to be reaped), ErrIdentityChanged when the pid was reused,
 // ErrForeignProc when fs is another pid namespace's procfs, and ErrBadTarget
 // for a pid <= 0.
-func (fs FS) OpenProc(id ProcID) (*ProcHandle, error) {
+func OpenProc(fs FS, id ProcID) (*ProcHandle, error) {
 	if id.PID <= 0 {
 		return nil, fmt.Errorf("%w %d", ErrBadTarget, id.PID)
 	}
-	if err := fs.checkOwnNamespace(); err != nil {
+	if err := fs.CheckOwnNamespace(); err != nil {
 		return nil, err
 	}
 	fd, err := unix.PidfdOpen(id.PID, 0)
@@ -89,7 +89,7 @@ func (fs FS) OpenProc(id ProcID) (*ProcHandle, error) {
 
 // verify re-reads stat and checks the start time; a zombie counts as gone.
 func (h *ProcHandle) verify() (comm string, err error) {
-	st, err := h.fs.readStat(h.ID.PID)
+	st, err := h.fs.ReadStat(h.ID.PID)
 	if IsGone(err) {
 		return "", fmt.Errorf("pid %d: %w", h.ID.PID, ErrGone)
 	}
@@ -104,35 +104,6 @@ func (h *ProcHandle) verify() (comm string, err error) {
 		return "", fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", h.ID.PID, ErrGone)
 	}
 	return st.Comm, nil
-}
-
-// ReadProcID reads the identity of the process with pid now: one stat
-// read, for callers that know a pid (a child they started) and need the
-// ProcID to act on it.
-func (fs FS) ReadProcID(pid int) (ProcID, error) {
-	if pid <= 0 {
-		return ProcID{}, fmt.Errorf("%w %d", ErrBadTarget, pid)
-	}
-	st, err := fs.readStat(pid)
-	if err != nil {
-		return ProcID{}, err
-	}
-	return ProcID{PID: pid, StartTicks: st.StartTicks}, nil
-}
-
-// Hidden reports whether pid runs in this pid namespace although fs does
-// not show it: /proc mounted hidepid (or ProtectProc=) hides other users'
-// processes, and a missing /proc/<pid> then means nothing. kill(2) with
-// signal 0 sends nothing and still tells: ESRCH means no such process.
-// Under a foreign root (a fixture) it is always false.
-func (fs FS) Hidden(pid int) bool {
-	if pid <= 0 || fs.checkOwnNamespace() != nil {
-		return false
-	}
-	if _, err := os.Stat(fs.pidPath(pid, "stat")); err == nil {
-		return false // shown
-	}
-	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
 }
 
 // Pidfd reports whether the handle holds a pidfd (false in the fallback
@@ -162,7 +133,7 @@ func (h *ProcHandle) Signal(sig syscall.Signal) error {
 // either way it forks no more. A stat it cannot read counts as stopped:
 // there is nothing to wait for.
 func (h *ProcHandle) Stopped() bool {
-	st, err := h.fs.readStat(h.ID.PID)
+	st, err := h.fs.ReadStat(h.ID.PID)
 	if err != nil || st.StartTicks != h.ID.StartTicks {
 		return true
 	}
@@ -243,32 +214,16 @@ func (h *ProcHandle) Close() error {
 	return err
 }
 
-// checkOwnNamespace makes sure the pids under the root are the ones this
-// process can signal: <root>/self must name our own pid. A procfs of
-// another pid namespace (a host's /proc bind-mounted into a container, or
-// the reverse) fails, as does a fixture tree.
-func (fs FS) checkOwnNamespace() error {
-	link, err := os.Readlink(fs.Path("self"))
-	if err != nil {
-		return fmt.Errorf("%w: cannot read %s: %v", ErrForeignProc, fs.Path("self"), err)
-	}
-	if link != strconv.Itoa(os.Getpid()) {
-		return fmt.Errorf("%w: %s is pid %s there but %d here; run procwalk in the namespace whose processes it acts on",
-			ErrForeignProc, fs.Path("self"), link, os.Getpid())
-	}
-	return nil
-}
-
 // WaitReleased waits up to timeout until the process id no longer holds
 // memory: it is gone, its pid belongs to another process, or it is a zombie
 // whose resident set is empty. Use it after a memory-motivated kill, before
 // choosing another victim (earlyoom #121). It returns nil once the memory
 // is released, an error wrapping os.ErrDeadlineExceeded after timeout, and
 // ctx.Err() when ctx ends first.
-func (fs FS) WaitReleased(ctx context.Context, id ProcID, timeout time.Duration) error {
+func WaitReleased(ctx context.Context, fs FS, id ProcID, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		held, err := fs.holdsMemory(id)
+		held, err := fs.HoldsMemory(id)
 		if err != nil {
 			return err
 		}
@@ -284,35 +239,6 @@ func (fs FS) WaitReleased(ctx context.Context, id ProcID, timeout time.Duration)
 		case <-time.After(pollStep):
 		}
 	}
-}
-
-// holdsMemory reports whether id still exists with resident pages.
-func (fs FS) holdsMemory(id ProcID) (bool, error) {
-	st, err := fs.readStat(id.PID)
-	if IsGone(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	if st.StartTicks != id.StartTicks {
-		return false, nil
-	}
-	if st.State != 'Z' && st.State != 'X' {
-		return true, nil
-	}
-	b, err := readFile(fs.pidPath(id.PID, "statm"))
-	if IsGone(err) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	sm, err := parseStatm(b)
-	if err != nil {
-		return false, fmt.Errorf("pid %d: %w", id.PID, err)
-	}
-	return sm.ResidentPages > 0, nil
 }
 
 // ParseSignal reads a signal name or number: "TERM", "SIGTERM", "term",

@@ -230,7 +230,7 @@ func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
 	if got := signalNames(late[0].Signals); !slices.Equal(got, []string{"STOP", "INT", "CONT", "STOP", "KILL"}) {
 		t.Errorf("grandchild got %v, want STOP,INT,CONT,STOP,KILL", got)
 	}
-	if held, _ := mustFS(t).holdsMemory(late[0].ID); held {
+	if held, _ := mustFS(t).HoldsMemory(late[0].ID); held {
 		t.Errorf("grandchild %v still alive", late[0].ID)
 	}
 }
@@ -266,15 +266,15 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 	}
 	id := liveID(t, cmd.Process.Pid)
 	fs := mustFS(t)
-	if held, err := fs.holdsMemory(id); !held || err != nil {
-		t.Fatalf("holdsMemory before the kill = %v, %v", held, err)
+	if held, err := fs.HoldsMemory(id); !held || err != nil {
+		t.Fatalf("HoldsMemory before the kill = %v, %v", held, err)
 	}
 	o := liveKiller(t, KillConfig{Signal: syscall.SIGKILL}).Terminate(context.Background(), id)
 	if o.Result != ResultKilled {
 		t.Fatalf("got %v %v", o.Result, o.Err)
 	}
 	// Not reaped yet: a zombie, which must hold no memory any more.
-	if err := fs.WaitReleased(context.Background(), id, 5*time.Second); err != nil {
+	if err := WaitReleased(context.Background(), fs, id, 5*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if st := liveStat(t, id.PID); st.State != 'Z' || st.RSSPages != 0 {
@@ -284,7 +284,7 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 
 func TestLiveCgroupKill(t *testing.T) {
 	needIntegration(t)
-	mount := mustFS(t).cgroup2Mount()
+	mount := mustFS(t).Cgroup2Mount()
 	if mount == "" || os.Geteuid() != 0 {
 		t.Skip("needs root and a cgroup2 mount")
 	}
@@ -397,7 +397,7 @@ func TestPIDReuseHelper(t *testing.T) {
 	}
 
 	// The low-level handle refuses after opening the pidfd...
-	if h, err := fs.OpenProc(old); !errors.Is(err, ErrIdentityChanged) {
+	if h, err := OpenProc(fs, old); !errors.Is(err, ErrIdentityChanged) {
 		if h != nil {
 			h.Close()
 		}

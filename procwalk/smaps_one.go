@@ -15,7 +15,7 @@ func (fs FS) ReadSmaps(p *Process) error {
 	if p.Kernel || p.Zombie() {
 		return nil
 	}
-	b, err := readFile(fs.pidPath(p.ID.PID, "smaps_rollup"))
+	b, err := readFile(fs.PIDPath(p.ID.PID, "smaps_rollup"))
 	if err != nil {
 		if IsDenied(err) {
 			p.Denied |= FieldSmaps
@@ -24,7 +24,7 @@ func (fs FS) ReadSmaps(p *Process) error {
 	}
 	// The pid may have been reused since the scan: the start time after the
 	// read says whose memory we read.
-	st, err := fs.readStat(p.ID.PID)
+	st, err := fs.ReadStat(p.ID.PID)
 	if err != nil {
 		return err
 	}

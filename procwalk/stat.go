@@ -109,10 +109,10 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 // Kernel reports whether the stat flags mark a kernel thread.
 func (s Stat) Kernel() bool { return s.Flags&pfKthread != 0 }
 
-// readStat reads and parses <root>/<pid>/stat, the one file that says
+// ReadStat reads and parses <root>/<pid>/stat, the one file that says
 // which process a pid names now (its start time) and what state it is in.
-func (fs FS) readStat(pid int) (Stat, error) {
-	b, err := readFile(fs.pidPath(pid, "stat"))
+func (fs FS) ReadStat(pid int) (Stat, error) {
+	b, err := readFile(fs.PIDPath(pid, "stat"))
 	if err != nil {
 		return Stat{}, err
 	}

@@ -114,11 +114,11 @@ func NewKiller(fs FS, cfg KillConfig) (*Killer, error) {
 		return nil, fmt.Errorf("bad kill config: negative signal or duration")
 	}
 	k := &Killer{fs: fs, cfg: cfg, tmux: runTmux, selfPID: -1}
-	if fs.checkOwnNamespace() == nil {
+	if fs.CheckOwnNamespace() == nil {
 		k.selfPID = os.Getpid()
 	}
 	k.open = func(id ProcID) (handle, error) {
-		h, err := fs.OpenProc(id)
+		h, err := OpenProc(fs, id)
 		if err != nil {
 			return nil, err
 		}

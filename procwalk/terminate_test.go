@@ -750,13 +750,13 @@ func TestParseCgroup2Mount(t *testing.T) {
 
 func TestOpenProcRefusesForeignRoot(t *testing.T) {
 	fs, _ := NewFS(killFixture)
-	if _, err := fs.OpenProc(killFixtureID(t, 84)); !errors.Is(err, ErrForeignProc) {
+	if _, err := OpenProc(fs, killFixtureID(t, 84)); !errors.Is(err, ErrForeignProc) {
 		t.Errorf("err = %v, want ErrForeignProc for a fixture root", err)
 	}
-	if _, err := fs.OpenProc(ProcID{PID: -1}); !errors.Is(err, ErrBadTarget) {
+	if _, err := OpenProc(fs, ProcID{PID: -1}); !errors.Is(err, ErrBadTarget) {
 		t.Errorf("pid -1: err = %v, want ErrBadTarget", err)
 	}
-	if _, err := fs.OpenProc(ProcID{PID: 0}); !errors.Is(err, ErrBadTarget) {
+	if _, err := OpenProc(fs, ProcID{PID: 0}); !errors.Is(err, ErrBadTarget) {
 		t.Errorf("pid 0: err = %v, want ErrBadTarget", err)
 	}
 }

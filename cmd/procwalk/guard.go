@@ -296,7 +296,7 @@ func (r *guardRun) openChild() {
 		return // already gone: nothing to forward to
 	}
 	r.childID = id
-	if h, err := r.fs.OpenProc(id); err == nil {
+	if h, err := procwalk.OpenProc(r.fs, id); err == nil {
 		r.childHandle = h
 	}
 }
@@ -489,7 +489,7 @@ func (r *guardRun) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tr
 			r.enforced = why + "; CMD itself was the biggest process"
 		}
 		// Do not judge the next check on memory that is still being freed.
-		r.fs.WaitReleased(ctx, p.ID, releaseWait)
+		procwalk.WaitReleased(ctx, r.fs, p.ID, releaseWait)
 		return
 	}
 }
