@@ -4,11 +4,12 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // writeAction writes one procwalk_action line: the audit record of a signal
 // sent, refused or (in a dry run) planned. Its timestamp is the event's.
-func writeAction(w metricWriter, e *procwalk.ActionEvent) {
+func writeAction(w metricWriter, e *kill.ActionEvent) {
 	w.begin(MeasurementAction)
 	w.tag("requester", e.Requester)
 	w.tag("outcome", e.Outcome)
@@ -41,14 +42,14 @@ func writeAction(w metricWriter, e *procwalk.ActionEvent) {
 }
 
 // AddAction adds the procwalk_action line of e to the batch.
-func (b *Batch) AddAction(e procwalk.ActionEvent) {
+func (b *Batch) AddAction(e kill.ActionEvent) {
 	writeAction(b.w, &e)
 }
 
 // AppendActions appends the procwalk_action lines of events to dst, for
 // commands that report kills as line protocol. The error names the first
 // event the encoder rejected; the others are still appended.
-func AppendActions(dst []byte, events ...procwalk.ActionEvent) ([]byte, error) {
+func AppendActions(dst []byte, events ...kill.ActionEvent) ([]byte, error) {
 	var w lineWriter
 	w.enc.SetBuffer(dst)
 	for i := range events {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 var t0 = time.Unix(1700000100, 0)
@@ -219,7 +220,7 @@ func nan() float64 {
 }
 
 func TestAppendActions(t *testing.T) {
-	events := []procwalk.ActionEvent{{
+	events := []kill.ActionEvent{{
 		Time: t0, Requester: "rule:grow", Scope: "session tmux:build", Session: "tmux:build",
 		PID: 42, StartTicks: 1234, Comm: "cc1", Args: "cc1 -O2\nx.c", Signals: []string{"TERM", "KILL"},
 		Outcome: "killed", RSSBytes: 1 << 30, GoneSeconds: 5.5,

@@ -3,6 +3,7 @@ package procwalk
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -333,7 +334,11 @@ func TestCgroupWalkLive(t *testing.T) {
 	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
 		t.Skip("reads the live /proc and cgroupfs: set PROCWALK_INTEGRATION=1")
 	}
-	own := startOwn(t, "sleep", "300")
+	own := exec.Command("sleep", "300")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { own.Process.Kill(); own.Wait() }) // our own child
 	fs, err := NewFS(DefaultRoot)
 	if err != nil {
 		t.Fatal(err)

@@ -92,9 +92,10 @@
 // Built on the same Snapshot: a Grouper, a Stage of the caller's Monitor,
 // groups processes into Sessions (tmux, sid, pgrp, tty, tree, cgroup, user,
 // agent and rule-defined groups) with totals that never count a member twice;
-// a Killer signals a process only while its ProcID still names it (pidfd,
-// start time checked after opening), refuses protected processes, and plans
-// before it acts. See Grouper and Killer, and their Examples.
+// package procwalk/kill builds on them: its Killer signals a process only
+// while its ProcID still names it (pidfd, start time checked after opening),
+// refuses protected processes, and plans before it acts. See Grouper here
+// and Killer there, and their Examples.
 //
 // Agent sessions also carry an AgentState (Session.Agent): working, idle,
 // blocked or ended, model, context and token use, from the agent's

@@ -26,11 +26,11 @@ func (fs FS) tmuxEnviron(pid int, buf []byte) (tmuxEnv, []byte) {
 func (fs FS) readPIDFile(pid int, name string, buf []byte) ([]byte, error) {
 	fd, err := syscall.Open(fs.PIDPath(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return buf[:0], classify(err)
+		return buf[:0], Classify(err)
 	}
 	buf, _, err = readAllFD(fd, buf, false)
 	syscall.Close(fd)
-	return buf, classify(err)
+	return buf, Classify(err)
 }
 
 // parseTmuxEnviron finds TMUX= and TMUX_PANE= in an environ block.

@@ -71,8 +71,9 @@ func IsDenied(err error) bool {
 	return errors.Is(err, ErrDenied) || errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM)
 }
 
-// classify maps a read error onto our sentinels, keeping the original.
-func classify(err error) error {
+// Classify maps a read or signal error onto ErrGone and ErrDenied, keeping
+// the original.
+func Classify(err error) error {
 	switch {
 	case err == nil:
 		return nil
@@ -92,12 +93,12 @@ const maxFileBytes = 256 << 10
 func readFile(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return nil, classify(&os.PathError{Op: "open", Path: path, Err: err})
+		return nil, Classify(&os.PathError{Op: "open", Path: path, Err: err})
 	}
 	defer syscall.Close(fd)
 	b, _, err := readAllFD(fd, make([]byte, 0, 4096), false)
 	if err != nil {
-		return nil, classify(&os.PathError{Op: "read", Path: path, Err: err})
+		return nil, Classify(&os.PathError{Op: "read", Path: path, Err: err})
 	}
 	return b, nil
 }

@@ -84,7 +84,7 @@ func TestClassify(t *testing.T) {
 		{ErrMalformed, false, false},
 	}
 	for _, tt := range tests {
-		got := classify(tt.err)
+		got := Classify(tt.err)
 		if IsGone(got) != tt.gone || errors.Is(got, ErrGone) != tt.gone {
 			t.Errorf("classify(%v) = %v: gone %v; want %v", tt.err, got, IsGone(got), tt.gone)
 		}
@@ -95,7 +95,7 @@ func TestClassify(t *testing.T) {
 			t.Errorf("classify(%v) = %v lost the original error", tt.err, got)
 		}
 	}
-	if classify(nil) != nil {
+	if Classify(nil) != nil {
 		t.Error("classify(nil) != nil")
 	}
 }

@@ -13,6 +13,16 @@ import (
 // hidepid hides it, its ancestors, whether it still holds memory, and
 // whether the FS's pids are the ones this process can signal.
 
+// Errors of the pid reads.
+var (
+	// ErrForeignProc means the FS root is not the procfs of our own pid
+	// namespace, so its pids are not the ones kill(2) would reach.
+	ErrForeignProc = errors.New("procfs root belongs to another pid namespace")
+	// ErrBadTarget means a pid that no signal may be aimed at (<= 0 would
+	// address process groups or every process).
+	ErrBadTarget = errors.New("invalid target pid")
+)
+
 // ReadProcID reads the identity of the process with pid now: one stat
 // read, for callers that know a pid (a child they started) and need the
 // ProcID to act on it.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // The session integration tests start a tmux server on a private socket,
@@ -121,7 +122,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // killOwn sends SIGKILL to a process this test started, through a pidfd
 // opened for exactly that process; gone already is fine.
 func killOwn(fs procwalk.FS, id procwalk.ProcID) {
-	h, err := procwalk.OpenProc(fs, id)
+	h, err := kill.OpenProc(fs, id)
 	if err != nil {
 		return // exited with its server, or reaped
 	}

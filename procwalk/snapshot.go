@@ -174,7 +174,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	}
 	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+		return nil, fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
 	}
 	defer syscall.Close(root)
 
@@ -185,7 +185,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		}
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", sc.fs.root, classify(err))
+		return nil, fmt.Errorf("listing %s: %w", sc.fs.root, Classify(err))
 	}
 	if !slices.IsSorted(sc.pids) {
 		slices.Sort(sc.pids)
@@ -221,7 +221,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 func (sc *Scanner) ReadProcesses(procs []Process, pids []int, fields Fields, sel Selector, host *Host, v *Visibility) ([]Process, error) {
 	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return procs, fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+		return procs, fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
 	}
 	defer syscall.Close(root)
 	job := &scanJob{procs: procs, vis: *v}
@@ -475,7 +475,7 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 func (sc *Scanner) ReadMore(procs []*Process, f Fields) error {
 	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("opening %s: %w", sc.fs.root, classify(err))
+		return fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
 	}
 	defer syscall.Close(root)
 	sc.watched(&scanJob{}, func(w *Scanner, job *scanJob) { w.readMoreFrom(root, procs, f, job) })

@@ -120,5 +120,5 @@ func pathError(op, root string, rel []byte, err error) error {
 	if n := len(p); n > 0 && p[n-1] == 0 {
 		p = p[:n-1]
 	}
-	return classify(&os.PathError{Op: op, Path: root + "/" + p, Err: err})
+	return Classify(&os.PathError{Op: op, Path: root + "/" + p, Err: err})
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // world is a configured runtime's surroundings: fixture snapshot, sessions,
@@ -229,7 +230,7 @@ func TestKill(t *testing.T) {
 
 func TestKillRefusedAndFailed(t *testing.T) {
 	w := newWorld(t)
-	w.killer.results = map[int]procwalk.Result{300: procwalk.ResultProtected}
+	w.killer.results = map[int]kill.Result{300: kill.ResultProtected}
 	got := w.eval(t, `local r, err = pw.process(300):kill() print(r.ok, r.outcomes[1].result, r.outcomes[1].refused, r.outcomes[1].error) print(err)`)
 	want := "false\trefused_protected\ttrue\tpid 300 (sshd) is protected: protected process\n1 of 1 targets not terminated"
 	if !strings.HasPrefix(got, want) || !strings.Contains(got[len(want):], "protected") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripts"
 )
 
@@ -331,7 +332,7 @@ agent:claude/myproj                          1.6 GiB pss of 1.0 GiB  OVER
 // A protected biggest member is skipped for the next one.
 func TestMemoryGuardSkipsProtected(t *testing.T) {
 	w := newWorld(t)
-	w.killer.results = map[int]procwalk.Result{110: procwalk.ResultProtected}
+	w.killer.results = map[int]kill.Result{110: kill.ResultProtected}
 	runBundled(t, w, "memory-guard", "limit=1GiB", "ticks=1", "session=tmux:work")
 	want := "process 110@160000 sig=15 grace=10s dry=false by=rule:memory-guard.lua|process 112@170100 sig=15 grace=10s dry=false by=rule:memory-guard.lua"
 	if got := strings.Join(w.killer.calls, "|"); got != want {

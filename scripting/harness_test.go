@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // fixtureTime is the snapshot time tests use: ten days after the fixture's
@@ -79,28 +80,28 @@ func joinSorted[V any](m map[string]V) string {
 type fakeKiller struct {
 	snap    *procwalk.Snapshot
 	calls   []string
-	results map[int]procwalk.Result
+	results map[int]kill.Result
 	err     error
 }
 
-func (k *fakeKiller) Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error) {
+func (k *fakeKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOptions) (*kill.Report, error) {
 	k.calls = append(k.calls, fmt.Sprintf("%s sig=%d grace=%s dry=%v by=%s", scope, opts.Signal, opts.Grace, opts.DryRun, opts.Requester))
 	if k.err != nil {
 		return nil, k.err
 	}
-	r := &procwalk.Report{Scope: scope.String(), DryRun: opts.DryRun}
+	r := &kill.Report{Scope: scope.String(), DryRun: opts.DryRun}
 	for _, p := range scope.Members(k.snap, nil) {
-		o := procwalk.Outcome{Target: procwalk.Target{ID: p.ID, Comm: p.Comm, RSSBytes: p.RSSBytes}}
+		o := kill.Outcome{Target: kill.Target{ID: p.ID, Comm: p.Comm, RSSBytes: p.RSSBytes}}
 		switch {
 		case opts.DryRun:
-			o.Result, o.Planned = procwalk.ResultDryRun, []syscall.Signal{15, 9}
+			o.Result, o.Planned = kill.ResultDryRun, []syscall.Signal{15, 9}
 		case k.results[p.ID.PID] != 0:
 			o.Result = k.results[p.ID.PID]
 			if o.Result.Refused() {
-				o.Err = fmt.Errorf("pid %d (%s) is protected: %w", p.ID.PID, p.Comm, procwalk.ErrProtected)
+				o.Err = fmt.Errorf("pid %d (%s) is protected: %w", p.ID.PID, p.Comm, kill.ErrProtected)
 			}
 		default:
-			o.Result, o.Signals, o.GoneAfter = procwalk.ResultExited, []syscall.Signal{15}, 20*time.Millisecond
+			o.Result, o.Signals, o.GoneAfter = kill.ResultExited, []syscall.Signal{15}, 20*time.Millisecond
 		}
 		r.Outcomes = append(r.Outcomes, o)
 	}

@@ -11,6 +11,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // kill.go is procwalk.kill and the :kill methods. Scripts never signal a
@@ -21,7 +22,7 @@ import (
 // Killer carries out the kills scripts ask for. It must verify identities
 // and apply the protections; EngineKiller does, with procwalk's Killer.
 type Killer interface {
-	Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error)
+	Kill(ctx context.Context, scope kill.Scope, opts KillOptions) (*kill.Report, error)
 }
 
 // KillOptions are what a script may choose per kill. It can neither force
@@ -38,11 +39,11 @@ type KillOptions struct {
 // makes every kill a dry run.
 type EngineKiller struct {
 	FS   procwalk.FS
-	Base procwalk.KillConfig
+	Base kill.Config
 }
 
 // Kill plans and executes one termination.
-func (k EngineKiller) Kill(ctx context.Context, scope procwalk.Scope, opts KillOptions) (*procwalk.Report, error) {
+func (k EngineKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOptions) (*kill.Report, error) {
 	cfg := k.Base
 	if opts.Signal != 0 {
 		cfg.Signal = opts.Signal
@@ -54,7 +55,7 @@ func (k EngineKiller) Kill(ctx context.Context, scope procwalk.Scope, opts KillO
 	if opts.Requester != "" {
 		cfg.Requester = opts.Requester
 	}
-	killer, err := procwalk.NewKiller(k.FS, cfg)
+	killer, err := kill.NewKiller(k.FS, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,7 +83,7 @@ func (m *module) killOpts(L *lua.LState, n int) (KillOptions, string) {
 	t.ForEach(func(k, v lua.LValue) {
 		switch key, _ := k.(lua.LString); key {
 		case "signal":
-			sig, err := procwalk.ParseSignal(v.String())
+			sig, err := kill.ParseSignal(v.String())
 			if err != nil {
 				L.ArgError(n, err.Error())
 			}
@@ -108,14 +109,14 @@ func (m *module) killOpts(L *lua.LState, n int) (KillOptions, string) {
 }
 
 // processScope is the scope of a process kill.
-func processScope(p *procwalk.Process, scope string) procwalk.Scope {
+func processScope(p *procwalk.Process, scope string) kill.Scope {
 	switch scope {
 	case "tree":
-		return procwalk.TreeScope{Root: p.ID}
+		return kill.TreeScope{Root: p.ID}
 	case "group":
-		return procwalk.GroupScope{PGRP: p.PGRP}
+		return kill.GroupScope{PGRP: p.PGRP}
 	}
-	return procwalk.ProcessScope{ID: p.ID}
+	return kill.ProcessScope{ID: p.ID}
 }
 
 // procwalk.kill(target [, opts]) -> report | nil, err; report, err when
@@ -184,12 +185,12 @@ func (m *module) killSession(L *lua.LState, s *procwalk.Session, n int) int {
 	if scope != "" {
 		L.ArgError(n, fmt.Sprintf("scope %q applies to processes; a session kill takes its members", scope))
 	}
-	return m.kill(L, procwalk.NewSessionScope(s, false), opts)
+	return m.kill(L, kill.NewSessionScope(s, false), opts)
 }
 
 // kill runs the Killer with the run's deadline paused: the grace period is
 // time the script asked to wait.
-func (m *module) kill(L *lua.LState, scope procwalk.Scope, opts KillOptions) int {
+func (m *module) kill(L *lua.LState, scope kill.Scope, opts KillOptions) int {
 	if m.r.cfg.Killer == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(errNoKiller.Error()))
@@ -213,7 +214,7 @@ func (m *module) kill(L *lua.LState, scope procwalk.Scope, opts KillOptions) int
 
 // reportTable converts a Report:
 // {ok, dry_run, scope, session, notes = {...}, outcomes = {{pid, comm, ...}}}.
-func reportTable(L *lua.LState, r *procwalk.Report) *lua.LTable {
+func reportTable(L *lua.LState, r *kill.Report) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("ok", lua.LBool(r.Err() == nil))
 	t.RawSetString("dry_run", lua.LBool(r.DryRun))
@@ -234,7 +235,7 @@ func reportTable(L *lua.LState, r *procwalk.Report) *lua.LTable {
 	return t
 }
 
-func outcomeTable(L *lua.LState, o *procwalk.Outcome) *lua.LTable {
+func outcomeTable(L *lua.LState, o *kill.Outcome) *lua.LTable {
 	t := L.NewTable()
 	t.RawSetString("pid", lua.LNumber(o.ID.PID))
 	t.RawSetString("id", lua.LString(o.ID.String()))
@@ -267,7 +268,7 @@ func outcomeTable(L *lua.LState, o *procwalk.Outcome) *lua.LTable {
 func signalList(L *lua.LState, sigs []syscall.Signal) *lua.LTable {
 	t := L.CreateTable(len(sigs), 0)
 	for _, s := range sigs {
-		t.Append(lua.LString(procwalk.SignalName(s)))
+		t.Append(lua.LString(kill.SignalName(s)))
 	}
 	return t
 }

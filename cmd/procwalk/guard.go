@@ -12,6 +12,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"golang.org/x/sys/unix"
 )
 
@@ -120,7 +121,7 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	fs.DurationVar(&c.maxCPU, "max-cpu-time", 0, "end the tree when its user+system CPU time exceeds this")
 	fs.DurationVar(&c.timeout, "timeout", 0, "end the tree this long after CMD started")
 	fs.StringVar(&c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
-	fs.DurationVar(&c.grace, "grace", procwalk.DefaultGrace, "time to exit after TERM before SIGKILL")
+	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after TERM before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "report what each broken limit would end, once per limit; signal nothing")
 	return &ffcli.Command{
 		Name:       "guard",
@@ -199,11 +200,11 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	if err := becomeSubreaper(); err != nil {
 		return err
 	}
-	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: procwalk.NewAuditLog(guardHistory),
+	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: kill.NewAuditLog(guardHistory),
 		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, NoRates: true}), seen: make(map[procwalk.ProcID]bool), name: printable(args[0]),
 		reported:   make(map[string]bool),
 		foreground: terminalForeground(c.e.stdin)}
-	r.killer, err = procwalk.NewKiller(fsys, procwalk.KillConfig{
+	r.killer, err = kill.NewKiller(fsys, kill.Config{
 		Grace: c.grace, Force: true, Requester: "guard", Audit: r.record, DryRun: c.dryRun,
 	})
 	if err != nil {
@@ -251,15 +252,15 @@ type guardRun struct {
 	lim        guardLimits
 	fs         procwalk.FS
 	monitor    *procwalk.Monitor
-	killer     *procwalk.Killer
-	history    *procwalk.AuditLog
+	killer     *kill.Killer
+	history    *kill.AuditLog
 	self       int
 	name       string // the command as typed, escaped (printable): every message names it
 	foreground bool
 
 	child       int
 	childID     procwalk.ProcID
-	childHandle *procwalk.ProcHandle // forwards signals; nil if it exited at once
+	childHandle *kill.ProcHandle // forwards signals; nil if it exited at once
 	start       time.Time
 	end         time.Time
 
@@ -296,7 +297,7 @@ func (r *guardRun) openChild() {
 		return // already gone: nothing to forward to
 	}
 	r.childID = id
-	if h, err := procwalk.OpenProc(r.fs, id); err == nil {
+	if h, err := kill.OpenProc(r.fs, id); err == nil {
 		r.childHandle = h
 	}
 }
@@ -308,7 +309,7 @@ func (r *guardRun) closeChild() {
 }
 
 // record keeps the audit events of processes guard actually signalled.
-func (r *guardRun) record(e procwalk.ActionEvent) {
+func (r *guardRun) record(e kill.ActionEvent) {
 	if len(e.Signals) > 0 {
 		r.history.Add(e)
 	}
@@ -365,7 +366,7 @@ func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os
 			return
 		}
 		if giveUp == nil && (r.enforced != "" || r.leftovers || r.cancelled) {
-			giveUp = time.After(r.c.grace + procwalk.DefaultKillWait + giveUpAfterKill)
+			giveUp = time.After(r.c.grace + kill.DefaultKillWait + giveUpAfterKill)
 		}
 	}
 }
@@ -395,7 +396,7 @@ func (r *guardRun) forward(sig syscall.Signal) {
 		return // CMD is gone; its leftovers are being ended
 	}
 	if err := r.childHandle.Signal(sig); err == nil {
-		r.forwarded = append(r.forwarded, procwalk.SignalName(sig))
+		r.forwarded = append(r.forwarded, kill.SignalName(sig))
 	}
 }
 
@@ -472,7 +473,7 @@ func (r *guardRun) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tr
 		return
 	}
 	by, _ := procwalk.LookupMetric(metric)
-	for _, p := range procwalk.Biggest(snap, tree, -1, by) {
+	for _, p := range kill.Biggest(snap, tree, -1, by) {
 		if r.killer.Check(p) != nil {
 			continue
 		}
@@ -482,14 +483,14 @@ func (r *guardRun) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tr
 		}
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: %s the biggest process, pid %d (%s)\n", why, verb, p.ID.PID, printable(p.Comm))
 		o := r.killer.WithRequester("guard:"+metric).Terminate(ctx, p.ID)
-		if o.Result != procwalk.ResultExited && o.Result != procwalk.ResultKilled {
+		if o.Result != kill.ResultExited && o.Result != kill.ResultKilled {
 			return // not ended by guard (gone already, dry run ...): judge again next interval
 		}
 		if p.ID == r.childID {
 			r.enforced = why + "; CMD itself was the biggest process"
 		}
 		// Do not judge the next check on memory that is still being freed.
-		procwalk.WaitReleased(ctx, r.fs, p.ID, releaseWait)
+		kill.WaitReleased(ctx, r.fs, p.ID, releaseWait)
 		return
 	}
 }
@@ -516,9 +517,9 @@ func (r *guardRun) endTree(ctx context.Context, limit, why string) {
 
 // signalledAny reports whether a terminate sent a signal or found a
 // target already gone.
-func signalledAny(rep *procwalk.Report) bool {
+func signalledAny(rep *kill.Report) bool {
 	for _, o := range rep.Outcomes {
-		if len(o.Signals) > 0 || o.Result == procwalk.ResultGone {
+		if len(o.Signals) > 0 || o.Result == kill.ResultGone {
 			return true
 		}
 	}
@@ -536,7 +537,7 @@ func (r *guardRun) endLeftovers(ctx context.Context) {
 
 // terminate runs the two-stage terminate over every descendant of guard
 // and returns its report (nil when it could not plan).
-func (r *guardRun) terminate(ctx context.Context, why string) *procwalk.Report {
+func (r *guardRun) terminate(ctx context.Context, why string) *kill.Report {
 	rep, err := r.killer.TerminateScope(ctx, guardScope{self: r.self, why: why})
 	if err != nil {
 		fmt.Fprintf(r.c.e.stderr, "procwalk guard: ending the tree: %v\n", err)

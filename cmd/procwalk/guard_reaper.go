@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"golang.org/x/sys/unix"
 )
 
@@ -86,7 +86,7 @@ func exitStatus(ws unix.WaitStatus) int {
 // "killed by signal KILL".
 func describeStatus(ws unix.WaitStatus) string {
 	if ws.Signaled() {
-		s := "killed by signal " + procwalk.SignalName(ws.Signal())
+		s := "killed by signal " + kill.SignalName(ws.Signal())
 		if ws.CoreDump() {
 			s += " (core dumped)"
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"golang.org/x/sys/unix"
 )
 
@@ -107,7 +108,7 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.tree, "tree", "", "terminate PID (or PID@STARTTICKS) and its descendants")
 	fs.IntVar(&c.pgrp, "pgrp", 0, "terminate process group N")
 	fs.StringVar(&c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
-	fs.DurationVar(&c.grace, "grace", procwalk.DefaultGrace, "time to exit after the first signal before SIGKILL")
+	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after the first signal before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print what would be signalled; signal nothing")
 	fs.BoolVar(&c.yes, "yes", false, "do not ask before signalling more than one process")
 	fs.BoolVar(&c.force, "force", false, "override the protected list (never the hard rules)")
@@ -122,7 +123,7 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
 		ShortHelp:  "terminate a process, tree, process group or session safely",
-		LongHelp:   fmt.Sprintf(killHelp, wrapList(procwalk.DefaultProtected(), 68, "    ")),
+		LongHelp:   fmt.Sprintf(killHelp, wrapList(kill.DefaultProtected(), 68, "    ")),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -168,7 +169,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	}
 	out := &eventPrinter{w: c.e.stdout, json: c.json}
 	cfg.Audit = out.print
-	k, err := procwalk.NewKiller(fsys, cfg)
+	k, err := kill.NewKiller(fsys, cfg)
 	if err != nil {
 		return usageErrorf("%v", err)
 	}
@@ -197,22 +198,22 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	return report.Err()
 }
 
-// config turns the flags into a KillConfig, checking each value.
-func (c *killCommand) config() (procwalk.KillConfig, error) {
-	sig, err := procwalk.ParseSignal(c.signal)
+// config turns the flags into a kill.Config, checking each value.
+func (c *killCommand) config() (kill.Config, error) {
+	sig, err := kill.ParseSignal(c.signal)
 	if err != nil {
-		return procwalk.KillConfig{}, usageErrorf("--signal: %v", err)
+		return kill.Config{}, usageErrorf("--signal: %v", err)
 	}
 	if c.grace <= 0 {
-		return procwalk.KillConfig{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
+		return kill.Config{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
 	}
-	cfg := procwalk.KillConfig{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
+	cfg := kill.Config{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
 	if c.protect != "" {
 		extra := splitList(c.protect)
-		if err := procwalk.ValidateProtected(extra); err != nil {
+		if err := kill.ValidateProtected(extra); err != nil {
 			return cfg, usageErrorf("--protect: %v", err)
 		}
-		cfg.Protected = append(procwalk.DefaultProtected(), extra...)
+		cfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
 	if c.g.pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the events
@@ -221,7 +222,7 @@ func (c *killCommand) config() (procwalk.KillConfig, error) {
 }
 
 // scope reads the one target the flags and arguments name.
-func (c *killCommand) scope(fsys procwalk.FS, args []string) (procwalk.Scope, error) {
+func (c *killCommand) scope(fsys procwalk.FS, args []string) (kill.Scope, error) {
 	named := 0
 	for _, set := range []bool{len(args) > 0, c.tree != "", c.pgrp != 0, c.session != ""} {
 		if set {
@@ -237,18 +238,18 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (procwalk.Scope, er
 		if err != nil {
 			return nil, err
 		}
-		return procwalk.ProcessScope{ID: id}, nil
+		return kill.ProcessScope{ID: id}, nil
 	case c.tree != "":
 		id, err := resolveID(fsys, c.tree, "--tree")
 		if err != nil {
 			return nil, err
 		}
-		return procwalk.TreeScope{Root: id}, nil
+		return kill.TreeScope{Root: id}, nil
 	case c.pgrp != 0:
 		if c.pgrp < 0 {
 			return nil, usageErrorf("--pgrp %d: want a positive process group id", c.pgrp)
 		}
-		return procwalk.GroupScope{PGRP: c.pgrp}, nil
+		return kill.GroupScope{PGRP: c.pgrp}, nil
 	}
 	return c.sessionScope(fsys)
 }
@@ -283,7 +284,7 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 }
 
 // sessionScope finds --session among the sessions of its kind.
-func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
+func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	kind, _, err := procwalk.ParseRef(c.session)
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
@@ -294,7 +295,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
 	case procwalk.KindPGRP:
 		n, err := strconv.Atoi(strings.TrimPrefix(c.session, kind+":"))
 		if err == nil && n > 0 {
-			return procwalk.GroupScope{PGRP: n}, nil
+			return kill.GroupScope{PGRP: n}, nil
 		}
 	}
 	cfg := procwalk.GroupConfig{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot}
@@ -323,17 +324,17 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (procwalk.Scope, error) {
 	if c.killTmuxSession && kind != procwalk.KindTmux {
 		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
-	return procwalk.NewSessionScope(s, c.killTmuxSession), nil
+	return kill.NewSessionScope(s, c.killTmuxSession), nil
 }
 
 // confirm lists the targets on stderr and asks. Without a terminal on
 // stdin there is nobody to ask: refuse.
-func (c *killCommand) confirm(ctx context.Context, k *procwalk.Killer, plan *procwalk.Plan) error {
+func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Plan) error {
 	listTargets(c.e.stderr, plan)
 	if !isTerminal(c.e.stdin) {
 		return usageErrorf("refusing to signal %d processes without confirmation: stdin is not a terminal; check them with --dry-run, then pass --yes", len(plan.Targets))
 	}
-	what := procwalk.SignalName(k.Config().Signal)
+	what := kill.SignalName(k.Config().Signal)
 	if what != "KILL" {
 		what += fmt.Sprintf(" (then KILL after %s)", c.grace)
 	}
@@ -349,7 +350,7 @@ func (c *killCommand) confirm(ctx context.Context, k *procwalk.Killer, plan *pro
 }
 
 // listTargets prints the plan as a table.
-func listTargets(w io.Writer, plan *procwalk.Plan) {
+func listTargets(w io.Writer, plan *kill.Plan) {
 	fmt.Fprintf(w, "%s: %d to signal", plan.Scope, len(plan.Targets))
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
@@ -410,7 +411,7 @@ type eventPrinter struct {
 	err  error
 }
 
-func (p *eventPrinter) print(e procwalk.ActionEvent) {
+func (p *eventPrinter) print(e kill.ActionEvent) {
 	if p.err != nil {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -157,7 +158,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	}
 	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e}
 	log := textLogger(e.stderr)
-	killer, err := s.killer(fsys, script.Name, g.pss, func(ev procwalk.ActionEvent) {
+	killer, err := s.killer(fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
 		sr.out.action(ev)
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -58,17 +59,17 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 // killer returns the Killer behind the script's kills: procwalk's, with the
 // default protected list plus --protect, each outcome logged and passed to
 // audit.
-func (f *scriptFlags) killer(fsys procwalk.FS, name string, pss bool, audit func(procwalk.ActionEvent)) (scripting.Killer, error) {
-	cfg := procwalk.KillConfig{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
+func (f *scriptFlags) killer(fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
+	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}
 	if f.protect != "" {
 		extra := splitList(f.protect)
-		if err := procwalk.ValidateProtected(extra); err != nil {
+		if err := kill.ValidateProtected(extra); err != nil {
 			return nil, usageErrorf("--protect: %v", err)
 		}
-		cfg.Protected = append(procwalk.DefaultProtected(), extra...)
+		cfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
@@ -173,7 +174,7 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 }
 
 // action adds the procwalk_action line of a kill's outcome.
-func (e *lineEmitter) action(ev procwalk.ActionEvent) {
+func (e *lineEmitter) action(ev kill.ActionEvent) {
 	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
 }
 
@@ -370,7 +371,7 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 
 // action logs a kill's audit event and adds it to the batch as
 // procwalk_action.
-func (h *scriptHook) action(e procwalk.ActionEvent) {
+func (h *scriptHook) action(e kill.ActionEvent) {
 	h.log.Warnf("%s", e.String())
 	if h.batch != nil {
 		h.batch.AddAction(e)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // topcmd.go is `procwalk top`: it wires the live view (package top) to a
@@ -120,18 +121,18 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	kcfg := procwalk.KillConfig{Grace: c.grace, Requester: "top"}
+	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
 	if c.grace <= 0 {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
 	if c.protect != "" {
 		extra := splitList(c.protect)
-		if err := procwalk.ValidateProtected(extra); err != nil {
+		if err := kill.ValidateProtected(extra); err != nil {
 			return usageErrorf("--protect: %v", err)
 		}
-		kcfg.Protected = append(procwalk.DefaultProtected(), extra...)
+		kcfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
-	killer, err := procwalk.NewKiller(fsys, kcfg)
+	killer, err := kill.NewKiller(fsys, kcfg)
 	if err != nil {
 		return err
 	}
@@ -249,15 +250,15 @@ func cgroupSessionOf(sessions []procwalk.Session, id procwalk.ProcID) *procwalk.
 }
 
 // topKiller is the safe-kill engine as the live view uses it.
-type topKiller struct{ k *procwalk.Killer }
+type topKiller struct{ k *kill.Killer }
 
 func (t topKiller) Check(p *procwalk.Process) error { return t.k.Check(p) }
-func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) procwalk.Outcome {
+func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome {
 	return t.k.Terminate(ctx, id)
 }
-func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*procwalk.Report, error) {
-	return t.k.TerminateScope(ctx, procwalk.TreeScope{Root: root})
+func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error) {
+	return t.k.TerminateScope(ctx, kill.TreeScope{Root: root})
 }
-func (t topKiller) KillSession(ctx context.Context, s *procwalk.Session) (*procwalk.Report, error) {
-	return t.k.TerminateScope(ctx, procwalk.NewSessionScope(s, false))
+func (t topKiller) KillSession(ctx context.Context, s *procwalk.Session) (*kill.Report, error) {
+	return t.k.TerminateScope(ctx, kill.NewSessionScope(s, false))
 }

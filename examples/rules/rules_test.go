@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -29,9 +30,9 @@ func (e *emitted) Emit(m string, tags map[string]string, fields map[string]any, 
 // killer records kills; it signals nothing.
 type killer struct{ calls []string }
 
-func (k *killer) Kill(_ context.Context, scope procwalk.Scope, opts scripting.KillOptions) (*procwalk.Report, error) {
+func (k *killer) Kill(_ context.Context, scope kill.Scope, opts scripting.KillOptions) (*kill.Report, error) {
 	k.calls = append(k.calls, fmt.Sprintf("%s dry=%v", scope, opts.DryRun))
-	return &procwalk.Report{Scope: scope.String(), DryRun: opts.DryRun, Outcomes: []procwalk.Outcome{{Result: procwalk.ResultDryRun}}}, nil
+	return &kill.Report{Scope: scope.String(), DryRun: opts.DryRun, Outcomes: []kill.Outcome{{Result: kill.ResultDryRun}}}, nil
 }
 
 func TestCPUHog(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // Config is what the live view needs besides its Source and Killer.
@@ -400,10 +401,10 @@ func killCmd(kill func(ctx context.Context) (string, bool)) tea.Cmd {
 }
 
 // outcomeText says what happened to one target.
-func outcomeText(escape func(string) string, o procwalk.Outcome) (string, bool) {
+func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, escape(o.Comm))
 	switch {
-	case o.Result == procwalk.ResultKilled:
+	case o.Result == kill.ResultKilled:
 		return what + ": killed (SIGKILL after the grace)", false
 	case o.Result.Done():
 		return what + ": " + o.Result.String(), false
@@ -414,7 +415,7 @@ func outcomeText(escape func(string) string, o procwalk.Outcome) (string, bool) 
 }
 
 // reportText says what happened to a tree or a session.
-func reportText(escape func(string) string, what string, r *procwalk.Report, err error) (string, bool) {
+func reportText(escape func(string) string, what string, r *kill.Report, err error) (string, bool) {
 	if err != nil {
 		return what + ": " + escape(err.Error()), true
 	}
@@ -423,7 +424,7 @@ func reportText(escape func(string) string, what string, r *procwalk.Report, err
 		counts[o.Result.String()]++
 	}
 	text := fmt.Sprintf("%s: %d targets", what, len(r.Outcomes))
-	for _, res := range []procwalk.Result{procwalk.ResultExited, procwalk.ResultKilled, procwalk.ResultGone, procwalk.ResultProtected, procwalk.ResultIdentityChanged, procwalk.ResultDenied, procwalk.ResultSurvived, procwalk.ResultEscaped, procwalk.ResultFailed} {
+	for _, res := range []kill.Result{kill.ResultExited, kill.ResultKilled, kill.ResultGone, kill.ResultProtected, kill.ResultIdentityChanged, kill.ResultDenied, kill.ResultSurvived, kill.ResultEscaped, kill.ResultFailed} {
 		if n := counts[res.String()]; n > 0 {
 			text += fmt.Sprintf(", %d %s", n, res)
 		}

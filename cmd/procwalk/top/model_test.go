@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 const fixtureProc = "../../../procwalk/testdata/proc"
@@ -67,26 +68,26 @@ type fakeKiller struct{ calls []string }
 
 func (k *fakeKiller) Check(p *procwalk.Process) error {
 	if p.Comm == "systemd" {
-		return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, procwalk.ErrProtected)
+		return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, kill.ErrProtected)
 	}
 	return nil
 }
 
-func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) procwalk.Outcome {
+func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
 	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID))
-	o := procwalk.Outcome{Target: procwalk.Target{ID: id, Comm: "x"}, Result: procwalk.ResultExited, Signals: []syscall.Signal{syscall.SIGTERM}}
+	o := kill.Outcome{Target: kill.Target{ID: id, Comm: "x"}, Result: kill.ResultExited, Signals: []syscall.Signal{syscall.SIGTERM}}
 	if id.PID == 1 {
-		o.Comm, o.Result, o.Err = "systemd", procwalk.ResultProtected, procwalk.ErrProtected
+		o.Comm, o.Result, o.Err = "systemd", kill.ResultProtected, kill.ErrProtected
 	}
 	return o
 }
 
-func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*procwalk.Report, error) {
+func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*kill.Report, error) {
 	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID))
-	return &procwalk.Report{Outcomes: []procwalk.Outcome{{Target: procwalk.Target{ID: root}, Result: procwalk.ResultExited}}}, nil
+	return &kill.Report{Outcomes: []kill.Outcome{{Target: kill.Target{ID: root}, Result: kill.ResultExited}}}, nil
 }
 
-func (k *fakeKiller) KillSession(_ context.Context, s *procwalk.Session) (*procwalk.Report, error) {
+func (k *fakeKiller) KillSession(_ context.Context, s *procwalk.Session) (*kill.Report, error) {
 	k.calls = append(k.calls, "session "+s.Ref())
 	return nil, errors.New("refused: holds a protected process")
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // Frame is one refresh: what the Source gathered.
@@ -55,7 +56,7 @@ type Killer interface {
 	Check(p *procwalk.Process) error
 	// Kill ends one process; KillTree a process and its descendants;
 	// KillSession every member of a session.
-	Kill(ctx context.Context, id procwalk.ProcID) procwalk.Outcome
-	KillTree(ctx context.Context, root procwalk.ProcID) (*procwalk.Report, error)
-	KillSession(ctx context.Context, s *procwalk.Session) (*procwalk.Report, error)
+	Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome
+	KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error)
+	KillSession(ctx context.Context, s *procwalk.Session) (*kill.Report, error)
 }

@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // These tests signal real processes, every one started by the test itself.
@@ -43,19 +45,19 @@ func startOwn(t *testing.T, name string, args ...string) *exec.Cmd {
 }
 
 // liveID reads the ProcID of pid from the live /proc.
-func liveID(t *testing.T, pid int) ProcID {
+func liveID(t *testing.T, pid int) procwalk.ProcID {
 	t.Helper()
 	st := liveStat(t, pid)
-	return ProcID{PID: pid, StartTicks: st.StartTicks}
+	return procwalk.ProcID{PID: pid, StartTicks: st.StartTicks}
 }
 
-func liveStat(t *testing.T, pid int) Stat {
+func liveStat(t *testing.T, pid int) procwalk.Stat {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := parseStat(b)
+	st, err := fs.ReadStat(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,9 +75,9 @@ func waitComm(t *testing.T, pid int, comm string) {
 	t.Fatalf("pid %d never became %s", pid, comm)
 }
 
-func liveKiller(t *testing.T, cfg KillConfig) *Killer {
+func liveKiller(t *testing.T, cfg Config) *Killer {
 	t.Helper()
-	fs, err := NewFS(DefaultRoot)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestLiveTermIgnoredIsKilledAfterGrace(t *testing.T) {
 		t.Fatalf("SigIgn %x: the target does not ignore TERM", ign)
 	}
 	const grace = 300 * time.Millisecond
-	o := liveKiller(t, KillConfig{Grace: grace, Requester: "test"}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
+	o := liveKiller(t, Config{Grace: grace, Requester: "test"}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
 	if o.Result != ResultKilled || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}) {
 		t.Fatalf("got %v %v (%v), want killed after TERM,KILL", o.Result, signalNames(o.Signals), o.Err)
 	}
@@ -145,7 +147,7 @@ func liveSigIgn(t *testing.T, pid int) uint64 {
 func TestLiveExitsOnTerm(t *testing.T) {
 	needIntegration(t)
 	cmd := startOwn(t, "sleep", "100")
-	o := liveKiller(t, KillConfig{Grace: 10 * time.Second}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
+	o := liveKiller(t, Config{Grace: 10 * time.Second}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
 	if o.Result != ResultExited || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM}) {
 		t.Fatalf("got %v %v (%v), want exited after TERM", o.Result, signalNames(o.Signals), o.Err)
 	}
@@ -161,7 +163,7 @@ func TestLiveDryRunSignalsNothing(t *testing.T) {
 	needIntegration(t)
 	cmd := startOwn(t, "sleep", "100")
 	id := liveID(t, cmd.Process.Pid)
-	r, err := liveKiller(t, KillConfig{DryRun: true, Signal: syscall.SIGKILL}).TerminateScope(context.Background(), TreeScope{Root: id})
+	r, err := liveKiller(t, Config{DryRun: true, Signal: syscall.SIGKILL}).TerminateScope(context.Background(), TreeScope{Root: id})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +180,7 @@ func TestLiveDryRunSignalsNothing(t *testing.T) {
 // broken rule must not signal the test's parent or init.
 func TestLiveSelfAndAncestorsRefused(t *testing.T) {
 	needIntegration(t)
-	k := liveKiller(t, KillConfig{Force: true, DryRun: true})
+	k := liveKiller(t, Config{Force: true, DryRun: true})
 	for _, pid := range []int{os.Getpid(), os.Getppid(), 1} {
 		o := k.Terminate(context.Background(), liveID(t, pid))
 		var pe *ProtectedError
@@ -199,7 +201,7 @@ func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
 	// Nothing here exits on INT, so the test waits the whole grace: it must
 	// be long enough for the shell to run its trap on a loaded machine (if
 	// the trap has not run by the KILL stage, there is no grandchild).
-	k := liveKiller(t, KillConfig{Signal: syscall.SIGINT, Grace: 2 * time.Second, Rescan: 20 * time.Millisecond})
+	k := liveKiller(t, Config{Signal: syscall.SIGINT, Grace: 2 * time.Second, Rescan: 20 * time.Millisecond})
 	var plan *Plan
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var err error
@@ -235,9 +237,9 @@ func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
 	}
 }
 
-func mustFS(t *testing.T) FS {
+func mustFS(t *testing.T) procwalk.FS {
 	t.Helper()
-	fs, err := NewFS(DefaultRoot)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +271,7 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 	if held, err := fs.HoldsMemory(id); !held || err != nil {
 		t.Fatalf("HoldsMemory before the kill = %v, %v", held, err)
 	}
-	o := liveKiller(t, KillConfig{Signal: syscall.SIGKILL}).Terminate(context.Background(), id)
+	o := liveKiller(t, Config{Signal: syscall.SIGKILL}).Terminate(context.Background(), id)
 	if o.Result != ResultKilled {
 		t.Fatalf("got %v %v", o.Result, o.Err)
 	}
@@ -304,7 +306,7 @@ func TestLiveCgroupKill(t *testing.T) {
 	// children there.
 	cmd := startOwn(t, "sh", "-c", fmt.Sprintf(`trap "" TERM; echo $$ > %s/cgroup.procs; sleep 300 & sleep 300 & wait`, dir))
 	cg := "/" + filepath.Base(dir)
-	k := liveKiller(t, KillConfig{Grace: 200 * time.Millisecond})
+	k := liveKiller(t, Config{Grace: 200 * time.Millisecond})
 	var plan *Plan
 	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		var err error
@@ -367,7 +369,7 @@ func TestPIDReuseHelper(t *testing.T) {
 	if os.Getpid() != 1 {
 		t.Fatalf("helper is pid %d, want 1 in a fresh pid namespace", os.Getpid())
 	}
-	k := liveKiller(t, KillConfig{Grace: time.Second})
+	k := liveKiller(t, Config{Grace: time.Second})
 	fs := mustFS(t)
 
 	a := startOwn(t, "sleep", "100")
@@ -427,7 +429,7 @@ func TestLiveReadProcID(t *testing.T) {
 	if err != nil || id != liveID(t, cmd.Process.Pid) {
 		t.Errorf("ReadProcID = %v, %v; want %v", id, err, liveID(t, cmd.Process.Pid))
 	}
-	if _, err := mustFS(t).ReadProcID(0); !errors.Is(err, ErrBadTarget) {
+	if _, err := mustFS(t).ReadProcID(0); !errors.Is(err, procwalk.ErrBadTarget) {
 		t.Errorf("pid 0: %v", err)
 	}
 }
@@ -440,7 +442,7 @@ func TestLiveFallbackWithoutPidfd(t *testing.T) {
 	cmd := startOwn(t, "sleep", "100")
 	id := liveID(t, cmd.Process.Pid)
 
-	stale := &ProcHandle{ID: ProcID{PID: id.PID, StartTicks: id.StartTicks - 1}, fs: fs, pidfd: -1}
+	stale := &ProcHandle{ID: procwalk.ProcID{PID: id.PID, StartTicks: id.StartTicks - 1}, fs: fs, pidfd: -1}
 	if err := stale.Signal(syscall.SIGTERM); !errors.Is(err, ErrIdentityChanged) {
 		t.Fatalf("stale identity: %v, want ErrIdentityChanged", err)
 	}

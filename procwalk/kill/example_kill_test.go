@@ -1,4 +1,4 @@
-package procwalk_test
+package kill_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // A dry run over a fixture tree: the plan says what would be signalled and
@@ -16,13 +17,13 @@ func ExampleKiller_Plan() {
 	if err != nil {
 		panic(err)
 	}
-	k, err := procwalk.NewKiller(fs, procwalk.KillConfig{DryRun: true, Requester: "example"})
+	k, err := kill.NewKiller(fs, kill.Config{DryRun: true, Requester: "example"})
 	if err != nil {
 		panic(err)
 	}
 	// The tmux session's build window: a shell, make, its compilers and a
 	// Jupyter server.
-	plan, err := k.Plan(procwalk.TreeScope{Root: procwalk.ProcID{PID: 80, StartTicks: 220}})
+	plan, err := k.Plan(kill.TreeScope{Root: procwalk.ProcID{PID: 80, StartTicks: 220}})
 	if err != nil {
 		panic(err)
 	}
@@ -34,10 +35,10 @@ func ExampleKiller_Plan() {
 	}
 	report := k.Execute(context.Background(), plan)
 	for _, o := range report.Outcomes {
-		if o.Result == procwalk.ResultDryRun {
+		if o.Result == kill.ResultDryRun {
 			var sigs []string
 			for _, s := range o.Planned {
-				sigs = append(sigs, procwalk.SignalName(s))
+				sigs = append(sigs, kill.SignalName(s))
 			}
 			fmt.Println(o.ID.PID, o.Result, strings.Join(sigs, ","))
 		}
@@ -58,7 +59,7 @@ func ExampleKiller_Plan() {
 // metric needs (smaps_rollup), and Killer.Check keeps the killable ones.
 // Here the members are the tree of the fixture's tmux server.
 func ExampleBiggestIn() {
-	fs, err := procwalk.NewFS("testdata/proc")
+	fs, err := procwalk.NewFS("../testdata/proc")
 	if err != nil {
 		panic(err)
 	}
@@ -67,7 +68,7 @@ func ExampleBiggestIn() {
 	if err != nil {
 		panic(err)
 	}
-	k, err := procwalk.NewKiller(fs, procwalk.KillConfig{Protected: []string{"make"}})
+	k, err := kill.NewKiller(fs, kill.Config{Protected: []string{"make"}})
 	if err != nil {
 		panic(err)
 	}
@@ -75,7 +76,7 @@ func ExampleBiggestIn() {
 	for _, p := range snap.Descendants(100) {
 		members = append(members, p.ID)
 	}
-	for _, p := range procwalk.BiggestIn(snap, members, 3, pss) {
+	for _, p := range kill.BiggestIn(snap, members, 3, pss) {
 		if err := k.Check(p); err != nil {
 			fmt.Println("skip", p.ID.PID, p.Comm)
 			continue

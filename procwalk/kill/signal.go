@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"golang.org/x/sys/unix"
 )
 
@@ -34,12 +35,6 @@ var (
 	// ErrIdentityChanged means the pid now belongs to another process than
 	// the recorded ProcID: nothing was signalled.
 	ErrIdentityChanged = errors.New("pid now belongs to another process")
-	// ErrForeignProc means the FS root is not the procfs of our own pid
-	// namespace, so its pids are not the ones kill(2) would reach.
-	ErrForeignProc = errors.New("procfs root belongs to another pid namespace")
-	// ErrBadTarget means a pid that no signal may be aimed at (<= 0 would
-	// address process groups or every process).
-	ErrBadTarget = errors.New("invalid target pid")
 	// ErrEscaped means a process of the scope was found alive after the
 	// end, never signalled: it joined after the last walk or was orphaned.
 	ErrEscaped = errors.New("still alive after the kill, never signalled (joined the scope after the last walk, or orphaned by a member's death)")
@@ -48,20 +43,20 @@ var (
 // ProcHandle is a verified handle on one process. It is not safe for
 // concurrent use. Close it when done.
 type ProcHandle struct {
-	ID    ProcID
+	ID    procwalk.ProcID
 	Comm  string // comm read while verifying
-	fs    FS
+	fs    procwalk.FS
 	pidfd int // -1 in the fallback mode
 }
 
 // OpenProc opens a handle on id in fs and verifies it is still the same process.
 // It fails with ErrGone when the process has exited (including a zombie
 // waiting to be reaped), ErrIdentityChanged when the pid was reused,
-// ErrForeignProc when fs is another pid namespace's procfs, and ErrBadTarget
+// procwalk.ErrForeignProc when fs is another pid namespace's procfs, and procwalk.ErrBadTarget
 // for a pid <= 0.
-func OpenProc(fs FS, id ProcID) (*ProcHandle, error) {
+func OpenProc(fs procwalk.FS, id procwalk.ProcID) (*ProcHandle, error) {
 	if id.PID <= 0 {
-		return nil, fmt.Errorf("%w %d", ErrBadTarget, id.PID)
+		return nil, fmt.Errorf("%w %d", procwalk.ErrBadTarget, id.PID)
 	}
 	if err := fs.CheckOwnNamespace(); err != nil {
 		return nil, err
@@ -71,9 +66,9 @@ func OpenProc(fs FS, id ProcID) (*ProcHandle, error) {
 	case errors.Is(err, unix.ENOSYS):
 		fd = -1 // kernel before 5.3: fallback mode
 	case errors.Is(err, unix.ESRCH):
-		return nil, fmt.Errorf("pid %d: %w", id.PID, ErrGone)
+		return nil, fmt.Errorf("pid %d: %w", id.PID, procwalk.ErrGone)
 	case err != nil:
-		return nil, fmt.Errorf("pidfd_open %d: %w", id.PID, classify(err))
+		return nil, fmt.Errorf("pidfd_open %d: %w", id.PID, procwalk.Classify(err))
 	}
 	h := &ProcHandle{ID: id, fs: fs, pidfd: fd}
 	// Verify AFTER opening: from here on the fd cannot move to another
@@ -90,8 +85,8 @@ func OpenProc(fs FS, id ProcID) (*ProcHandle, error) {
 // verify re-reads stat and checks the start time; a zombie counts as gone.
 func (h *ProcHandle) verify() (comm string, err error) {
 	st, err := h.fs.ReadStat(h.ID.PID)
-	if IsGone(err) {
-		return "", fmt.Errorf("pid %d: %w", h.ID.PID, ErrGone)
+	if procwalk.IsGone(err) {
+		return "", fmt.Errorf("pid %d: %w", h.ID.PID, procwalk.ErrGone)
 	}
 	if err != nil {
 		return "", err
@@ -101,7 +96,7 @@ func (h *ProcHandle) verify() (comm string, err error) {
 			ErrIdentityChanged, h.ID.PID, st.StartTicks, h.ID.StartTicks, st.Comm)
 	}
 	if st.State == 'Z' || st.State == 'X' {
-		return "", fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", h.ID.PID, ErrGone)
+		return "", fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", h.ID.PID, procwalk.ErrGone)
 	}
 	return st.Comm, nil
 }
@@ -123,7 +118,7 @@ func (h *ProcHandle) Signal(sig syscall.Signal) error {
 		err = unix.Kill(h.ID.PID, sig) // PID > 0: checked in OpenProc
 	}
 	if err != nil {
-		return fmt.Errorf("signal %s to pid %d: %w", SignalName(sig), h.ID.PID, classify(err))
+		return fmt.Errorf("signal %s to pid %d: %w", SignalName(sig), h.ID.PID, procwalk.Classify(err))
 	}
 	return nil
 }
@@ -173,7 +168,7 @@ func (h *ProcHandle) exited(d time.Duration) bool {
 			time.Sleep(d)
 		}
 		_, err := h.verify()
-		return IsGone(err) || errors.Is(err, ErrIdentityChanged) // not a read denied or malformed
+		return procwalk.IsGone(err) || errors.Is(err, ErrIdentityChanged) // not a read denied or malformed
 	}
 	fds := []unix.PollFd{{Fd: int32(h.pidfd), Events: unix.POLLIN}}
 	for {
@@ -220,7 +215,7 @@ func (h *ProcHandle) Close() error {
 // choosing another victim (earlyoom #121). It returns nil once the memory
 // is released, an error wrapping os.ErrDeadlineExceeded after timeout, and
 // ctx.Err() when ctx ends first.
-func WaitReleased(ctx context.Context, fs FS, id ProcID, timeout time.Duration) error {
+func WaitReleased(ctx context.Context, fs procwalk.FS, id procwalk.ProcID, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		held, err := fs.HoldsMemory(id)

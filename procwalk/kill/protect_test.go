@@ -1,10 +1,12 @@
-package procwalk
+package kill
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // Kernel threads are known by PF_KTHREAD alone. In a pid namespace pid 2
@@ -15,15 +17,15 @@ func TestHardRuleKernelThreadsByFlagOnly(t *testing.T) {
 	g := &guardRails{self: 999, ancestors: map[int]bool{}}
 	for _, c := range []struct {
 		name   string
-		p      Process
+		p      procwalk.Process
 		refuse bool
 	}{
-		{"kthreadd", Process{ID: ProcID{PID: 2}, Comm: "kthreadd", Kernel: true}, true},
-		{"a kworker", Process{ID: ProcID{PID: 40}, PPID: 2, Comm: "kworker/0:1", Kernel: true}, true},
-		{"pid 2 of a namespace", Process{ID: ProcID{PID: 2}, PPID: 1, Comm: "bash"}, false},
-		{"a child of pid 2 of a namespace", Process{ID: ProcID{PID: 7}, PPID: 2, Comm: "sleep"}, false},
-		{"pid 1", Process{ID: ProcID{PID: 1}, Comm: "sh"}, true},
-		{"procwalk", Process{ID: ProcID{PID: 999}, PPID: 2, Comm: "procwalk"}, true},
+		{"kthreadd", procwalk.Process{ID: procwalk.ProcID{PID: 2}, Comm: "kthreadd", Kernel: true}, true},
+		{"a kworker", procwalk.Process{ID: procwalk.ProcID{PID: 40}, PPID: 2, Comm: "kworker/0:1", Kernel: true}, true},
+		{"pid 2 of a namespace", procwalk.Process{ID: procwalk.ProcID{PID: 2}, PPID: 1, Comm: "bash"}, false},
+		{"a child of pid 2 of a namespace", procwalk.Process{ID: procwalk.ProcID{PID: 7}, PPID: 2, Comm: "sleep"}, false},
+		{"pid 1", procwalk.Process{ID: procwalk.ProcID{PID: 1}, Comm: "sh"}, true},
+		{"procwalk", procwalk.Process{ID: procwalk.ProcID{PID: 999}, PPID: 2, Comm: "procwalk"}, true},
 	} {
 		if err := g.hardRule(&c.p); (err != nil) != c.refuse {
 			t.Errorf("%s: hard rule %v, want refused %v", c.name, err, c.refuse)

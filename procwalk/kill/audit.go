@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"fmt"
@@ -7,6 +7,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // audit.go holds what a termination produced: an Outcome per target and an
@@ -76,7 +78,7 @@ func (r Result) Refused() bool {
 
 // Target is one process a plan will signal, as the plan's snapshot saw it.
 type Target struct {
-	ID       ProcID
+	ID       procwalk.ProcID
 	PPID     int
 	PGRP     int
 	Comm     string
@@ -91,9 +93,9 @@ type Target struct {
 	exe   exeID
 }
 
-func targetOf(p *Process) Target {
+func targetOf(p *procwalk.Process) Target {
 	t := Target{ID: p.ID, PPID: p.PPID, PGRP: p.PGRP, Comm: p.Comm, Args: strings.Join(p.Cmdline, " "), RSSBytes: p.RSSBytes}
-	if p.Read&FieldSmaps != 0 {
+	if p.Read&procwalk.FieldSmaps != 0 {
 		t.PSSBytes, t.HavePSS = p.Smaps.PSSBytes, true
 	}
 	return t
@@ -139,7 +141,9 @@ type ActionEvent struct {
 }
 
 // Target is the event's ProcID.
-func (e ActionEvent) Target() ProcID { return ProcID{PID: e.PID, StartTicks: e.StartTicks} }
+func (e ActionEvent) Target() procwalk.ProcID {
+	return procwalk.ProcID{PID: e.PID, StartTicks: e.StartTicks}
+}
 
 // String is a one-line log form:
 // "killed pid 42@1234 (sleep) signals TERM,KILL after 5.01s rss 2.0 MiB [cli, tree 42@1234]".
@@ -157,9 +161,9 @@ func (e ActionEvent) String() string {
 	if e.GoneSeconds > 0 {
 		fmt.Fprintf(&b, " gone after %.2fs", e.GoneSeconds)
 	}
-	fmt.Fprintf(&b, " rss %s", FormatBytes(e.RSSBytes))
+	fmt.Fprintf(&b, " rss %s", procwalk.FormatBytes(e.RSSBytes))
 	if e.PSSBytes > 0 {
-		fmt.Fprintf(&b, " pss %s", FormatBytes(e.PSSBytes))
+		fmt.Fprintf(&b, " pss %s", procwalk.FormatBytes(e.PSSBytes))
 	}
 	if e.Reason != "" {
 		fmt.Fprintf(&b, ": %s", e.Reason)
@@ -218,7 +222,7 @@ func NewAuditLog(capacity int) *AuditLog {
 }
 
 // Add records e, dropping the oldest event when full. Its signature fits
-// KillConfig.Audit.
+// Config.Audit.
 func (l *AuditLog) Add(e ActionEvent) {
 	l.mu.Lock()
 	defer l.mu.Unlock()

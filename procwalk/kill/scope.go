@@ -1,10 +1,12 @@
-package procwalk
+package kill
 
 import (
 	"cmp"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // scope.go names the sets of processes a Killer can terminate: one process,
@@ -18,11 +20,11 @@ type Scope interface {
 	// String describes the scope for logs: "tree 1234@5678", "pgrp 42".
 	String() string
 	// Fields are the optional fields the scope needs in its snapshots.
-	Fields() Fields
+	Fields() procwalk.Fields
 	// Members returns the scope's processes in s. known holds every process
 	// already targeted (alive or not), so that a tree can follow the
 	// children of members whose own parent has exited.
-	Members(s *Snapshot, known map[ProcID]bool) []*Process
+	Members(s *procwalk.Snapshot, known map[procwalk.ProcID]bool) []*procwalk.Process
 	// Grows reports whether processes can join after the plan was made;
 	// only then does the Killer re-walk while it waits.
 	Grows() bool
@@ -31,17 +33,17 @@ type Scope interface {
 // ProcessScope is one process. Session, when set ("tmux:build"), labels
 // its audit event.
 type ProcessScope struct {
-	ID      ProcID
+	ID      procwalk.ProcID
 	Session string
 }
 
-func (s ProcessScope) String() string { return "process " + s.ID.String() }
-func (s ProcessScope) Fields() Fields { return 0 }
-func (s ProcessScope) Grows() bool    { return false }
+func (s ProcessScope) String() string          { return "process " + s.ID.String() }
+func (s ProcessScope) Fields() procwalk.Fields { return 0 }
+func (s ProcessScope) Grows() bool             { return false }
 
-func (s ProcessScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+func (s ProcessScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
 	if p := snap.Lookup(s.ID); p != nil {
-		return []*Process{p}
+		return []*procwalk.Process{p}
 	}
 	return nil
 }
@@ -56,18 +58,18 @@ func (s ProcessScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 // no longer be told apart from unrelated processes: use a cgroup scope when
 // that matters.
 type TreeScope struct {
-	Root ProcID
+	Root procwalk.ProcID
 }
 
-func (s TreeScope) String() string { return "tree " + s.Root.String() }
-func (s TreeScope) Fields() Fields { return 0 }
-func (s TreeScope) Grows() bool    { return true }
+func (s TreeScope) String() string          { return "tree " + s.Root.String() }
+func (s TreeScope) Fields() procwalk.Fields { return 0 }
+func (s TreeScope) Grows() bool             { return true }
 
-func (s TreeScope) Members(snap *Snapshot, known map[ProcID]bool) []*Process {
-	seen := make(map[ProcID]bool)
-	var out []*Process
+func (s TreeScope) Members(snap *procwalk.Snapshot, known map[procwalk.ProcID]bool) []*procwalk.Process {
+	seen := make(map[procwalk.ProcID]bool)
+	var out []*procwalk.Process
 	walkFrom := func(pid int) {
-		snap.Walk(pid, func(p *Process, _ int) bool {
+		snap.Walk(pid, func(p *procwalk.Process, _ int) bool {
 			if seen[p.ID] {
 				return false
 			}
@@ -96,12 +98,12 @@ type GroupScope struct {
 	PGRP int
 }
 
-func (s GroupScope) String() string { return fmt.Sprintf("pgrp %d", s.PGRP) }
-func (s GroupScope) Fields() Fields { return 0 }
-func (s GroupScope) Grows() bool    { return true }
+func (s GroupScope) String() string          { return fmt.Sprintf("pgrp %d", s.PGRP) }
+func (s GroupScope) Fields() procwalk.Fields { return 0 }
+func (s GroupScope) Grows() bool             { return true }
 
-func (s GroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
-	var out []*Process
+func (s GroupScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
+	var out []*procwalk.Process
 	for i := range snap.Procs {
 		if p := &snap.Procs[i]; p.PGRP == s.PGRP && !p.Kernel {
 			out = append(out, p)
@@ -118,7 +120,7 @@ func (s GroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 // (see CgroupScope).
 type SessionScope struct {
 	Ref    string // "KIND:NAME"
-	IDs    []ProcID
+	IDs    []procwalk.ProcID
 	Kind   string
 	Name   string
 	Attrs  map[string]string
@@ -128,23 +130,23 @@ type SessionScope struct {
 
 // NewSessionScope returns the scope of s. killTmuxSession asks, for a tmux
 // session, to run `tmux kill-session` once its processes are gone.
-func NewSessionScope(s *Session, killTmuxSession bool) *SessionScope {
+func NewSessionScope(s *procwalk.Session, killTmuxSession bool) *SessionScope {
 	sc := &SessionScope{Ref: s.Ref(), IDs: slices.Clone(s.Members), Kind: s.Kind, Name: s.Name, Attrs: s.Attrs}
-	sc.Tmux = killTmuxSession && s.Kind == KindTmux && s.Attrs[AttrSocket] != ""
-	if s.Kind == KindCgroup && s.Attrs[AttrCgroupVer] == "2" && s.Attrs[AttrCgroup] != "" {
-		sc.Cgroup = &CgroupScope{Path: s.Attrs[AttrCgroup]}
+	sc.Tmux = killTmuxSession && s.Kind == procwalk.KindTmux && s.Attrs[procwalk.AttrSocket] != ""
+	if s.Kind == procwalk.KindCgroup && s.Attrs[procwalk.AttrCgroupVer] == "2" && s.Attrs[procwalk.AttrCgroup] != "" {
+		sc.Cgroup = &CgroupScope{Path: s.Attrs[procwalk.AttrCgroup]}
 	}
 	return sc
 }
 
-func (s *SessionScope) String() string { return "session " + s.Ref }
-func (s *SessionScope) Fields() Fields { return 0 }
-func (s *SessionScope) Grows() bool    { return true }
+func (s *SessionScope) String() string          { return "session " + s.Ref }
+func (s *SessionScope) Fields() procwalk.Fields { return 0 }
+func (s *SessionScope) Grows() bool             { return true }
 
-func (s *SessionScope) Members(snap *Snapshot, known map[ProcID]bool) []*Process {
-	seen := make(map[ProcID]bool, len(s.IDs))
-	var out []*Process
-	add := func(p *Process) {
+func (s *SessionScope) Members(snap *procwalk.Snapshot, known map[procwalk.ProcID]bool) []*procwalk.Process {
+	seen := make(map[procwalk.ProcID]bool, len(s.IDs))
+	var out []*procwalk.Process
+	add := func(p *procwalk.Process) {
 		if !seen[p.ID] {
 			seen[p.ID] = true
 			out = append(out, p)
@@ -183,12 +185,12 @@ type CgroupScope struct {
 	Mount string
 }
 
-func (s *CgroupScope) String() string { return "cgroup " + s.Path }
-func (s *CgroupScope) Fields() Fields { return FieldCgroup }
-func (s *CgroupScope) Grows() bool    { return true }
+func (s *CgroupScope) String() string          { return "cgroup " + s.Path }
+func (s *CgroupScope) Fields() procwalk.Fields { return procwalk.FieldCgroup }
+func (s *CgroupScope) Grows() bool             { return true }
 
-func (s *CgroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
-	var out []*Process
+func (s *CgroupScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
+	var out []*procwalk.Process
 	for i := range snap.Procs {
 		p := &snap.Procs[i]
 		if !p.Kernel && s.contains(p) {
@@ -198,7 +200,7 @@ func (s *CgroupScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 	return parentsFirst(snap, out)
 }
 
-func (s *CgroupScope) contains(p *Process) bool {
+func (s *CgroupScope) contains(p *procwalk.Process) bool {
 	for _, l := range p.Cgroups {
 		if s.Hierarchy == "" && l.HierarchyID != 0 || s.Hierarchy != "" && l.Controllers != s.Hierarchy {
 			continue
@@ -213,30 +215,30 @@ func (s *CgroupScope) contains(p *Process) bool {
 // validate refuses the root cgroup, which holds every process.
 func (s *CgroupScope) validate() error {
 	if strings.Trim(s.Path, "/") == "" {
-		return fmt.Errorf("%w: refusing to target the root cgroup %q: it holds every process", ErrBadTarget, s.Path)
+		return fmt.Errorf("%w: refusing to target the root cgroup %q: it holds every process", procwalk.ErrBadTarget, s.Path)
 	}
 	return nil
 }
 
 // parentsFirst orders procs by depth in snap, then pid: signalling parents
 // first stops them from respawning the children signalled after them.
-func parentsFirst(snap *Snapshot, procs []*Process) []*Process {
+func parentsFirst(snap *procwalk.Snapshot, procs []*procwalk.Process) []*procwalk.Process {
 	depth := make(map[int]int, len(procs))
 	for _, p := range procs {
 		depth[p.ID.PID] = len(snap.Ancestors(p.ID.PID))
 	}
-	slices.SortStableFunc(procs, func(a, b *Process) int {
+	slices.SortStableFunc(procs, func(a, b *procwalk.Process) int {
 		return cmp.Or(cmp.Compare(depth[a.ID.PID], depth[b.ID.PID]), cmp.Compare(a.ID.PID, b.ID.PID))
 	})
 	return procs
 }
 
-func sortedIDs(m map[ProcID]bool) []ProcID {
-	out := make([]ProcID, 0, len(m))
+func sortedIDs(m map[procwalk.ProcID]bool) []procwalk.ProcID {
+	out := make([]procwalk.ProcID, 0, len(m))
 	for id := range m {
 		out = append(out, id)
 	}
-	slices.SortFunc(out, func(a, b ProcID) int { return cmp.Compare(a.PID, b.PID) })
+	slices.SortFunc(out, func(a, b procwalk.ProcID) int { return cmp.Compare(a.PID, b.PID) })
 	return out
 }
 
@@ -246,14 +248,14 @@ func sortedIDs(m map[ProcID]bool) []ProcID {
 // refused, say) after every one with a value, ties by the lower pid.
 // Kernel threads and zombies are skipped. Protection is the Killer's
 // business: pair it with Killer.Check to pick among killable processes.
-func Biggest(s *Snapshot, procs []*Process, n int, d MetricDesc) []*Process {
-	out := make([]*Process, 0, len(procs))
+func Biggest(s *procwalk.Snapshot, procs []*procwalk.Process, n int, d procwalk.MetricDesc) []*procwalk.Process {
+	out := make([]*procwalk.Process, 0, len(procs))
 	for _, p := range procs {
 		if !p.Kernel && !p.Zombie() {
 			out = append(out, p)
 		}
 	}
-	SortByMetric(s, out, d)
+	procwalk.SortByMetric(s, out, d)
 	if n >= 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -263,8 +265,8 @@ func Biggest(s *Snapshot, procs []*Process, n int, d MetricDesc) []*Process {
 // BiggestIn is Biggest over the members of a session (or any set of
 // ProcIDs) as found in snap; members that have exited or whose pid was
 // reused are skipped. Read what d needs (d.Needs) in snap.
-func BiggestIn(snap *Snapshot, members []ProcID, n int, d MetricDesc) []*Process {
-	procs := make([]*Process, 0, len(members))
+func BiggestIn(snap *procwalk.Snapshot, members []procwalk.ProcID, n int, d procwalk.MetricDesc) []*procwalk.Process {
+	procs := make([]*procwalk.Process, 0, len(members))
 	for _, id := range members {
 		if p := snap.Lookup(id); p != nil {
 			procs = append(procs, p)

@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"encoding/json"
@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 func TestAuditLogKeepsTheLast(t *testing.T) {
@@ -31,7 +33,7 @@ func TestAuditLogKeepsTheLast(t *testing.T) {
 
 func TestActionEvent(t *testing.T) {
 	o := Outcome{
-		Target:    Target{ID: ProcID{PID: 42, StartTicks: 1234}, Comm: "sleep", RSSBytes: 2 << 20},
+		Target:    Target{ID: procwalk.ProcID{PID: 42, StartTicks: 1234}, Comm: "sleep", RSSBytes: 2 << 20},
 		Result:    ResultKilled,
 		Signals:   []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL},
 		GoneAfter: 5010 * time.Millisecond,
@@ -53,7 +55,7 @@ func TestActionEvent(t *testing.T) {
 		}
 	}
 
-	refused := Outcome{Target: Target{ID: ProcID{PID: 1}, Comm: "systemd"}, Result: ResultProtected,
+	refused := Outcome{Target: Target{ID: procwalk.ProcID{PID: 1}, Comm: "systemd"}, Result: ResultProtected,
 		Err: &ProtectedError{PID: 1, Comm: "systemd", Hard: true, Reason: "pid 1 (init) is never signalled"}}
 	e = refused.event(time.Now(), "rule:mem", "process 1@5", "tmux:work", false)
 	if !strings.HasPrefix(e.String(), "refused_protected pid 1 (systemd) rss 0 B: pid 1 (systemd) is protected") || !strings.Contains(e.String(), "session tmux:work") {

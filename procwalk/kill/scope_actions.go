@@ -1,14 +1,16 @@
-package procwalk
+package kill
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // scope_actions.go holds what acts on a scope as a whole rather than on one
@@ -61,18 +63,15 @@ func cgroupListsOnly(dir string, live map[int]bool) string {
 		if !d.IsDir() {
 			return nil
 		}
-		b, err := readFile(filepath.Join(path, "cgroup.procs"))
+		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
 		if err != nil {
 			return err
 		}
-		for len(b) > 0 {
-			var line []byte
-			line, b = nextLine(b)
-			pid, ok := atou(bytes.TrimSpace(line))
+		for _, field := range strings.Fields(string(b)) {
+			pid, err := strconv.ParseUint(field, 10, 31)
 			switch {
-			case len(bytes.TrimSpace(line)) == 0:
-			case !ok:
-				why = fmt.Sprintf("%s/cgroup.procs holds %q, not a pid", path, line)
+			case err != nil:
+				why = fmt.Sprintf("%s/cgroup.procs holds %q, not a pid", path, field)
 			case pid == 0:
 				why = path + " holds a process outside procwalk's pid namespace (listed as pid 0)"
 			case !live[int(pid)]:
@@ -124,11 +123,11 @@ func (x *execution) cgroupKillFile(cs *CgroupScope) string {
 // cgroupHoldsOnlyVictims scans /proc and reports whether every live
 // process in cs is a live victim, and the scan saw every process.
 func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
-	snap, err := x.k.fs.Snapshot(FieldCgroup)
+	snap, err := x.k.fs.Snapshot(procwalk.FieldCgroup)
 	if err != nil || hidesProcesses(snap.Visibility) {
 		return false
 	}
-	live := make(map[ProcID]bool, len(x.live))
+	live := make(map[procwalk.ProcID]bool, len(x.live))
 	for _, v := range x.live {
 		live[v.out.ID] = true
 	}
@@ -137,7 +136,7 @@ func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
 		if p.Kernel || p.Zombie() {
 			continue
 		}
-		if p.Read&FieldCgroup == 0 || cs.contains(p) && !live[p.ID] {
+		if p.Read&procwalk.FieldCgroup == 0 || cs.contains(p) && !live[p.ID] {
 			return false // not ours, or we cannot tell
 		}
 	}
@@ -173,7 +172,7 @@ func (x *execution) afterwards(ctx context.Context) {
 			return
 		}
 	}
-	socket := s.Attrs[AttrSocket]
+	socket := s.Attrs[procwalk.AttrSocket]
 	// "=" asks tmux for an exact name match, not a prefix.
 	if err := x.k.tmux(ctx, "-S", socket, "kill-session", "-t", "="+s.Name); err != nil {
 		if tmuxSessionGone(err) {

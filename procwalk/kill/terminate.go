@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // terminate.go is the Killer, which terminates in two stages: the first
@@ -19,11 +21,11 @@ import (
 //
 // Usage:
 //
-//	k, err := procwalk.NewKiller(fs, procwalk.KillConfig{Requester: "cli"})
+//	k, err := procwalk.NewKiller(fs, procwalk.Config{Requester: "cli"})
 //	plan, err := k.Plan(procwalk.TreeScope{Root: id})  // nothing is signalled yet
 //	report := k.Execute(ctx, plan)                      // or k.Terminate(ctx, id)
 
-// Defaults of KillConfig.
+// Defaults of Config.
 const (
 	DefaultGrace    = 5 * time.Second
 	DefaultKillWait = 5 * time.Second
@@ -41,9 +43,9 @@ const (
 	stopPoll = 2 * time.Millisecond
 )
 
-// KillConfig configures a Killer. The zero value is useful: SIGTERM, 5 s
+// Config configures a Killer. The zero value is useful: SIGTERM, 5 s
 // grace, the default protected list, requester "procwalk".
-type KillConfig struct {
+type Config struct {
 	// Signal is the first signal; 0 means SIGTERM. SIGKILL skips the grace.
 	Signal syscall.Signal
 	// Grace is how long targets get to exit after the first signal before
@@ -73,7 +75,7 @@ type KillConfig struct {
 	SelfPID int
 	// Fields are read in addition for the scope's members, e.g. FieldSmaps
 	// for PSS in the audit events (smaps_rollup of the members only).
-	Fields Fields
+	Fields procwalk.Fields
 	// Audit receives an event per outcome as it becomes final; nil drops
 	// them (the Report still has the outcomes).
 	Audit func(ActionEvent)
@@ -93,9 +95,9 @@ type handle interface {
 // Killer terminates processes safely. It holds no state between calls and
 // is safe for concurrent use.
 type Killer struct {
-	fs   FS
-	cfg  KillConfig
-	open func(ProcID) (handle, error)
+	fs   procwalk.FS
+	cfg  Config
+	open func(procwalk.ProcID) (handle, error)
 	// tmux runs tmux with args; tests replace it.
 	tmux func(ctx context.Context, args ...string) error
 	// selfPID is os.Getpid() under our own procfs, -1 under a foreign root.
@@ -104,7 +106,7 @@ type Killer struct {
 
 // NewKiller returns a Killer acting on the processes of fs, which must be
 // the procfs of procwalk's own pid namespace (OpenProc checks).
-func NewKiller(fs FS, cfg KillConfig) (*Killer, error) {
+func NewKiller(fs procwalk.FS, cfg Config) (*Killer, error) {
 	if cfg.Protected != nil {
 		if err := ValidateProtected(cfg.Protected); err != nil {
 			return nil, err
@@ -117,7 +119,7 @@ func NewKiller(fs FS, cfg KillConfig) (*Killer, error) {
 	if fs.CheckOwnNamespace() == nil {
 		k.selfPID = os.Getpid()
 	}
-	k.open = func(id ProcID) (handle, error) {
+	k.open = func(id procwalk.ProcID) (handle, error) {
 		h, err := OpenProc(fs, id)
 		if err != nil {
 			return nil, err
@@ -136,7 +138,7 @@ func (k *Killer) WithRequester(requester string) *Killer {
 }
 
 // Config returns the configuration with defaults filled in.
-func (k *Killer) Config() KillConfig {
+func (k *Killer) Config() Config {
 	c := k.cfg
 	if c.Signal == 0 {
 		c.Signal = syscall.SIGTERM
@@ -199,7 +201,7 @@ func (r *Report) Err() error {
 }
 
 // Terminate terminates one process: first signal, grace, SIGKILL.
-func (k *Killer) Terminate(ctx context.Context, id ProcID) Outcome {
+func (k *Killer) Terminate(ctx context.Context, id procwalk.ProcID) Outcome {
 	plan, err := k.Plan(ProcessScope{ID: id})
 	if err != nil {
 		o := Outcome{Target: Target{ID: id}, Result: ResultFailed, Err: err}

@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // These tests run the Killer over the fixture tree testdata/kill/proc with a
@@ -62,7 +64,7 @@ func (f *fakeKernel) proc(pid int) *fakeProc {
 	return p
 }
 
-func (f *fakeKernel) open(id ProcID) (handle, error) {
+func (f *fakeKernel) open(id procwalk.ProcID) (handle, error) {
 	f.mu.Lock()
 	f.opened = append(f.opened, id.PID)
 	err := f.openErr[id.PID]
@@ -86,7 +88,7 @@ func (h *fakeHandle) Signal(sig syscall.Signal) error {
 	}
 	if h.p.exited {
 		h.k.mu.Unlock()
-		return fmt.Errorf("fake: %w", ErrGone)
+		return fmt.Errorf("fake: %w", procwalk.ErrGone)
 	}
 	h.p.signals = append(h.p.signals, sig)
 	if !h.p.stuck && (sig == syscall.SIGKILL || sig != syscall.SIGSTOP && sig != syscall.SIGCONT && !h.p.ignores[sig]) {
@@ -115,9 +117,9 @@ func (h *fakeHandle) Stopped() bool        { return true }
 func (h *fakeHandle) ReleaseMemory() error { return nil }
 func (h *fakeHandle) Close() error         { return nil }
 
-func newTestKiller(t *testing.T, cfg KillConfig) (*Killer, *fakeKernel, *[]ActionEvent) {
+func newTestKiller(t *testing.T, cfg Config) (*Killer, *fakeKernel, *[]ActionEvent) {
 	t.Helper()
-	fs, err := NewFS(killFixture)
+	fs, err := procwalk.NewFS(killFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,9 +144,9 @@ func newTestKiller(t *testing.T, cfg KillConfig) (*Killer, *fakeKernel, *[]Actio
 }
 
 // fixtureID returns the ProcID of pid in the fixture.
-func killFixtureID(t *testing.T, pid int) ProcID {
+func killFixtureID(t *testing.T, pid int) procwalk.ProcID {
 	t.Helper()
-	fs, _ := NewFS(killFixture)
+	fs, _ := procwalk.NewFS(killFixture)
 	snap, err := fs.Snapshot(0)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +197,7 @@ func TestPlanProtection(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			k, _, _ := newTestKiller(t, KillConfig{Force: tt.force})
+			k, _, _ := newTestKiller(t, Config{Force: tt.force})
 			plan, err := k.Plan(ProcessScope{ID: killFixtureID(t, tt.pid)})
 			if err != nil {
 				t.Fatal(err)
@@ -225,7 +227,7 @@ func TestPlanProtection(t *testing.T) {
 }
 
 func TestPlanTreeKeepsHardRulesUnderForce(t *testing.T) {
-	k, _, _ := newTestKiller(t, KillConfig{Force: true})
+	k, _, _ := newTestKiller(t, Config{Force: true})
 	// The tmux server and the shell above procwalk are its ancestors, and
 	// procwalk is itself: refused even with Force. The server's refusal
 	// shields its whole tree, which holds procwalk's own session.
@@ -254,7 +256,7 @@ func TestPlanTreeKeepsHardRulesUnderForce(t *testing.T) {
 // protected list (procwalk is not in that tree here).
 func TestPlanTreeCutAtProtected(t *testing.T) {
 	for _, force := range []bool{false, true} {
-		k, _, _ := newTestKiller(t, KillConfig{Force: force})
+		k, _, _ := newTestKiller(t, Config{Force: force})
 		k.cfg.SelfPID = 50 // outside the tree of 60
 		plan, err := k.Plan(TreeScope{Root: killFixtureID(t, 60)})
 		if err != nil {
@@ -287,8 +289,8 @@ func TestExecuteTreeNewcomersUnderProtected(t *testing.T) {
 	if err := os.CopyFS(root, os.DirFS(killFixture)); err != nil {
 		t.Fatal(err)
 	}
-	k, fk, _ := newTestKiller(t, KillConfig{Grace: 200 * time.Millisecond})
-	if k.fs, _ = NewFS(root); k.fs.Root() != root {
+	k, fk, _ := newTestKiller(t, Config{Grace: 200 * time.Millisecond})
+	if k.fs, _ = procwalk.NewFS(root); k.fs.Root() != root {
 		t.Fatal("no FS")
 	}
 	fork := func(pid, ppid int, comm string) {
@@ -331,11 +333,11 @@ func TestExecuteTreeNewcomersUnderProtected(t *testing.T) {
 
 // FieldSmaps gives the targets their PSS, read for the scope's members only.
 func TestPlanReadsPSSOfMembers(t *testing.T) {
-	fs, err := NewFS("testdata/proc")
+	fs, err := procwalk.NewFS("../testdata/proc") // the read package's fixture
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := NewKiller(fs, KillConfig{Fields: FieldSmaps})
+	k, err := NewKiller(fs, Config{Fields: procwalk.FieldSmaps})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,15 +357,15 @@ func TestPlanReadsPSSOfMembers(t *testing.T) {
 }
 
 func TestPlanGoneAndReusedRoot(t *testing.T) {
-	k, _, _ := newTestKiller(t, KillConfig{})
+	k, _, _ := newTestKiller(t, Config{})
 	id := killFixtureID(t, 82)
 	for _, tt := range []struct {
-		id   ProcID
+		id   procwalk.ProcID
 		want Result
 		err  error
 	}{
-		{ProcID{PID: 4000, StartTicks: 1}, ResultGone, ErrGone},
-		{ProcID{PID: 82, StartTicks: id.StartTicks + 1}, ResultIdentityChanged, ErrIdentityChanged},
+		{procwalk.ProcID{PID: 4000, StartTicks: 1}, ResultGone, procwalk.ErrGone},
+		{procwalk.ProcID{PID: 82, StartTicks: id.StartTicks + 1}, ResultIdentityChanged, ErrIdentityChanged},
 	} {
 		plan, err := k.Plan(TreeScope{Root: tt.id})
 		if err != nil {
@@ -384,7 +386,7 @@ func TestPlanGoneAndReusedRoot(t *testing.T) {
 }
 
 func TestPlanGroupAndCgroup(t *testing.T) {
-	k, _, _ := newTestKiller(t, KillConfig{})
+	k, _, _ := newTestKiller(t, Config{})
 	plan, err := k.Plan(GroupScope{PGRP: 81})
 	if err != nil {
 		t.Fatal(err)
@@ -402,13 +404,13 @@ func TestPlanGroupAndCgroup(t *testing.T) {
 	if got := skippedResults(plan); got[83] != ResultProtected {
 		t.Errorf("jupyter in the cgroup: %v, want refused", got)
 	}
-	if _, err := k.Plan(&CgroupScope{Path: "/"}); !errors.Is(err, ErrBadTarget) {
-		t.Errorf("root cgroup: err = %v, want ErrBadTarget", err)
+	if _, err := k.Plan(&CgroupScope{Path: "/"}); !errors.Is(err, procwalk.ErrBadTarget) {
+		t.Errorf("root cgroup: err = %v, want procwalk.ErrBadTarget", err)
 	}
 }
 
 func TestExecuteDryRunSignalsNothing(t *testing.T) {
-	k, fk, events := newTestKiller(t, KillConfig{DryRun: true})
+	k, fk, events := newTestKiller(t, Config{DryRun: true})
 	r, err := k.TerminateScope(context.Background(), GroupScope{PGRP: 81})
 	if err != nil {
 		t.Fatal(err)
@@ -435,7 +437,7 @@ func TestExecuteDryRunSignalsNothing(t *testing.T) {
 }
 
 func TestExecuteTwoStages(t *testing.T) {
-	k, fk, events := newTestKiller(t, KillConfig{})
+	k, fk, events := newTestKiller(t, Config{})
 	fk.proc(82).ignores[syscall.SIGTERM] = true // cc1 ignores TERM; make and sleep obey it
 	start := time.Now()
 	r, err := k.TerminateScope(context.Background(), GroupScope{PGRP: 81})
@@ -469,7 +471,7 @@ func TestExecuteTwoStages(t *testing.T) {
 }
 
 func TestExecuteSingleProcessSkipsFreeze(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGINT})
+	k, fk, _ := newTestKiller(t, Config{Signal: syscall.SIGINT})
 	fk.proc(84).ignores[syscall.SIGINT] = true
 	o := k.Terminate(context.Background(), killFixtureID(t, 84))
 	if o.Result != ResultKilled || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGINT, syscall.SIGKILL}) {
@@ -478,7 +480,7 @@ func TestExecuteSingleProcessSkipsFreeze(t *testing.T) {
 }
 
 func TestExecuteFirstSignalKill(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGKILL, Grace: time.Hour})
+	k, fk, _ := newTestKiller(t, Config{Signal: syscall.SIGKILL, Grace: time.Hour})
 	start := time.Now()
 	o := k.Terminate(context.Background(), killFixtureID(t, 84))
 	if o.Result != ResultKilled || !slices.Equal(fk.proc(84).signals, []syscall.Signal{syscall.SIGKILL}) {
@@ -490,7 +492,7 @@ func TestExecuteFirstSignalKill(t *testing.T) {
 }
 
 func TestExecuteRefusals(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{})
+	k, fk, _ := newTestKiller(t, Config{})
 	fk.openErr[81] = fmt.Errorf("verify: %w", ErrIdentityChanged)
 	fk.proc(82).signalErr = fmt.Errorf("fake: %w", syscall.EPERM)
 	fk.openErr[84] = fmt.Errorf("fake: %w", syscall.ESRCH)
@@ -512,7 +514,7 @@ func TestExecuteRefusals(t *testing.T) {
 }
 
 func TestExecuteInterrupted(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{Grace: time.Hour})
+	k, fk, _ := newTestKiller(t, Config{Grace: time.Hour})
 	fk.proc(84).ignores[syscall.SIGTERM] = true
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
 	defer cancel()
@@ -525,7 +527,7 @@ func TestExecuteInterrupted(t *testing.T) {
 // A process stuck after SIGKILL is waited for up to KillWait; when ctx ends
 // first, waiting stops at once (it used to spin to the deadline).
 func TestExecuteStuckAfterKill(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{Signal: syscall.SIGKILL, KillWait: 30 * time.Second})
+	k, fk, _ := newTestKiller(t, Config{Signal: syscall.SIGKILL, KillWait: 30 * time.Second})
 	fk.proc(84).stuck = true
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
@@ -537,7 +539,7 @@ func TestExecuteStuckAfterKill(t *testing.T) {
 	if took := time.Since(start); took > 10*time.Second {
 		t.Errorf("took %v: waited for KillWait after ctx ended", took)
 	}
-	k, fk, _ = newTestKiller(t, KillConfig{Signal: syscall.SIGKILL}) // KillWait 60ms
+	k, fk, _ = newTestKiller(t, Config{Signal: syscall.SIGKILL}) // KillWait 60ms
 	fk.proc(84).stuck = true
 	if o := k.Terminate(context.Background(), killFixtureID(t, 84)); o.Result != ResultSurvived {
 		t.Errorf("got %v, want survived", o.Result)
@@ -551,12 +553,12 @@ type growingScope struct {
 	calls int
 }
 
-func (s *growingScope) String() string { return "growing" }
-func (s *growingScope) Fields() Fields { return 0 }
-func (s *growingScope) Grows() bool    { return true }
-func (s *growingScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
+func (s *growingScope) String() string          { return "growing" }
+func (s *growingScope) Fields() procwalk.Fields { return 0 }
+func (s *growingScope) Grows() bool             { return true }
+func (s *growingScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
 	s.calls++
-	var out []*Process
+	var out []*procwalk.Process
 	for _, pid := range s.pids[:min(s.calls, len(s.pids))] {
 		out = append(out, snap.Process(pid))
 	}
@@ -564,7 +566,7 @@ func (s *growingScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 }
 
 func TestExecuteSignalsNewcomers(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{})
+	k, fk, _ := newTestKiller(t, Config{})
 	fk.proc(81).ignores[syscall.SIGTERM] = true // stays alive, so the grace loop re-walks
 	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{81, 84, 50, 82}})
 	if err != nil {
@@ -589,7 +591,7 @@ func TestExecuteSignalsNewcomers(t *testing.T) {
 // A scope whose plan has no target signals nothing, not even processes
 // that join it later.
 func TestExecuteNoTargetsSignalsNothing(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{})
+	k, fk, _ := newTestKiller(t, Config{})
 	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{50, 84}})
 	if err != nil {
 		t.Fatal(err)
@@ -616,7 +618,7 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 		}
 	}
 	members("80\n81\n82\n83\n84\n") // 85 ends at TERM
-	run := func(cfg KillConfig, scope Scope) (written bool, r *Report) {
+	run := func(cfg Config, scope Scope) (written bool, r *Report) {
 		t.Helper()
 		if err := os.WriteFile(file, nil, 0o644); err != nil {
 			t.Fatal(err)
@@ -636,39 +638,39 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 		return string(b) == "1", r
 	}
 	cg := &CgroupScope{Path: path, Mount: mount}
-	if written, r := run(KillConfig{Force: true, DryRun: true}, cg); written || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "would write 1 to "+file) {
+	if written, r := run(Config{Force: true, DryRun: true}, cg); written || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "would write 1 to "+file) {
 		t.Errorf("dry run: written %v, notes %q; want a note only", written, r.Notes)
 	}
-	if written, r := run(KillConfig{Force: true}, cg); !written || len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[0], "wrote 1 to ") {
+	if written, r := run(Config{Force: true}, cg); !written || len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[0], "wrote 1 to ") {
 		t.Errorf("every member a victim: written %v, notes %v; want cgroup.kill", written, r.Notes)
 	}
 	// jupyter-lab (83) is refused and would die with the cgroup.
-	if written, r := run(KillConfig{}, cg); written || r.Outcomes[len(r.Outcomes)-1].Result != ResultKilled {
+	if written, r := run(Config{}, cg); written || r.Outcomes[len(r.Outcomes)-1].Result != ResultKilled {
 		t.Errorf("a refused member: written %v, outcomes %+v; want members one by one", written, r.Outcomes)
 	}
 	// A session of make's tree alone: the shell (80) and 83 are no victims.
-	s := &Session{Kind: KindCgroup, Name: "build", Attrs: map[string]string{AttrCgroup: path, AttrCgroupVer: "2"},
-		Members: []ProcID{killFixtureID(t, 81)}}
+	s := &procwalk.Session{Kind: procwalk.KindCgroup, Name: "build", Attrs: map[string]string{procwalk.AttrCgroup: path, procwalk.AttrCgroupVer: "2"},
+		Members: []procwalk.ProcID{killFixtureID(t, 81)}}
 	sc := NewSessionScope(s, false)
 	sc.Cgroup.Mount = mount
-	if written, _ := run(KillConfig{Force: true}, sc); written {
+	if written, _ := run(Config{Force: true}, sc); written {
 		t.Error("cgroup.kill written over processes outside the session")
 	}
 	// Inside a pid namespace cgroup.procs lists processes outside it as 0:
 	// /proc shows only victims, but cgroup.kill would end a stranger.
 	members("0\n80\n81\n82\n83\n84\n")
-	written, r := run(KillConfig{Force: true}, cg)
+	written, r := run(Config{Force: true}, cg)
 	if written || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "outside procwalk's pid namespace") }) {
 		t.Errorf("a pid 0 in cgroup.procs: written %v, notes %q; want members one by one, and why", written, r.Notes)
 	}
 }
 
 func TestSessionScopeTmuxKillSession(t *testing.T) {
-	k, _, _ := newTestKiller(t, KillConfig{})
+	k, _, _ := newTestKiller(t, Config{})
 	var ran []string
 	k.tmux = func(_ context.Context, args ...string) error { ran = args; return nil }
-	s := &Session{Kind: KindTmux, Name: "build", Attrs: map[string]string{AttrSocket: "/tmp/tmux-0/default"},
-		Members: []ProcID{killFixtureID(t, 80), killFixtureID(t, 81)}}
+	s := &procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Attrs: map[string]string{procwalk.AttrSocket: "/tmp/tmux-0/default"},
+		Members: []procwalk.ProcID{killFixtureID(t, 80), killFixtureID(t, 81)}}
 	r, err := k.TerminateScope(context.Background(), NewSessionScope(s, true))
 	if err != nil {
 		t.Fatal(err)
@@ -681,7 +683,7 @@ func TestSessionScopeTmuxKillSession(t *testing.T) {
 	if ran != nil {
 		t.Errorf("tmux ran %v although a member was refused", ran)
 	}
-	s.Members = []ProcID{killFixtureID(t, 84)}
+	s.Members = []procwalk.ProcID{killFixtureID(t, 84)}
 	if _, err := k.TerminateScope(context.Background(), NewSessionScope(s, true)); err != nil {
 		t.Fatal(err)
 	}
@@ -709,16 +711,16 @@ func outcomePIDs(os []Outcome) []int {
 }
 
 func TestBiggest(t *testing.T) {
-	fs, _ := NewFS(killFixture)
+	fs, _ := procwalk.NewFS(killFixture)
 	snap, err := fs.Snapshot(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var all []*Process
+	var all []*procwalk.Process
 	for i := range snap.Procs {
 		all = append(all, &snap.Procs[i])
 	}
-	rss, _ := LookupMetric("rss")
+	rss, _ := procwalk.LookupMetric("rss")
 	got := Biggest(snap, all, 3, rss)
 	var gotPIDs []int
 	for _, p := range got {
@@ -731,38 +733,28 @@ func TestBiggest(t *testing.T) {
 	if got := Biggest(snap, all, -1, rss); len(got) != len(all)-3 { // kthreadd, kworker, zombie
 		t.Errorf("Biggest(all) = %d, want %d", len(got), len(all)-3)
 	}
-	session := []ProcID{killFixtureID(t, 80), killFixtureID(t, 81), killFixtureID(t, 82), {PID: 83, StartTicks: 1}}
+	session := []procwalk.ProcID{killFixtureID(t, 80), killFixtureID(t, 81), killFixtureID(t, 82), {PID: 83, StartTicks: 1}}
 	in := BiggestIn(snap, session, 2, rss)
 	if len(in) != 2 || in[0].ID.PID != 82 || in[1].ID.PID != 81 {
 		t.Errorf("BiggestIn = %v, want 82 then 81 (83 is a stale identity)", in)
 	}
 }
 
-func TestParseCgroup2Mount(t *testing.T) {
-	b := []byte("22 1 0:20 / /proc rw - proc proc rw\n41 31 0:38 / /sys/fs/cgroup/my\\040dir rw shared:9 - cgroup2 cgroup2 rw\n")
-	if got := parseCgroup2Mount(b); got != "/sys/fs/cgroup/my dir" {
-		t.Errorf("got %q", got)
-	}
-	if got := parseCgroup2Mount([]byte("22 1 0:20 / /proc rw - proc proc rw\n")); got != "" {
-		t.Errorf("no cgroup2: got %q", got)
-	}
-}
-
 func TestOpenProcRefusesForeignRoot(t *testing.T) {
-	fs, _ := NewFS(killFixture)
-	if _, err := OpenProc(fs, killFixtureID(t, 84)); !errors.Is(err, ErrForeignProc) {
-		t.Errorf("err = %v, want ErrForeignProc for a fixture root", err)
+	fs, _ := procwalk.NewFS(killFixture)
+	if _, err := OpenProc(fs, killFixtureID(t, 84)); !errors.Is(err, procwalk.ErrForeignProc) {
+		t.Errorf("err = %v, want procwalk.ErrForeignProc for a fixture root", err)
 	}
-	if _, err := OpenProc(fs, ProcID{PID: -1}); !errors.Is(err, ErrBadTarget) {
-		t.Errorf("pid -1: err = %v, want ErrBadTarget", err)
+	if _, err := OpenProc(fs, procwalk.ProcID{PID: -1}); !errors.Is(err, procwalk.ErrBadTarget) {
+		t.Errorf("pid -1: err = %v, want procwalk.ErrBadTarget", err)
 	}
-	if _, err := OpenProc(fs, ProcID{PID: 0}); !errors.Is(err, ErrBadTarget) {
-		t.Errorf("pid 0: err = %v, want ErrBadTarget", err)
+	if _, err := OpenProc(fs, procwalk.ProcID{PID: 0}); !errors.Is(err, procwalk.ErrBadTarget) {
+		t.Errorf("pid 0: err = %v, want procwalk.ErrBadTarget", err)
 	}
 }
 
 func TestExecuteInterruptedTree(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{Grace: time.Hour})
+	k, fk, _ := newTestKiller(t, Config{Grace: time.Hour})
 	for _, pid := range []int{81, 82, 84} {
 		fk.proc(pid).ignores[syscall.SIGTERM] = true
 	}
@@ -786,11 +778,11 @@ func TestExecuteInterruptedTree(t *testing.T) {
 // joined after the last walk.
 type lateScope struct{ late bool }
 
-func (s *lateScope) String() string { return "late" }
-func (s *lateScope) Fields() Fields { return 0 }
-func (s *lateScope) Grows() bool    { return true }
-func (s *lateScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
-	out := []*Process{snap.Process(82)}
+func (s *lateScope) String() string          { return "late" }
+func (s *lateScope) Fields() procwalk.Fields { return 0 }
+func (s *lateScope) Grows() bool             { return true }
+func (s *lateScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
+	out := []*procwalk.Process{snap.Process(82)}
 	if s.late {
 		out = append(out, snap.Process(84))
 	}
@@ -800,7 +792,7 @@ func (s *lateScope) Members(snap *Snapshot, _ map[ProcID]bool) []*Process {
 // What the last walk finds alive and never signalled is reported as
 // escaped, not signalled, and fails the report.
 func TestExecuteReportsEscaped(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{})
+	k, fk, _ := newTestKiller(t, Config{})
 	scope := &lateScope{}
 	fk.proc(82).ignores[syscall.SIGTERM] = true
 	fk.proc(82).onSignal = func(sig syscall.Signal) {
@@ -831,7 +823,7 @@ func TestExecuteReportsEscaped(t *testing.T) {
 // its comm at action time: another process may have taken its pid within
 // that tick, with the same start ticks.
 func TestExecuteRefusesYoungTargetWithAnotherComm(t *testing.T) {
-	k, fk, _ := newTestKiller(t, KillConfig{})
+	k, fk, _ := newTestKiller(t, Config{})
 	id := killFixtureID(t, 84)
 	for _, tt := range []struct {
 		comm string

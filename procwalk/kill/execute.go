@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // execute.go carries a Plan out: the first signal, the grace during which
@@ -26,14 +28,14 @@ type victim struct {
 // execution is the state of one Execute.
 type execution struct {
 	k      *Killer
-	cfg    KillConfig
+	cfg    Config
 	plan   *Plan
 	report *Report
 	live   []*victim
-	known  map[ProcID]bool
+	known  map[procwalk.ProcID]bool
 	// refused are the members refused so far, which shield their
 	// descendants in a tree scope.
-	refused map[ProcID]error
+	refused map[procwalk.ProcID]error
 	start   time.Time
 }
 
@@ -52,7 +54,7 @@ type execution struct {
 func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	cfg := k.Config()
 	x := &execution{
-		k: k, cfg: cfg, plan: plan, known: make(map[ProcID]bool), refused: make(map[ProcID]error), start: time.Now(),
+		k: k, cfg: cfg, plan: plan, known: make(map[procwalk.ProcID]bool), refused: make(map[procwalk.ProcID]error), start: time.Now(),
 		report: &Report{Scope: plan.Scope, Session: plan.Session, DryRun: cfg.DryRun},
 	}
 	for _, o := range plan.Skipped {
@@ -145,7 +147,7 @@ func (x *execution) signalFrozen(ctx context.Context) {
 // and verifies a handle and sends signal 0 (nothing) through it, so a
 // process of another user is refused (EPERM) as the real run would be.
 // Under a foreign root (a fixture) nothing is checked.
-func (k *Killer) probe(id ProcID) error {
+func (k *Killer) probe(id procwalk.ProcID) error {
 	if k.selfPID < 0 {
 		return nil
 	}
@@ -386,11 +388,11 @@ func resultOf(err error) Result {
 	switch {
 	case errors.Is(err, ErrIdentityChanged):
 		return ResultIdentityChanged
-	case IsGone(err):
+	case procwalk.IsGone(err):
 		return ResultGone
 	case errors.Is(err, ErrProtected):
 		return ResultProtected
-	case IsDenied(err):
+	case procwalk.IsDenied(err):
 		return ResultDenied
 	}
 	return ResultFailed

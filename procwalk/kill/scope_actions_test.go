@@ -1,4 +1,4 @@
-package procwalk
+package kill
 
 import (
 	"errors"

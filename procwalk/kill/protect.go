@@ -1,10 +1,12 @@
-package procwalk
+package kill
 
 import (
 	"errors"
 	"fmt"
 	"path"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // protect.go decides which processes must never be signalled.
@@ -40,7 +42,7 @@ func (e *ProtectedError) Error() string {
 func (e *ProtectedError) Unwrap() error { return ErrProtected }
 
 // DefaultProtected returns the protected name patterns used when a
-// KillConfig has none: init systems, remote access, the tmux server,
+// Config has none: init systems, remote access, the tmux server,
 // container runtimes and infrastructure sidecars, web terminals and IDEs
 // people reach their sessions through. Patterns are path.Match globs.
 func DefaultProtected() []string {
@@ -67,7 +69,7 @@ func isInterpreter(name string) bool {
 
 // protectedNames are the names a protected pattern is matched against: the
 // comm, argv[0]'s base name and, for an interpreter, argv[1]'s base name.
-func protectedNames(p *Process) []string {
+func protectedNames(p *procwalk.Process) []string {
 	names := []string{p.Comm}
 	if len(p.Cmdline) > 0 {
 		a0 := path.Base(p.Cmdline[0])
@@ -80,7 +82,7 @@ func protectedNames(p *Process) []string {
 }
 
 // matchProtected returns the first pattern matching p, or "".
-func matchProtected(p *Process, patterns []string) string {
+func matchProtected(p *procwalk.Process, patterns []string) string {
 	for _, name := range protectedNames(p) {
 		for _, pat := range patterns {
 			if ok, _ := path.Match(pat, name); ok {
@@ -111,7 +113,7 @@ type guardRails struct {
 }
 
 // hardRule returns why p may never be signalled, or nil.
-func (g *guardRails) hardRule(p *Process) *ProtectedError {
+func (g *guardRails) hardRule(p *procwalk.Process) *ProtectedError {
 	refuse := func(reason string) *ProtectedError {
 		return &ProtectedError{PID: p.ID.PID, Comm: p.Comm, Hard: true, Reason: reason}
 	}

@@ -1,9 +1,11 @@
-package procwalk
+package kill
 
 import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // plan.go decides what a termination will do before anything is sent: the
@@ -51,9 +53,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	members := scope.Members(snap, nil)
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
-		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, ErrGone)}
+		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, procwalk.ErrGone)}
 		if k.fs.Hidden(root.PID) {
-			o.Result, o.Err = ResultDenied, fmt.Errorf("pid %d: %w: it runs but /proc hides it from this user (hidepid): its identity cannot be verified; run as root", root.PID, ErrDenied)
+			o.Result, o.Err = ResultDenied, fmt.Errorf("pid %d: %w: it runs but /proc hides it from this user (hidepid): its identity cannot be verified; run as root", root.PID, procwalk.ErrDenied)
 		}
 		if q := snap.Process(root.PID); q != nil {
 			// The event names the process asked for: nothing of the new
@@ -65,13 +67,13 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		p.Skipped = append(p.Skipped, o)
 	}
 	root, hasRoot := rootOf(scope)
-	refused := make(map[ProcID]error)
+	refused := make(map[procwalk.ProcID]error)
 	for _, m := range members {
 		if m.Zombie() {
 			// Exited already; only a process asked for by id is worth a line.
 			if hasRoot && m.ID == root {
 				p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultGone,
-					Err: fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", m.ID.PID, ErrGone)})
+					Err: fmt.Errorf("pid %d has exited (zombie waiting for its parent): %w", m.ID.PID, procwalk.ErrGone)})
 			}
 			continue
 		}
@@ -92,16 +94,16 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
 // before is the boot clock when the walk began (see pinYoung).
-func (k *Killer) scan(scope Scope, cfg KillConfig) (snap *Snapshot, before time.Duration, err error) {
+func (k *Killer) scan(scope Scope, cfg Config) (snap *procwalk.Snapshot, before time.Duration, err error) {
 	before = bootClock()
-	snap, err = k.fs.Snapshot((FieldCmdline | cfg.Fields | scope.Fields()) &^ FieldSmaps)
+	snap, err = k.fs.Snapshot((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
 	return snap, before, err
 }
 
 // readSmaps reads member p's smaps_rollup when the config or scope asks
 // for it; a denied or vanished one leaves p without PSS.
-func (k *Killer) readSmaps(p *Process, scope Scope, cfg KillConfig) {
-	if (cfg.Fields|scope.Fields())&FieldSmaps != 0 {
+func (k *Killer) readSmaps(p *procwalk.Process, scope Scope, cfg Config) {
+	if (cfg.Fields|scope.Fields())&procwalk.FieldSmaps != 0 {
 		k.fs.ReadSmaps(p)
 	}
 }
@@ -111,7 +113,7 @@ func (k *Killer) readSmaps(p *Process, scope Scope, cfg KillConfig) {
 // its descendants (members come parents first): the tree is cut there, so
 // that `kill --tree 1` or the tree of the tmux server signals nothing
 // rather than every process below it.
-func (k *Killer) admit(p *Process, snap *Snapshot, rails *guardRails, cfg KillConfig, refused map[ProcID]error) error {
+func (k *Killer) admit(p *procwalk.Process, snap *procwalk.Snapshot, rails *guardRails, cfg Config, refused map[procwalk.ProcID]error) error {
 	err := k.check(p, rails, cfg)
 	if err == nil && rails.cutsTrees {
 		err = shieldedBy(p, snap, refused)
@@ -123,7 +125,7 @@ func (k *Killer) admit(p *Process, snap *Snapshot, rails *guardRails, cfg KillCo
 }
 
 // shieldedBy returns the refusal of p when its parent was refused.
-func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
+func shieldedBy(p *procwalk.Process, snap *procwalk.Snapshot, refused map[procwalk.ProcID]error) error {
 	parent := snap.Process(p.PPID)
 	if parent == nil || refused[parent.ID] == nil {
 		return nil
@@ -136,13 +138,13 @@ func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
 
 // Check returns why p may not be signalled (wrapping ErrProtected), or nil.
 // It applies the hard rules and, unless Force, the protected list.
-func (k *Killer) Check(p *Process) error {
+func (k *Killer) Check(p *procwalk.Process) error {
 	cfg := k.Config()
 	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	return k.check(p, &rails, cfg)
 }
 
-func (k *Killer) check(p *Process, rails *guardRails, cfg KillConfig) error {
+func (k *Killer) check(p *procwalk.Process, rails *guardRails, cfg Config) error {
 	if err := rails.hardRule(p); err != nil {
 		return err
 	}
@@ -154,14 +156,14 @@ func (k *Killer) check(p *Process, rails *guardRails, cfg KillConfig) error {
 	return nil
 }
 
-func rootOf(s Scope) (ProcID, bool) {
+func rootOf(s Scope) (procwalk.ProcID, bool) {
 	switch s := s.(type) {
 	case ProcessScope:
 		return s.ID, true
 	case TreeScope:
 		return s.Root, true
 	}
-	return ProcID{}, false
+	return procwalk.ProcID{}, false
 }
 
 func sessionOf(s Scope) string {
@@ -176,6 +178,6 @@ func sessionOf(s Scope) string {
 
 // hidesProcesses reports whether a scan may have missed processes: hidepid
 // hid other users' ones, or their stat was denied.
-func hidesProcesses(v Visibility) bool {
+func hidesProcesses(v procwalk.Visibility) bool {
 	return v.OthersHidden || v.Denied["stat"] > 0 || v.Denied["statm"] > 0
 }

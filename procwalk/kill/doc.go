@@ -1,0 +1,13 @@
+// Package kill ends processes safely, on top of package procwalk's
+// snapshots and sessions: a Killer plans what a termination will do (the
+// members of a scope, each admitted or refused by the hard rules and the
+// protected list), then signals each target only while its ProcID still
+// names it (a pidfd opened before the start time is checked), in two stages
+// (the first signal, a grace, then SIGKILL), and records every outcome in
+// ActionEvents.
+//
+// A scope is one process, a tree, a process group, a cgroup or a session
+// (Scope); a tree of a fork storm is stopped top-down before it is
+// signalled and re-checked after, and anything left alive is reported as
+// escaped, never as success.
+package kill
