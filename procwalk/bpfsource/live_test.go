@@ -264,8 +264,14 @@ func TestParity(t *testing.T) {
 		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 0)
 		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, 0)
 		if b.RSSBytes == a.RSSBytes && b.SharedBytes == a.SharedBytes {
+			// Equal in both /proc reads, it may still have moved and
+			// come back between them (a busy process maps a page and
+			// unmaps it): counted as moved, and moves must stay few. A
+			// wrong sum would differ for most processes.
 			if p.RSSBytes != b.RSSBytes || p.SharedBytes != b.SharedBytes {
-				bad("rss/shared (unmoved in /proc)", [2]uint64{p.RSSBytes, p.SharedBytes}, b.RSSBytes, b.SharedBytes)
+				t.Logf("pid %d (%q) rss/shared moved and back: bpf %v, /proc %v then", p.ID.PID, p.Comm,
+					[2]uint64{p.RSSBytes, p.SharedBytes}, [2]uint64{b.RSSBytes, b.SharedBytes})
+				ok = false
 			} else {
 				rssEqual++
 			}
@@ -379,8 +385,10 @@ func TestChurn(t *testing.T) {
 			p := &snap.Procs[i]
 			if q := after.Process(p.ID.PID); q != nil && q.ID == p.ID && q.PPID != p.PPID && snap.Process(q.PPID) != nil {
 				// Reparenting to a subreaper is a real change; a ppid
-				// naming a process both saw is not.
-				if parent := after.Process(p.PPID); parent != nil {
+				// naming a process both saw, the same one (not a reuse
+				// of its pid) and not exited (a zombie's children are
+				// reparented when it exits), is not.
+				if parent, was := after.Process(p.PPID), snap.Process(p.PPID); parent != nil && was != nil && parent.ID == was.ID && !parent.Zombie() {
 					t.Errorf("pid %d: ppid %d by bpf, %d by /proc", p.ID.PID, p.PPID, q.PPID)
 				}
 			}
