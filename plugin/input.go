@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
 
 // DefaultPasswd is the user database Input reads for uid -> name.
@@ -49,6 +50,9 @@ type Input struct {
 	ProcstatTagWith     []string `toml:"procstat_tag_with"`
 	SkipSelfMetrics     bool     `toml:"skip_self_metrics"`
 	Passwd              string   `toml:"passwd"`
+	// SourceMode picks the snapshot source as procwalk's --source does:
+	// "proc", "bpf" or "auto" ("" is auto). Unused when Source is set.
+	SourceMode string `toml:"source"`
 
 	// Log receives grouping notes at debug level; the Telegraf adapter sets
 	// it to Telegraf's logger. Nil logs nothing.
@@ -62,11 +66,13 @@ type Input struct {
 	// compiled-in input is Telegraf itself, which procstat would select.
 	SkipPID int `toml:"-"`
 
-	// Source takes the snapshots (see Config.Source); nil reads /proc.
-	// procwalk telegraf sets the one --source chose.
+	// Source takes the snapshots (see Config.Source); nil is the one
+	// SourceMode chooses at Init. procwalk telegraf sets the one its
+	// --source chose.
 	Source procwalk.Source `toml:"-"`
 
 	collector *Collector
+	chosen    *bpfsource.Chosen // what Init chose by SourceMode, to Close
 }
 
 // SampleConfig is the commented [[inputs.procwalk]] section.
@@ -79,12 +85,37 @@ func (in *Input) Init() error {
 	if err != nil {
 		return err
 	}
+	in.Close() // a second Init chooses again
+	if cfg.Source == nil {
+		// Choose fails only for a mode config has checked. A BPF
+		// source that is not allowed or fails to load is /proc and
+		// one warning.
+		if in.chosen, err = bpfsource.Choose(fs, in.SourceMode); err != nil {
+			return fmt.Errorf("%w: %s: %w", ErrConfig, opt("source"), err)
+		}
+		if in.chosen.Warn && in.Log != nil {
+			in.Log.Warnf("%s", in.chosen.Why)
+		}
+		cfg.Source = in.chosen.Source
+	}
 	c, err := NewCollector(fs, cfg)
 	if err != nil {
+		in.Close()
 		return err
 	}
 	in.collector = c
 	return nil
+}
+
+// Close unloads the BPF program Init loaded, if it did. Telegraf has no
+// call for it: its programs go when Telegraf exits.
+func (in *Input) Close() error {
+	if in.chosen == nil {
+		return nil
+	}
+	err := in.chosen.Close()
+	in.chosen = nil
+	return err
 }
 
 // Collector is the collector Init prepared: exec and execd modes drive it
@@ -111,6 +142,9 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	fs, err := procwalk.NewFS(root)
 	if err != nil {
 		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("proc"), err)
+	}
+	if in.SourceMode != "" && !slices.Contains(bpfsource.Modes(), in.SourceMode) {
+		return cfg, fs, fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", "))
 	}
 	for _, k := range in.SessionKinds {
 		if !slices.Contains(procwalk.Kinds(), k) {

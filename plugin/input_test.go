@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
 
 // fakeAcc records what Gather adds, as Telegraf's accumulator would see it.
@@ -58,6 +61,7 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, CgroupRoot: "testdata/passwd"}, "cgroup_root"},
 		{Input{Proc: fixtureProc, Passwd: "testdata/missing-passwd"}, "passwd"},
 		{Input{Proc: fixtureProc, DangerPercent: 120}, "danger_percent"},
+		{Input{Proc: fixtureProc, SourceMode: "ebpf"}, "source"},
 		{Input{Proc: fixtureProc, DangerPercent: math.NaN()}, "danger_percent"},
 		{Input{Proc: fixtureProc, Trees: []string{"build=("}}, "trees"},
 		{Input{Proc: fixtureProc, Groups: "testdata/no-such-rules"}, "groups"},
@@ -105,6 +109,72 @@ func TestGatherMatchesLineOutput(t *testing.T) {
 	if len(acc.errs) != 0 {
 		t.Errorf("AddError called on a complete gather: %v", acc.errs)
 	}
+}
+
+// selfMetrics is the procwalk self-metrics point of a gather.
+func selfMetrics(t *testing.T, in *Input) map[string]interface{} {
+	t.Helper()
+	var acc fakeAcc
+	if err := in.Gather(&acc); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range acc.points {
+		if p.measurement == "procwalk" {
+			return p.fields
+		}
+	}
+	t.Fatal("no procwalk self-metrics point")
+	return nil
+}
+
+// The source option picks the snapshot source as --source does; a BPF
+// source that cannot be used is one warning, and the gather reads /proc.
+func TestInputSource(t *testing.T) {
+	for _, c := range []struct {
+		mode, note, warning string
+	}{
+		{"proc", "asked for proc", ""},
+		{"", "auto: bpf --proc is " + fixtureProc, ""},
+		{"bpf", "bpf source not used: --proc is " + fixtureProc, "W! bpf source not used"},
+	} {
+		var log bytes.Buffer
+		in := &Input{Proc: fixtureProc, SourceMode: c.mode, Log: NewLineLogger(&log, false)}
+		if err := in.Init(); err != nil {
+			t.Fatalf("source %q: %v", c.mode, err)
+		}
+		f := selfMetrics(t, in)
+		if f["source"] != "proc" || !strings.HasPrefix(f["source_note"].(string), c.note) {
+			t.Errorf("source %q: self-metrics source %v, note %q; want proc, %q", c.mode, f["source"], f["source_note"], c.note)
+		}
+		if got := log.String(); strings.Count(got, "\n") != min(1, len(c.warning)) || !strings.HasPrefix(got, c.warning) {
+			t.Errorf("source %q: log %q, want %q", c.mode, got, c.warning)
+		}
+		in.Close()
+	}
+}
+
+// TestInputSourceLive: on the host, as root, auto loads the BPF source.
+func TestInputSourceLive(t *testing.T) {
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("loads a BPF program: set PROCWALK_INTEGRATION=1")
+	}
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bpfsource.Allowed(fs); err != nil {
+		t.Skipf("the BPF source is not allowed here: %v", err)
+	}
+	in := &Input{SessionKinds: []string{"user"}}
+	if err := in.Init(); err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	f := selfMetrics(t, in)
+	if f["source"] != bpfsource.Name && os.Getenv("CI") == "true" {
+		t.Errorf("self-metrics source %v (%v), want bpf", f["source"], f["source_note"])
+	}
+	t.Logf("source %v: %v", f["source"], f["source_note"])
 }
 
 func TestGatherBeforeInit(t *testing.T) {

@@ -397,6 +397,7 @@ func TestHelpers(t *testing.T) {
 			"3\tfirst\tlimit=2GiB\t2GiB\t3\t2147483648"},
 		{`local s = pw.snapshot() print(s.time, s.procs, s.listed, s.gone, s.partial, s.cpus, pw.bytes(s.mem_total), s.page_size, s.boot_time, s.clock_ticks)`,
 			"1700864000\t16\t16\t0\tfalse\t4\t16.0 GiB\t4096\t1700000000\t100"},
+		{`local s = pw.snapshot() print(s.source, s.source_note == "")`, "proc\ttrue"},
 		{`print(...)`, "first\tlimit=2GiB\t--ticks=3"},
 	})
 }

@@ -111,9 +111,9 @@ func (m *module) luaDebounce(L *lua.LState) int {
 	return 1
 }
 
-// procwalk.snapshot() -> {time, duration, procs, listed, gone, malformed,
-// denied = {field = count}, partial, hidepid, cpus, mem_total, page_size,
-// boot_time, clock_ticks}
+// procwalk.snapshot() -> {time, duration, source, source_note, procs,
+// listed, gone, malformed, denied = {field = count}, partial, hidepid, cpus,
+// mem_total, page_size, boot_time, clock_ticks}
 func (m *module) luaSnapshot(L *lua.LState) int {
 	s := m.snap
 	v := s.Visibility
@@ -121,6 +121,8 @@ func (m *module) luaSnapshot(L *lua.LState) int {
 	num := func(k string, x float64) { t.RawSetString(k, lua.LNumber(x)) }
 	num("time", float64(s.Time.UnixNano())/1e9)
 	num("duration", s.Duration.Seconds())
+	t.RawSetString("source", lua.LString(s.Source))
+	t.RawSetString("source_note", lua.LString(s.SourceNote))
 	num("procs", float64(len(s.Procs)))
 	num("listed", float64(v.Listed))
 	num("gone", float64(v.Gone))

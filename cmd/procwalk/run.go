@@ -171,7 +171,11 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if g.pss {
 		fields |= procwalk.FieldSmaps
 	}
-	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep}, grouper)
+	src, err := g.snapshotSource(fsys)
+	if err != nil {
+		return nil, err
+	}
+	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep, Source: src}, grouper)
 	sr.rt = scripting.New(scripting.Config{
 		Killer:  killer,
 		Emitter: sr.out,

@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
 
 // source_test.go: --source picks the snapshot source; a BPF source that
@@ -47,6 +50,59 @@ func TestSourceSelfMetrics(t *testing.T) {
 		}
 		if r.code != exitOK || !strings.Contains(self, c.want) {
 			t.Errorf("--source %s: exit %d, self line %q, want it to hold %s", c.source, r.code, self, c.want)
+		}
+	}
+}
+
+// run, watch and telegraf --script take the same --source: on a fixture,
+// bpf is one note and /proc, which the script sees in pw.snapshot().
+func TestSourceScripts(t *testing.T) {
+	script := writeScript(t, "src.lua", `local pw = require("procwalk") local s = pw.snapshot() print("source " .. s.source .. ": " .. s.source_note)`)
+	note := "bpf source not used: --proc is " + scriptProc + ", not the host's /proc; read /proc instead"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // on stdout
+		warn string // the note's line on stderr
+	}{
+		{"run", []string{"run", script, "--source", "bpf"}, "source proc: " + note + "\n", "procwalk: note: " + note},
+		{"watch", []string{"watch", script, "--count", "1", "--source", "bpf"}, "source proc: " + note + "\n", "procwalk: note: " + note},
+		{"telegraf --script", []string{"telegraf", "--script", script, "--source", "bpf"}, `source="proc",source_note="` + note + `"`, "W! " + note},
+	} {
+		r := scriptCLI(t, c.args[0], c.args[1:]...)
+		if r.code != exitOK || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s --source bpf: exit %d, stdout %q, want it to hold %q\nstderr:\n%s", c.name, r.code, r.stdout, c.want, r.stderr)
+		}
+		if strings.Count(r.stderr, c.warn) != 1 {
+			t.Errorf("%s --source bpf: stderr %q, want the note once", c.name, r.stderr)
+		}
+	}
+}
+
+// TestIntegrationSourceScripts: as root on a kernel that allows it, run,
+// watch and telegraf --script read the host through the BPF source.
+func TestIntegrationSourceScripts(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bpfsource.Allowed(fs); err != nil {
+		t.Skipf("the BPF source is not allowed here: %v", err)
+	}
+	script := writeScript(t, "src.lua", `print("source " .. require("procwalk").snapshot().source)`)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", script}, "source bpf\n"},
+		{[]string{"watch", script, "--count", "1"}, "source bpf\n"},
+		{[]string{"telegraf", "--session-kinds", "user", "--script", script}, `source="bpf"`},
+	} {
+		r := cli(t, c.args...)
+		if r.code != exitOK || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("%s: exit %d, stdout %q, want it to hold %q\nstderr:\n%s", c.args[0], r.code, r.stdout, c.want, r.stderr)
 		}
 	}
 }

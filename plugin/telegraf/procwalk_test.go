@@ -75,7 +75,8 @@ func TestSampleConfigDefaultsLoad(t *testing.T) {
 		t.Fatal("sample.conf has no commented defaults")
 	}
 	p := loadOne(t, uncommented)
-	if p.Schema != "procwalk" || p.Proc != "/proc" {
+	defer p.Close() // source = "auto" may have loaded the BPF program
+	if p.Schema != "procwalk" || p.Proc != "/proc" || p.SourceMode != "auto" {
 		t.Errorf("defaults not decoded: %+v", p.Input)
 	}
 }

@@ -42,13 +42,19 @@ const (
 // Allowed reports why the BPF source cannot run here, or nil: fs must be
 // the host's own /proc (a fixture root is not what the kernel would
 // iterate), the process needs CAP_SYS_ADMIN (root) or CAP_BPF with
-// CAP_PERFMON, the kernel its BTF and iter/task and bpf_map_lookup_percpu_elem (Linux 5.19).
+// CAP_PERFMON in the host's user namespace, the kernel its BTF, iter/task
+// and bpf_map_lookup_percpu_elem (Linux 5.19).
 func Allowed(fs procwalk.FS) error {
 	if root, err := filepath.Abs(fs.Path()); err != nil || root != procwalk.DefaultRoot {
 		return fmt.Errorf("--proc is %s, not the host's %s", fs.Path(), procwalk.DefaultRoot)
 	}
 	if !hasCaps() {
 		return errors.New("needs root (CAP_SYS_ADMIN) or CAP_BPF and CAP_PERFMON")
+	}
+	if !identityUIDs(fs) {
+		// Capabilities in a user namespace of our own (a rootless
+		// container's root) do not let bpf(2) load a program.
+		return errors.New("runs in a user namespace: loading needs root or CAP_BPF and CAP_PERFMON in the host's")
 	}
 	if _, err := os.Stat(BTFPath); err != nil {
 		return fmt.Errorf("no kernel BTF at %s (CONFIG_DEBUG_INFO_BTF)", BTFPath)

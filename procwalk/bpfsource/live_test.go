@@ -20,8 +20,9 @@ import (
 
 // live_test.go checks the BPF source against the /proc source on the live
 // host. Gated: PROCWALK_INTEGRATION=1 (set by .ci/run), and a host where
-// the source is allowed and loads (root or CAP_BPF+CAP_PERFMON, BTF, Linux
-// 5.8+); a sandbox that refuses bpf(2) skips, saying why.
+// the source is allowed (root or CAP_BPF+CAP_PERFMON, BTF, Linux 5.19+).
+// Where it is allowed but fails to load, the tests skip saying why (a
+// sandbox that refuses bpf(2)), except in CI (CI=true), where they fail.
 
 func liveSource(t *testing.T) *Source {
 	t.Helper()
@@ -37,6 +38,12 @@ func liveSource(t *testing.T) *Source {
 	}
 	s, err := Open(fs)
 	if err != nil {
+		// Allowed found root (or CAP_BPF+CAP_PERFMON), the kernel's BTF and
+		// Linux 5.19+: in CI the source must load there, and a skip would
+		// pass unseen.
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the BPF source is allowed here but failed to load (CI=true: a failure, not a skip): %v", err)
+		}
 		t.Skipf("the BPF source cannot load here: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
@@ -257,8 +264,14 @@ func TestParity(t *testing.T) {
 		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 0)
 		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, 0)
 		if b.RSSBytes == a.RSSBytes && b.SharedBytes == a.SharedBytes {
+			// Equal in both /proc reads, it may still have moved and
+			// come back between them (a busy process maps a page and
+			// unmaps it): counted as moved, and moves must stay few. A
+			// wrong sum would differ for most processes.
 			if p.RSSBytes != b.RSSBytes || p.SharedBytes != b.SharedBytes {
-				bad("rss/shared (unmoved in /proc)", [2]uint64{p.RSSBytes, p.SharedBytes}, b.RSSBytes, b.SharedBytes)
+				t.Logf("pid %d (%q) rss/shared moved and back: bpf %v, /proc %v then", p.ID.PID, p.Comm,
+					[2]uint64{p.RSSBytes, p.SharedBytes}, [2]uint64{b.RSSBytes, b.SharedBytes})
+				ok = false
 			} else {
 				rssEqual++
 			}
@@ -282,7 +295,8 @@ func TestParity(t *testing.T) {
 	if w := snap.Process(weird.Process.Pid); w == nil || w.Comm != "a) b\n(x" {
 		t.Errorf("the process named \"a) b\\n(x\": bpf saw %+v", w)
 	}
-	t.Logf("%d processes compared, %d with a gauge that moved between the reads, %d with RSS and shared equal to statm", compared, moved, rssEqual)
+	t.Logf("%d processes compared, %d with a gauge that moved between the reads, %d with RSS and shared equal to statm, %d with RSS lacking its per-CPU parts",
+		compared, moved, rssEqual, s.rssPartial)
 	if compared < len(snap.Procs)*9/10 {
 		t.Errorf("only %d of %d processes compared: identities (pid, start ticks) differ", compared, len(snap.Procs))
 	}
@@ -371,8 +385,10 @@ func TestChurn(t *testing.T) {
 			p := &snap.Procs[i]
 			if q := after.Process(p.ID.PID); q != nil && q.ID == p.ID && q.PPID != p.PPID && snap.Process(q.PPID) != nil {
 				// Reparenting to a subreaper is a real change; a ppid
-				// naming a process both saw is not.
-				if parent := after.Process(p.PPID); parent != nil {
+				// naming a process both saw, the same one (not a reuse
+				// of its pid) and not exited (a zombie's children are
+				// reparented when it exits), is not.
+				if parent, was := after.Process(p.PPID), snap.Process(p.PPID); parent != nil && was != nil && parent.ID == was.ID && !parent.Zombie() {
 					t.Errorf("pid %d: ppid %d by bpf, %d by /proc", p.ID.PID, p.PPID, q.PPID)
 				}
 			}

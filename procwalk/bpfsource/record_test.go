@@ -130,7 +130,8 @@ func TestDecode(t *testing.T) {
 			StartCode: 0x400100, EndCode: 0x402001, CgroupId: 77, Comm: comm("a) b\n(x")},
 		taskThreadRec{Kind: recThread, Tgid: 40, Utime: 100 * ms, Stime: 0, Rtime: 50 * ms, MinFlt: 5, MajFlt: 2},
 		taskProcessRec{Kind: recProcess, Pid: 0, Comm: comm("outside")}, // not in our namespace
-		taskProcessRec{Kind: recProcess, Pid: 50, Ppid: 2, State: 0x402, Flags: pfKthread, Threads: 1, Comm: comm("kworker/0:1")},
+		taskProcessRec{Kind: recProcess, Pid: 50, Ppid: 2, State: 0x402, Flags: pfKthread, Threads: 1, Comm: comm("kworker/0:1"),
+			RssPartial: 1}, // its counters' per-CPU parts unread: counted
 		taskThreadRec{Kind: recThread, Tgid: 99, Utime: 1}, // its leader already reaped
 	)
 	for _, r := range []struct {
@@ -177,6 +178,12 @@ func checkDecoded(t *testing.T, r io.Reader) {
 	}
 	if k := procs[2]; !k.Kernel || k.State != 'I' || k.Comm != "kworker/0:1" {
 		t.Errorf("pid 50: kernel %v state %c comm %q, want a kernel thread, I, kworker/0:1", k.Kernel, k.State, k.Comm)
+	}
+	if s.rssPartial != 1 {
+		t.Errorf("%d processes with partial RSS counted, want 1 (pid 50)", s.rssPartial)
+	}
+	if got := rssPartialNote(s.rssPartial); !strings.Contains(got, "RSS of 1 process lacks its per-CPU parts") {
+		t.Errorf("note %q does not count the process with partial RSS", got)
 	}
 	if procs[0].Start != time.Unix(1_700_000_000, 120_000_000) {
 		t.Errorf("pid 1 starts %v, want boot + 12 ticks", procs[0].Start)

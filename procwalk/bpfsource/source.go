@@ -40,8 +40,11 @@ type Source struct {
 	totals  []totals // per process, parallel to the Procs being built
 	threads []taskThreadRec
 	spare   []procwalk.Process // a recycled snapshot's storage
-	groups  map[procwalk.Fields][]*procwalk.Process
-	why     string // SourceNote of its snapshots: why it was chosen
+	// rssPartial counts the last gather's processes whose RSS counters
+	// lacked their per-CPU parts (rss_partial): said in the source note.
+	rssPartial int
+	groups     map[procwalk.Fields][]*procwalk.Process
+	why        string // SourceNote of its snapshots: why it was chosen
 }
 
 // totals are a process's counters summed over its threads, as
@@ -164,11 +167,26 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 		}
 		note += fmt.Sprintf("; %d of %d processes hidden from the iterator read from /proc", len(procs)-n, len(s.hidden))
 	}
+	if s.rssPartial > 0 {
+		note += rssPartialNote(s.rssPartial)
+	}
 	v.Listed = len(procs) + v.Gone
 	snap := procwalk.NewSnapshot(host, fields, sel.Fields, procs, v)
 	snap.Time, snap.Source, snap.SourceNote = start, Name, note
 	snap.Duration = time.Since(start)
 	return snap, nil
+}
+
+// rssPartialNote says, for the source note, that n processes' RSS is
+// their counters' shared part alone: the iterator could not read the
+// per-CPU parts that statm adds (a NULL counters pointer, a failed read),
+// so it may be off by up to the counter's batch on each CPU.
+func rssPartialNote(n int) string {
+	what := "1 process"
+	if n != 1 {
+		what = fmt.Sprintf("%d processes", n)
+	}
+	return fmt.Sprintf("; RSS of %s lacks its per-CPU parts (the shared count alone, may be off by a few pages a CPU)", what)
 }
 
 // iterate reads the iterator and decodes its records, into room for
@@ -208,6 +226,7 @@ func (s *Source) decode(r io.Reader, expect int) ([]procwalk.Process, error) {
 	}
 	s.totals = s.totals[:0]
 	s.threads = s.threads[:0]
+	s.rssPartial = 0
 	if len(s.raw) < chunkBytes {
 		s.raw = alignedBytes(chunkBytes)
 	}
@@ -274,6 +293,9 @@ func (s *Source) decodeRecords(b []byte, procs []procwalk.Process, readErr error
 			}
 			procs = append(procs, procwalk.Process{})
 			s.conv.process(r, &procs[len(procs)-1])
+			if r.RssPartial != 0 {
+				s.rssPartial++
+			}
 			s.totals = append(s.totals, totals{pid: int(r.Pid), utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
 				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
 		case recThread:

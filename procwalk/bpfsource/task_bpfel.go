@@ -27,6 +27,8 @@ type taskProcessRec struct {
 	ExitState     uint32
 	Flags         uint32
 	Threads       uint32
+	RssPartial    uint32
+	Pad           uint32
 	StartBoottime uint64
 	Utime         uint64
 	Stime         uint64

@@ -30,6 +30,8 @@ struct process_rec {
 	__u32 exit_state;
 	__u32 flags;	  /* PF_*: PF_KTHREAD marks a kernel thread */
 	__u32 threads;	  /* signal->nr_threads */
+	__u32 rss_partial; /* 1: an RSS counter lacks its per-CPU parts */
+	__u32 pad;
 	__u64 start_boottime; /* ns since boot, suspend included */
 	__u64 utime, stime, rtime; /* leader's own plus dead threads' (signal) */
 	__u64 prev_utime, prev_stime; /* signal->prev_cputime: last reported */
@@ -129,8 +131,11 @@ static __always_inline __u64 addr(void *p)
 
 /* rss_sum is get_mm_counter_sum(mm, member), what statm reports: the shared
  * count plus each possible CPU's part, clamped at 0 as
- * percpu_counter_sum_positive() does. */
-static __always_inline __u64 rss_sum(struct mm_struct *mm, int member, __u64 base)
+ * percpu_counter_sum_positive() does. Where the per-CPU parts cannot be
+ * read (a NULL counters pointer, no per-CPU offsets, a failed read) it
+ * sets *partial: the value is the shared count alone, off by up to the
+ * counter's batch on each CPU. */
+static __always_inline __u64 rss_sum(struct mm_struct *mm, int member, __u64 base, __u32 *partial)
 {
 	void *pc = (void *)mm + bpf_core_field_offset(struct mm_struct, rss_stat) +
 		   member * bpf_core_type_size(struct percpu_counter);
@@ -143,15 +148,18 @@ static __always_inline __u64 rss_sum(struct mm_struct *mm, int member, __u64 bas
 	bpf_probe_read_kernel(&v, sizeof(v), pc + bpf_core_field_offset(struct percpu_counter, count));
 	bpf_probe_read_kernel(&counters, sizeof(counters),
 			      pc + bpf_core_field_offset(struct percpu_counter, counters));
-	if (!counters || !base)
+	if (!counters || !base) {
+		*partial = 1;
 		return rss(mm, member);
+	}
 	for (cpu = 0; cpu < MAX_CPUS && cpu < nr_cpus; cpu++) {
 		void *at = bpf_map_lookup_percpu_elem(&cpu_off, &key, cpu);
 		__s32 part = 0;
 
 		if (!at)
 			continue;
-		bpf_probe_read_kernel(&part, sizeof(part), (void *)(counters + (addr(at) - base)));
+		if (bpf_probe_read_kernel(&part, sizeof(part), (void *)(counters + (addr(at) - base))))
+			*partial = 1;
 		v += part;
 	}
 	return v < 0 ? 0 : v;
@@ -241,10 +249,10 @@ int procwalk_tasks(struct bpf_iter__task *ctx)
 
 		bpf_probe_read_kernel(&base, sizeof(base),
 				      (void *)(addr(&cpu_off) + bpf_core_field_offset(struct bpf_array, pptrs)));
-		r.rss_file = rss_sum(mm, 0, base); /* MM_FILEPAGES */
-		r.rss_anon = rss_sum(mm, 1, base); /* MM_ANONPAGES */
-		r.rss_swap = rss_sum(mm, 2, base); /* MM_SWAPENTS */
-		r.rss_shmem = rss_sum(mm, 3, base); /* MM_SHMEMPAGES */
+		r.rss_file = rss_sum(mm, 0, base, &r.rss_partial); /* MM_FILEPAGES */
+		r.rss_anon = rss_sum(mm, 1, base, &r.rss_partial); /* MM_ANONPAGES */
+		r.rss_swap = rss_sum(mm, 2, base, &r.rss_partial); /* MM_SWAPENTS */
+		r.rss_shmem = rss_sum(mm, 3, base, &r.rss_partial); /* MM_SHMEMPAGES */
 		r.total_vm = BPF_CORE_READ(mm, total_vm);
 		r.data_vm = BPF_CORE_READ(mm, data_vm);
 		r.stack_vm = BPF_CORE_READ(mm, stack_vm);
