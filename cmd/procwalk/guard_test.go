@@ -333,9 +333,12 @@ func waitDescendants(t *testing.T, pid, n int) {
 }
 
 // A dry run reports the broken limit once and lets CMD run to its end.
+// CMD outlives the limit by seconds: the dry run's plan scans the whole
+// host, which takes a second or more on a loaded machine with thousands of
+// processes, and a tree gone by then is reported gone, not "would signal".
 func TestIntegrationGuardDryRun(t *testing.T) {
 	integration(t)
-	r := guard(t, "--dry-run", "--timeout", "200ms", "--", "sh", "-c", "sleep 1; echo finished")
+	r := guard(t, "--dry-run", "--timeout", "200ms", "--", "sh", "-c", "sleep 4; echo finished")
 	if r.code != 0 || r.stdout != "finished\n" {
 		t.Fatalf("exit %d stdout %q, want CMD to finish:\n%s", r.code, r.stdout, r.stderr)
 	}
