@@ -23,20 +23,13 @@ const (
 	MeasurementLookup   = "procstat_lookup"
 )
 
-// sessionTagAttrs are the Session.Attrs written as procwalk_session tags:
-// the few that name where a session runs and stay stable over its life,
-// and an agent's status (four values) for dashboards to group by.
-func sessionTagAttrs() [6]string {
-	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent, procwalk.AttrStatus}
-}
-
 // writeSession writes one procwalk_session line; read are the optional
 // files the snapshot read (swap is known only from status or smaps).
 func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t time.Time) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
-	for _, k := range sessionTagAttrs() {
+	for _, k := range s.TagAttrs() { // pod, unit, agent status ...: the kind says
 		w.tag(k, s.Attrs[k])
 	}
 	tot := &s.Totals

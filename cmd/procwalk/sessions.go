@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -400,7 +399,7 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 		}
 		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
 		read, write := sessionIORates(tot)
-		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(sessionInfo(s)))
+		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(s.Info()))
 		t.add(row...)
 	}
 	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
@@ -458,94 +457,6 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 		read, write = read+"+", write+"+"
 	}
 	return read, write
-}
-
-// sessionInfo is the INFO column: what the kind knows beyond the numbers.
-func sessionInfo(s *procwalk.Session) string {
-	a := s.Attrs
-	var parts []string
-	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
-	switch s.Kind {
-	case procwalk.KindTmux:
-		windows, _ := strconv.Atoi(a[procwalk.AttrWindows])
-		panes, _ := strconv.Atoi(a[procwalk.AttrPanes])
-		add("%s, %s", countOf(windows, "window", "windows"), countOf(panes, "pane", "panes"))
-		if a[procwalk.AttrAttached] != "0" {
-			add("attached")
-		}
-		add("socket %s", filepath.Base(a[procwalk.AttrSocket]))
-	case procwalk.KindSID, procwalk.KindPGRP:
-		if l := a[procwalk.AttrLeader]; l != "" {
-			add("leader %s", l)
-		} else {
-			add("leader gone")
-		}
-		if tty := a[procwalk.AttrTTY]; tty != "" {
-			add("%s", tty)
-		}
-	case procwalk.KindTree, procwalk.KindGroup:
-		add("%s", a[procwalk.AttrCommand])
-	case procwalk.KindUser:
-		add("uid %s", a[procwalk.AttrUID])
-	case procwalk.KindAgent:
-		parts = append(parts, s.AgentSummary()...)
-		if p := a[procwalk.AttrCwd]; p != "" {
-			add("%s", p)
-		}
-		add("%s", a[procwalk.AttrElapsed])
-		if t := a[procwalk.AttrTmuxTarget]; t != "" {
-			add("tmux %s", t)
-		}
-		if n := a[procwalk.AttrNested]; n != "" {
-			add("%s nested", n)
-		}
-	case procwalk.KindCgroup:
-		if uid := a[procwalk.AttrPodUID]; uid != "" {
-			pod := a[procwalk.AttrPod]
-			if ns := a[procwalk.AttrNamespace]; ns != "" {
-				pod = ns + "/" + pod
-			}
-			if pod != "" {
-				add("pod %s", pod)
-			}
-			add("%s", a[procwalk.AttrQoS])
-		} else if u := a[procwalk.AttrUnit]; u != "" && u != s.Name {
-			add("%s", u)
-		}
-		parts = append(parts, cgroupLimits(s.Totals.Cgroup)...)
-	}
-	if s.Partial {
-		add("partial: see the note")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// cgroupLimits describes usage against limits: "mem 90.0% of 512.0 MiB",
-// "cpu 0.40 of 0.50 cores", "DANGER".
-func cgroupLimits(u *procwalk.CgroupUsage) []string {
-	if u == nil {
-		return nil
-	}
-	var parts []string
-	switch {
-	case u.MemoryLimitBytes > 0 && u.HaveMemoryUsage:
-		parts = append(parts, fmt.Sprintf("mem %s%% of %s", formatPercent(u.MemoryPercent), formatBytes(u.MemoryLimitBytes)))
-	case u.MemoryLimitBytes > 0:
-		parts = append(parts, "mem limit "+formatBytes(u.MemoryLimitBytes))
-	case u.HaveMemoryUsage:
-		parts = append(parts, "mem "+formatBytes(u.MemoryUsageBytes)+", no limit")
-	}
-	if u.CPUQuotaCores > 0 {
-		used := "?"
-		if u.CPUCoresUsed > 0 || u.CPUQuotaPercent > 0 {
-			used = strconv.FormatFloat(u.CPUCoresUsed, 'f', 2, 64)
-		}
-		parts = append(parts, fmt.Sprintf("cpu %s of %s cores", used, strconv.FormatFloat(u.CPUQuotaCores, 'f', 2, 64)))
-	}
-	if u.Danger {
-		parts = append(parts, "DANGER")
-	}
-	return parts
 }
 
 // sessionOrder sorts sessions.
