@@ -49,7 +49,7 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 		g.cfg.CgroupRoot = DefaultCgroupRoot
 	}
 	if g.cfg.DangerPercent == 0 {
-		g.cfg.DangerPercent = defaultDangerPercent
+		g.cfg.DangerPercent = DefaultDangerPercent
 	}
 	if err := CheckDangerPercent(g.cfg.DangerPercent); err != nil {
 		return nil, fmt.Errorf("%w: danger threshold %v: %w", ErrBadConfig, cfg.DangerPercent, err)
@@ -103,9 +103,9 @@ func CheckDangerPercent(p float64) error {
 	return nil
 }
 
-// defaultDangerPercent of a cgroup limit marks a session in danger: close
+// DefaultDangerPercent of a cgroup limit marks a session in danger: close
 // enough to the limit that the OOM killer or CPU throttling is near.
-const defaultDangerPercent = 80
+const DefaultDangerPercent = 80
 
 // Fields returns the optional fields the configured kinds read from every
 // process. Kinds that need a file only for some processes ask for it

@@ -105,7 +105,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
 	fs.StringVar(&f.cgroupRoot, "cgroup-root", procwalk.DefaultCgroupRoot, "where cgroupfs is mounted")
-	fs.Float64Var(&f.danger, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.Float64Var(&f.danger, "danger-percent", procwalk.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
 	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
 	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
@@ -124,47 +124,48 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// groupConfig turns the flags into a GroupConfig for kinds.
+// groupConfig turns the flags into a GroupConfig for kinds
+// (procwalk.GroupOptions, as for the Telegraf plugin).
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
-	cfg := procwalk.GroupConfig{Kinds: kinds, CgroupRoot: f.cgroupRoot, DangerPercent: f.danger, Users: users}
-	if err := procwalk.CheckDangerPercent(f.danger); err != nil {
-		return cfg, usageErrorf("--danger-percent %v: %v", f.danger, err)
+	opts := procwalk.GroupOptions{
+		Kinds:               kinds,
+		TmuxSockets:         append(slices.Clone(f.tmuxSocket), splitList(f.tmuxSockets)...),
+		CgroupRoot:          explicitCgroupRoot(f.cgroupRoot),
+		DangerPercent:       f.danger,
+		Trees:               f.trees,
+		GroupsFile:          f.groups,
+		Agents:              f.agents,
+		AgentTranscripts:    f.transcripts,
+		AgentContextWindows: f.windows,
+		AgentStatus:         f.status,
+		Users:               users,
 	}
-	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, f.tmuxSocket...)
-	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, splitList(f.tmuxSockets)...)
-	if len(f.agents) > 0 {
-		cfg.Agents = procwalk.DefaultAgents()
-		for _, a := range f.agents {
-			rule, err := procwalk.ParseAgentRule(a)
-			if err != nil {
-				return cfg, usageErrorf("--agent: %v", err)
-			}
-			cfg.Agents = append(cfg.Agents, rule)
-		}
+	cfg, err := opts.Config()
+	return cfg, optionUsage(err)
+}
+
+// explicitCgroupRoot is --cgroup-root when given: the default's absence is
+// a note of the cgroup kind, not an error.
+func explicitCgroupRoot(root string) string {
+	if root == procwalk.DefaultCgroupRoot {
+		return ""
 	}
-	cfg.AgentStatus = f.status
-	var err error
-	if cfg.AgentStatus.ContextWindows, err = procwalk.ContextWindows(f.windows); err != nil {
-		return cfg, usageErrorf("--agent-context-window: %v", err)
+	return root
+}
+
+// optionUsage turns a procwalk.OptionError into a usage error naming its
+// flag; other errors pass unchanged.
+func optionUsage(err error) error {
+	var oe *procwalk.OptionError
+	if !errors.As(err, &oe) {
+		return err
 	}
-	if cfg.Agents, err = procwalk.WithTranscripts(cfg.Agents, f.transcripts); err != nil {
-		return cfg, usageErrorf("--agent-transcript: %v", err)
+	flag := map[string]string{"trees": "tree", "agents": "agent", "groups": "groups", "agent_transcripts": "agent-transcript",
+		"agent_context_windows": "agent-context-window", "session_kinds": "kind"}[oe.Option]
+	if flag == "" {
+		flag = strings.ReplaceAll(oe.Option, "_", "-") // tmux-sockets, cgroup-root, danger-percent
 	}
-	for _, t := range f.trees {
-		spec, err := procwalk.ParseTreeSpec(t)
-		if err != nil {
-			return cfg, usageErrorf("--tree: %v", err)
-		}
-		cfg.Trees = append(cfg.Trees, spec)
-	}
-	if f.groups != "" {
-		rules, err := procwalk.LoadGroupRules(f.groups)
-		if err != nil {
-			return cfg, usageErrorf("--groups: %v", err)
-		}
-		cfg.Groups = rules
-	}
-	return cfg, nil
+	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + flag), Flag: flag}
 }
 
 // gathered is one run's sessions and what they came from.
