@@ -112,9 +112,13 @@ func SessionMetrics() []SessionMetricDesc {
 				return now.Sub(ss.Totals.OldestStart).Seconds(), !ss.Totals.OldestStart.IsZero()
 			}},
 		{Name: "memory_usage_bytes", Unit: "bytes", Type: Gauge, Integer: true, Help: "the session's cgroup memory usage",
-			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) { return float64(c.MemoryUsageBytes), c.HaveMemoryUsage })},
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
+				return float64(c.MemoryUsageBytes), c.HaveMemoryUsage
+			})},
 		{Name: "memory_limit_bytes", Unit: "bytes", Type: Gauge, Integer: true, Help: "the tightest memory limit of the cgroup and its ancestors",
-			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) { return float64(c.MemoryLimitBytes), c.MemoryLimitBytes > 0 })},
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
+				return float64(c.MemoryLimitBytes), c.MemoryLimitBytes > 0
+			})},
 		{Name: "memory_usage_percent", Unit: "percent", Type: Gauge, Help: "memory usage over the limit",
 			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
 				return c.MemoryPercent, c.MemoryLimitBytes > 0 && c.HaveMemoryUsage
