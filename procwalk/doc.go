@@ -99,6 +99,9 @@
 // groups, and what a session of it says for display (Session.Info) and as
 // Telegraf tags (Session.TagAttrs).
 //
+// Supervise runs a command and ends its whole tree safely when it breaks
+// a memory, CPU or time limit (procwalk guard's engine).
+//
 // Agent sessions also carry an AgentState (Session.Agent): working, idle,
 // blocked or ended, model, context and token use, from the agent's
 // transcript, which the Grouper reads incrementally (agent_status.go,

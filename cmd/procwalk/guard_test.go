@@ -302,7 +302,7 @@ func TestIntegrationGuardForwardsTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(signalCauseWindow + 500*time.Millisecond)
+	time.Sleep(procwalk.SignalCauseWindow + 500*time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
