@@ -45,6 +45,8 @@ func (*agentKind) plan(*Grouper) kindPlan {
 // dashboards to group by.
 func (*agentKind) tagAttrs() []string { return []string{AttrAgent, AttrStatus} }
 
+func (*agentKind) numberAttrs() []string { return []string{AttrElapsedSecs, AttrNested} }
+
 // info: the summary (status, model, context), the folder, the age, the
 // pane and the nested agents.
 func (*agentKind) info(s *Session) []string {

@@ -41,7 +41,8 @@ func (groupKind) plan(g *Grouper) kindPlan {
 	return p
 }
 
-func (groupKind) tagAttrs() []string { return nil }
+func (groupKind) tagAttrs() []string    { return nil }
+func (groupKind) numberAttrs() []string { return []string{AttrRule} }
 
 // info: the comm of the process that matched.
 func (groupKind) info(s *Session) []string { return []string{s.Attrs[AttrCommand]} }

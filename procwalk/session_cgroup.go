@@ -114,6 +114,8 @@ func (*cgroupKind) prepare(g *Grouper, fields Fields) func() {
 // tagAttrs: where the session runs.
 func (*cgroupKind) tagAttrs() []string { return []string{AttrPod, AttrNamespace, AttrUnit} }
 
+func (*cgroupKind) numberAttrs() []string { return nil }
+
 // info: "pod default/web, burstable", or the unit when it is not the name,
 // then the limits (CgroupUsage.Describe).
 func (*cgroupKind) info(s *Session) []string {

@@ -5,8 +5,8 @@ import "strings"
 // session_kind.go defines what a session kind is. Each kind is complete in
 // its own file (session_tmux.go, session_number.go, session_tty.go,
 // session_tree.go, session_cgroup.go, session_user.go, agent.go, group.go):
-// its name, what it reads, how it groups a snapshot, its INFO text and its
-// Telegraf tags. Adding a kind is its file, its test, a line in kindTable
+// its name, what it reads, how it groups a snapshot, its INFO text, its
+// Telegraf tags and its numeric attributes. Adding a kind is its file, its test, a line in kindTable
 // and a row in the README's table of kinds.
 
 // sessionKind is one kind of session. A Grouper owns one value of each kind
@@ -29,6 +29,9 @@ type sessionKind interface {
 	// kind's procwalk_session lines: few values that stay stable over a
 	// session's life.
 	tagAttrs() []string
+	// numberAttrs are the Session.Attrs that hold counts or ids, which
+	// JSON writes as numbers.
+	numberAttrs() []string
 }
 
 // kindPlan is what a kind reads beyond stat and statm.
@@ -112,6 +115,15 @@ func (s *Session) Info() string {
 func (s *Session) TagAttrs() []string {
 	if k := s.sessionKind(); k != nil {
 		return k.tagAttrs()
+	}
+	return nil
+}
+
+// NumberAttrs are the keys of the session's Attrs that hold counts or ids
+// ("panes", "uid"), which JSON writes as numbers.
+func (s *Session) NumberAttrs() []string {
+	if k := s.sessionKind(); k != nil {
+		return k.numberAttrs()
 	}
 	return nil
 }

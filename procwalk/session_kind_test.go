@@ -73,6 +73,17 @@ func TestKindTable(t *testing.T) {
 			t.Errorf("%s tags = %v, want %v", k, tags[k], w)
 		}
 	}
+	// JSON's numbers: the same seven attributes as before the kinds said.
+	var numbers []string
+	for _, k := range kindTable() {
+		numbers = append(numbers, k.numberAttrs()...)
+	}
+	slices.Sort(numbers)
+	wantNumbers := []string{AttrAttached, AttrElapsedSecs, AttrNested, AttrPanes, AttrRule, AttrUID, AttrWindows}
+	slices.Sort(wantNumbers)
+	if !slices.Equal(numbers, wantNumbers) {
+		t.Errorf("number attrs = %v, want %v", numbers, wantNumbers)
+	}
 	// A Grouper owns its kinds: two Groupers share no state.
 	fs, err := NewFS(sessionFixture)
 	if err != nil {

@@ -24,6 +24,7 @@ func pgrpOf(p *Process) int { return p.PGRP }
 func (k numberKind) name() string                { return k.kind }
 func (k numberKind) plan(*Grouper) kindPlan      { return kindPlan{} }
 func (k numberKind) tagAttrs() []string          { return nil }
+func (k numberKind) numberAttrs() []string       { return nil }
 func (k numberKind) group(x *grouping) []Session { return groupByNumber(x.s, k.kind, k.key) }
 
 // info: "leader bash, pts/3", "leader gone".

@@ -28,6 +28,8 @@ func (*tmuxKind) plan(*Grouper) kindPlan { return kindPlan{tmux: true} }
 
 func (*tmuxKind) tagAttrs() []string { return nil }
 
+func (*tmuxKind) numberAttrs() []string { return []string{AttrPanes, AttrWindows, AttrAttached} }
+
 // info: "2 windows, 3 panes, attached, socket default".
 func (*tmuxKind) info(s *Session) []string {
 	a := s.Attrs

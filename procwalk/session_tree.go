@@ -32,7 +32,8 @@ func (treeKind) plan(g *Grouper) kindPlan {
 	return kindPlan{}
 }
 
-func (treeKind) tagAttrs() []string { return nil }
+func (treeKind) tagAttrs() []string    { return nil }
+func (treeKind) numberAttrs() []string { return nil }
 
 // info: the root's comm.
 func (treeKind) info(s *Session) []string { return []string{s.Attrs[AttrCommand]} }

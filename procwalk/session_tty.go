@@ -10,6 +10,7 @@ type ttyKind struct{}
 func (ttyKind) name() string                { return KindTTY }
 func (ttyKind) plan(*Grouper) kindPlan      { return kindPlan{} }
 func (ttyKind) tagAttrs() []string          { return nil }
+func (ttyKind) numberAttrs() []string       { return nil }
 func (ttyKind) info(*Session) []string      { return nil }
 func (ttyKind) group(x *grouping) []Session { return groupTTY(x.s) }
 

@@ -17,6 +17,8 @@ func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: FieldStatus} }
 // tagAttrs: the user's name, for dashboards to group by.
 func (userKind) tagAttrs() []string { return []string{AttrUser} }
 
+func (userKind) numberAttrs() []string { return []string{AttrUID} }
+
 // info: "uid 1000".
 func (userKind) info(s *Session) []string { return []string{"uid " + s.Attrs[AttrUID]} }
 
