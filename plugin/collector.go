@@ -35,8 +35,9 @@ type Collector struct {
 	cfg      Config
 	monitor  *procwalk.Monitor
 	grouper  sessionGrouper
-	rank     procwalk.MetricDesc   // ranks the processes of each session
-	procMets []procwalk.MetricDesc // procwalk_process's fields
+	rank     procwalk.MetricDesc          // ranks the processes of each session
+	procMets []procwalk.MetricDesc        // procwalk_process's fields
+	sessMets []procwalk.SessionMetricDesc // procwalk_session's fields
 	lookup   procstatLookup
 	lw       lineWriter
 	top      []*procwalk.Process // reused by writeProcesses
@@ -62,6 +63,7 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 	}
 	c.rank, _ = processRanking(cfg.Processes.By)
 	c.procMets = processFields()
+	c.sessMets = sessionFields()
 	fields := cfg.Fields | c.rank.Needs
 	var stages []procwalk.Stage
 	switch c.cfg.Schema {
@@ -202,7 +204,7 @@ func (c *Collector) collect(w metricWriter) error {
 		c.writeProcstat(w, snap)
 	default:
 		for i := range g.Sessions {
-			writeSession(w, &g.Sessions[i], snap.Fields, t)
+			writeSession(w, &g.Sessions[i], snap.Fields, t, c.sessMets)
 		}
 		if c.cfg.Processes.Top > 0 {
 			for i := range g.Sessions {

@@ -1,9 +1,10 @@
 package plugin
 
 import (
+	"cmp"
 	_ "embed"
+	"errors"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -146,66 +147,23 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	if in.SourceMode != "" && !slices.Contains(bpfsource.Modes(), in.SourceMode) {
 		return cfg, fs, fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", "))
 	}
-	for _, k := range in.SessionKinds {
-		if !slices.Contains(procwalk.Kinds(), k) {
-			return cfg, fs, fmt.Errorf("%w: %s %q: want any of %s", ErrConfig, opt("session_kinds"), k, strings.Join(procwalk.Kinds(), ", "))
-		}
-	}
-	cfg.Group.Kinds = in.SessionKinds
-	for _, s := range in.TmuxSockets {
-		if strings.TrimSpace(s) == "" {
-			return cfg, fs, fmt.Errorf("%w: %s has an empty entry: give tmux socket names (-L) or paths (-S)", ErrConfig, opt("tmux_sockets"))
-		}
-	}
-	cfg.Group.Tmux.Sockets = in.TmuxSockets
-	if in.CgroupRoot != "" {
-		if st, err := os.Stat(in.CgroupRoot); err != nil || !st.IsDir() {
-			return cfg, fs, fmt.Errorf("%w: %s %q is not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup", ErrConfig, opt("cgroup_root"), in.CgroupRoot)
-		}
-	}
-	cfg.Group.CgroupRoot = in.CgroupRoot
-	if in.DangerPercent != 0 { // 0: unset, the default
-		if err := procwalk.CheckDangerPercent(in.DangerPercent); err != nil {
-			return cfg, fs, fmt.Errorf("%w: %s %v: %w (0 means 80)", ErrConfig, opt("danger_percent"), in.DangerPercent, err)
-		}
-	}
-	cfg.Group.DangerPercent = in.DangerPercent
-	for _, t := range in.Trees {
-		spec, err := procwalk.ParseTreeSpec(t)
-		if err != nil {
-			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("trees"), err)
-		}
-		cfg.Group.Trees = append(cfg.Group.Trees, spec)
-	}
-	if in.Groups != "" {
-		rules, err := procwalk.LoadGroupRules(in.Groups)
-		if err != nil {
-			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("groups"), err)
-		}
-		cfg.Group.Groups = rules
-	}
-	if len(in.Agents) > 0 {
-		cfg.Group.Agents = procwalk.DefaultAgents()
-		for _, a := range in.Agents {
-			rule, err := procwalk.ParseAgentRule(a)
-			if err != nil {
-				return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agents"), err)
-			}
-			cfg.Group.Agents = append(cfg.Group.Agents, rule)
-		}
-	}
-	if cfg.Group.Agents, err = procwalk.WithTranscripts(cfg.Group.Agents, in.AgentTranscripts); err != nil {
-		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_transcripts"), err)
-	}
-	if cfg.Group.AgentStatus.ContextWindows, err = procwalk.ContextWindows(in.AgentContextWindows); err != nil {
-		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("agent_context_windows"), err)
+	opts := procwalk.GroupOptions{
+		Kinds:               in.SessionKinds,
+		TmuxSockets:         in.TmuxSockets,
+		CgroupRoot:          in.CgroupRoot,
+		DangerPercent:       cmp.Or(in.DangerPercent, procwalk.DefaultDangerPercent), // 0: unset
+		Trees:               in.Trees,
+		GroupsFile:          in.Groups,
+		Agents:              in.Agents,
+		AgentTranscripts:    in.AgentTranscripts,
+		AgentContextWindows: in.AgentContextWindows,
 	}
 	for _, d := range []struct {
 		key, value string
 		dst        *time.Duration
 	}{
-		{"agent_active_within", in.AgentActiveWithin, &cfg.Group.AgentStatus.ActiveWithin},
-		{"agent_ended_keep", in.AgentEndedKeep, &cfg.Group.AgentStatus.EndedKeep},
+		{"agent_active_within", in.AgentActiveWithin, &opts.AgentStatus.ActiveWithin},
+		{"agent_ended_keep", in.AgentEndedKeep, &opts.AgentStatus.EndedKeep},
 	} {
 		if d.value == "" {
 			continue
@@ -213,6 +171,16 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		if *d.dst, err = time.ParseDuration(d.value); err != nil {
 			return cfg, fs, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value)
 		}
+	}
+	if cfg.Group, err = opts.Config(); err != nil {
+		var oe *procwalk.OptionError
+		if errors.As(err, &oe) {
+			err = oe.Rename(opt(oe.Option))
+			if oe.Option == "danger_percent" {
+				err = fmt.Errorf("%w (0 means %v)", err, procwalk.DefaultDangerPercent)
+			}
+		}
+		return cfg, fs, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if in.PSS {
 		cfg.Fields |= procwalk.FieldSmaps

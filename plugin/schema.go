@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -23,78 +24,33 @@ const (
 	MeasurementLookup   = "procstat_lookup"
 )
 
-// sessionTagAttrs are the Session.Attrs written as procwalk_session tags:
-// the few that name where a session runs and stay stable over its life,
-// and an agent's status (four values) for dashboards to group by.
-func sessionTagAttrs() [6]string {
-	return [...]string{procwalk.AttrPod, procwalk.AttrNamespace, procwalk.AttrUnit, procwalk.AttrUser, procwalk.AttrAgent, procwalk.AttrStatus}
-}
-
-// writeSession writes one procwalk_session line; read are the optional
-// files the snapshot read (swap is known only from status or smaps).
-func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t time.Time) {
+// writeSession writes one procwalk_session line with the session metrics
+// of sessionFields; read are the optional files the snapshot read (swap is
+// known only from status or smaps).
+func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t time.Time, metrics []procwalk.SessionMetricDesc) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
-	for _, k := range sessionTagAttrs() {
+	for _, k := range s.TagAttrs() { // pod, unit, agent status ...: the kind says
 		w.tag(k, s.Attrs[k])
 	}
-	tot := &s.Totals
-	w.intField("procs", int64(tot.Procs))
-	w.intField("threads", int64(tot.Threads))
-	w.intField("zombies", int64(tot.Zombies))
-	// The sums below may miss members: grouping could not check every
-	// process (tmux's escapee backstop); a Group note says why.
-	w.boolField("partial", s.Partial)
-	w.intField("rss_bytes", bytesInt(tot.RSSBytes))
-	if read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0 {
-		w.intField("swap_bytes", bytesInt(tot.SwapBytes))
-	}
-	if tot.SmapsRead > 0 {
-		w.intField("pss_bytes", bytesInt(tot.PSSBytes))
-		w.intField("uss_bytes", bytesInt(tot.USSBytes))
-		w.intField("smaps_read_procs", int64(tot.SmapsRead))
-	}
-	w.floatField("cpu_time_seconds", tot.CumulativeCPUSeconds)
-	if tot.IORead > 0 {
-		w.intField("read_bytes", bytesInt(tot.CumulativeReadBytes))
-		w.intField("write_bytes", bytesInt(tot.CumulativeWriteBytes))
-		w.intField("io_read_procs", int64(tot.IORead))
-	}
-	if tot.RatesMeasured > 0 {
-		w.floatField("cpu_percent", tot.CPUPercent)
-		w.floatField("rss_growth_bytes_per_minute", tot.RSSGrowthBytesPerMinute)
-		// The first landing's name for it, kept for the dashboards that
-		// use it; the catalogue's name (as on procwalk_process) is above.
-		w.floatField("growth_bytes_per_minute", tot.RSSGrowthBytesPerMinute)
-		if tot.SmapsRead > 0 {
-			w.floatField("pss_growth_bytes_per_minute", tot.PSSGrowthBytesPerMinute)
+	for i := range metrics {
+		d := &metrics[i]
+		v, ok := d.Value(s, read, t)
+		switch {
+		case !ok:
+		case d.Flag:
+			w.boolField(d.Name, v != 0)
+		case d.Integer:
+			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
+		default:
+			w.floatField(d.Name, v)
 		}
-		if tot.IORead > 0 {
-			w.floatField("read_bytes_per_second", tot.ReadBytesPerSecond)
-			w.floatField("write_bytes_per_second", tot.WriteBytesPerSecond)
+		if d.Name == "rss_growth_bytes_per_minute" && ok {
+			// The first landing's name for it, kept for the dashboards
+			// that use it (README, "Metric names").
+			w.floatField("growth_bytes_per_minute", v)
 		}
-	}
-	if !tot.OldestStart.IsZero() {
-		w.intField("oldest_start_unix_seconds", tot.OldestStart.Unix())
-	}
-	if cg := tot.Cgroup; cg != nil {
-		if cg.HaveMemoryUsage {
-			w.intField("memory_usage_bytes", bytesInt(cg.MemoryUsageBytes))
-		}
-		if cg.MemoryLimitBytes > 0 {
-			w.intField("memory_limit_bytes", bytesInt(cg.MemoryLimitBytes))
-			if cg.HaveMemoryUsage {
-				w.floatField("memory_usage_percent", cg.MemoryPercent)
-			}
-		}
-		if cg.CPUQuotaCores > 0 {
-			w.floatField("cpu_quota_cores", cg.CPUQuotaCores)
-			if tot.RatesMeasured > 0 {
-				w.floatField("cpu_quota_percent", cg.CPUQuotaPercent)
-			}
-		}
-		w.boolField("danger", cg.Danger)
 	}
 	if a := s.Agent; a != nil {
 		writeAgent(w, s, a, t)
@@ -163,6 +119,14 @@ func processFields() []procwalk.MetricDesc {
 		out = append(out, d)
 	}
 	return out
+}
+
+// sessionFields are the session catalogue's metrics that procwalk_session
+// lines carry, each under its catalogue name, and only when it has a value:
+// all but age_seconds, which a time series has as its timestamp minus
+// oldest_start_unix_seconds.
+func sessionFields() []procwalk.SessionMetricDesc {
+	return slices.DeleteFunc(procwalk.SessionMetrics(), func(d procwalk.SessionMetricDesc) bool { return d.Name == "age_seconds" })
 }
 
 // selfStats is what a gather knows about itself.

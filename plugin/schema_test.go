@@ -47,7 +47,7 @@ func TestWriteSessionFields(t *testing.T) {
 			},
 		},
 	}
-	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0) })
+	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0, sessionFields()) })
 	if len(ps) != 1 {
 		t.Fatalf("%d points, want 1", len(ps))
 	}
@@ -81,7 +81,7 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Totals: procwalk.SessionTotals{
 		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
 	}}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
 	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
 		"growth_bytes_per_minute", "rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
@@ -267,7 +267,7 @@ func TestWriteAgentSession(t *testing.T) {
 			Transcript: &procwalk.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
 				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456}},
 	}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
 	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
 		t.Errorf("tags = %v, want %v", p.tags, want)
 	}
@@ -283,7 +283,7 @@ func TestWriteAgentSession(t *testing.T) {
 	}
 	s.Agent = &procwalk.AgentState{Status: "idle", StatusSince: t0}
 	s.Attrs = map[string]string{procwalk.AttrAgent: "aider", procwalk.AttrStatus: "idle"}
-	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0) })[0]
+	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
 	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("no transcript, yet %s = %v", absent, v)

@@ -15,6 +15,60 @@ import (
 // and makes each, with its descendants, a session named after the project
 // it works in.
 
+// KindAgent is an AI coding agent and its descendants.
+const KindAgent = "agent"
+
+// agentKind keeps agents' names, matches and statuses between gathers.
+type agentKind struct {
+	// cache maps the names a process is matched by to its agent rule.
+	cache map[agentKey]int16
+	// names keeps agent names stable across gathers (session_sticky.go).
+	names stickyNames
+	// tracker follows agent sessions over time (agent_status.go).
+	tracker agentTracker
+}
+
+func (*agentKind) name() string { return KindAgent }
+
+// plan: the command line of possible agents (agentNeedsCmdline), and
+// tmux's panes, to say which pane an agent runs in.
+func (*agentKind) plan(*Grouper) kindPlan {
+	return kindPlan{some: FieldCmdline, tmux: true, pick: func(p *Process) Fields {
+		if agentNeedsCmdline(p) {
+			return FieldCmdline
+		}
+		return 0
+	}}
+}
+
+// tagAttrs: the agent rule's name and the status, four values for
+// dashboards to group by.
+func (*agentKind) tagAttrs() []string { return []string{AttrAgent, AttrStatus} }
+
+func (*agentKind) numberAttrs() []string { return []string{AttrElapsedSecs, AttrNested} }
+
+// info: the summary (status, model, context), the folder, the age, the
+// pane and the nested agents.
+func (*agentKind) info(s *Session) []string {
+	a := s.Attrs
+	parts := s.AgentSummary()
+	if p := a[AttrCwd]; p != "" {
+		parts = append(parts, p)
+	}
+	parts = append(parts, a[AttrElapsed])
+	if t := a[AttrTmuxTarget]; t != "" {
+		parts = append(parts, "tmux "+t)
+	}
+	if n := a[AttrNested]; n != "" {
+		parts = append(parts, n+" nested")
+	}
+	return parts
+}
+
+func (k *agentKind) group(x *grouping) []Session {
+	return k.groupAgents(x.g, x.s, x.tmuxPanes().panes)
+}
+
 // DefaultAgents returns the agent rules used when GroupConfig.Agents is nil:
 //   - claude: Claude Code, as its native binary or its npm CLI under node
 //     (comm or argv[0] "claude", or a script under @anthropic-ai/claude-code/),
@@ -118,30 +172,30 @@ const maxAgentCache = 8192
 
 // matchAgentCached is matchAgent through the Grouper's cache: most processes
 // share their names with many others and with the previous gather's.
-func (g *Grouper) matchAgentCached(p *Process) int {
+func (k *agentKind) matchAgentCached(p *Process, rules []AgentRule) int {
 	if !mayBeAgent(p) {
 		return -1
 	}
-	k := agentNames(p)
-	if r, ok := g.agentCache[k]; ok {
+	key := agentNames(p)
+	if r, ok := k.cache[key]; ok {
 		return int(r)
 	}
-	if g.agentCache == nil || len(g.agentCache) >= maxAgentCache {
-		g.agentCache = make(map[agentKey]int16)
+	if k.cache == nil || len(k.cache) >= maxAgentCache {
+		k.cache = make(map[agentKey]int16)
 	}
-	r := k.match(g.cfg.Agents)
-	g.agentCache[k] = int16(r)
+	r := key.match(rules)
+	k.cache[key] = int16(r)
 	return r
 }
 
 // groupAgents makes one session per outermost agent: an agent started by
 // another agent (a sub-agent, a nested CLI) folds into the outer session, so
 // agent sessions never double-count; the outer one says how many it holds.
-func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
+func (k *agentKind) groupAgents(g *Grouper, s *Snapshot, panes paneIndex) []Session {
 	rule := make([]int16, len(s.Procs))
 	var agents []int32
 	for i := range s.Procs {
-		r := g.matchAgentCached(&s.Procs[i])
+		r := k.matchAgentCached(&s.Procs[i], g.cfg.Agents)
 		rule[i] = int16(r)
 		if r >= 0 {
 			agents = append(agents, int32(i))
@@ -190,13 +244,13 @@ func (g *Grouper) groupAgents(s *Snapshot, panes paneIndex) []Session {
 	}
 	// A second agent in the same folder gets "#2"; names stick (session_sticky.go).
 	// Agents ended a moment ago keep their rows, so keep their names.
-	endedLeaders, endedNames := g.agents.keptNames(leaders)
+	endedLeaders, endedNames := k.tracker.keptNames(leaders)
 	for k, l := range endedLeaders {
 		leaders = append(leaders, l)
 		bases = append(bases, stripNumber(endedNames[k]))
 	}
 	var names []string
-	names, g.agentNames = g.agentNames.assign(leaders, bases)
+	names, k.names = k.names.assign(leaders, bases)
 	b := newBuilder(s, KindAgent)
 	for k, i := range outer {
 		p := &s.Procs[i]

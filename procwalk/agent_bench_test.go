@@ -145,7 +145,7 @@ func appendBytes(b *testing.B, path string, line []byte) {
 // transcriptBytes sums how far the Grouper has read its transcripts.
 func transcriptBytes(g *Grouper) int64 {
 	var n int64
-	for _, t := range g.agents.byLeader {
+	for _, t := range g.kind(KindAgent).(*agentKind).tracker.byLeader {
 		if t.file != nil {
 			n += t.file.offset + int64(len(t.file.line))
 		}

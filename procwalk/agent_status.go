@@ -221,26 +221,15 @@ func (tr *agentTracker) keptNames(live []ProcID) (leaders []ProcID, names []stri
 	return leaders, names
 }
 
-// updateAgents fills Agent of the agent sessions among sessions (one gather's, in
-// kind order), adds the rows of agents ended recently and orders agents
-// stably: known ones keep their positions, new ones follow, oldest first.
-func (g *Grouper) updateAgents(s *Snapshot, sessions []Session) []Session {
-	tr := &g.agents
+// finish fills Agent of one gather's agent sessions, adds the rows of
+// agents ended recently and orders agents stably: known ones keep their
+// positions, new ones follow, oldest first.
+func (k *agentKind) finish(g *Grouper, s *Snapshot, sessions []Session) []Session {
+	tr := &k.tracker
 	if tr.byLeader == nil {
 		tr.byLeader = make(map[ProcID]*agentTrack)
 	}
 	cfg := g.cfg.AgentStatus.withDefaults()
-	lo := slices.IndexFunc(sessions, func(x Session) bool { return x.Kind == KindAgent })
-	if lo < 0 {
-		lo = len(sessions)
-		for lo > 0 && slices.Index(Kinds(), sessions[lo-1].Kind) > slices.Index(Kinds(), KindAgent) {
-			lo--
-		}
-	}
-	hi := lo
-	for hi < len(sessions) && sessions[hi].Kind == KindAgent {
-		hi++
-	}
 	live := map[ProcID]int{}
 	var claimed = map[string]bool{}
 	for _, t := range tr.byLeader {
@@ -249,7 +238,7 @@ func (g *Grouper) updateAgents(s *Snapshot, sessions []Session) []Session {
 		}
 	}
 	var newOrder []ProcID
-	for i := lo; i < hi; i++ {
+	for i := range sessions {
 		ss := &sessions[i]
 		id, ok := ss.Leader()
 		if !ok {
@@ -262,7 +251,7 @@ func (g *Grouper) updateAgents(s *Snapshot, sessions []Session) []Session {
 			tr.byLeader[id] = t
 			newOrder = append(newOrder, id)
 		}
-		g.agentStatus(s, ss, t, cfg, claimed)
+		g.agentStatus(s, ss, t, tr, cfg, claimed)
 	}
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
@@ -291,10 +280,7 @@ func (g *Grouper) updateAgents(s *Snapshot, sessions []Session) []Session {
 		rows, order = append(rows, t.row), append(order, id)
 	}
 	tr.order = order
-	out := make([]Session, 0, len(sessions)-(hi-lo)+len(rows))
-	out = append(out, sessions[:lo]...)
-	out = append(out, rows...)
-	return append(out, sessions[hi:]...)
+	return rows
 }
 
 // endRow turns the agent's last row into its ended row: no members, the
@@ -322,7 +308,7 @@ func (t *agentTrack) endRow() {
 }
 
 // agentStatus reads the agent's transcript and decides its status.
-func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, cfg AgentStatusConfig, claimed map[string]bool) {
+func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig, claimed map[string]bool) {
 	now := s.Time
 	a := &AgentState{}
 	ss.Agent = a
@@ -333,7 +319,7 @@ func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, cfg Agent
 		t.uid, t.home = g.agentOwner(leader)
 	}
 	if t.rule >= 0 && g.cfg.Agents[t.rule].Transcript != nil && t.home != "" && t.cwd != "" {
-		g.readTranscript(t, g.cfg.Agents[t.rule].Transcript, now, claimed)
+		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed)
 	}
 	a.TranscriptError = t.err
 	if t.file != nil {
@@ -436,7 +422,7 @@ func environValue(b []byte, key string) string {
 
 // readTranscript finds the agent's transcript (again when a directory
 // changed) and reads what was appended to it.
-func (g *Grouper) readTranscript(t *agentTrack, src *TranscriptSource, now time.Time, claimed map[string]bool) {
+func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, now time.Time, claimed map[string]bool) {
 	if t.dirs == nil {
 		t.dirs = map[string]time.Time{}
 	}
@@ -465,7 +451,7 @@ func (g *Grouper) readTranscript(t *agentTrack, src *TranscriptSource, now time.
 	}
 	first := t.file.offset == 0 && len(t.file.line) == 0
 	var err error
-	_, g.agents.buf, err = t.file.update(g.agents.buf, now)
+	_, tr.buf, err = t.file.update(tr.buf, now)
 	t.err = ""
 	if err != nil {
 		t.err = err.Error()

@@ -94,8 +94,12 @@
 // agent and rule-defined groups) with totals that never count a member twice;
 // package procwalk/kill builds on them: its Killer signals a process only
 // while its ProcID still names it (pidfd, start time checked after opening),
-// refuses protected processes, and plans before it acts. See Grouper here
-// and Killer there, and their Examples.
+// refuses protected processes, and plans before it acts, and its Supervise
+// runs a command and ends its whole tree safely when it breaks a memory, CPU
+// or time limit (procwalk guard's engine). See Grouper here and Killer
+// there, and their Examples. Each kind is one file behind one interface
+// (session_kind.go): what it reads, how it groups, and what a session of it
+// says for display (Session.Info) and as Telegraf tags (Session.TagAttrs).
 //
 // Agent sessions also carry an AgentState (Session.Agent): working, idle,
 // blocked or ended, model, context and token use, from the agent's

@@ -25,6 +25,35 @@ import (
 // first match wins, and the matched process's descendants fold into its
 // group without being matched themselves.
 
+// KindGroup is a user-defined group (GroupRule).
+const KindGroup = "group"
+
+type groupKind struct{}
+
+func (groupKind) name() string { return KindGroup }
+
+// plan: the fields the rules match.
+func (groupKind) plan(g *Grouper) kindPlan {
+	var p kindPlan
+	for _, r := range g.cfg.Groups {
+		p.every |= r.fields()
+	}
+	return p
+}
+
+func (groupKind) tagAttrs() []string    { return nil }
+func (groupKind) numberAttrs() []string { return []string{AttrRule} }
+
+// info: the comm of the process that matched.
+func (groupKind) info(s *Session) []string { return []string{s.Attrs[AttrCommand]} }
+
+func (groupKind) group(x *grouping) []Session {
+	if len(x.g.cfg.Groups) == 0 {
+		return nil
+	}
+	return groupRules(x.s, x.g.cfg.Groups)
+}
+
 // groupFields are the fields a group rule can match.
 func groupFields() []string { return []string{"comm", "name", "exe", "cmdline"} }
 

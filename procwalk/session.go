@@ -15,27 +15,12 @@ import (
 // target. A Grouper turns Snapshots into sessions; the kinds live in their
 // own files (session_tmux.go, session_cgroup.go, agent.go, group.go ...).
 
-// Session kinds. A process belongs to at most one session of each kind, so
-// the sessions of one kind never double-count a process; across kinds they
-// overlap freely (a process is in a tmux session, a sid, a user ...). Tree
-// sessions are the exception: each is a whole subtree, even inside another.
-// Kernel threads belong to no session.
-const (
-	KindTmux   = "tmux"   // a tmux session: every process of its panes
-	KindSID    = "sid"    // a Linux session id (setsid)
-	KindPGRP   = "pgrp"   // a process group (a shell job)
-	KindTTY    = "tty"    // a controlling terminal
-	KindTree   = "tree"   // a configured process and its descendants
-	KindCgroup = "cgroup" // a systemd unit, a Kubernetes pod or a cgroup path
-	KindUser   = "user"   // a real uid
-	KindAgent  = "agent"  // an AI coding agent and its descendants
-	KindGroup  = "group"  // a user-defined group (GroupRule)
-)
-
-// Kinds returns every session kind, in the order Group reports them.
-func Kinds() []string {
-	return []string{KindTmux, KindSID, KindPGRP, KindTTY, KindTree, KindCgroup, KindUser, KindAgent, KindGroup}
-}
+// A process belongs to at most one session of each kind, so the sessions of
+// one kind never double-count a process; across kinds they overlap freely
+// (a process is in a tmux session, a sid, a user ...). Tree sessions are the
+// exception: each is a whole subtree, even inside another. Kernel threads
+// belong to no session. The kinds are listed in session_kind.go, each in a
+// file of its own.
 
 // Attribute keys of Session.Attrs. Each kind sets the keys listed with it;
 // a key is absent, never empty, when its value is unknown.
@@ -95,6 +80,8 @@ type Session struct {
 	// sessions only; nil elsewhere). An ended agent's row has no members.
 	Agent *AgentState
 
+	// kind is the kind that built the session (Info, TagAttrs).
+	kind sessionKind
 	// index holds each member's position in the Snapshot's Procs, for the
 	// Grouper's own bookkeeping in the gather that built the session.
 	index []int32

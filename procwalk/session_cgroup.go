@@ -77,7 +77,104 @@ type podMeta struct{ name, namespace string }
 // maxPodMeta bounds the pod name cache: pods come and go.
 const maxPodMeta = 4096
 
-func (g *Grouper) groupCgroups(s *Snapshot, n *noteList) []Session {
+// KindCgroup is a systemd unit, a Kubernetes pod or a cgroup path.
+const KindCgroup = "cgroup"
+
+// cgroupKind keeps the names of pods between gathers.
+type cgroupKind struct {
+	pods map[string]podMeta // pod uid -> name and namespace, read once
+}
+
+func (*cgroupKind) name() string { return KindCgroup }
+
+// plan: the cgroup file of the processes that Scan's walk of cgroupfs did
+// not place (every process outside Scan, which makes no walk).
+func (*cgroupKind) plan(g *Grouper) kindPlan {
+	return kindPlan{some: FieldCgroup, pick: func(p *Process) Fields {
+		if g.cgroups.fill(p) {
+			return 0
+		}
+		return FieldCgroup
+	}}
+}
+
+// prepare walks cgroupfs before a Monitor's scan (cgroup_walk.go): a
+// process placed there gets the lines of its cgroup file for the
+// hierarchies the kind reads (name=systemd, memory and cpu on v1, the v2
+// one), and only the others have their file read. A scan of FieldCgroup
+// reads the whole file of every process, and no walk is made.
+func (*cgroupKind) prepare(g *Grouper, fields Fields) func() {
+	if fields&FieldCgroup != 0 {
+		return nil
+	}
+	g.cgroups.run(g.fs, g.cfg.CgroupRoot)
+	return g.cgroups.done
+}
+
+// tagAttrs: where the session runs.
+func (*cgroupKind) tagAttrs() []string { return []string{AttrPod, AttrNamespace, AttrUnit} }
+
+func (*cgroupKind) numberAttrs() []string { return nil }
+
+// info: "pod default/web, burstable", or the unit when it is not the name,
+// then the limits (CgroupUsage.Describe).
+func (*cgroupKind) info(s *Session) []string {
+	a := s.Attrs
+	var parts []string
+	if uid := a[AttrPodUID]; uid != "" {
+		pod := a[AttrPod]
+		if ns := a[AttrNamespace]; ns != "" {
+			pod = ns + "/" + pod
+		}
+		if pod != "" {
+			parts = append(parts, "pod "+pod)
+		}
+		parts = append(parts, a[AttrQoS])
+	} else if u := a[AttrUnit]; u != "" && u != s.Name {
+		parts = append(parts, u)
+	}
+	return append(parts, s.Totals.Cgroup.Describe()...)
+}
+
+// group builds one session per cgroup that a systemd unit, a pod or a path
+// names; none when the snapshot lacks cgroup files (Group notes it).
+func (k *cgroupKind) group(x *grouping) []Session {
+	if (x.s.Fields|x.s.Selected)&FieldCgroup == 0 {
+		return nil
+	}
+	return k.groupCgroups(x.g, x.s, x.notes)
+}
+
+// Describe says how a cgroup session uses its limits, in parts: "mem 90.0%
+// of 512.0 MiB", "cpu 0.40 of 0.50 cores", "DANGER". None for nil.
+func (u *CgroupUsage) Describe() []string {
+	if u == nil {
+		return nil
+	}
+	percent := func(p float64) string { return strconv.FormatFloat(p, 'f', 1, 64) }
+	var parts []string
+	switch {
+	case u.MemoryLimitBytes > 0 && u.HaveMemoryUsage:
+		parts = append(parts, "mem "+percent(u.MemoryPercent)+"% of "+FormatBytes(u.MemoryLimitBytes))
+	case u.MemoryLimitBytes > 0:
+		parts = append(parts, "mem limit "+FormatBytes(u.MemoryLimitBytes))
+	case u.HaveMemoryUsage:
+		parts = append(parts, "mem "+FormatBytes(u.MemoryUsageBytes)+", no limit")
+	}
+	if u.CPUQuotaCores > 0 {
+		used := "?"
+		if u.CPUCoresUsed > 0 || u.CPUQuotaPercent > 0 {
+			used = strconv.FormatFloat(u.CPUCoresUsed, 'f', 2, 64)
+		}
+		parts = append(parts, "cpu "+used+" of "+strconv.FormatFloat(u.CPUQuotaCores, 'f', 2, 64)+" cores")
+	}
+	if u.Danger {
+		parts = append(parts, "DANGER")
+	}
+	return parts
+}
+
+func (k *cgroupKind) groupCgroups(g *Grouper, s *Snapshot, n *noteList) []Session {
 	b := newBuilder(s, KindCgroup)
 	type placed struct {
 		place cgroupPlace
@@ -149,7 +246,7 @@ func (g *Grouper) groupCgroups(s *Snapshot, n *noteList) []Session {
 			ss.Attrs[AttrCgroupVer] = "1"
 		}
 		if pl.podUID != "" {
-			g.addPodMeta(s, ss, pl.podUID)
+			k.addPodMeta(g.fs, s, ss, pl.podUID)
 		}
 		if mounted {
 			ss.Totals.Cgroup = g.cgroupUsage(cfs, first.Cgroups, line, pl, &ss.Totals)
@@ -222,11 +319,11 @@ func cgroupAttrs(pl cgroupPlace) map[string]string {
 // containers: the kubelet mounts the pod name as /etc/hostname and, with a
 // service account, the namespace under /var/run/secrets. Needs root; cached
 // per pod uid, failures too.
-func (g *Grouper) addPodMeta(s *Snapshot, ss *Session, uid string) {
-	if g.pods == nil || len(g.pods) > maxPodMeta {
-		g.pods = make(map[string]podMeta)
+func (k *cgroupKind) addPodMeta(fs FS, s *Snapshot, ss *Session, uid string) {
+	if k.pods == nil || len(k.pods) > maxPodMeta {
+		k.pods = make(map[string]podMeta)
 	}
-	meta, ok := g.pods[uid]
+	meta, ok := k.pods[uid]
 	if !ok {
 		tries := 0
 		for _, id := range ss.Members {
@@ -237,15 +334,15 @@ func (g *Grouper) addPodMeta(s *Snapshot, ss *Session, uid string) {
 			if tries++; tries > 3 {
 				break
 			}
-			if b, err := os.ReadFile(g.fs.Path(strconv.Itoa(id.PID), "root", "etc", "hostname")); err == nil {
+			if b, err := os.ReadFile(fs.Path(strconv.Itoa(id.PID), "root", "etc", "hostname")); err == nil {
 				meta.name = strings.TrimSpace(string(b))
-				if b, err := os.ReadFile(g.fs.Path(strconv.Itoa(id.PID), "root", "var", "run", "secrets", "kubernetes.io", "serviceaccount", "namespace")); err == nil {
+				if b, err := os.ReadFile(fs.Path(strconv.Itoa(id.PID), "root", "var", "run", "secrets", "kubernetes.io", "serviceaccount", "namespace")); err == nil {
 					meta.namespace = strings.TrimSpace(string(b))
 				}
 				break
 			}
 		}
-		g.pods[uid] = meta
+		k.pods[uid] = meta
 	}
 	if meta.name != "" {
 		ss.Attrs[AttrPod] = meta.name

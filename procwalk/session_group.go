@@ -17,23 +17,15 @@ import (
 // session between calls so cumulative counters never go backwards; the
 // caller owns it, one per stream of snapshots. Not safe for concurrent use.
 type Grouper struct {
-	fs    FS
-	cfg   GroupConfig
-	kinds map[string]bool
+	fs  FS
+	cfg GroupConfig
+	// kinds are the configured kinds, each a value of its own (kindTable),
+	// in the order Group reports them.
+	kinds []sessionKind
 	cum   cumulative
-	pods  map[string]podMeta // pod uid -> name and namespace, read once
-	// agentCache maps the names a process is matched by to its agent rule.
-	agentCache map[agentKey]int16
-	// agentNames keeps agent names stable across gathers (session_sticky.go).
-	agentNames stickyNames
-	// agents follows agent sessions over time (agent_status.go).
-	agents    agentTracker
-	tmuxNames map[tmuxNameKey]string // tmux names, likewise (session_tmux.go)
-	// environ holds what the tmux environ backstop read of each process
-	// still alive, so each is read once in its life.
-	environ      map[ProcID]tmuxEnv
-	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
-	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
+	// tmux is what the tmux and agent kinds share: the answer of the tmux
+	// servers and the memory of tmux names (session_tmux.go).
+	tmux tmuxState
 	// cgroups places processes in cgroups from cgroupfs for the scan of
 	// Scan, sparing most processes' /proc/<pid>/cgroup (cgroup_walk.go).
 	cgroups cgroupWalk
@@ -42,23 +34,22 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool), environLimit: maxEnvironReads}
+	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads}}
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))
 		}
-		g.kinds[k] = true
 	}
-	if len(cfg.Kinds) == 0 {
-		for _, k := range Kinds() {
-			g.kinds[k] = true
+	for _, k := range kindTable() {
+		if len(cfg.Kinds) == 0 || slices.Contains(cfg.Kinds, k.name()) {
+			g.kinds = append(g.kinds, k)
 		}
 	}
 	if g.cfg.CgroupRoot == "" {
 		g.cfg.CgroupRoot = DefaultCgroupRoot
 	}
 	if g.cfg.DangerPercent == 0 {
-		g.cfg.DangerPercent = defaultDangerPercent
+		g.cfg.DangerPercent = DefaultDangerPercent
 	}
 	if err := CheckDangerPercent(g.cfg.DangerPercent); err != nil {
 		return nil, fmt.Errorf("%w: danger threshold %v: %w", ErrBadConfig, cfg.DangerPercent, err)
@@ -92,6 +83,16 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 	return g, nil
 }
 
+// kind returns the configured kind named name, nil when not configured.
+func (g *Grouper) kind(name string) sessionKind {
+	for _, k := range g.kinds {
+		if k.name() == name {
+			return k
+		}
+	}
+	return nil
+}
+
 // CheckDangerPercent says what is wrong with a danger threshold, or nil:
 // the one check of the flag, the Telegraf option and GroupConfig (where 0
 // stands for the default). NaN is no percentage either.
@@ -102,9 +103,9 @@ func CheckDangerPercent(p float64) error {
 	return nil
 }
 
-// defaultDangerPercent of a cgroup limit marks a session in danger: close
+// DefaultDangerPercent of a cgroup limit marks a session in danger: close
 // enough to the limit that the OOM killer or CPU throttling is near.
-const defaultDangerPercent = 80
+const DefaultDangerPercent = 80
 
 // Fields returns the optional fields the configured kinds read from every
 // process. Kinds that need a file only for some processes ask for it
@@ -114,20 +115,8 @@ const defaultDangerPercent = 80
 // empty and saying so in a note.
 func (g *Grouper) Fields() Fields {
 	var f Fields
-	if g.kinds[KindUser] {
-		f |= FieldStatus
-	}
-	if g.kinds[KindTree] {
-		for _, t := range g.cfg.Trees {
-			if t.Pattern != nil {
-				f |= FieldCmdline
-			}
-		}
-	}
-	if g.kinds[KindGroup] {
-		for _, r := range g.cfg.Groups {
-			f |= r.fields()
-		}
+	for _, k := range g.kinds {
+		f |= k.plan(g).every
 	}
 	return f
 }
@@ -138,18 +127,21 @@ func (g *Grouper) Fields() Fields {
 // Outside Scan there is no walk, and the cgroup file is read for every
 // process.
 func (g *Grouper) Selector() Selector {
-	agents, cgroups := g.kinds[KindAgent], g.kinds[KindCgroup]
-	sel := Selector{Fields: g.selectedFields()}
+	var picks []func(*Process) Fields
+	var sel Selector
+	for _, k := range g.kinds {
+		if p := k.plan(g); p.some != 0 {
+			sel.Fields |= p.some
+			picks = append(picks, p.pick)
+		}
+	}
 	if sel.Fields == 0 {
 		return sel
 	}
 	sel.Select = func(p *Process) Fields {
 		var f Fields
-		if agents && agentNeedsCmdline(p) {
-			f |= FieldCmdline
-		}
-		if cgroups && !g.cgroups.fill(p) {
-			f |= FieldCgroup
+		for _, pick := range picks {
+			f |= pick(p)
 		}
 		return f
 	}
@@ -159,13 +151,15 @@ func (g *Grouper) Selector() Selector {
 // selectedFields are the fields Selector may select.
 func (g *Grouper) selectedFields() Fields {
 	var f Fields
-	if g.kinds[KindAgent] {
-		f |= FieldCmdline
-	}
-	if g.kinds[KindCgroup] {
-		f |= FieldCgroup
+	for _, k := range g.kinds {
+		f |= k.plan(g).some
 	}
 	return f
+}
+
+// asksTmux reports whether a configured kind needs tmux's panes.
+func (g *Grouper) asksTmux() bool {
+	return slices.ContainsFunc(g.kinds, func(k sessionKind) bool { return k.plan(g).tmux })
 }
 
 // Plan is the Grouper's part of a Monitor's plan (Stage): the fields the
@@ -174,19 +168,29 @@ func (g *Grouper) selectedFields() Fields {
 func (g *Grouper) Plan() (Fields, Selector) { return g.Fields(), g.Selector() }
 
 // Prepare readies a Monitor's scan of fields for grouping (Stage): tmux is
-// asked while /proc is read (Prefetch), and with the cgroup kind cgroupfs
-// is walked first (cgroup_walk.go): a process placed there gets the lines
-// of its cgroup file for the hierarchies the kind reads (name=systemd,
-// memory and cpu on v1, the v2 one), and only the others have their file
-// read. A scan of FieldCgroup reads the whole file of every process, and no
-// walk is made.
+// asked while /proc is read (Prefetch), and kinds prepare what they read
+// around the scan: the cgroup kind walks cgroupfs first (session_cgroup.go).
 func (g *Grouper) Prepare(fields Fields) (done func()) {
 	g.Prefetch()
-	if g.kinds[KindCgroup] && fields&FieldCgroup == 0 {
-		g.cgroups.run(g.fs, g.cfg.CgroupRoot)
-		return g.cgroups.done
+	var dones []func()
+	for _, k := range g.kinds {
+		if p, ok := k.(kindPreparer); ok {
+			if d := p.prepare(g, fields); d != nil {
+				dones = append(dones, d)
+			}
+		}
 	}
-	return nil
+	switch len(dones) {
+	case 0:
+		return nil
+	case 1:
+		return dones[0]
+	}
+	return func() {
+		for _, d := range dones {
+			d()
+		}
+	}
 }
 
 // Group builds the sessions of s: by kind in Kinds() order, then by name
@@ -198,55 +202,40 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	if missing := (g.Fields() | g.selectedFields()) &^ (s.Fields | s.Selected); missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
 	}
-	tmux := g.prefetched
-	g.prefetched = nil
-	if tmux == nil && (g.kinds[KindTmux] || g.kinds[KindAgent]) {
-		tmux = make(chan tmuxAnswer, 1)
-		go func() { tmux <- g.askTmux() }()
+	x := &grouping{g: g, s: s, notes: &n, tmuxAnswer: g.tmux.prefetched}
+	g.tmux.prefetched = nil
+	if x.tmuxAnswer == nil && g.asksTmux() {
+		x.tmuxAnswer = make(chan tmuxAnswer, 1)
+		go func() { x.tmuxAnswer <- g.askTmux() }()
 	}
-	byKind := map[string][]Session{}
-	if g.kinds[KindSID] {
-		byKind[KindSID] = groupByNumber(s, KindSID, func(p *Process) int { return p.SID })
-	}
-	if g.kinds[KindPGRP] {
-		byKind[KindPGRP] = groupByNumber(s, KindPGRP, func(p *Process) int { return p.PGRP })
-	}
-	if g.kinds[KindTTY] {
-		byKind[KindTTY] = groupTTY(s)
-	}
-	if g.kinds[KindTree] {
-		byKind[KindTree] = g.groupTrees(s, &n)
-	}
-	if g.kinds[KindCgroup] && (s.Fields|s.Selected)&FieldCgroup != 0 {
-		byKind[KindCgroup] = g.groupCgroups(s, &n)
-	}
-	if g.kinds[KindUser] && s.Fields&FieldStatus != 0 {
-		byKind[KindUser] = g.groupUsers(s)
-	}
-	if g.kinds[KindGroup] && len(g.cfg.Groups) > 0 {
-		byKind[KindGroup] = groupRules(s, g.cfg.Groups)
-	}
-	var panes paneIndex
-	if tmux != nil {
-		a := <-tmux
-		for _, note := range a.notes.list {
-			n.addf("%s", note)
-		}
-		var ts []Session
-		ts, panes = g.groupTmux(s, a.servers, &n)
-		if g.kinds[KindTmux] {
-			byKind[KindTmux] = ts
+	// Kinds that wait for tmux go last, so that tmux answers while the
+	// others group.
+	byKind := make([][]Session, len(g.kinds))
+	for _, last := range []bool{false, true} {
+		for i, k := range g.kinds {
+			if k.plan(g).tmux == last {
+				byKind[i] = k.group(x)
+			}
 		}
 	}
-	if g.kinds[KindAgent] {
-		byKind[KindAgent] = g.groupAgents(s, panes)
-	}
-	for _, k := range Kinds() {
-		sessions = append(sessions, byKind[k]...)
+	bounds := make([][2]int, len(g.kinds))
+	for i, k := range g.kinds {
+		lo := len(sessions)
+		for j := range byKind[i] {
+			byKind[i][j].kind = k
+		}
+		sessions = append(sessions, byKind[i]...)
+		bounds[i] = [2]int{lo, len(sessions)}
 	}
 	g.cum.update(s, sessions)
-	if g.kinds[KindAgent] {
-		sessions = g.updateAgents(s, sessions)
+	for i := len(g.kinds) - 1; i >= 0; i-- {
+		f, ok := g.kinds[i].(kindFinisher)
+		if !ok {
+			continue
+		}
+		lo, hi := bounds[i][0], bounds[i][1]
+		rows := f.finish(g, s, sessions[lo:hi:hi])
+		sessions = slices.Concat(sessions[:lo], rows, sessions[hi:])
 	}
 	return sessions, n.list
 }
@@ -355,74 +344,6 @@ func (t *SessionTotals) add(p *Process) {
 			t.PSSGrowthBytesPerMinute += p.Rates.PSSGrowthBytesPerMinute
 		}
 	}
-}
-
-// groupByNumber builds one session per value of key (sid, pgrp), named by
-// the number, with the leader's comm when the leader is alive.
-func groupByNumber(s *Snapshot, kind string, key func(*Process) int) []Session {
-	b := newBuilder(s, kind)
-	index := make(map[int]int32)
-	for i := range s.Procs {
-		p := &s.Procs[i]
-		k := key(p)
-		if p.Kernel || k <= 0 {
-			continue
-		}
-		si, ok := index[k]
-		if !ok {
-			attrs := map[string]string{}
-			if leader := s.Process(k); leader != nil && !leader.Kernel {
-				attrs[AttrLeader] = leader.Comm
-			}
-			if p.TTY != 0 {
-				attrs[AttrTTY] = TTYName(p.TTY)
-			}
-			si = b.add(strconv.Itoa(k), attrs)
-			index[k] = si
-		}
-		b.of[i] = si
-	}
-	return sortByName(b.finish())
-}
-
-// groupTTY builds one session per controlling terminal.
-func groupTTY(s *Snapshot) []Session {
-	b := newBuilder(s, KindTTY)
-	index := make(map[int]int32)
-	for i := range s.Procs {
-		p := &s.Procs[i]
-		if p.Kernel || p.TTY == 0 {
-			continue
-		}
-		si, ok := index[p.TTY]
-		if !ok {
-			si = b.add(TTYName(p.TTY), map[string]string{})
-			index[p.TTY] = si
-		}
-		b.of[i] = si
-	}
-	return sortByName(b.finish())
-}
-
-// groupUsers builds one session per real uid.
-func (g *Grouper) groupUsers(s *Snapshot) []Session {
-	b := newBuilder(s, KindUser)
-	index := make(map[int]int32)
-	for i := range s.Procs {
-		p := &s.Procs[i]
-		if p.Kernel || p.Read&FieldStatus == 0 {
-			continue
-		}
-		si, ok := index[p.RealUID]
-		if !ok {
-			uid := strconv.Itoa(p.RealUID)
-			name := g.cfg.Users.Name(p.RealUID)
-			si = b.add(name, map[string]string{AttrUser: name, AttrUID: uid})
-			index[p.RealUID] = si
-		}
-		b.of[i] = si
-	}
-	return sortByName(b.finish())
 }
 
 // sortByName orders sessions by name: numbers first, in numeric order

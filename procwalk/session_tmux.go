@@ -17,6 +17,76 @@ import (
 //   - TMUX and TMUX_PANE in the environment, which tmux sets in every pane
 //     and children inherit (setsid, then a double fork: no terminal left).
 
+// KindTmux is a tmux session: every process of its panes.
+const KindTmux = "tmux"
+
+type tmuxKind struct{}
+
+func (*tmuxKind) name() string { return KindTmux }
+
+func (*tmuxKind) plan(*Grouper) kindPlan { return kindPlan{tmux: true} }
+
+func (*tmuxKind) tagAttrs() []string { return nil }
+
+func (*tmuxKind) numberAttrs() []string { return []string{AttrPanes, AttrWindows, AttrAttached} }
+
+// info: "2 windows, 3 panes, attached, socket default".
+func (*tmuxKind) info(s *Session) []string {
+	a := s.Attrs
+	windows, _ := strconv.Atoi(a[AttrWindows])
+	panes, _ := strconv.Atoi(a[AttrPanes])
+	parts := []string{countOf(windows, "window", "windows") + ", " + countOf(panes, "pane", "panes")}
+	if a[AttrAttached] != "0" {
+		parts = append(parts, "attached")
+	}
+	return append(parts, "socket "+filepath.Base(a[AttrSocket]))
+}
+
+func (*tmuxKind) group(x *grouping) []Session { return x.tmuxPanes().sessions }
+
+// countOf says "1 window", "3 windows".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// tmuxState is what the kinds that read tmux's panes (tmux, agent) share
+// in a Grouper.
+type tmuxState struct {
+	// names is the memory of tmux names (stickyNames).
+	names map[tmuxNameKey]string
+	// environ holds what the tmux environ backstop read of each process
+	// still alive, so each is read once in its life.
+	environ      map[ProcID]tmuxEnv
+	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
+	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
+}
+
+// tmuxResult is one gather's grouping into tmux sessions.
+type tmuxResult struct {
+	sessions []Session
+	panes    paneIndex
+}
+
+// tmuxPanes waits for tmux's answer and groups the tmux sessions, once a
+// gather, for every kind that asks.
+func (x *grouping) tmuxPanes() *tmuxResult {
+	if x.tmux != nil {
+		return x.tmux
+	}
+	x.tmux = &tmuxResult{}
+	if x.tmuxAnswer != nil {
+		a := <-x.tmuxAnswer
+		for _, note := range a.notes.list {
+			x.notes.addf("%s", note)
+		}
+		x.tmux.sessions, x.tmux.panes = x.g.groupTmux(x.s, a.servers, x.notes)
+	}
+	return x.tmux
+}
+
 // paneIndex maps each process of a snapshot to the tmux pane it runs in.
 type paneIndex struct {
 	of    []int32 // pane of each process, -1 for none
@@ -119,12 +189,12 @@ func (g *Grouper) askTmux() tmuxAnswer {
 // last Prefetch not yet used; without one it asks tmux itself. A Prefetch
 // whose Group never comes ends on its own when tmux answers.
 func (g *Grouper) Prefetch() {
-	if !g.kinds[KindTmux] && !g.kinds[KindAgent] {
+	if !g.asksTmux() {
 		return
 	}
 	ch := make(chan tmuxAnswer, 1)
 	go func() { ch <- g.askTmux() }()
-	g.prefetched = ch
+	g.tmux.prefetched = ch
 }
 
 // labelServers gives each server a short label for session names that
@@ -220,11 +290,11 @@ func (t *tmuxGrouping) stickyNames(nameCount map[string]int) map[tmuxSessionRef]
 // descendants of its panes' processes, then the escapees the backstops find.
 func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]Session, paneIndex) {
 	if len(servers) == 0 {
-		g.environ = nil
+		g.tmux.environ = nil
 		return nil, paneIndex{}
 	}
 	t := &tmuxGrouping{s: s, servers: servers, b: newBuilder(s, KindTmux),
-		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}, names: g.tmuxNames}
+		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}, names: g.tmux.names}
 	t.pi.of = make([]int32, len(s.Procs))
 	for i := range t.pi.of {
 		t.pi.of[i] = -1
@@ -240,7 +310,7 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 			t.assign(int32(i), int32(pane))
 		}
 	}
-	g.tmuxNames = t.names
+	g.tmux.names = t.names
 	t.ttyBackstop()
 	if partial := g.environBackstop(t, n); partial {
 		for i := range t.b.sess {
@@ -346,7 +416,7 @@ const maxEnvironReads = 512
 func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 	s := t.s
 	adopters, oldest := t.adopters()
-	next := make(map[ProcID]tmuxEnv, len(g.environ))
+	next := make(map[ProcID]tmuxEnv, len(g.tmux.environ))
 	var buf []byte
 	reads, unread, denied := 0, 0, 0
 	for i := range s.Procs {
@@ -357,9 +427,9 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 		if par := s.parent[i]; par >= 0 && !adopters(par) {
 			continue // forked by its parent, not adopted: or a candidate's child
 		}
-		env, ok := g.environ[p.ID]
+		env, ok := g.tmux.environ[p.ID]
 		if !ok {
-			if reads == g.environLimit {
+			if reads == g.tmux.environLimit {
 				unread++
 				continue
 			}
@@ -379,9 +449,9 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 			}
 		}
 	}
-	g.environ = next
+	g.tmux.environ = next
 	if unread > 0 {
-		n.addf("tmux: %d processes outside panes were not checked for a pane's environment (at most %d a gather, the next gathers go on): tmux sessions may lack escaped processes", unread, g.environLimit)
+		n.addf("tmux: %d processes outside panes were not checked for a pane's environment (at most %d a gather, the next gathers go on): tmux sessions may lack escaped processes", unread, g.tmux.environLimit)
 	}
 	if denied > 0 {
 		n.addf("tmux: the environment of %d processes of a tmux server's user could not be read (not dumpable, e.g. ssh-agent): tmux sessions may lack them unless run as root", denied)

@@ -15,6 +15,31 @@ import (
 // pattern. Unlike the other kinds, tree sessions may overlap: each is a whole
 // subtree, even inside another.
 
+// KindTree is a configured process and its descendants.
+const KindTree = "tree"
+
+type treeKind struct{}
+
+func (treeKind) name() string { return KindTree }
+
+// plan: a pattern is matched against command lines.
+func (treeKind) plan(g *Grouper) kindPlan {
+	for _, t := range g.cfg.Trees {
+		if t.Pattern != nil {
+			return kindPlan{every: FieldCmdline}
+		}
+	}
+	return kindPlan{}
+}
+
+func (treeKind) tagAttrs() []string    { return nil }
+func (treeKind) numberAttrs() []string { return nil }
+
+// info: the root's comm.
+func (treeKind) info(s *Session) []string { return []string{s.Attrs[AttrCommand]} }
+
+func (treeKind) group(x *grouping) []Session { return x.g.groupTrees(x.s, x.notes) }
+
 // ParseTreeSpec reads "[NAME=]SPEC", the form of the --tree flag: SPEC is a
 // pid, a pidfile path (it holds a '/'), or a regex matched against command
 // lines. NAME defaults to the pid, the pidfile's base name without ".pid",

@@ -194,8 +194,8 @@ func TestGroupTmuxEnvironHiddenServer(t *testing.T) {
 		t.Errorf("sessions %+v, notes %q; want tmux:x holding 150", sessions, notes)
 	}
 	// 1 100 130 131 150 200 201 300 301 302 310 320 321 330 340 341
-	if len(g.environ) != 16 {
-		t.Errorf("%d environments read, want the 16 processes without a terminal", len(g.environ))
+	if len(g.tmux.environ) != 16 {
+		t.Errorf("%d environments read, want the 16 processes without a terminal", len(g.tmux.environ))
 	}
 }
 
@@ -215,7 +215,7 @@ func TestGroupTmuxEnvironCap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.environLimit = 2
+	g.tmux.environLimit = 2
 	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestGroupTmuxEnvironCap(t *testing.T) {
 		if got := memberPIDs(find(t, sessions, "tmux:build")); !slices.Contains(got, 130) || !slices.Contains(got, 131) {
 			t.Errorf("gather %d: build members = %v, want 130 and 131 in", gather, got)
 		}
-		if got := len(g.environ); got != min(9, 2*gather) {
+		if got := len(g.tmux.environ); got != min(9, 2*gather) {
 			t.Errorf("gather %d: %d environments remembered, want %d", gather, got, min(9, 2*gather))
 		}
 	}

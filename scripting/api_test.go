@@ -157,6 +157,10 @@ print(s.kind, s.name, s.attrs.tmux_target, s.attrs.socket, s.procs, s.threads, s
 		{`local s = pw.session("tmux:build")
 print(s.cpu, s.growth, s.read_rate, string.format("%.2f", s.cpu_time), s.read_bytes, s.age, pw.duration(s.age), s.smaps_read, s.io_read, s.cgroup)`,
 			"nil\tnil\tnil\t1052.92\t465000000\t862499.25\t9 days 23 hr\t3\t4\tnil"},
+		// The catalogue's names (procwalk.SessionMetrics), as Telegraf writes them.
+		{`local s = pw.session("tmux:build")
+print(s.rss_bytes == s.rss, s.cpu_time_seconds == s.cumulative_cpu_time, s.read_bytes_per_second, s.smaps_read_procs, s.partial, s.danger, s.age_seconds == s.age)`,
+			"true\ttrue\tnil\t3\tfalse\tnil\ttrue"},
 		{`local s = pw.session("agent:claude/myproj")
 print(s.attrs.project, s.attrs.tmux_target, s.attrs.agent, s.totals.procs, s.totals.rss == s.rss, s.totals.kind)`,
 			"myproj\twork:0.0\tclaude\t3\ttrue\tnil"},

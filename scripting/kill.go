@@ -35,7 +35,7 @@ type KillOptions struct {
 }
 
 // EngineKiller is the Killer of procwalk's engine: each kill runs a
-// procwalk.Killer built from Base with the call's options. Base.DryRun
+// kill.Killer built from Base with the call's options. Base.DryRun
 // makes every kill a dry run.
 type EngineKiller struct {
 	FS   procwalk.FS

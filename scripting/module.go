@@ -25,6 +25,8 @@ const (
 type module struct {
 	r       *Runtime
 	metrics *procwalk.Catalogue // a process's numeric fields
+	// sessionMetrics are a session's numeric fields, by name and alias.
+	sessionMetrics map[string]*procwalk.SessionMetricDesc
 
 	// Per Lua state: made by Loader.
 	procMT, sessionMT *lua.LTable
@@ -53,7 +55,15 @@ type module struct {
 }
 
 func newModule(r *Runtime) *module {
-	return &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool)}
+	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool),
+		sessionMetrics: make(map[string]*procwalk.SessionMetricDesc)}
+	list := procwalk.SessionMetrics()
+	for i := range list {
+		for _, name := range append([]string{list[i].Name}, list[i].Aliases...) {
+			m.sessionMetrics[name] = &list[i]
+		}
+	}
+	return m
 }
 
 // begin points the module at one run's input.

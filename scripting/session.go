@@ -149,14 +149,14 @@ func (m *module) sessionIndex(L *lua.LState) int {
 			if f == "kind" || f == "name" || f == "ref" || f == "attrs" || f == "totals" {
 				continue
 			}
-			if sessionTotal(L, ref, f) {
+			if m.sessionTotal(L, ref, f) {
 				t.RawSetString(f, L.Get(-1))
 				L.Pop(1)
 			}
 		}
 		L.Push(t)
 	default:
-		if sessionTotal(L, ref, key) {
+		if m.sessionTotal(L, ref, key) {
 			return 1
 		}
 		if fn := m.sessionMethods.RawGetString(key); fn != lua.LNil {
@@ -168,51 +168,25 @@ func (m *module) sessionIndex(L *lua.LState) int {
 	return 1
 }
 
-// sessionTotal pushes one total and reports whether key is one.
-func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
+// sessionTotal pushes one total and reports whether key is one: a name or
+// alias of the session metric catalogue (procwalk.SessionMetrics), absent
+// as nil, or one of the fields below. Those keep the meaning they had
+// before the catalogue: cpu_time, read_bytes and write_bytes are the
+// members' counters now (they drop when a member exits), where the
+// catalogue's cpu_time_seconds, read_bytes and write_bytes are the
+// session's cumulative ones (cumulative_cpu_time ...).
+func (m *module) sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 	t := &ref.s.Totals
 	rates := t.RatesMeasured > 0
 	switch key {
-	case "procs":
-		L.Push(lua.LNumber(t.Procs))
-	case "threads":
-		L.Push(lua.LNumber(t.Threads))
-	case "zombies":
-		L.Push(lua.LNumber(t.Zombies))
-	case "rss":
-		L.Push(lua.LNumber(t.RSSBytes))
-	case "pss":
-		pushOpt(L, float64(t.PSSBytes), t.SmapsRead > 0)
-	case "uss":
-		pushOpt(L, float64(t.USSBytes), t.SmapsRead > 0)
-	case "swap":
-		pushOpt(L, float64(t.SwapBytes), ref.snap.Fields&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0)
-	case "cpu":
-		pushOpt(L, t.CPUPercent, rates)
 	case "cpu_time":
 		L.Push(lua.LNumber(t.CPUSeconds))
 	case "read_bytes":
 		pushOpt(L, float64(t.ReadBytes), t.IORead > 0)
 	case "write_bytes":
 		pushOpt(L, float64(t.WriteBytes), t.IORead > 0)
-	case "read_rate":
-		pushOpt(L, t.ReadBytesPerSecond, rates && t.IORead > 0)
-	case "write_rate":
-		pushOpt(L, t.WriteBytesPerSecond, rates && t.IORead > 0)
-	case "growth":
-		pushOpt(L, t.RSSGrowthBytesPerMinute, rates)
-	case "pss_growth":
-		pushOpt(L, t.PSSGrowthBytesPerMinute, rates && t.SmapsRead > 0)
-	case "age":
-		pushOpt(L, ref.snap.Time.Sub(t.OldestStart).Seconds(), !t.OldestStart.IsZero())
 	case "start_time":
 		pushOpt(L, float64(t.OldestStart.UnixNano())/1e9, !t.OldestStart.IsZero())
-	case "cumulative_cpu_time":
-		L.Push(lua.LNumber(t.CumulativeCPUSeconds))
-	case "cumulative_read_bytes":
-		pushOpt(L, float64(t.CumulativeReadBytes), t.IORead > 0)
-	case "cumulative_write_bytes":
-		pushOpt(L, float64(t.CumulativeWriteBytes), t.IORead > 0)
 	case "smaps_read":
 		L.Push(lua.LNumber(t.SmapsRead))
 	case "io_read":
@@ -230,7 +204,19 @@ func sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 			L.Push(agentTable(L, ref.s, ref.snap))
 		}
 	default:
-		return false
+		d, ok := m.sessionMetrics[key]
+		if !ok {
+			return false
+		}
+		v, ok := d.Value(ref.s, ref.snap.Fields, ref.snap.Time)
+		switch {
+		case !ok:
+			L.Push(lua.LNil)
+		case d.Flag:
+			L.Push(lua.LBool(v != 0))
+		default:
+			L.Push(lua.LNumber(v))
+		}
 	}
 	return true
 }

@@ -20,7 +20,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 			ContextWindowTokens: 200000, ContextPercent: 90.4,
 			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute)}},
 	}
-	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
+	if got, want := s.Info(), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
 	}
 	b, err := json.Marshal(newJSONSession(now, &s))

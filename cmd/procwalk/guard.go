@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,7 +14,6 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
-	"golang.org/x/sys/unix"
 )
 
 // guard.go is `procwalk guard -- CMD ARGS...`: run a command, watch its
@@ -27,22 +27,8 @@ const (
 	exitNotFound      = 127 // the command was not found
 )
 
-const (
-	// guardHistory is how many kill events guard keeps for its summary.
-	guardHistory = 100
-	// signalCauseWindow: main cancels ctx on the first SIGINT or SIGTERM,
-	// which os/signal hands to guard's own channel in the same breath. A
-	// cancel after which no INT or TERM has reached guard within this window
-	// came from elsewhere (an embedding caller). Only an embedder's cancel
-	// waits this long, so the margin can be generous for a loaded machine.
-	signalCauseWindow = time.Second
-	// giveUpAfterKill bounds the wait for processes that survive SIGKILL
-	// (stuck in uninterruptible sleep) once guard has ended the tree.
-	giveUpAfterKill = 30 * time.Second
-	// releaseWait bounds the wait for a killed process's memory to be freed
-	// before the next check can pick another victim.
-	releaseWait = 10 * time.Second
-)
+// guardHistory is how many kill events guard keeps for its summary.
+const guardHistory = 100
 
 type guardCommand struct {
 	g       *globals
@@ -197,19 +183,7 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := becomeSubreaper(); err != nil {
-		return err
-	}
-	r := &guardRun{c: c, lim: lim, fs: fsys, self: os.Getpid(), history: kill.NewAuditLog(guardHistory),
-		monitor: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, NoRates: true}), seen: make(map[procwalk.ProcID]bool), name: printable(args[0]),
-		reported:   make(map[string]bool),
-		foreground: terminalForeground(c.e.stdin)}
-	r.killer, err = kill.NewKiller(fsys, kill.Config{
-		Grace: c.grace, Force: true, Requester: "guard", Audit: r.record, DryRun: c.dryRun,
-	})
-	if err != nil {
-		return err
-	}
+	name := printable(args[0]) // every message names it
 
 	// Listen before starting CMD, so no signal meant for it is missed.
 	sigs := make(chan os.Signal, 8)
@@ -223,417 +197,99 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.stdin, stdio.stdout, stdio.stderr
 	// A guard killed with SIGKILL cannot end the command: the kernel does
-	// (PDEATHSIG), so the command never runs on unwatched. What the command
-	// started and left behind is not covered (README "procwalk guard").
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	r.start = time.Now()
-	err = cmd.Start()
+	// (PDEATHSIG, set by Supervise). What the command started and left
+	// behind is not covered (README "procwalk guard").
+	res, err := kill.Supervise(ctx, fsys, cmd, kill.SuperviseConfig{
+		MaxRSSBytes: lim.rssBytes, MaxPSSBytes: lim.pssBytes, MaxCPUTime: c.maxCPU, Timeout: lim.timeout,
+		KillBiggest: lim.biggest, ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
+		Names: kill.LimitNames{RSS: "--max-rss", PSS: "--max-pss", CPUTime: "--max-cpu-time", Timeout: "--timeout"},
+		Name:  name, Requester: "guard", Signals: sigs, Foreground: terminalForeground(c.e.stdin),
+		Log:   func(msg string) { fmt.Fprintf(c.e.stderr, "procwalk guard: %s\n", printable(msg)) },
+		Clock: c.g.clock, HistorySize: guardHistory,
+	})
 	stdio.started()
+	if errors.Is(err, kill.ErrSubreaper) {
+		return err
+	}
 	if err != nil {
 		stdio.wait(time.Second)
 		return startError(args[0], err)
 	}
-	r.child = cmd.Process.Pid
-	r.openChild()
-	defer r.closeChild()
-
-	reaps := make(chan reaped, 64)
-	go reapAll(reaps)
-	r.loop(ctx, reaps, sigs)
-	cmd.Process.Release() // reaped by reapAll, never by os/exec
 	stdio.wait(time.Second)
+	r := guardReport{c: c, res: res, name: name, root: fsys.Root()}
 	r.summary()
 	return r.exitError()
 }
 
-// guardRun is the state of one guarded command.
-type guardRun struct {
-	c          *guardCommand
-	lim        guardLimits
-	fs         procwalk.FS
-	monitor    *procwalk.Monitor
-	killer     *kill.Killer
-	history    *kill.AuditLog
-	self       int
-	name       string // the command as typed, escaped (printable): every message names it
-	foreground bool
-
-	child       int
-	childID     procwalk.ProcID
-	childHandle *kill.ProcHandle // forwards signals; nil if it exited at once
-	start       time.Time
-	end         time.Time
-
-	childStatus *unix.WaitStatus
-	interrupted bool // guard got SIGINT or SIGTERM: main's cancel of ctx came from it
-	forwarded   []string
-	enforced    string // why guard ended CMD for a limit; "" if it did not
-	// unenforced says why ending the tree for a limit signalled nothing
-	// (every target refused): guard then never claims it stopped CMD.
-	unenforced    error
-	cancelled     bool
-	leftovers     bool // CMD left processes that guard ended
-	abandoned     int  // processes that outlived SIGKILL and giveUpAfterKill
-	reapedCPU     float64
-	maxRSSKiB     int64
-	orphansReaped int
-	peakRSS       uint64
-	peakPSS       uint64
-	pssSeen       bool
-	samples       int
-	cpuSeconds    float64
-	seen          map[procwalk.ProcID]bool
-	scanErrors    int
-	// dryRun breaches, by limit flag: reported once each.
-	wouldEnd []string
-	reported map[string]bool
-}
-
-// openChild takes a pidfd on the command, to forward signals through. The
-// command is our unreaped child, so its pid is still its own.
-func (r *guardRun) openChild() {
-	id, err := r.fs.ReadProcID(r.child)
-	if err != nil {
-		return // already gone: nothing to forward to
-	}
-	r.childID = id
-	if h, err := kill.OpenProc(r.fs, id); err == nil {
-		r.childHandle = h
-	}
-}
-
-func (r *guardRun) closeChild() {
-	if r.childHandle != nil {
-		r.childHandle.Close()
-	}
-}
-
-// record keeps the audit events of processes guard actually signalled.
-func (r *guardRun) record(e kill.ActionEvent) {
-	if len(e.Signals) > 0 {
-		r.history.Add(e)
-	}
-}
-
-// loop runs until every child is reaped.
-func (r *guardRun) loop(ctx context.Context, reaps <-chan reaped, sigs <-chan os.Signal) {
-	// Guard finishes what it starts even after a Ctrl-C cancelled ctx.
-	work := context.WithoutCancel(ctx)
-	tick := time.NewTicker(r.c.g.interval)
-	defer tick.Stop()
-	var timeout <-chan time.Time
-	if r.lim.timeout > 0 {
-		t := time.NewTimer(r.lim.timeout)
-		defer t.Stop()
-		timeout = t.C
-	}
-	done := ctx.Done()
-	var cancelCheck, giveUp <-chan time.Time
-	for {
-		select {
-		case rp, ok := <-reaps:
-			if !ok {
-				r.end = time.Now()
-				return
-			}
-			if r.reaped(rp) {
-				r.endLeftovers(work) // whatever CMD left running, however it ended
-				if r.c.dryRun {
-					r.end = time.Now() // what CMD left runs on: a dry run ends nothing
-					return
-				}
-			}
-		case s := <-sigs:
-			r.forward(s.(syscall.Signal))
-		case <-tick.C:
-			r.check(work)
-		case <-timeout:
-			timeout = nil
-			r.endTree(work, "timeout", fmt.Sprintf("--timeout %s reached", r.c.timeout))
-		case <-done:
-			done = nil
-			cancelCheck = time.After(signalCauseWindow)
-		case <-cancelCheck:
-			cancelCheck = nil
-			r.forwardQueued(sigs) // a signal already queued is the cancel's cause
-			if !r.interrupted && r.childStatus == nil {
-				r.cancelled = true
-				r.terminate(work, "cancelled")
-			}
-		case <-giveUp:
-			r.abandoned = r.countTree()
-			r.end = time.Now()
-			return
-		}
-		if giveUp == nil && (r.enforced != "" || r.leftovers || r.cancelled) {
-			giveUp = time.After(r.c.grace + kill.DefaultKillWait + giveUpAfterKill)
-		}
-	}
-}
-
-// reaped accounts for one reaped child; true when it was CMD.
-func (r *guardRun) reaped(rp reaped) bool {
-	r.reapedCPU += rp.cpuSeconds()
-	r.maxRSSKiB = max(r.maxRSSKiB, rp.usage.Maxrss)
-	if rp.pid != r.child {
-		r.orphansReaped++
-		return false
-	}
-	ws := rp.status
-	r.childStatus = &ws
-	return true
-}
-
-// forward passes a signal sent to guard on to CMD, through its pidfd.
-func (r *guardRun) forward(sig syscall.Signal) {
-	if sig == syscall.SIGINT || sig == syscall.SIGTERM {
-		r.interrupted = true
-	}
-	if sig != syscall.SIGTERM && r.foreground {
-		return // the terminal delivered it to CMD's process group, ours
-	}
-	if r.childStatus != nil || r.childHandle == nil {
-		return // CMD is gone; its leftovers are being ended
-	}
-	if err := r.childHandle.Signal(sig); err == nil {
-		r.forwarded = append(r.forwarded, kill.SignalName(sig))
-	}
-}
-
-// forwardQueued forwards the signals already waiting on sigs.
-func (r *guardRun) forwardQueued(sigs <-chan os.Signal) {
-	for {
-		select {
-		case s := <-sigs:
-			r.forward(s.(syscall.Signal))
-		default:
-			return
-		}
-	}
-}
-
-// check scans the tree, updates the peaks and acts on a breached limit.
-func (r *guardRun) check(ctx context.Context) {
-	if r.enforced != "" || r.cancelled {
-		return
-	}
-	snap, err := r.monitor.Gather()
-	if err != nil {
-		r.scanErrors++
-		return
-	}
-	tree := snap.Descendants(r.self)
-	readPSS := r.lim.pssBytes > 0 || r.c.g.pss
-	var t procwalk.Totals
-	cpu := r.reapedCPU
-	if readPSS {
-		r.monitor.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
-	}
-	for _, p := range tree {
-		t.Add(p)
-		cpu += p.CPUSeconds() + p.ChildrenUserCPUSeconds + p.ChildrenSystemCPUSeconds
-		r.seen[p.ID] = true
-	}
-	r.samples++
-	r.peakRSS = max(r.peakRSS, t.RSSBytes)
-	if t.SmapsRead > 0 {
-		r.pssSeen = true
-		r.peakPSS = max(r.peakPSS, t.PSSBytes)
-	}
-	r.cpuSeconds = max(r.cpuSeconds, cpu)
-
-	switch {
-	case r.lim.rssBytes > 0 && t.RSSBytes > r.lim.rssBytes:
-		r.memoryBreach(ctx, snap, tree, "rss", "max-rss", fmt.Sprintf("tree RSS %s over --max-rss %s", formatBytes(t.RSSBytes), formatBytes(r.lim.rssBytes)))
-	case r.lim.pssBytes > 0 && t.SmapsRead > 0 && t.PSSBytes > r.lim.pssBytes:
-		r.memoryBreach(ctx, snap, tree, "pss", "max-pss", fmt.Sprintf("tree PSS %s over --max-pss %s", formatBytes(t.PSSBytes), formatBytes(r.lim.pssBytes)))
-	case r.lim.cpuSeconds > 0 && cpu > r.lim.cpuSeconds:
-		r.endTree(ctx, "max-cpu-time", fmt.Sprintf("tree CPU time %.1fs over --max-cpu-time %s", cpu, r.c.maxCPU))
-	}
-}
-
-// dryRunOnce reports whether a dry run has already reported limit; the
-// first call records why.
-func (r *guardRun) dryRunOnce(limit, why string) bool {
-	if r.reported[limit] {
-		return true
-	}
-	r.reported[limit] = true
-	r.wouldEnd = append(r.wouldEnd, why)
-	return false
-}
-
-// memoryBreach applies the --kill policy to a memory limit.
-func (r *guardRun) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tree []*procwalk.Process, metric, limit, why string) {
-	if !r.lim.biggest {
-		r.endTree(ctx, limit, why)
-		return
-	}
-	if r.c.dryRun && r.dryRunOnce(limit, why) {
-		return
-	}
-	by, _ := procwalk.LookupMetric(metric)
-	for _, p := range kill.Biggest(snap, tree, -1, by) {
-		if r.killer.Check(p) != nil {
-			continue
-		}
-		verb := "terminating"
-		if r.c.dryRun {
-			verb = "would terminate (dry run)"
-		}
-		fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: %s the biggest process, pid %d (%s)\n", why, verb, p.ID.PID, printable(p.Comm))
-		o := r.killer.WithRequester("guard:"+metric).Terminate(ctx, p.ID)
-		if o.Result != kill.ResultExited && o.Result != kill.ResultKilled {
-			return // not ended by guard (gone already, dry run ...): judge again next interval
-		}
-		if p.ID == r.childID {
-			r.enforced = why + "; CMD itself was the biggest process"
-		}
-		// Do not judge the next check on memory that is still being freed.
-		kill.WaitReleased(ctx, r.fs, p.ID, releaseWait)
-		return
-	}
-}
-
-// endTree ends the whole tree for a limit.
-func (r *guardRun) endTree(ctx context.Context, limit, why string) {
-	if r.enforced != "" {
-		return
-	}
-	if r.c.dryRun {
-		if !r.dryRunOnce(limit, why) {
-			fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: would terminate the tree of %s (dry run)\n", why, r.name)
-			r.terminate(ctx, why)
-		}
-		return
-	}
-	r.enforced = why
-	fmt.Fprintf(r.c.e.stderr, "procwalk guard: %s: terminating the tree of %s\n", why, r.name)
-	if rep := r.terminate(ctx, why); rep != nil && len(rep.Outcomes) > 0 && !signalledAny(rep) {
-		r.unenforced = rep.Err()
-		fmt.Fprintf(r.c.e.stderr, "procwalk guard: could not end the tree of %s: %s\n", r.name, printable(r.unenforced.Error()))
-	}
-}
-
-// signalledAny reports whether a terminate sent a signal or found a
-// target already gone.
-func signalledAny(rep *kill.Report) bool {
-	for _, o := range rep.Outcomes {
-		if len(o.Signals) > 0 || o.Result == kill.ResultGone {
-			return true
-		}
-	}
-	return false
-}
-
-// endLeftovers ends what CMD left running when it exited.
-func (r *guardRun) endLeftovers(ctx context.Context) {
-	if r.countTree() == 0 {
-		return
-	}
-	r.leftovers = true
-	r.terminate(ctx, "left running by "+r.name)
-}
-
-// terminate runs the two-stage terminate over every descendant of guard
-// and returns its report (nil when it could not plan).
-func (r *guardRun) terminate(ctx context.Context, why string) *kill.Report {
-	rep, err := r.killer.TerminateScope(ctx, guardScope{self: r.self, why: why})
-	if err != nil {
-		fmt.Fprintf(r.c.e.stderr, "procwalk guard: ending the tree: %v\n", err)
-	}
-	return rep
-}
-
-// countTree counts guard's live descendants.
-func (r *guardRun) countTree() int {
-	snap, err := r.monitor.Gather()
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, p := range snap.Descendants(r.self) {
-		if !p.Zombie() {
-			n++
-		}
-	}
-	return n
-}
-
-// guardScope is every descendant of guard: CMD's tree and the orphans
-// reparented to guard as subreaper.
-type guardScope struct {
-	self int
-	why  string
-}
-
-func (s guardScope) String() string          { return fmt.Sprintf("guarded tree (%s)", s.why) }
-func (s guardScope) Fields() procwalk.Fields { return 0 }
-func (s guardScope) Grows() bool             { return true }
-func (s guardScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
-	return snap.Descendants(s.self)
+// guardReport presents a supervised run: its summary and exit code.
+type guardReport struct {
+	c    *guardCommand
+	res  *kill.SuperviseResult
+	name string
+	root string
 }
 
 // outcome says why guard ended.
-func (r *guardRun) outcome() string {
+func (r *guardReport) outcome() string {
+	res := r.res
 	status := "still running"
-	if r.childStatus != nil {
-		status = describeStatus(*r.childStatus)
+	if res.Status != nil {
+		status = describeStatus(*res.Status)
 	}
 	switch {
-	case r.enforced != "" && r.unenforced != nil:
-		return fmt.Sprintf("NOT stopped: %s, but every target was refused (%s %s)", r.enforced, r.name, status)
-	case r.enforced != "":
-		return fmt.Sprintf("stopped by procwalk: %s (%s %s)", r.enforced, r.name, status)
-	case r.cancelled:
+	case res.Enforced != "" && res.Unenforced != nil:
+		return fmt.Sprintf("NOT stopped: %s, but every target was refused (%s %s)", res.Enforced, r.name, status)
+	case res.Enforced != "":
+		return fmt.Sprintf("stopped by procwalk: %s (%s %s)", res.Enforced, r.name, status)
+	case res.Cancelled:
 		return fmt.Sprintf("cancelled: the tree was terminated (%s %s)", r.name, status)
-	case len(r.forwarded) > 0:
-		return fmt.Sprintf("%s %s (guard forwarded %s)", r.name, status, strings.Join(r.forwarded, ","))
+	case len(res.Forwarded) > 0:
+		return fmt.Sprintf("%s %s (guard forwarded %s)", r.name, status, strings.Join(res.Forwarded, ","))
 	}
 	return r.name + " " + status
 }
 
 // summary prints how the run went to stderr.
-func (r *guardRun) summary() {
-	w := r.c.e.stderr
-	if r.end.IsZero() {
-		r.end = time.Now()
+func (r *guardReport) summary() {
+	w, res := r.c.e.stderr, r.res
+	if res.End.IsZero() {
+		res.End = time.Now()
 	}
-	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), r.end.Sub(r.start).Round(time.Millisecond))
-	kernelPeak := formatBytes(uint64(max(r.maxRSSKiB, 0)) * 1024)
-	if r.samples == 0 {
+	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), res.End.Sub(res.Start).Round(time.Millisecond))
+	kernelPeak := formatBytes(uint64(max(res.MaxRSSKiB, 0)) * 1024)
+	if res.Samples == 0 {
 		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS at most %s (kernel high-water mark)\n", r.c.g.interval, kernelPeak)
 	} else {
 		pss := "PSS not read (use --max-pss or --pss)"
-		if r.pssSeen {
-			pss = "peak tree PSS " + formatBytes(r.peakPSS)
+		if res.PSSSeen {
+			pss = "peak tree PSS " + formatBytes(res.PeakPSSBytes)
 		}
 		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
-			formatBytes(r.peakRSS), pss, countOf(r.samples, "time", "times"), r.c.g.interval, kernelPeak)
+			formatBytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
 	fmt.Fprintf(w, "  CPU %.2fs user+system; %s seen; %s reaped\n",
-		max(r.cpuSeconds, r.reapedCPU), countOf(len(r.seen), "process", "processes"), countOf(r.orphansReaped, "orphan", "orphans"))
+		res.CPUSeconds, countOf(res.Seen, "process", "processes"), countOf(res.OrphansReaped, "orphan", "orphans"))
 	switch {
-	case r.leftovers && r.c.dryRun:
+	case res.Leftovers && r.c.dryRun:
 		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)
-	case r.leftovers:
+	case res.Leftovers:
 		fmt.Fprintf(w, "  %s left processes running: guard ended them\n", r.name)
 	}
-	for _, why := range r.wouldEnd {
+	for _, why := range res.WouldEnd {
 		fmt.Fprintf(w, "  dry run: %s: nothing was signalled\n", why)
 	}
-	if r.abandoned > 0 {
-		fmt.Fprintf(w, "  %d processes outlived SIGKILL (uninterruptible sleep?): guard stopped waiting for them\n", r.abandoned)
+	if res.Abandoned > 0 {
+		fmt.Fprintf(w, "  %d processes outlived SIGKILL (uninterruptible sleep?): guard stopped waiting for them\n", res.Abandoned)
 	}
-	if r.scanErrors > 0 {
-		fmt.Fprintf(w, "  %d scans of %s failed: limits were not checked then\n", r.scanErrors, r.fs.Root())
+	if res.ScanErrors > 0 {
+		fmt.Fprintf(w, "  %d scans of %s failed: limits were not checked then\n", res.ScanErrors, r.root)
 	}
-	if events := r.history.Events(); len(events) > 0 {
+	if events := res.History.Events(); len(events) > 0 {
 		what := "signalled by guard"
 		if r.c.dryRun {
 			what = "would have been signalled"
 		}
-		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, r.history.Total(), guardHistory)
+		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, res.History.Total(), guardHistory)
 		for _, e := range events {
 			fmt.Fprintf(w, "    %s\n", printable(e.String()))
 		}
@@ -641,16 +297,17 @@ func (r *guardRun) summary() {
 }
 
 // exitError is guard's exit: 124 for an enforced limit, else CMD's status.
-func (r *guardRun) exitError() error {
+func (r *guardReport) exitError() error {
+	res := r.res
 	switch {
-	case r.enforced != "" && r.unenforced != nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", r.name, r.unenforced)}
-	case r.enforced != "":
+	case res.Enforced != "" && res.Unenforced != nil:
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", r.name, res.Unenforced)}
+	case res.Enforced != "":
 		return &exitErr{Code: exitLimit}
-	case r.childStatus == nil:
+	case res.Status == nil:
 		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", r.name)}
 	}
-	if code := exitStatus(*r.childStatus); code != 0 {
+	if code := exitStatus(*res.Status); code != 0 {
 		return &exitErr{Code: code}
 	}
 	return nil

@@ -14,64 +14,13 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// guard_reaper.go is the process plumbing of `procwalk guard`: becoming a
-// child subreaper, starting the command, reaping every child (the command
-// and the orphans the kernel hands us), and telling whether the terminal
-// already delivers keyboard signals to the command.
+// guard_reaper.go is the process plumbing of `procwalk guard` around
+// kill.Supervise: the command's stdio, the shell's exit codes, and
+// whether the terminal already delivers keyboard signals to the command.
 //
-// guard reaps with wait4(-1): any child of this process. That is right in
-// the procwalk binary, where guard is the only thing running; code that
+// Supervise reaps with wait4(-1): any child of this process. That is right
+// in the procwalk binary, where guard is the only thing running; code that
 // embeds run() next to other child processes must not run guard.
-
-// becomeSubreaper makes orphaned descendants ours instead of init's
-// (PR_SET_CHILD_SUBREAPER, Linux 3.4+), so a double-forked daemon stays in
-// the watched tree and its exit is reaped here.
-func becomeSubreaper() error {
-	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
-		return fmt.Errorf("becoming a child subreaper: %w", err)
-	}
-	return nil
-}
-
-// reaped is one child collected by wait4.
-type reaped struct {
-	pid    int
-	status unix.WaitStatus
-	usage  unix.Rusage
-}
-
-// cpuSeconds is the child's user+system time, its reaped descendants
-// included (wait4's rusage counts them).
-func (r reaped) cpuSeconds() float64 {
-	return tvSeconds(r.usage.Utime) + tvSeconds(r.usage.Stime)
-}
-
-func tvSeconds(tv unix.Timeval) float64 {
-	return float64(tv.Sec) + float64(tv.Usec)/1e6
-}
-
-// reapAll waits for children until there are none (ECHILD), sending each on
-// out, and closes out. Its stop path: every descendant has been reaped,
-// which guard brings about by terminating what is left when the command
-// ends. When guard stops waiting first (a dry run leaves CMD's leftovers
-// running; a process outlives SIGKILL), it is blocked in wait4 and ends
-// with the process, which exits right after the summary. Start it only
-// once a child exists.
-func reapAll(out chan<- reaped) {
-	defer close(out)
-	for {
-		var r reaped
-		pid, err := unix.Wait4(-1, &r.status, 0, &r.usage)
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if err != nil {
-			return // ECHILD: nothing left to wait for
-		}
-		r.pid = pid
-		out <- r
-	}
-}
 
 // exitStatus is the shell's view of a wait status: the exit code, or 128+N
 // for death by signal N.

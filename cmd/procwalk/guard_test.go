@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // guard becomes a child subreaper and reaps with wait4(-1), which would
@@ -302,7 +303,7 @@ func TestIntegrationGuardForwardsTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(signalCauseWindow + 500*time.Millisecond)
+	time.Sleep(kill.SignalCauseWindow + 500*time.Millisecond)
 	if err := cmd.Process.Signal(syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}

@@ -298,12 +298,10 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 			return kill.GroupScope{PGRP: n}, nil
 		}
 	}
-	cfg := procwalk.GroupConfig{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot}
-	cfg.Tmux.Sockets = append(splitList(c.sockets), c.socket...)
-	if c.groups != "" {
-		if cfg.Groups, err = procwalk.LoadGroupRules(c.groups); err != nil {
-			return nil, usageErrorf("--groups: %v", err)
-		}
+	cfg, err := procwalk.GroupOptions{Kinds: []string{kind}, CgroupRoot: explicitCgroupRoot(c.cgroupRoot),
+		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: procwalk.DefaultDangerPercent}.Config()
+	if err != nil {
+		return nil, optionUsage(err)
 	}
 	grouper, err := procwalk.NewGrouper(fsys, cfg)
 	if err != nil {

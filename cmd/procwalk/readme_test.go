@@ -48,3 +48,36 @@ func TestREADMEMetricTable(t *testing.T) {
 		t.Errorf("README.md lacks the metric table; paste this under \"### Metric names\":\n%s", table)
 	}
 }
+
+// sessionMetricTable is the README's table of session metrics, built from
+// their catalogue.
+func sessionMetricTable() string {
+	var b strings.Builder
+	b.WriteString("| name (Telegraf, Lua) | Lua short names | unit | type | meaning |\n")
+	b.WriteString("|---|---|---|---|---|\n")
+	for _, d := range procwalk.SessionMetrics() {
+		short := make([]string, len(d.Aliases))
+		for i, a := range d.Aliases {
+			short[i] = "`" + a + "`"
+		}
+		unit := d.Unit
+		switch {
+		case d.Flag:
+			unit = "true/false"
+		case unit == "":
+			unit = "number"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Name, strings.Join(short, " "), unit, d.Type, d.Help)
+	}
+	return b.String()
+}
+
+func TestREADMESessionMetricTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if table := sessionMetricTable(); !strings.Contains(string(readme), table) {
+		t.Errorf("README.md lacks the session metric table; paste this under \"### Session metric names\":\n%s", table)
+	}
+}

@@ -193,7 +193,7 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 	}
 	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.Format("2006-01-02 15:04:05"), formatDuration(gd.snap.Time.Sub(t.OldestStart))))
 	if u := t.Cgroup; u != nil {
-		line := strings.Join(cgroupLimits(u), ", ")
+		line := strings.Join(u.Describe(), ", ")
 		if u.MemoryLimitPath != "" {
 			line += "; memory limit set by " + u.MemoryLimitPath
 		}

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,7 +105,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
 	fs.StringVar(&f.cgroupRoot, "cgroup-root", procwalk.DefaultCgroupRoot, "where cgroupfs is mounted")
-	fs.Float64Var(&f.danger, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.Float64Var(&f.danger, "danger-percent", procwalk.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
 	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
 	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
@@ -125,47 +124,48 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
-// groupConfig turns the flags into a GroupConfig for kinds.
+// groupConfig turns the flags into a GroupConfig for kinds
+// (procwalk.GroupOptions, as for the Telegraf plugin).
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
-	cfg := procwalk.GroupConfig{Kinds: kinds, CgroupRoot: f.cgroupRoot, DangerPercent: f.danger, Users: users}
-	if err := procwalk.CheckDangerPercent(f.danger); err != nil {
-		return cfg, usageErrorf("--danger-percent %v: %v", f.danger, err)
+	opts := procwalk.GroupOptions{
+		Kinds:               kinds,
+		TmuxSockets:         append(slices.Clone(f.tmuxSocket), splitList(f.tmuxSockets)...),
+		CgroupRoot:          explicitCgroupRoot(f.cgroupRoot),
+		DangerPercent:       f.danger,
+		Trees:               f.trees,
+		GroupsFile:          f.groups,
+		Agents:              f.agents,
+		AgentTranscripts:    f.transcripts,
+		AgentContextWindows: f.windows,
+		AgentStatus:         f.status,
+		Users:               users,
 	}
-	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, f.tmuxSocket...)
-	cfg.Tmux.Sockets = append(cfg.Tmux.Sockets, splitList(f.tmuxSockets)...)
-	if len(f.agents) > 0 {
-		cfg.Agents = procwalk.DefaultAgents()
-		for _, a := range f.agents {
-			rule, err := procwalk.ParseAgentRule(a)
-			if err != nil {
-				return cfg, usageErrorf("--agent: %v", err)
-			}
-			cfg.Agents = append(cfg.Agents, rule)
-		}
+	cfg, err := opts.Config()
+	return cfg, optionUsage(err)
+}
+
+// explicitCgroupRoot is --cgroup-root when given: the default's absence is
+// a note of the cgroup kind, not an error.
+func explicitCgroupRoot(root string) string {
+	if root == procwalk.DefaultCgroupRoot {
+		return ""
 	}
-	cfg.AgentStatus = f.status
-	var err error
-	if cfg.AgentStatus.ContextWindows, err = procwalk.ContextWindows(f.windows); err != nil {
-		return cfg, usageErrorf("--agent-context-window: %v", err)
+	return root
+}
+
+// optionUsage turns a procwalk.OptionError into a usage error naming its
+// flag; other errors pass unchanged.
+func optionUsage(err error) error {
+	var oe *procwalk.OptionError
+	if !errors.As(err, &oe) {
+		return err
 	}
-	if cfg.Agents, err = procwalk.WithTranscripts(cfg.Agents, f.transcripts); err != nil {
-		return cfg, usageErrorf("--agent-transcript: %v", err)
+	flag := map[string]string{"trees": "tree", "agents": "agent", "groups": "groups", "agent_transcripts": "agent-transcript",
+		"agent_context_windows": "agent-context-window", "session_kinds": "kind"}[oe.Option]
+	if flag == "" {
+		flag = strings.ReplaceAll(oe.Option, "_", "-") // tmux-sockets, cgroup-root, danger-percent
 	}
-	for _, t := range f.trees {
-		spec, err := procwalk.ParseTreeSpec(t)
-		if err != nil {
-			return cfg, usageErrorf("--tree: %v", err)
-		}
-		cfg.Trees = append(cfg.Trees, spec)
-	}
-	if f.groups != "" {
-		rules, err := procwalk.LoadGroupRules(f.groups)
-		if err != nil {
-			return cfg, usageErrorf("--groups: %v", err)
-		}
-		cfg.Groups = rules
-	}
-	return cfg, nil
+	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + flag), Flag: flag}
 }
 
 // gathered is one run's sessions and what they came from.
@@ -400,7 +400,7 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 		}
 		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
 		read, write := sessionIORates(tot)
-		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(sessionInfo(s)))
+		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(s.Info()))
 		t.add(row...)
 	}
 	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
@@ -458,94 +458,6 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 		read, write = read+"+", write+"+"
 	}
 	return read, write
-}
-
-// sessionInfo is the INFO column: what the kind knows beyond the numbers.
-func sessionInfo(s *procwalk.Session) string {
-	a := s.Attrs
-	var parts []string
-	add := func(format string, args ...any) { parts = append(parts, fmt.Sprintf(format, args...)) }
-	switch s.Kind {
-	case procwalk.KindTmux:
-		windows, _ := strconv.Atoi(a[procwalk.AttrWindows])
-		panes, _ := strconv.Atoi(a[procwalk.AttrPanes])
-		add("%s, %s", countOf(windows, "window", "windows"), countOf(panes, "pane", "panes"))
-		if a[procwalk.AttrAttached] != "0" {
-			add("attached")
-		}
-		add("socket %s", filepath.Base(a[procwalk.AttrSocket]))
-	case procwalk.KindSID, procwalk.KindPGRP:
-		if l := a[procwalk.AttrLeader]; l != "" {
-			add("leader %s", l)
-		} else {
-			add("leader gone")
-		}
-		if tty := a[procwalk.AttrTTY]; tty != "" {
-			add("%s", tty)
-		}
-	case procwalk.KindTree, procwalk.KindGroup:
-		add("%s", a[procwalk.AttrCommand])
-	case procwalk.KindUser:
-		add("uid %s", a[procwalk.AttrUID])
-	case procwalk.KindAgent:
-		parts = append(parts, s.AgentSummary()...)
-		if p := a[procwalk.AttrCwd]; p != "" {
-			add("%s", p)
-		}
-		add("%s", a[procwalk.AttrElapsed])
-		if t := a[procwalk.AttrTmuxTarget]; t != "" {
-			add("tmux %s", t)
-		}
-		if n := a[procwalk.AttrNested]; n != "" {
-			add("%s nested", n)
-		}
-	case procwalk.KindCgroup:
-		if uid := a[procwalk.AttrPodUID]; uid != "" {
-			pod := a[procwalk.AttrPod]
-			if ns := a[procwalk.AttrNamespace]; ns != "" {
-				pod = ns + "/" + pod
-			}
-			if pod != "" {
-				add("pod %s", pod)
-			}
-			add("%s", a[procwalk.AttrQoS])
-		} else if u := a[procwalk.AttrUnit]; u != "" && u != s.Name {
-			add("%s", u)
-		}
-		parts = append(parts, cgroupLimits(s.Totals.Cgroup)...)
-	}
-	if s.Partial {
-		add("partial: see the note")
-	}
-	return strings.Join(parts, ", ")
-}
-
-// cgroupLimits describes usage against limits: "mem 90.0% of 512.0 MiB",
-// "cpu 0.40 of 0.50 cores", "DANGER".
-func cgroupLimits(u *procwalk.CgroupUsage) []string {
-	if u == nil {
-		return nil
-	}
-	var parts []string
-	switch {
-	case u.MemoryLimitBytes > 0 && u.HaveMemoryUsage:
-		parts = append(parts, fmt.Sprintf("mem %s%% of %s", formatPercent(u.MemoryPercent), formatBytes(u.MemoryLimitBytes)))
-	case u.MemoryLimitBytes > 0:
-		parts = append(parts, "mem limit "+formatBytes(u.MemoryLimitBytes))
-	case u.HaveMemoryUsage:
-		parts = append(parts, "mem "+formatBytes(u.MemoryUsageBytes)+", no limit")
-	}
-	if u.CPUQuotaCores > 0 {
-		used := "?"
-		if u.CPUCoresUsed > 0 || u.CPUQuotaPercent > 0 {
-			used = strconv.FormatFloat(u.CPUCoresUsed, 'f', 2, 64)
-		}
-		parts = append(parts, fmt.Sprintf("cpu %s of %s cores", used, strconv.FormatFloat(u.CPUQuotaCores, 'f', 2, 64)))
-	}
-	if u.Danger {
-		parts = append(parts, "DANGER")
-	}
-	return parts
 }
 
 // sessionOrder sorts sessions.

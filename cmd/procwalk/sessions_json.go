@@ -103,15 +103,16 @@ type jsonSessions struct {
 }
 
 // jsonAttrs is a session's attributes for JSON: the counts and ids among
-// them as numbers ("panes": 2, "uid": 1000), the rest as the strings they
-// are. A value that does not parse stays a string: never a made-up 0.
-func jsonAttrs(attrs map[string]string) map[string]any {
-	out := make(map[string]any, len(attrs))
-	for k, v := range attrs {
+// them as numbers ("panes": 2, "uid": 1000; the kind says which), the rest
+// as the strings they are. A value that does not parse stays a string:
+// never a made-up 0.
+func jsonAttrs(s *procwalk.Session) map[string]any {
+	out := make(map[string]any, len(s.Attrs))
+	for k, v := range s.Attrs {
 		out[k] = v
-		switch k {
-		case procwalk.AttrPanes, procwalk.AttrWindows, procwalk.AttrAttached, procwalk.AttrUID,
-			procwalk.AttrElapsedSecs, procwalk.AttrNested, procwalk.AttrRule:
+	}
+	for _, k := range s.NumberAttrs() {
+		if v, ok := s.Attrs[k]; ok {
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				out[k] = n
 			}
@@ -122,7 +123,7 @@ func jsonAttrs(attrs map[string]string) map[string]any {
 
 func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
 	t := s.Totals
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s.Attrs), Partial: s.Partial}
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial}
 	j.Totals = jsonSessionTotals{
 		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
 		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,

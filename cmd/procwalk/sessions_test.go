@@ -444,7 +444,7 @@ func TestIntegrationSessionsCommands(t *testing.T) {
 func TestSessionsPartialShown(t *testing.T) {
 	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Partial: true,
 		Attrs: map[string]string{procwalk.AttrWindows: "1", procwalk.AttrPanes: "3", procwalk.AttrAttached: "0", procwalk.AttrSocket: "/tmp/tmux-0/default"}}
-	if got, want := sessionInfo(&s), "1 window, 3 panes, socket default, partial: see the note"; got != want {
+	if got, want := s.Info(), "1 window, 3 panes, socket default, partial: see the note"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
 	}
 	b, err := json.Marshal(newJSONSession(time.Now(), &s))

@@ -99,7 +99,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
 	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
 	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.Float64Var(&in.DangerPercent, "danger-percent", 80, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
+	fs.Float64Var(&in.DangerPercent, "danger-percent", procwalk.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
 	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
 	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")

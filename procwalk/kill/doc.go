@@ -10,4 +10,8 @@
 // (Scope); a tree of a fork storm is stopped top-down before it is
 // signalled and re-checked after, and anything left alive is reported as
 // escaped, never as success.
+//
+// Supervise is procwalk guard's engine: it runs a command, samples its
+// whole tree and ends that tree through a Killer when it breaks a memory,
+// CPU or time limit.
 package kill

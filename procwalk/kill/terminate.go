@@ -21,7 +21,7 @@ import (
 //
 // Usage:
 //
-//	k, err := procwalk.NewKiller(fs, procwalk.Config{Requester: "cli"})
+//	k, err := kill.NewKiller(fs, kill.Config{Requester: "cli"})
 //	plan, err := k.Plan(procwalk.TreeScope{Root: id})  // nothing is signalled yet
 //	report := k.Execute(ctx, plan)                      // or k.Terminate(ctx, id)
 

@@ -110,7 +110,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg.Now = time.Now
 	}
 	if cfg.DangerPercent <= 0 {
-		cfg.DangerPercent = 80
+		cfg.DangerPercent = procwalk.DefaultDangerPercent
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),

@@ -1,0 +1,116 @@
+package procwalk
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// group_options.go turns settings given as text (flags, a Telegraf config
+// file) into a GroupConfig: the one place they are parsed and checked, for
+// the CLI and the Telegraf plugin alike.
+
+// GroupOptions are the settings of a GroupConfig as flags and config files
+// give them. The zero value builds the zero GroupConfig.
+type GroupOptions struct {
+	Kinds       []string // session kinds; empty means all
+	TmuxSockets []string // names (tmux -L) or paths (tmux -S)
+	// CgroupRoot is where cgroupfs is mounted; "" means DefaultCgroupRoot.
+	// When set, it must be a directory.
+	CgroupRoot string
+	// DangerPercent is the danger threshold, above 0 and at most 100: an
+	// unset option is DefaultDangerPercent, not 0.
+	DangerPercent       float64
+	Trees               []string // [NAME=]SPEC each (ParseTreeSpec)
+	GroupsFile          string   // group rules (LoadGroupRules); "" for none
+	Agents              []string // NAME=REGEX each, added to DefaultAgents
+	AgentTranscripts    []string // NAME=PARSER:DIR each (WithTranscripts)
+	AgentContextWindows []string // FAMILY=TOKENS each (ContextWindows)
+	AgentStatus         AgentStatusConfig
+	Users               *Users
+}
+
+// OptionError is a bad GroupOptions setting. Option is its name as a
+// Telegraf option ("danger_percent", "trees"); callers name it their own
+// way (Rename) before showing it.
+type OptionError struct {
+	Option string
+	// Value, when set, follows the name: the bad value, or what is wrong
+	// with a list ("has an empty entry").
+	Value string
+	Err   error
+}
+
+func (e *OptionError) Error() string {
+	if e.Value != "" {
+		return e.Option + " " + e.Value + ": " + e.Err.Error()
+	}
+	return e.Option + ": " + e.Err.Error()
+}
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Rename returns the error with the option called name, e.g. a flag.
+func (e *OptionError) Rename(name string) *OptionError {
+	c := *e
+	c.Option = name
+	return &c
+}
+
+// Config checks o and builds its GroupConfig. An error is an *OptionError.
+func (o GroupOptions) Config() (GroupConfig, error) {
+	bad := func(option, value string, err error) (GroupConfig, error) {
+		return GroupConfig{}, &OptionError{Option: option, Value: value, Err: err}
+	}
+	for _, k := range o.Kinds {
+		if !slices.Contains(Kinds(), k) {
+			return bad("session_kinds", fmt.Sprintf("%q", k), fmt.Errorf("want any of %s", strings.Join(Kinds(), ", ")))
+		}
+	}
+	for _, s := range o.TmuxSockets {
+		if strings.TrimSpace(s) == "" {
+			return bad("tmux_sockets", "has an empty entry", fmt.Errorf("give tmux socket names (-L) or paths (-S)"))
+		}
+	}
+	if o.CgroupRoot != "" {
+		if st, err := os.Stat(o.CgroupRoot); err != nil || !st.IsDir() {
+			return bad("cgroup_root", fmt.Sprintf("%q", o.CgroupRoot), fmt.Errorf("not a directory: give where cgroupfs is mounted, or leave it out for %s", DefaultCgroupRoot))
+		}
+	}
+	if err := CheckDangerPercent(o.DangerPercent); err != nil {
+		return bad("danger_percent", fmt.Sprint(o.DangerPercent), err)
+	}
+	cfg := GroupConfig{Kinds: o.Kinds, CgroupRoot: o.CgroupRoot, DangerPercent: o.DangerPercent, Users: o.Users,
+		Tmux: TmuxConfig{Sockets: o.TmuxSockets}, AgentStatus: o.AgentStatus}
+	if len(o.Agents) > 0 {
+		cfg.Agents = DefaultAgents()
+		for _, a := range o.Agents {
+			rule, err := ParseAgentRule(a)
+			if err != nil {
+				return bad("agents", "", err)
+			}
+			cfg.Agents = append(cfg.Agents, rule)
+		}
+	}
+	var err error
+	if cfg.AgentStatus.ContextWindows, err = ContextWindows(o.AgentContextWindows); err != nil {
+		return bad("agent_context_windows", "", err)
+	}
+	if cfg.Agents, err = WithTranscripts(cfg.Agents, o.AgentTranscripts); err != nil {
+		return bad("agent_transcripts", "", err)
+	}
+	for _, t := range o.Trees {
+		spec, err := ParseTreeSpec(t)
+		if err != nil {
+			return bad("trees", "", err)
+		}
+		cfg.Trees = append(cfg.Trees, spec)
+	}
+	if o.GroupsFile != "" {
+		if cfg.Groups, err = LoadGroupRules(o.GroupsFile); err != nil {
+			return bad("groups", "", err)
+		}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,49 @@
+package procwalk
+
+import (
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestGroupOptionsConfig(t *testing.T) {
+	cfg, err := GroupOptions{
+		Kinds:         []string{KindTree, KindAgent},
+		TmuxSockets:   []string{"work"},
+		DangerPercent: 90,
+		Trees:         []string{"web=1234", "^nginx"},
+		Agents:        []string{"goose=^goose$"},
+	}.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Trees) != 2 || cfg.Trees[0].Name != "web" || cfg.Trees[0].PID != 1234 || cfg.Trees[1].Pattern == nil {
+		t.Errorf("trees = %+v", cfg.Trees)
+	}
+	if n := len(cfg.Agents); n != len(DefaultAgents())+1 || cfg.Agents[n-1].Name != "goose" {
+		t.Errorf("agents = %+v, want the defaults and goose", cfg.Agents)
+	}
+	if cfg.DangerPercent != 90 || len(cfg.Tmux.Sockets) != 1 || cfg.Tmux.Sockets[0] != "work" {
+		t.Errorf("config = %+v", cfg)
+	}
+
+	for _, tt := range []struct {
+		opts GroupOptions
+		want string
+	}{
+		{GroupOptions{DangerPercent: 0}, "danger_percent 0: want a percentage above 0, at most 100"},
+		{GroupOptions{DangerPercent: math.NaN()}, "danger_percent NaN: want a percentage above 0, at most 100"},
+		{GroupOptions{DangerPercent: 120}, "danger_percent 120: want a percentage above 0, at most 100"},
+		{GroupOptions{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of tmux, sid, pgrp, tty, tree, cgroup, user, agent, group`},
+		{GroupOptions{DangerPercent: 80, TmuxSockets: []string{"a", " "}}, "tmux_sockets has an empty entry: give tmux socket names (-L) or paths (-S)"},
+		{GroupOptions{DangerPercent: 80, CgroupRoot: "testdata/no-such-dir"}, `cgroup_root "testdata/no-such-dir": not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup`},
+		{GroupOptions{DangerPercent: 80, Trees: []string{"x="}}, `trees: bad session config: tree "x=": want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX`},
+		{GroupOptions{DangerPercent: 80, GroupsFile: "testdata/no-such-file"}, "groups: bad session config: groups file: open testdata/no-such-file: no such file or directory"},
+	} {
+		_, err := tt.opts.Config()
+		var oe *OptionError
+		if !errors.As(err, &oe) || err.Error() != tt.want {
+			t.Errorf("Config() error = %v, want the OptionError %q", err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,145 @@
+package procwalk
+
+import (
+	"slices"
+	"time"
+)
+
+// session_metric.go is the catalogue of session metrics: each sum, count,
+// rate and limit a Session carries, once, with its name, unit, type and
+// the rule for when it is absent. Telegraf's procwalk_session fields and
+// Lua's session fields are views of it. Where a session metric is the sum
+// of a process metric it has the process metric's name (rss_bytes,
+// cpu_percent ...); counters of a session are its cumulative ones, which
+// never go back when a member exits.
+
+// SessionMetricDesc describes one metric of a session.
+type SessionMetricDesc struct {
+	// Name is the metric's name in every output, snake_case, ending in
+	// its unit.
+	Name string
+	// Aliases are short names Lua accepts too, e.g. "rss".
+	Aliases []string
+	Unit    string // bytes, seconds, percent, cores, bytes/s, bytes/min, or "" for a count
+	Type    MetricType
+	// Integer values are whole numbers; Flag values are 1 or 0, written
+	// as true or false.
+	Integer, Flag bool
+	Help          string
+
+	value func(ss *Session, read Fields, now time.Time) (float64, bool)
+}
+
+// Value is the metric of ss, grouped from a snapshot that read the
+// optional fields read at time now, and false when it is absent: not read,
+// not measured yet, or not applying (a limit of a session without a
+// cgroup). Absent is never 0.
+func (d *SessionMetricDesc) Value(ss *Session, read Fields, now time.Time) (float64, bool) {
+	return d.value(ss, read, now)
+}
+
+// SessionMetrics returns the catalogue of session metrics, in the order
+// outputs list them.
+func SessionMetrics() []SessionMetricDesc {
+	type v = func(ss *Session, read Fields, now time.Time) (float64, bool)
+	total := func(f func(t *SessionTotals) float64, ok func(t *SessionTotals) bool) v {
+		return func(ss *Session, _ Fields, _ time.Time) (float64, bool) { return f(&ss.Totals), ok(&ss.Totals) }
+	}
+	always := func(*SessionTotals) bool { return true }
+	smaps := func(t *SessionTotals) bool { return t.SmapsRead > 0 }
+	io := func(t *SessionTotals) bool { return t.IORead > 0 }
+	rates := func(t *SessionTotals) bool { return t.RatesMeasured > 0 }
+	cgroup := func(f func(c *CgroupUsage, t *SessionTotals) (float64, bool)) v {
+		return func(ss *Session, _ Fields, _ time.Time) (float64, bool) {
+			if c := ss.Totals.Cgroup; c != nil {
+				return f(c, &ss.Totals)
+			}
+			return 0, false
+		}
+	}
+	flag := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	return []SessionMetricDesc{
+		{Name: "procs", Type: Gauge, Integer: true, Help: "members",
+			value: total(func(t *SessionTotals) float64 { return float64(t.Procs) }, always)},
+		{Name: "threads", Type: Gauge, Integer: true, Help: "sum of the members' threads",
+			value: total(func(t *SessionTotals) float64 { return float64(t.Threads) }, always)},
+		{Name: "zombies", Type: Gauge, Integer: true, Help: "members in state Z",
+			value: total(func(t *SessionTotals) float64 { return float64(t.Zombies) }, always)},
+		{Name: "partial", Type: Gauge, Flag: true, Help: "members may be missing from the sums: grouping could not check every process",
+			value: func(ss *Session, _ Fields, _ time.Time) (float64, bool) { return flag(ss.Partial), true }},
+		{Name: "rss_bytes", Aliases: []string{"rss"}, Unit: "bytes", Type: Gauge, Integer: true, Help: "sum of RSS: over-counts pages the members share",
+			value: total(func(t *SessionTotals) float64 { return float64(t.RSSBytes) }, always)},
+		{Name: "swap_bytes", Aliases: []string{"swap"}, Unit: "bytes", Type: Gauge, Integer: true, Help: "sum of VmSwap (status) or Swap (smaps_rollup)",
+			value: func(ss *Session, read Fields, _ time.Time) (float64, bool) {
+				return float64(ss.Totals.SwapBytes), read&(FieldStatus|FieldSmaps) != 0
+			}},
+		{Name: "pss_bytes", Aliases: []string{"pss"}, Unit: "bytes", Type: Gauge, Integer: true, Help: "sum of PSS: shared pages split between their users",
+			value: total(func(t *SessionTotals) float64 { return float64(t.PSSBytes) }, smaps)},
+		{Name: "uss_bytes", Aliases: []string{"uss"}, Unit: "bytes", Type: Gauge, Integer: true, Help: "sum of USS",
+			value: total(func(t *SessionTotals) float64 { return float64(t.USSBytes) }, smaps)},
+		{Name: "smaps_read_procs", Type: Gauge, Integer: true, Help: "members whose smaps_rollup was read: fewer than procs means partial PSS and USS",
+			value: total(func(t *SessionTotals) float64 { return float64(t.SmapsRead) }, smaps)},
+		{Name: "cpu_time_seconds", Aliases: []string{"cumulative_cpu_time"}, Unit: "seconds", Type: Counter,
+			Help:  "CPU the members used while they were members; never goes back when a member exits",
+			value: total(func(t *SessionTotals) float64 { return t.CumulativeCPUSeconds }, always)},
+		{Name: "read_bytes", Aliases: []string{"cumulative_read_bytes"}, Unit: "bytes", Type: Counter, Integer: true,
+			Help:  "storage bytes the members read while members",
+			value: total(func(t *SessionTotals) float64 { return float64(t.CumulativeReadBytes) }, io)},
+		{Name: "write_bytes", Aliases: []string{"cumulative_write_bytes"}, Unit: "bytes", Type: Counter, Integer: true,
+			Help:  "storage bytes the members wrote while members",
+			value: total(func(t *SessionTotals) float64 { return float64(t.CumulativeWriteBytes) }, io)},
+		{Name: "io_read_procs", Type: Gauge, Integer: true, Help: "members whose io file was readable",
+			value: total(func(t *SessionTotals) float64 { return float64(t.IORead) }, io)},
+		{Name: "cpu_percent", Aliases: []string{"cpu"}, Unit: "percent", Type: Rate, Help: "the members' CPU rate, percent of one core",
+			value: total(func(t *SessionTotals) float64 { return t.CPUPercent }, rates)},
+		{Name: "rss_growth_bytes_per_minute", Aliases: []string{"growth"}, Unit: "bytes/min", Type: Rate, Help: "sum of the members' RSS growth",
+			value: total(func(t *SessionTotals) float64 { return t.RSSGrowthBytesPerMinute }, rates)},
+		{Name: "pss_growth_bytes_per_minute", Aliases: []string{"pss_growth"}, Unit: "bytes/min", Type: Rate, Help: "sum of the members' PSS growth",
+			value: total(func(t *SessionTotals) float64 { return t.PSSGrowthBytesPerMinute }, func(t *SessionTotals) bool { return rates(t) && smaps(t) })},
+		{Name: "read_bytes_per_second", Aliases: []string{"read_rate"}, Unit: "bytes/s", Type: Rate, Help: "the members' storage reads",
+			value: total(func(t *SessionTotals) float64 { return t.ReadBytesPerSecond }, func(t *SessionTotals) bool { return rates(t) && io(t) })},
+		{Name: "write_bytes_per_second", Aliases: []string{"write_rate"}, Unit: "bytes/s", Type: Rate, Help: "the members' storage writes",
+			value: total(func(t *SessionTotals) float64 { return t.WriteBytesPerSecond }, func(t *SessionTotals) bool { return rates(t) && io(t) })},
+		{Name: "oldest_start_unix_seconds", Unit: "seconds", Type: Gauge, Integer: true, Help: "start of the oldest member, whole seconds since 1970",
+			value: total(func(t *SessionTotals) float64 { return float64(t.OldestStart.Unix()) }, func(t *SessionTotals) bool { return !t.OldestStart.IsZero() })},
+		{Name: "age_seconds", Aliases: []string{"age"}, Unit: "seconds", Type: Gauge, Help: "time since the oldest member started",
+			value: func(ss *Session, _ Fields, now time.Time) (float64, bool) {
+				return now.Sub(ss.Totals.OldestStart).Seconds(), !ss.Totals.OldestStart.IsZero()
+			}},
+		{Name: "memory_usage_bytes", Unit: "bytes", Type: Gauge, Integer: true, Help: "the session's cgroup memory usage",
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
+				return float64(c.MemoryUsageBytes), c.HaveMemoryUsage
+			})},
+		{Name: "memory_limit_bytes", Unit: "bytes", Type: Gauge, Integer: true, Help: "the tightest memory limit of the cgroup and its ancestors",
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
+				return float64(c.MemoryLimitBytes), c.MemoryLimitBytes > 0
+			})},
+		{Name: "memory_usage_percent", Unit: "percent", Type: Gauge, Help: "memory usage over the limit",
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) {
+				return c.MemoryPercent, c.MemoryLimitBytes > 0 && c.HaveMemoryUsage
+			})},
+		{Name: "cpu_quota_cores", Unit: "cores", Type: Gauge, Help: "the tightest CPU quota, in CPUs",
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) { return c.CPUQuotaCores, c.CPUQuotaCores > 0 })},
+		{Name: "cpu_quota_percent", Unit: "percent", Type: Rate, Help: "the members' CPU rate over the quota",
+			value: cgroup(func(c *CgroupUsage, t *SessionTotals) (float64, bool) {
+				return c.CPUQuotaPercent, c.CPUQuotaCores > 0 && t.RatesMeasured > 0
+			})},
+		{Name: "danger", Type: Gauge, Flag: true, Help: "memory or CPU at or above the danger threshold of its limit",
+			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) { return flag(c.Danger), true })},
+	}
+}
+
+// LookupSessionMetric finds a session metric by its name or an alias.
+func LookupSessionMetric(name string) (SessionMetricDesc, bool) {
+	for _, d := range SessionMetrics() {
+		if d.Name == name || slices.Contains(d.Aliases, name) {
+			return d, true
+		}
+	}
+	return SessionMetricDesc{}, false
+}
