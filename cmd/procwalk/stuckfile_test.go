@@ -119,7 +119,7 @@ func (s *stuckFile) serve() {
 		opcode, unique := le.Uint32(buf[4:]), le.Uint64(buf[8:])
 		switch opcode {
 		case fuseInit:
-			out := make([]byte, 64) // fuse_init_out
+			out := make([]byte, 64)      // fuse_init_out
 			le.PutUint32(out[0:], 7)     // major
 			le.PutUint32(out[4:], 31)    // minor
 			le.PutUint32(out[8:], 0)     // max_readahead
@@ -129,11 +129,11 @@ func (s *stuckFile) serve() {
 		case fuseGetattr:
 			out := make([]byte, 16+fuseAttrSize) // fuse_attr_out: attr_valid 0, so asked again
 			attr := out[16:]
-			le.PutUint64(attr[0:], 1)                     // ino
-			le.PutUint64(attr[8:], 4096)                  // size
+			le.PutUint64(attr[0:], 1)                      // ino
+			le.PutUint64(attr[8:], 4096)                   // size
 			le.PutUint32(attr[60:], syscall.S_IFREG|0o444) // mode
-			le.PutUint32(attr[64:], 1)                    // nlink
-			le.PutUint32(attr[80:], 4096)                 // blksize
+			le.PutUint32(attr[64:], 1)                     // nlink
+			le.PutUint32(attr[80:], 4096)                  // blksize
 			s.reply(unique, 0, out)
 		case fuseOpen:
 			out := make([]byte, 16) // fuse_open_out
