@@ -19,7 +19,8 @@ import (
 // stuckread_integration_test.go: point 5 of issue 14 on a real kernel. A
 // copy of the fixture /proc where a process's cmdline is a FUSE file whose
 // read never returns (stuckfile_test.go): the read blocks in the kernel as
-// one of a real cmdline does behind a stuck mmap lock, O_NONBLOCK or not.
+// one of a real cmdline does behind a stuck mmap lock, O_NONBLOCK or not
+// (a FIFO does not block procwalk: TestFIFOInFakeRootDoesNotHang).
 
 // stuckPID is the fixture process whose cmdline blocks: python3 -m http.server.
 const stuckPID = "120"
@@ -30,10 +31,7 @@ const stuckPID = "120"
 // first of such a process blocks (each open of it is a read of its own).
 func stuckRoot(t *testing.T, pids ...string) (string, *stuckFile) {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), "proc")
-	if out, err := exec.Command("cp", "-a", fixtureProc, root).CombinedOutput(); err != nil {
-		t.Fatalf("copying the fixture root: %v\n%s", err, out)
-	}
+	root := copyTree(t, fixtureProc)
 	stuck := filepath.Join(root, pids[0], "cmdline")
 	f := mountStuckFile(t, stuck)
 	for i, pid := range pids {
