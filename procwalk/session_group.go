@@ -32,8 +32,10 @@ type Grouper struct {
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
 	environ      map[ProcID]tmuxEnv
-	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
-	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
+	environLimit int // reads a gather: maxEnvironReads (tests lower it)
+	// environs reads environ files, each read bounded.
+	environs   *environReader
+	prefetched chan tmuxAnswer // set by Prefetch, taken by Group
 	// cgroups places processes in cgroups from cgroupfs for the scan of
 	// Scan, sparing most processes' /proc/<pid>/cgroup (cgroup_walk.go).
 	cgroups cgroupWalk
@@ -42,7 +44,8 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool), environLimit: maxEnvironReads}
+	g := &Grouper{fs: fs, cfg: cfg, kinds: make(map[string]bool), environLimit: maxEnvironReads,
+		environs: &environReader{fs: fs, timeout: DefaultReadTimeout}}
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))

@@ -301,3 +301,30 @@ func TestIntegrationStuckReadSecondSignal(t *testing.T) {
 		t.Errorf("procwalk reached all %d stuck reads before it died: the second SIGTERM did not end it at once", reads)
 	}
 }
+
+// TestIntegrationStuckEnviron: sessions reads an agent's environ (its
+// HOME) outside the scan; a read of it that blocks for good is bounded
+// too, and the agent is still listed.
+func TestIntegrationStuckEnviron(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	root := copyTree(t, sessionsProc)
+	f := mountStuckFile(t, filepath.Join(root, "105", "environ")) // claude
+	r := startStuck(t, f, nil, bin, "sessions", "--kind", "agent", "--proc", root, "--passwd", fixturePasswd,
+		"--tmux-socket", "/nonexistent/tmux")
+	if !r.exited(t, 120*time.Second) {
+		t.Fatalf("procwalk sessions did not end within 120 s with an environ read blocked (%d reads blocked)", f.Reads())
+	}
+	reads := f.Reads()
+	stdout, stderr := r.output(t)
+	if ee := r.wait(t, f); ee != nil {
+		t.Fatalf("exit %v, want 0:\n%s%s", ee, stdout, stderr)
+	}
+	if reads != 1 {
+		t.Errorf("%d reads of the stuck environ, want 1", reads)
+	}
+	if !strings.Contains(stdout, "claude") {
+		t.Errorf("the agent is not listed:\n%s%s", stdout, stderr)
+	}
+}
