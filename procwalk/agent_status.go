@@ -402,7 +402,7 @@ func (g *Grouper) agentOwner(p *Process) (uint32, string) {
 	if !ok {
 		return 0, ""
 	}
-	if b, err := g.fs.readPIDFile(p.ID.PID, "environ", nil); err == nil {
+	if b, err := g.environs.read(p.ID.PID); err == nil {
 		if h := environValue(b, "HOME"); strings.HasPrefix(h, "/") {
 			return uid, h
 		}

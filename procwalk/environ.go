@@ -3,6 +3,7 @@ package procwalk
 import (
 	"bytes"
 	"syscall"
+	"time"
 )
 
 // environ.go reads /proc/<pid>/environ: the environment the process was
@@ -10,16 +11,56 @@ import (
 // not shown). Only the owner and root may read it.
 
 // tmuxEnviron returns the TMUX and TMUX_PANE values of pid's environment
-// ("" when absent or unreadable, with denied set when the kernel refused),
-// reusing buf for the read.
-func (fs FS) tmuxEnviron(pid int, buf []byte) (tmuxEnv, []byte) {
-	buf, err := fs.readPIDFile(pid, "environ", buf)
+// ("" when absent or unreadable, with denied set when the kernel refused).
+func (r *environReader) tmuxEnviron(pid int) tmuxEnv {
+	b, err := r.read(pid)
 	if err != nil {
-		return tmuxEnv{denied: IsDenied(err)}, buf
+		return tmuxEnv{denied: IsDenied(err)}
 	}
 	var env tmuxEnv
-	env.tmux, env.pane = parseTmuxEnviron(buf)
-	return env, buf
+	env.tmux, env.pane = parseTmuxEnviron(b)
+	return env
+}
+
+// environReader reads environ files outside the scan (tmux's backstop,
+// an agent's HOME), each read bounded as the scan's are (deadline.go):
+// environ waits for the target's memory-map lock, which a stuck process
+// may hold for good. A read blocked past the timeout is left to its
+// goroutine, which ends when the read does; until then that pid is not
+// read again, so a process stuck for good costs one blocked thread.
+type environReader struct {
+	fs      FS
+	timeout time.Duration
+	stuck   stuckReads
+}
+
+// read reads pid's environ, or fails with errTimedOut.
+func (r *environReader) read(pid int) ([]byte, error) {
+	if r.stuck.lookup(pid) != "" {
+		return nil, errTimedOut
+	}
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := r.fs.readPIDFile(pid, "environ", nil)
+		done <- result{b, err}
+	}()
+	timer := time.NewTimer(r.timeout)
+	defer timer.Stop()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-timer.C:
+		r.stuck.add(pid, "environ")
+		go func() {
+			<-done
+			r.stuck.remove(pid)
+		}()
+		return nil, errTimedOut
+	}
 }
 
 // readPIDFile reads <root>/<pid>/<name> into buf (reusing its capacity).

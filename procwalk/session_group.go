@@ -26,6 +26,9 @@ type Grouper struct {
 	// tmux is what the tmux and agent kinds share: the answer of the tmux
 	// servers and the memory of tmux names (session_tmux.go).
 	tmux tmuxState
+	// environs reads environ files (tmux's backstop, an agent's HOME),
+	// each read bounded.
+	environs *environReader
 	// cgroups places processes in cgroups from cgroupfs for the scan of
 	// Scan, sparing most processes' /proc/<pid>/cgroup (cgroup_walk.go).
 	cgroups cgroupWalk
@@ -34,7 +37,8 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads}}
+	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads},
+		environs: &environReader{fs: fs, timeout: DefaultReadTimeout}}
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))

@@ -417,7 +417,6 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 	s := t.s
 	adopters, oldest := t.adopters()
 	next := make(map[ProcID]tmuxEnv, len(g.tmux.environ))
-	var buf []byte
 	reads, unread, denied := 0, 0, 0
 	for i := range s.Procs {
 		p := &s.Procs[i]
@@ -434,7 +433,7 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 				continue
 			}
 			reads++
-			env, buf = g.fs.tmuxEnviron(p.ID.PID, buf)
+			env = g.environs.tmuxEnviron(p.ID.PID)
 		}
 		next[p.ID] = env
 		if env.denied {

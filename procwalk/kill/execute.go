@@ -37,6 +37,9 @@ type execution struct {
 	// descendants in a tree scope.
 	refused map[procwalk.ProcID]error
 	start   time.Time
+	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
+	// thaw writes 0.
+	frozen string
 }
 
 // Execute carries out plan: the first signal to every target, re-walks of a
@@ -132,7 +135,7 @@ func (x *execution) enlist(t Target) {
 // missed, and one that survives it (a handler, the signal ignored) resumes
 // with its children still below it, where the next re-walk finds them.
 func (x *execution) signalFrozen(ctx context.Context) {
-	if x.plan.scope.Grows() {
+	if x.plan.scope.Grows() && !x.freezeCgroup(ctx) {
 		x.freeze(ctx)
 	}
 	for _, v := range slices.Clone(x.live) {
@@ -324,9 +327,16 @@ func (x *execution) waitStopped(ctx context.Context) {
 	}
 }
 
-// thaw sends SIGCONT to every live victim freeze stopped: a stopped
-// process acts on a pending SIGTERM only once continued.
+// thaw sends SIGCONT to every live victim freeze stopped, and thaws the
+// cgroup freezeCgroup froze: a stopped or frozen process acts on a pending
+// SIGTERM only once continued.
 func (x *execution) thaw() {
+	if x.frozen != "" {
+		if err := os.WriteFile(x.frozen, []byte("0"), 0); err != nil {
+			x.report.Notes = append(x.report.Notes, fmt.Sprintf("thawing %s: %v", x.frozen, err))
+		}
+		x.frozen = ""
+	}
 	for _, v := range slices.Clone(x.live) {
 		if v.stopped && x.send(v, syscall.SIGCONT) {
 			v.stopped = false

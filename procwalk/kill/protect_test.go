@@ -37,7 +37,7 @@ func TestHardRuleKernelThreadsByFlagOnly(t *testing.T) {
 // see included: inside a pid namespace cgroup.procs lists processes
 // outside it as 0. It is written only when every pid listed, in the
 // cgroup and below, is a live target.
-func TestCgroupListsOnly(t *testing.T) {
+func TestCgroupLists(t *testing.T) {
 	root := t.TempDir()
 	write := func(dir, procs string) {
 		t.Helper()
@@ -51,19 +51,36 @@ func TestCgroupListsOnly(t *testing.T) {
 	write(".", "10\n11\n")
 	write("child", "12\n")
 	live := map[int]bool{10: true, 11: true, 12: true}
-	if why := cgroupListsOnly(root, live); why != "" {
+	notLive := func(pid int) bool { return !live[pid] }
+	if why := cgroupLists(root, notLive); why != "" {
 		t.Errorf("only targets: %q", why)
 	}
 	write("child/grandchild", "0\n")
-	if why := cgroupListsOnly(root, live); !strings.Contains(why, "outside procwalk's pid namespace") {
+	if why := cgroupLists(root, notLive); !strings.Contains(why, "outside procwalk's pid namespace") {
 		t.Errorf("a pid 0 below: %q", why)
 	}
 	write("child/grandchild", "")
 	write("other", "99\n")
-	if why := cgroupListsOnly(root, live); !strings.Contains(why, "holds pid 99, which is not a target") {
+	if why := cgroupLists(root, notLive); !strings.Contains(why, "holds pid 99, which is not a target") {
 		t.Errorf("a stranger: %q", why)
 	}
-	if why := cgroupListsOnly(filepath.Join(root, "missing"), live); why == "" {
+	if why := cgroupLists(filepath.Join(root, "missing"), notLive); why == "" {
 		t.Error("an unreadable cgroup passed")
+	}
+	// cgroup.freeze's rule: members not yet planned may be frozen, a
+	// refused one (pid 11) and a process outside the namespace may not.
+	write("other", "")
+	refusedOrHidden := func(pid int) bool { return pid == 0 || pid == 11 }
+	write(".", "10\n")
+	write("child", "12\n13\n")
+	if why := cgroupLists(root, refusedOrHidden); why != "" {
+		t.Errorf("a newcomer blocked the freeze: %q", why)
+	}
+	write(".", "10\n11\n")
+	if why := cgroupLists(filepath.Join(root, "child"), refusedOrHidden); why != "" {
+		t.Errorf("a refused pid outside the subtree blocked it: %q", why)
+	}
+	if why := cgroupLists(root, refusedOrHidden); !strings.Contains(why, "holds pid 11") {
+		t.Errorf("a refused member: %q", why)
 	}
 }

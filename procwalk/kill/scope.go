@@ -176,7 +176,9 @@ func (s *SessionScope) Members(snap *procwalk.Snapshot, known map[procwalk.ProcI
 // On v2, when the cgroup has a cgroup.kill file (Linux 5.14+) and a fresh,
 // complete scan finds nothing in it but live targets (no refused member, no
 // process outside the scope), the KILL stage writes to it: the kernel kills
-// every member at once, including any forked meanwhile.
+// every member at once, including any forked meanwhile. The first signal
+// goes to the cgroup frozen with cgroup.freeze when it holds no refused
+// member and no process outside procwalk's pid namespace.
 type CgroupScope struct {
 	Path      string
 	Hierarchy string

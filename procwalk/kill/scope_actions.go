@@ -9,14 +9,71 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
 
 // scope_actions.go holds what acts on a scope as a whole rather than on one
-// process: cgroup.kill at the KILL stage and tmux kill-session afterwards.
-// Both reach beyond the pidfds, so both are taken only when they hit
-// nothing but what the plan meant to end.
+// process: cgroup.freeze around the first signal, cgroup.kill at the KILL
+// stage and tmux kill-session afterwards. They reach beyond the pidfds, so
+// they are taken only when they hit nothing but what the plan meant to end.
+
+// freezeCgroup stops a cgroup v2 scope with cgroup.freeze, instead of
+// SIGSTOP to each member, when the cgroup and those below it list no
+// process outside procwalk's pid namespace and no refused member. Frozen,
+// no member can fork; one walk then finds them all, and the first signal
+// is sent to each before thaw. It returns false, leaving the scope as it
+// was, when the scope is not such a cgroup or it did not report frozen
+// within stopWait (a member in uninterruptible sleep): then the members
+// are stopped one by one (freeze).
+func (x *execution) freezeCgroup(ctx context.Context) bool {
+	cs := cgroupOf(x.plan.scope)
+	if cs == nil || len(x.live) == 0 {
+		return false
+	}
+	kill := x.cgroupKillFile(cs)
+	if kill == "" {
+		return false
+	}
+	dir := filepath.Dir(kill)
+	f := filepath.Join(dir, "cgroup.freeze")
+	if _, err := os.Stat(f); err != nil {
+		return false
+	}
+	refused := make(map[int]bool, len(x.refused))
+	for id := range x.refused {
+		refused[id.PID] = true
+	}
+	// Members that joined since the plan are in the scope (it is the
+	// cgroup) and are found by the walk below; only a process procwalk
+	// cannot see or has refused must not be frozen.
+	if why := cgroupLists(dir, func(pid int) bool { return pid == 0 || refused[pid] }); why != "" {
+		x.report.Notes = append(x.report.Notes, "cgroup.freeze not used, members stopped one by one: "+why)
+		return false
+	}
+	if err := os.WriteFile(f, []byte("1"), 0); err != nil {
+		x.report.Notes = append(x.report.Notes, fmt.Sprintf("cgroup.freeze failed, members stopped one by one: %v", err))
+		return false
+	}
+	x.frozen = f
+	events := filepath.Join(dir, "cgroup.events")
+	for deadline := time.Now().Add(stopWait); ; time.Sleep(stopPoll) {
+		if b, err := os.ReadFile(events); err == nil && strings.Contains("\n"+string(b), "\nfrozen 1\n") {
+			break
+		}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			x.thaw()
+			x.report.Notes = append(x.report.Notes, dir+" did not freeze within "+stopWait.String()+": members stopped one by one")
+			return false
+		}
+	}
+	x.report.Notes = append(x.report.Notes, "froze "+dir+" with cgroup.freeze for the first signal")
+	for _, t := range x.newcomers() {
+		x.enlist(t)
+	}
+	return true
+}
 
 // cgroupToKill returns the cgroup.kill file to write, or "" when the scope
 // is not a cgroup v2 one, the file is missing, or the write would hit a
@@ -39,7 +96,7 @@ func (x *execution) cgroupToKill() string {
 	}
 	// cgroup.procs lists every member, those /proc cannot show included:
 	// a process outside procwalk's pid namespace is listed as 0.
-	if why := cgroupListsOnly(filepath.Dir(f), live); why != "" {
+	if why := cgroupLists(filepath.Dir(f), func(pid int) bool { return !live[pid] }); why != "" {
 		x.report.Notes = append(x.report.Notes, "cgroup.kill not used, members signalled one by one: "+why)
 		return ""
 	}
@@ -50,11 +107,11 @@ func (x *execution) cgroupToKill() string {
 	return f
 }
 
-// cgroupListsOnly reads cgroup.procs of dir and of every cgroup below it,
-// and says why not when one lists a pid that is not in live: 0 for a
-// process outside this pid namespace, or a process that is not a target.
-// "" when every pid listed is a live target.
-func cgroupListsOnly(dir string, live map[int]bool) string {
+// cgroupLists reads cgroup.procs of dir and of every cgroup below it, and
+// says why when one lists a pid that bad refuses: 0 is a process outside
+// this pid namespace, any other pid one that is not a target. "" when no
+// pid listed is bad.
+func cgroupLists(dir string, bad func(pid int) bool) string {
 	var why string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -72,9 +129,10 @@ func cgroupListsOnly(dir string, live map[int]bool) string {
 			switch {
 			case err != nil:
 				why = fmt.Sprintf("%s/cgroup.procs holds %q, not a pid", path, field)
+			case !bad(int(pid)):
 			case pid == 0:
 				why = path + " holds a process outside procwalk's pid namespace (listed as pid 0)"
-			case !live[int(pid)]:
+			default:
 				why = fmt.Sprintf("%s holds pid %d, which is not a target", path, pid)
 			}
 			if why != "" {

@@ -321,7 +321,10 @@ func TestLiveCgroupKill(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "cgroup.kill") {
+	// A cgroup.freeze for the first signal may come first.
+	if !slices.ContainsFunc(r.Notes, func(n string) bool {
+		return strings.HasPrefix(n, "wrote 1 to ") && strings.HasSuffix(n, "/cgroup.kill")
+	}) {
 		t.Errorf("notes %v, want a cgroup.kill write", r.Notes)
 	}
 	for _, o := range r.Outcomes {
@@ -461,5 +464,102 @@ func TestLiveFallbackWithoutPidfd(t *testing.T) {
 	}
 	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
 		t.Errorf("died of %v, want TERM (and the stale handle sent nothing)", sig)
+	}
+}
+
+// nsCgroupHelperEnv names the cgroup (its v2 path) for the test binary
+// re-run in a pid namespace by TestLiveCgroupKillFromPidNamespace.
+const nsCgroupHelperEnv = "PROCWALK_NS_CGROUP_HELPER"
+
+// TestLiveCgroupKillFromPidNamespace: point 1 of issue 14. A cgroup holds a
+// sleeper of the host and one started inside a pid namespace; a kill of
+// the cgroup from inside the namespace, where /proc shows only the second
+// (cgroup.procs lists the first as 0), must not write cgroup.kill or
+// cgroup.freeze: it signals the one target it can see, says why, and the
+// host's sleeper lives on.
+func TestLiveCgroupKillFromPidNamespace(t *testing.T) {
+	if cg := os.Getenv(nsCgroupHelperEnv); cg != "" {
+		cgroupKillInNamespace(t, cg)
+		return
+	}
+	needIntegration(t)
+	mount := mustFS(t).Cgroup2Mount()
+	if mount == "" || os.Geteuid() != 0 {
+		t.Skip("needs root and a cgroup2 mount")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare (util-linux)")
+	}
+	name := fmt.Sprintf("procwalk-test-ns-%d", os.Getpid())
+	dir := filepath.Join(mount, name)
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Skipf("cannot create a cgroup: %v", err)
+	}
+	t.Cleanup(func() {
+		for i := 0; i < 250 && os.Remove(dir) != nil; i++ {
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+		t.Skip("no cgroup.kill (Linux < 5.14)")
+	}
+	host := startOwn(t, "sh", "-c", fmt.Sprintf(`echo $$ > %s/cgroup.procs && exec sleep 300`, dir))
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs")); strings.TrimSpace(string(b)) == strconv.Itoa(host.Process.Pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the host's sleeper did not join the cgroup within 10 s")
+		}
+	}
+	cmd := exec.Command("unshare", "--pid", "--fork", "--mount-proc", "--kill-child", os.Args[0],
+		"-test.run=^TestLiveCgroupKillFromPidNamespace$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), nsCgroupHelperEnv+"=/"+name)
+	out, err := cmd.CombinedOutput()
+	t.Logf("in the namespace:\n%s", out)
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("the namespace side failed: %v", err)
+	}
+	st := liveStat(t, host.Process.Pid)
+	if st.State == 'Z' || st.State == 'T' {
+		t.Errorf("the host's sleeper is in state %c, want it untouched", st.State)
+	}
+}
+
+// cgroupKillInNamespace is the namespace side: it starts a sleeper in cg
+// and kills cg.
+func cgroupKillInNamespace(t *testing.T, cg string) {
+	fs := mustFS(t)
+	dir := filepath.Join(fs.Cgroup2Mount(), cg)
+	inner := startOwn(t, "sh", "-c", fmt.Sprintf(`echo $$ > %s/cgroup.procs && exec sleep 300`, dir))
+	k := liveKiller(t, Config{Grace: 5 * time.Second})
+	var plan *Plan
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var err error
+		if plan, err = k.Plan(&CgroupScope{Path: cg}); err != nil {
+			t.Fatal(err)
+		}
+		if len(plan.Targets) == 1 && plan.Targets[0].Comm == "sleep" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("plan %+v, want the namespace's sleeper alone", plan.Targets)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	t.Logf("cgroup.procs seen from the namespace: %q", b)
+	r := k.Execute(context.Background(), plan)
+	notes := strings.Join(r.Notes, "\n")
+	if strings.Contains(notes, "wrote 1 to") || strings.Contains(notes, "froze") {
+		t.Errorf("wrote to the cgroup with a process outside the namespace in it; notes:\n%s", notes)
+	}
+	if !strings.Contains(notes, "outside procwalk's pid namespace") {
+		t.Errorf("the notes do not say why cgroup.kill was not used:\n%s", notes)
+	}
+	if len(r.Outcomes) != 1 || !r.Outcomes[0].Result.Done() {
+		t.Errorf("outcomes %+v, want the namespace's sleeper ended", r.Outcomes)
+	}
+	if sig := exitSignal(t, inner); sig != syscall.SIGTERM {
+		t.Errorf("the namespace's sleeper died of %v, want SIGTERM", sig)
 	}
 }
