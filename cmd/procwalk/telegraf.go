@@ -161,7 +161,10 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	}
 	// Telegraf logs execd's stderr lines marked W! as warnings.
 	c.g.note = func(n string) { log.Warnf("%s", printable(n)) }
-	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
+	if c.e.conn != nil {
+		c.g.note = func(string) {} // a script worker: the parent said it
+	}
+	hook, closeScript, err := c.script.attach(ctx, c.g, c.e, c.execd, &c.in, log)
 	if err != nil {
 		return err
 	}
@@ -169,6 +172,16 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	collector, err := c.collector()
 	if err != nil {
 		return err
+	}
+	if c.e.conn != nil && hook != nil {
+		// The worker of the parent's --script: a gather per run, whose
+		// own lines nobody reads; the script's go to the parent.
+		return c.e.conn.serve(ctx, hook.limits, func(context.Context) (string, error) {
+			if err := collector.WriteBatch(io.Discard, nil); err != nil {
+				return "", err
+			}
+			return "", hook.lastErr
+		})
 	}
 	// A closed stdout must end us with EPIPE from Write, which we handle,
 	// not with SIGPIPE, which Go raises for writes to fd 1 otherwise.
