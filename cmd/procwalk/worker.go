@@ -114,7 +114,7 @@ type scriptWorker struct {
 	gatherWait time.Duration
 	stdout     io.Writer
 	stderr     io.Writer
-	emit       func(workerEmit)            // nil: emits are not expected
+	emit       func(workerEmit)             // nil: emits are not expected
 	action     func(e procwalk.ActionEvent) // nil: actions are not expected
 
 	cmd  *exec.Cmd
