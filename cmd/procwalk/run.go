@@ -44,7 +44,9 @@ protocol alone, for Telegraf's exec input or a file of metrics.
 Scripts run sandboxed: no files, no os or io, no other processes except
 through procwalk.kill, which verifies each target's identity and never
 touches protected processes (--protect adds names). A run is stopped at
---script-timeout and when the heap grows by --script-memory.
+--script-timeout and when the heap grows by --script-memory, in a worker
+process under kernel limits (RLIMIT_AS, RLIMIT_CPU) that is killed 1s
+past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
@@ -56,8 +58,8 @@ EXIT CODES
   0  the script ran to its end, or stdout was closed (its reader, such as
      head, exited)
   1  the script failed (an error, --script-timeout, --script-memory or another
-     sandbox limit; stderr names the script's file:line), or /proc could
-     not be read
+     sandbox limit; stderr names the script's file:line), its worker process
+     died or was killed, or /proc could not be read
   2  usage: bad flags, no such script, or a syntax error in the script`
 
 func newRunCommand(g *globals, e *env) *ffcli.Command {

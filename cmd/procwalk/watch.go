@@ -44,7 +44,11 @@ measured between ticks, so they are nil in the first. procwalk.state and
 procwalk.debounce keep their values from tick to tick (a tick that hits a
 limit such as --script-timeout, or after which the state keeps more than
 --script-retained (64MiB), starts the next one with an empty state). A tick
-that fails is logged to stderr and the next one runs as usual. Each tick's
+that fails is logged to stderr and the next one runs as usual. The script
+runs in a worker process under kernel limits; a worker that dies or is
+killed (1s past --script-timeout) fails its tick with a line saying the
+state was lost, and the next tick starts a new one (--script-isolation
+off: the script runs in procwalk's own process). Each tick's
 print() output goes to stdout, then its emitted lines together, as line
 protocol (--lines-only: print() to stderr, stdout for line protocol alone).
 When stdout's reader goes (procwalk watch agents | head -1), watch ends.
