@@ -33,8 +33,9 @@ import (
 // anything the parent could without asking. The sandbox bounds what a
 // script can ask; the kernel limits bound what it can cost.
 
-// workerExitCPU is the exit status of a worker past its CPU time limit.
-const workerExitCPU = 124 + 3
+// workerExitCPU is the exit status of a worker past its CPU time limit:
+// none of procwalk's own (0-2, 124) nor a Go crash's (2).
+const workerExitCPU = 125
 
 // asSlack is address space a worker may map beyond what it had at its start
 // and twice its heap budgets (Go's GC lets the heap reach about twice what
