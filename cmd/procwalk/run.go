@@ -146,6 +146,8 @@ func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *reader
 	switch {
 	case stdout.Gone():
 		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", sr.script.Name, context.Cause(ctx))
 	case err != nil:
 		return &exitErr{Code: exitError, Err: err}
 	}
