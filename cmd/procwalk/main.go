@@ -45,7 +45,16 @@ func main() {
 	// action is back, so a second one ends procwalk at once, even in a
 	// read the kernel will not interrupt (a target's mmap lock held).
 	go func() { <-ctx.Done(); stop() }()
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	var err error
+	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"))
+	} else {
+		e := newEnv(os.Stdin, os.Stdout, os.Stderr)
+		// Scripts run in a worker: this binary again, whatever its path
+		// now (an upgrade may have replaced the file).
+		e.worker = "/proc/self/exe"
+		err = runEnv(ctx, e, os.Args[1:])
+	}
 	stop()
 	os.Exit(exitCode(err))
 }
@@ -60,6 +69,18 @@ type env struct {
 	// columns is $COLUMNS (0: not set): tables fit this width, also when
 	// written to a pipe or a file (outputWidth).
 	columns int
+	// args is the command line runEnv got, for a script worker to run.
+	args []string
+	// worker is the binary run as a script worker (worker.go); "": scripts
+	// run in-process (tests, which are no procwalk binary).
+	worker string
+	// conn is set in a script worker: its pipes to the parent.
+	conn *workerConn
+}
+
+// newEnv is the env of a procwalk process.
+func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
 }
 
 // exitErr ends the program with Code after printing Err (when not nil).
@@ -159,12 +180,12 @@ func (g *globals) openFS() (procwalk.FS, error) {
 const defaultCommand = "sessions"
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
-	return runEnv(ctx, e, args)
+	return runEnv(ctx, newEnv(stdin, stdout, stderr), args)
 }
 
 // runEnv is run with e's surroundings, the clock included.
 func runEnv(ctx context.Context, e *env, args []string) error {
+	e.args = args
 	stderr := e.stderr
 	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
 	defer g.closeSource()

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"testing"
+	"time"
 )
 
 // BenchmarkOneShotRatio runs procwalk's one-shot commands as processes of
@@ -67,4 +70,51 @@ func childCPU(b *testing.B, name string, args ...string) float64 {
 		b.Fatalf("%s %v: %v", name, args, err)
 	}
 	return (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()
+}
+
+// BenchmarkScriptIsolation measures what running a script in a worker
+// process costs, against --script-isolation off, interleaved in every
+// iteration: for a one-shot run (a second process: its start, its own
+// flags and script), and per tick of watch (the messages of a run; the
+// worker is started once). CPU is the whole process tree's (the worker is
+// reaped by procwalk, so its time is in procwalk's); wall time is the
+// command's. The script reads every process once, as a rule does:
+//
+//	go test ./cmd/procwalk -run '^$' -bench ScriptIsolation -benchtime 10x
+func BenchmarkScriptIsolation(b *testing.B) {
+	bin := buildProcwalk(b)
+	script := filepath.Join(b.TempDir(), "count.lua")
+	if err := os.WriteFile(script, []byte(`local pw = require "procwalk"
+pw.emit("count", {}, {n = #pw.processes()})`), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	const ticks = 20
+	for _, c := range []struct {
+		name  string
+		args  []string
+		ticks int
+	}{
+		{"run", []string{"run", "--no-rates", "--tmux-socket", "/nonexistent/tmux", script}, 1},
+		{"watch-per-tick", []string{"watch", "--interval", "1ms", "--count", strconv.Itoa(ticks), "--tmux-socket", "/nonexistent/tmux", script}, ticks},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			var cpu, wall [2]float64 // [0] worker, [1] off
+			for i := 0; i < b.N; i++ {
+				for k, iso := range []string{"worker", "off"} {
+					if i%2 == 1 {
+						k, iso = 1-k, []string{"worker", "off"}[1-k]
+					}
+					start := time.Now()
+					cpu[k] += childCPU(b, bin, append([]string{c.args[0], "--script-isolation", iso}, c.args[1:]...)...)
+					wall[k] += time.Since(start).Seconds()
+				}
+			}
+			n := float64(b.N * c.ticks)
+			b.ReportMetric(cpu[0]*1000/n, "worker-cpu-ms/run")
+			b.ReportMetric(cpu[1]*1000/n, "off-cpu-ms/run")
+			b.ReportMetric(wall[0]*1000/n, "worker-wall-ms/run")
+			b.ReportMetric(wall[1]*1000/n, "off-wall-ms/run")
+			b.ReportMetric(cpu[0]/cpu[1], "x-cpu")
+		})
+	}
 }

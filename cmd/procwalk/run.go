@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -43,7 +45,9 @@ protocol alone, for Telegraf's exec input or a file of metrics.
 Scripts run sandboxed: no files, no os or io, no other processes except
 through procwalk.kill, which verifies each target's identity and never
 touches protected processes (--protect adds names). A run is stopped at
---script-timeout and when the heap grows by --script-memory.
+--script-timeout and when the heap grows by --script-memory, in a worker
+process under kernel limits (RLIMIT_AS, RLIMIT_CPU) that is killed 1s
+past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
@@ -55,8 +59,8 @@ EXIT CODES
   0  the script ran to its end, or stdout was closed (its reader, such as
      head, exited)
   1  the script failed (an error, --script-timeout, --script-memory or another
-     sandbox limit; stderr names the script's file:line), or /proc could
-     not be read
+     sandbox limit; stderr names the script's file:line), its worker process
+     died or was killed, or /proc could not be read
   2  usage: bad flags, no such script, or a syntax error in the script`
 
 func newRunCommand(g *globals, e *env) *ffcli.Command {
@@ -97,19 +101,64 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer sr.close()
-	snap, err := c.g.gather(ctx, sr.monitor, !c.f.noRates)
-	if err != nil {
-		return err
+	switch {
+	case c.e.conn != nil:
+		return c.e.conn.serve(ctx, sr.limits, func(ctx context.Context) (string, error) { return c.once(ctx, sr, c.e.stdout) })
+	case c.s.isolated(c.e):
+		return c.inWorker(ctx, sr, stdout)
 	}
-	runErr := sr.run(ctx, snap)
-	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
-		return fmt.Errorf("writing metrics: %w", err)
-	}
+	note, err := c.once(ctx, sr, stdout)
 	if stdout.Gone() {
 		return nil // nobody reads the rest: done, as watch is
 	}
-	writeVisibilityNote(c.e.stderr, snap)
-	return runErr
+	if note != "" {
+		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", note)
+	}
+	return err
+}
+
+// once scans, runs the script and writes its lines to stdout; it returns
+// the snapshot's visibility note and the run's error.
+func (c *runCommand) once(ctx context.Context, sr *scriptRun, stdout io.Writer) (string, error) {
+	snap, err := c.g.gather(ctx, sr.monitor, !c.f.noRates)
+	if err != nil {
+		return "", err
+	}
+	runErr := sr.run(ctx, snap)
+	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
+		return "", fmt.Errorf("writing metrics: %w", err)
+	}
+	return visibilityNote(snap, os.Geteuid()), runErr
+}
+
+// inWorker is once in a worker process. A run that fails says what the
+// worker's memory peaked at: what the script cost.
+func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *readerGone) error {
+	if !c.f.noRates && c.g.interval <= 0 {
+		return usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", c.g.interval)
+	}
+	wait := workerGatherWait
+	if !c.f.noRates {
+		wait += c.g.interval
+	}
+	w := sr.worker(stdout, wait)
+	d, err := w.tick(ctx)
+	w.close()
+	switch {
+	case stdout.Gone():
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", sr.script.Name, context.Cause(ctx))
+	case err != nil:
+		return &exitErr{Code: exitError, Err: err}
+	}
+	if d.Note != "" {
+		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", d.Note)
+	}
+	if err := d.err(); err != nil {
+		return fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.peakRSS))
+	}
+	return nil
 }
 
 // printTo is where Lua's print goes under run and watch: stdout, the
@@ -130,6 +179,8 @@ type scriptRun struct {
 	grouper *procwalk.Grouper
 	out     *lineEmitter
 	e       *env
+	limits  scripting.Limits
+	guard   *runGuard // in a worker: brackets each run
 }
 
 // newScriptRun compiles the script call names and builds its runtime and
@@ -156,9 +207,9 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e}
+	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.guard(limits)}
 	log := textLogger(e.stderr)
-	killer, err := s.killer(fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
+	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
 		sr.out.action(ev)
 	})
@@ -200,7 +251,9 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 		}
 		return s, nil
 	}
+	sr.guard.begin()
 	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions, ReadMore: sr.monitor.ReadMore})
+	sr.guard.end()
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}
 	}
@@ -208,3 +261,9 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 }
 
 func (sr *scriptRun) close() { sr.rt.Close() }
+
+// worker returns the parent's side of a worker running this script, its
+// stdout and stderr relayed to stdout and sr's stderr.
+func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scriptWorker {
+	return &scriptWorker{exe: sr.e.worker, args: sr.e.args, timeout: sr.limits.Timeout, gatherWait: gatherWait, stdout: stdout, stderr: sr.e.stderr}
+}

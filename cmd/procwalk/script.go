@@ -29,6 +29,7 @@ type scriptFlags struct {
 	maxMemory string
 	retained  string
 	protect   string
+	isolation string
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
@@ -37,6 +38,19 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.maxMemory, "script-memory", "256MiB", "how much the heap may grow during one run of the script before it is stopped")
 	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
+	fs.StringVar(&f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
+}
+
+// Values of --script-isolation.
+const (
+	isolationWorker = "worker"
+	isolationOff    = "off"
+)
+
+// isolated reports whether scripts run in a worker process: asked for, and
+// possible (e has a binary to start; tests run in-process).
+func (f *scriptFlags) isolated(e *env) bool {
+	return f.isolation == isolationWorker && e.worker != "" && e.conn == nil
 }
 
 // limits checks the flags and returns the runtime's limits.
@@ -44,6 +58,9 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	l := scripting.Limits{Timeout: f.timeout}
 	if f.timeout <= 0 {
 		return l, usageErrorf("--script-timeout %v: want a positive duration such as 2s", f.timeout)
+	}
+	if f.isolation != isolationWorker && f.isolation != isolationOff {
+		return l, usageErrorf("--script-isolation %q: want %s or %s", f.isolation, isolationWorker, isolationOff)
 	}
 	n, err := procwalk.ParseBytes(f.maxMemory)
 	if err != nil || n < 1<<20 {
@@ -59,7 +76,7 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 // killer returns the Killer behind the script's kills: procwalk's, with the
 // default protected list plus --protect, each outcome logged and passed to
 // audit.
-func (f *scriptFlags) killer(fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
+func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
 	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
@@ -70,6 +87,9 @@ func (f *scriptFlags) killer(fsys procwalk.FS, name string, pss bool, audit func
 			return nil, usageErrorf("--protect: %v", err)
 		}
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	}
+	if e.conn != nil {
+		return pausingKiller{scripting.EngineKiller{FS: fsys, Base: cfg}, e.conn}, nil
 	}
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
@@ -311,30 +331,39 @@ func (t *telegrafScript) register(fs *flag.FlagSet) {
 // attach sets in.Hook to run the script, when --script names one. Call it
 // before in.Init. The script sees every field: those the gather does not
 // read are read of the processes it asks about (rates need --io or --pss
-// in the gather); close releases its Lua state.
-func (t *telegrafScript) attach(ctx context.Context, g *globals, in *plugin.Input, log *plugin.LineLogger) (close func(), err error) {
+// in the gather); close releases its Lua state, or its worker. Under
+// --execd the script runs in a worker process (--script-isolation); in
+// exec mode, one gather per process, in procwalk's own.
+func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd bool, in *plugin.Input, log *plugin.LineLogger) (hook *scriptHook, close func(), err error) {
 	if t.name == "" {
 		if len(t.args) > 0 {
-			return nil, usageErrorf("--script-arg needs --script")
+			return nil, nil, usageErrorf("--script-arg needs --script")
 		}
-		return func() {}, nil
+		return nil, func() {}, nil
 	}
 	script, err := loadScript(t.name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limits, err := t.s.limits()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fsys, err := g.openFS()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	hook := &scriptHook{ctx: ctx, script: script, log: log}
-	killer, err := t.s.killer(fsys, script.Name, g.pss, hook.action)
+	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.guard(limits), limits: limits}
+	in.Hook = hook.run
+	if execd && t.s.isolated(e) {
+		hook.worker = &scriptWorker{exe: e.worker, args: e.args, timeout: limits.Timeout, gatherWait: workerGatherWait, stdout: io.Discard, stderr: e.stderr,
+			emit:   func(m workerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) }, // checked by the worker's batch
+			action: func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }}                 // logged by the worker
+		return hook, hook.worker.close, nil
+	}
+	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	users, _ := g.users()
 	hook.rt = scripting.New(scripting.Config{
@@ -348,11 +377,11 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, in *plugin.Inpu
 		Users:   users,
 		Limits:  limits,
 	})
-	in.Hook = hook.run
-	return hook.rt.Close, nil
+	return hook, hook.rt.Close, nil
 }
 
-// scriptHook runs a script as a plugin.Hook.
+// scriptHook runs a script as a plugin.Hook: in-process, in a worker
+// (worker set), or as the worker (conn set).
 type scriptHook struct {
 	ctx    context.Context
 	script *scripting.Script
@@ -360,13 +389,47 @@ type scriptHook struct {
 	log    *plugin.LineLogger
 	out    switchEmitter
 	batch  *plugin.Batch // the gather's, during a run
+	limits scripting.Limits
+	worker *scriptWorker // the parent's side of the worker running the script
+	conn   *workerConn   // in the worker: emits and actions go to the parent too
+	guard  *runGuard
+	// lastErr is the last run's error, which the worker sends its parent.
+	lastErr error
 }
 
 func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
+	if h.worker != nil {
+		d, err := h.worker.tick(h.ctx)
+		if err != nil {
+			return err
+		}
+		return d.err()
+	}
+	if h.conn != nil {
+		h.out.to = forwardEmitter{b, h.conn}
+	}
 	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
-	return withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
+	h.guard.begin()
+	h.lastErr = withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
+	h.guard.end()
+	return h.lastErr
+}
+
+// forwardEmitter is a worker's emitter under telegraf: a metric its own
+// batch takes goes to the parent's batch too.
+type forwardEmitter struct {
+	b *plugin.Batch
+	c *workerConn
+}
+
+func (f forwardEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, _ time.Time) error {
+	if err := f.b.Add(measurement, tags, fields); err != nil {
+		return err
+	}
+	f.c.send(workerMsg{Emit: &workerEmit{Measurement: measurement, Tags: tags, Fields: fields}})
+	return nil
 }
 
 // action logs a kill's audit event and adds it to the batch as
@@ -375,5 +438,8 @@ func (h *scriptHook) action(e kill.ActionEvent) {
 	h.log.Warnf("%s", e.String())
 	if h.batch != nil {
 		h.batch.AddAction(e)
+	}
+	if h.conn != nil {
+		h.conn.send(workerMsg{Action: &e})
 	}
 }

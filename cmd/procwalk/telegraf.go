@@ -75,7 +75,10 @@ passes it arguments; --dry-run reports its kills instead of sending them;
 from gather to gather, and is dropped when it keeps more than
 --script-retained (64MiB). A kill waits for its target to exit (up to its
 grace) before the batch is written; a failing run is a W! line and the
-batch is still written.
+batch is still written. Under --execd the script runs in a worker process
+under kernel limits (--script-isolation off: in procwalk's own): a worker
+that dies is a W! line saying its state was lost, and the next gather
+starts a new one.
 
 EXAMPLES
   procwalk telegraf --session-kinds tmux,user --process-top 3
@@ -161,7 +164,10 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	}
 	// Telegraf logs execd's stderr lines marked W! as warnings.
 	c.g.note = func(n string) { log.Warnf("%s", printable(n)) }
-	closeScript, err := c.script.attach(ctx, c.g, &c.in, log)
+	if c.e.conn != nil {
+		c.g.note = func(string) {} // a script worker: the parent said it
+	}
+	hook, closeScript, err := c.script.attach(ctx, c.g, c.e, c.execd, &c.in, log)
 	if err != nil {
 		return err
 	}
@@ -169,6 +175,16 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	collector, err := c.collector()
 	if err != nil {
 		return err
+	}
+	if c.e.conn != nil && hook != nil {
+		// The worker of the parent's --script: a gather per run, whose
+		// own lines nobody reads; the script's go to the parent.
+		return c.e.conn.serve(ctx, hook.limits, func(context.Context) (string, error) {
+			if err := collector.WriteBatch(io.Discard, nil); err != nil {
+				return "", err
+			}
+			return "", hook.lastErr
+		})
 	}
 	// A closed stdout must end us with EPIPE from Write, which we handle,
 	// not with SIGPIPE, which Go raises for writes to fd 1 otherwise.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -43,7 +44,11 @@ measured between ticks, so they are nil in the first. procwalk.state and
 procwalk.debounce keep their values from tick to tick (a tick that hits a
 limit such as --script-timeout, or after which the state keeps more than
 --script-retained (64MiB), starts the next one with an empty state). A tick
-that fails is logged to stderr and the next one runs as usual. Each tick's
+that fails is logged to stderr and the next one runs as usual. The script
+runs in a worker process under kernel limits; a worker that dies or is
+killed (1s past --script-timeout) fails its tick with a line saying the
+state was lost, and the next tick starts a new one (--script-isolation
+off: the script runs in procwalk's own process). Each tick's
 print() output goes to stdout, then its emitted lines together, as line
 protocol (--lines-only: print() to stderr, stdout for line protocol alone).
 When stdout's reader goes (procwalk watch agents | head -1), watch ends.
@@ -111,6 +116,16 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	defer sr.close()
 	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e, stdout: stdout}
+	switch {
+	case c.e.conn != nil:
+		return c.e.conn.serve(ctx, sr.limits, func(ctx context.Context) (string, error) {
+			note, err, _ := w.once(ctx, c.e.stdout)
+			return note, err
+		})
+	case c.s.isolated(c.e):
+		w.worker = sr.worker(stdout, workerGatherWait)
+		defer w.worker.close()
+	}
 	w.loop(ctx, interval, c.count)
 	return nil
 }
@@ -122,7 +137,8 @@ type watchLoop struct {
 	monitor *procwalk.Monitor
 	e       *env
 	stdout  *readerGone
-	failed  int // consecutive failed ticks
+	failed  int           // consecutive failed ticks
+	worker  *scriptWorker // runs the ticks when scripts are isolated
 }
 
 // loop ticks until ctx ends, count ticks have run, or stdout is closed.
@@ -142,36 +158,51 @@ func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int)
 	}
 }
 
-// tick scans and runs the script once and reports whether to go on: only
-// a closed stdout stops the loop; every other failure is logged and the
-// next tick goes on.
+// tick scans and runs the script once, here or in the worker, and reports
+// whether to go on: only a closed stdout stops the loop; every other
+// failure is logged and the next tick goes on.
 func (w *watchLoop) tick(ctx context.Context, n int) bool {
 	if ctx.Err() != nil {
 		return false
 	}
-	snap, err := w.monitor.Gather()
-	if err != nil {
-		w.fail(n, fmt.Errorf("scanning /proc: %w", err))
-		return true
-	}
-	err = w.sr.run(ctx, snap)
-	if ferr := w.sr.out.flush(w.stdout); ferr != nil {
-		if closedPipe(ferr) {
-			return false // nobody reads any more
+	var note string
+	var err error
+	if w.worker != nil {
+		var d workerDone
+		if d, err = w.worker.tick(ctx); err == nil {
+			note, err = d.Note, d.err()
 		}
-		w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
+	} else {
+		var ferr error
+		note, err, ferr = w.once(ctx, w.stdout)
+		if ferr != nil && !closedPipe(ferr) {
+			w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
+		}
 	}
 	switch {
+	case w.stdout.Gone():
+		return false // nobody reads any more
 	case ctx.Err() != nil: // interrupted mid-run: not the script's fault
 	case err != nil:
 		w.fail(n, err)
 	default:
 		w.failed = 0
-		if note := visibilityNote(snap, os.Geteuid()); note != "" && n == 1 {
+		if note != "" && n == 1 {
 			fmt.Fprintf(w.e.stderr, "procwalk: %s\n", note)
 		}
 	}
 	return true
+}
+
+// once scans and runs the script once and writes its lines to out: the
+// snapshot's visibility note, the run's error, and the write's.
+func (w *watchLoop) once(ctx context.Context, out io.Writer) (note string, err, ferr error) {
+	snap, err := w.monitor.Gather()
+	if err != nil {
+		return "", fmt.Errorf("scanning /proc: %w", err), nil
+	}
+	err = w.sr.run(ctx, snap)
+	return visibilityNote(snap, os.Geteuid()), err, w.sr.out.flush(out)
 }
 
 // fail logs a failed tick; a run of failures says how many in a row.
