@@ -162,6 +162,12 @@ const topGCPercent = 25
 // need for the process views.
 func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
 	users, _ := c.g.users()
+	// One snapshot source (--source) for both Monitors: a BPF program is
+	// loaded once, and each Monitor recycles only its own snapshots.
+	snaps, err := c.g.snapshotSource(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
 	monitor := func(kinds []string) (*procwalk.Monitor, *procwalk.Grouper, error) {
 		cfg, err := c.f.groupConfig(kinds, users)
 		if err != nil {
@@ -171,10 +177,9 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 		if err != nil {
 			return nil, nil, usageErrorf("%v", err)
 		}
-		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true}, g), g, nil
+		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
 	}
 	src := &topSource{fs: fsys, home: c.cgroup}
-	var err error
 	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
 		return nil, nil, err
 	}
