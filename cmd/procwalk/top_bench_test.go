@@ -12,7 +12,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 )
@@ -49,13 +48,12 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: source}
 	g.note = func(n string) { b.Fatalf("--source %s: %s", source, n) }
 	defer g.closeSource()
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds()}
+	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second}
 	c.f.danger = 80
-	src, users, err := c.source(fsys)
+	model, err := c.model(fsys)
 	if err != nil {
 		b.Fatal(err)
 	}
-	model := top.New(top.Config{Escape: printable, Users: users}, src, nil)
 	model.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	model.Update(model.Init()()) // the first frame: no rates yet
 

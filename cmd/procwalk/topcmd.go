@@ -116,31 +116,16 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	c.kinds = kinds
-	src, users, err := c.source(fsys)
-	if err != nil {
-		return err
-	}
-	kcfg := procwalk.KillConfig{Grace: c.grace, Requester: "top"}
 	if c.grace <= 0 {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
-	if c.protect != "" {
-		extra := splitList(c.protect)
-		if err := procwalk.ValidateProtected(extra); err != nil {
-			return usageErrorf("--protect: %v", err)
-		}
-		kcfg.Protected = append(procwalk.DefaultProtected(), extra...)
-	}
-	killer, err := procwalk.NewKiller(fsys, kcfg)
+	model, err := c.model(fsys)
 	if err != nil {
 		return err
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(topGCPercent)
 	}
-	model := top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
-	}, src, topKiller{killer})
 	if c.once {
 		return c.printOnce(ctx, model)
 	}
@@ -149,6 +134,30 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// model builds the live view over fsys: its Source, the safe-kill engine
+// and the view, as the command runs it (BenchmarkTopRefresh measures it).
+func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
+	src, users, err := c.source(fsys)
+	if err != nil {
+		return nil, err
+	}
+	kcfg := procwalk.KillConfig{Grace: c.grace, Requester: "top"}
+	if c.protect != "" {
+		extra := splitList(c.protect)
+		if err := procwalk.ValidateProtected(extra); err != nil {
+			return nil, usageErrorf("--protect: %v", err)
+		}
+		kcfg.Protected = append(procwalk.DefaultProtected(), extra...)
+	}
+	killer, err := procwalk.NewKiller(fsys, kcfg)
+	if err != nil {
+		return nil, err
+	}
+	return top.New(top.Config{
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+	}, src, topKiller{killer}), nil
 }
 
 // topGCPercent is top's GOGC: a refresh's garbage is most of the heap, so

@@ -42,7 +42,20 @@ type row struct {
 	depth  int               // tree views: nesting
 	folded bool              // tree views: its children are hidden
 	kids   bool              // tree views: it has children
-	dim    bool              // a protected (system) process
+	// dim marks a protected (system) process; known once dimKnown, asked
+	// of the killer for rows drawn only (isDim).
+	dim, dimKnown bool
+}
+
+// isDim says whether r is a protected (system) process, drawn dimmed. Only
+// rows on screen ask: the check reads procwalk's own ancestry (its stat
+// files), too costly for every process of every frame.
+func (r *row) isDim() bool {
+	if !r.dimKnown && r.proc != nil {
+		k := r.builder.killer
+		r.dim, r.dimKnown = k != nil && k.Check(r.proc) != nil, true
+	}
+	return r.dim
 }
 
 // maxColumns is the most columns a table has.
@@ -137,7 +150,6 @@ func (b *rowBuilder) processRow(p *procwalk.Process) row {
 	io, ok := b.ioRates[p.ID]
 	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
 	r.values[colAge], r.have[colAge] = b.metric("age_seconds", p)
-	r.dim = b.killer != nil && b.killer.Check(p) != nil
 	return r
 }
 
