@@ -19,9 +19,9 @@ import (
 // BenchmarkTopRefresh measures procwalk top's CPU per refresh of its
 // default view (processes sorted by CPU %, 80×24), on this host's /proc,
 // with each snapshot source, against procps top's in batch mode measured
-// in the same run, before and after procwalk's refreshes (top -b -n 11
-// less top -b -n 1, over 10 refreshes; the mean of the two). Run it on a
-// loaded host, e.g.
+// in the same run: every 5 refreshes of procwalk's alternate with 5 of
+// procps top's (top -b -n 6 less top -b -n 1). Run it on a loaded host,
+// e.g.
 //
 //	/work/shared/load/tmux-load start -s 100 -p 18 -m 1 -c 0 -L bench
 //	go test ./cmd/procwalk -run '^$' -bench TopRefresh -benchtime 20x
@@ -58,19 +58,29 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	model.Update(model.Init()()) // the first frame: no rates yet
 
 	defer debug.SetGCPercent(debug.SetGCPercent(topGCPercent)) // as the command runs
-	procsTop := procpsTopPerRefresh(b)
 	b.ResetTimer()
-	gc0 := gcCPU()
-	cpu0 := processCPU()
-	for range b.N {
-		msg := model.Refresh()
-		model.Update(msg)
-		_ = model.View()
+	// Chunks of refreshes alternate with procps top's: on a shared host
+	// the process count and the load change from second to second.
+	var cpu, procsTop time.Duration
+	var gc float64
+	chunks := 0
+	for done := 0; done < b.N; done += topChunk {
+		b.StartTimer()
+		gc0, cpu0 := gcCPU(), processCPU()
+		for range min(topChunk, b.N-done) {
+			msg := model.Refresh()
+			model.Update(msg)
+			_ = model.View()
+		}
+		cpu += processCPU() - cpu0
+		gc += gcCPU() - gc0
+		b.StopTimer()
+		procsTop += procpsTopPerRefresh(b)
+		chunks++
 	}
-	cpu := (processCPU() - cpu0) / time.Duration(b.N)
-	gc := (gcCPU() - gc0) * 1000 / float64(b.N)
-	b.StopTimer()
-	procsTop = (procsTop + procpsTopPerRefresh(b)) / 2
+	cpu /= time.Duration(b.N)
+	gc = gc * 1000 / float64(b.N)
+	procsTop /= time.Duration(chunks)
 	b.ReportMetric(float64(cpu.Microseconds())/1000, "cpu-ms/refresh")
 	b.ReportMetric(gc, "gc-cpu-ms/refresh")
 	b.ReportMetric(float64(procsTop.Microseconds())/1000, "procps-top-cpu-ms/refresh")
@@ -79,7 +89,12 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	b.ReportMetric(float64(model.Processes()), "procs")
 }
 
-// procpsTopPerRefresh is procps top's CPU per refresh in batch mode.
+// topChunk is how many refreshes of procwalk top alternate with as many
+// of procps top's.
+const topChunk = 5
+
+// procpsTopPerRefresh is procps top's CPU per refresh in batch mode, over
+// topChunk refreshes.
 func procpsTopPerRefresh(b *testing.B) time.Duration {
 	if _, err := exec.LookPath("top"); err != nil {
 		b.Skip("no procps top to compare with")
@@ -92,7 +107,7 @@ func procpsTopPerRefresh(b *testing.B) time.Duration {
 		}
 		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	}
-	return (run(11) - run(1)) / 10
+	return (run(topChunk+1) - run(1)) / topChunk
 }
 
 // processCPU is this process's CPU time so far.
