@@ -136,10 +136,15 @@ func shieldedBy(p *Process, snap *Snapshot, refused map[ProcID]error) error {
 
 // Check returns why p may not be signalled (wrapping ErrProtected), or nil.
 // It applies the hard rules and, unless Force, the protected list.
-func (k *Killer) Check(p *Process) error {
+func (k *Killer) Check(p *Process) error { return k.Checker()(p) }
+
+// Checker returns Check for many processes at once: procwalk's ancestry
+// (its stat files) is read once, when it is called, not per process. A
+// live view checks the rows of one frame with it.
+func (k *Killer) Checker() func(p *Process) error {
 	cfg := k.Config()
 	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.ancestry(cfg.SelfPID)}
-	return k.check(p, &rails, cfg)
+	return func(p *Process) error { return k.check(p, &rails, cfg) }
 }
 
 func (k *Killer) check(p *Process, rails *guardRails, cfg KillConfig) error {

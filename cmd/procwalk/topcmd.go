@@ -265,7 +265,7 @@ func cgroupSessionOf(sessions []procwalk.Session, id procwalk.ProcID) *procwalk.
 // topKiller is the safe-kill engine as the live view uses it.
 type topKiller struct{ k *procwalk.Killer }
 
-func (t topKiller) Check(p *procwalk.Process) error { return t.k.Check(p) }
+func (t topKiller) Checker() func(p *procwalk.Process) error { return t.k.Checker() }
 func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) procwalk.Outcome {
 	return t.k.Terminate(ctx, id)
 }

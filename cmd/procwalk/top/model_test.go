@@ -65,11 +65,13 @@ func (s *fixtureSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
 // nothing: systemd is protected.
 type fakeKiller struct{ calls []string }
 
-func (k *fakeKiller) Check(p *procwalk.Process) error {
-	if p.Comm == "systemd" {
-		return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, procwalk.ErrProtected)
+func (k *fakeKiller) Checker() func(p *procwalk.Process) error {
+	return func(p *procwalk.Process) error {
+		if p.Comm == "systemd" {
+			return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, procwalk.ErrProtected)
+		}
+		return nil
 	}
-	return nil
 }
 
 func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) procwalk.Outcome {

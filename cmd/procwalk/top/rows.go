@@ -52,10 +52,21 @@ type row struct {
 // files), too costly for every process of every frame.
 func (r *row) isDim() bool {
 	if !r.dimKnown && r.proc != nil {
-		k := r.builder.killer
-		r.dim, r.dimKnown = k != nil && k.Check(r.proc) != nil, true
+		r.dim, r.dimKnown = r.builder.protected(r.proc), true
 	}
 	return r.dim
+}
+
+// protected says whether the killer refuses p, with one check for the
+// builder's frame.
+func (b *rowBuilder) protected(p *procwalk.Process) bool {
+	if b.killer == nil {
+		return false
+	}
+	if b.check == nil {
+		b.check = b.killer.Checker()
+	}
+	return b.check(p) != nil
 }
 
 // maxColumns is the most columns a table has.
@@ -127,7 +138,8 @@ type rowBuilder struct {
 	escape  func(string) string
 	users   *procwalk.Users
 	killer  Killer
-	growth  map[procwalk.ProcID]float64 // USS growth, bytes per minute
+	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
+	growth  map[procwalk.ProcID]float64   // USS growth, bytes per minute
 	ioRates map[procwalk.ProcID]ioRate
 	metrics *procwalk.Catalogue
 }
