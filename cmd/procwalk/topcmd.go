@@ -224,12 +224,25 @@ type topSource struct {
 	sessionsGrouper, processesGrouper *procwalk.Grouper
 	home                              string // --cgroup
 	last                              *procwalk.Monitor
+	// idle is the Monitor of the view left, released at the gather after
+	// the switch: the screen shows its last frame until then.
+	idle *procwalk.Monitor
 }
 
 func (s *topSource) Gather(need top.Need) (top.Frame, error) {
 	m, g := s.processes, s.processesGrouper
 	if need.Sessions {
 		m, g = s.sessions, s.sessionsGrouper
+	}
+	if s.idle != nil && s.idle != m {
+		// Its snapshots (two at 10,000 processes: megabytes) would stay
+		// resident while the other kind of view is shown.
+		s.idle.Release()
+		debug.FreeOSMemory() // once a switch: the freed megabytes, now
+	}
+	s.idle = nil
+	if s.last != nil && s.last != m {
+		s.idle = s.last
 	}
 	m.SetFields(need.Every)
 	snap, err := m.Gather()
