@@ -239,11 +239,15 @@ func (m *Monitor) ReadMore(procs []*Process, f Fields) error {
 }
 
 // Release hands the last snapshot's storage back for the next gather
-// (unless the config Keeps snapshots) and returns its pages to the kernel:
-// for a long-running consumer idle until its next gather. The last
-// snapshot must not be used afterwards.
+// (unless the config Keeps snapshots), with KeepLast the one before it
+// too, and returns its pages to the kernel: for a long-running consumer
+// idle until its next gather. The last snapshot must not be used
+// afterwards.
 func (m *Monitor) Release() {
 	m.recycle()
+	if m.cfg.KeepLast {
+		m.recycle() // the last, held by the first
+	}
 	m.src.ReleaseSpare()
 }
 

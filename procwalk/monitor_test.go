@@ -199,6 +199,11 @@ func TestMonitorKeepLast(t *testing.T) {
 	if snaps[1].Process(1) == nil || snaps[2].Process(1) == nil {
 		t.Error("the last snapshot, or the one before, lost its processes")
 	}
+	// A view left releases both: neither is shown any more.
+	m.Release()
+	if src.recycled != 3 {
+		t.Errorf("after Release: %d snapshots recycled, want all 3", src.recycled)
+	}
 }
 
 func TestMonitorSampleIsCancelled(t *testing.T) {

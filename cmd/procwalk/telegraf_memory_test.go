@@ -226,7 +226,7 @@ func intField(line, name string) int {
 }
 
 // statusBytes reads a "kB" line of /proc/<pid>/status, in bytes.
-func statusBytes(t *testing.T, pid int, key string) uint64 {
+func statusBytes(t testing.TB, pid int, key string) uint64 {
 	t.Helper()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {

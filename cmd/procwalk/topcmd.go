@@ -117,31 +117,16 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	c.kinds = kinds
-	src, users, err := c.source(fsys)
-	if err != nil {
-		return err
-	}
-	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
 	if c.grace <= 0 {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
-	if c.protect != "" {
-		extra := splitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return usageErrorf("--protect: %v", err)
-		}
-		kcfg.Protected = append(kill.DefaultProtected(), extra...)
-	}
-	killer, err := kill.NewKiller(fsys, kcfg)
+	model, err := c.model(fsys)
 	if err != nil {
 		return err
 	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(topGCPercent)
 	}
-	model := top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
-	}, src, topKiller{killer})
 	if c.once {
 		return c.printOnce(ctx, model)
 	}
@@ -150,6 +135,30 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// model builds the live view over fsys: its Source, the safe-kill engine
+// and the view, as the command runs it (BenchmarkTopRefresh measures it).
+func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
+	src, users, err := c.source(fsys)
+	if err != nil {
+		return nil, err
+	}
+	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
+	if c.protect != "" {
+		extra := splitList(c.protect)
+		if err := kill.ValidateProtected(extra); err != nil {
+			return nil, usageErrorf("--protect: %v", err)
+		}
+		kcfg.Protected = append(kill.DefaultProtected(), extra...)
+	}
+	killer, err := kill.NewKiller(fsys, kcfg)
+	if err != nil {
+		return nil, err
+	}
+	return top.New(top.Config{
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+	}, src, topKiller{killer}), nil
 }
 
 // topGCPercent is top's GOGC: a refresh's garbage is most of the heap, so
@@ -163,6 +172,12 @@ const topGCPercent = 25
 // need for the process views.
 func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
 	users, _ := c.g.users()
+	// One snapshot source (--source) for both Monitors: a BPF program is
+	// loaded once, and each Monitor recycles only its own snapshots.
+	snaps, err := c.g.snapshotSource(fsys)
+	if err != nil {
+		return nil, nil, err
+	}
 	monitor := func(kinds []string) (*procwalk.Monitor, *procwalk.Grouper, error) {
 		cfg, err := c.f.groupConfig(kinds, users)
 		if err != nil {
@@ -172,10 +187,9 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 		if err != nil {
 			return nil, nil, usageErrorf("%v", err)
 		}
-		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true}, g), g, nil
+		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
 	}
 	src := &topSource{fs: fsys, home: c.cgroup}
-	var err error
 	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
 		return nil, nil, err
 	}
@@ -211,12 +225,25 @@ type topSource struct {
 	sessionsGrouper, processesGrouper *procwalk.Grouper
 	home                              string // --cgroup
 	last                              *procwalk.Monitor
+	// idle is the Monitor of the view left, released at the gather after
+	// the switch: the screen shows its last frame until then.
+	idle *procwalk.Monitor
 }
 
 func (s *topSource) Gather(need top.Need) (top.Frame, error) {
 	m, g := s.processes, s.processesGrouper
 	if need.Sessions {
 		m, g = s.sessions, s.sessionsGrouper
+	}
+	if s.idle != nil && s.idle != m {
+		// Its snapshots (two at 10,000 processes: megabytes) would stay
+		// resident while the other kind of view is shown.
+		s.idle.Release()
+		debug.FreeOSMemory() // once a switch: the freed megabytes, now
+	}
+	s.idle = nil
+	if s.last != nil && s.last != m {
+		s.idle = s.last
 	}
 	m.SetFields(need.Every)
 	snap, err := m.Gather()
@@ -252,7 +279,7 @@ func cgroupSessionOf(sessions []procwalk.Session, id procwalk.ProcID) *procwalk.
 // topKiller is the safe-kill engine as the live view uses it.
 type topKiller struct{ k *kill.Killer }
 
-func (t topKiller) Check(p *procwalk.Process) error { return t.k.Check(p) }
+func (t topKiller) Checker() func(p *procwalk.Process) error { return t.k.Checker() }
 func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome {
 	return t.k.Terminate(ctx, id)
 }

@@ -138,10 +138,15 @@ func shieldedBy(p *procwalk.Process, snap *procwalk.Snapshot, refused map[procwa
 
 // Check returns why p may not be signalled (wrapping ErrProtected), or nil.
 // It applies the hard rules and, unless Force, the protected list.
-func (k *Killer) Check(p *procwalk.Process) error {
+func (k *Killer) Check(p *procwalk.Process) error { return k.Checker()(p) }
+
+// Checker returns Check for many processes at once: procwalk's ancestry
+// (its stat files) is read once, when it is called, not per process. A
+// live view checks the rows of one frame with it.
+func (k *Killer) Checker() func(p *procwalk.Process) error {
 	cfg := k.Config()
 	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
-	return k.check(p, &rails, cfg)
+	return func(p *procwalk.Process) error { return k.check(p, &rails, cfg) }
 }
 
 func (k *Killer) check(p *procwalk.Process, rails *guardRails, cfg Config) error {

@@ -207,7 +207,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	p := r.proc
 	id, name := p.ID, esc(p.Name())
 	c := &confirmation{}
-	if m.killer.Check(p) != nil {
+	if m.killer.Checker()(p) != nil {
 		c.warning = "SYSTEM PROCESS, killing it may break the session:"
 	}
 	if tree {

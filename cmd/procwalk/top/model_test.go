@@ -66,11 +66,13 @@ func (s *fixtureSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
 // nothing: systemd is protected.
 type fakeKiller struct{ calls []string }
 
-func (k *fakeKiller) Check(p *procwalk.Process) error {
-	if p.Comm == "systemd" {
-		return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, kill.ErrProtected)
+func (k *fakeKiller) Checker() func(p *procwalk.Process) error {
+	return func(p *procwalk.Process) error {
+		if p.Comm == "systemd" {
+			return fmt.Errorf("pid %d (systemd) is protected: %w", p.ID.PID, kill.ErrProtected)
+		}
+		return nil
 	}
-	return nil
 }
 
 func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
@@ -210,8 +212,8 @@ func TestKillAsksFirst(t *testing.T) {
 func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "/", "s", "y", "s", "t", "e", "m", "d", "enter")
-	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].dim {
-		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].dim)
+	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].isDim() {
+		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
 	}
 	press(m, "k")
 	if m.confirm == nil || !strings.Contains(m.View(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {

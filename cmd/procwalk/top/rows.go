@@ -42,7 +42,31 @@ type row struct {
 	depth  int               // tree views: nesting
 	folded bool              // tree views: its children are hidden
 	kids   bool              // tree views: it has children
-	dim    bool              // a protected (system) process
+	// dim marks a protected (system) process; known once dimKnown, asked
+	// of the killer for rows drawn only (isDim).
+	dim, dimKnown bool
+}
+
+// isDim says whether r is a protected (system) process, drawn dimmed. Only
+// rows on screen ask: the check reads procwalk's own ancestry (its stat
+// files), too costly for every process of every frame.
+func (r *row) isDim() bool {
+	if !r.dimKnown && r.proc != nil {
+		r.dim, r.dimKnown = r.builder.protected(r.proc), true
+	}
+	return r.dim
+}
+
+// protected says whether the killer refuses p, with one check for the
+// builder's frame.
+func (b *rowBuilder) protected(p *procwalk.Process) bool {
+	if b.killer == nil {
+		return false
+	}
+	if b.check == nil {
+		b.check = b.killer.Checker()
+	}
+	return b.check(p) != nil
 }
 
 // maxColumns is the most columns a table has.
@@ -114,7 +138,8 @@ type rowBuilder struct {
 	escape  func(string) string
 	users   *procwalk.Users
 	killer  Killer
-	growth  map[procwalk.ProcID]float64 // USS growth, bytes per minute
+	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
+	growth  map[procwalk.ProcID]float64   // USS growth, bytes per minute
 	ioRates map[procwalk.ProcID]ioRate
 	metrics *procwalk.Catalogue
 }
@@ -137,7 +162,6 @@ func (b *rowBuilder) processRow(p *procwalk.Process) row {
 	io, ok := b.ioRates[p.ID]
 	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
 	r.values[colAge], r.have[colAge] = b.metric("age_seconds", p)
-	r.dim = b.killer != nil && b.killer.Check(p) != nil
 	return r
 }
 

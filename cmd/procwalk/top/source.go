@@ -51,9 +51,10 @@ type Source interface {
 // A Killer ends processes through the safe-kill engine (pid + start time,
 // pidfd, TERM then KILL after a grace, protections).
 type Killer interface {
-	// Check says why p may not be killed (protected, a kernel thread,
-	// procwalk itself), or nil.
-	Check(p *procwalk.Process) error
+	// Checker returns a check saying why a process may not be killed
+	// (protected, a kernel thread, procwalk itself), or nil: one for the
+	// rows of a frame, which reads what every check needs once.
+	Checker() func(p *procwalk.Process) error
 	// Kill ends one process; KillTree a process and its descendants;
 	// KillSession every member of a session.
 	Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome

@@ -63,7 +63,7 @@ func (m *Model) View() string {
 		switch {
 		case i == m.cursor:
 			line = st.selected.Render(padRight(line, m.width))
-		case r.dim:
+		case r.isDim():
 			line = st.dim.Render(line)
 		}
 		b.WriteString(line + "\n")
