@@ -179,6 +179,31 @@ func TestIntegrationStuckReadOneShot(t *testing.T) {
 	}
 }
 
+// kill --pss reads its targets' smaps_rollup after the plan's scan,
+// bounded the same way: with the target's files stuck, the dry run ends,
+// reads the stuck file once (the scan's read; the PSS read skips a process
+// whose read is still blocked) and still names the target.
+func TestIntegrationStuckReadKillPSS(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	bin := buildProcwalk(t)
+	root, f := stuckRoot(t, stuckPID)
+	r := startStuck(t, f, nil, bin, "kill", "--dry-run", "--pss", "--proc", root, "--passwd", fixturePasswd, stuckPID)
+	if !r.exited(t, 120*time.Second) {
+		t.Fatal("procwalk kill --pss did not end within 120 s with a read blocked")
+	}
+	if n := f.Reads(); n != 1 {
+		t.Errorf("%d reads of the stuck file, want 1", n)
+	}
+	stdout, stderr := r.output(t)
+	if ee := r.wait(t, f); ee != nil {
+		t.Fatalf("exit %v, want 0:\n%s%s", ee, stdout, stderr)
+	}
+	if !strings.Contains(stdout+stderr, "pid "+stuckPID+" (python3)") {
+		t.Errorf("the dry run does not name pid %s:\n%s%s", stuckPID, stdout, stderr)
+	}
+}
+
 // TestIntegrationStuckReadExecd: telegraf --execd over the same root
 // answers every stdin line with a valid batch that counts the process in
 // processes_timed_out, and blocks one thread in all, not one per gather:

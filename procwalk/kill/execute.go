@@ -230,20 +230,23 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, before, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, sc, before, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
-	var out []Target
+	var fresh []*procwalk.Process
 	for _, p := range x.plan.scope.Members(snap, x.known) {
-		if x.known[p.ID] {
-			continue
+		if !x.known[p.ID] {
+			x.known[p.ID] = true
+			fresh = append(fresh, p)
 		}
-		x.known[p.ID] = true
+	}
+	x.k.readSmaps(sc, fresh, x.plan.scope, x.cfg)
+	var out []Target
+	for _, p := range fresh {
 		if p.Zombie() {
 			continue
 		}
-		x.k.readSmaps(p, x.plan.scope, x.cfg)
 		if err := x.k.admit(p, snap, &x.plan.rails, x.cfg, x.refused); err != nil {
 			x.finish(&Outcome{Target: targetOf(p), Result: ResultProtected, Err: err, Note: "joined during termination"})
 			continue
@@ -420,7 +423,7 @@ func (x *execution) recheck() {
 	if !x.plan.scope.Grows() {
 		return
 	}
-	snap, _, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, _, _, err := x.k.scan(x.plan.scope, x.cfg)
 	if err != nil {
 		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
 		return

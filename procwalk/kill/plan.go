@@ -40,7 +40,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
-	snap, before, err := k.scan(scope, cfg)
+	snap, sc, before, err := k.scan(scope, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +68,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	root, hasRoot := rootOf(scope)
 	refused := make(map[procwalk.ProcID]error)
+	k.readSmaps(sc, members, scope, cfg)
 	for _, m := range members {
 		if m.Zombie() {
 			// Exited already; only a process asked for by id is worth a line.
@@ -77,7 +78,6 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 			}
 			continue
 		}
-		k.readSmaps(m, scope, cfg)
 		if err := k.admit(m, snap, &p.rails, cfg, refused); err != nil {
 			p.Skipped = append(p.Skipped, Outcome{Target: targetOf(m), Result: ResultProtected, Err: err})
 			continue
@@ -94,18 +94,30 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
 // before is the boot clock when the walk began (see pinYoung).
-func (k *Killer) scan(scope Scope, cfg Config) (snap *procwalk.Snapshot, before time.Duration, err error) {
+// The Scanner is returned for readSmaps: it knows which reads of the scan
+// are still blocked, and does not start another on those processes.
+func (k *Killer) scan(scope Scope, cfg Config) (snap *procwalk.Snapshot, sc *procwalk.Scanner, before time.Duration, err error) {
 	before = bootClock()
-	snap, err = k.fs.Snapshot((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
-	return snap, before, err
+	sc = procwalk.NewScanner(k.fs)
+	snap, err = sc.Snapshot((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
+	return snap, sc, before, err
 }
 
-// readSmaps reads member p's smaps_rollup when the config or scope asks
-// for it; a denied or vanished one leaves p without PSS.
-func (k *Killer) readSmaps(p *procwalk.Process, scope Scope, cfg Config) {
-	if (cfg.Fields|scope.Fields())&procwalk.FieldSmaps != 0 {
-		k.fs.ReadSmaps(p)
+// readSmaps reads the smaps_rollup of members when the config or scope
+// asks for it, each read bounded as a scan's are (a process stuck holding
+// its memory-map lock is left without PSS, marked ReadTimedOut, and the
+// plan goes on); a denied or vanished member is left without PSS too.
+func (k *Killer) readSmaps(sc *procwalk.Scanner, members []*procwalk.Process, scope Scope, cfg Config) {
+	if (cfg.Fields|scope.Fields())&procwalk.FieldSmaps == 0 {
+		return
 	}
+	live := make([]*procwalk.Process, 0, len(members))
+	for _, m := range members {
+		if !m.Zombie() {
+			live = append(live, m)
+		}
+	}
+	sc.ReadMore(live, procwalk.FieldSmaps)
 }
 
 // admit returns why member p of scope may not be signalled, or nil, and
