@@ -366,7 +366,13 @@ func TestIntegrationKillTmuxSessionEndedWithItsPane(t *testing.T) {
 			if err := tmux("new-session", "-d", "-s", "lone", "sleep 1003"); err != nil {
 				t.Fatalf("tmux: %v", err)
 			}
-			t.Cleanup(func() { tmux("kill-server") })
+			socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
+			t.Cleanup(func() {
+				tmux("kill-server")
+				if p := strings.TrimSpace(string(socketPath)); p != "" {
+					os.Remove(p) // a server that ended with its last pane leaves it
+				}
+			})
 			want := 1
 			if bystander {
 				if err := tmux("new-session", "-d", "-s", "other", "sleep 1004"); err != nil {
