@@ -19,6 +19,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"golang.org/x/sys/unix"
 )
 
 // guard becomes a child subreaper and reaps with wait4(-1), which would
@@ -430,5 +431,27 @@ func TestIntegrationGuardKilledTakesCommand(t *testing.T) {
 			syscall.Kill(pid, syscall.SIGKILL) // our own command: do not leave it
 			t.Fatalf("the command (pid %d) still runs 10 s after guard was killed", pid)
 		}
+	}
+}
+
+// A limit broken but not enforced (ending the tree signalled nothing:
+// every target refused) is reported as NOT stopped and exits 1, never 124
+// (issue 14, point 2).
+func TestGuardUnenforcedIsNotSuccess(t *testing.T) {
+	var stderr bytes.Buffer
+	status := unix.WaitStatus(0) // CMD ran to its end, exit 0
+	res := &kill.SuperviseResult{Status: &status, Enforced: "--timeout 1s reached",
+		Unenforced: fmt.Errorf("pid 9 (sh): %w", kill.ErrProtected), History: kill.NewAuditLog(guardHistory)}
+	r := &guardReport{c: &guardCommand{e: &env{stderr: &stderr}, g: &globals{interval: time.Second}}, res: res, name: "sh", root: "/proc"}
+	if got := r.outcome(); !strings.HasPrefix(got, "NOT stopped: --timeout 1s reached, but every target was refused") {
+		t.Errorf("outcome %q", got)
+	}
+	var ee *exitErr
+	if err := r.exitError(); !errors.As(err, &ee) || ee.Code != exitError {
+		t.Errorf("exit %v, want code %d", err, exitError)
+	}
+	res.Unenforced = nil
+	if err := r.exitError(); !errors.As(err, &ee) || ee.Code != exitLimit {
+		t.Errorf("enforced: exit %v, want code %d", err, exitLimit)
 	}
 }
