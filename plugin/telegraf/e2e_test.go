@@ -65,6 +65,7 @@ func setup(t *testing.T) *e2e {
 		sleep: fmt.Sprintf("%d.%06d", sleeperSeconds, time.Now().UnixNano()%1e6)}
 	build := exec.Command("go", "build", "-o", filepath.Join(e.binDir, "procwalk"), "./cmd/procwalk")
 	build.Dir = "../.."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // static, as the README installs it
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("building procwalk: %v\n%s", err, out)
 	}
