@@ -39,7 +39,11 @@ func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 		// Collected as it goes and handed back after, it does not set a
 		// long-running execd's peak resident size.
 		gc := debug.SetGCPercent(10)
-		c, err := bpfsource.Choose(fsys, g.source)
+		choose := bpfsource.ChooseOneShot
+		if g.longRunning {
+			choose = bpfsource.Choose
+		}
+		c, err := choose(fsys, g.source)
 		debug.SetGCPercent(gc)
 		debug.FreeOSMemory()
 		if err != nil {

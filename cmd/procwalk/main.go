@@ -135,6 +135,10 @@ type globals struct {
 	clock  procwalk.Clock // env's, not a flag
 	note   func(string)   // shows the source's one note (stderr; telegraf: a W! line)
 	chosen *bpfsource.Chosen
+	// longRunning is set by the modes that gather again and again
+	// (telegraf --execd, top, watch): only they load the BPF source under
+	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
+	longRunning bool
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -146,7 +150,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.BoolVar(&g.pss, "pss", false, "read smaps_rollup for PSS/USS: exact shared-memory accounting, slower, locks each target's memory map briefly (env PROCWALK_PSS)")
 	fs.DurationVar(&g.interval, "interval", time.Second, "sampling interval for rates such as CPU % (two samples this far apart) (env PROCWALK_INTERVAL)")
 	fs.StringVar(&g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
-	fs.StringVar(&g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions, top, telegraf, run and watch: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.19+) (env PROCWALK_SOURCE)")
+	fs.StringVar(&g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions, top, telegraf, run and watch: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf in telegraf --execd, top and watch when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.19+; /proc in one-shot commands, where loading costs more than it saves) (env PROCWALK_SOURCE)")
 	fs.String("config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
 }
 

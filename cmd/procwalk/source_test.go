@@ -79,8 +79,9 @@ func TestSourceScripts(t *testing.T) {
 	}
 }
 
-// TestIntegrationSourceScripts: as root on a kernel that allows it, run,
-// watch and telegraf --script read the host through the BPF source.
+// TestIntegrationSourceScripts: as root on a kernel that allows it, watch
+// reads the host through the BPF source under auto, and run and telegraf
+// --script (one-shot) do when asked for bpf.
 func TestIntegrationSourceScripts(t *testing.T) {
 	integration(t)
 	clearEnv(t)
@@ -96,9 +97,13 @@ func TestIntegrationSourceScripts(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", script}, "source bpf\n"},
+		// auto loads the BPF source for the modes that gather again and
+		// again; a one-shot command reads /proc unless asked for bpf.
+		{[]string{"run", script}, "source proc\n"},
+		{[]string{"run", script, "--source", "bpf"}, "source bpf\n"},
 		{[]string{"watch", script, "--count", "1"}, "source bpf\n"},
-		{[]string{"telegraf", "--session-kinds", "user", "--script", script}, `source="bpf"`},
+		{[]string{"telegraf", "--session-kinds", "user", "--script", script}, `source="proc",source_note="auto: a one-shot command reads /proc`},
+		{[]string{"telegraf", "--session-kinds", "user", "--script", script, "--source", "bpf"}, `source="bpf"`},
 	} {
 		r := cli(t, c.args...)
 		if r.code != exitOK || !strings.Contains(r.stdout, c.want) {

@@ -132,6 +132,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
+	c.g.longRunning = c.execd
 	log := plugin.NewLineLogger(c.e.stderr, c.debug)
 	if c.execd {
 		// Telegraf reads execd's stderr as log lines: a failure to start

@@ -83,6 +83,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *topCommand) exec(ctx context.Context, args []string) error {
+	c.g.longRunning = true
 	if len(args) > 0 {
 		return usageErrorf("top takes no arguments, got %q", args[0])
 	}

@@ -90,6 +90,7 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *watchCommand) exec(ctx context.Context, args []string) error {
+	c.g.longRunning = true
 	call, err := parseScriptCall(c.fs, args)
 	if err != nil {
 		return err
