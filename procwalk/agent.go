@@ -380,7 +380,7 @@ func (fs FS) cwd(p *Process) string {
 	if p.Read&FieldCwd != 0 {
 		return p.Cwd
 	}
-	cwd, err := os.Readlink(fs.PIDPath(p.ID.PID, "cwd"))
+	cwd, err := os.Readlink(fs.pidPath(p.ID.PID, "cwd"))
 	if err != nil {
 		return ""
 	}

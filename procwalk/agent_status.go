@@ -394,7 +394,7 @@ func decideStatus(a *AgentState, t *agentTrack, s *Snapshot, ss *Session, cfg Ag
 // agentOwner finds the agent's uid (the owner of /proc/<pid>) and home
 // (HOME of its environment, else its user's home in the passwd file).
 func (g *Grouper) agentOwner(p *Process) (uint32, string) {
-	fi, err := os.Stat(g.fs.PIDPath(p.ID.PID, ""))
+	fi, err := os.Stat(g.fs.pidPath(p.ID.PID, ""))
 	if err != nil {
 		return 0, ""
 	}

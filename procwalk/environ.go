@@ -65,7 +65,7 @@ func (r *environReader) read(pid int) ([]byte, error) {
 
 // readPIDFile reads <root>/<pid>/<name> into buf (reusing its capacity).
 func (fs FS) readPIDFile(pid int, name string, buf []byte) ([]byte, error) {
-	fd, err := syscall.Open(fs.PIDPath(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	fd, err := syscall.Open(fs.pidPath(pid, name), syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return buf[:0], Classify(err)
 	}

@@ -56,7 +56,7 @@ func (fs FS) Path(elem ...string) string {
 	return filepath.Join(append([]string{fs.root}, elem...)...)
 }
 
-func (fs FS) PIDPath(pid int, file string) string {
+func (fs FS) pidPath(pid int, file string) string {
 	return fs.root + "/" + strconv.Itoa(pid) + "/" + file
 }
 

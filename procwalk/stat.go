@@ -112,7 +112,7 @@ func (s Stat) Kernel() bool { return s.Flags&pfKthread != 0 }
 // ReadStat reads and parses <root>/<pid>/stat, the one file that says
 // which process a pid names now (its start time) and what state it is in.
 func (fs FS) ReadStat(pid int) (Stat, error) {
-	b, err := readFile(fs.PIDPath(pid, "stat"))
+	b, err := readFile(fs.pidPath(pid, "stat"))
 	if err != nil {
 		return Stat{}, err
 	}

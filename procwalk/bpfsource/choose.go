@@ -125,21 +125,14 @@ func (c *Chosen) Close() error {
 // saves one scan of a few thousand processes. BenchmarkOneShotRatio at
 // 2,467 processes: ps 108 ms of CPU on /proc, 132 ms with the BPF source;
 // telegraf exec 148 ms and 175 ms. bpf still asks for it.
-func ChooseOneShot(fs procwalk.FS, mode string) (*Chosen, error) {
-	if mode != ModeAuto && mode != "" {
-		return Choose(fs, mode)
-	}
-	why := "auto: a one-shot command reads /proc (loading the BPF program costs more than it saves one scan; --source bpf loads it)"
-	if err := Allowed(fs); err != nil {
-		why = "auto: bpf " + err.Error()
-	}
-	return &Chosen{Source: noted{procwalk.NewScanner(fs), why}, Name: ModeProc, Why: why}, nil
-}
+func ChooseOneShot(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, true) }
 
 // Choose returns the source mode asks for on fs. A BPF source that is not
 // allowed or fails to load gives the /proc Scanner and a note saying why:
 // a failed load never fails a gather. The error is for an unknown mode.
-func Choose(fs procwalk.FS, mode string) (*Chosen, error) {
+func Choose(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, false) }
+
+func choose(fs procwalk.FS, mode string, oneShot bool) (*Chosen, error) {
 	proc := func(why string, warn bool) *Chosen {
 		return &Chosen{Source: noted{procwalk.NewScanner(fs), why}, Name: ModeProc, Why: why, Warn: warn}
 	}
@@ -158,6 +151,9 @@ func Choose(fs procwalk.FS, mode string) (*Chosen, error) {
 			return proc("auto: bpf "+err.Error(), false), nil
 		}
 		return proc(fmt.Sprintf("bpf source not used: %v; read /proc instead", err), true), nil
+	}
+	if mode == ModeAuto && oneShot {
+		return proc("auto: a one-shot command reads /proc (loading the BPF program costs more than it saves one scan; --source bpf loads it)", false), nil
 	}
 	s, err := Open(fs)
 	if err != nil {

@@ -2,6 +2,7 @@ package kill
 
 import (
 	"fmt"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -45,7 +46,7 @@ func (k *Killer) pinYoung(t *Target, before time.Duration, hz uint64) {
 
 func (k *Killer) exeOf(pid int) (exeID, error) {
 	var st syscall.Stat_t
-	if err := syscall.Stat(k.fs.PIDPath(pid, "exe"), &st); err != nil {
+	if err := syscall.Stat(k.fs.Path(strconv.Itoa(pid), "exe"), &st); err != nil {
 		return exeID{}, err
 	}
 	return exeID{uint64(st.Dev), st.Ino}, nil
