@@ -14,6 +14,10 @@ var (
 	ErrTimeout = errors.New("lua script timed out")
 	// ErrMemory means a run pushed the Go heap past Limits.HeapBudgetBytes.
 	ErrMemory = errors.New("lua script exceeded its memory budget")
+	// ErrRetained means that after a run the state of a watch or telegraf
+	// script kept more than Limits.RetainedBytes: it was dropped. It comes
+	// with ErrMemory.
+	ErrRetained = errors.New("lua state kept too much from run to run")
 	// ErrLimit means a run hit another sandbox limit: call depth, stack
 	// size, string size, coroutine count or pattern input size.
 	ErrLimit = errors.New("lua script hit a sandbox limit")

@@ -113,7 +113,7 @@ func (e errRetained) Error() string {
 		formatBytes(float64(e.keptBytes)), formatBytes(float64(e.budgetBytes)))
 }
 
-func (e errRetained) Unwrap() error { return ErrMemory }
+func (e errRetained) Unwrap() []error { return []error{ErrMemory, ErrRetained} }
 
 // liveHeap returns the heap's size after a GC.
 func liveHeap() uint64 {

@@ -158,7 +158,7 @@ func withHint(err error) error {
 	switch {
 	case errors.Is(err, scripting.ErrTimeout):
 		return fmt.Errorf("%w (raise --script-timeout, or do less per run)", err)
-	case errors.Is(err, scripting.ErrMemory) && strings.Contains(err.Error(), "a state may keep from run to run"):
+	case errors.Is(err, scripting.ErrRetained):
 		return fmt.Errorf("%w (raise --script-retained, or keep less in procwalk.state and globals)", err)
 	case errors.Is(err, scripting.ErrMemory):
 		return fmt.Errorf("%w (raise --script-memory, or keep less per run)", err)
