@@ -301,11 +301,14 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		buf = make([]byte, transcriptChunk)
 	}
 	buf = buf[:transcriptChunk]
+	start := end
+	var readErr error
 	for end < st.Size {
 		n, err := syscall.Pread(fd, buf[:min(int64(len(buf)), st.Size-end)], end)
 		if n <= 0 {
-			if err == nil {
-				err = io.ErrUnexpectedEOF // shrank while read: next gather starts over
+			readErr = err
+			if readErr == nil {
+				readErr = io.ErrUnexpectedEOF // shrank while read: next gather starts over
 			}
 			break
 		}
@@ -313,7 +316,11 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		f.feed(buf[:n], now)
 	}
 	f.t.Bytes = f.offset + int64(len(f.line))
-	f.grew = now
+	if end == start {
+		// Nothing read: not growth, and the error says why.
+		return false, buf, fmt.Errorf("reading %s: %w", f.path, readErr)
+	}
+	f.grew = now // what was read stands; a failure past it is met next gather
 	return true, buf, nil
 }
 

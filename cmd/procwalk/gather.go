@@ -131,7 +131,7 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 		}
 	}
 	if v.TimedOut > 0 {
-		parts = append(parts, countOf(v.TimedOut, "process", "processes")+" with a read blocked past 2s (a stuck memory map?): stat and statm only, or left out")
+		parts = append(parts, countOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
 	}
 	if v.OthersHidden {
 		parts = append(parts, fmt.Sprintf("proc is mounted hidepid=%s: other users' processes may be missing (run as root)", v.HidePID))

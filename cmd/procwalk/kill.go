@@ -178,7 +178,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	if plan.Partial {
-		fmt.Fprintf(c.e.stderr, "procwalk: partial view of /proc (hidden or vanished processes): members may be missing from %s\n", plan.Scope)
+		fmt.Fprintf(c.e.stderr, "procwalk: partial view of /proc (hidden or vanished processes): members may be missing from %s\n", printable(plan.Scope))
 	}
 	if len(plan.Targets) > 1 && !c.dryRun && !c.yes {
 		if err := c.confirm(ctx, k, plan); err != nil {
@@ -315,7 +315,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	s, err := procwalk.Find(sessions, c.session)
 	if err != nil {
 		for _, n := range notes {
-			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", n)
+			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err
 	}
@@ -349,7 +349,7 @@ func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Pl
 
 // listTargets prints the plan as a table.
 func listTargets(w io.Writer, plan *kill.Plan) {
-	fmt.Fprintf(w, "%s: %d to signal", plan.Scope, len(plan.Targets))
+	fmt.Fprintf(w, "%s: %d to signal", printable(plan.Scope), len(plan.Targets))
 	if len(plan.Skipped) > 0 {
 		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
 	}
@@ -364,7 +364,7 @@ func listTargets(w io.Writer, plan *kill.Plan) {
 	}
 	t.write(w, terminalWidth(w))
 	for _, o := range plan.Skipped {
-		fmt.Fprintf(w, "  left alone: %v\n", o.Err)
+		fmt.Fprintf(w, "  left alone: %s\n", printable(fmt.Sprint(o.Err)))
 	}
 }
 

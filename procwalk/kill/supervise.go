@@ -395,8 +395,9 @@ func (r *supervision) memoryBreach(ctx context.Context, snap *procwalk.Snapshot,
 		return
 	}
 	by, _ := procwalk.LookupMetric(metric)
+	check := r.killer.Checker() // our ancestry read once, not per process
 	for _, p := range Biggest(snap, tree, -1, by) {
-		if r.killer.Check(p) != nil {
+		if check(p) != nil {
 			continue
 		}
 		verb := "terminating"
