@@ -37,6 +37,9 @@ type execution struct {
 	// descendants in a tree scope.
 	refused map[procwalk.ProcID]error
 	start   time.Time
+	// sc takes the re-walks: the plan's Scanner (a new one for a Plan
+	// built by hand).
+	sc *procwalk.Scanner
 	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
 	// thaw writes 0.
 	frozen string
@@ -59,6 +62,10 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 	x := &execution{
 		k: k, cfg: cfg, plan: plan, known: make(map[procwalk.ProcID]bool), refused: make(map[procwalk.ProcID]error), start: time.Now(),
 		report: &Report{Scope: plan.Scope, Session: plan.Session, DryRun: cfg.DryRun},
+	}
+	x.sc = plan.scanner
+	if x.sc == nil {
+		x.sc = procwalk.NewScanner(k.fs)
 	}
 	for _, o := range plan.Skipped {
 		x.known[o.ID] = true
@@ -230,7 +237,7 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, sc, before, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, before, err := x.k.scan(x.sc, x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
@@ -241,7 +248,7 @@ func (x *execution) newcomers() []Target {
 			fresh = append(fresh, p)
 		}
 	}
-	x.k.readSmaps(sc, fresh, x.plan.scope, x.cfg)
+	x.k.readSmaps(x.sc, fresh, x.plan.scope, x.cfg)
 	var out []Target
 	for _, p := range fresh {
 		if p.Zombie() {
@@ -423,7 +430,7 @@ func (x *execution) recheck() {
 	if !x.plan.scope.Grows() {
 		return
 	}
-	snap, _, _, err := x.k.scan(x.plan.scope, x.cfg)
+	snap, _, err := x.k.scan(x.sc, x.plan.scope, x.cfg)
 	if err != nil {
 		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
 		return

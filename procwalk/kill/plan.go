@@ -13,7 +13,8 @@ import (
 // the protected list, a tree cut below a refused process).
 
 // Plan is what a termination will do: the targets to signal, parents before
-// children, and the members it will leave alone, with the reason.
+// children, and the members it will leave alone, with the reason. Execute a
+// Plan from one goroutine at a time: its re-walks share the plan's Scanner.
 type Plan struct {
 	Scope   string
 	Session string
@@ -29,6 +30,9 @@ type Plan struct {
 	rails guardRails
 	// taken is when the plan's walk started.
 	taken time.Time
+	// scanner took the plan's walk; the execution's re-walks reuse it, so
+	// that a process whose read is still blocked is not read again.
+	scanner *procwalk.Scanner
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -40,12 +44,13 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
-	snap, sc, before, err := k.scan(scope, cfg)
+	sc := procwalk.NewScanner(k.fs)
+	snap, before, err := k.scan(sc, scope, cfg)
 	if err != nil {
 		return nil, err
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
-		Partial: hidesProcesses(snap.Visibility), taken: snap.Time}
+		Partial: hidesProcesses(snap.Visibility), taken: snap.Time, scanner: sc}
 	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
@@ -94,13 +99,12 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
 // before is the boot clock when the walk began (see pinYoung).
-// The Scanner is returned for readSmaps: it knows which reads of the scan
-// are still blocked, and does not start another on those processes.
-func (k *Killer) scan(scope Scope, cfg Config) (snap *procwalk.Snapshot, sc *procwalk.Scanner, before time.Duration, err error) {
+// sc is the plan's Scanner, for its walk and every re-walk: it knows which
+// reads are still blocked, and does not start another on those processes.
+func (k *Killer) scan(sc *procwalk.Scanner, scope Scope, cfg Config) (snap *procwalk.Snapshot, before time.Duration, err error) {
 	before = bootClock()
-	sc = procwalk.NewScanner(k.fs)
 	snap, err = sc.Snapshot((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
-	return snap, sc, before, err
+	return snap, before, err
 }
 
 // readSmaps reads the smaps_rollup of members when the config or scope
