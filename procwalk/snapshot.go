@@ -282,8 +282,8 @@ func (sc *Scanner) watched(job *scanJob, scan func(w *Scanner, job *scanJob)) *s
 			copy(procs, job.procs)
 		}
 		job = &scanJob{procs: procs, vis: job.vis, next: job.next}
-		w = &Scanner{fs: sc.fs, buf: make([]byte, 0, 4096), path: make([]byte, 0, 64), dents: make([]byte, 32<<10),
-			comms: sc.comms, stuck: sc.stuck, readTimeout: sc.readTimeout, beforeRead: sc.beforeRead}
+		w = NewScanner(sc.fs) // fresh buffers: the abandoned goroutine keeps the old ones
+		w.comms, w.stuck, w.readTimeout, w.beforeRead = sc.comms, sc.stuck, sc.readTimeout, sc.beforeRead
 		sc.buf, sc.path, sc.dents = w.buf, w.path, w.dents
 	}
 }
