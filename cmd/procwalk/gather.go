@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
@@ -74,8 +75,8 @@ func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (
 	if !rates {
 		return m.Gather()
 	}
-	if g.interval <= 0 {
-		return nil, usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", g.interval)
+	if err := checkRateInterval(g.interval); err != nil {
+		return nil, err
 	}
 	snap, err := m.Sample(ctx, g.interval)
 	if err != nil && ctx.Err() != nil {
@@ -166,4 +167,13 @@ func countOf(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+// checkRateInterval says what is wrong with --interval as the time between
+// the two samples of a rate.
+func checkRateInterval(d time.Duration) error {
+	if d <= 0 {
+		return usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", d)
+	}
+	return nil
 }

@@ -134,8 +134,10 @@ func (c *runCommand) once(ctx context.Context, sr *scriptRun, stdout io.Writer) 
 // inWorker is once in a worker process. A run that fails says what the
 // worker's memory peaked at: what the script cost.
 func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *readerGone) error {
-	if !c.f.noRates && c.g.interval <= 0 {
-		return usageErrorf("--interval %v: rates need two samples a positive time apart, such as 1s or 500ms", c.g.interval)
+	if !c.f.noRates {
+		if err := checkRateInterval(c.g.interval); err != nil {
+			return err // before starting a worker that would say the same
+		}
 	}
 	wait := workerGatherWait
 	if !c.f.noRates {
