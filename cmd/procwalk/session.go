@@ -136,7 +136,7 @@ func readMembersSmaps(gd gathered, s *procwalk.Session) error {
 }
 
 func (c *sessionCommand) writeJSON(gd gathered, s *procwalk.Session) error {
-	j := newJSONSession(gd.snap.Time, s)
+	j := newJSONSession(gd.snap.Time, gd.snap.Fields, s)
 	metrics := procwalk.Metrics()
 	for _, id := range s.Members {
 		if p := gd.snap.Lookup(id); p != nil {

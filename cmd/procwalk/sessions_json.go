@@ -81,8 +81,12 @@ type jsonSession struct {
 	Attrs   map[string]any    `json:"attrs"`             // counts and ids as numbers (jsonAttrs)
 	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
-	Cgroup  *jsonCgroup       `json:"cgroup,omitempty"`
-	Panes   []jsonPane        `json:"panes,omitempty"`
+	// Metrics are the session metric catalogue (procwalk.SessionMetrics)
+	// under the names Telegraf and Lua use, each only when it has a value.
+	// Totals keeps the names JSON had before the catalogue.
+	Metrics map[string]any `json:"metrics"`
+	Cgroup  *jsonCgroup    `json:"cgroup,omitempty"`
+	Panes   []jsonPane     `json:"panes,omitempty"`
 	// Agent is an agent session's status, model and token use: "status",
 	// "status_since", "why", "model", "session_id", "transcript",
 	// "last_activity" and the numbers of procwalk.AgentFields.
@@ -121,9 +125,29 @@ func jsonAttrs(s *procwalk.Session) map[string]any {
 	return out
 }
 
-func newJSONSession(now time.Time, s *procwalk.Session) jsonSession {
+// jsonMetrics is s's values of the session metric catalogue, by name: a
+// flag as true or false, a count as an integer; absent when not measured.
+func jsonMetrics(s *procwalk.Session, read procwalk.Fields, now time.Time) map[string]any {
+	out := map[string]any{}
+	for _, d := range procwalk.SessionMetrics() {
+		v, ok := d.Value(s, read, now)
+		switch {
+		case !ok:
+		case d.Flag:
+			out[d.Name] = v != 0
+		case d.Integer:
+			out[d.Name] = int64(v)
+		default:
+			out[d.Name] = round(v, 3)
+		}
+	}
+	return out
+}
+
+func newJSONSession(now time.Time, read procwalk.Fields, s *procwalk.Session) jsonSession {
 	t := s.Totals
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial}
+	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial,
+		Metrics: jsonMetrics(s, read, now)}
 	j.Totals = jsonSessionTotals{
 		Procs: t.Procs, Threads: t.Threads, Zombies: t.Zombies, RSSBytes: t.RSSBytes, SmapsRead: t.SmapsRead,
 		SwapBytes: t.SwapBytes, CPUSeconds: round(t.CPUSeconds, 2), ReadBytes: t.ReadBytes, WriteBytes: t.WriteBytes,
@@ -229,7 +253,7 @@ func writeJSONSessions(w io.Writer, gd gathered, sessions []procwalk.Session) er
 	doc := newJSONSessions(gd)
 	for i := range sessions {
 		gd.grouper.PaneForegrounds(gd.snap, &sessions[i]) // the panes' command and cwd
-		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, &sessions[i]))
+		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, gd.snap.Fields, &sessions[i]))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

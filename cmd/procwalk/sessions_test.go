@@ -274,6 +274,20 @@ func TestSessionsJSON(t *testing.T) {
 	if pod.Totals.CumulativeCPUSeconds != pod.Totals.CPUSeconds || pod.Totals.CumulativeReadBytes != pod.Totals.ReadBytes {
 		t.Errorf("cumulative %+v", pod.Totals)
 	}
+	// metrics carries the catalogue's names, as Telegraf and Lua do;
+	// what was not read or measured is absent, not 0.
+	for name, want := range map[string]any{"procs": 3.0, "rss_bytes": 32768000.0, "cpu_time_seconds": 4.5, "read_bytes": 0.0,
+		"io_read_procs": 3.0, "memory_limit_bytes": float64(512 << 20), "memory_usage_percent": 90.0, "cpu_quota_cores": 0.5,
+		"danger": true, "partial": false} {
+		if got, ok := pod.Metrics[name]; !ok || got != want {
+			t.Errorf("metrics[%s] = %v (present %v), want %v", name, got, ok, want)
+		}
+	}
+	for _, absent := range []string{"pss_bytes", "uss_bytes", "cpu_percent", "read_bytes_per_second", "cpu_quota_percent"} {
+		if v, ok := pod.Metrics[absent]; ok {
+			t.Errorf("metrics[%s] = %v, want absent: not read or not measured", absent, v)
+		}
+	}
 	var agents []string
 	for _, s := range doc.Sessions {
 		if s.Kind == "agent" {
@@ -447,12 +461,18 @@ func TestSessionsPartialShown(t *testing.T) {
 	if got, want := s.Info(), "1 window, 3 panes, socket default, partial: see the note"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
 	}
-	b, err := json.Marshal(newJSONSession(time.Now(), &s))
-	if err != nil || !strings.Contains(string(b), `"partial":true`) {
+	now := time.Unix(1700003600, 0)
+	var j struct {
+		Partial *bool          `json:"partial"`
+		Metrics map[string]any `json:"metrics"`
+	}
+	b, err := json.Marshal(newJSONSession(now, 0, &s))
+	if err != nil || json.Unmarshal(b, &j) != nil || j.Partial == nil || !*j.Partial || j.Metrics["partial"] != true {
 		t.Errorf("JSON %s, %v", b, err)
 	}
 	s.Partial = false
-	if b, _ := json.Marshal(newJSONSession(time.Now(), &s)); strings.Contains(string(b), "partial") {
+	j.Partial = nil
+	if b, _ := json.Marshal(newJSONSession(now, 0, &s)); json.Unmarshal(b, &j) != nil || j.Partial != nil || j.Metrics["partial"] != false {
 		t.Errorf("JSON of a complete session %s", b)
 	}
 }
