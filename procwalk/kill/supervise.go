@@ -61,7 +61,8 @@ type SuperviseConfig struct {
 	Log func(msg string)
 	// HistorySize bounds the events kept in Result.History; 0 means 100.
 	HistorySize int
-	// Clock stamps the snapshots; nil is the system clock.
+	// Clock stamps the snapshots and the result's Start and End; nil is
+	// the system clock.
 	Clock procwalk.Clock
 }
 
@@ -144,7 +145,7 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 	// A supervisor killed with SIGKILL cannot end the command: the kernel
 	// does, so the command never runs on unwatched.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
-	r.res.Start = time.Now()
+	r.res.Start = r.cfg.Clock.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -163,6 +164,9 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 func (c SuperviseConfig) withDefaults(cmd *exec.Cmd) SuperviseConfig {
 	if c.Interval <= 0 {
 		c.Interval = time.Second
+	}
+	if c.Clock == nil {
+		c.Clock = procwalk.SystemClock{}
 	}
 	if c.Grace <= 0 {
 		c.Grace = DefaultGrace
@@ -255,13 +259,13 @@ func (r *supervision) loop(ctx context.Context, reaps <-chan reaped) {
 		select {
 		case rp, ok := <-reaps:
 			if !ok {
-				res.End = time.Now()
+				res.End = r.cfg.Clock.Now()
 				return
 			}
 			if r.reaped(rp) {
 				r.endLeftovers(work) // whatever the command left running, however it ended
 				if r.cfg.DryRun {
-					res.End = time.Now() // what it left runs on: a dry run ends nothing
+					res.End = r.cfg.Clock.Now() // what it left runs on: a dry run ends nothing
 					return
 				}
 			}
@@ -284,7 +288,7 @@ func (r *supervision) loop(ctx context.Context, reaps <-chan reaped) {
 			}
 		case <-giveUp:
 			res.Abandoned = r.countTree()
-			res.End = time.Now()
+			res.End = r.cfg.Clock.Now()
 			return
 		}
 		if giveUp == nil && (res.Enforced != "" || res.Leftovers || res.Cancelled) {

@@ -36,6 +36,7 @@ func TestSuperviseHelperProcess(t *testing.T) {
 		cmd = exec.Command("sh", "-c", "exec sleep 30")
 	case "exit":
 		cmd = exec.Command("sh", "-c", "exit 3")
+		cfg.Clock = fixedClock(time.Unix(1700000000, 0))
 	case "leftover":
 		// A daemon that double-forks stays in the tree (subreaper): it is
 		// ended when the command exits, and reaped here. The subshell has
@@ -52,6 +53,9 @@ func TestSuperviseHelperProcess(t *testing.T) {
 		status = fmt.Sprintf("exit %d signaled %v", res.Status.ExitStatus(), res.Status.Signaled())
 	}
 	fmt.Printf("enforced=%q status=%s leftovers=%v orphans=%d abandoned=%d\n", res.Enforced, status, res.Leftovers, res.OrphansReaped, res.Abandoned)
+	if mode == "exit" {
+		fmt.Printf("start=%d end=%d\n", res.Start.Unix(), res.End.Unix())
+	}
 	os.Exit(0)
 }
 
@@ -70,8 +74,17 @@ func TestIntegrationSupervise(t *testing.T) {
 		if err != nil || !strings.Contains(string(out), tt.want) {
 			t.Errorf("%s: %v, want %q in:\n%s", tt.mode, err, tt.want, out)
 		}
+		// Start and End come from the injected clock.
+		if tt.mode == "exit" && !strings.Contains(string(out), "start=1700000000 end=1700000000") {
+			t.Errorf("%s: start and end not from the injected clock:\n%s", tt.mode, out)
+		}
 		if tt.mode == "timeout" && !strings.Contains(string(out), "log: timeout 300ms reached: terminating the tree of sh") {
 			t.Errorf("%s: no log line of the action in:\n%s", tt.mode, out)
 		}
 	}
 }
+
+// fixedClock is a clock stopped at one time.
+type fixedClock time.Time
+
+func (c fixedClock) Now() time.Time { return time.Time(c) }
