@@ -233,27 +233,40 @@ func TestContextWindowFamilies(t *testing.T) {
 	}
 }
 
-// Every field is absent without a transcript, and read from it with one.
-func TestAgentFields(t *testing.T) {
+// Every agent metric is absent for a session that is no agent, and without
+// a transcript (status_seconds aside); each is read from it with one.
+func TestAgentMetrics(t *testing.T) {
 	now := agentNow
-	bare := &AgentState{Status: AgentIdle}
 	full := &AgentState{Status: AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
 		Transcript: &Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
-			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, Malformed: 1, Oversized: 1}}
+			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1}}
 	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
 		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
-		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_malformed_lines": 2}
-	fields := AgentFields()
-	if len(fields) != len(want) {
-		t.Errorf("%d fields, want %d", len(fields), len(want))
-	}
-	for _, d := range fields {
-		if v, ok := d.Value(bare, now); ok {
+		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_skipped_bytes": 4000, "transcript_malformed_lines": 2}
+	none := &Session{Kind: KindTmux}
+	bare := &Session{Kind: KindAgent, Agent: &AgentState{Status: AgentIdle}}
+	agent := &Session{Kind: KindAgent, Agent: full}
+	n := 0
+	for _, d := range SessionMetrics() {
+		if _, isAgent := want[d.Name]; isAgent != d.Agent {
+			t.Errorf("%s: Agent %v", d.Name, d.Agent)
+		}
+		if !d.Agent {
+			continue
+		}
+		n++
+		if v, ok := d.Value(none, 0, now); ok {
+			t.Errorf("%s of a tmux session: %v", d.Name, v)
+		}
+		if v, ok := d.Value(bare, 0, now); ok {
 			t.Errorf("%s without a transcript: %v", d.Name, v)
 		}
-		if v, ok := d.Value(full, now); !ok || v != want[d.Name] {
+		if v, ok := d.Value(agent, 0, now); !ok || v != want[d.Name] {
 			t.Errorf("%s: %v %v, want %v", d.Name, v, ok, want[d.Name])
 		}
+	}
+	if n != len(want) {
+		t.Errorf("%d agent metrics, want %d", n, len(want))
 	}
 }
 
@@ -278,5 +291,27 @@ func TestAgentOptions(t *testing.T) {
 	}
 	if _, err := NewGrouper(FS{}, GroupConfig{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
 		t.Error("a zero context window accepted")
+	}
+}
+
+// The Grouper bounds a transcript's first read by FirstReadBytes: the
+// status and context come from the end, and what was not read is said.
+func TestAgentFirstReadBound(t *testing.T) {
+	root, home := agentFixture(t)
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, claudeUserLine(agentNow.Add(-time.Hour+time.Duration(i)*time.Second), "again"))
+	}
+	lines = append(lines, claudeAssistantLine(agentNow.Add(-5*time.Minute), "msg_09", claudeModel, "tool_use:toolu_09", "tool_use", 3, 30, 150000, 2000))
+	writeTranscript(t, claudeFile(home, "s"), lines, agentNow.Add(-5*time.Minute))
+	for _, tc := range []struct {
+		firstRead int64
+		whole     bool
+	}{{2048, false}, {-1, true}, {0, true}} { // 0: the default, 8 MiB
+		a := agentOf(t, newAgentGatherer(t, root, AgentStatusConfig{FirstReadBytes: tc.firstRead}).gather(agentNow), "agent:claude/work/app")
+		tr := a.Transcript
+		if tr == nil || a.Status != AgentBlocked || tr.ContextUsedTokens != 152003 || (tr.SkippedBytes == 0) != tc.whole || (tr.Turns == 50) != tc.whole {
+			t.Errorf("first read %d: status %s, transcript %+v", tc.firstRead, a.Status, tr)
+		}
 	}
 }
