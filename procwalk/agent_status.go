@@ -94,6 +94,26 @@ func ParseContextWindow(s string) (family string, tokens int64, err error) {
 	return "", 0, fmt.Errorf("%w: context window %q: want FAMILY=TOKENS, e.g. claude=200000", ErrBadConfig, s)
 }
 
+// ParseFirstRead reads the bound of a transcript's first read as options
+// give it: a size such as 8MiB (at least 64 KiB: a line of the format, and
+// more), "all" for the whole file (-1), or "" for the default (0).
+func ParseFirstRead(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "all":
+		return -1, nil
+	}
+	n, err := ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w; or all for whole files", err)
+	}
+	if n < transcriptChunk {
+		return 0, fmt.Errorf("%s is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all", s)
+	}
+	return int64(n), nil
+}
+
 // ContextWindows reads FAMILY=TOKENS specs over DefaultContextWindows(),
 // nil for none.
 func ContextWindows(specs []string) (map[string]int64, error) {
@@ -150,7 +170,7 @@ func (c AgentStatusConfig) withDefaults() AgentStatusConfig {
 
 func (c AgentStatusConfig) check() error {
 	if c.ActiveWithin < 0 || c.TurnTimeout < 0 || !(c.BusyCPUPercent >= 0) {
-		return fmt.Errorf("agent status thresholds must not be negative")
+		return fmt.Errorf("agent status thresholds must not be negative: ActiveWithin %v, TurnTimeout %v, BusyCPUPercent %v", c.ActiveWithin, c.TurnTimeout, c.BusyCPUPercent)
 	}
 	for fam, w := range c.ContextWindows {
 		if fam == "" || w <= 0 {
