@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -313,5 +314,56 @@ func TestAgentFirstReadBound(t *testing.T) {
 		if tr == nil || a.Status != AgentBlocked || tr.ContextUsedTokens != 152003 || (tr.SkippedBytes == 0) != tc.whole || (tr.Turns == 50) != tc.whole {
 			t.Errorf("first read %d: status %s, transcript %+v", tc.firstRead, a.Status, tr)
 		}
+	}
+}
+
+// Two agents in one folder never share a transcript: each takes its own of
+// the files written since it started.
+func TestAgentTranscriptsNotShared(t *testing.T) {
+	root, home := agentFixture(t)
+	for _, pid := range []string{"203", "207"} { // claude/other/app and claude/other/app#2
+		if err := os.WriteFile(filepath.Join(root, pid, "environ"), []byte("HOME="+home+"\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(home, ".claude", "projects", "-home-dev-other-app")
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeTranscript(t, a, claudeConversation(agentNow.Add(-3*time.Minute)), agentNow.Add(-2*time.Minute))
+	writeTranscript(t, b, claudeConversation(agentNow.Add(-2*time.Minute)), agentNow.Add(-time.Minute))
+	sessions := newAgentGatherer(t, root, AgentStatusConfig{}).gather(agentNow)
+	one, two := agentOf(t, sessions, "agent:claude/other/app"), agentOf(t, sessions, "agent:claude/other/app#2")
+	if one.Transcript == nil || two.Transcript == nil || one.Transcript.Path == two.Transcript.Path {
+		t.Errorf("transcripts %+v and %+v, want a.jsonl and b.jsonl, one each", one.Transcript, two.Transcript)
+	}
+}
+
+// An agent follows its transcript when the agent starts a new one (Claude
+// Code's /clear) and when it is deleted: no transcript then, and why.
+func TestAgentTranscriptRotatedAndDeleted(t *testing.T) {
+	root, home := agentFixture(t)
+	first, second := claudeFile(home, "first"), claudeFile(home, "second")
+	writeTranscript(t, first, claudeConversation(agentNow.Add(-10*time.Minute)), agentNow.Add(-10*time.Minute))
+	ag := newAgentGatherer(t, root, AgentStatusConfig{})
+	path := func(at time.Time) (string, *AgentState) {
+		a := agentOf(t, ag.gather(at), "agent:claude/work/app")
+		if a.Transcript == nil {
+			return "", a
+		}
+		return a.Transcript.Path, a
+	}
+	if p, _ := path(agentNow); p != first {
+		t.Fatalf("transcript %q, want %q", p, first)
+	}
+	writeTranscript(t, second, []string{claudeUserLine(agentNow.Add(10*time.Second), "new topic")}, agentNow.Add(10*time.Second))
+	if p, a := path(agentNow.Add(20 * time.Second)); p != second || a.Transcript.Turns != 1 {
+		t.Errorf("after a new transcript: %q (%+v), want %q", p, a.Transcript, second)
+	}
+	for _, f := range []string{first, second} {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || !strings.Contains(a.TranscriptError, "no such file") {
+		t.Errorf("after deletion: transcript %q, status %s, error %q", p, a.Status, a.TranscriptError)
 	}
 }
