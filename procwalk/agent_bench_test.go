@@ -15,7 +15,10 @@ import (
 // for 20 agents whose transcripts hold 50 MB each, reading only the bytes
 // appended since the last gather:
 //
-//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x
+//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x -v
+//
+// It logs the first gather too, as a one-shot command makes it: with the
+// default bound of a first read (8 MiB of each transcript) and whole.
 //
 // Each iteration appends one assistant line to every transcript, then
 // groups the same snapshot twice, interleaved: with the transcript sources
@@ -75,8 +78,8 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 	for _, g := range []*Grouper{withT, newGrouper(true, -1)} {
 		first, c0 := time.Now(), cpuTime(b)
 		sessions, _ := g.Group(s)
-		b.Logf("first gather (first read %d bytes; -1: whole) read %d of %d transcripts' %d MB, skipped %d MB: %v wall, %v CPU",
-			g.cfg.AgentStatus.withDefaults().FirstReadBytes, countTranscripts(sessions), agents, size>>20,
+		b.Logf("first gather, first read bound %d bytes (-1: none): %d transcripts of %d MB, %d MB read, %d MB skipped, in %v wall, %v CPU",
+			g.cfg.AgentStatus.withDefaults().FirstReadBytes, countTranscripts(sessions), size>>20, readBytes(sessions)>>20,
 			(transcriptBytes(g)-readBytes(sessions))>>20, time.Since(first).Round(time.Millisecond), (cpuTime(b) - c0).Round(time.Millisecond))
 	}
 	bare.Group(s)
