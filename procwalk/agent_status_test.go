@@ -367,3 +367,40 @@ func TestAgentTranscriptRotatedAndDeleted(t *testing.T) {
 		t.Errorf("after deletion: transcript %q, status %s, error %q", p, a.Status, a.TranscriptError)
 	}
 }
+
+// A negative EndedKeep drops an agent's row as soon as its process is gone;
+// the default keeps it 5 minutes on the injected clock, and not a second
+// more.
+func TestAgentEndedKeep(t *testing.T) {
+	for _, tc := range []struct {
+		keep  time.Duration
+		shown []time.Duration // after the exit: the row is there at these
+		gone  time.Duration
+	}{
+		{-time.Second, nil, 0},
+		{0, []time.Duration{0, 5 * time.Minute}, 5*time.Minute + time.Second},
+	} {
+		root, _ := agentFixture(t)
+		ag := newAgentGatherer(t, root, AgentStatusConfig{EndedKeep: tc.keep})
+		ag.gather(agentNow)
+		if err := os.RemoveAll(filepath.Join(root, "105")); err != nil {
+			t.Fatal(err)
+		}
+		has := func(at time.Duration) bool {
+			for _, s := range ag.gather(agentNow.Add(time.Second + at)) {
+				if s.Name == "claude/work/app" {
+					return s.Attrs[AttrStatus] == AgentEnded
+				}
+			}
+			return false
+		}
+		for _, at := range tc.shown {
+			if !has(at) {
+				t.Errorf("keep %v: no ended row %v after the exit", tc.keep, at)
+			}
+		}
+		if has(tc.gone) {
+			t.Errorf("keep %v: an ended row %v after the exit", tc.keep, tc.gone)
+		}
+	}
+}
