@@ -393,3 +393,20 @@ func TestTranscriptFirstReadBounded(t *testing.T) {
 		t.Errorf("replaced by a small file: skipped %d, turns %d", f.t.SkippedBytes, f.t.Turns)
 	}
 }
+
+// Memory per transcript stays bounded however many tool uses a message
+// asks for: at most maxPendingTools ids are kept.
+func TestTranscriptPendingToolsBounded(t *testing.T) {
+	t0 := time.Date(2023, 11, 14, 22, 0, 0, 0, time.UTC)
+	var lines []string
+	for i := range 3 * maxPendingTools {
+		lines = append(lines, claudeAssistantLine(t0, fmt.Sprintf("msg_%d", i), claudeModel, fmt.Sprintf("tool_use:toolu_%d", i), "tool_use", 1, 1, 1, 1))
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, lines, "")
+	f := newTestTranscript(path, "claude")
+	f.update(nil, t0)
+	if f.t.PendingTools != maxPendingTools || len(f.t.pending) != maxPendingTools || cap(f.t.pending) > 2*maxPendingTools {
+		t.Errorf("pending %d, kept %d ids (capacity %d), want %d", f.t.PendingTools, len(f.t.pending), cap(f.t.pending), maxPendingTools)
+	}
+}
