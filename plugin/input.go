@@ -39,7 +39,10 @@ type Input struct {
 	AgentTranscripts    []string `toml:"agent_transcripts"`
 	AgentContextWindows []string `toml:"agent_context_windows"`
 	AgentActiveWithin   string   `toml:"agent_active_within"`
+	AgentBusyCPU        float64  `toml:"agent_busy_cpu"`
+	AgentTurnTimeout    string   `toml:"agent_turn_timeout"`
 	AgentEndedKeep      string   `toml:"agent_ended_keep"`
+	AgentFirstRead      string   `toml:"agent_first_read"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
 	ProcessTop          int      `toml:"process_top"`
@@ -157,12 +160,15 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		Agents:              in.Agents,
 		AgentTranscripts:    in.AgentTranscripts,
 		AgentContextWindows: in.AgentContextWindows,
+		AgentFirstRead:      in.AgentFirstRead,
+		AgentStatus:         procwalk.AgentStatusConfig{BusyCPUPercent: in.AgentBusyCPU}, // 0: the default
 	}
 	for _, d := range []struct {
 		key, value string
 		dst        *time.Duration
 	}{
 		{"agent_active_within", in.AgentActiveWithin, &opts.AgentStatus.ActiveWithin},
+		{"agent_turn_timeout", in.AgentTurnTimeout, &opts.AgentStatus.TurnTimeout},
 		{"agent_ended_keep", in.AgentEndedKeep, &opts.AgentStatus.EndedKeep},
 	} {
 		if d.value == "" {

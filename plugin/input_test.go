@@ -66,6 +66,10 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, Trees: []string{"build=("}}, "trees"},
 		{Input{Proc: fixtureProc, Groups: "testdata/no-such-rules"}, "groups"},
 		{Input{Proc: fixtureProc, Agents: []string{"no-regex"}}, "agents"},
+		{Input{Proc: fixtureProc, AgentTurnTimeout: "soon"}, "agent_turn_timeout"},
+		{Input{Proc: fixtureProc, AgentTurnTimeout: "-1m"}, "agent_turn_timeout"},
+		{Input{Proc: fixtureProc, AgentBusyCPU: -5}, "agent_busy_cpu"},
+		{Input{Proc: fixtureProc, AgentFirstRead: "1k"}, "agent_first_read"},
 	}
 	for _, tt := range tests {
 		err := tt.in.Init()

@@ -52,31 +52,16 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 			w.floatField("growth_bytes_per_minute", v)
 		}
 	}
-	if a := s.Agent; a != nil {
-		writeAgent(w, s, a, t)
-	}
-	w.end(t)
-}
-
-// writeAgent writes an agent session's fields: the model and session id
-// as strings, the numbers of procwalk.AgentFields under their names.
-func writeAgent(w metricWriter, s *procwalk.Session, a *procwalk.AgentState, t time.Time) {
-	if m := s.Attrs[procwalk.AttrModel]; m != "" {
-		w.stringField("model", m)
-	}
-	if id := s.Attrs[procwalk.AttrSessionID]; id != "" {
-		w.stringField("session_id", id)
-	}
-	for _, d := range procwalk.AgentFields() {
-		v, ok := d.Value(a, t)
-		switch {
-		case !ok:
-		case d.Integer:
-			w.intField(d.Name, int64(v))
-		default:
-			w.floatField(d.Name, v)
+	if s.Agent != nil {
+		// An agent's strings; its numbers are session metrics marked Agent.
+		if m := s.Attrs[procwalk.AttrModel]; m != "" {
+			w.stringField("model", m)
+		}
+		if id := s.Attrs[procwalk.AttrSessionID]; id != "" {
+			w.stringField("session_id", id)
 		}
 	}
+	w.end(t)
 }
 
 // writeProcess writes one procwalk_process line. rank (1 = the top) makes

@@ -265,7 +265,7 @@ func TestWriteAgentSession(t *testing.T) {
 		Totals: procwalk.SessionTotals{Totals: procwalk.Totals{Procs: 2}},
 		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: t0.Add(-5 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.5,
 			Transcript: &procwalk.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
-				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456}},
+				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456, SkippedBytes: 65536}},
 	}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
 	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
@@ -275,7 +275,7 @@ func TestWriteAgentSession(t *testing.T) {
 		"context_used_tokens": int64(183000), "context_window_tokens": int64(200000), "context_percent": 91.5,
 		"input_tokens": int64(120), "output_tokens": int64(9000), "cache_read_tokens": int64(800000), "cache_creation_tokens": int64(40000),
 		"turns": int64(4), "pending_tools": int64(1), "last_activity_unix_seconds": t0.Add(-5 * time.Minute).Unix(),
-		"transcript_bytes": int64(123456), "transcript_malformed_lines": int64(0)}
+		"transcript_bytes": int64(123456), "transcript_skipped_bytes": int64(65536), "transcript_malformed_lines": int64(0)}
 	for k, v := range want {
 		if !reflect.DeepEqual(p.fields[k], v) {
 			t.Errorf("%s = %#v, want %#v", k, p.fields[k], v)
@@ -284,7 +284,7 @@ func TestWriteAgentSession(t *testing.T) {
 	s.Agent = &procwalk.AgentState{Status: "idle", StatusSince: t0}
 	s.Attrs = map[string]string{procwalk.AttrAgent: "aider", procwalk.AttrStatus: "idle"}
 	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
-	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns"} {
+	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns", "transcript_skipped_bytes"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("no transcript, yet %s = %v", absent, v)
 		}

@@ -15,7 +15,10 @@ import (
 // for 20 agents whose transcripts hold 50 MB each, reading only the bytes
 // appended since the last gather:
 //
-//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x
+//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x -v
+//
+// It logs the first gather too, as a one-shot command makes it: with the
+// default bound of a first read (8 MiB of each transcript) and whole.
 //
 // Each iteration appends one assistant line to every transcript, then
 // groups the same snapshot twice, interleaved: with the transcript sources
@@ -51,27 +54,34 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	newGrouper := func(transcripts bool) *Grouper {
+	newGrouper := func(transcripts bool, firstRead int64) *Grouper {
 		rules := DefaultAgents()
 		if !transcripts {
 			for i := range rules {
 				rules[i].Transcript = nil
 			}
 		}
-		g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules})
+		g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules,
+			AgentStatus: AgentStatusConfig{FirstReadBytes: firstRead}})
 		if err != nil {
 			b.Fatal(err)
 		}
 		return g
 	}
-	withT, bare := newGrouper(true), newGrouper(false)
+	withT, bare := newGrouper(true, 0), newGrouper(false, 0)
 	s, err := NewMonitor(fsys, MonitorConfig{NoRates: true, Keep: true, Clock: &stepClock{t: agentNow}}, withT).Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
-	first := time.Now()
-	sessions, _ := withT.Group(s) // the first read of every transcript: 1 GB
-	b.Logf("first gather read %d transcripts of %d MB in %v", countTranscripts(sessions), size>>20, time.Since(first).Round(time.Millisecond))
+	// The first read of every transcript, bounded (the default, 8 MiB of
+	// each) and whole (1 GB), as a one-shot procwalk sessions reads them.
+	for _, g := range []*Grouper{withT, newGrouper(true, -1)} {
+		first, c0 := time.Now(), cpuTime(b)
+		sessions, _ := g.Group(s)
+		b.Logf("first gather, first read bound %d bytes (-1: none): %d transcripts of %d MB, %d MB read, %d MB skipped, in %v wall, %v CPU",
+			g.cfg.AgentStatus.withDefaults().FirstReadBytes, countTranscripts(sessions), size>>20, readBytes(sessions)>>20,
+			(transcriptBytes(g)-readBytes(sessions))>>20, time.Since(first).Round(time.Millisecond), (cpuTime(b) - c0).Round(time.Millisecond))
+	}
 	bare.Group(s)
 	line := []byte(claudeAssistantLine(t0, "msg_bench", claudeModel, "text", "end_turn", 4, 40, 15000, 200) + "\n")
 
@@ -148,6 +158,17 @@ func transcriptBytes(g *Grouper) int64 {
 	for _, t := range g.kind(KindAgent).(*agentKind).tracker.byLeader {
 		if t.file != nil {
 			n += t.file.offset + int64(len(t.file.line))
+		}
+	}
+	return n
+}
+
+// readBytes sums the transcript bytes the sessions' reads took in.
+func readBytes(sessions []Session) int64 {
+	var n int64
+	for i := range sessions {
+		if a := sessions[i].Agent; a != nil && a.Transcript != nil {
+			n += a.Transcript.Bytes - a.Transcript.SkippedBytes
 		}
 	}
 	return n

@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -25,27 +26,47 @@ const (
 	AgentEnded   = "ended"
 )
 
-// AgentStatusConfig holds the thresholds of the status rules. The zero value
-// means the defaults documented on each field.
+// AgentStatusConfig holds the thresholds of the status rules and the
+// bound of a transcript's first read. A zero field means its default
+// (DefaultAgentStatus).
 type AgentStatusConfig struct {
-	// ActiveWithin: a transcript that grew this recently means working;
-	// 0 means 10 s.
+	// ActiveWithin: a transcript that grew this recently means working.
 	ActiveWithin time.Duration
 	// BusyCPUPercent: the agent's processes using this much CPU (percent
-	// of one core, between two gathers) means working; 0 means 5.
+	// of one core, between two gathers) means working.
 	BusyCPUPercent float64
 	// TurnTimeout: after the person's prompt or a tool's result the model
-	// is answering (working) for at most this long without a line; 0 means
-	// 10 min.
+	// is answering (working) for at most this long without a line.
 	TurnTimeout time.Duration
-	// EndedKeep is how long an ended agent's row stays; 0 means 5 min,
-	// negative means not at all.
+	// EndedKeep is how long an ended agent's row stays; negative means
+	// not at all.
 	EndedKeep time.Duration
+	// FirstReadBytes bounds the first read of a transcript: of a larger
+	// file only the first line and the last FirstReadBytes are read, and
+	// Transcript.SkippedBytes says how much was not. Negative means the
+	// whole file.
+	FirstReadBytes int64
 	// ContextWindows maps a model family (a prefix of the model name) to
-	// its context window in tokens; the longest matching prefix wins. nil
-	// means DefaultContextWindows(). A window the transcript states
-	// (Codex does) wins over these.
+	// its context window in tokens; the longest matching prefix wins. A
+	// window the transcript states (Codex does) wins over these.
 	ContextWindows map[string]int64
+}
+
+// DefaultAgentStatus is the configuration a zero AgentStatusConfig means:
+// working when the transcript grew within 10 s or the processes use 5 % of
+// a core, answering for at most 10 min, ended rows kept 5 min, first reads
+// bounded to 8 MiB, DefaultContextWindows.
+func DefaultAgentStatus() AgentStatusConfig {
+	return AgentStatusConfig{
+		ActiveWithin:   10 * time.Second,
+		BusyCPUPercent: 5,
+		TurnTimeout:    10 * time.Minute,
+		EndedKeep:      5 * time.Minute,
+		// 8 MiB holds the whole of most sessions and the last hundreds of
+		// turns of any; 20 such first reads take about a second.
+		FirstReadBytes: 8 << 20,
+		ContextWindows: DefaultContextWindows(),
+	}
 }
 
 // DefaultContextWindows are the context windows of the model families the
@@ -71,6 +92,26 @@ func ParseContextWindow(s string) (family string, tokens int64, err error) {
 		}
 	}
 	return "", 0, fmt.Errorf("%w: context window %q: want FAMILY=TOKENS, e.g. claude=200000", ErrBadConfig, s)
+}
+
+// ParseFirstRead reads the bound of a transcript's first read as options
+// give it: a size such as 8MiB (at least 64 KiB: a line of the format, and
+// more), "all" for the whole file (-1), or "" for the default (0).
+func ParseFirstRead(s string) (int64, error) {
+	switch s {
+	case "":
+		return 0, nil
+	case "all":
+		return -1, nil
+	}
+	n, err := ParseBytes(s)
+	if err != nil {
+		return 0, fmt.Errorf("%w; or all for whole files", err)
+	}
+	if n < transcriptChunk {
+		return 0, fmt.Errorf("%s is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all", s)
+	}
+	return int64(n), nil
 }
 
 // ContextWindows reads FAMILY=TOKENS specs over DefaultContextWindows(),
@@ -115,27 +156,21 @@ func WithTranscripts(rules []AgentRule, specs []string) ([]AgentRule, error) {
 }
 
 func (c AgentStatusConfig) withDefaults() AgentStatusConfig {
-	if c.ActiveWithin == 0 {
-		c.ActiveWithin = 10 * time.Second
-	}
-	if c.BusyCPUPercent == 0 {
-		c.BusyCPUPercent = 5
-	}
-	if c.TurnTimeout == 0 {
-		c.TurnTimeout = 10 * time.Minute
-	}
-	if c.EndedKeep == 0 {
-		c.EndedKeep = 5 * time.Minute
-	}
+	d := DefaultAgentStatus()
+	c.ActiveWithin = cmp.Or(c.ActiveWithin, d.ActiveWithin)
+	c.BusyCPUPercent = cmp.Or(c.BusyCPUPercent, d.BusyCPUPercent)
+	c.TurnTimeout = cmp.Or(c.TurnTimeout, d.TurnTimeout)
+	c.EndedKeep = cmp.Or(c.EndedKeep, d.EndedKeep)
+	c.FirstReadBytes = cmp.Or(c.FirstReadBytes, d.FirstReadBytes)
 	if c.ContextWindows == nil {
-		c.ContextWindows = DefaultContextWindows()
+		c.ContextWindows = d.ContextWindows
 	}
 	return c
 }
 
 func (c AgentStatusConfig) check() error {
 	if c.ActiveWithin < 0 || c.TurnTimeout < 0 || !(c.BusyCPUPercent >= 0) {
-		return fmt.Errorf("agent status thresholds must not be negative")
+		return fmt.Errorf("agent status thresholds must not be negative: ActiveWithin %v, TurnTimeout %v, BusyCPUPercent %v", c.ActiveWithin, c.TurnTimeout, c.BusyCPUPercent)
 	}
 	for fam, w := range c.ContextWindows {
 		if fam == "" || w <= 0 {
@@ -319,7 +354,7 @@ func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, tr *agent
 		t.uid, t.home = g.agentOwner(leader)
 	}
 	if t.rule >= 0 && g.cfg.Agents[t.rule].Transcript != nil && t.home != "" && t.cwd != "" {
-		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed)
+		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed, cfg.FirstReadBytes)
 	}
 	a.TranscriptError = t.err
 	if t.file != nil {
@@ -422,7 +457,8 @@ func environValue(b []byte, key string) string {
 
 // readTranscript finds the agent's transcript (again when a directory
 // changed) and reads what was appended to it.
-func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, now time.Time, claimed map[string]bool) {
+// A first read reads at most firstRead bytes of its end (transcriptFile).
+func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, now time.Time, claimed map[string]bool, firstRead int64) {
 	if t.dirs == nil {
 		t.dirs = map[string]time.Time{}
 	}
@@ -442,7 +478,7 @@ func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *Transcrip
 			if t.file != nil {
 				delete(claimed, t.file.path)
 			}
-			t.file = &transcriptFile{path: path, uid: t.uid, parser: newTranscriptParser(src.Parser)}
+			t.file = &transcriptFile{path: path, uid: t.uid, parser: newTranscriptParser(src.Parser), firstRead: firstRead}
 			claimed[path] = true
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -233,27 +234,40 @@ func TestContextWindowFamilies(t *testing.T) {
 	}
 }
 
-// Every field is absent without a transcript, and read from it with one.
-func TestAgentFields(t *testing.T) {
+// Every agent metric is absent for a session that is no agent, and without
+// a transcript (status_seconds aside); each is read from it with one.
+func TestAgentMetrics(t *testing.T) {
 	now := agentNow
-	bare := &AgentState{Status: AgentIdle}
 	full := &AgentState{Status: AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
 		Transcript: &Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
-			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, Malformed: 1, Oversized: 1}}
+			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1}}
 	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
 		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
-		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_malformed_lines": 2}
-	fields := AgentFields()
-	if len(fields) != len(want) {
-		t.Errorf("%d fields, want %d", len(fields), len(want))
-	}
-	for _, d := range fields {
-		if v, ok := d.Value(bare, now); ok {
+		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_skipped_bytes": 4000, "transcript_malformed_lines": 2}
+	none := &Session{Kind: KindTmux}
+	bare := &Session{Kind: KindAgent, Agent: &AgentState{Status: AgentIdle}}
+	agent := &Session{Kind: KindAgent, Agent: full}
+	n := 0
+	for _, d := range SessionMetrics() {
+		if _, isAgent := want[d.Name]; isAgent != d.Agent {
+			t.Errorf("%s: Agent %v", d.Name, d.Agent)
+		}
+		if !d.Agent {
+			continue
+		}
+		n++
+		if v, ok := d.Value(none, 0, now); ok {
+			t.Errorf("%s of a tmux session: %v", d.Name, v)
+		}
+		if v, ok := d.Value(bare, 0, now); ok {
 			t.Errorf("%s without a transcript: %v", d.Name, v)
 		}
-		if v, ok := d.Value(full, now); !ok || v != want[d.Name] {
+		if v, ok := d.Value(agent, 0, now); !ok || v != want[d.Name] {
 			t.Errorf("%s: %v %v, want %v", d.Name, v, ok, want[d.Name])
 		}
+	}
+	if n != len(want) {
+		t.Errorf("%d agent metrics, want %d", n, len(want))
 	}
 }
 
@@ -278,5 +292,115 @@ func TestAgentOptions(t *testing.T) {
 	}
 	if _, err := NewGrouper(FS{}, GroupConfig{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
 		t.Error("a zero context window accepted")
+	}
+}
+
+// The Grouper bounds a transcript's first read by FirstReadBytes: the
+// status and context come from the end, and what was not read is said.
+func TestAgentFirstReadBound(t *testing.T) {
+	root, home := agentFixture(t)
+	var lines []string
+	for i := range 50 {
+		lines = append(lines, claudeUserLine(agentNow.Add(-time.Hour+time.Duration(i)*time.Second), "again"))
+	}
+	lines = append(lines, claudeAssistantLine(agentNow.Add(-5*time.Minute), "msg_09", claudeModel, "tool_use:toolu_09", "tool_use", 3, 30, 150000, 2000))
+	writeTranscript(t, claudeFile(home, "s"), lines, agentNow.Add(-5*time.Minute))
+	for _, tc := range []struct {
+		firstRead int64
+		whole     bool
+	}{{2048, false}, {-1, true}, {0, true}} { // 0: the default, 8 MiB
+		a := agentOf(t, newAgentGatherer(t, root, AgentStatusConfig{FirstReadBytes: tc.firstRead}).gather(agentNow), "agent:claude/work/app")
+		tr := a.Transcript
+		if tr == nil || a.Status != AgentBlocked || tr.ContextUsedTokens != 152003 || (tr.SkippedBytes == 0) != tc.whole || (tr.Turns == 50) != tc.whole {
+			t.Errorf("first read %d: status %s, transcript %+v", tc.firstRead, a.Status, tr)
+		}
+	}
+}
+
+// Two agents in one folder never share a transcript: each takes its own of
+// the files written since it started.
+func TestAgentTranscriptsNotShared(t *testing.T) {
+	root, home := agentFixture(t)
+	for _, pid := range []string{"203", "207"} { // claude/other/app and claude/other/app#2
+		if err := os.WriteFile(filepath.Join(root, pid, "environ"), []byte("HOME="+home+"\x00"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(home, ".claude", "projects", "-home-dev-other-app")
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	writeTranscript(t, a, claudeConversation(agentNow.Add(-3*time.Minute)), agentNow.Add(-2*time.Minute))
+	writeTranscript(t, b, claudeConversation(agentNow.Add(-2*time.Minute)), agentNow.Add(-time.Minute))
+	sessions := newAgentGatherer(t, root, AgentStatusConfig{}).gather(agentNow)
+	one, two := agentOf(t, sessions, "agent:claude/other/app"), agentOf(t, sessions, "agent:claude/other/app#2")
+	if one.Transcript == nil || two.Transcript == nil || one.Transcript.Path == two.Transcript.Path {
+		t.Errorf("transcripts %+v and %+v, want a.jsonl and b.jsonl, one each", one.Transcript, two.Transcript)
+	}
+}
+
+// An agent follows its transcript when the agent starts a new one (Claude
+// Code's /clear) and when it is deleted: no transcript then, and why.
+func TestAgentTranscriptRotatedAndDeleted(t *testing.T) {
+	root, home := agentFixture(t)
+	first, second := claudeFile(home, "first"), claudeFile(home, "second")
+	writeTranscript(t, first, claudeConversation(agentNow.Add(-10*time.Minute)), agentNow.Add(-10*time.Minute))
+	ag := newAgentGatherer(t, root, AgentStatusConfig{})
+	path := func(at time.Time) (string, *AgentState) {
+		a := agentOf(t, ag.gather(at), "agent:claude/work/app")
+		if a.Transcript == nil {
+			return "", a
+		}
+		return a.Transcript.Path, a
+	}
+	if p, _ := path(agentNow); p != first {
+		t.Fatalf("transcript %q, want %q", p, first)
+	}
+	writeTranscript(t, second, []string{claudeUserLine(agentNow.Add(10*time.Second), "new topic")}, agentNow.Add(10*time.Second))
+	if p, a := path(agentNow.Add(20 * time.Second)); p != second || a.Transcript.Turns != 1 {
+		t.Errorf("after a new transcript: %q (%+v), want %q", p, a.Transcript, second)
+	}
+	for _, f := range []string{first, second} {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || !strings.Contains(a.TranscriptError, "no such file") {
+		t.Errorf("after deletion: transcript %q, status %s, error %q", p, a.Status, a.TranscriptError)
+	}
+}
+
+// A negative EndedKeep drops an agent's row as soon as its process is gone;
+// the default keeps it 5 minutes on the injected clock, and not a second
+// more.
+func TestAgentEndedKeep(t *testing.T) {
+	for _, tc := range []struct {
+		keep  time.Duration
+		shown []time.Duration // after the exit: the row is there at these
+		gone  time.Duration
+	}{
+		{-time.Second, nil, 0},
+		{0, []time.Duration{0, 5 * time.Minute}, 5*time.Minute + time.Second},
+	} {
+		root, _ := agentFixture(t)
+		ag := newAgentGatherer(t, root, AgentStatusConfig{EndedKeep: tc.keep})
+		ag.gather(agentNow)
+		if err := os.RemoveAll(filepath.Join(root, "105")); err != nil {
+			t.Fatal(err)
+		}
+		has := func(at time.Duration) bool {
+			for _, s := range ag.gather(agentNow.Add(time.Second + at)) {
+				if s.Name == "claude/work/app" {
+					return s.Attrs[AttrStatus] == AgentEnded
+				}
+			}
+			return false
+		}
+		for _, at := range tc.shown {
+			if !has(at) {
+				t.Errorf("keep %v: no ended row %v after the exit", tc.keep, at)
+			}
+		}
+		if has(tc.gone) {
+			t.Errorf("keep %v: an ended row %v after the exit", tc.keep, tc.gone)
+		}
 	}
 }

@@ -156,6 +156,12 @@ type Transcript struct {
 	Oversized int
 	// Bytes is how far the file has been read.
 	Bytes int64
+	// SkippedBytes is how much of the file before that was never read: a
+	// first read of a file larger than AgentStatusConfig.FirstReadBytes
+	// reads its first line, then its end alone. Above 0, the cumulative
+	// counts (tokens, turns, malformed lines) are those of the part read,
+	// unless the format states totals (Codex's token_count does).
+	SkippedBytes int64
 
 	pending []string // ids of the tool uses awaiting results, oldest first
 	lastMsg string   // Claude: id of the last assistant message counted
@@ -254,16 +260,18 @@ const transcriptChunk = 64 << 10
 
 // transcriptFile reads one transcript incrementally.
 type transcriptFile struct {
-	path   string
-	uid    uint32 // the only owner accepted
-	parser transcriptParser
-	dev    uint64
-	ino    uint64
-	offset int64  // bytes consumed (lines complete, or skipped)
-	line   []byte // the unfinished last line
-	skip   bool   // inside an oversized line: drop bytes up to its newline
-	grew   time.Time
-	t      Transcript
+	path      string
+	uid       uint32 // the only owner accepted
+	parser    transcriptParser
+	firstRead int64 // bound of a first read (AgentStatusConfig.FirstReadBytes); <= 0: none
+	dev       uint64
+	ino       uint64
+	offset    int64  // bytes consumed (lines complete, or skipped)
+	line      []byte // the unfinished last line
+	skip      bool   // inside an oversized line, or the line a first read starts in: drop bytes up to its newline
+	seek      bool   // the bytes skip drops are the first read's, counted in t.SkippedBytes
+	grew      time.Time
+	t         Transcript
 }
 
 // ErrTranscriptOwner is returned for a transcript not owned by the agent's
@@ -272,7 +280,10 @@ var ErrTranscriptOwner = errors.New("transcript not owned by the agent's user")
 
 // update reads what was appended since the last call, from the start when
 // the file was replaced (another inode) or truncated (shorter than what was
-// read). buf is a reused read buffer. It reports whether the file grew.
+// read). A read from the start of a file larger than firstRead reads its
+// first line (which names the session: Codex's session_meta), then from the
+// first line that starts in its last firstRead bytes. buf is a reused read
+// buffer. It reports whether the file grew.
 func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error) {
 	fd, err := syscall.Open(f.path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
@@ -290,7 +301,7 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		return false, buf, fmt.Errorf("%s: not a regular file", f.path)
 	}
 	if uint64(st.Dev) != f.dev || st.Ino != f.ino || st.Size < f.offset+int64(len(f.line)) {
-		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, dev: uint64(st.Dev), ino: st.Ino}
+		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: uint64(st.Dev), ino: st.Ino}
 		f.t.Path = f.path
 	}
 	end := f.offset + int64(len(f.line))
@@ -301,6 +312,9 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		buf = make([]byte, transcriptChunk)
 	}
 	buf = buf[:transcriptChunk]
+	if end == 0 && f.firstRead > 0 && st.Size > f.firstRead {
+		end = f.seekTail(fd, buf, st.Size, now)
+	}
 	start := end
 	var readErr error
 	for end < st.Size {
@@ -324,6 +338,26 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 	return true, buf, nil
 }
 
+// seekTail starts the first read of a file of size bytes, larger than
+// firstRead: it folds the first line (when it ends within a chunk), then
+// skips to the byte before the last firstRead, from where skip drops the
+// rest of the line it falls in (nothing more when that byte is a newline).
+// It returns where reading goes on.
+func (f *transcriptFile) seekTail(fd int, buf []byte, size int64, now time.Time) int64 {
+	if n, _ := syscall.Pread(fd, buf[:min(int64(len(buf)), size)], 0); n > 0 {
+		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
+			f.feed(buf[:i+1], now)
+		}
+	}
+	from := size - f.firstRead - 1
+	if from <= f.offset {
+		return f.offset // the first line reaches into the end: read on from it
+	}
+	f.t.SkippedBytes = from - f.offset
+	f.offset, f.skip, f.seek = from, true, true
+	return from
+}
+
 // feed splits b into lines, keeping an unfinished last one for the next.
 func (f *transcriptFile) feed(b []byte, now time.Time) {
 	for len(b) > 0 {
@@ -331,6 +365,9 @@ func (f *transcriptFile) feed(b []byte, now time.Time) {
 		if i < 0 {
 			if f.skip {
 				f.offset += int64(len(b))
+				if f.seek {
+					f.t.SkippedBytes += int64(len(b))
+				}
 				return
 			}
 			if len(f.line)+len(b) > maxTranscriptLine {
@@ -347,7 +384,10 @@ func (f *transcriptFile) feed(b []byte, now time.Time) {
 		b = b[i+1:]
 		if f.skip {
 			f.offset += int64(len(part) + 1)
-			f.skip = false
+			if f.seek {
+				f.t.SkippedBytes += int64(len(part) + 1)
+			}
+			f.skip, f.seek = false, false
 			continue
 		}
 		line := part

@@ -299,3 +299,114 @@ func TestClaudeTranscriptLongLines(t *testing.T) {
 		t.Errorf("after a long prompt: turns %d, last %v", f.t.Turns, f.t.Last)
 	}
 }
+
+// A first read of a transcript larger than its bound reads the first line
+// and the lines that start in the last firstRead bytes, whole: the line
+// the bound falls in is dropped, not parsed from its middle; what was not
+// read is SkippedBytes, to the byte. Later reads take what is appended.
+func TestTranscriptFirstReadBounded(t *testing.T) {
+	t0 := time.Date(2023, 11, 14, 22, 0, 0, 0, time.UTC)
+	// A session id only the first line names, 40 prompts, then a tool use
+	// awaiting its result.
+	lines := []string{strings.Replace(claudeUserLine(t0, "start"), "5f2c9a1e-0000-4000-8000-000000000001", "first-line-id", 1)}
+	for i := range 40 {
+		lines = append(lines, claudeUserLine(t0.Add(time.Duration(i)*time.Second), fmt.Sprintf("prompt %02d", i)))
+	}
+	lines = append(lines, claudeAssistantLine(t0.Add(time.Minute), "msg_1", claudeModel, "tool_use:toolu_1", "tool_use", 5, 40, 150000, 29995))
+	starts := make([]int64, len(lines)+1) // starts[i]: offset of line i; the last, the size
+	for i, l := range lines {
+		starts[i+1] = starts[i] + int64(len(l)) + 1
+	}
+	size := starts[len(lines)]
+	firstEnd := starts[1]
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, lines, "")
+	for _, tc := range []struct {
+		name      string
+		firstRead int64
+		from      int // the first line read after the first
+	}{
+		{"bound on a line start", size - starts[30], 30},
+		{"bound inside a line", size - starts[30] - 5, 31},
+		{"bound one byte past a newline", size - starts[30] + 1, 30},
+		{"whole file", size, 1},
+		{"no bound", -1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newTestTranscript(path, "claude")
+			f.firstRead = tc.firstRead
+			grew, _, err := f.update(nil, t0)
+			if err != nil || !grew {
+				t.Fatalf("grew %v, %v", grew, err)
+			}
+			got := f.t
+			prompts := 41 - tc.from // lines 1..40 are prompts; the first is "start"
+			if tc.from == 1 {
+				prompts = 40
+			}
+			if want := starts[tc.from] - firstEnd; got.SkippedBytes != want || got.Bytes != size {
+				t.Errorf("skipped %d of %d, want %d of %d", got.SkippedBytes, got.Bytes, want, size)
+			}
+			if got.Turns != prompts+1 || got.Malformed != 0 || got.SessionID != "5f2c9a1e-0000-4000-8000-000000000001" {
+				t.Errorf("turns %d (want %d), malformed %d, session %q", got.Turns, prompts+1, got.Malformed, got.SessionID)
+			}
+			if got.ContextUsedTokens != 180000 || got.PendingTools != 1 || got.OutputTokens != 40 || got.Model != claudeModel {
+				t.Errorf("context %d, pending %d, output %d, model %q", got.ContextUsedTokens, got.PendingTools, got.OutputTokens, got.Model)
+			}
+		})
+	}
+
+	// Codex names its session in its first line, and states token totals:
+	// both whole after a bounded first read.
+	cpath := filepath.Join(t.TempDir(), "rollout.jsonl")
+	codex := codexLines(t0, "/home/dev/work/app")
+	pad := strings.Repeat(`{"timestamp":"2023-11-14T22:00:01.000Z","type":"event_msg","payload":{"type":"agent_reasoning","text":"thinking"}}`+"\n", 200)
+	writeLines(t, cpath, codex[:1], pad+strings.Join(codex[1:], "\n")+"\n")
+	f := newTestTranscript(cpath, "codex")
+	f.firstRead = 4096
+	f.update(nil, t0)
+	if got := f.t; got.SkippedBytes <= 0 || got.SessionID != "0199a213-81c0-7800-8aa1-bbab2a035a53" || got.CWD != "/home/dev/work/app" ||
+		got.InputTokens != 6000 || got.CacheReadTokens != 15000 || got.PendingTools != 1 || got.Malformed != 0 {
+		t.Errorf("codex: skipped %d, session %q, cwd %q, input %d, cache %d, pending %d, malformed %d",
+			got.SkippedBytes, got.SessionID, got.CWD, got.InputTokens, got.CacheReadTokens, got.PendingTools, got.Malformed)
+	}
+
+	// What is appended next is read alone; a replaced file is a first
+	// read again.
+	f = newTestTranscript(path, "claude")
+	f.firstRead = size - starts[30]
+	f.update(nil, t0)
+	skipped := f.t.SkippedBytes
+	more := claudeToolResultLine(t0.Add(2*time.Minute), "toolu_1") + "\n"
+	appendText(t, path, more)
+	f.update(nil, t0)
+	if f.t.SkippedBytes != skipped || f.t.Bytes != size+int64(len(more)) || f.t.PendingTools != 0 {
+		t.Errorf("after an append: skipped %d (was %d), bytes %d, pending %d", f.t.SkippedBytes, skipped, f.t.Bytes, f.t.PendingTools)
+	}
+	small := filepath.Join(t.TempDir(), "new.jsonl")
+	writeLines(t, small, claudeConversation(t0), "")
+	if err := os.Rename(small, path); err != nil {
+		t.Fatal(err)
+	}
+	f.update(nil, t0)
+	if f.t.SkippedBytes != 0 || f.t.Turns != 1 {
+		t.Errorf("replaced by a small file: skipped %d, turns %d", f.t.SkippedBytes, f.t.Turns)
+	}
+}
+
+// Memory per transcript stays bounded however many tool uses a message
+// asks for: at most maxPendingTools ids are kept.
+func TestTranscriptPendingToolsBounded(t *testing.T) {
+	t0 := time.Date(2023, 11, 14, 22, 0, 0, 0, time.UTC)
+	var lines []string
+	for i := range 3 * maxPendingTools {
+		lines = append(lines, claudeAssistantLine(t0, fmt.Sprintf("msg_%d", i), claudeModel, fmt.Sprintf("tool_use:toolu_%d", i), "tool_use", 1, 1, 1, 1))
+	}
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, lines, "")
+	f := newTestTranscript(path, "claude")
+	f.update(nil, t0)
+	if f.t.PendingTools != maxPendingTools || len(f.t.pending) != maxPendingTools || cap(f.t.pending) > 2*maxPendingTools {
+		t.Errorf("pending %d, kept %d ids (capacity %d), want %d", f.t.PendingTools, len(f.t.pending), cap(f.t.pending), maxPendingTools)
+	}
+}

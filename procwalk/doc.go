@@ -104,5 +104,5 @@
 // Agent sessions also carry an AgentState (Session.Agent): working, idle,
 // blocked or ended, model, context and token use, from the agent's
 // transcript, which the Grouper reads incrementally (agent_status.go,
-// AgentStatusConfig, TranscriptSource; AgentFields lists the numbers).
+// AgentStatusConfig, TranscriptSource; the numbers are the session metrics marked Agent).
 package procwalk

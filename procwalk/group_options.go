@@ -27,8 +27,11 @@ type GroupOptions struct {
 	Agents              []string // NAME=REGEX each, added to DefaultAgents
 	AgentTranscripts    []string // NAME=PARSER:DIR each (WithTranscripts)
 	AgentContextWindows []string // FAMILY=TOKENS each (ContextWindows)
-	AgentStatus         AgentStatusConfig
-	Users               *Users
+	// AgentFirstRead bounds a transcript's first read: a size (ParseBytes)
+	// or "all"; "" is the default. It sets AgentStatus.FirstReadBytes.
+	AgentFirstRead string
+	AgentStatus    AgentStatusConfig
+	Users          *Users
 }
 
 // OptionError is a bad GroupOptions setting. Option is its name as a
@@ -93,7 +96,25 @@ func (o GroupOptions) Config() (GroupConfig, error) {
 			cfg.Agents = append(cfg.Agents, rule)
 		}
 	}
+	st := o.AgentStatus
+	for _, c := range []struct {
+		option, value string
+		negative      bool
+	}{
+		{"agent_active_within", st.ActiveWithin.String(), st.ActiveWithin < 0},
+		{"agent_busy_cpu", fmt.Sprint(st.BusyCPUPercent), !(st.BusyCPUPercent >= 0)},
+		{"agent_turn_timeout", st.TurnTimeout.String(), st.TurnTimeout < 0},
+	} {
+		if c.negative {
+			return bad(c.option, c.value, fmt.Errorf("must not be negative (0 means the default)"))
+		}
+	}
 	var err error
+	if o.AgentFirstRead != "" {
+		if cfg.AgentStatus.FirstReadBytes, err = ParseFirstRead(o.AgentFirstRead); err != nil {
+			return bad("agent_first_read", fmt.Sprintf("%q", o.AgentFirstRead), err)
+		}
+	}
 	if cfg.AgentStatus.ContextWindows, err = ContextWindows(o.AgentContextWindows); err != nil {
 		return bad("agent_context_windows", "", err)
 	}

@@ -6,9 +6,10 @@ import (
 )
 
 // session_metric.go is the catalogue of session metrics: each sum, count,
-// rate and limit a Session carries, once, with its name, unit, type and
-// the rule for when it is absent. Telegraf's procwalk_session fields and
-// Lua's session fields are views of it. Where a session metric is the sum
+// rate and limit a Session carries, and the numbers of an agent session's
+// status and transcript, once, with its name, unit, type and the rule for
+// when it is absent. Telegraf's procwalk_session fields, Lua's session
+// fields, and the agent objects of JSON and Lua are views of it. Where a session metric is the sum
 // of a process metric it has the process metric's name (rss_bytes,
 // cpu_percent ...); counters of a session are its cumulative ones, which
 // never go back when a member exits.
@@ -25,7 +26,10 @@ type SessionMetricDesc struct {
 	// Integer values are whole numbers; Flag values are 1 or 0, written
 	// as true or false.
 	Integer, Flag bool
-	Help          string
+	// Agent metrics are those of Session.Agent, absent for other
+	// sessions; outputs list them in their agent objects too.
+	Agent bool
+	Help  string
 
 	value func(ss *Session, read Fields, now time.Time) (float64, bool)
 }
@@ -63,7 +67,7 @@ func SessionMetrics() []SessionMetricDesc {
 		}
 		return 0
 	}
-	return []SessionMetricDesc{
+	return append([]SessionMetricDesc{
 		{Name: "procs", Type: Gauge, Integer: true, Help: "members",
 			value: total(func(t *SessionTotals) float64 { return float64(t.Procs) }, always)},
 		{Name: "threads", Type: Gauge, Integer: true, Help: "sum of the members' threads",
@@ -131,6 +135,75 @@ func SessionMetrics() []SessionMetricDesc {
 			})},
 		{Name: "danger", Type: Gauge, Flag: true, Help: "memory or CPU at or above the danger threshold of its limit",
 			value: cgroup(func(c *CgroupUsage, _ *SessionTotals) (float64, bool) { return flag(c.Danger), true })},
+	}, agentMetrics()...)
+}
+
+// agentMetrics are the numbers of an agent session (agent_status.go).
+func agentMetrics() []SessionMetricDesc {
+	type v = func(ss *Session, read Fields, now time.Time) (float64, bool)
+	agent := func(f func(a *AgentState, now time.Time) (float64, bool)) v {
+		return func(ss *Session, _ Fields, now time.Time) (float64, bool) {
+			if ss.Agent == nil {
+				return 0, false
+			}
+			return f(ss.Agent, now)
+		}
+	}
+	// tr is a figure of the transcript, absent without one.
+	tr := func(f func(t *Transcript) int64) v {
+		return agent(func(a *AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil {
+				return 0, false
+			}
+			return float64(f(a.Transcript)), true
+		})
+	}
+	contextKnown := func(a *AgentState) bool { return a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 }
+	return []SessionMetricDesc{
+		{Name: "status_seconds", Unit: "seconds", Type: Gauge, Integer: true, Agent: true, Help: "time in the current status",
+			value: agent(func(a *AgentState, now time.Time) (float64, bool) {
+				return float64(int64(max(now.Sub(a.StatusSince), 0) / time.Second)), !a.StatusSince.IsZero()
+			})},
+		{Name: "context_used_tokens", Unit: "tokens", Type: Gauge, Integer: true, Agent: true, Help: "what the last model call read: input, cache read and cache creation tokens",
+			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
+				if !contextKnown(a) {
+					return 0, false
+				}
+				return float64(a.Transcript.ContextUsedTokens), true
+			})},
+		{Name: "context_window_tokens", Unit: "tokens", Type: Gauge, Integer: true, Agent: true, Help: "the model's context window (configured per model family, or stated by the transcript)",
+			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
+				return float64(a.ContextWindowTokens), a.ContextWindowTokens > 0
+			})},
+		{Name: "context_percent", Unit: "percent", Type: Gauge, Agent: true, Help: "context_used_tokens of context_window_tokens",
+			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
+				return a.ContextPercent, contextKnown(a) && a.ContextWindowTokens > 0
+			})},
+		{Name: "input_tokens", Unit: "tokens", Type: Counter, Integer: true, Agent: true, Help: "uncached input tokens of every model call, cumulative (of the part read: transcript_skipped_bytes)",
+			value: tr(func(t *Transcript) int64 { return t.InputTokens })},
+		{Name: "output_tokens", Unit: "tokens", Type: Counter, Integer: true, Agent: true, Help: "output tokens, cumulative (of the part read)",
+			value: tr(func(t *Transcript) int64 { return t.OutputTokens })},
+		{Name: "cache_read_tokens", Unit: "tokens", Type: Counter, Integer: true, Agent: true, Help: "input tokens read from the prompt cache, cumulative (of the part read)",
+			value: tr(func(t *Transcript) int64 { return t.CacheReadTokens })},
+		{Name: "cache_creation_tokens", Unit: "tokens", Type: Counter, Integer: true, Agent: true, Help: "input tokens written to the prompt cache, cumulative (of the part read)",
+			value: tr(func(t *Transcript) int64 { return t.CacheCreationTokens })},
+		{Name: "turns", Type: Counter, Integer: true, Agent: true, Help: "prompts the person sent (in the part read)",
+			value: tr(func(t *Transcript) int64 { return int64(t.Turns) })},
+		{Name: "pending_tools", Type: Gauge, Integer: true, Agent: true, Help: "tool uses awaiting their results",
+			value: tr(func(t *Transcript) int64 { return int64(t.PendingTools) })},
+		{Name: "last_activity_unix_seconds", Unit: "seconds", Type: Gauge, Integer: true, Agent: true, Help: "time of the transcript's last entry, seconds since 1970",
+			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
+				if a.Transcript == nil || a.Transcript.LastActivity.IsZero() {
+					return 0, false
+				}
+				return float64(a.Transcript.LastActivity.Unix()), true
+			})},
+		{Name: "transcript_bytes", Unit: "bytes", Type: Gauge, Integer: true, Agent: true, Help: "how far the transcript was read: its size at the last read",
+			value: tr(func(t *Transcript) int64 { return t.Bytes })},
+		{Name: "transcript_skipped_bytes", Unit: "bytes", Type: Gauge, Integer: true, Agent: true, Help: "bytes of the transcript never read (its first read was bounded): above 0, the cumulative counts are of the part read",
+			value: tr(func(t *Transcript) int64 { return t.SkippedBytes })},
+		{Name: "transcript_malformed_lines", Type: Gauge, Integer: true, Agent: true, Help: "lines skipped: not JSON of the format, or longer than 4 MiB",
+			value: tr(func(t *Transcript) int64 { return int64(t.Malformed + t.Oversized) })},
 	}
 }
 

@@ -249,7 +249,7 @@ func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage, rates bool) *lua.LTable
 
 // agentTable converts an agent session's status and transcript figures:
 // {status, why, status_since, model, session_id, transcript, and the
-// numbers of procwalk.AgentFields}; what is unknown is nil.
+// session metrics marked Agent}; what is unknown is nil.
 func agentTable(L *lua.LState, s *procwalk.Session, snap *procwalk.Snapshot) *lua.LTable {
 	a := s.Agent
 	t := L.NewTable()
@@ -263,8 +263,8 @@ func agentTable(L *lua.LState, s *procwalk.Session, snap *procwalk.Snapshot) *lu
 			t.RawSetString(key, lua.LString(v))
 		}
 	}
-	for _, d := range procwalk.AgentFields() {
-		if v, ok := d.Value(a, snap.Time); ok {
+	for _, d := range procwalk.SessionMetrics() {
+		if v, ok := d.Value(s, snap.Fields, snap.Time); ok && d.Agent {
 			t.RawSetString(d.Name, lua.LNumber(v))
 		}
 	}

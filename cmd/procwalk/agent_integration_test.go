@@ -17,8 +17,9 @@ import (
 // A fake Claude Code (a copy of sleep named claude, in a project folder,
 // its HOME a temporary directory) whose transcript the test writes: its
 // status, model and context follow in sessions --json, Telegraf's line
-// protocol and Lua as the transcript says it works, waits for a permission
-// and ends its turn.
+// protocol, Lua, procwalk session and the agents report as the transcript
+// says it works, waits for a permission and ends its turn; a bounded first
+// read of a long transcript says what it skipped.
 func TestIntegrationAgentStatus(t *testing.T) {
 	integration(t)
 	clearEnv(t)
@@ -127,6 +128,19 @@ func TestIntegrationAgentStatus(t *testing.T) {
 			t.Errorf("telegraf line lacks %s:\n%q\nin\n%s%s", field, got, r.stdout, r.stderr)
 		}
 	}
+	// procwalk session agent:NAME says all of it; the bundled agents report
+	// has its row.
+	r = cli(t, "session", "--no-rates", "--agent-active-within", "1s", "agent:"+name)
+	for _, want := range []string{"status         blocked for ", "model          claude-opus-4-1\n", "context        180000 tokens of 200000 (90.0%)\n",
+		"tokens         input 5, output 40, cache read 150000, cache creation 29995\n", "turns          1, last entry tool_use, tool uses awaiting results: 1\n"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("session agent:%s: exit %d, lacks %q:\n%s%s", name, r.code, want, r.stdout, r.stderr)
+		}
+	}
+	r = cli(t, "run", "--no-rates", "--agent-active-within", "1s", "agents")
+	if row := regexp.MustCompile(`(?m)^claude +` + regexp.QuoteMeta(filepath.Base(proj)) + ` +blocked [0-9]+ s +claude-opus-4-1 +90% `); !row.MatchString(r.stdout + r.stderr) {
+		t.Errorf("run agents: no row matching %s in\n%s%s", row, r.stdout, r.stderr)
+	}
 	// Lua's print goes to stderr under run (stdout carries metrics).
 	script := filepath.Join(dir, "agent.lua")
 	if err := os.WriteFile(script, []byte(`local pw = require "procwalk"
@@ -147,6 +161,27 @@ print(a.status, a.model, a.context_percent, a.pending_tools)
 	}
 	if r := cli(t, "run", "--no-rates", "--agent-active-within", "1s", script); !strings.Contains("\n"+r.stdout, "\nidle\tclaude-opus-4-1\t90\t0\n") {
 		t.Errorf("lua after the turn: %q %s", r.stdout, r.stderr)
+	}
+
+	// 400 more prompts (160 KB), then a turn: a first read bounded to
+	// 64 KiB takes status and context from the end, and says what it did
+	// not read; a whole read counts every prompt.
+	var more []string
+	for i := range 400 {
+		more = append(more, line(past, "user", fmt.Sprintf(`{"role":"user","content":"prompt %d %s"}`, i, strings.Repeat("x", 300))))
+	}
+	more = append(more, line(past, "assistant", `{"id":"msg_3","model":"claude-opus-4-1","stop_reason":"end_turn","content":[{"type":"text","text":"Done."}],`+usage+`}`))
+	write(past, more...)
+	a = agentJSON("--agent-active-within", "1s", "--agent-first-read", "64KiB")
+	if skipped, _ := a["transcript_skipped_bytes"].(float64); a["status"] != "idle" || a["context_percent"] != 90.0 || skipped < 64<<10 || a["turns"] == 401.0 {
+		t.Errorf("first read bounded to 64 KiB: %v", a)
+	}
+	if a := agentJSON("--agent-active-within", "1s", "--agent-first-read", "all"); a["transcript_skipped_bytes"] != 0.0 || a["turns"] != 401.0 {
+		t.Errorf("whole first read: %v", a)
+	}
+	r = cli(t, "telegraf", "--session-kinds", "agent", "--skip-self-metrics", "--agent-first-read", "64KiB")
+	if !regexp.MustCompile(`,transcript_skipped_bytes=[1-9][0-9]{4,}i`).MatchString(r.stdout) {
+		t.Errorf("telegraf --agent-first-read 64KiB: no transcript_skipped_bytes in\n%s%s", r.stdout, r.stderr)
 	}
 }
 

@@ -18,7 +18,8 @@ func TestAgentInfoAndJSON(t *testing.T) {
 			procwalk.AttrElapsed: "2 hr", procwalk.AttrSessionID: "s-1"},
 		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
 			ContextWindowTokens: 200000, ContextPercent: 90.4,
-			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute)}},
+			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute),
+				Bytes: 9000000, SkippedBytes: 600000}},
 	}
 	if got, want := s.Info(), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
@@ -38,7 +39,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "status_seconds": 180.0,
 		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
 		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
-		"transcript_bytes": 0.0, "transcript_malformed_lines": 0.0}
+		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -46,6 +47,45 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	if len(j.Agent) != len(want) || j.Members == nil {
 		t.Errorf("agent %v, members %v (an ended agent's row has [] members)", j.Agent, j.Members)
+	}
+}
+
+// procwalk session agent:NAME says all of it, and that the sums are of the
+// part of the transcript read.
+func TestAgentSessionLines(t *testing.T) {
+	now := time.Unix(1700003600, 0)
+	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app", Attrs: map[string]string{}}
+	a := &procwalk.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
+		ContextWindowTokens: 200000, ContextPercent: 90.4,
+		Transcript: &procwalk.Transcript{Path: "/h/.claude/projects/-app/s.jsonl", Model: "claude-opus-4-1", ContextUsedTokens: 180800, InputTokens: 7,
+			OutputTokens: 12, CacheReadTokens: 3, CacheCreationTokens: 4, Turns: 2, Last: procwalk.EntryToolUse, PendingTools: 1,
+			LastActivity: now.Add(-3 * time.Minute), Bytes: 9437184, SkippedBytes: 1048576, Malformed: 1}}
+	lines := func() string {
+		var kv table
+		addAgentLines(&kv, &s, a, now)
+		var b strings.Builder
+		for _, r := range kv.rows {
+			b.WriteString(strings.Join(r, ": ") + "\n")
+		}
+		return b.String()
+	}
+	want := `status: blocked for 3m00s: a tool use awaits its result, and nothing runs
+model: claude-opus-4-1
+context: 180800 tokens of 200000 (90.4%)
+tokens: input 7, output 12, cache read 3, cache creation 4 (partial: of the part read; 1.0 MiB of the transcript was not)
+turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the part read; 1.0 MiB of the transcript was not)
+`
+	got := lines()
+	if !strings.HasPrefix(got, want) || !strings.Contains(got, "transcript: /h/.claude/projects/-app/s.jsonl (8388608 bytes read of 9437184, 1048576 not, 1 lines skipped)\n") {
+		t.Errorf("got\n%s\nwant it to start\n%s", got, want)
+	}
+	a.Transcript.SkippedBytes = 0
+	if got := lines(); strings.Contains(got, "partial") || !strings.Contains(got, "(9437184 bytes read, 1 lines skipped)") {
+		t.Errorf("a whole transcript:\n%s", got)
+	}
+	a.Transcript, a.TranscriptError = nil, "open /h/x: permission denied"
+	if got := lines(); !strings.Contains(got, "transcript: unreadable: open /h/x: permission denied") {
+		t.Errorf("no transcript:\n%s", got)
 	}
 }
 
@@ -59,6 +99,10 @@ func TestAgentFlagErrors(t *testing.T) {
 		{[]string{"--agent-transcript", "goose=claude:/x"}, `--agent-transcript: bad session config: agent transcript "goose=claude:/x": no agent "goose"`},
 		{[]string{"--agent-transcript", "claude=yaml:/x"}, `unknown parser "yaml": parsers are claude, codex`},
 		{[]string{"--agent-context-window", "claude=lots"}, `--agent-context-window: bad session config: context window "claude=lots": want FAMILY=TOKENS`},
+		{[]string{"--agent-first-read", "1k"}, `--agent-first-read "1k": 1k is less than 64 KiB`},
+		{[]string{"--agent-first-read", "lots"}, `--agent-first-read "lots": bad size "lots"`},
+		{[]string{"--agent-busy-cpu", "-1"}, `--agent-busy-cpu -1: must not be negative`},
+		{[]string{"--agent-turn-timeout", "-1s"}, `--agent-turn-timeout -1s: must not be negative`},
 	} {
 		r := cli(t, fixture(append([]string{"sessions", "--no-rates", "--kind", "agent"}, tt.args...)...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {

@@ -343,12 +343,20 @@ func addAgentLines(kv *table, s *procwalk.Session, a *procwalk.AgentState, now t
 		}
 		kv.add("context", ctx)
 	}
-	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens))
-	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools))
+	partial := ""
+	if t.SkippedBytes > 0 {
+		// A bounded first read (--agent-first-read): say so beside the sums.
+		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", formatBytes(uint64(t.SkippedBytes)))
+	}
+	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
+	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
 	if !t.LastActivity.IsZero() {
 		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.Local().Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
 	}
-	tr := printable(t.Path) + fmt.Sprintf(" (%d bytes read", t.Bytes)
+	tr := printable(t.Path) + fmt.Sprintf(" (%d bytes read", t.Bytes-t.SkippedBytes)
+	if t.SkippedBytes > 0 {
+		tr += fmt.Sprintf(" of %d, %d not", t.Bytes, t.SkippedBytes)
+	}
 	if n := t.Malformed + t.Oversized; n > 0 {
 		tr += fmt.Sprintf(", %d lines skipped", n)
 	}

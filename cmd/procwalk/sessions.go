@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -95,6 +94,7 @@ type sessionFlags struct {
 	noRates     bool
 	transcripts stringList
 	windows     stringList
+	firstRead   string
 	status      procwalk.AgentStatusConfig
 }
 
@@ -109,10 +109,18 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
 	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
 	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
-	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", 10*time.Second, "an agent whose transcript grew this recently is working")
-	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", 5, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", 10*time.Minute, "after a prompt or tool result, the model counts as answering (working) this long")
-	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", 5*time.Minute, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
+	d := procwalk.DefaultAgentStatus()
+	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", d.ActiveWithin, "an agent whose transcript grew this recently is working")
+	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
+	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", d.TurnTimeout, "after a prompt or tool result, the model counts as answering (working) this long")
+	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", d.EndedKeep, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
+	fs.StringVar(&f.firstRead, "agent-first-read", "", firstReadHelp())
+}
+
+// firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
+func firstReadHelp() string {
+	return "a transcript's first read reads its first line and this much of its end, e.g. 32MiB (default " +
+		procwalk.FormatBytes(uint64(procwalk.DefaultAgentStatus().FirstReadBytes)) + "; all: the whole file); transcript_skipped_bytes says what was not read"
 }
 
 // stringList is a repeatable string flag.
@@ -137,6 +145,7 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 		Agents:              f.agents,
 		AgentTranscripts:    f.transcripts,
 		AgentContextWindows: f.windows,
+		AgentFirstRead:      f.firstRead,
 		AgentStatus:         f.status,
 		Users:               users,
 	}

@@ -89,7 +89,7 @@ type jsonSession struct {
 	Panes   []jsonPane     `json:"panes,omitempty"`
 	// Agent is an agent session's status, model and token use: "status",
 	// "status_since", "why", "model", "session_id", "transcript",
-	// "last_activity" and the numbers of procwalk.AgentFields.
+	// "last_activity" and the session metrics marked Agent.
 	Agent   map[string]any `json:"agent,omitempty"`
 	Roots   []jsonProcID   `json:"roots"`
 	Members []jsonProcID   `json:"members"`
@@ -219,10 +219,10 @@ func newJSONAgent(now time.Time, s *procwalk.Session, a *procwalk.AgentState) ma
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
 	}
-	for _, d := range procwalk.AgentFields() {
-		v, ok := d.Value(a, now)
+	for _, d := range procwalk.SessionMetrics() {
+		v, ok := d.Value(s, 0, now) // agent metrics read no files
 		switch {
-		case !ok:
+		case !ok || !d.Agent:
 		case d.Integer:
 			j[d.Name] = int64(v)
 		default:

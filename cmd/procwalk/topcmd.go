@@ -56,6 +56,7 @@ type topCommand struct {
 	kind    string
 	cgroup  string
 	once    bool
+	view    string
 	protect string
 	grace   time.Duration
 	kinds   []string // parsed --kind, cgroup added
@@ -69,6 +70,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
 	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
+	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes or sessions")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	return &ffcli.Command{
@@ -93,6 +95,9 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	out, ok := c.e.stdout.(*os.File)
 	if (!ok || !isTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
+	}
+	if c.view != "processes" && c.view != "sessions" {
+		return usageErrorf("--view %q: want processes or sessions", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
 	if err != nil {
@@ -158,7 +163,7 @@ func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
 		return nil, err
 	}
 	return top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
 	}, src, topKiller{killer}), nil
 }
 

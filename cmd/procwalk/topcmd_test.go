@@ -31,9 +31,31 @@ func TestTopWithoutTerminal(t *testing.T) {
 			t.Errorf("line of %d runes at COLUMNS=100: %q", n, l)
 		}
 	}
-	for _, bad := range [][]string{{"top", "--grace", "0s", "--once"}, {"top", "--protect", "[", "--once"}, {"top", "x"}} {
+	for _, bad := range [][]string{{"top", "--grace", "0s", "--once"}, {"top", "--protect", "[", "--once"}, {"top", "x"}, {"top", "--once", "--view", "tree"}} {
 		if r := cli(t, fixture(bad...)...); r.code != exitUsage {
 			t.Errorf("%v: exit %d, want 2; stderr %q", bad, r.code, r.stderr)
+		}
+	}
+}
+
+// top --once --view sessions prints the sessions view: agents with their
+// status first in INFO.
+func TestTopOnceSessions(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("COLUMNS", "160")
+	t.Setenv("LINES", "30")
+	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "agent")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"KIND", "agent  claude/work/app ", "agent  codex/work/app "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(l, "agent ") && !strings.Contains(l, " idle agent=") {
+			t.Errorf("an agent row without its status first in INFO: %q", l)
 		}
 	}
 }

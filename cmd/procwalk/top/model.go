@@ -21,6 +21,9 @@ type Config struct {
 	DangerPercent float64
 	// Now is the clock of the USS growth column; nil is time.Now.
 	Now func() time.Time
+	// Sessions starts in the sessions view (Tab's second), not the
+	// processes view.
+	Sessions bool
 }
 
 // view is what the table shows.
@@ -117,8 +120,15 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
 		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
-		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24,
+		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
 	}
+}
+
+func startView(cfg Config) view {
+	if cfg.Sessions {
+		return viewSessions
+	}
+	return viewProcesses
 }
 
 // Messages.

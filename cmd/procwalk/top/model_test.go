@@ -375,3 +375,15 @@ func TestSessionsWaitForEveryKind(t *testing.T) {
 		t.Errorf("sessions view after its frame: %d rows, screen:\n%s", len(m.rows), view)
 	}
 }
+
+// An agent's row in the sessions view starts its INFO with its status (for
+// how long, when blocked), model and context use.
+func TestSessionInfoAgent(t *testing.T) {
+	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{procwalk.AttrAgent: "claude", procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrStatus: "blocked"},
+		Agent: &procwalk.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
+			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800}}}
+	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90% agent=claude"; !strings.HasPrefix(got, want) {
+		t.Errorf("INFO %q, want it to start %q", got, want)
+	}
+}

@@ -241,7 +241,9 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 // sessionInfo is a few attributes that tell a session apart.
 func sessionInfo(s *procwalk.Session) string {
 	var parts []string
-	parts = append(parts, s.AgentSummary()...) // an agent's status, model and context come first
+	if sum := s.AgentSummary(); len(sum) > 0 {
+		parts = append(parts, strings.Join(sum, ", ")) // an agent's status, model and context come first
+	}
 	if u := s.Totals.Cgroup; u != nil && u.MemoryLimitBytes > 0 {
 		parts = append(parts, "mem "+strconv.FormatFloat(u.MemoryPercent, 'f', 0, 64)+"% of "+procwalk.FormatBytes(u.MemoryLimitBytes))
 		if u.Danger {
