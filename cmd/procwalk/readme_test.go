@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,5 +80,30 @@ func TestREADMESessionMetricTable(t *testing.T) {
 	}
 	if table := sessionMetricTable(); !strings.Contains(string(readme), table) {
 		t.Errorf("README.md lacks the session metric table; paste this under \"### Session metric names\":\n%s", table)
+	}
+}
+
+// The README's table of kinds lists every kind, in the order procwalk
+// reports them: a kind's third file is its row there.
+func TestREADMEKindTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| kind | one session per | name | attributes |\n|---|---|---|---|\n")
+	if !ok {
+		t.Fatal(`README.md lacks the table of kinds ("| kind | one session per | name | attributes |")`)
+	}
+	var kinds []string
+	for _, line := range strings.Split(table, "\n") {
+		name, found := strings.CutPrefix(line, "| `")
+		if !found {
+			break
+		}
+		name, _, _ = strings.Cut(name, "`")
+		kinds = append(kinds, name)
+	}
+	if want := procwalk.Kinds(); !slices.Equal(kinds, want) {
+		t.Errorf("README's table of kinds lists %v, want a row for each of %v, in that order", kinds, want)
 	}
 }
