@@ -195,6 +195,24 @@ func TestNoArgumentsRunsDefaultCommand(t *testing.T) {
 	if r := cli(t, "--json", "--no-rates"); r.code != exitOK || !strings.HasPrefix(r.stdout, "{") || !strings.Contains(r.stdout, `"sessions": [`) {
 		t.Errorf("procwalk --json: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A flag's value that is also a command's name is a value: tree is a
+	// kind and a command.
+	plain, named = cli(t, "--kind", "tree", "--tree", "build=110", "--no-rates"), cli(t, defaultCommand, "--kind", "tree", "--tree", "build=110", "--no-rates")
+	if plain.code != exitOK || plain.stdout != named.stdout || !strings.HasPrefix(withoutHeader(plain.stdout), "tree  build ") {
+		t.Errorf("procwalk --kind tree: exit %d, stderr %q\n%s", plain.code, plain.stderr, plain.stdout)
+	}
+	// A command's flag written before its name: one line saying where it
+	// goes.
+	r := cli(t, "--kind", "tmux", "sessions")
+	if want := "procwalk: --kind is a flag of sessions: write it after the command's name (procwalk sessions --kind ...)\n"; r.code != exitUsage || r.stderr != want {
+		t.Errorf("procwalk --kind tmux sessions: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+}
+
+// withoutHeader is out without its header line.
+func withoutHeader(out string) string {
+	_, rest, _ := strings.Cut(out, "\n")
+	return rest
 }
 
 // Global flags with no command name go to the default command, and beat

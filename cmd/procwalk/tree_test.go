@@ -33,6 +33,14 @@ func TestTreeFlagsAfterPID(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s%s\nwant as %v:\n%s", pair[1], after.code, after.stdout, after.stderr, pair[0], before.stdout)
 		}
 	}
+	// An unknown flag after the argument is named as one, not taken for
+	// a second argument.
+	for _, args := range [][]string{fixture("tree", "110", "--bogus"), fixture("kill", "110", "--bogus", "--dry-run"), sessionsFixture("session", "user:dev", "--bogus")} {
+		r := cli(t, args...)
+		if want := "procwalk: flag provided but not defined: -bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q...", args, r.code, r.stderr, want)
+		}
+	}
 }
 
 func TestTree(t *testing.T) {
