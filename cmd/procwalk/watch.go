@@ -217,5 +217,7 @@ func (w *watchLoop) fail(n int, err error) {
 	if w.failed > 1 {
 		suffix = fmt.Sprintf(" (%d failed ticks in a row)", w.failed)
 	}
-	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %v\n", n, suffix, err)
+	// One line, escaped: the message may name a process, and holds the
+	// script's traceback.
+	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %s\n", n, suffix, printable(err.Error()))
 }
