@@ -140,6 +140,19 @@ type globals struct {
 	// (telegraf --execd, top, watch): only they load the BPF source under
 	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
 	longRunning bool
+	// sources says where each flag's value came from, for errors that
+	// name it (flagSources.named): runEnv's, nil elsewhere.
+	sources *flagSources
+}
+
+// named is err naming where the value it is about came from, for a
+// command that prints its error itself (telegraf --execd's E! line);
+// runEnv names the others.
+func (g *globals) named(err error) error {
+	if g.sources == nil {
+		return err
+	}
+	return g.sources.named(err)
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -218,6 +231,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
 	sources := newFlagSources()
 	addConfigFileOptions(root, sources)
+	g.sources = sources
 
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
