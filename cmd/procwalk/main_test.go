@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -230,17 +231,25 @@ func TestGlobalFlagsWithoutCommand(t *testing.T) {
 	}
 }
 
+// An interrupt says what interrupted, as main's context does ("interrupt
+// signal received"), not Go's "context canceled".
 func TestInterruptedWhileSampling(t *testing.T) {
 	clearEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	r := cliContext(t, ctx, fixture("ps", "--interval", "1m")...)
-	if r.code != exitError || !strings.Contains(r.stderr, "interrupted while sampling rates") {
-		t.Errorf("exit %d, stderr %q; want exit 1 and an interruption message", r.code, r.stderr)
-	}
-	if time.Since(start) > 30*time.Second {
-		t.Errorf("cancelling took %v: the interval wait ignores the context", time.Since(start))
+	for _, command := range []string{"ps", "sessions", "telegraf"} {
+		ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, errors.New("interrupt signal received"))
+		start := time.Now()
+		args := fixture(command, "--interval", "1m")
+		if command == "telegraf" {
+			args = append(args, "--rates")
+		}
+		r := cliContext(t, ctx, args...)
+		cancel()
+		if want := "procwalk: interrupted while sampling rates over --interval 1m0s: interrupt signal received\n"; r.code != exitError || r.stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", command, r.code, r.stderr, want)
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Errorf("%s: cancelling took %v: the interval wait ignores the context", command, time.Since(start))
+		}
 	}
 }
 

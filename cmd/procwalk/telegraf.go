@@ -241,7 +241,7 @@ func (c *telegrafCommand) waitForRates(ctx context.Context, collector *plugin.Co
 	defer wait.Stop()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("interrupted while sampling rates over --interval %v: %w", c.g.interval, ctx.Err())
+		return fmt.Errorf("interrupted while sampling rates over --interval %v: %w", c.g.interval, context.Cause(ctx))
 	case <-wait.C:
 		return nil
 	}
