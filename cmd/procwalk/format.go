@@ -194,7 +194,9 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	widths := t.layout(natural, maxWidth)
 	last := len(t.cols) - 1
 	bw := bufio.NewWriter(w)
+	var b strings.Builder
 	line := func(cells []string) {
+		b.Reset()
 		for i, cell := range cells {
 			if widths[i] == hidden {
 				continue
@@ -203,17 +205,19 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 				if maxWidth > 0 {
 					cell = cutEnd(cell, widths[i])
 				}
-				bw.WriteString(cell)
+				b.WriteString(cell)
 				break
 			}
 			cell = cutMiddle(cell, widths[i])
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if t.cols[i].right {
-				bw.WriteString(pad + cell + "  ")
+				b.WriteString(pad + cell + "  ")
 			} else {
-				bw.WriteString(cell + pad + "  ")
+				b.WriteString(cell + pad + "  ")
 			}
 		}
+		// An empty last cell leaves no trailing blanks.
+		bw.WriteString(strings.TrimRight(b.String(), " "))
 		bw.WriteByte('\n')
 	}
 	headers := make([]string, len(t.cols))

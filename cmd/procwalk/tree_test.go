@@ -72,7 +72,7 @@ func TestTree(t *testing.T) {
 201   44.0 KiB         -      1   44.0 KiB          -  ├─ (sd-pam)
 202   48.0 KiB         -      1   48.0 KiB          -  ├─ ) (
 203   52.0 KiB         -      1   52.0 KiB          -  ├─ evil\nname
-204   56.0 KiB         -      1   56.0 KiB          -  ├─ 
+204   56.0 KiB         -      1   56.0 KiB          -  ├─
 205   60.0 KiB         -      1   60.0 KiB          -  ├─ x) Z 9 9 9 (y
 303   64.0 KiB         -      1   64.0 KiB          -  └─ badfiles
 400   68.0 KiB         -      1   68.0 KiB          -  orphan
@@ -105,7 +105,7 @@ func TestTree(t *testing.T) {
 201   44.0 KiB      1   44.0 KiB  ├─ (sd-pam)
 202   48.0 KiB      1   48.0 KiB  ├─ ) (
 203   52.0 KiB      1   52.0 KiB  ├─ evil\nname
-204   56.0 KiB      1   56.0 KiB  ├─ 
+204   56.0 KiB      1   56.0 KiB  ├─
 205   60.0 KiB      1   60.0 KiB  ├─ x) Z 9 9 9 (y
 303   64.0 KiB      1   64.0 KiB  └─ badfiles
   2        0 B      2        0 B  kthreadd
