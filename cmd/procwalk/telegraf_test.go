@@ -549,3 +549,15 @@ func TestTelegrafBadValueNamesItsSource(t *testing.T) {
 		}
 	}
 }
+
+// Every command that asks tmux takes both spellings, --tmux-socket
+// (repeated) and --tmux-sockets (comma-separated).
+func TestTmuxSocketSpellingsEverywhere(t *testing.T) {
+	clearEnv(t)
+	for _, command := range []string{"sessions", "session", "kill", "top", "run", "watch", "telegraf"} {
+		r := cli(t, "help", command)
+		if r.code != exitOK || !strings.Contains(r.stdout, "\n  -tmux-socket ") || !strings.Contains(r.stdout, "\n  -tmux-sockets ") {
+			t.Errorf("%s: exit %d; want --tmux-socket and --tmux-sockets among its flags:\n%s", command, r.code, r.stdout)
+		}
+	}
+}
