@@ -239,8 +239,14 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return nil
 	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
 		return complete(ctx, e, args[1:])
+	case len(args) > 2 && args[0] == "help":
+		err := usageErrorf("help takes one command name, got %q", args[1:])
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return err
+	case len(args) == 2 && args[0] == "help" && args[1] != "help":
+		args = []string{args[1], "--help"} // procwalk help CMD
 	case len(args) >= 1 && args[0] == "help":
-		args = append(args[1:], "--help") // procwalk help CMD
+		args = []string{"--help"}
 	}
 	cmdArgs, err := commandArgs(root, args)
 	if err != nil {

@@ -132,7 +132,7 @@ func TestExitCodes(t *testing.T) {
 // parse error is one line on stderr, without the help.
 func TestHelpAndVersion(t *testing.T) {
 	clearEnv(t)
-	for _, args := range [][]string{{"--help"}, {"ps", "-h"}, {"tree", "--help"}, {"help", "tree"}, {"help"}, {"kill", "42", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"ps", "-h"}, {"tree", "--help"}, {"help", "tree"}, {"help"}, {"help", "help"}, {"kill", "42", "--help"}} {
 		r := cli(t, args...)
 		if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "EXIT CODES") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want 0, help on stdout", args, r.code, r.stderr, len(r.stdout))
@@ -148,7 +148,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if r.code != exitOK || !strings.HasPrefix(r.stdout, "procwalk ") || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("--version: exit %d, stdout %q", r.code, r.stdout)
 	}
-	for _, args := range [][]string{{"--bogus"}, fixture("ps", "--bogus"), fixture("sessions", "--limit", "x")} {
+	for _, args := range [][]string{{"--bogus"}, fixture("ps", "--bogus"), fixture("sessions", "--limit", "x"), {"help", "ps", "tree"}} {
 		r := cli(t, args...)
 		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
