@@ -138,8 +138,8 @@ func TestHelpAndVersion(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want 0, help on stdout", args, r.code, r.stderr, len(r.stdout))
 		}
 	}
-	if r := cli(t, "watch", "--help"); !strings.Contains(r.stdout, "-interval 10s") {
-		t.Errorf("watch --help does not show its 10 s default tick:\n%s", r.stdout)
+	if r := cli(t, "watch", "--help"); !strings.Contains(r.stdout, "-interval 10s") || !strings.Contains(r.stdout, "refused: watch measures rates between its ticks") {
+		t.Errorf("watch --help does not show its 10 s default tick, or offers --no-rates:\n%s", r.stdout)
 	}
 	if r := cli(t, "help", "tree"); !strings.Contains(r.stdout, "procwalk tree [flags] [PID]") {
 		t.Errorf("help tree is not tree's help:\n%s", r.stdout)
@@ -463,5 +463,12 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	want = "procwalk: --kind \"nope\": unknown session kind: kinds are "
 	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("flag: exit %d, stderr %q; want 2, %q...", r.code, r.stderr, want)
+	}
+	// A flag watch refuses, from a config file shared with sessions.
+	conf = writeConfig(t, "no-rates\n")
+	r = cli(t, fixture("watch", "--config", conf, "zombies")...)
+	want = "procwalk: config file " + conf + " line 1: no-rates does not apply to watch: rates are measured between ticks\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("watch with no-rates in the config: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
 }

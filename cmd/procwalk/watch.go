@@ -75,6 +75,8 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	iv.DefValue, iv.Usage = defaultWatchInterval.String(), "time between runs of the script (env PROCWALK_INTERVAL)"
 	c.fs = fs
 	c.f.register(fs)
+	// Registered with the sessions flags, refused below.
+	fs.Lookup("no-rates").Usage = "refused: watch measures rates between its ticks"
 	c.s.register(fs)
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
@@ -107,7 +109,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.count < 0:
 		return usageErrorf("--count %d: want 0 (no end) or more", c.count)
 	case c.f.noRates:
-		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
+		return &exitErr{Code: exitUsage, Flag: "no-rates", Err: errors.New("--no-rates does not apply to watch: rates are measured between ticks")}
 	}
 	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
 	defer stop()
