@@ -109,7 +109,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.count < 0:
 		return usageErrorf("--count %d: want 0 (no end) or more", c.count)
 	case c.f.noRates:
-		return &exitErr{Code: exitUsage, Flag: "no-rates", Err: errors.New("--no-rates does not apply to watch: rates are measured between ticks")}
+		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
 	}
 	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
 	defer stop()
