@@ -298,7 +298,13 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	if err := tmux("new-session", "-d", "-s", "victim", "sleep 1000"); err != nil {
 		t.Fatalf("tmux: %v", err)
 	}
-	t.Cleanup(func() { tmux("kill-server") })
+	socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
+	t.Cleanup(func() {
+		tmux("kill-server")
+		if p := strings.TrimSpace(string(socketPath)); p != "" {
+			os.Remove(p) // kill-server may leave it behind
+		}
+	})
 	// A pane whose process ignores TERM: only SIGKILL ends it.
 	if err := tmux("split-window", "-t", "victim", `trap "" TERM; exec sleep 1001`); err != nil {
 		t.Fatal(err)
