@@ -396,6 +396,7 @@ func TestHelpers(t *testing.T) {
 		{`print(pw.duration(0), pw.duration(42.9), pw.duration(125), pw.duration(7500), pw.duration(90000), pw.duration(-60))`,
 			"0 s\t42 s\t2 min\t2 hr 5 min\t1 day 1 hr\t-1 min"},
 		{`print(pw.KiB, pw.MiB, pw.GiB)`, "1024\t1048576\t1073741824"},
+		{`print(pw.printable("a\tb\27[31m\nc"), pw.printable("plain"))`, `a\tb\x1b[31m\nc` + "\tplain"},
 		{`print(pw.now(), pw.hostname(), pw.script, pw.dry_run)`, "1700864000\ttesthost\tapi.lua\tfalse"},
 		{`print(#pw.args, pw.args[1], pw.args[2], pw.args.limit, pw.args.ticks, pw.parse_bytes(pw.args.limit))`,
 			"3\tfirst\tlimit=2GiB\t2GiB\t3\t2147483648"},
@@ -410,6 +411,7 @@ func TestHelperMisuse(t *testing.T) {
 	w := newWorld(t)
 	for _, c := range []struct{ src, want string }{
 		{`pw.bytes("x")`, "number expected, got string"},
+		{`pw.printable({})`, "string expected, got table"},
 		{`pw.parse_bytes({})`, "size string expected, got table"},
 		{`pw.duration()`, "number expected, got nil"},
 		{`pw.debounce("k", true, 0)`, "n must be at least 1"},

@@ -51,6 +51,15 @@ func luaBytes(L *lua.LState) int {
 	return 1
 }
 
+// procwalk.printable(s) -> s with control characters, invalid UTF-8 and
+// other unprintable runes escaped ("a\tb\x1b[31m"), as procwalk prints
+// every name: for a report that lays out process or session names, which
+// print leaves tabs and line breaks in.
+func luaPrintable(L *lua.LState) int {
+	L.Push(lua.LString(procwalk.Printable(L.CheckString(1))))
+	return 1
+}
+
 // procwalk.parse_bytes(s) -> number | nil, err: "2GiB", "512M", "1.5 GB".
 // A number is returned as it is.
 func luaParseBytes(L *lua.LState) int {

@@ -131,6 +131,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"log":         m.luaLog,
 		"alert":       m.luaAlert,
 		"bytes":       luaBytes,
+		"printable":   luaPrintable,
 		"parse_bytes": luaParseBytes,
 		"duration":    luaDuration,
 		"now":         m.luaNow,

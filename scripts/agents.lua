@@ -31,7 +31,8 @@ print(string.format(row, "AGENT", "PROJECT", "STATUS", "MODEL", "CTX", "TMUX", "
 for _, s in ipairs(agents) do
   local a, ag = s.attrs, s.agent
   local ctx = ag and ag.context_percent and string.format("%d%%", math.floor(ag.context_percent + 0.5)) or "-"
-  print(string.format(row, a.agent or "?", (a.project or s.name):sub(1, 20), status(ag), (ag and ag.model or "-"):sub(1, 20), ctx,
-    a.tmux_target or "-", a.elapsed or (s.age and pw.duration(s.age)) or "-", s.procs, bytes(s.rss), bytes(s.pss),
+  print(string.format(row, pw.printable(a.agent or "?"), pw.printable(a.project or s.name):sub(1, 20), status(ag),
+    pw.printable(ag and ag.model or "-"):sub(1, 20), ctx, pw.printable(a.tmux_target or "-"),
+    a.elapsed or (s.age and pw.duration(s.age)) or "-", s.procs, bytes(s.rss), bytes(s.pss),
     s.cpu and string.format("%.1f%%", s.cpu) or "-", s.growth and pw.bytes(s.growth) or "-"))
 end

@@ -54,8 +54,8 @@ end
 for _, g in ipairs(growers) do
   local p, s = g.p, where(g.p)
   seen[p.id] = true
-  local msg = string.format("%s %d grows %s/min, now %s%s", p.comm, p.pid, pw.bytes(g.growth), pw.bytes(g.size),
-    s and " in " .. s.ref or "")
+  local msg = string.format("%s %d grows %s/min, now %s%s", pw.printable(p.comm), p.pid, pw.bytes(g.growth), pw.bytes(g.size),
+    s and " in " .. pw.printable(s.ref) or "")
   if pw.mode == "run" then print("  " .. msg) end
   if not alerted[p.id] then -- once per process while it keeps growing
     alerted[p.id] = true

@@ -88,7 +88,7 @@ for _, s in ipairs(sessions) do
         s.ref, pw.bytes(used), metric, pw.bytes(limit), ticks))
     end
     if pw.mode == "run" then
-      print(string.format("%-40s %11s %s of %s%s", s.ref, pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
+      print(string.format("%-40s %11s %s of %s%s", pw.printable(s.ref), pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
     end
   end
 end

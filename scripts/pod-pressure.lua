@@ -51,10 +51,10 @@ for _, e in ipairs(limited) do
     or string.format("?/%.2g cores", c.cpu_quota)) or "no quota"
   local offenders = {}
   for _, p in ipairs(top > 0 and s:top(s.pss and "pss" or "rss", top) or {}) do
-    offenders[#offenders + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
+    offenders[#offenders + 1] = string.format("%s %d %s", pw.printable(p.comm), p.pid, pw.bytes(p.pss or p.rss))
   end
   local hot = e.worst >= threshold
-  local name = s.attrs.pod and (s.attrs.namespace and s.attrs.namespace .. "/" or "") .. s.attrs.pod or s.name
+  local name = pw.printable(s.attrs.pod and (s.attrs.namespace and s.attrs.namespace .. "/" or "") .. s.attrs.pod or s.name)
   print((string.format(row, hot and "!!" or "", name:sub(1, 44), memory, cpu, table.concat(offenders, ", ")):gsub("%s+$", "")))
   if hot and not pressed[s.ref] then
     local what = (e.mem or 0) >= (e.cpu or 0) and "memory" or "CPU"

@@ -36,7 +36,7 @@ local function notes(s)
   if c and c.cpu_quota then out[#out + 1] = string.format("cpu quota %.2g", c.cpu_quota) end
   if c and c.danger then out[#out + 1] = "NEAR LIMIT" end
   if s.zombies > 0 then out[#out + 1] = s.zombies .. (s.zombies == 1 and " zombie" or " zombies") end
-  return table.concat(out, ", ")
+  return pw.printable(table.concat(out, ", ")) -- names: a tab or line break in one must not break the row
 end
 
 local snap = pw.snapshot()
@@ -73,19 +73,19 @@ end
 for _, kind in ipairs(order) do
   local list = by_kind[kind]
   local width = #"SESSION"
-  for _, s in ipairs(list) do width = math.min(math.max(width, #s.name), 40) end
+  for _, s in ipairs(list) do width = math.min(math.max(width, #pw.printable(s.name)), 40) end
   local row = "  %-" .. width .. "s %6s %11s %11s %7s  %-16s %s"
   print(string.format("\n%s: %d %s", kind, #list, #list == 1 and "session" or "sessions"))
   print(string.format(row, "SESSION", "PROCS", "RSS", "PSS", "CPU", "AGE", "NOTES"))
   for _, s in ipairs(list) do
-    local line = string.format(row, s.name:sub(1, width), s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
+    local line = string.format(row, pw.printable(s.name):sub(1, width), s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
       s.age and pw.duration(s.age) or "-", notes(s))
     print((line:gsub("%s+$", "")))
     if top > 0 then
       local biggest = {}
       for _, p in ipairs(s:top(s.pss and "pss" or "rss", top)) do
         if (p.pss or p.rss) > 0 then -- not zombies
-          biggest[#biggest + 1] = string.format("%s %d %s", p.comm, p.pid, pw.bytes(p.pss or p.rss))
+          biggest[#biggest + 1] = string.format("%s %d %s", pw.printable(p.comm), p.pid, pw.bytes(p.pss or p.rss))
         end
       end
       if #biggest > 0 then print("  " .. string.rep(" ", width) .. " biggest: " .. table.concat(biggest, ", ")) end

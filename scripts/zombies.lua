@@ -44,7 +44,7 @@ for _, key in ipairs(order) do
   local names = {}
   if #list <= 5 then
     for _, z in ipairs(list) do
-      names[#names + 1] = string.format("%s %d (%s)", z.comm, z.pid, pw.duration(z.age))
+      names[#names + 1] = string.format("%s %d (%s)", pw.printable(z.comm), z.pid, pw.duration(z.age))
     end
   else -- a parent can hold thousands: count them by name
     local counts, oldest = {}, 0
@@ -58,13 +58,13 @@ for _, key in ipairs(order) do
       return a < b
     end)
     local shown = {}
-    for i = 1, math.min(#names, 5) do shown[i] = names[i] .. " x" .. counts[names[i]] end
+    for i = 1, math.min(#names, 5) do shown[i] = pw.printable(names[i]) .. " x" .. counts[names[i]] end
     if #names > 5 then shown[#shown + 1] = (#names - 5) .. " other names" end
     names = { table.concat(shown, ", ") .. " (oldest " .. pw.duration(oldest) .. ")" }
   end
   local s = parent and where(parent)
-  local who = parent and string.format("%s %d", parent.comm, parent.pid) or "no parent in view"
-  print(string.format("  %s%s: %d not reaped: %s", who, s and " in " .. s.ref or "", #list, table.concat(names, ", ")))
+  local who = parent and string.format("%s %d", pw.printable(parent.comm), parent.pid) or "no parent in view"
+  print(string.format("  %s%s: %d not reaped: %s", who, s and " in " .. pw.printable(s.ref) or "", #list, table.concat(names, ", ")))
   if parent and #list >= threshold then
     pw.alert { message = string.format("zombies: %s %d has not reaped %d children", parent.comm, parent.pid, #list),
       session = s, process = parent, value = #list, threshold = threshold }

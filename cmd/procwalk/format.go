@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -120,41 +119,9 @@ func formatSeconds(s float64) string {
 	return formatDuration(time.Duration(s * float64(time.Second)))
 }
 
-// printable escapes what would break a table line: control characters
-// (comm may hold a newline), invalid UTF-8 and other unprintable runes.
-// "evil\nname" prints as `evil\nname`.
-func printable(s string) string {
-	clean := true
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x80 && !unicode.IsPrint(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case !unicode.IsPrint(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-		i += size
-	}
-	return b.String()
-}
+// printable is procwalk.Printable, the one escaping of every name shown to
+// a person, under the short name the CLI's many messages use.
+func printable(s string) string { return procwalk.Printable(s) }
 
 // column is one column of a table. To fit a width (the terminal's, or
 // COLUMNS), a table drops the columns with a drop rank, rank 1 first, and
@@ -194,7 +161,9 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	widths := t.layout(natural, maxWidth)
 	last := len(t.cols) - 1
 	bw := bufio.NewWriter(w)
+	var b strings.Builder
 	line := func(cells []string) {
+		b.Reset()
 		for i, cell := range cells {
 			if widths[i] == hidden {
 				continue
@@ -203,17 +172,19 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 				if maxWidth > 0 {
 					cell = cutEnd(cell, widths[i])
 				}
-				bw.WriteString(cell)
+				b.WriteString(cell)
 				break
 			}
 			cell = cutMiddle(cell, widths[i])
 			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
 			if t.cols[i].right {
-				bw.WriteString(pad + cell + "  ")
+				b.WriteString(pad + cell + "  ")
 			} else {
-				bw.WriteString(cell + pad + "  ")
+				b.WriteString(cell + pad + "  ")
 			}
 		}
+		// An empty last cell leaves no trailing blanks.
+		bw.WriteString(strings.TrimRight(b.String(), " "))
 		bw.WriteByte('\n')
 	}
 	headers := make([]string, len(t.cols))

@@ -62,26 +62,6 @@ func TestFormatDuration(t *testing.T) {
 	}
 }
 
-func TestPrintable(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"bash", "bash"},
-		{"tmux: server", "tmux: server"},
-		{"evil\nname", `evil\nname`},
-		{"tab\there", `tab\there`},
-		{"bell\x07", `bell\x07`},
-		{"del\x7f", `del\x7f`},
-		{"bad\xffutf8", `bad\xffutf8`},
-		{"naïve ✓", "naïve ✓"},
-		{"bidi\u202eevil", `bidi\u202eevil`},
-		{"", ""},
-	}
-	for _, tt := range tests {
-		if got := printable(tt.in); got != tt.want {
-			t.Errorf("printable(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestTableWrite(t *testing.T) {
 	tb := &table{cols: []column{{header: "PID", right: true}, {header: "USER"}, {header: "COMMAND"}}}
 	tb.add("1", "root", "/sbin/init splash")

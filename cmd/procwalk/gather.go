@@ -80,7 +80,7 @@ func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (
 	}
 	snap, err := m.Sample(ctx, g.interval)
 	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, ctx.Err())
+		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, context.Cause(ctx))
 	}
 	return snap, err
 }

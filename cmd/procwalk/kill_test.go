@@ -298,7 +298,13 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	if err := tmux("new-session", "-d", "-s", "victim", "sleep 1000"); err != nil {
 		t.Fatalf("tmux: %v", err)
 	}
-	t.Cleanup(func() { tmux("kill-server") })
+	socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
+	t.Cleanup(func() {
+		tmux("kill-server")
+		if p := strings.TrimSpace(string(socketPath)); p != "" {
+			os.Remove(p) // kill-server may leave it behind
+		}
+	})
 	// A pane whose process ignores TERM: only SIGKILL ends it.
 	if err := tmux("split-window", "-t", "victim", `trap "" TERM; exec sleep 1001`); err != nil {
 		t.Fatal(err)
@@ -471,9 +477,16 @@ func TestIntegrationHostileNameIsEscaped(t *testing.T) {
 			t.Fatal("the copy of true never became a zombie")
 		}
 	}
+	// The bundled scripts escape the names they lay out, tabs included
+	// (procwalk.printable): the zombie, and the sleep as the one member
+	// of a tree session.
 	r = cli(t, "run", "--no-rates", "zombies")
-	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, `b\x1b[31mc `+strconv.Itoa(zombie.Process.Pid)) {
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || !strings.Contains(r.stdout, `a\tb\x1b[31mc `+strconv.Itoa(zombie.Process.Pid)) {
 		t.Errorf("zombies with a hostile name: exit %d, stdout %q; want the name escaped", r.code, r.stdout)
+	}
+	r = cli(t, "run", "--no-rates", "--tree", "hostile="+pid, "session-report", "--", "kind=tree", "top=1")
+	if r.code != exitOK || strings.ContainsRune(r.stdout, '\x1b') || strings.ContainsRune(r.stdout, '\t') || !strings.Contains(r.stdout, `biggest: a\tb\x1b[31mc `+pid+" ") {
+		t.Errorf("session-report with a hostile name: exit %d, stdout %q; want the name escaped", r.code, r.stdout)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -139,6 +140,19 @@ type globals struct {
 	// (telegraf --execd, top, watch): only they load the BPF source under
 	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
 	longRunning bool
+	// sources says where each flag's value came from, for errors that
+	// name it (flagSources.named): runEnv's, nil elsewhere.
+	sources *flagSources
+}
+
+// named is err naming where the value it is about came from, for a
+// command that prints its error itself (telegraf --execd's E! line);
+// runEnv names the others.
+func (g *globals) named(err error) error {
+	if g.sources == nil {
+		return err
+	}
+	return g.sources.named(err)
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -217,6 +231,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
 	sources := newFlagSources()
 	addConfigFileOptions(root, sources)
+	g.sources = sources
 
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
@@ -224,8 +239,14 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return nil
 	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
 		return complete(ctx, e, args[1:])
+	case len(args) > 2 && args[0] == "help":
+		err := usageErrorf("help takes one command name, got %q", args[1:])
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return err
+	case len(args) == 2 && args[0] == "help" && args[1] != "help":
+		args = []string{args[1], "--help"} // procwalk help CMD
 	case len(args) >= 1 && args[0] == "help":
-		args = append(args[1:], "--help") // procwalk help CMD
+		args = []string{"--help"}
 	}
 	cmdArgs, err := commandArgs(root, args)
 	if err != nil {
@@ -281,9 +302,19 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		if !namesCommand(root, args) {
-			// procwalk --kind tmux: the default command's own flags.
-			return append([]string{defaultCommand}, flagsFirst(subcommand(root, defaultCommand).FlagSet, args)...), nil
+		given, positional := splitFlags(subcommand(root, defaultCommand).FlagSet, args)
+		if len(positional) == 0 || !namesCommand(root, positional[0]) {
+			// procwalk --kind tmux (or --kind tree): the default command's
+			// own flags, with their values.
+			return append(append([]string{defaultCommand}, given...), positional...), nil
+		}
+		// procwalk --kind tmux sessions: a command's flag before its name.
+		c := subcommand(root, strings.ToLower(positional[0]))
+		for _, f := range given {
+			name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
+			if strings.HasPrefix(f, "-") && flags.Lookup(name) == nil && c.FlagSet.Lookup(name) != nil {
+				return nil, usageErrorf("--%s is a flag of %s: write it after the command's name (procwalk %s --%s ...)", name, c.Name, c.Name, name)
+			}
 		}
 		return nil, usageErrorf("%v: run 'procwalk --help' for the flags", err)
 	}
@@ -305,13 +336,11 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
 }
 
-// namesCommand reports whether any of args is a command's name.
-func namesCommand(root *ffcli.Command, args []string) bool {
-	for _, a := range args {
-		for _, c := range root.Subcommands {
-			if strings.EqualFold(a, c.Name) {
-				return true
-			}
+// namesCommand reports whether name is a command's name.
+func namesCommand(root *ffcli.Command, name string) bool {
+	for _, c := range root.Subcommands {
+		if strings.EqualFold(name, c.Name) {
+			return true
 		}
 	}
 	return false
@@ -367,11 +396,17 @@ func flagsAnywhere(command string) bool {
 }
 
 // flagsFirst moves the flags of fs found among args (with the value of a
-// flag that takes one) before the other arguments, keeping both orders;
-// "--" ends the flags, as for flag.Parse. An unknown flag stays where it
-// is, for the parse to report.
+// flag that takes one) before the other arguments, keeping both orders.
 func flagsFirst(fs *flag.FlagSet, args []string) []string {
-	var flags, positional []string
+	flags, positional := splitFlags(fs, args)
+	return append(flags, positional...)
+}
+
+// splitFlags parts args into fs's flags (each with its value when it takes
+// one) and the other arguments, keeping both orders; "--" ends the flags,
+// as for flag.Parse. An unknown flag goes with the flags, for the parse to
+// report it by name (tree 1 --bogus); a negative number stays an argument.
+func splitFlags(fs *flag.FlagSet, args []string) (flags, positional []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -389,7 +424,11 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 		}
 		f := fs.Lookup(name)
 		if f == nil {
-			positional = append(positional, a) // a negative number, or an error to report
+			if _, err := strconv.Atoi(a); err == nil {
+				positional = append(positional, a)
+			} else {
+				flags = append(flags, a)
+			}
 			continue
 		}
 		flags = append(flags, a)
@@ -398,7 +437,7 @@ func flagsFirst(fs *flag.FlagSet, args []string) []string {
 			flags = append(flags, args[i])
 		}
 	}
-	return append(flags, positional...)
+	return flags, positional
 }
 
 // parseError turns an error from parsing flags, env or the config file into

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -131,14 +132,14 @@ func TestExitCodes(t *testing.T) {
 // parse error is one line on stderr, without the help.
 func TestHelpAndVersion(t *testing.T) {
 	clearEnv(t)
-	for _, args := range [][]string{{"--help"}, {"ps", "-h"}, {"tree", "--help"}, {"help", "tree"}, {"help"}, {"kill", "42", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"ps", "-h"}, {"tree", "--help"}, {"help", "tree"}, {"help"}, {"help", "help"}, {"kill", "42", "--help"}} {
 		r := cli(t, args...)
 		if r.code != exitOK || r.stderr != "" || !strings.Contains(r.stdout, "EXIT CODES") {
 			t.Errorf("%v: exit %d, stderr %q, stdout %d bytes; want 0, help on stdout", args, r.code, r.stderr, len(r.stdout))
 		}
 	}
-	if r := cli(t, "watch", "--help"); !strings.Contains(r.stdout, "-interval 10s") {
-		t.Errorf("watch --help does not show its 10 s default tick:\n%s", r.stdout)
+	if r := cli(t, "watch", "--help"); !strings.Contains(r.stdout, "-interval 10s") || !strings.Contains(r.stdout, "refused: watch measures rates between its ticks") {
+		t.Errorf("watch --help does not show its 10 s default tick, or offers --no-rates:\n%s", r.stdout)
 	}
 	if r := cli(t, "help", "tree"); !strings.Contains(r.stdout, "procwalk tree [flags] [PID]") {
 		t.Errorf("help tree is not tree's help:\n%s", r.stdout)
@@ -147,7 +148,7 @@ func TestHelpAndVersion(t *testing.T) {
 	if r.code != exitOK || !strings.HasPrefix(r.stdout, "procwalk ") || !strings.Contains(r.stdout, "go1.") {
 		t.Errorf("--version: exit %d, stdout %q", r.code, r.stdout)
 	}
-	for _, args := range [][]string{{"--bogus"}, fixture("ps", "--bogus"), fixture("sessions", "--limit", "x")} {
+	for _, args := range [][]string{{"--bogus"}, fixture("ps", "--bogus"), fixture("sessions", "--limit", "x"), {"help", "ps", "tree"}} {
 		r := cli(t, args...)
 		if r.code != exitUsage || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and one line", args, r.code, r.stderr)
@@ -195,6 +196,24 @@ func TestNoArgumentsRunsDefaultCommand(t *testing.T) {
 	if r := cli(t, "--json", "--no-rates"); r.code != exitOK || !strings.HasPrefix(r.stdout, "{") || !strings.Contains(r.stdout, `"sessions": [`) {
 		t.Errorf("procwalk --json: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A flag's value that is also a command's name is a value: tree is a
+	// kind and a command.
+	plain, named = cli(t, "--kind", "tree", "--tree", "build=110", "--no-rates"), cli(t, defaultCommand, "--kind", "tree", "--tree", "build=110", "--no-rates")
+	if plain.code != exitOK || plain.stdout != named.stdout || !strings.HasPrefix(withoutHeader(plain.stdout), "tree  build ") {
+		t.Errorf("procwalk --kind tree: exit %d, stderr %q\n%s", plain.code, plain.stderr, plain.stdout)
+	}
+	// A command's flag written before its name: one line saying where it
+	// goes.
+	r := cli(t, "--kind", "tmux", "sessions")
+	if want := "procwalk: --kind is a flag of sessions: write it after the command's name (procwalk sessions --kind ...)\n"; r.code != exitUsage || r.stderr != want {
+		t.Errorf("procwalk --kind tmux sessions: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+}
+
+// withoutHeader is out without its header line.
+func withoutHeader(out string) string {
+	_, rest, _ := strings.Cut(out, "\n")
+	return rest
 }
 
 // Global flags with no command name go to the default command, and beat
@@ -212,17 +231,25 @@ func TestGlobalFlagsWithoutCommand(t *testing.T) {
 	}
 }
 
+// An interrupt says what interrupted, as main's context does ("interrupt
+// signal received"), not Go's "context canceled".
 func TestInterruptedWhileSampling(t *testing.T) {
 	clearEnv(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	r := cliContext(t, ctx, fixture("ps", "--interval", "1m")...)
-	if r.code != exitError || !strings.Contains(r.stderr, "interrupted while sampling rates") {
-		t.Errorf("exit %d, stderr %q; want exit 1 and an interruption message", r.code, r.stderr)
-	}
-	if time.Since(start) > 30*time.Second {
-		t.Errorf("cancelling took %v: the interval wait ignores the context", time.Since(start))
+	for _, command := range []string{"ps", "sessions", "telegraf"} {
+		ctx, cancel := context.WithTimeoutCause(context.Background(), 50*time.Millisecond, errors.New("interrupt signal received"))
+		start := time.Now()
+		args := fixture(command, "--interval", "1m")
+		if command == "telegraf" {
+			args = append(args, "--rates")
+		}
+		r := cliContext(t, ctx, args...)
+		cancel()
+		if want := "procwalk: interrupted while sampling rates over --interval 1m0s: interrupt signal received\n"; r.code != exitError || r.stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want exit 1 and %q", command, r.code, r.stderr, want)
+		}
+		if time.Since(start) > 30*time.Second {
+			t.Errorf("%s: cancelling took %v: the interval wait ignores the context", command, time.Since(start))
+		}
 	}
 }
 
@@ -436,5 +463,12 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	want = "procwalk: --kind \"nope\": unknown session kind: kinds are "
 	if r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
 		t.Errorf("flag: exit %d, stderr %q; want 2, %q...", r.code, r.stderr, want)
+	}
+	// A flag watch refuses, from a config file shared with sessions.
+	conf = writeConfig(t, "no-rates\n")
+	r = cli(t, fixture("watch", "--config", conf, "zombies")...)
+	want = "procwalk: config file " + conf + " line 1: no-rates does not apply to watch: rates are measured between ticks\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("watch with no-rates in the config: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
 }

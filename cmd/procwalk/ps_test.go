@@ -404,7 +404,7 @@ func TestPSRates(t *testing.T) {
 201   0.0      0 B      0 B  (sd-pam)
 202   0.0      0 B      0 B  ) (
 203   0.0      0 B      0 B  evil\nname
-204   0.0      0 B      0 B  
+204   0.0      0 B      0 B
 205   0.0      0 B      0 B  x) Z 9 9 9 (y
 303   0.0        -        -  badfiles
 200     -        -        -  my prog

@@ -275,7 +275,6 @@ func (h *lineLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h *lineLogHandler) WithGroup(string) slog.Handler { return h }
 
-// linePrinter writes print() output as I! lines, for execd.
 // printLine escapes a line Lua printed, keeping the tabs between print's
 // arguments.
 func printLine(l string) string {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -205,7 +207,8 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 	if a := s.Agent; a != nil {
 		addAgentLines(kv, s, a, gd.snap.Time)
 	}
-	if err := writeBlock(w, kv); err != nil {
+	width := c.e.outputWidth(w, c.wide)
+	if err := writeBlock(w, kv, width); err != nil {
 		return err
 	}
 
@@ -220,14 +223,14 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 		for _, k := range keys {
 			at.add(k, printable(s.Attrs[k]))
 		}
-		if err := writeBlock(w, at); err != nil {
+		if err := writeBlock(w, at, width); err != nil {
 			return err
 		}
 	}
 
 	if len(s.Panes) > 0 {
 		fmt.Fprintln(w, "\nPANES")
-		pt := &table{cols: []column{{header: "TARGET"}, {header: "ID"}, {header: "PID", right: true}, {header: "TTY"}, {header: "COMMAND"}, {header: "CWD"}}}
+		pt := &table{cols: []column{{header: "TARGET", min: 12}, {header: "ID"}, {header: "PID", right: true}, {header: "TTY", drop: 1}, {header: "COMMAND", min: 12}, {header: "CWD", min: 12}}}
 		for _, p := range s.Panes {
 			cmd := printable(p.Command)
 			if p.Dead {
@@ -235,7 +238,7 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 			}
 			pt.add(printable(p.Target), p.PaneID, strconv.Itoa(p.PID), p.TTY, cmd, printable(p.Cwd))
 		}
-		if err := pt.write(w, 0); err != nil {
+		if err := pt.write(w, width); err != nil {
 			return err
 		}
 	}
@@ -296,21 +299,52 @@ func (c *sessionCommand) memberTree(gd gathered, s *procwalk.Session) error {
 }
 
 // writeBlock writes a two-column key/value table without its (empty)
-// header line, indented.
-func writeBlock(w io.Writer, t *table) error {
-	var b strings.Builder
-	if err := t.write(&b, 0); err != nil {
-		return err
+// header line, indented. Given a width (0: none), a long value wraps under
+// itself, at spaces and after commas: values are data, never cut.
+func writeBlock(w io.Writer, t *table, width int) error {
+	keyWidth := 0
+	for _, row := range t.rows {
+		keyWidth = max(keyWidth, utf8.RuneCountInString(row[0]))
 	}
-	lines := strings.SplitAfter(b.String(), "\n")
-	for _, l := range lines[1:] {
-		if l != "" {
-			if _, err := io.WriteString(w, "  "+l); err != nil {
-				return err
-			}
+	indent := strings.Repeat(" ", 2+keyWidth+2)
+	bw := bufio.NewWriter(w)
+	for _, row := range t.rows {
+		lines := []string{row[1]}
+		if room := width - len(indent); width > 0 && room >= 20 {
+			lines = wrapWords(row[1], room)
+		}
+		pad := strings.Repeat(" ", keyWidth-utf8.RuneCountInString(row[0]))
+		bw.WriteString(strings.TrimRight("  "+row[0]+pad+"  "+lines[0], " ") + "\n")
+		for _, l := range lines[1:] {
+			bw.WriteString(indent + l + "\n")
 		}
 	}
-	return nil
+	return bw.Flush()
+}
+
+// wrapWords breaks s into lines of at most n runes, at spaces (dropped)
+// and after commas. A piece longer than n is a line of its own, whole.
+func wrapWords(s string, n int) []string {
+	var lines []string
+	line := ""
+	for s != "" {
+		// The next piece: up to and including a space or a comma.
+		end := strings.IndexAny(s, " ,")
+		if end < 0 {
+			end = len(s) - 1
+		}
+		piece := s[:end+1]
+		s = s[end+1:]
+		if line != "" && utf8.RuneCountInString(strings.TrimRight(line+piece, " ")) > n {
+			lines = append(lines, strings.TrimRight(line, " "))
+			line = ""
+		}
+		if line == "" {
+			piece = strings.TrimLeft(piece, " ")
+		}
+		line += piece
+	}
+	return append(lines, strings.TrimRight(line, " "))
 }
 
 // formatSigned prints a byte rate with its sign: "+1.5 MiB", "-12.0 KiB".

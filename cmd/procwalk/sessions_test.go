@@ -452,6 +452,31 @@ func TestIntegrationSessionsCommands(t *testing.T) {
 	if rows := tableRows(r.stdout); r.code != exitOK || len(rows["tmux pwcli"]) < 3 || rows["tmux pwcli"][2] != "2" {
 		t.Errorf("plain procwalk: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+
+	// Names sort naturally: pwcli-2 before pwcli-10, in the table and in
+	// the list a wrong name gets.
+	for _, name := range []string{"pwcli-10", "pwcli-2"} {
+		if out, err := exec.Command("tmux", "-S", sock, "new-session", "-d", "-s", name, "sleep 34002").CombinedOutput(); err != nil {
+			t.Fatalf("tmux: %v: %s", err, out)
+		}
+	}
+	r = cli(t, "sessions", "--sort", "name", "--no-rates")
+	if got := pidColumn(r.stdout); r.code != exitOK || got != "tmux tmux tmux" {
+		t.Fatalf("sessions --sort name: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	var names []string
+	for _, l := range strings.Split(r.stdout, "\n")[1:] {
+		if f := strings.Fields(l); len(f) > 1 {
+			names = append(names, f[1])
+		}
+	}
+	if got := strings.Join(names, " "); got != "pwcli pwcli-2 pwcli-10" {
+		t.Errorf("sessions --sort name: %s, want pwcli pwcli-2 pwcli-10", got)
+	}
+	r = cli(t, "session", "--no-rates", "tmux:nope")
+	if want := "procwalk: no such session tmux:nope: tmux sessions are pwcli, pwcli-2, pwcli-10\n"; r.code != exitError || r.stderr != want {
+		t.Errorf("session tmux:nope: exit %d, stderr %q; want 1, %q", r.code, r.stderr, want)
+	}
 }
 
 // A session that may lack members says so in INFO and in JSON.

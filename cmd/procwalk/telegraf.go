@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,6 +36,7 @@ type telegrafCommand struct {
 	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
+	fs         *flag.FlagSet  // to name the flag of a bad option (optionFlag)
 }
 
 const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
@@ -91,6 +93,7 @@ EXAMPLES
 func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	c := &telegrafCommand{g: g, e: e}
 	fs := newFlagSet("telegraf", g, e.stderr)
+	c.fs = fs
 	in := &c.in
 	fs.BoolVar(&c.execd, "execd", false, "run as a Telegraf execd plugin: gather once per stdin line or --interval until stdin closes")
 	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
@@ -144,6 +147,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		defer func() {
 			var ee *exitErr
 			if err != nil && !(errors.As(err, &ee) && ee.Err == nil) {
+				err = c.g.named(err)
 				log.Errorf("%s", printable(err.Error()))
 				err = &exitErr{Code: exitCode(err)}
 			}
@@ -156,7 +160,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	// mode must not wait for the first execd run to be found.
 	sig, err := plugin.ParseSignal(c.signal)
 	if err != nil {
-		return &exitErr{Code: exitUsage, Err: err}
+		return &exitErr{Code: exitUsage, Err: err, Flag: "signal"}
 	}
 	var gatherSignals chan os.Signal
 	if c.execd {
@@ -241,7 +245,7 @@ func (c *telegrafCommand) waitForRates(ctx context.Context, collector *plugin.Co
 	defer wait.Stop()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("interrupted while sampling rates over --interval %v: %w", c.g.interval, ctx.Err())
+		return fmt.Errorf("interrupted while sampling rates over --interval %v: %w", c.g.interval, context.Cause(ctx))
 	case <-wait.C:
 		return nil
 	}
@@ -269,14 +273,28 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	}
 	if err := in.Init(); err != nil {
 		if errors.Is(err, procwalk.ErrNoProc) {
-			return nil, &exitErr{Code: exitError, Err: err}
+			return nil, &exitErr{Code: exitError, Err: err, Flag: optionFlag(err, c.fs)}
 		}
 		if errors.Is(err, plugin.ErrConfig) {
-			return nil, &exitErr{Code: exitUsage, Err: err}
+			return nil, &exitErr{Code: exitUsage, Err: err, Flag: optionFlag(err, c.fs)}
 		}
 		return nil, err
 	}
 	return in.Collector(), nil
+}
+
+// optionFlag is the flag of fs that a plugin option error is about, the
+// first the message names: the plugin writes an option as "key (--flag)"
+// (plugin/config.go opt), so that the message reads in Telegraf's config
+// and on procwalk's command line alike. "" when it names none.
+func optionFlag(err error, fs *flag.FlagSet) string {
+	msg, name, at := err.Error(), "", -1
+	fs.VisitAll(func(f *flag.Flag) {
+		if i := strings.Index(msg, "(--"+f.Name+")"); i >= 0 && (at < 0 || i < at) {
+			name, at = f.Name, i
+		}
+	})
+	return name
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

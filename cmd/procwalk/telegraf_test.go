@@ -501,7 +501,63 @@ func TestTelegrafTmuxSocketSpellings(t *testing.T) {
 			t.Errorf("%q: exit %d, stderr %q; want the empty socket refused", args, r.code, r.stderr)
 		}
 	}
-	if r := cli(t, fixture("telegraf", "--tmux-socket", "/nonexistent/a", "--session-kinds", "tmux", "--skip-self-metrics")...); r.code != exitOK {
-		t.Errorf("--tmux-socket PATH: exit %d, stderr %q", r.code, r.stderr)
+	// Each server named either way is asked (--debug says none answered).
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tmux-socket", "/nonexistent/a"}, "/nonexistent/a"},
+		{[]string{"--tmux-sockets", "/nonexistent/b,/nonexistent/c"}, "/nonexistent/b, /nonexistent/c"},
+		{[]string{"--tmux-socket", "/nonexistent/a", "--tmux-sockets", "/nonexistent/b"}, "/nonexistent/b, /nonexistent/a"},
+	} {
+		r := cli(t, fixture(append([]string{"telegraf", "--debug", "--session-kinds", "tmux", "--skip-self-metrics"}, c.args...)...)...)
+		if want := "D! sessions: tmux: no server on " + c.want + "\n"; r.code != exitOK || !strings.Contains(r.stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", c.args, r.code, r.stderr, want)
+		}
+	}
+}
+
+// A bad option from the environment or the config file is named there,
+// in exec mode and as execd's E! line alike, with exit 2 (1 for a missing
+// root).
+func TestTelegrafBadValueNamesItsSource(t *testing.T) {
+	conf := writeConfig(t, "# telegraf\nsession-kinds bogus\n")
+	for _, c := range []struct {
+		env, args []string
+		code      int
+		want      string
+	}{
+		{[]string{"PROCWALK_SESSION_KINDS", "bogus"}, nil, exitUsage, `PROCWALK_SESSION_KINDS: bad procwalk plugin option: session_kinds (--session-kinds) "bogus": want any of`},
+		{[]string{"PROCWALK_SIGNAL", "bogus"}, nil, exitUsage, `PROCWALK_SIGNAL: bad procwalk plugin option: signal (--signal) "bogus"`},
+		{[]string{"PROCWALK_PROC", "/nope"}, nil, exitError, `PROCWALK_PROC: bad procwalk plugin option: proc (--proc): not a proc filesystem: /nope has no stat file`},
+		{nil, []string{"--config", conf}, exitUsage, "config file " + conf + ` line 2: bad procwalk plugin option: session_kinds (--session-kinds) "bogus"`},
+		{[]string{"PROCWALK_SESSION_KINDS", "tmux"}, []string{"--session-kinds", "bogus"}, exitUsage, `bad procwalk plugin option: session_kinds (--session-kinds) "bogus"`},
+	} {
+		clearEnv(t)
+		if c.env != nil {
+			t.Setenv(c.env[0], c.env[1])
+		}
+		for _, mode := range [][]string{{"telegraf"}, {"telegraf", "--execd"}} {
+			prefix := "procwalk: "
+			if len(mode) > 1 {
+				prefix = "E! "
+			}
+			r := cli(t, append(mode, c.args...)...)
+			if r.code != c.code || !strings.HasPrefix(r.stderr, prefix+c.want) || strings.Count(r.stderr, "\n") != 1 || r.stdout != "" {
+				t.Errorf("%v %v: exit %d, stderr %q; want %d and one line %q...", c.env, append(mode, c.args...), r.code, r.stderr, c.code, prefix+c.want)
+			}
+		}
+	}
+}
+
+// Every command that asks tmux takes both spellings, --tmux-socket
+// (repeated) and --tmux-sockets (comma-separated).
+func TestTmuxSocketSpellingsEverywhere(t *testing.T) {
+	clearEnv(t)
+	for _, command := range []string{"sessions", "session", "kill", "top", "run", "watch", "telegraf"} {
+		r := cli(t, "help", command)
+		if r.code != exitOK || !strings.Contains(r.stdout, "\n  -tmux-socket ") || !strings.Contains(r.stdout, "\n  -tmux-sockets ") {
+			t.Errorf("%s: exit %d; want --tmux-socket and --tmux-sockets among its flags:\n%s", command, r.code, r.stdout)
+		}
 	}
 }

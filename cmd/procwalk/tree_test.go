@@ -33,6 +33,14 @@ func TestTreeFlagsAfterPID(t *testing.T) {
 			t.Errorf("%v: exit %d\n%s%s\nwant as %v:\n%s", pair[1], after.code, after.stdout, after.stderr, pair[0], before.stdout)
 		}
 	}
+	// An unknown flag after the argument is named as one, not taken for
+	// a second argument.
+	for _, args := range [][]string{fixture("tree", "110", "--bogus"), fixture("kill", "110", "--bogus", "--dry-run"), sessionsFixture("session", "user:dev", "--bogus")} {
+		r := cli(t, args...)
+		if want := "procwalk: flag provided but not defined: -bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+			t.Errorf("%v: exit %d, stderr %q; want 2, %q...", args, r.code, r.stderr, want)
+		}
+	}
 }
 
 func TestTree(t *testing.T) {
@@ -64,7 +72,7 @@ func TestTree(t *testing.T) {
 201   44.0 KiB         -      1   44.0 KiB          -  ├─ (sd-pam)
 202   48.0 KiB         -      1   48.0 KiB          -  ├─ ) (
 203   52.0 KiB         -      1   52.0 KiB          -  ├─ evil\nname
-204   56.0 KiB         -      1   56.0 KiB          -  ├─ 
+204   56.0 KiB         -      1   56.0 KiB          -  ├─
 205   60.0 KiB         -      1   60.0 KiB          -  ├─ x) Z 9 9 9 (y
 303   64.0 KiB         -      1   64.0 KiB          -  └─ badfiles
 400   68.0 KiB         -      1   68.0 KiB          -  orphan
@@ -97,7 +105,7 @@ func TestTree(t *testing.T) {
 201   44.0 KiB      1   44.0 KiB  ├─ (sd-pam)
 202   48.0 KiB      1   48.0 KiB  ├─ ) (
 203   52.0 KiB      1   52.0 KiB  ├─ evil\nname
-204   56.0 KiB      1   56.0 KiB  ├─ 
+204   56.0 KiB      1   56.0 KiB  ├─
 205   60.0 KiB      1   60.0 KiB  ├─ x) Z 9 9 9 (y
 303   64.0 KiB      1   64.0 KiB  └─ badfiles
   2        0 B      2        0 B  kthreadd

@@ -75,6 +75,8 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	iv.DefValue, iv.Usage = defaultWatchInterval.String(), "time between runs of the script (env PROCWALK_INTERVAL)"
 	c.fs = fs
 	c.f.register(fs)
+	// Registered with the sessions flags, refused below.
+	fs.Lookup("no-rates").Usage = "refused: watch measures rates between its ticks"
 	c.s.register(fs)
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
@@ -217,5 +219,7 @@ func (w *watchLoop) fail(n int, err error) {
 	if w.failed > 1 {
 		suffix = fmt.Sprintf(" (%d failed ticks in a row)", w.failed)
 	}
-	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %v\n", n, suffix, err)
+	// One line, escaped: the message may name a process, and holds the
+	// script's traceback.
+	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %s\n", n, suffix, printable(err.Error()))
 }

@@ -11,12 +11,13 @@ import (
 
 // tickScript prints the tick number kept in procwalk.state, the CPU % of
 // pid 1 (nil until a second tick measured it) and emits one line a tick;
-// tick 2 fails.
+// tick 2 fails, with an escape sequence in its message (as a process name
+// may hold).
 const tickScript = `local pw = require "procwalk"
 pw.state.n = (pw.state.n or 0) + 1
 print("tick", pw.state.n, pw.process(1).cpu, pw.mode)
 pw.emit("tick", {script = pw.script}, {n = pw.state.n})
-if pw.state.n == 2 then error("tick two breaks") end`
+if pw.state.n == 2 then error("tick two breaks \27[31m") end`
 
 func TestWatchTicks(t *testing.T) {
 	path := writeScript(t, "tick.lua", tickScript)
@@ -27,11 +28,11 @@ func TestWatchTicks(t *testing.T) {
 	}
 	// State carries over; rates are measured from the second tick (the
 	// fixture's counters do not move: 0 %); tick 2's error is logged and
-	// tick 3 runs.
+	// tick 3 runs. The error is one line, escaped.
 	for _, want := range []string{
 		"tick\t1\tnil\twatch\n",
 		"tick\t2\t0\twatch\n",
-		"procwalk: watch: tick 2 failed: lua script error: tick.lua:5: tick two breaks\n",
+		`procwalk: watch: tick 2 failed: lua script error: tick.lua:5: tick two breaks \x1b[31m\nstack traceback:\n\ttick.lua:5: in main chunk` + "\n",
 		"tick\t3\t0\twatch\n",
 	} {
 		if !strings.Contains(r.stderr, want) {

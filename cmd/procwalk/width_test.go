@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,6 +112,70 @@ func TestCutCells(t *testing.T) {
 	for _, bad := range []string{"", "0", "-5", "wide"} {
 		if got := columnsFromEnv(bad); got != 0 {
 			t.Errorf("COLUMNS=%q: %d, want 0 (not set)", bad, got)
+		}
+	}
+}
+
+// session's summary and attributes wrap their values under themselves at
+// the width, never cutting them (a word longer than the room, such as a
+// container id, stays whole on a line of its own); its PANES and MEMBERS
+// tables fit as the others do.
+func TestSessionFitsWidth(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	update := os.Getenv("UPDATE_GOLDEN") == "1"
+	r := cliColumns(t, 80, now, sessionsFixture("session", "--no-rates", "cgroup:pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
+		// Over 80 only when its last word does not fit the room left of
+		// the line where it starts.
+		f := strings.Fields(l)
+		if n := utf8.RuneCountInString(l); n > 80 {
+			last := f[len(f)-1]
+			if room := 80 - utf8.RuneCountInString(l[:strings.LastIndex(l, last)]); utf8.RuneCountInString(last) <= room {
+				t.Errorf("a line of %d runes that could wrap: %q", n, l)
+			}
+		}
+	}
+	whole := cliColumns(t, 0, now, sessionsFixture("session", "--no-rates", "cgroup:pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b")...)
+	if !strings.Contains(whole.stdout, "  cgroup v1  mem 90.0% of 512.0 MiB, cpu ? of 0.50 cores, DANGER; memory limit set by /kubepods/") {
+		t.Errorf("without a width the values do not wrap:\n%s", whole.stdout)
+	}
+	golden := filepath.Join("testdata", "session-80.golden")
+	if update {
+		if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.stdout != string(want) {
+		t.Errorf("got\n%s\nwant (%s)\n%s", r.stdout, golden, want)
+	}
+}
+
+func TestWrapWords(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int
+		want []string
+	}{
+		{"short", 20, []string{"short"}},
+		{"one two three four", 9, []string{"one two", "three", "four"}},
+		{"a,b,c", 3, []string{"a,", "b,c"}},
+		{"aaaaaaaaaaaa bb", 5, []string{"aaaaaaaaaaaa", "bb"}},
+		{"x  y", 1, []string{"x", "y"}},
+		{"", 5, []string{""}},
+	}
+	for _, tt := range tests {
+		if got := wrapWords(tt.in, tt.n); !slices.Equal(got, tt.want) {
+			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }
