@@ -1,6 +1,7 @@
 package procwalk
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"runtime"
@@ -49,6 +50,9 @@ func TestLiveSnapshot(t *testing.T) {
 		child.Process.Kill() // our own child only
 		child.Wait()
 	})
+	// Start returns once the exec began: the kernel sets the new command
+	// line a moment later, and a loaded machine can show it empty until then.
+	waitCmdline(t, child.Process.Pid)
 
 	s, err := fs.Snapshot(AllFields | FieldSmaps)
 	if err != nil {
@@ -105,4 +109,15 @@ func TestLiveSnapshot(t *testing.T) {
 	if got := s.Lookup(p.ID); got != p {
 		t.Error("Lookup(child's ProcID) did not find it")
 	}
+}
+
+// waitCmdline waits up to 10 s until pid's command line is set.
+func waitCmdline(t *testing.T, pid int) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && len(b) > 0 {
+			return
+		}
+	}
+	t.Fatalf("pid %d: no command line after 10 s", pid)
 }

@@ -71,6 +71,16 @@ func startWeird(t *testing.T) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// Start returns once the exec began; the kernel sets the command line
+	// a moment later, which a loaded machine can stretch.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); err == nil && len(b) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d: no command line after 10 s", cmd.Process.Pid)
+		}
+	}
 	return cmd
 }
 
