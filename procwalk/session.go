@@ -280,6 +280,11 @@ func Find(sessions []Session, ref string) (*Session, error) {
 		}
 		names = append(names, s.Name)
 	}
+	if kind == KindTmux {
+		if s := findQualifiedTmux(sessions, name); s != nil {
+			return s, nil
+		}
+	}
 	if len(names) == 0 {
 		if present := presentKinds(sessions); len(present) > 0 {
 			return nil, fmt.Errorf("%w %s: there are no %s sessions; kinds present: %s", ErrNoSession, ref, kind, strings.Join(present, ", "))

@@ -227,6 +227,22 @@ func TestFind(t *testing.T) {
 	if s, err := Find(sessions, "cgroup:pod/x:y"); err != nil || s.Name != "pod/x:y" {
 		t.Errorf("a name holding ':' = %v, %v", s, err)
 	}
+	// SERVER/NAME finds a bare NAME on that server: the name a session had
+	// while another server also had a NAME keeps working.
+	servers := []Session{
+		{Kind: KindTmux, Name: "build", Attrs: map[string]string{AttrSocket: "/tmp/tmux-0/default"}},
+		{Kind: KindTmux, Name: "other/web", Attrs: map[string]string{AttrSocket: "/tmp/tmux-0/other"}},
+	}
+	for ref, want := range map[string]int{"tmux:default/build": 0, "tmux:tmux-0/default/build": 0, "tmux:other/web": 1} {
+		if s, err := Find(servers, ref); err != nil || s != &servers[want] {
+			t.Errorf("Find(%s) = %v, %v; want %s", ref, s, err, servers[want].Name)
+		}
+	}
+	for _, ref := range []string{"tmux:other/build", "tmux:fault/build", "tmux:/build"} {
+		if s, err := Find(servers, ref); !errors.Is(err, ErrNoSession) {
+			t.Errorf("Find(%s) = %v, %v; want ErrNoSession: build is on default", ref, s, err)
+		}
+	}
 	tests := []struct {
 		ref      string
 		sentinel error

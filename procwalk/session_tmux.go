@@ -217,6 +217,28 @@ func labelServers(servers []tmuxServer) {
 	}
 }
 
+// findQualifiedTmux finds the tmux session that "SERVER/NAME" names while
+// the session itself is called NAME, bare: a name copied when another
+// server also had a NAME keeps working after that one ends. SERVER is the
+// socket's base name or its last path elements, as labelServers makes them.
+func findQualifiedTmux(sessions []Session, name string) *Session {
+	i := strings.LastIndexByte(name, '/')
+	if i <= 0 {
+		return nil
+	}
+	label, base := name[:i], name[i+1:]
+	for j := range sessions {
+		s := &sessions[j]
+		if s.Kind != KindTmux || s.Name != base {
+			continue
+		}
+		if socket := s.Attrs[AttrSocket]; socket == label || strings.HasSuffix(socket, "/"+label) {
+			return s
+		}
+	}
+	return nil
+}
+
 // tmuxSessionRef locates a tmux session: server and session id.
 type tmuxSessionRef struct {
 	server    int
