@@ -33,6 +33,19 @@ func (e errHeapBudget) Error() string {
 
 func (e errHeapBudget) Unwrap() error { return ErrMemory }
 
+// heapLiveMetric is the heap the last GC found live.
+const heapLiveMetric = "/gc/heap/live:bytes"
+
+// liveAtLastGC reads heapLiveMetric; 0 when unsupported.
+func liveAtLastGC() uint64 {
+	s := []metrics.Sample{{Name: heapLiveMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
 // heapBytes reads the heap objects metric.
 func heapBytes(sample []metrics.Sample) uint64 {
 	metrics.Read(sample)
@@ -62,6 +75,13 @@ type heapWatch struct {
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	w := &heapWatch{budget: budget, cancel: cancel, sample: []metrics.Sample{{Name: heapObjectsMetric}}}
 	w.base = heapBytes(w.sample)
+	// Garbage left by what ran before would count as room the run has:
+	// when there is much of it, collect it first, so that the checks made
+	// before big allocations (over) see the run's growth.
+	if live := liveAtLastGC(); w.base > live && w.base-live > budget/4 {
+		runtime.GC()
+		w.base = heapBytes(w.sample)
+	}
 	w.mu.Lock()
 	w.t = time.AfterFunc(heapCheckInterval, w.check)
 	w.mu.Unlock()
@@ -95,6 +115,22 @@ func (w *heapWatch) grown() uint64 {
 	defer w.mu.Unlock()
 	now := heapBytes(w.sample)
 	return now - min(now, w.base)
+}
+
+// over reports whether size more bytes would take the heap past the
+// budget, and how far it has grown. The reading counts garbage not yet
+// swept, so an answer of yes is confirmed after a GC.
+func (w *heapWatch) over(size uint64) (grown uint64, over bool) {
+	if grown = w.grown(); grown+size <= w.budget {
+		return grown, false
+	}
+	runtime.GC()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := heapBytes(w.sample)
+	w.base = min(w.base, now) // garbage at the start was swept
+	grown = now - w.base
+	return grown, grown+size > w.budget
 }
 
 func (w *heapWatch) stop() {
