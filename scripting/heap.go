@@ -33,19 +33,6 @@ func (e errHeapBudget) Error() string {
 
 func (e errHeapBudget) Unwrap() error { return ErrMemory }
 
-// heapLiveMetric is the heap the last GC found live.
-const heapLiveMetric = "/gc/heap/live:bytes"
-
-// liveAtLastGC reads heapLiveMetric; 0 when unsupported.
-func liveAtLastGC() uint64 {
-	s := []metrics.Sample{{Name: heapLiveMetric}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
 // heapBytes reads the heap objects metric.
 func heapBytes(sample []metrics.Sample) uint64 {
 	metrics.Read(sample)
@@ -75,10 +62,14 @@ type heapWatch struct {
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	w := &heapWatch{budget: budget, cancel: cancel, sample: []metrics.Sample{{Name: heapObjectsMetric}}}
 	w.base = heapBytes(w.sample)
-	// Garbage left by what ran before would count as room the run has:
-	// when there is much of it, collect it first, so that the checks made
-	// before big allocations (over) see the run's growth.
-	if live := liveAtLastGC(); w.base > live && w.base-live > budget/4 {
+	// Garbage left by what ran before counts in the base, and then as room
+	// the run has once it is swept: the checks made before big allocations
+	// (over) would let the run grow by the budget plus that garbage. A
+	// heap big beside the budget is collected first (the last GC's live
+	// size cannot tell: what was live then may be garbage now); a small
+	// one costs at most an eighth of the budget, and a run of a few
+	// microseconds no GC.
+	if w.base > budget/8 {
 		runtime.GC()
 		w.base = heapBytes(w.sample)
 	}
@@ -128,8 +119,7 @@ func (w *heapWatch) over(size uint64) (grown uint64, over bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := heapBytes(w.sample)
-	w.base = min(w.base, now) // garbage at the start was swept
-	grown = now - w.base
+	grown = now - min(now, w.base)
 	return grown, grown+size > w.budget
 }
 

@@ -168,7 +168,7 @@ func TestHoleErrorTextCapped(t *testing.T) {
 		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 19.1 MiB with the Go heap already"},
 	} {
 		cfg := w.cfg
-		cfg.Limits = Limits{MaxStringBytes: 4 << 20, HeapBudgetBytes: 32 << 20}
+		cfg.Limits = Limits{MaxStringBytes: 4 << 20, HeapBudgetBytes: 40 << 20}
 		_, err := run(t, cfg, "big.lua", "\n"+c.src, w.in)
 		if !errors.Is(err, c.want) || len(err.Error()) > 4<<20+1024 || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "big.lua:2:") {
 			t.Errorf("%s: got an error of %d bytes: %.300s\nwant %v with %q", c.src, len(err.Error()), err, c.want, c.msg)
