@@ -252,6 +252,23 @@ if pw.state.n <= 4 then pw.state[pw.state.n] = string.rep("x", 4e6) .. string.re
 	if dropped == 0 || prints[dropped+1] != "1" {
 		t.Errorf("prints %q, errors %v: want a drop, then a fresh state", prints, errs)
 	}
+	// A dropped state is freed: it does not count in the next state's
+	// base, so a script that keeps 8 MB a tick is dropped every fourth
+	// tick, not later and later (a dropped state the module still pointed
+	// to let the next one keep as much again).
+	forever := `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+pw.state[pw.state.n] = string.rep("x", 4e6) .. pw.state.n .. string.rep("y", 4e6)`
+	_, errs = ticks(t, w, forever, 12)
+	var drops []int
+	for i, err := range errs {
+		if err != nil {
+			drops = append(drops, i+1)
+		}
+	}
+	if len(drops) != 3 || drops[1]-drops[0] != drops[0] || drops[2]-drops[1] != drops[0] {
+		t.Errorf("dropped at ticks %v, want three drops evenly spaced", drops)
+	}
 	// In run mode nothing lasts, nothing is checked: the same script,
 	// which watch mode dropped above, runs every tick without an error.
 	w.cfg.Mode = "run"

@@ -186,6 +186,11 @@ func (r *Runtime) Close() {
 		r.L.Close()
 		r.L = nil
 	}
+	// What pointed into the state goes with it: a dropped state kept alive
+	// by the module would count in the next state's retained base, which
+	// could then keep as much again.
+	r.handler = nil
+	r.mod.forgetState()
 }
 
 // Run runs s once against in. It returns nil, or an error wrapping

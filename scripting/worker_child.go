@@ -38,6 +38,10 @@ import (
 // runtime's own metadata.
 const asSlack = 512 << 20
 
+// goSlack is what the Go runtime's soft memory limit leaves a worker beyond
+// its heap budgets: the runtime itself and its snapshot of a busy host.
+const goSlack = 64 << 20
+
 // WorkerConn is the worker's end of the pipes: requests on stdin, messages
 // on fd 3. Sends come from the goroutine running the script; mu orders
 // them anyway (a log record from another goroutine must not interleave).
@@ -110,9 +114,11 @@ func (c *WorkerConn) Action(e kill.ActionEvent) { c.send(workerMsg{Action: &e}) 
 func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick func(context.Context) (note string, err error), code func(error) int) error {
 	l = l.withDefaults()
 	limitAddressSpace(self, l)
-	// The GC works harder as the worker nears its memory cgroup's limit,
-	// instead of the kernel's OOM killer ending it.
-	debug.SetMemoryLimit(int64(cgroupLimit(l)))
+	// The GC works harder as the worker nears its budgets plus goSlack,
+	// rather than let garbage grow the heap to twice what is live: what
+	// the budgets let a script keep, not what the GC leaves, bounds the
+	// worker's resident memory, well below its memory cgroup's limit.
+	debug.SetMemoryLimit(int64(l.HeapBudgetBytes + l.RetainedBytes + goSlack))
 	// Past the soft RLIMIT_CPU the kernel sends SIGXCPU, which Go ignores
 	// unless asked: end the worker, with the status the parent explains.
 	xcpu := make(chan os.Signal, 1)
