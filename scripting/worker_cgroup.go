@@ -15,9 +15,10 @@ import (
 // space, which Go reserves far beyond what it touches). That needs write
 // access to the parent's cgroup directory and, on cgroup v2, the memory
 // controller enabled for its children (cgroup.subtree_control): root on a
-// v1 or hybrid host, or a delegated v2 subtree (systemd's Delegate=, a
-// container's own namespace). Elsewhere (an execd under Telegraf's user)
-// there is none, and RLIMIT_AS and the in-process checks are the bounds.
+// v1 or hybrid host; on v2 only a parent in the root cgroup, the one cgroup
+// that may hold processes and give its children controllers. Elsewhere (an
+// execd under Telegraf's user, a v2 service) there is none, and RLIMIT_AS
+// and the in-process checks are the bounds.
 
 // cgroupSlack is what a worker may hold beyond its heap budgets before the
 // kernel's OOM killer ends it: the Go runtime and binary (about 10 MiB),
