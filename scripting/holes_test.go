@@ -165,7 +165,7 @@ func TestHoleErrorTextCapped(t *testing.T) {
 		{`error(setmetatable({}, {__tostring = function() error("no text") end}))`, ErrScript, "(an error object whose __tostring failed: big.lua:2: no text)"},
 		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
 		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
-		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 19.1 MiB with the Go heap already"},
+		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 22.9 MiB with the Go heap already"},
 	} {
 		cfg := w.cfg
 		cfg.Limits = Limits{MaxStringBytes: 4 << 20, HeapBudgetBytes: 40 << 20}
