@@ -115,6 +115,15 @@ func (c *Collector) returnMemory() {
 	debug.FreeOSMemory()
 }
 
+// Gather gathers once without writing anything: for a caller that runs a
+// hook on the gather itself (a script worker, whose parent writes the
+// batch).
+func (c *Collector) Gather() (*Gather, error) {
+	c.notes = nil
+	c.problems = c.problems[:0]
+	return c.gather()
+}
+
 // gather scans, computes rates and groups sessions. Its error wraps
 // ErrNothingGathered: without a scan there is nothing to emit. What grouping
 // could not do is kept in c.notes: informational, not errors (a host

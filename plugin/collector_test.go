@@ -141,3 +141,18 @@ func TestWriteBatchWithoutProc(t *testing.T) {
 		t.Errorf("wrote %q after a failed gather", out.String())
 	}
 }
+
+// Gather gathers without writing or calling the hook: a script worker runs
+// the hook on it itself.
+func TestGatherWithoutBatch(t *testing.T) {
+	called := false
+	c := userSessions(t, Config{Hook: func(*Gather, *Batch) error { called = true; return nil }})
+	g, err := c.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if called || len(g.Snapshot.Procs) == 0 || len(g.Sessions) != 2 || g.ReadMore == nil {
+		t.Errorf("hook called %v, %d processes, %d sessions, ReadMore %v: want no call, the fixture's processes, 2 user sessions",
+			called, len(g.Snapshot.Procs), len(g.Sessions), g.ReadMore != nil)
+	}
+}

@@ -15,4 +15,10 @@
 // Killer (EngineKiller wraps procwalk's verified, protected terminate) and
 // an Emitter for line protocol. The Lua API is documented in README.md in
 // this directory.
+//
+// A host can run scripts in a worker process under limits the kernel
+// enforces (Worker, the parent's side; AcceptWorker and WorkerConn.Serve,
+// the worker's): the host re-executes its own binary, which runs the same
+// command line and answers one request per run; a worker that dies costs
+// the host one error and a new worker at the next run.
 package scripting

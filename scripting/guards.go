@@ -15,27 +15,50 @@ import (
 // strings cannot outrun the heap watchdog.
 const concatCheckBytes = 1 << 20
 
-// errConcatBudget is the cancel cause of a .. that would take the heap past
-// its budget.
-type errConcatBudget struct{ size, grown, budget uint64 }
-
-func (e errConcatBudget) Error() string {
-	return fmt.Sprintf(".. would make a string of %s with the Go heap already %s up, over the budget of %s",
-		formatBytes(float64(e.size)), formatBytes(float64(e.grown)), formatBytes(float64(e.budget)))
+// errAllocBudget is the cancel cause of one step (a .., a table growing)
+// that would take the heap past its budget.
+type errAllocBudget struct {
+	what                string // ".. would make a string of", ...
+	size, grown, budget uint64
 }
 
-func (e errConcatBudget) Unwrap() error { return ErrMemory }
+func (e errAllocBudget) Error() string {
+	return fmt.Sprintf("%s %s with the Go heap already %s up, over the budget of %s",
+		e.what, formatBytes(float64(e.size)), formatBytes(float64(e.grown)), formatBytes(float64(e.budget)))
+}
+
+func (e errAllocBudget) Unwrap() error { return ErrMemory }
 
 // checkConcat is the VM's ConcatCheck: one .. of 200 operands of 4 MiB
 // allocates 800 MiB in one step, which the heap watchdog (every 10 ms, and
 // only between instructions) saw too late. The run is cancelled, so a
-// pcall cannot swallow it.
+// pcall cannot swallow it. Inside an error object's __tostring the result
+// is bounded by the error text's limit instead.
 func (r *Runtime) checkConcat(L *lua.LState, size int) {
-	if size < concatCheckBytes || r.heap == nil {
+	if r.errorText && size > r.limits.MaxStringBytes {
+		r.limitError(L, "an error object's __tostring would make a string of %s, over the %s limit of an error message",
+			formatBytes(float64(size)), formatBytes(float64(r.limits.MaxStringBytes)))
+	}
+	if size >= concatCheckBytes {
+		r.checkAlloc(L, ".. would make a string of", size)
+	}
+}
+
+// checkGrow is the VM's GrowCheck: a table's array part (or its list of
+// keys) grows by a quarter in one step of Go's append, the new slice made
+// beside the old one.
+func (r *Runtime) checkGrow(L *lua.LState, size int) {
+	r.checkAlloc(L, "a table would grow by a slice of", size)
+}
+
+// checkAlloc cancels the run before a step allocates size bytes at once
+// that would take the heap past its budget.
+func (r *Runtime) checkAlloc(L *lua.LState, what string, size int) {
+	if r.heap == nil {
 		return
 	}
-	if grown := r.heap.grown(); grown+uint64(size) > r.limits.HeapBudgetBytes {
-		err := errConcatBudget{size: uint64(size), grown: grown, budget: r.limits.HeapBudgetBytes}
+	if grown, over := r.heap.over(uint64(size)); over {
+		err := errAllocBudget{what: what, size: uint64(size), grown: grown, budget: r.limits.HeapBudgetBytes}
 		r.cancel(err)
 		L.RaiseError("%v", err)
 	}

@@ -62,6 +62,17 @@ type heapWatch struct {
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	w := &heapWatch{budget: budget, cancel: cancel, sample: []metrics.Sample{{Name: heapObjectsMetric}}}
 	w.base = heapBytes(w.sample)
+	// Garbage left by what ran before counts in the base, and then as room
+	// the run has once it is swept: the checks made before big allocations
+	// (over) would let the run grow by the budget plus that garbage. A
+	// heap big beside the budget is collected first (the last GC's live
+	// size cannot tell: what was live then may be garbage now); a small
+	// one costs at most an eighth of the budget, and a run of a few
+	// microseconds no GC.
+	if w.base > budget/8 {
+		runtime.GC()
+		w.base = heapBytes(w.sample)
+	}
 	w.mu.Lock()
 	w.t = time.AfterFunc(heapCheckInterval, w.check)
 	w.mu.Unlock()
@@ -95,6 +106,21 @@ func (w *heapWatch) grown() uint64 {
 	defer w.mu.Unlock()
 	now := heapBytes(w.sample)
 	return now - min(now, w.base)
+}
+
+// over reports whether size more bytes would take the heap past the
+// budget, and how far it has grown. The reading counts garbage not yet
+// swept, so an answer of yes is confirmed after a GC.
+func (w *heapWatch) over(size uint64) (grown uint64, over bool) {
+	if grown = w.grown(); grown+size <= w.budget {
+		return grown, false
+	}
+	runtime.GC()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	now := heapBytes(w.sample)
+	grown = now - min(now, w.base)
+	return grown, grown+size > w.budget
 }
 
 func (w *heapWatch) stop() {

@@ -129,22 +129,61 @@ func TestHoleTailCallTraceback(t *testing.T) {
 	})
 }
 
-// Class 7: an error object's __tostring may return any size; the message
-// is capped as print is.
+// Class 3 (the patched VM's GrowCheck): Go's append makes a table's new
+// array part (or list of keys) beside the old one in one step, a quarter
+// bigger; the size is checked against the heap budget before. Only
+// booleans go in, so the slices are all that grows and the check, not the
+// watchdog, is what stops each run.
+func TestHoleTableGrowth(t *testing.T) {
+	const msg = "a table would grow by a slice of"
+	runHoles(t, []holeCase{
+		{"t[i] = true", `local t = {} for i = 1, 1e9 do t[i] = true end`, ErrMemory, msg},
+		{"t[#t + 1] in pcall", `local t = {} print(pcall(function() for i = 1, 1e9 do t[#t + 1] = true end end))`, ErrMemory, msg},
+		{"table.insert at the end", `local t = {} for i = 1, 1e9 do table.insert(t, true) end`, ErrMemory, msg},
+		{"table.insert before the last", `local t = {true} for i = 1, 1e9 do table.insert(t, #t, true) end`, ErrMemory, msg},
+		{"rawset", `local t = {} for i = 1, 1e9 do rawset(t, i, true) end`, ErrMemory, msg},
+		{"gap fills", `local t = {} for i = 1, 1e9 do t[i * 16000] = true end`, ErrMemory, "over the budget of 32.0 MiB"},
+		{"hash keys", `local t = {} for i = 1, 1e9 do t[-i] = true end`, ErrMemory, "over the budget of 32.0 MiB"},
+		{"a big table within the budget", `local t = {} for i = 1, 5e5 do t[i] = true end for i = 1, 5e4 do t[-i] = true end print(#t)`, nil, "500000"},
+	})
+}
+
+// Class 7: an error message is capped as print is; an error object's
+// __tostring may not make more than that, checked before it allocates, and
+// error() checks the copy of its message it makes.
 func TestHoleErrorTextCapped(t *testing.T) {
 	w := newWorld(t)
-	for _, src := range []string{
-		`error(setmetatable({}, {__tostring = function() return string.rep("x", 4e6) .. string.rep("y", 4e6) end}))`,
-		`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`,
-		`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`,
+	for _, c := range []struct {
+		src  string
+		want error
+		msg  string
+	}{
+		{`error(setmetatable({}, {__tostring = function() return string.rep("x", 4e6) .. string.rep("y", 4e6) end}))`, ErrLimit,
+			"(an error object whose __tostring failed: big.lua:2: an error object's __tostring would make a string of 7.6 MiB, over the 4.0 MiB limit of an error message)"},
+		{`error(setmetatable({}, {__tostring = function() local s = "" for i = 1, 10 do s = s .. string.rep("x", 1e6) end return s end}))`, ErrLimit, "over the 4.0 MiB limit of an error message"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) error(setmetatable({}, {__tostring = function() return big end}))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`error(setmetatable({}, {__tostring = function() error("no text") end}))`, ErrScript, "(an error object whose __tostring failed: big.lua:2: no text)"},
+		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 22.9 MiB with the Go heap already"},
 	} {
 		cfg := w.cfg
-		cfg.Limits = Limits{MaxStringBytes: 4 << 20}
-		_, err := run(t, cfg, "big.lua", "\n"+src, w.in)
-		if !errors.Is(err, ErrScript) || len(err.Error()) > 4<<20+1024 || !strings.Contains(err.Error(), "(error message of 7.6 MiB cut at the 4.0 MiB string limit)") {
-			t.Errorf("%s: got an error of %d bytes: %.200s", src, len(err.Error()), err)
+		cfg.Limits = Limits{MaxStringBytes: 4 << 20, HeapBudgetBytes: 40 << 20}
+		_, err := run(t, cfg, "big.lua", "\n"+c.src, w.in)
+		if !errors.Is(err, c.want) || len(err.Error()) > 4<<20+1024 || !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), "big.lua:2:") {
+			t.Errorf("%s: got an error of %d bytes: %.300s\nwant %v with %q", c.src, len(err.Error()), err, c.want, c.msg)
 		}
 	}
+}
+
+// string.upper, lower and reverse make up to three times their input at
+// once: checked against the heap budget before.
+func TestHoleStringCopies(t *testing.T) {
+	runHoles(t, []holeCase{
+		{"upper", `local s = string.rep("x", 4e6) s = s .. s .. s .. s local u = s:upper()`, ErrMemory, "string.upper would make strings of 45.8 MiB"},
+		{"reverse", `local s = string.rep("x", 4e6) s = s .. s .. s .. s local u = string.reverse(s)`, ErrMemory, "string.reverse would make strings of"},
+		{"small ones are unchanged", `print(("abc"):upper(), ("ABC"):lower(), ("abc"):reverse(), #string.rep("x", 4e6):upper())`, nil, "ABC\tabc\tcba\t4000000"},
+	})
 }
 
 // Class 9: Go panics inside gopher-lua were recovered without a position.
@@ -212,6 +251,23 @@ if pw.state.n <= 4 then pw.state[pw.state.n] = string.rep("x", 4e6) .. string.re
 	}
 	if dropped == 0 || prints[dropped+1] != "1" {
 		t.Errorf("prints %q, errors %v: want a drop, then a fresh state", prints, errs)
+	}
+	// A dropped state is freed: it does not count in the next state's
+	// base, so a script that keeps 8 MB a tick is dropped every fourth
+	// tick, not later and later (a dropped state the module still pointed
+	// to let the next one keep as much again).
+	forever := `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+pw.state[pw.state.n] = string.rep("x", 4e6) .. pw.state.n .. string.rep("y", 4e6)`
+	_, errs = ticks(t, w, forever, 12)
+	var drops []int
+	for i, err := range errs {
+		if err != nil {
+			drops = append(drops, i+1)
+		}
+	}
+	if len(drops) != 3 || drops[1]-drops[0] != drops[0] || drops[2]-drops[1] != drops[0] {
+		t.Errorf("dropped at ticks %v, want three drops evenly spaced", drops)
 	}
 	// In run mode nothing lasts, nothing is checked: the same script,
 	// which watch mode dropped above, runs every tick without an error.

@@ -54,6 +54,11 @@ type module struct {
 	deadline *deadline
 }
 
+// forgetState drops the tables of a closed Lua state.
+func (m *module) forgetState() {
+	m.procMT, m.sessionMT, m.procMethods, m.sessionMethods, m.state, m.table = nil, nil, nil, nil, nil, nil
+}
+
 func newModule(r *Runtime) *module {
 	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool),
 		sessionMetrics: make(map[string]*procwalk.SessionMetricDesc)}

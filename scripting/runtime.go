@@ -153,6 +153,9 @@ type Runtime struct {
 	cancel context.CancelCauseFunc
 	// retainedBase is the live heap when the state was built.
 	retainedBase uint64
+	// errorText is set while an error object's __tostring runs: a .. in
+	// it is bounded by MaxStringBytes, the error message's limit.
+	errorText bool
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -183,6 +186,11 @@ func (r *Runtime) Close() {
 		r.L.Close()
 		r.L = nil
 	}
+	// What pointed into the state goes with it: a dropped state kept alive
+	// by the module would count in the next state's retained base, which
+	// could then keep as much again.
+	r.handler = nil
+	r.mod.forgetState()
 }
 
 // Run runs s once against in. It returns nil, or an error wrapping
@@ -324,8 +332,8 @@ const (
 func (r *Runtime) traceback(L *lua.LState) int {
 	msg := L.Get(1)
 	var b strings.Builder
-	// An error object's __tostring may return any size: cap it as print is.
-	text := L.ToStringMeta(msg).String()
+	// An error message may be of any size: cap it as print is.
+	text := r.errorMessage(L, msg)
 	if len(text) > r.limits.MaxStringBytes {
 		text = fmt.Sprintf("%s... (error message of %s cut at the %s string limit)", text[:r.limits.MaxStringBytes], formatBytes(float64(len(text))), formatBytes(float64(r.limits.MaxStringBytes)))
 	}
@@ -355,6 +363,39 @@ func (r *Runtime) traceback(L *lua.LState) int {
 	L.Push(lua.LString(b.String()))
 	return 1
 }
+
+// errorMessage returns the text of an error object: a string as it is;
+// else what its __tostring returns, called in protected mode with every ..
+// in it bounded by the error message's limit before it allocates (one that
+// returned 100 MiB made a 100 MiB stderr line).
+func (r *Runtime) errorMessage(L *lua.LState, msg lua.LValue) string {
+	fn := L.GetMetaField(msg, "__tostring")
+	if _, ok := msg.(lua.LString); ok || fn == lua.LNil {
+		return L.ToStringMeta(msg).String()
+	}
+	r.errorText = true
+	defer func() { r.errorText = false }()
+	L.Push(fn)
+	L.Push(msg)
+	if err := L.PCall(1, 1, nil); err != nil {
+		text := err.Error()
+		var aerr *lua.ApiError
+		if errors.As(err, &aerr) {
+			text = aerr.Object.String() // without gopher-lua's Go stack trace
+		}
+		if len(text) > maxErrorInError {
+			text = text[:maxErrorInError] + "..."
+		}
+		return "(an error object whose __tostring failed: " + text + ")"
+	}
+	v := L.Get(-1)
+	L.Pop(1)
+	return v.String()
+}
+
+// maxErrorInError bounds the error of a failed __tostring that an error
+// message quotes.
+const maxErrorInError = 1 << 10
 
 // errRunTimeout is the cancel cause of a run past its deadline.
 var errRunTimeout = errors.New("deadline exceeded")

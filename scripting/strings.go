@@ -34,6 +34,17 @@ func (r *Runtime) wrapStrings(L *lua.LState) {
 		}
 		return rep(L)
 	})
+	// upper and lower may make 3 bytes of each invalid one (U+FFFD), and
+	// reverse holds two copies besides its result: checked as a .. is.
+	for _, name := range []string{"upper", "lower", "reverse"} {
+		fn := str.RawGetString(name).(*lua.LFunction).GFunction
+		set(name, func(L *lua.LState) int {
+			if n := 3 * len(L.CheckString(1)); n >= concatCheckBytes {
+				r.checkAlloc(L, "string."+name+" would make strings of", n)
+			}
+			return fn(L)
+		})
+	}
 	set("format", r.strFormat)
 	set("find", func(L *lua.LState) int { return r.find(L, true) })
 	set("match", func(L *lua.LState) int { return r.find(L, false) })

@@ -21,6 +21,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/scripting"
 )
 
 // Exit codes, listed in every command's --help (exitCodesHelp).
@@ -76,7 +77,7 @@ type env struct {
 	// run in-process (tests, which are no procwalk binary).
 	worker string
 	// conn is set in a script worker: its pipes to the parent.
-	conn *workerConn
+	conn *scripting.WorkerConn
 }
 
 // newEnv is the env of a procwalk process.

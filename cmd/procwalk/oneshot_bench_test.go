@@ -74,8 +74,8 @@ func childCPU(b *testing.B, name string, args ...string) float64 {
 
 // BenchmarkScriptIsolation measures what running a script in a worker
 // process costs, against --script-isolation off, interleaved in every
-// iteration: for a one-shot run (a second process: its start, its own
-// flags and script), and per tick of watch (the messages of a run; the
+// iteration: for a one-shot run on the test fixture and on this host (a
+// second process: its start, its own flags and script), and per tick of watch (the messages of a run; the
 // worker is started once). CPU is the whole process tree's (the worker is
 // reaped by procwalk, so its time is in procwalk's); wall time is the
 // command's. The script reads every process once, as a rule does:
@@ -94,6 +94,7 @@ pw.emit("count", {}, {n = #pw.processes()})`), 0o644); err != nil {
 		args  []string
 		ticks int
 	}{
+		{"run-fixture", []string{"run", "--no-rates", "--proc", scriptProc, "--passwd", scriptPasswd, "--cgroup-root", scriptCgroup, "--tmux-socket", "/nonexistent/tmux", script}, 1},
 		{"run", []string{"run", "--no-rates", "--tmux-socket", "/nonexistent/tmux", script}, 1},
 		{"watch-per-tick", []string{"watch", "--interval", "1ms", "--count", strconv.Itoa(ticks), "--tmux-socket", "/nonexistent/tmux", script}, ticks},
 	} {

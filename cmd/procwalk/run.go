@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -103,7 +104,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	defer sr.close()
 	switch {
 	case c.e.conn != nil:
-		return c.e.conn.serve(ctx, sr.limits, func(ctx context.Context) (string, error) { return c.once(ctx, sr, c.e.stdout) })
+		return serveWorker(ctx, c.e, sr.limits, func(ctx context.Context) (string, error) { return c.once(ctx, sr, c.e.stdout) })
 	case c.s.isolated(c.e):
 		return c.inWorker(ctx, sr, stdout)
 	}
@@ -139,13 +140,13 @@ func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *reader
 			return err // before starting a worker that would say the same
 		}
 	}
-	wait := workerGatherWait
+	wait := scripting.WorkerGatherWait
 	if !c.f.noRates {
 		wait += c.g.interval
 	}
 	w := sr.worker(stdout, wait)
-	d, err := w.tick(ctx)
-	w.close()
+	d, err := w.Tick(ctx)
+	w.Close()
 	switch {
 	case stdout.Gone():
 		return nil
@@ -157,8 +158,8 @@ func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *reader
 	if d.Note != "" {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", d.Note)
 	}
-	if err := d.err(); err != nil {
-		return fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.peakRSS))
+	if err := doneErr(d); err != nil {
+		return fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.PeakRSSBytes()))
 	}
 	return nil
 }
@@ -182,7 +183,7 @@ type scriptRun struct {
 	out     *lineEmitter
 	e       *env
 	limits  scripting.Limits
-	guard   *runGuard // in a worker: brackets each run
+	guard   *scripting.RunGuard // in a worker: brackets each run
 }
 
 // newScriptRun compiles the script call names and builds its runtime and
@@ -209,7 +210,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.guard(limits)}
+	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
 	log := textLogger(e.stderr)
 	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
@@ -253,9 +254,9 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 		}
 		return s, nil
 	}
-	sr.guard.begin()
+	sr.guard.Begin()
 	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions, ReadMore: sr.monitor.ReadMore})
-	sr.guard.end()
+	sr.guard.End()
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}
 	}
@@ -266,6 +267,14 @@ func (sr *scriptRun) close() { sr.rt.Close() }
 
 // worker returns the parent's side of a worker running this script, its
 // stdout and stderr relayed to stdout and sr's stderr.
-func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scriptWorker {
-	return &scriptWorker{exe: sr.e.worker, args: sr.e.args, timeout: sr.limits.Timeout, gatherWait: gatherWait, stdout: stdout, stderr: sr.e.stderr}
+func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
+	return scripting.NewWorker(workerConfig(sr.e, sr.limits, stdout, gatherWait))
+}
+
+// doneErr is the error of a run a worker ended, with its exit code.
+func doneErr(d scripting.WorkerDone) error {
+	if d.Err == "" {
+		return nil
+	}
+	return &exitErr{Code: d.Code, Err: errors.New(d.Err)}
 }

@@ -89,7 +89,7 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
 	if e.conn != nil {
-		return pausingKiller{scripting.EngineKiller{FS: fsys, Base: cfg}, e.conn}, nil
+		return e.conn.Killer(scripting.EngineKiller{FS: fsys, Base: cfg}), nil
 	}
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
@@ -352,13 +352,14 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	if err != nil {
 		return nil, nil, err
 	}
-	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.guard(limits), limits: limits}
+	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
 	in.Hook = hook.run
 	if execd && t.s.isolated(e) {
-		hook.worker = &scriptWorker{exe: e.worker, args: e.args, timeout: limits.Timeout, gatherWait: workerGatherWait, stdout: io.Discard, stderr: e.stderr,
-			emit:   func(m workerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) }, // checked by the worker's batch
-			action: func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }}                 // logged by the worker
-		return hook, hook.worker.close, nil
+		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
+		cfg.Emit = func(m scripting.WorkerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) } // checked again by the batch
+		cfg.Action = func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }                         // logged by the worker
+		hook.worker = scripting.NewWorker(cfg)
+		return hook, hook.worker.Close, nil
 	}
 	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
 	if err != nil {
@@ -380,7 +381,8 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 }
 
 // scriptHook runs a script as a plugin.Hook: in-process, in a worker
-// (worker set), or as the worker (conn set).
+// (worker set), or as the worker (conn set), where it runs on a gather
+// without a batch (serveHook).
 type scriptHook struct {
 	ctx    context.Context
 	script *scripting.Script
@@ -389,45 +391,45 @@ type scriptHook struct {
 	out    switchEmitter
 	batch  *plugin.Batch // the gather's, during a run
 	limits scripting.Limits
-	worker *scriptWorker // the parent's side of the worker running the script
-	conn   *workerConn   // in the worker: emits and actions go to the parent too
-	guard  *runGuard
-	// lastErr is the last run's error, which the worker sends its parent.
-	lastErr error
+	worker *scripting.Worker     // the parent's side of the worker running the script
+	conn   *scripting.WorkerConn // in the worker: emits and actions go to the parent too
+	guard  *scripting.RunGuard
 }
 
 func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	if h.worker != nil {
-		d, err := h.worker.tick(h.ctx)
+		d, err := h.worker.Tick(h.ctx)
 		if err != nil {
 			return err
 		}
-		return d.err()
+		return doneErr(d)
 	}
 	if h.conn != nil {
-		h.out.to = forwardEmitter{b, h.conn}
+		h.out.to = &forwardEmitter{c: h.conn}
 	}
 	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
-	h.guard.begin()
-	h.lastErr = withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
-	h.guard.end()
-	return h.lastErr
+	h.guard.Begin()
+	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
+	h.guard.End()
+	return err
 }
 
-// forwardEmitter is a worker's emitter under telegraf: a metric its own
-// batch takes goes to the parent's batch too.
+// forwardEmitter is a worker's emitter under telegraf: a metric the
+// encoder takes (checked as the parent's batch will) goes to the parent.
 type forwardEmitter struct {
-	b *plugin.Batch
-	c *workerConn
+	c   *scripting.WorkerConn
+	buf []byte
 }
 
-func (f forwardEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, _ time.Time) error {
-	if err := f.b.Add(measurement, tags, fields); err != nil {
+func (f *forwardEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
+	b, err := plugin.AppendMetric(f.buf[:0], measurement, tags, fields, t)
+	f.buf = b
+	if err != nil {
 		return err
 	}
-	f.c.send(workerMsg{Emit: &workerEmit{Measurement: measurement, Tags: tags, Fields: fields}})
+	f.c.Emit(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields})
 	return nil
 }
 
@@ -439,6 +441,6 @@ func (h *scriptHook) action(e kill.ActionEvent) {
 		h.batch.AddAction(e)
 	}
 	if h.conn != nil {
-		h.conn.send(workerMsg{Action: &e})
+		h.conn.Action(e)
 	}
 }

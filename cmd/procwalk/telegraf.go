@@ -186,13 +186,15 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	if c.e.conn != nil && hook != nil {
-		// The worker of the parent's --script: a gather per run, whose
-		// own lines nobody reads; the script's go to the parent.
-		return c.e.conn.serve(ctx, hook.limits, func(context.Context) (string, error) {
-			if err := collector.WriteBatch(io.Discard, nil); err != nil {
+		// The worker of the parent's --script: a gather per run and the
+		// hook on it, as watch runs its script; the script's metrics go to
+		// the parent's batch, which holds procwalk's own lines.
+		return serveWorker(ctx, c.e, hook.limits, func(context.Context) (string, error) {
+			g, err := collector.Gather()
+			if err != nil {
 				return "", err
 			}
-			return "", hook.lastErr
+			return "", hook.run(g, nil)
 		})
 	}
 	// A closed stdout must end us with EPIPE from Write, which we handle,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/scripting"
 )
 
 // watch.go is `procwalk watch SCRIPT|NAME --interval 10s`: the script runs
@@ -121,13 +122,13 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e, stdout: stdout}
 	switch {
 	case c.e.conn != nil:
-		return c.e.conn.serve(ctx, sr.limits, func(ctx context.Context) (string, error) {
+		return serveWorker(ctx, c.e, sr.limits, func(ctx context.Context) (string, error) {
 			note, err, _ := w.once(ctx, c.e.stdout)
 			return note, err
 		})
 	case c.s.isolated(c.e):
-		w.worker = sr.worker(stdout, workerGatherWait)
-		defer w.worker.close()
+		w.worker = sr.worker(stdout, scripting.WorkerGatherWait)
+		defer w.worker.Close()
 	}
 	w.loop(ctx, interval, c.count)
 	return nil
@@ -140,8 +141,8 @@ type watchLoop struct {
 	monitor *procwalk.Monitor
 	e       *env
 	stdout  *readerGone
-	failed  int           // consecutive failed ticks
-	worker  *scriptWorker // runs the ticks when scripts are isolated
+	failed  int               // consecutive failed ticks
+	worker  *scripting.Worker // runs the ticks when scripts are isolated
 }
 
 // loop ticks until ctx ends, count ticks have run, or stdout is closed.
@@ -171,9 +172,9 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 	var note string
 	var err error
 	if w.worker != nil {
-		var d workerDone
-		if d, err = w.worker.tick(ctx); err == nil {
-			note, err = d.Note, d.err()
+		var d scripting.WorkerDone
+		if d, err = w.worker.Tick(ctx); err == nil {
+			note, err = d.Note, doneErr(d)
 		}
 	} else {
 		var ferr error

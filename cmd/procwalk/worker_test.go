@@ -1,29 +1,39 @@
 package main
 
-import "testing"
+import (
+	"bytes"
+	"testing"
 
-// The cause of a worker's death is the first line of the Go runtime's
-// crash output that says why, and only the start of that output is kept.
-func TestCrashOutputCause(t *testing.T) {
-	tests := []struct{ out, want string }{
-		{"", ""},
-		{"runtime: goroutine stack exceeds 1000000000-byte limit\nruntime: sp=0xc0200e0390\nfatal error: stack overflow\n\nruntime stack:\n", "fatal error: stack overflow"},
-		{"panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n", "panic: runtime error: index out of range [3] with length 3"},
-		{"fatal error: runtime: out of memory\n", "fatal error: runtime: out of memory"},
-		{"something else\nand more\n", "something else"},
+	"github.com/procwalk/procwalk/scripting"
+)
+
+// The parent writes what its worker prints through the one escaping
+// function: a control character a subverted worker sends is escaped, and
+// text the worker escaped already passes unchanged (never escaped twice).
+func TestWorkerOutputEscaped(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	e := newEnv(nil, &stdout, &stderr)
+	cfg := workerConfig(e, scripting.Limits{}, &stdout, 0)
+	tests := []struct{ in, want string }{
+		{"evil\x1b[2Jname\n", `evil\x1b[2Jname` + "\n"},
+		{`evil\x1b[2Jname` + "\n", `evil\x1b[2Jname` + "\n"},
+		{"a\tb\nc\n", "a\tb\nc\n"},
+		{"W! line\r\n", `W! line\x0d` + "\n"},
+		{"bad utf-8 \xff\n", `bad utf-8 \xff` + "\n"},
 	}
 	for _, tt := range tests {
-		var c crashOutput
-		c.Write([]byte(tt.out))
-		if got := c.cause(); got != tt.want {
-			t.Errorf("cause of %q = %q, want %q", tt.out, got, tt.want)
+		for _, c := range []struct {
+			w   interface{ Write([]byte) (int, error) }
+			buf *bytes.Buffer
+		}{{cfg.Stdout, &stdout}, {cfg.Stderr, &stderr}} {
+			c.buf.Reset()
+			c.w.Write([]byte(tt.in))
+			if got := c.buf.String(); got != tt.want {
+				t.Errorf("%q: wrote %q, want %q", tt.in, got, tt.want)
+			}
 		}
 	}
-	var c crashOutput
-	for range 100 {
-		c.Write(make([]byte, 1<<10))
-	}
-	if len(c.buf) != maxCrashOutput {
-		t.Errorf("kept %d bytes, want %d", len(c.buf), maxCrashOutput)
+	if got := cfg.Escape("panic: \x1b]0;title\x07"); got != `panic: \x1b]0;title\x07` {
+		t.Errorf("crash line escaped as %q", got)
 	}
 }

@@ -114,6 +114,13 @@ type Options struct {
 	// error (procwalk patch: one CONCAT of 200 operands of 4 MiB made
 	// 800 MiB in one uninterruptible step).
 	ConcatCheck func(L *LState, size int)
+	// GrowCheck, if set, is called with the size in bytes of the slice a
+	// table is about to allocate to take a new key (its array part, or its
+	// list of hash keys), when that is 1 MiB or more, before it is
+	// allocated; it may raise an error (procwalk patch: Go's append makes
+	// the new slice next to the old one in one step, a quarter bigger, so
+	// one assignment to a table of 50 MiB allocated 60 MiB more at once).
+	GrowCheck func(L *LState, bytes int)
 }
 
 /* }}} */
@@ -1926,7 +1933,18 @@ func (ls *LState) RawSet(tb *LTable, key LValue, value LValue) {
 	} else if key == LNil {
 		ls.RaiseError("table index is nil")
 	}
+	ls.checkGrow(tb, key, value)
 	tb.RawSet(key, value)
+}
+
+// checkGrow calls Options.GrowCheck before tb takes key, when that
+// allocates 1 MiB or more (procwalk patch).
+func (ls *LState) checkGrow(tb *LTable, key, value LValue) {
+	if check := ls.Options.GrowCheck; check != nil && value != LNil {
+		if n := tb.growBytes(key); n >= growCheckBytes {
+			check(ls, n)
+		}
+	}
 }
 
 func (ls *LState) RawSetInt(tb *LTable, key int, value LValue) {

@@ -204,6 +204,58 @@ func (tb *LTable) setArrayKey(index int, value LValue) {
 	}
 }
 
+// growCheckBytes is the smallest allocation Options.GrowCheck is called
+// for (procwalk patch): smaller ones cannot outrun a heap watchdog.
+const growCheckBytes = 1 << 20
+
+// growBytes returns the size in bytes of the slice tb allocates when it
+// takes key with a non-nil value: a bigger array part, or a bigger list of
+// hash keys; 0 when it allocates no slice (procwalk patch). Maps grow a
+// small table at a time and are not counted.
+func (tb *LTable) growBytes(key LValue) int {
+	const slot = 16 // an LValue: an interface value
+	switch k := key.(type) {
+	case LNumber:
+		if isArrayKey(k) {
+			index := int(k) - 1
+			switch alen := len(tb.array); {
+			case index < alen:
+				return 0
+			case index-alen <= maxArrayGap:
+				return grownCap(cap(tb.array), index+1) * slot
+			}
+		}
+		if tb.getH(k) != LNil {
+			return 0
+		}
+	case LString:
+		if tb.strdict != nil {
+			if _, ok := tb.strdict[string(k)]; ok {
+				return 0
+			}
+		}
+	default:
+		if _, ok := tb.dict[key]; ok {
+			return 0
+		}
+	}
+	return grownCap(cap(tb.keys), len(tb.keys)+1) * slot
+}
+
+// grownCap is the capacity append gives a slice of capacity c that must
+// hold n elements, as Go's runtime grows it (procwalk patch); c when it
+// needs no growth.
+func grownCap(c, n int) int {
+	for c < n {
+		if c < 256 {
+			c = max(2*c, 1)
+		} else {
+			c += (c + 3*256) / 4
+		}
+	}
+	return c
+}
+
 // takeH removes the integer key from the hash part and returns its value
 // (procwalk patch).
 func (tb *LTable) takeH(key int) LValue {

@@ -90,10 +90,17 @@ func tableInsert(L *LState) int {
 	}
 
 	if L.GetTop() == 2 {
+		L.checkGrow(tbl, LNumber(tbl.Len()+1), L.Get(2)) // procwalk patch
 		tbl.Append(L.Get(2))
 		return 0
 	}
-	tbl.Insert(int(L.CheckInt(2)), L.CheckAny(3))
+	pos := L.CheckInt(2)
+	if pos >= 1 && pos <= len(tbl.array) { // procwalk patch: Insert appends a slot
+		L.checkGrow(tbl, LNumber(len(tbl.array)+1), L.CheckAny(3))
+	} else {
+		L.checkGrow(tbl, LNumber(pos), L.CheckAny(3))
+	}
+	tbl.Insert(int(pos), L.CheckAny(3))
 	return 0
 }
 

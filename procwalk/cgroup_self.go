@@ -1,0 +1,87 @@
+package procwalk
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// cgroup_self.go finds the directory of a process's own memory cgroup, from
+// <root>/self/cgroup and <root>/self/mountinfo, for a process that puts its
+// children in a memory cgroup of their own (scripting's worker).
+
+// MemoryCgroup is where the memory controller of a cgroup is.
+type MemoryCgroup struct {
+	// Dir is the cgroup's directory: /sys/fs/cgroup/system.slice/x.service
+	// (v2), /sys/fs/cgroup/memory/user.slice (v1).
+	Dir string
+	// V2 is true for the unified hierarchy: memory.max and memory.events;
+	// v1 has memory.limit_in_bytes and memory.oom_control.
+	V2 bool
+}
+
+// SelfMemoryCgroup returns the memory cgroup of the process reading
+// <root>/self: the v1 hierarchy that holds the memory controller when one
+// is mounted (a hybrid host's unified hierarchy then has none), else the
+// v2 one. ok is false when neither is mounted in this mount namespace, or
+// the process's cgroup lies outside what is mounted.
+func (fs FS) SelfMemoryCgroup() (MemoryCgroup, bool) {
+	cgroup, err := readFile(fs.Path("self", "cgroup"))
+	if err != nil {
+		return MemoryCgroup{}, false
+	}
+	mountinfo, err := readFile(fs.Path("self", "mountinfo"))
+	if err != nil {
+		return MemoryCgroup{}, false
+	}
+	return parseMemoryCgroup(cgroup, mountinfo)
+}
+
+// parseMemoryCgroup joins a memory cgroup's path in /proc/self/cgroup to
+// the mount point of its hierarchy, less the mount's own root (a cgroup
+// namespace or a bind mount shows a subtree).
+func parseMemoryCgroup(cgroup, mountinfo []byte) (MemoryCgroup, bool) {
+	lines, err := parseCgroup(cgroup)
+	if err != nil {
+		return MemoryCgroup{}, false
+	}
+	v1, v2 := "", ""
+	for _, l := range lines {
+		switch {
+		case l.HierarchyID == 0 && l.Controllers == "":
+			v2 = l.Path
+		case hasOption(l.Controllers, "memory"):
+			v1 = l.Path
+		}
+	}
+	var found MemoryCgroup
+	ok := false
+	eachMount(mountinfo, func(m mountLine) {
+		var path string
+		switch {
+		case v1 != "" && string(m.fsType) == "cgroup" && hasOption(string(m.options), "memory"):
+			path = v1
+		case v1 == "" && v2 != "" && string(m.fsType) == "cgroup2":
+			path = v2
+		default:
+			return
+		}
+		root := unescapeOctal(string(m.root))
+		rel, under := strings.CutPrefix(path, root)
+		if !under || (rel != "" && root != "/" && !strings.HasPrefix(rel, "/")) {
+			return // the process's cgroup is not in what is mounted here
+		}
+		found = MemoryCgroup{Dir: filepath.Join(unescapeOctal(string(m.point)), rel), V2: string(m.fsType) == "cgroup2"}
+		ok = true
+	})
+	return found, ok
+}
+
+// hasOption reports whether the comma-separated list holds opt.
+func hasOption(list, opt string) bool {
+	for o := range strings.SplitSeq(list, ",") {
+		if o == opt {
+			return true
+		}
+	}
+	return false
+}

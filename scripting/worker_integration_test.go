@@ -1,0 +1,77 @@
+package scripting
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
+
+// hogEnv makes this test binary, started as a worker, a memory hog: it
+// touches memory until something stops it.
+const hogEnv = "SCRIPTING_TEST_MEMORY_HOG"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(hogEnv) == "1" {
+		var kept [][]byte
+		for range 1 << 12 { // 4 GiB at most
+			b := make([]byte, 1<<20)
+			for i := range b {
+				b[i] = 1
+			}
+			kept = append(kept, b)
+		}
+		os.Exit(len(kept) & 0)
+	}
+	os.Exit(m.Run())
+}
+
+// A worker that outgrows its memory cgroup is OOM-killed by the kernel, at
+// the limit, and its death says so. Needs a memory cgroup procwalk may
+// make below its own: root on a v1 or hybrid host, or a delegated v2
+// subtree; skipped elsewhere.
+func TestIntegrationWorkerMemoryCgroup(t *testing.T) {
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("starts a memory hog: set PROCWALK_INTEGRATION=1")
+	}
+	self, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Setenv(hogEnv, "1")
+	w := NewWorker(WorkerConfig{
+		Path:   os.Args[0],
+		Args:   []string{"-test.run=^$"},
+		Limits: Limits{Timeout: time.Minute, HeapBudgetBytes: 1 << 20, RetainedBytes: 1 << 20},
+		Self:   self,
+	})
+	defer w.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	_, err = w.Tick(ctx)
+	dir, limit := w.MemoryCgroup()
+	if dir == "" {
+		t.Skipf("no memory cgroup can be made here (%v)", err)
+	}
+	t.Logf("cgroup %s, limit %s: %v", dir, procwalk.FormatBytes(limit), err)
+	if want := uint64(2<<20 + cgroupSlack); limit != want {
+		t.Errorf("limit %d, want %d", limit, want)
+	}
+	if !errors.Is(err, ErrWorker) || !strings.Contains(err.Error(), "was killed by the kernel's OOM killer at its memory cgroup's limit of 130.0 MiB") {
+		t.Fatalf("got %v", err)
+	}
+	// The hog allocates from its start, before it is moved into the
+	// cgroup (a worker waits for its command line first): some of its
+	// peak is charged outside.
+	if peak := w.PeakRSSBytes(); peak > limit+32<<20 {
+		t.Errorf("peak RSS %s, over the limit %s", procwalk.FormatBytes(peak), procwalk.FormatBytes(limit))
+	}
+	w.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the cgroup %s is left: %v", dir, err)
+	}
+}
