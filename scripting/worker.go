@@ -119,9 +119,6 @@ type WorkerConfig struct {
 	// Self reads the host's own /proc (never a --proc fixture): where the
 	// memory cgroup goes. Zero: the worker gets none.
 	Self procwalk.FS
-	// Escape is the host's one escaping function, for the Go runtime's
-	// last words in a death's error (nil: none).
-	Escape func(string) string
 }
 
 // Worker is the parent's side of a worker, started at the first run and
@@ -154,9 +151,6 @@ func NewWorker(cfg WorkerConfig) *Worker {
 	}
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
-	}
-	if cfg.Escape == nil {
-		cfg.Escape = func(s string) string { return s }
 	}
 	return &Worker{cfg: cfg}
 }
@@ -344,7 +338,7 @@ func (w *Worker) died(why string) error {
 	state := w.cmd
 	w.wait()
 	if why == "" {
-		why = w.deathCause(state.ProcessState, w.cgroup.oomKills() > w.ooms, w.cfg.Escape(w.out.cause()))
+		why = w.deathCause(state.ProcessState, w.cgroup.oomKills() > w.ooms, procwalk.Printable(w.out.cause()))
 	}
 	return fmt.Errorf("%w (pid %d) %s after a peak RSS of %s; the script's state was lost, and the next run starts a new worker",
 		ErrWorker, pid, why, procwalk.FormatBytes(w.peakRSS))

@@ -57,7 +57,6 @@ func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.
 		Stdout:      escapingWriter{stdout},
 		Stderr:      escapingWriter{e.stderr},
 		Self:        hostFS(),
-		Escape:      printable,
 	}
 }
 
