@@ -36,17 +36,23 @@ func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*pr
 // stderr, and /proc is read: never a failed gather.
 func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 	if g.chosen == nil {
-		// Loading parses the kernel's BTF: megabytes of garbage at once.
-		// Collected as it goes and handed back after, it does not set a
-		// long-running execd's peak resident size.
-		gc := debug.SetGCPercent(10)
 		choose := bpfsource.ChooseOneShot
 		if g.longRunning {
 			choose = bpfsource.Choose
 		}
+		// Loading parses the kernel's BTF: megabytes of garbage at once.
+		// Collected as it goes and handed back after, it does not set a
+		// long-running execd's peak resident size. A one-shot command
+		// loads nothing unless --source bpf: two forced collections at its
+		// start would be its only garbage collection work.
+		if g.longRunning || g.source == bpfsource.ModeBPF {
+			gc := debug.SetGCPercent(10)
+			defer func() {
+				debug.SetGCPercent(gc)
+				debug.FreeOSMemory()
+			}()
+		}
 		c, err := choose(fsys, g.source)
-		debug.SetGCPercent(gc)
-		debug.FreeOSMemory()
 		if err != nil {
 			return nil, usageErrorf("--source: %v", err)
 		}
