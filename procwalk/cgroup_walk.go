@@ -30,7 +30,8 @@ import (
 // subtree, a process started after the walk (it may reuse a listed pid), a
 // hierarchy that cannot be read or whose mount root is unknown, and every
 // process when cgroupfs shows pids of another pid namespace than the /proc
-// being scanned.
+// being scanned. A hierarchy of one cgroup (single) places every process
+// without a list.
 
 // maxWalked is the number of hierarchies walkedHierarchy can pick: four
 // kinds, fewer when controllers share a hierarchy.
@@ -66,7 +67,14 @@ type walkedHierarchy struct {
 	// one cgroup, its root: every process is there, so its cgroup.procs,
 	// which the kernel builds from every thread it holds, is not read.
 	single bool
-	top    int32 // its root's index in nodes
+	// whole marks a hierarchy mounted from its root in the initial cgroup
+	// namespace: when its top has no sub-cgroups, it holds one cgroup and
+	// becomes single (walkHierarchy). That is how a named v1 hierarchy or
+	// the v2 one, which /proc/cgroups does not count, looks on a host whose
+	// processes all sit at the root (no systemd): their cgroup.procs would
+	// list every process, for nothing.
+	whole bool
+	top   int32 // its root's index in nodes
 }
 
 // cgroupNode is one cgroup of a walked hierarchy.
@@ -152,6 +160,7 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	}
 	mountinfo, _ := w.readSmall(fs.Path("self", "mountinfo"))
 	cfs := newCgroupFS(cgroupRoot)
+	initialNS := inInitialCgroupNS(fs)
 	live := false
 	var others []CgroupLine
 	for _, l := range self {
@@ -185,7 +194,8 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 		l.Controllers = w.intern([]byte(l.Controllers))
 		single := l.HierarchyID != 0 && !strings.HasPrefix(l.Controllers, "name=") &&
 			cgroups != nil && onlyRootCgroups(cgroups, []CgroupLine{l})
-		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root, single: single})
+		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root, single: single,
+			whole: initialNS && m.root == "/"})
 	}
 	if len(w.hiers) == 0 {
 		return false
@@ -212,6 +222,19 @@ func (w *cgroupWalk) readSmall(path string) ([]byte, error) {
 	b, _, err := readAllFD(fd, w.small, false)
 	w.small = b[:0]
 	return b, err
+}
+
+// initialCgroupNS is how /proc/<pid>/ns/cgroup reads in the initial cgroup
+// namespace: its inode number is fixed (PROC_CGROUP_INIT_INO, 0xEFFFFFFB).
+const initialCgroupNS = "cgroup:[4026531835]"
+
+// inInitialCgroupNS reports whether fs's own process is in the initial
+// cgroup namespace, where a mount root of "/" is the hierarchy's root.
+// Elsewhere "/" is the namespace's root, and processes outside it sit in
+// cgroups the mount does not show.
+func inInitialCgroupNS(fs FS) bool {
+	link, err := os.Readlink(fs.Path("self", "ns", "cgroup"))
+	return err == nil && link == initialCgroupNS
 }
 
 // procShowsOwnPIDs reports whether fs numbers processes as our pid
@@ -318,8 +341,12 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 			}
 			continue // removed mid-walk: its processes are read from /proc
 		}
-		w.readProcs(fd, h, int32(i))
 		w.addChildren(fd, int32(i))
+		if i == first && hi.whole && len(w.nodes) == first+1 {
+			hi.single = true // no sub-cgroup: every process is at the top
+		} else {
+			w.readProcs(fd, h, int32(i))
+		}
 		syscall.Close(fd)
 	}
 	return true
@@ -459,10 +486,9 @@ func (w *cgroupWalk) fill(p *Process) bool {
 	if !w.valid || p.ID.StartTicks >= w.walkTicks {
 		return false // no walk, or p may reuse the pid of a process listed
 	}
-	slots, ok := w.placed[p.ID.PID]
-	if !ok {
-		return false
-	}
+	// A pid no cgroup.procs listed may still be placed, in hierarchies of
+	// one cgroup alone (linesOf).
+	slots := w.placed[p.ID.PID]
 	lines, ok := w.lines[slots]
 	if !ok {
 		lines = w.linesOf(slots)

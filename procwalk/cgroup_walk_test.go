@@ -239,6 +239,36 @@ func TestCgroupWalkSkipsSingleCgroupHierarchies(t *testing.T) {
 	}
 }
 
+// A hierarchy whose top has no sub-cgroup holds every process at "/": in
+// the initial cgroup namespace its cgroup.procs is not read (here it lists
+// none, so a walk that read it would place nobody); in another namespace
+// the top is the namespace's, and it is read.
+func TestCgroupWalkSkipsTopOnlyHierarchies(t *testing.T) {
+	for _, tt := range []struct {
+		ns     string
+		placed []int
+	}{
+		{initialCgroupNS, []int{10, 11, 20}},
+		{"cgroup:[4026532999]", nil},
+	} {
+		t.Run(tt.ns, func(t *testing.T) {
+			files := baseTree()
+			for _, pid := range []string{"10", "11", "20"} {
+				f := "proc/" + pid + "/cgroup"
+				files[f] = strings.Replace(files[f], "3:name=systemd:/a.service\n", "3:name=systemd:/\n", 1)
+				files[f] = strings.Replace(files[f], "3:name=systemd:/b.service\n", "3:name=systemd:/\n", 1)
+			}
+			delete(files, "cgroup/systemd/a.service/cgroup.procs")
+			delete(files, "cgroup/systemd/b.service/cgroup.procs")
+			files["proc/10/ns/cgroup"] = "->" + tt.ns
+			proc, cg := cgroupTree(t, files)
+			if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
+				t.Errorf("the walk placed %v, want %v", got, tt.placed)
+			}
+		})
+	}
+}
+
 // A cgroupfs mounted from a cgroup below the hierarchy's root (a container's
 // view, mountinfo field 4) names cgroups from that root: /kubepods/a.service.
 func TestCgroupWalkMountRoot(t *testing.T) {
@@ -369,8 +399,9 @@ func TestCgroupWalkLive(t *testing.T) {
 	placed, differ := 0, 0
 	for i := range s.Procs {
 		p := &s.Procs[i]
-		slots, ok := g.cgroups.placed[p.ID.PID]
-		if !ok || len(p.Cgroups) != len(g.cgroups.hiers) {
+		// Hierarchies of one cgroup place pids that no list named.
+		slots := g.cgroups.placed[p.ID.PID]
+		if len(p.Cgroups) != len(g.cgroups.hiers) {
 			continue // read from its file
 		}
 		b, err := os.ReadFile(fs.Path(strconv.Itoa(p.ID.PID), "cgroup"))

@@ -27,3 +27,40 @@ func TestParseCmdline(t *testing.T) {
 		}
 	}
 }
+
+// A Scanner keeps the command lines it parsed: the next scan reading the
+// same bytes gets the same strings, allocating nothing, as a slice no
+// append can write through; what differs is parsed anew.
+func TestScannerInternsCmdlines(t *testing.T) {
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScanner(fs)
+	first, err := sc.Snapshot(FieldCmdline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := sc.Snapshot(FieldCmdline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := first.Process(101), second.Process(101) // "-bash"
+	c, d := first.Process(102), second.Process(102) // "-bash" too
+	e, f := first.Process(120), second.Process(120) // python3 -m http.server
+	if a == nil || b == nil || c == nil || d == nil || e == nil || f == nil {
+		t.Fatal("fixture processes 101, 102 or 120 missing")
+	}
+	if !slices.Equal(f.Cmdline, []string{"python3", "-m", "http.server"}) || !slices.Equal(d.Cmdline, []string{"-bash"}) {
+		t.Fatalf("cmdlines %q, %q", f.Cmdline, d.Cmdline)
+	}
+	if &a.Cmdline[0] != &b.Cmdline[0] || &a.Cmdline[0] != &d.Cmdline[0] || &e.Cmdline[0] != &f.Cmdline[0] {
+		t.Error("a command line read again was parsed again")
+	}
+	if &a.Cmdline[0] == &e.Cmdline[0] {
+		t.Error("two command lines share one slice")
+	}
+	if cap(f.Cmdline) != len(f.Cmdline) {
+		t.Errorf("cap %d, len %d: an append would write into the shared slice", cap(f.Cmdline), len(f.Cmdline))
+	}
+}

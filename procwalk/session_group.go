@@ -20,8 +20,10 @@ type Grouper struct {
 	fs  FS
 	cfg GroupConfig
 	// kinds are the configured kinds, each a value of its own (kindTable),
-	// in the order Group reports them.
+	// in the order Group reports them; plans are what each reads, worked
+	// out once (the configuration does not change).
 	kinds []sessionKind
+	plans []kindPlan
 	cum   cumulative
 	// tmux is what the tmux and agent kinds share: the answer of the tmux
 	// servers and the memory of tmux names (session_tmux.go).
@@ -84,6 +86,9 @@ func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
 			return nil, fmt.Errorf("%w: tree %d: %w", ErrBadConfig, i+1, err)
 		}
 	}
+	for _, k := range g.kinds {
+		g.plans = append(g.plans, k.plan(g))
+	}
 	return g, nil
 }
 
@@ -119,8 +124,8 @@ const DefaultDangerPercent = 80
 // empty and saying so in a note.
 func (g *Grouper) Fields() Fields {
 	var f Fields
-	for _, k := range g.kinds {
-		f |= k.plan(g).every
+	for _, p := range g.plans {
+		f |= p.every
 	}
 	return f
 }
@@ -133,8 +138,8 @@ func (g *Grouper) Fields() Fields {
 func (g *Grouper) Selector() Selector {
 	var picks []func(*Process) Fields
 	var sel Selector
-	for _, k := range g.kinds {
-		if p := k.plan(g); p.some != 0 {
+	for _, p := range g.plans {
+		if p.some != 0 {
 			sel.Fields |= p.some
 			picks = append(picks, p.pick)
 		}
@@ -155,15 +160,15 @@ func (g *Grouper) Selector() Selector {
 // selectedFields are the fields Selector may select.
 func (g *Grouper) selectedFields() Fields {
 	var f Fields
-	for _, k := range g.kinds {
-		f |= k.plan(g).some
+	for _, p := range g.plans {
+		f |= p.some
 	}
 	return f
 }
 
 // asksTmux reports whether a configured kind needs tmux's panes.
 func (g *Grouper) asksTmux() bool {
-	return slices.ContainsFunc(g.kinds, func(k sessionKind) bool { return k.plan(g).tmux })
+	return slices.ContainsFunc(g.plans, func(p kindPlan) bool { return p.tmux })
 }
 
 // Plan is the Grouper's part of a Monitor's plan (Stage): the fields the
@@ -217,7 +222,7 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 	byKind := make([][]Session, len(g.kinds))
 	for _, last := range []bool{false, true} {
 		for i, k := range g.kinds {
-			if k.plan(g).tmux == last {
+			if g.plans[i].tmux == last {
 				byKind[i] = k.group(x)
 			}
 		}

@@ -101,7 +101,11 @@ type Scanner struct {
 	dents []byte
 	pids  []int
 	comms map[string]string // interned comm strings: most repeat across scans
-	spare []Process         // a recycled snapshot's storage, for the next scan
+	// cmdlines are parsed command lines by their bytes, interned as comms
+	// are: a long-running Monitor reads the same interpreters' command lines
+	// gather after gather (agents), and would allocate each again.
+	cmdlines *cmdlineCache
+	spare    []Process // a recycled snapshot's storage, for the next scan
 	// readTimeout bounds one read (see deadline.go); 0 reads inline,
 	// unwatched. stuck are the processes whose read was abandoned; watch
 	// is set on the goroutine that scans.
@@ -142,7 +146,9 @@ func NewScanner(fs FS) *Scanner {
 		path:  make([]byte, 0, 64),
 		dents: make([]byte, 32<<10),
 		comms: make(map[string]string),
-		stuck: &stuckReads{},
+
+		cmdlines: &cmdlineCache{args: make(map[string][]string)},
+		stuck:    &stuckReads{},
 
 		readTimeout: DefaultReadTimeout,
 	}
@@ -192,6 +198,11 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	}
 	if len(sc.comms) > maxInterned {
 		clear(sc.comms)
+	}
+	if sc.cmdlines.bytes > maxInternedCmdlineBytes*3/4 {
+		// Full, or nearly: start again with the lines read from now on.
+		clear(sc.cmdlines.args)
+		sc.cmdlines.bytes = 0
 	}
 
 	procs := sc.spare
@@ -284,6 +295,7 @@ func (sc *Scanner) watched(job *scanJob, scan func(w *Scanner, job *scanJob)) *s
 		job = &scanJob{procs: procs, vis: job.vis, next: job.next}
 		w = NewScanner(sc.fs) // fresh buffers: the abandoned goroutine keeps the old ones
 		w.comms, w.stuck, w.readTimeout, w.beforeRead = sc.comms, sc.stuck, sc.readTimeout, sc.beforeRead
+		w.cmdlines = sc.cmdlines
 		sc.buf, sc.path, sc.dents = w.buf, w.path, w.dents
 	}
 }
@@ -394,6 +406,34 @@ func (sc *Scanner) intern(b []byte) string {
 	s := string(b)
 	sc.comms[s] = s
 	return s
+}
+
+// cmdlineCache holds interned command lines, shared by a Scanner and the
+// copies its scans run on.
+type cmdlineCache struct {
+	args  map[string][]string
+	bytes int // of the keys
+}
+
+// maxInternedCmdlineBytes bounds the command lines kept by internCmdline
+// (the keys; the parsed strings take as much again): a thousand
+// interpreters' lines on a loaded host. A scan reading every process's
+// command line (ps's COMMAND) parses the rest without keeping them.
+const maxInternedCmdlineBytes = 256 << 10
+
+// internCmdline returns the parsed command line of b, the same slice for
+// the same bytes (full, so that an append copies it; never written to).
+func (sc *Scanner) internCmdline(b []byte) []string {
+	c := sc.cmdlines
+	if args, ok := c.args[string(b)]; ok {
+		return args
+	}
+	args := slices.Clip(parseCmdline(b))
+	if c.bytes+len(b) <= maxInternedCmdlineBytes {
+		c.args[string(b)] = args
+		c.bytes += len(b)
+	}
+	return args
 }
 
 // readProcess fills p. An error means the process must be dropped: it is
@@ -548,7 +588,7 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 		if err != nil {
 			return err
 		}
-		p.Cmdline, p.CmdlineTruncated = parseCmdline(b), truncated
+		p.Cmdline, p.CmdlineTruncated = sc.internCmdline(b), truncated
 	case FieldExe, FieldCwd:
 		if f == FieldExe && (p.Kernel || p.Zombie()) {
 			return errNotApplicable // no executable to point at

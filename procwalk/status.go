@@ -1,6 +1,9 @@
 package procwalk
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // status.go parses /proc/<pid>/status: "Key:\tvalue" lines. Memory lines
 // are in kB (KiB); we return bytes.
@@ -19,11 +22,14 @@ func parseStatus(b []byte) (Status, error) {
 	for len(b) > 0 {
 		var line []byte
 		line, b = nextLine(b)
-		key, val, ok := keyValue(line)
-		if !ok {
+		// The key first: most lines are not used, and some values are
+		// long (Mems_allowed is hundreds of bytes on a large machine).
+		c := bytes.IndexByte(line, ':')
+		if c <= 0 {
 			continue
 		}
-		switch string(key) {
+		val := func() []byte { _, v, _ := keyValue(line); return v }
+		switch string(line[:c]) {
 		case "Uid":
 			var f [2][]byte
 			if splitFields(line[4:], f[:]) != 2 {
@@ -36,15 +42,15 @@ func parseStatus(b []byte) (Status, error) {
 			}
 			s.RealUID, s.EffectiveUID, haveUID = int(r), int(e), true
 		case "VmSwap":
-			v, ok := kBToBytes(val)
+			v, ok := kBToBytes(val())
 			if !ok {
 				return Status{}, fmt.Errorf("%w: status: bad VmSwap", ErrMalformed)
 			}
 			s.SwapBytes = v
 		case "voluntary_ctxt_switches":
-			s.VoluntaryCtxSwitches, _ = atou(val)
+			s.VoluntaryCtxSwitches, _ = atou(val())
 		case "nonvoluntary_ctxt_switches":
-			s.InvoluntaryCtxSwitches, _ = atou(val)
+			s.InvoluntaryCtxSwitches, _ = atou(val())
 		}
 	}
 	if !haveUID {

@@ -109,6 +109,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	oneShotGC()
 	m, err := c.g.monitor(plan.fields)
 	if err != nil {
 		return err
