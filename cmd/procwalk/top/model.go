@@ -72,6 +72,19 @@ type Model struct {
 	shown    string // what the last gather was planned for (regather)
 	rows     []row
 	cols     []column
+	// spare is a rows slice no one shows, its storage reused by the next
+	// rows built (a table of 10,000 rows is two megabytes a frame).
+	spare []row
+	// planned are the rows the last gather built to know which processes
+	// its frame shows: the frame's rows, unless the view changed since.
+	planned *plannedRows
+}
+
+// plannedRows are the rows a gather built for the view as it was then
+// (key: shownKey).
+type plannedRows struct {
+	key  string
+	rows []row
 }
 
 // ussSample is a process's USS at one refresh, for the growth column.
@@ -134,8 +147,9 @@ func startView(cfg Config) view {
 // Messages.
 type (
 	frameMsg struct {
-		frame Frame
-		err   error
+		frame   Frame
+		err     error
+		planned *plannedRows
 	}
 	tickMsg  struct{}
 	killDone struct {
@@ -178,15 +192,21 @@ func (m *Model) gather() tea.Cmd {
 	m.shown = m.shownKey()
 	src := m.src
 	need, visible := m.plan()
+	key := m.shown
 	return func() tea.Msg {
 		f, err := src.Gather(need)
 		f.AllKinds = need.Sessions
+		var planned *plannedRows
 		if err == nil {
-			if procs := visible(f); len(procs) > 0 {
+			rows, procs := visible(f)
+			if len(procs) > 0 {
 				src.ReadMore(procs, rowFields&^need.Every)
 			}
+			if rows != nil {
+				planned = &plannedRows{key, rows}
+			}
 		}
-		return frameMsg{f, err}
+		return frameMsg{f, err, planned}
 	}
 }
 
@@ -196,17 +216,18 @@ func (m *Model) shownKey() string {
 }
 
 // plan works out, from the view as it is now, what the next frame needs of
-// every process and which of its processes will be on screen.
-func (m *Model) plan() (Need, func(Frame) []*procwalk.Process) {
+// every process and which of its processes will be on screen: the rows
+// of the frame (built in the spare storage) and their processes on screen.
+func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
-	cfg, growth, rates := m.cfg, m.growth, m.ioRates
+	cfg, killer, growth, rates, metrics := m.cfg, m.killer, m.growth, m.ioRates, m.metrics
 	var need Need
 	switch v {
 	case viewSessions:
 		// Session IO rates are summed over every member.
-		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []*procwalk.Process { return nil }
+		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) ([]row, []*procwalk.Process) { return nil, nil }
 	case viewMembers:
 		need.Sessions = true
 	case viewProcesses:
@@ -215,21 +236,23 @@ func (m *Model) plan() (Need, func(Frame) []*procwalk.Process) {
 			need.Every |= procwalk.FieldCmdline
 		}
 	}
-	return need, func(f Frame) []*procwalk.Process {
-		b := &rowBuilder{frame: f, escape: cfg.Escape, users: cfg.Users, growth: growth, ioRates: rates, metrics: procwalk.NewCatalogue()}
+	spare := m.spare
+	m.spare = nil // the gather's now
+	return need, func(f Frame) ([]row, []*procwalk.Process) {
+		b := newRowBuilder(f, cfg, killer, growth, rates, metrics)
 		var rows []row
 		switch v {
 		case viewTree:
-			rows = b.treeRows(hostRoots(f.Snap), nil, folded)
+			rows = b.treeRows(spare, hostRoots(f.Snap), nil, folded)
 		case viewMembers:
 			s, err := procwalk.Find(f.Sessions, member)
 			if err != nil {
-				return nil
+				return nil, nil
 			}
 			roots, keep := memberRoots(f.Snap, s)
-			rows = b.treeRows(roots, keep, folded)
+			rows = b.treeRows(spare, roots, keep, folded)
 		default:
-			rows = b.processRows(filter)
+			rows = b.processRows(spare, filter)
 			sortRows(rows, processColumns(), c, reverse)
 		}
 		end := min(offset+height, len(rows))
@@ -237,7 +260,7 @@ func (m *Model) plan() (Need, func(Frame) []*procwalk.Process) {
 		for _, r := range rows[min(offset, end):end] {
 			procs = append(procs, r.proc)
 		}
-		return procs
+		return rows, procs
 	}
 }
 
@@ -259,6 +282,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.gathered = false
 		m.err = msg.err
 		if msg.err == nil {
+			m.planned = msg.planned
 			m.setFrame(msg.frame)
 		}
 		return m, tea.Tick(m.cfg.Interval, func(time.Time) tea.Msg { return tickMsg{} })
@@ -283,9 +307,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) setFrame(f Frame) {
 	now := m.cfg.Now()
 	uss, _ := m.metrics.Lookup("uss_bytes")
+	growth := make(map[procwalk.ProcID]float64)
 	nextUSS := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
 	nextIO := make(map[procwalk.ProcID]ioSample, len(m.prevIO))
-	growth := make(map[procwalk.ProcID]float64)
 	rates := make(map[procwalk.ProcID]ioRate)
 	for i := range f.Snap.Procs {
 		p := &f.Snap.Procs[i]
@@ -317,42 +341,41 @@ func (m *Model) refresh() {
 	}
 	var selected *row
 	if m.cursor < len(m.rows) {
-		selected = &m.rows[m.cursor]
+		r := m.rows[m.cursor] // a copy: the storage may be reused below
+		selected = &r
 	}
-	b := &rowBuilder{frame: m.frame, escape: m.cfg.Escape, users: m.cfg.Users, killer: m.killer, growth: m.growth, ioRates: m.ioRates, metrics: m.metrics}
+	planned := m.planned
+	m.planned = nil
+	old := m.rows
+	m.rows = nil
+	defer func() {
+		if m.view == viewSessions {
+			m.spare = nil // a few rows: hold no storage of 10,000 rows
+			return
+		}
+		m.keepSpare(old)
+	}()
 	m.pending = false
 	if (m.view == viewSessions || m.view == viewMembers) && !m.frame.AllKinds {
 		// The frame on hand was gathered for a process view: its sessions
 		// are the gauges' cgroups alone. Show none until the next frame
 		// has every kind, rather than a list that looks whole.
-		m.cols, m.rows, m.pending = sessionColumns(), nil, true
+		m.cols, m.pending = sessionColumns(), true
 		if m.view == viewMembers {
 			m.cols = processColumns()
 		}
+		m.keepSpare(planned.take())
 		return
 	}
-	switch m.view {
-	case viewSessions:
+	if m.view == viewSessions {
+		m.keepSpare(planned.take())
+		b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
 		m.cols = sessionColumns()
 		m.rows = b.sessionRows(m.filter)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
-	case viewTree:
+	} else {
 		m.cols = processColumns()
-		m.rows = b.treeRows(hostRoots(m.frame.Snap), nil, m.folded)
-	case viewMembers:
-		m.cols = processColumns()
-		s, err := procwalk.Find(m.frame.Sessions, m.member)
-		if err != nil {
-			m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
-			m.rows = nil
-			break
-		}
-		roots, keep := memberRoots(m.frame.Snap, s)
-		m.rows = b.treeRows(roots, keep, m.folded)
-	default:
-		m.cols = processColumns()
-		m.rows = b.processRows(m.filter)
-		sortRows(m.rows, m.cols, m.sortCol[viewProcesses], m.reverse)
+		m.rows = m.processViewRows(planned, old)
 	}
 	if selected != nil {
 		for i := range m.rows {
@@ -363,6 +386,66 @@ func (m *Model) refresh() {
 		}
 	}
 	m.clamp()
+}
+
+// processViewRows are the rows of a process view (the list, the tree, a
+// session's members): the ones the gather planned when the view is still
+// the one it planned for, with this frame's rates, else built anew in the
+// spare storage. old are the rows shown until now, not to be reused here.
+func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
+	if planned != nil && planned.key == m.shownKey() {
+		rows := planned.rows
+		if len(rows) > 0 {
+			b := rows[0].builder
+			b.growth, b.ioRates = m.growth, m.ioRates
+			for i := range rows {
+				b.setRates(&rows[i])
+			}
+			if c := m.sortCol[viewProcesses]; m.view == viewProcesses && rateColumn(c) {
+				sortRows(rows, m.cols, c, m.reverse) // measured since the plan
+			}
+		}
+		return rows
+	}
+	m.keepSpare(planned.take())
+	spare := m.spare
+	m.spare = nil
+	b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
+	switch m.view {
+	case viewTree:
+		return b.treeRows(spare, hostRoots(m.frame.Snap), nil, m.folded)
+	case viewMembers:
+		s, err := procwalk.Find(m.frame.Sessions, m.member)
+		if err != nil {
+			m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
+			m.keepSpare(spare)
+			return nil
+		}
+		roots, keep := memberRoots(m.frame.Snap, s)
+		return b.treeRows(spare, roots, keep, m.folded)
+	}
+	rows := b.processRows(spare, m.filter)
+	sortRows(rows, m.cols, m.sortCol[viewProcesses], m.reverse)
+	return rows
+}
+
+// take returns the planned rows, or nil.
+func (p *plannedRows) take() []row {
+	if p == nil {
+		return nil
+	}
+	return p.rows
+}
+
+// keepSpare keeps rows, no longer shown, as the spare storage of the next
+// rows built (the larger of it and the spare on hand), their pointers
+// cleared so they hold no snapshot.
+func (m *Model) keepSpare(rows []row) {
+	if cap(rows) <= cap(m.spare) {
+		return
+	}
+	clear(rows[:cap(rows)])
+	m.spare = rows[:0]
 }
 
 // same reports whether two rows stand for the same process or session.

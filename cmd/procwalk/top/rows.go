@@ -141,29 +141,53 @@ type rowBuilder struct {
 	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
 	growth  map[procwalk.ProcID]float64   // USS growth, bytes per minute
 	ioRates map[procwalk.ProcID]ioRate
-	metrics *procwalk.Catalogue
+	// The metrics of the value columns, looked up once: a row is built
+	// for every process of every frame.
+	cpu, uss, pss, rss, age *procwalk.MetricDesc
 }
 
-func (b *rowBuilder) metric(name string, p *procwalk.Process) (float64, bool) {
-	d, _ := b.metrics.Lookup(name)
-	return d.Value(b.frame.Snap, p)
+// newRowBuilder returns a builder of rows of f with the catalogue's metrics.
+func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcID]float64, rates map[procwalk.ProcID]ioRate, metrics *procwalk.Catalogue) *rowBuilder {
+	metric := func(name string) *procwalk.MetricDesc {
+		d, ok := metrics.Lookup(name)
+		if !ok {
+			panic("top: no metric " + name) // the catalogue is procwalk's own
+		}
+		return d
+	}
+	return &rowBuilder{
+		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, growth: growth, ioRates: rates,
+		cpu: metric("cpu_percent"), uss: metric("uss_bytes"), pss: metric("pss_bytes"), rss: metric("rss_bytes"), age: metric("age_seconds"),
+	}
 }
 
 // processRow is the row of p: the values it sorts by; its cells are
 // formatted when shown (processCells).
 func (b *rowBuilder) processRow(p *procwalk.Process) row {
+	s := b.frame.Snap
 	r := row{proc: p, builder: b}
 	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
-	r.values[colCPU], r.have[colCPU] = b.metric("cpu_percent", p)
-	r.values[colUSS], r.have[colUSS] = b.metric("uss_bytes", p)
-	r.values[colPSS], r.have[colPSS] = b.metric("pss_bytes", p)
-	r.values[colRSS], r.have[colRSS] = b.metric("rss_bytes", p)
-	r.values[colGrowth], r.have[colGrowth] = b.growth[p.ID]
-	io, ok := b.ioRates[p.ID]
-	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
-	r.values[colAge], r.have[colAge] = b.metric("age_seconds", p)
+	r.values[colCPU], r.have[colCPU] = b.cpu.Value(s, p)
+	r.values[colUSS], r.have[colUSS] = b.uss.Value(s, p)
+	r.values[colPSS], r.have[colPSS] = b.pss.Value(s, p)
+	r.values[colRSS], r.have[colRSS] = b.rss.Value(s, p)
+	b.setRates(&r)
+	r.values[colAge], r.have[colAge] = b.age.Value(s, p)
 	return r
 }
+
+// setRates sets the values of the columns the view measures between
+// frames (USS growth, IO rates) from the builder's.
+func (b *rowBuilder) setRates(r *row) {
+	id := r.proc.ID
+	r.values[colGrowth], r.have[colGrowth] = b.growth[id]
+	io, ok := b.ioRates[id]
+	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
+}
+
+// rateColumn says whether column c of the process table is one the view
+// measures between frames.
+func rateColumn(c int) bool { return c == colGrowth || c == colRead || c == colWrite }
 
 // processCells formats a process row.
 func (b *rowBuilder) processCells(r *row) []string {
@@ -184,13 +208,15 @@ func (b *rowBuilder) processCells(r *row) []string {
 	}
 }
 
-// processRows are the processes that match filter (name or command line).
-func (b *rowBuilder) processRows(filter string) []row {
+// processRows appends to rows (emptied: storage reused from frame to
+// frame) the processes that match filter (name or command line).
+func (b *rowBuilder) processRows(rows []row, filter string) []row {
 	s := b.frame.Snap
-	rows := make([]row, 0, len(s.Procs))
+	rows = slices.Grow(rows[:0], len(s.Procs))
+	f := strings.ToLower(filter)
 	for i := range s.Procs {
 		p := &s.Procs[i]
-		if p.Kernel || !matches(p, filter) {
+		if p.Kernel || !matches(p, f) {
 			continue
 		}
 		rows = append(rows, b.processRow(p))
@@ -198,13 +224,13 @@ func (b *rowBuilder) processRows(filter string) []row {
 	return rows
 }
 
-// matches reports whether filter is in p's name or command line (any case).
-func matches(p *procwalk.Process, filter string) bool {
-	if filter == "" {
+// matches reports whether lower (a filter in lower case) is in p's name or
+// command line (any case).
+func matches(p *procwalk.Process, lower string) bool {
+	if lower == "" {
 		return true
 	}
-	f := strings.ToLower(filter)
-	return strings.Contains(strings.ToLower(p.Comm), f) || strings.Contains(strings.ToLower(strings.Join(p.Cmdline, " ")), f)
+	return strings.Contains(strings.ToLower(p.Comm), lower) || strings.Contains(strings.ToLower(strings.Join(p.Cmdline, " ")), lower)
 }
 
 // sessionRows are the sessions whose reference matches filter.
@@ -263,11 +289,12 @@ func sessionInfo(s *procwalk.Session) string {
 	return strings.Join(parts, " ")
 }
 
-// treeRows lays out roots and their descendants (within keep, when not
-// nil) depth first, children in pid order, skipping what folded hides.
-func (b *rowBuilder) treeRows(roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
+// treeRows appends to rows (emptied: storage reused) roots and their
+// descendants (within keep, when not nil) depth first, children in pid
+// order, skipping what folded hides.
+func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
 	s := b.frame.Snap
-	var rows []row
+	rows = rows[:0]
 	var walk func(p *procwalk.Process, depth int)
 	walk = func(p *procwalk.Process, depth int) {
 		r := b.processRow(p)
