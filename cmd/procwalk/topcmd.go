@@ -60,6 +60,7 @@ type topCommand struct {
 	protect string
 	grace   time.Duration
 	kinds   []string // parsed --kind, cgroup added
+	notes   []string // for the view's status line, escaped
 }
 
 func newTopCommand(g *globals, e *env) *ffcli.Command {
@@ -126,7 +127,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if c.grace <= 0 {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
-	model, err := c.model(fsys)
+	model, err := c.viewModel(fsys)
 	if err != nil {
 		return err
 	}
@@ -141,6 +142,17 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// viewModel builds the live view as exec runs it. A note of the source's
+// (why BPF did not load) printed now would be hidden by the full-screen
+// view and seen only after quitting: the view shows it in its status line
+// instead. --once keeps it on stderr, before the frame.
+func (c *topCommand) viewModel(fsys procwalk.FS) (*top.Model, error) {
+	if !c.once {
+		c.g.note = func(n string) { c.notes = append(c.notes, "note: "+printable(n)) }
+	}
+	return c.model(fsys)
 }
 
 // model builds the live view over fsys: its Source, the safe-kill engine
@@ -164,6 +176,7 @@ func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
 	}
 	return top.New(top.Config{
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
+		Status: strings.Join(c.notes, "; "),
 	}, src, topKiller{killer}), nil
 }
 

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // Without a terminal top says so in one line and exits 2; --once prints
@@ -57,5 +62,43 @@ func TestTopOnceSessions(t *testing.T) {
 		if strings.HasPrefix(l, "agent ") && !strings.Contains(l, " idle agent=") {
 			t.Errorf("an agent row without its status first in INFO: %q", l)
 		}
+	}
+}
+
+// A note of the source (why BPF is not used) goes to the live view's
+// status line, where the full-screen view lets it be seen, and to stderr
+// with --once.
+func TestTopShowsTheSourceNote(t *testing.T) {
+	clearEnv(t)
+	const want = "bpf source not used"
+	r := cli(t, fixture("top", "--once", "--interval", "5ms", "--source", "bpf")...)
+	if r.code != exitOK || !strings.Contains(r.stderr, "note: "+want) || strings.Contains(r.stdout, want) {
+		t.Errorf("top --once --source bpf: exit %d, stderr %q; want the note on stderr alone", r.code, r.stderr)
+	}
+
+	var stderr strings.Builder
+	g := &globals{proc: fixtureProc, passwd: fixturePasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: "bpf"}
+	g.note = func(n string) { fmt.Fprintln(&stderr, n) }
+	defer g.closeSource()
+	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: time.Second}
+	c.f.danger = 80
+	fsys, err := procwalk.NewFS(fixtureProc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, err := c.viewModel(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
+	model.Update(model.Init()())
+	screen := model.View()
+	status := screen[strings.LastIndex(screen, "\n")+1:]
+	if !strings.Contains(status, "note: "+want) || stderr.Len() > 0 {
+		t.Errorf("live view: status line %q, stderr %q; want the note in the status line alone", status, stderr.String())
+	}
+	model.Update(tea.KeyMsg{Type: tea.KeyDown})
+	if screen := model.View(); strings.Contains(screen, want) {
+		t.Errorf("the note outlived a key:\n%s", screen)
 	}
 }

@@ -24,6 +24,10 @@ type Config struct {
 	// Sessions starts in the sessions view (Tab's second), not the
 	// processes view.
 	Sessions bool
+	// Status is shown in the status line until the first key: a note from
+	// before the view started (why the BPF source did not load), already
+	// escaped.
+	Status string
 }
 
 // view is what the table shows.
@@ -134,6 +138,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
+		status: cfg.Status,
 	}
 }
 
