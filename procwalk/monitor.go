@@ -251,6 +251,17 @@ func (m *Monitor) Release() {
 	m.src.ReleaseSpare()
 }
 
+// ReleaseHeld hands back, with KeepLast, the storage of the snapshot
+// before the last: for a consumer that shows the last alone until another
+// Monitor's first (a live view switching to a view another Monitor
+// gathers), so that the other's scan reuses it. The last stays valid.
+func (m *Monitor) ReleaseHeld() {
+	if m.cfg.KeepLast && m.held != nil {
+		m.src.Recycle(m.held)
+		m.held = nil
+	}
+}
+
 // recycle hands the last snapshot's storage to the source, unless
 // consumers keep snapshots; with KeepLast, the one before it.
 func (m *Monitor) recycle() {

@@ -206,6 +206,32 @@ func TestMonitorKeepLast(t *testing.T) {
 	}
 }
 
+// TestMonitorReleaseHeld checks that a KeepLast Monitor hands back the
+// snapshot before the last, once, and keeps the last whole.
+func TestMonitorReleaseHeld(t *testing.T) {
+	src := &countingSource{Scanner: NewScanner(fixtureFS(t))}
+	m := NewMonitor(FS{}, MonitorConfig{Source: src, KeepLast: true})
+	m.ReleaseHeld() // nothing held yet
+	var last *Snapshot
+	for range 2 {
+		var err error
+		if last, err = m.Gather(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m.ReleaseHeld()
+	m.ReleaseHeld()
+	if src.recycled != 1 || last.Process(1) == nil {
+		t.Errorf("%d snapshots recycled (want the one before the last), last has pid 1: %v", src.recycled, last.Process(1) != nil)
+	}
+	if _, err := m.Gather(); err != nil {
+		t.Fatal(err)
+	}
+	if src.recycled != 1 || last.Process(1) == nil {
+		t.Errorf("the gather after: %d recycled, want 1 (the last is held now)", src.recycled)
+	}
+}
+
 func TestMonitorSampleIsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -188,7 +188,8 @@ const topGCPercent = 25
 // source builds the live view's Source: two Monitors that keep snapshots
 // (the view shows one while the next is gathered), one grouping every
 // session kind for the sessions views, one only the cgroups the gauges
-// need for the process views.
+// need for the process views. The first is built again for each visit to
+// the sessions views (topSource.Gather).
 func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
 	users, _ := c.g.users()
 	// One snapshot source (--source) for both Monitors: a BPF program is
@@ -208,7 +209,7 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 		}
 		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
 	}
-	src := &topSource{fs: fsys, home: c.cgroup}
+	src := &topSource{fs: fsys, home: c.cgroup, newSessions: func() (*procwalk.Monitor, *procwalk.Grouper, error) { return monitor(c.kinds) }}
 	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
 		return nil, nil, err
 	}
@@ -242,25 +243,46 @@ type topSource struct {
 	fs                                procwalk.FS
 	sessions, processes               *procwalk.Monitor
 	sessionsGrouper, processesGrouper *procwalk.Grouper
-	home                              string // --cgroup
-	last                              *procwalk.Monitor
+	// newSessions builds the sessions Monitor and Grouper again, after
+	// they were dropped on leaving the sessions views.
+	newSessions func() (*procwalk.Monitor, *procwalk.Grouper, error)
+	home        string // --cgroup
+	last        *procwalk.Monitor
 	// idle is the Monitor of the view left, released at the gather after
 	// the switch: the screen shows its last frame until then.
 	idle *procwalk.Monitor
 }
 
 func (s *topSource) Gather(need top.Need) (top.Frame, error) {
+	if s.idle != nil && s.idle != s.monitorFor(need) {
+		// Its snapshots (two at 10,000 processes: megabytes) would stay
+		// resident while the other kind of view is shown.
+		s.idle.Release()
+		if s.idle == s.sessions {
+			// So would the sessions Grouper's memory of every session's
+			// members (its cumulative counters) and the Monitor's rate
+			// samples: megabytes that a later visit would find stale.
+			s.sessions, s.sessionsGrouper = nil, nil
+		}
+		debug.FreeOSMemory() // once a switch: the freed megabytes, now
+	}
+	s.idle = nil
+	if s.last != nil && s.last != s.monitorFor(need) {
+		// The screen shows the last frame of the view left until this
+		// gather's: the one before it is shown no more, and its storage
+		// serves this scan rather than adding to the peak.
+		s.last.ReleaseHeld()
+	}
+	if need.Sessions && s.sessions == nil {
+		var err error
+		if s.sessions, s.sessionsGrouper, err = s.newSessions(); err != nil {
+			return top.Frame{}, err
+		}
+	}
 	m, g := s.processes, s.processesGrouper
 	if need.Sessions {
 		m, g = s.sessions, s.sessionsGrouper
 	}
-	if s.idle != nil && s.idle != m {
-		// Its snapshots (two at 10,000 processes: megabytes) would stay
-		// resident while the other kind of view is shown.
-		s.idle.Release()
-		debug.FreeOSMemory() // once a switch: the freed megabytes, now
-	}
-	s.idle = nil
 	if s.last != nil && s.last != m {
 		s.idle = s.last
 	}
@@ -278,6 +300,15 @@ func (s *topSource) Gather(need top.Need) (top.Frame, error) {
 		f.Home = cgroupSessionOf(sessions, self.ID)
 	}
 	return f, nil
+}
+
+// monitorFor is the Monitor that gathers for need, nil when it is to be
+// built.
+func (s *topSource) monitorFor(need top.Need) *procwalk.Monitor {
+	if need.Sessions {
+		return s.sessions
+	}
+	return s.processes
 }
 
 func (s *topSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {

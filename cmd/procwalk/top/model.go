@@ -308,7 +308,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // setFrame takes a new frame and works out, for the processes whose files
-// were read in this frame and the last, USS growth and IO rates.
+// were read in this frame and the last, USS growth and IO rates. The
+// sessions view shows none (its rates are the sessions'), and every
+// process's io is read for it: it keeps no samples, so as to hold no map
+// of 10,000 processes.
 func (m *Model) setFrame(f Frame) {
 	now := m.cfg.Now()
 	uss, _ := m.metrics.Lookup("uss_bytes")
@@ -316,8 +319,12 @@ func (m *Model) setFrame(f Frame) {
 	nextUSS := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
 	nextIO := make(map[procwalk.ProcID]ioSample, len(m.prevIO))
 	rates := make(map[procwalk.ProcID]ioRate)
-	for i := range f.Snap.Procs {
-		p := &f.Snap.Procs[i]
+	procs := f.Snap.Procs
+	if m.view == viewSessions {
+		procs = nil
+	}
+	for i := range procs {
+		p := &procs[i]
 		if v, ok := uss.Value(f.Snap, p); ok {
 			nextUSS[p.ID] = ussSample{uint64(v), now}
 			if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {

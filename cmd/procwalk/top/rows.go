@@ -295,23 +295,21 @@ func sessionInfo(s *procwalk.Session) string {
 func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
 	s := b.frame.Snap
 	rows = rows[:0]
+	shown := func(c *procwalk.Process) bool { return !c.Kernel && (keep == nil || keep(c)) }
 	var walk func(p *procwalk.Process, depth int)
 	walk = func(p *procwalk.Process, depth int) {
 		r := b.processRow(p)
 		r.depth = depth
-		var kids []*procwalk.Process
-		for _, c := range s.Children(p.ID.PID) {
-			if !c.Kernel && (keep == nil || keep(c)) {
-				kids = append(kids, c)
-			}
-		}
-		r.kids, r.folded = len(kids) > 0, folded[p.ID]
+		kids := s.Children(p.ID.PID)
+		r.kids, r.folded = slices.ContainsFunc(kids, shown), folded[p.ID]
 		rows = append(rows, r)
 		if r.folded {
 			return
 		}
 		for _, c := range kids {
-			walk(c, depth+1)
+			if shown(c) {
+				walk(c, depth+1)
+			}
 		}
 	}
 	for _, p := range roots {
@@ -333,19 +331,18 @@ func hostRoots(s *procwalk.Snapshot) []*procwalk.Process {
 }
 
 // memberRoots are the roots of a session's members, and a test for
-// membership.
+// membership (a search of Members, ascending pid: no map of them a frame).
 func memberRoots(snap *procwalk.Snapshot, s *procwalk.Session) ([]*procwalk.Process, func(*procwalk.Process) bool) {
-	member := make(map[procwalk.ProcID]bool, len(s.Members))
-	for _, id := range s.Members {
-		member[id] = true
-	}
 	var roots []*procwalk.Process
 	for _, id := range s.Roots {
 		if p := snap.Lookup(id); p != nil {
 			roots = append(roots, p)
 		}
 	}
-	return roots, func(p *procwalk.Process) bool { return member[p.ID] }
+	return roots, func(p *procwalk.Process) bool {
+		i, found := slices.BinarySearchFunc(s.Members, p.ID.PID, func(id procwalk.ProcID, pid int) int { return cmp.Compare(id.PID, pid) })
+		return found && s.Members[i] == p.ID
+	}
 }
 
 // sortRows orders rows by column c: numbers largest first, text A to Z;
