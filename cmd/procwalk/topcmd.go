@@ -61,6 +61,8 @@ type topCommand struct {
 	grace   time.Duration
 	kinds   []string // parsed --kind, cgroup added
 	notes   []string // for the view's status line, escaped
+	// limitMemory sets the runtime's memory limit (topMemoryLimit).
+	limitMemory bool
 }
 
 func newTopCommand(g *globals, e *env) *ffcli.Command {
@@ -127,6 +129,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if c.grace <= 0 {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
+	c.limitMemory = os.Getenv("GOMEMLIMIT") == ""
 	model, err := c.viewModel(fsys)
 	if err != nil {
 		return err
@@ -134,6 +137,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(topGCPercent)
 	}
+
 	if c.once {
 		return c.printOnce(ctx, model)
 	}
@@ -180,6 +184,17 @@ func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
 	}, src, topKiller{killer}), nil
 }
 
+// topMemoryLimit is top's soft memory limit (GOMEMLIMIT, which wins when
+// set) at n processes: 34 MiB of the runtime's memory up to 10,000
+// processes, about 38 MiB resident with the binary's pages, in every view
+// (the sessions views hold a Grouper's state besides the snapshots); more
+// in proportion beyond, so the collector never chases a live heap the
+// limit cannot hold.
+func topMemoryLimit(n int) int64 {
+	const bytes = 34 << 20
+	return bytes * int64(max(n, 10_000)) / 10_000
+}
+
 // topGCPercent is top's GOGC: a refresh's garbage is most of the heap, so
 // collecting at a quarter more than the live heap, not twice it, keeps top
 // under 40 MiB at 10,000 processes for a few percent of CPU.
@@ -209,7 +224,7 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 		}
 		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
 	}
-	src := &topSource{fs: fsys, home: c.cgroup, newSessions: func() (*procwalk.Monitor, *procwalk.Grouper, error) { return monitor(c.kinds) }}
+	src := &topSource{fs: fsys, home: c.cgroup, limitMemory: c.limitMemory, newSessions: func() (*procwalk.Monitor, *procwalk.Grouper, error) { return monitor(c.kinds) }}
 	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
 		return nil, nil, err
 	}
@@ -247,6 +262,9 @@ type topSource struct {
 	// they were dropped on leaving the sessions views.
 	newSessions func() (*procwalk.Monitor, *procwalk.Grouper, error)
 	home        string // --cgroup
+	// limitMemory sets the runtime's memory limit for the number of
+	// processes at each gather (topMemoryLimit); off when GOMEMLIMIT is set.
+	limitMemory bool
 	last        *procwalk.Monitor
 	// idle is the Monitor of the view left, released at the gather after
 	// the switch: the screen shows its last frame until then.
@@ -292,6 +310,9 @@ func (s *topSource) Gather(need top.Need) (top.Frame, error) {
 		return top.Frame{}, err
 	}
 	s.last = m
+	if s.limitMemory {
+		debug.SetMemoryLimit(topMemoryLimit(len(snap.Procs)))
+	}
 	sessions, notes := g.Group(snap)
 	f := top.Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}
 	if s.home != "" {

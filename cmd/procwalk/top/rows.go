@@ -294,7 +294,9 @@ func sessionInfo(s *procwalk.Session) string {
 // order, skipping what folded hides.
 func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
 	s := b.frame.Snap
-	rows = rows[:0]
+	// Room for every process at once: append's doublings would leave up
+	// to twice the storage for the frames that reuse it.
+	rows = slices.Grow(rows[:0], len(s.Procs))
 	shown := func(c *procwalk.Process) bool { return !c.Kernel && (keep == nil || keep(c)) }
 	var walk func(p *procwalk.Process, depth int)
 	walk = func(p *procwalk.Process, depth int) {
