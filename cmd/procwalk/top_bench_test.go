@@ -48,8 +48,9 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: source}
 	g.note = func(n string) { b.Fatalf("--source %s: %s", source, n) }
 	defer g.closeSource()
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second}
+	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.danger = 80
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	model, err := c.model(fsys)
 	if err != nil {
 		b.Fatal(err)
@@ -121,4 +122,58 @@ func gcCPU() float64 {
 	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
 	metrics.Read(s)
 	return s[0].Value.Float64()
+}
+
+// BenchmarkTopViews measures procwalk top's resident size in each view
+// (--source proc, 120×40) on this host's /proc: five refreshes of the
+// processes view, then the sessions view, the members of its first
+// session (the largest), the tree, the processes again. It reports this
+// test binary's VmRSS after each view (an upper bound of top's; the
+// target of issue 11 is 40 MiB at 10,000 processes in every view), the
+// peak (VmHWM) over all of them, and CPU per refresh of each view. E.g.
+//
+//	go test ./cmd/procwalk -run '^$' -bench TopViews -benchtime 1x
+func BenchmarkTopViews(b *testing.B) {
+	fsys, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		b.Skip(err)
+	}
+	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: bpfsource.ModeProc}
+	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
+	c.f.danger = 80
+	defer debug.SetGCPercent(debug.SetGCPercent(topGCPercent)) // as the command runs
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	for range b.N {
+		model, err := c.model(fsys)
+		if err != nil {
+			b.Fatal(err)
+		}
+		model.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+		model.Update(model.Init()())
+		key := func(k tea.KeyType) { model.Update(tea.KeyMsg{Type: k}) } // its regather is the next refresh
+		for _, v := range []struct {
+			name string
+			keys []tea.KeyType
+		}{
+			{"processes", nil},
+			{"sessions", []tea.KeyType{tea.KeyTab}},
+			{"members", []tea.KeyType{tea.KeyEnter}},
+			{"tree", []tea.KeyType{tea.KeyEsc, tea.KeyTab}},
+			{"processes-again", []tea.KeyType{tea.KeyTab}},
+		} {
+			for _, k := range v.keys {
+				key(k)
+			}
+			cpu0 := processCPU()
+			for range topChunk {
+				model.Update(model.Refresh())
+				_ = model.View()
+			}
+			cpu := processCPU() - cpu0
+			b.ReportMetric(float64(statusBytes(b, os.Getpid(), "VmRSS"))/(1<<20), v.name+"-rss-mib")
+			b.ReportMetric(float64(cpu.Microseconds())/1000/topChunk, v.name+"-cpu-ms/refresh")
+		}
+		b.ReportMetric(float64(model.Processes()), "procs")
+	}
+	b.ReportMetric(float64(statusBytes(b, os.Getpid(), "VmHWM"))/(1<<20), "peak-rss-mib")
 }
