@@ -58,7 +58,6 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	model.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	model.Update(model.Init()()) // the first frame: no rates yet
 
-	defer debug.SetGCPercent(debug.SetGCPercent(topGCPercent)) // as the command runs
 	b.ResetTimer()
 	// Chunks of refreshes alternate with procps top's: on a shared host
 	// the process count and the load change from second to second.
@@ -141,7 +140,6 @@ func BenchmarkTopViews(b *testing.B) {
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: bpfsource.ModeProc}
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.danger = 80
-	defer debug.SetGCPercent(debug.SetGCPercent(topGCPercent)) // as the command runs
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for range b.N {
 		model, err := c.model(fsys)

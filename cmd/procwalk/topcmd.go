@@ -134,9 +134,6 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(topGCPercent)
-	}
 
 	if c.once {
 		return c.printOnce(ctx, model)
@@ -189,16 +186,13 @@ func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
 // processes, about 38 MiB resident with the binary's pages, in every view
 // (the sessions views hold a Grouper's state besides the snapshots); more
 // in proportion beyond, so the collector never chases a live heap the
-// limit cannot hold.
+// limit cannot hold. It, not a low GOGC, bounds top's memory: a refresh
+// makes little garbage (rows and snapshots reuse their storage), and
+// collecting at GOGC's default spends less CPU on marking.
 func topMemoryLimit(n int) int64 {
 	const bytes = 34 << 20
 	return bytes * int64(max(n, 10_000)) / 10_000
 }
-
-// topGCPercent is top's GOGC: a refresh's garbage is most of the heap, so
-// collecting at a quarter more than the live heap, not twice it, keeps top
-// under 40 MiB at 10,000 processes for a few percent of CPU.
-const topGCPercent = 25
 
 // source builds the live view's Source: two Monitors that keep snapshots
 // (the view shows one while the next is gathered), one grouping every
