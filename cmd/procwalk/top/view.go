@@ -260,7 +260,7 @@ func joinCells(cols []column, cells []string, widths []int) string {
 		if w == 0 {
 			continue
 		}
-		cell := runewidth.Truncate(cells[i], w, "…")
+		cell := truncate(cells[i], w)
 		if c.right {
 			cell = padLeft(cell, w)
 		} else if !c.flex {
@@ -273,23 +273,63 @@ func joinCells(cols []column, cells []string, widths []int) string {
 }
 
 func padLeft(s string, w int) string {
-	return strings.Repeat(" ", max(w-runewidth.StringWidth(s), 0)) + s
+	n := len(s)
+	if !printableASCII(s) {
+		n = runewidth.StringWidth(s)
+	}
+	return strings.Repeat(" ", max(w-n, 0)) + s
 }
 
 func padRight(s string, w int) string {
-	return s + strings.Repeat(" ", max(w-lipgloss.Width(s), 0))
+	return s + strings.Repeat(" ", max(w-width(s), 0))
 }
 
 // fit cuts a line to the terminal's width.
-func fit(s string, width int) string {
-	if lipgloss.Width(s) <= width {
+func fit(s string, w int) string {
+	if width(s) <= w {
 		return s
 	}
 	if strings.Contains(s, "\x1b") {
 		// Styled: lipgloss cuts without breaking escape sequences.
-		return lipgloss.NewStyle().MaxWidth(width).Render(s)
+		return lipgloss.NewStyle().MaxWidth(w).Render(s)
 	}
-	return runewidth.Truncate(s, width, "…")
+	return truncate(s, w)
+}
+
+// width is the cells s takes on a terminal, escape sequences not counted.
+// Most of what top draws is printable ASCII, a cell a byte: measured so
+// without segmenting graphemes, the rest by lipgloss.
+func width(s string) int {
+	if printableASCII(s) {
+		return len(s)
+	}
+	return lipgloss.Width(s)
+}
+
+// truncate cuts s to w cells, "…" marking the cut; a command line of a
+// few kilobytes is cut without measuring all of it when it is ASCII.
+func truncate(s string, w int) string {
+	if printableASCII(s) {
+		if len(s) <= w {
+			return s
+		}
+		if w < 1 {
+			return ""
+		}
+		return s[:w-1] + "…"
+	}
+	return runewidth.Truncate(s, w, "…")
+}
+
+// printableASCII reports whether s is printable ASCII alone (no control
+// byte, no escape sequence).
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // statusLine is the question, the warning, the last result, the filter
