@@ -72,6 +72,7 @@ type Model struct {
 	alarm    bool // status is a warning or a refusal
 	killing  bool
 	gathered bool   // a gather is under way
+	frames   int    // frames received, to know the last one's tick
 	pending  bool   // the view waits for a frame with every session kind
 	shown    string // what the last gather was planned for (regather)
 	rows     []row
@@ -156,7 +157,9 @@ type (
 		err     error
 		planned *plannedRows
 	}
-	tickMsg  struct{}
+	// tickMsg is the tick scheduled after frame number frame: only the
+	// last frame's starts a gather.
+	tickMsg  struct{ frame int }
 	killDone struct {
 		text  string
 		alarm bool
@@ -290,9 +293,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.planned = msg.planned
 			m.setFrame(msg.frame)
 		}
-		return m, tea.Tick(m.cfg.Interval, func(time.Time) tea.Msg { return tickMsg{} })
+		// A frame gathered at once for a key (regather) schedules a tick
+		// too: the ticks of older frames are stale, or each such key would
+		// add a refresh a second.
+		m.frames++
+		frame := m.frames
+		return m, tea.Tick(m.cfg.Interval, func(time.Time) tea.Msg { return tickMsg{frame} })
 	case tickMsg:
-		if !m.gathered {
+		if msg.frame == m.frames && !m.gathered {
 			return m, m.gather()
 		}
 	case killDone:

@@ -387,3 +387,24 @@ func TestSessionInfoAgent(t *testing.T) {
 		t.Errorf("INFO %q, want it to start %q", got, want)
 	}
 }
+
+// A key that changes what the screen shows gathers at once, and that
+// frame schedules its own tick: the tick of the frame before is stale and
+// starts no gather, or every such key would add a refresh per interval.
+func TestOneTickAfterARegather(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 10)
+	press(m, "s") // another sort: a gather now
+	if m.frames != 2 {
+		t.Fatalf("%d frames after a sort key, want 2", m.frames)
+	}
+	if _, cmd := m.Update(tickMsg{frame: 1}); cmd != nil {
+		t.Error("the first frame's tick, stale, started a gather")
+	}
+	_, cmd := m.Update(tickMsg{frame: 2})
+	if cmd == nil {
+		t.Fatal("the last frame's tick started no gather")
+	}
+	if _, ok := cmd().(frameMsg); !ok {
+		t.Error("the last frame's tick did not gather a frame")
+	}
+}
