@@ -420,6 +420,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 			b.growth, b.ioRates = m.growth, m.ioRates
 			for i := range rows {
 				b.setRates(&rows[i])
+				rows[i].cells = nil // formatted for a sort by text, with the rates before
 			}
 			if c := m.sortCol[viewProcesses]; m.view == viewProcesses && rateColumn(c) {
 				sortRows(rows, m.cols, c, m.reverse) // measured since the plan

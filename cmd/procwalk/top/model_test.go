@@ -408,3 +408,20 @@ func TestOneTickAfterARegather(t *testing.T) {
 		t.Error("the last frame's tick did not gather a frame")
 	}
 }
+
+// Rows a gather planned and formatted (to sort by a text column) show the
+// rates measured when their frame arrived, not the ones before.
+func TestPlannedRowsShowTheFramesRates(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	m, _, _ := newTestModel(t, 200, 40)
+	m.cfg.Now = func() time.Time { now = now.Add(30 * time.Second); return now }
+	m.sortCol[viewProcesses] = colName
+	m.Update(m.gather()())
+	m.Update(m.gather()()) // USS read in two frames: growth known
+	if len(m.growth) == 0 {
+		t.Fatal("no growth measured over two frames")
+	}
+	if view := m.View(); !strings.Contains(view, "+0.0") {
+		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
+	}
+}
