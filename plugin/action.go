@@ -3,8 +3,8 @@ package plugin
 import (
 	"strings"
 
-	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // writeAction writes one procwalk_action line: the audit record of a signal
@@ -13,7 +13,7 @@ func writeAction(w metricWriter, e *kill.ActionEvent) {
 	w.begin(MeasurementAction)
 	w.tag("requester", e.Requester)
 	w.tag("outcome", e.Outcome)
-	if kind, name, err := procwalk.ParseRef(e.Session); err == nil {
+	if kind, name, err := session.ParseRef(e.Session); err == nil {
 		w.tag("kind", kind) // the same tags as the session's procwalk_session series
 		w.tag("session", name)
 	} else {

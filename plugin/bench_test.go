@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // bench_test.go measures execd's steady state on this host's /proc: one
@@ -88,13 +89,13 @@ func processCPUSeconds() float64 {
 // statm), rates, encoding and the self line, with no session to build. Its
 // allocations per gather do not grow with the number of processes.
 func BenchmarkExecdNoSessions(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindGroup}}}), false)
+	benchGathers(b, benchCollector(b, Config{Group: session.Config{Kinds: []string{session.KindGroup}}}), false)
 }
 
 // BenchmarkExecdTmux is the cheap configuration: stat and statm per
 // process, tmux sessions from the tmux servers found.
 func BenchmarkExecdTmux(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}), false)
+	benchGathers(b, benchCollector(b, Config{Group: session.Config{Kinds: []string{session.KindTmux}}}), false)
 }
 
 // BenchmarkExecdTmuxReturnMemory is BenchmarkExecdTmux as `procwalk
@@ -102,7 +103,7 @@ func BenchmarkExecdTmux(b *testing.B) {
 // to the kernel after each batch. Its cpu-ms/op against BenchmarkExecdTmux's
 // is what that costs.
 func BenchmarkExecdTmuxReturnMemory(b *testing.B) {
-	benchGathers(b, benchCollector(b, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}), true)
+	benchGathers(b, benchCollector(b, Config{Group: session.Config{Kinds: []string{session.KindTmux}}}), true)
 }
 
 // BenchmarkExecdDefault is the default session kinds (tmux, cgroup, user,
@@ -148,8 +149,8 @@ func BenchmarkExecdRatio(b *testing.B) {
 		cfg    Config
 		target float64
 	}{
-		{"no-sessions", Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindGroup}}}, 1.1},
-		{"tmux", Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}}}, 1.1},
+		{"no-sessions", Config{Group: session.Config{Kinds: []string{session.KindGroup}}}, 1.1},
+		{"tmux", Config{Group: session.Config{Kinds: []string{session.KindTmux}}}, 1.1},
 		{"default", Config{}, 1.1},
 	} {
 		b.Run(c.name, func(b *testing.B) {

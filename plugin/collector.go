@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // Gather is what one gather saw: the snapshot (with rates from the previous
@@ -16,7 +17,7 @@ import (
 // its state, each pointing into the snapshot it came from).
 type Gather struct {
 	Snapshot *procwalk.Snapshot
-	Sessions []procwalk.Session
+	Sessions []session.Session
 	// ReadMore reads fields of the snapshot's processes that the gather
 	// did not (the Monitor's ReadMore), for a hook that shows more.
 	ReadMore func(procs []*procwalk.Process, f procwalk.Fields) error
@@ -35,9 +36,9 @@ type Collector struct {
 	cfg      Config
 	monitor  *procwalk.Monitor
 	grouper  sessionGrouper
-	rank     procwalk.MetricDesc          // ranks the processes of each session
-	procMets []procwalk.MetricDesc        // procwalk_process's fields
-	sessMets []procwalk.SessionMetricDesc // procwalk_session's fields
+	rank     procwalk.MetricDesc   // ranks the processes of each session
+	procMets []procwalk.MetricDesc // procwalk_process's fields
+	sessMets []session.MetricDesc  // procwalk_session's fields
 	lookup   procstatLookup
 	lw       lineWriter
 	top      []*procwalk.Process // reused by writeProcesses
@@ -254,7 +255,7 @@ func (c *Collector) collect(w metricWriter) error {
 // writeProcesses writes the top members of s, ranked by the catalogue's
 // one rule: largest first, a member without a value (PSS not read, a rate
 // not measured yet) after every one with a value, ties by lower pid.
-func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *procwalk.Session) {
+func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *session.Session) {
 	match := c.cfg.Processes.Match
 	top := c.top[:0]
 	for _, id := range s.Members {

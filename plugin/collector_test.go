@@ -12,11 +12,12 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 func userSessions(t *testing.T, cfg Config) *Collector {
 	t.Helper()
-	cfg.Group.Kinds = []string{procwalk.KindUser}
+	cfg.Group.Kinds = []string{session.KindUser}
 	return fixtureCollector(t, cfg)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // Schemas a Collector can emit.
@@ -30,7 +31,7 @@ type Config struct {
 
 	// Group says which sessions to build (procwalk schema). Empty Kinds
 	// means DefaultKinds.
-	Group procwalk.GroupConfig
+	Group session.Config
 
 	Processes ProcessConfig
 	Procstat  ProcstatConfig
@@ -64,7 +65,7 @@ type Config struct {
 // would make one series each; user sessions read every process's status,
 // which doubles a gather's cost, so they are asked for by name.
 func DefaultKinds() []string {
-	return []string{procwalk.KindTmux, procwalk.KindCgroup, procwalk.KindAgent, procwalk.KindTree, procwalk.KindGroup}
+	return []string{session.KindTmux, session.KindCgroup, session.KindAgent, session.KindTree, session.KindGroup}
 }
 
 // ProcessConfig selects procwalk_process lines: the Top members of each

@@ -8,6 +8,7 @@ import (
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // A Collector over a fixture /proc: user sessions and the top process of
@@ -24,7 +25,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	c, err := plugin.NewCollector(fs, plugin.Config{
-		Group:     procwalk.GroupConfig{Kinds: []string{procwalk.KindUser}},
+		Group:     session.Config{Kinds: []string{session.KindUser}},
 		Processes: plugin.ProcessConfig{Top: 1},
 		Users:     users,
 	})

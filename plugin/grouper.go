@@ -1,14 +1,17 @@
 package plugin
 
-import "github.com/procwalk/procwalk/procwalk"
+import (
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
+)
 
-// sessionGrouper is what a Collector needs of a *procwalk.Grouper.
+// sessionGrouper is what a Collector needs of a *session.Grouper.
 type sessionGrouper interface {
 	procwalk.Stage
 	Fields() procwalk.Fields
-	Group(s *procwalk.Snapshot) (sessions []procwalk.Session, notes []string)
+	Group(s *procwalk.Snapshot) (sessions []session.Session, notes []string)
 }
 
-func newGrouper(fs procwalk.FS, cfg procwalk.GroupConfig) (sessionGrouper, error) {
-	return procwalk.NewGrouper(fs, cfg)
+func newGrouper(fs procwalk.FS, cfg session.Config) (sessionGrouper, error) {
+	return session.NewGrouper(fs, cfg)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // DefaultPasswd is the user database Input reads for uid -> name.
@@ -34,7 +35,7 @@ type Input struct {
 	Trees         []string `toml:"trees"`
 	Groups        string   `toml:"groups"`
 	Agents        []string `toml:"agents"`
-	// Agent status options (procwalk.AgentStatusConfig): durations such as
+	// Agent status options (session.AgentStatusConfig): durations such as
 	// "10s"; "" is the default.
 	AgentTranscripts    []string `toml:"agent_transcripts"`
 	AgentContextWindows []string `toml:"agent_context_windows"`
@@ -150,18 +151,18 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	if in.SourceMode != "" && !slices.Contains(bpfsource.Modes(), in.SourceMode) {
 		return cfg, fs, fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", "))
 	}
-	opts := procwalk.GroupOptions{
+	opts := session.Options{
 		Kinds:               in.SessionKinds,
 		TmuxSockets:         in.TmuxSockets,
 		CgroupRoot:          in.CgroupRoot,
-		DangerPercent:       cmp.Or(in.DangerPercent, procwalk.DefaultDangerPercent), // 0: unset
+		DangerPercent:       cmp.Or(in.DangerPercent, session.DefaultDangerPercent), // 0: unset
 		Trees:               in.Trees,
 		GroupsFile:          in.Groups,
 		Agents:              in.Agents,
 		AgentTranscripts:    in.AgentTranscripts,
 		AgentContextWindows: in.AgentContextWindows,
 		AgentFirstRead:      in.AgentFirstRead,
-		AgentStatus:         procwalk.AgentStatusConfig{BusyCPUPercent: in.AgentBusyCPU}, // 0: the default
+		AgentStatus:         session.AgentStatusConfig{BusyCPUPercent: in.AgentBusyCPU}, // 0: the default
 	}
 	for _, d := range []struct {
 		key, value string
@@ -179,11 +180,11 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		}
 	}
 	if cfg.Group, err = opts.Config(); err != nil {
-		var oe *procwalk.OptionError
+		var oe *session.OptionError
 		if errors.As(err, &oe) {
 			err = oe.Rename(opt(oe.Option))
 			if oe.Option == "danger_percent" {
-				err = fmt.Errorf("%w (0 means %v)", err, procwalk.DefaultDangerPercent)
+				err = fmt.Errorf("%w (0 means %v)", err, session.DefaultDangerPercent)
 			}
 		}
 		return cfg, fs, fmt.Errorf("%w: %w", ErrConfig, err)

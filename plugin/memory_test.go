@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // memory_test.go checks what keeps execd's memory flat from gather to
@@ -54,7 +55,7 @@ func TestGathersReuseTheProcessArray(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewCollector(fs, Config{Group: procwalk.GroupConfig{Kinds: []string{procwalk.KindGroup}}})
+	c, err := NewCollector(fs, Config{Group: session.Config{Kinds: []string{session.KindGroup}}})
 	if err != nil {
 		t.Fatal(err)
 	}

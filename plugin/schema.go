@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // schema.go maps a gather onto the procwalk measurements. README.md in this
@@ -27,7 +28,7 @@ const (
 // writeSession writes one procwalk_session line with the session metrics
 // of sessionFields; read are the optional files the snapshot read (swap is
 // known only from status or smaps).
-func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t time.Time, metrics []procwalk.SessionMetricDesc) {
+func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t time.Time, metrics []session.MetricDesc) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -54,10 +55,10 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 	}
 	if s.Agent != nil {
 		// An agent's strings; its numbers are session metrics marked Agent.
-		if m := s.Attrs[procwalk.AttrModel]; m != "" {
+		if m := s.Attrs[session.AttrModel]; m != "" {
 			w.stringField("model", m)
 		}
-		if id := s.Attrs[procwalk.AttrSessionID]; id != "" {
+		if id := s.Attrs[session.AttrSessionID]; id != "" {
 			w.stringField("session_id", id)
 		}
 	}
@@ -68,7 +69,7 @@ func writeSession(w metricWriter, s *procwalk.Session, read procwalk.Fields, t t
 // each line of a session its own series, so two processes with the same
 // name never overwrite each other in InfluxDB, while the number of series
 // stays at most Top per session.
-func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *procwalk.Session, rank int, p *procwalk.Process, by string, metrics []procwalk.MetricDesc) {
+func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, rank int, p *procwalk.Process, by string, metrics []procwalk.MetricDesc) {
 	w.begin(MeasurementProcess)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -110,8 +111,8 @@ func processFields() []procwalk.MetricDesc {
 // lines carry, each under its catalogue name, and only when it has a value:
 // all but age_seconds, which a time series has as its timestamp minus
 // oldest_start_unix_seconds.
-func sessionFields() []procwalk.SessionMetricDesc {
-	return slices.DeleteFunc(procwalk.SessionMetrics(), func(d procwalk.SessionMetricDesc) bool { return d.Name == "age_seconds" })
+func sessionFields() []session.MetricDesc {
+	return slices.DeleteFunc(session.Metrics(), func(d session.MetricDesc) bool { return d.Name == "age_seconds" })
 }
 
 // selfStats is what a gather knows about itself.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 var t0 = time.Unix(1700000100, 0)
@@ -24,12 +25,12 @@ func encode(t *testing.T, write func(w metricWriter)) []point {
 }
 
 func TestWriteSessionFields(t *testing.T) {
-	s := procwalk.Session{
-		Kind:    procwalk.KindCgroup,
+	s := session.Session{
+		Kind:    session.KindCgroup,
 		Name:    "kubepods/pod-a",
-		Attrs:   map[string]string{procwalk.AttrPod: "web-1", procwalk.AttrNamespace: "prod", procwalk.AttrCgroup: "/kubepods/x"},
+		Attrs:   map[string]string{session.AttrPod: "web-1", session.AttrNamespace: "prod", session.AttrCgroup: "/kubepods/x"},
 		Partial: true,
-		Totals: procwalk.SessionTotals{
+		Totals: session.Totals{
 			Totals: procwalk.Totals{
 				Procs: 3, Threads: 7, Zombies: 1, RSSBytes: 3 << 20, PSSBytes: 2 << 20, USSBytes: 1 << 20,
 				SwapBytes: 4096, CPUPercent: 12.5, ReadBytesPerSecond: 10, WriteBytesPerSecond: 20,
@@ -41,7 +42,7 @@ func TestWriteSessionFields(t *testing.T) {
 			CumulativeCPUSeconds:    42.5,
 			CumulativeReadBytes:     1000,
 			CumulativeWriteBytes:    2000,
-			Cgroup: &procwalk.CgroupUsage{
+			Cgroup: &session.CgroupUsage{
 				HaveMemoryUsage: true, MemoryUsageBytes: 50 << 20, MemoryLimitBytes: 100 << 20,
 				MemoryPercent: 50, CPUQuotaCores: 1.5, CPUQuotaPercent: 20,
 			},
@@ -78,7 +79,7 @@ func TestWriteSessionFields(t *testing.T) {
 // Unknown values are left out, never written as a misleading zero, and the
 // fields that are written keep their types.
 func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
-	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Totals: procwalk.SessionTotals{
+	s := session.Session{Kind: session.KindTmux, Name: "build", Totals: session.Totals{
 		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
 	}}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
@@ -97,7 +98,7 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 }
 
 func TestWriteProcessHostileNames(t *testing.T) {
-	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "my session,x=y"}
+	s := session.Session{Kind: session.KindTmux, Name: "my session,x=y"}
 	p := procwalk.Process{
 		ID: procwalk.ProcID{PID: 4242, StartTicks: 99}, PPID: 1, Comm: "evil\n) x=1", State: 'R',
 		Cmdline: []string{"/bin/evil", "a\nb", "\xff"}, Read: procwalk.FieldCmdline | procwalk.FieldIO,
@@ -259,12 +260,12 @@ func TestAppendActions(t *testing.T) {
 // strings and its token figures as integers; what the transcript does not
 // say is left out.
 func TestWriteAgentSession(t *testing.T) {
-	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{procwalk.AttrAgent: "claude", procwalk.AttrStatus: "blocked", procwalk.AttrModel: "claude-sonnet-4-5",
-			procwalk.AttrSessionID: "5f2c9a1e"},
-		Totals: procwalk.SessionTotals{Totals: procwalk.Totals{Procs: 2}},
-		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: t0.Add(-5 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.5,
-			Transcript: &procwalk.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrStatus: "blocked", session.AttrModel: "claude-sonnet-4-5",
+			session.AttrSessionID: "5f2c9a1e"},
+		Totals: session.Totals{Totals: procwalk.Totals{Procs: 2}},
+		Agent: &session.AgentState{Status: "blocked", StatusSince: t0.Add(-5 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.5,
+			Transcript: &session.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
 				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456, SkippedBytes: 65536}},
 	}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
@@ -281,8 +282,8 @@ func TestWriteAgentSession(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", k, p.fields[k], v)
 		}
 	}
-	s.Agent = &procwalk.AgentState{Status: "idle", StatusSince: t0}
-	s.Attrs = map[string]string{procwalk.AttrAgent: "aider", procwalk.AttrStatus: "idle"}
+	s.Agent = &session.AgentState{Status: "idle", StatusSince: t0}
+	s.Attrs = map[string]string{session.AttrAgent: "aider", session.AttrStatus: "idle"}
 	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
 	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns", "transcript_skipped_bytes"} {
 		if v, ok := p.fields[absent]; ok {

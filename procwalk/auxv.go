@@ -10,8 +10,8 @@ import "encoding/binary"
 // atClkTck is the auxv tag of the clock tick rate (include/uapi/linux/auxvec.h).
 const atClkTck = 17
 
-// parseAuxvClockTicks finds AT_CLKTCK in a native-endian 64-bit auxv vector.
-func parseAuxvClockTicks(b []byte) uint64 {
+// ParseAuxvClockTicks finds AT_CLKTCK in a native-endian 64-bit auxv vector.
+func ParseAuxvClockTicks(b []byte) uint64 {
 	for len(b) >= 16 {
 		tag := binary.NativeEndian.Uint64(b)
 		val := binary.NativeEndian.Uint64(b[8:])

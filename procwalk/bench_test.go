@@ -6,6 +6,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // bench_test.go measures Snapshot against raw loops that do nothing but the
@@ -48,7 +50,7 @@ func (r *rawLoop) scan(b *testing.B, files ...string) int {
 	r.root = root
 	r.pids = r.pids[:0]
 	err = eachDirent(r.root, r.dents, func(name []byte) {
-		if pid, ok := atou(name); ok {
+		if pid, ok := fsio.Atou(name); ok {
 			r.pids = append(r.pids, int(pid))
 		}
 	})
@@ -74,7 +76,7 @@ func (r *rawLoop) readFile(pid int, file string) bool {
 	p = append(p, file...)
 	p = append(p, 0)
 	r.path = p
-	fd, err := openat(r.root, p, syscall.O_RDONLY)
+	fd, err := fsio.Openat(r.root, p, syscall.O_RDONLY)
 	if err != nil {
 		return false
 	}

@@ -3,6 +3,8 @@ package procwalk
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // cgroup.go parses /proc/<pid>/cgroup: one "hierarchy-ID:controllers:path"
@@ -15,11 +17,13 @@ type CgroupLine struct {
 	Path        string
 }
 
-func parseCgroup(b []byte) ([]CgroupLine, error) {
+// ParseCgroup parses /proc/<pid>/cgroup: one line per hierarchy, in the
+// file's order.
+func ParseCgroup(b []byte) ([]CgroupLine, error) {
 	var out []CgroupLine
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		if len(line) == 0 {
 			continue
 		}
@@ -32,7 +36,7 @@ func parseCgroup(b []byte) ([]CgroupLine, error) {
 			return nil, fmt.Errorf("%w: cgroup: line with one ':'", ErrMalformed)
 		}
 		c2 += c1 + 1
-		id, ok := atoi(line[:c1])
+		id, ok := fsio.Atoi(line[:c1])
 		if !ok {
 			return nil, fmt.Errorf("%w: cgroup: bad hierarchy id", ErrMalformed)
 		}

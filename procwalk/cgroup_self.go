@@ -40,7 +40,7 @@ func (fs FS) SelfMemoryCgroup() (MemoryCgroup, bool) {
 // the mount point of its hierarchy, less the mount's own root (a cgroup
 // namespace or a bind mount shows a subtree).
 func parseMemoryCgroup(cgroup, mountinfo []byte) (MemoryCgroup, bool) {
-	lines, err := parseCgroup(cgroup)
+	lines, err := ParseCgroup(cgroup)
 	if err != nil {
 		return MemoryCgroup{}, false
 	}

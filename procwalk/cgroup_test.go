@@ -24,7 +24,7 @@ func TestParseCgroup(t *testing.T) {
 		{"empty (no cgroups)", "", nil},
 	}
 	for _, tt := range tests {
-		got, err := parseCgroup([]byte(tt.in))
+		got, err := ParseCgroup([]byte(tt.in))
 		if err != nil {
 			t.Errorf("%s: parseCgroup: %v", tt.name, err)
 			continue
@@ -37,7 +37,7 @@ func TestParseCgroup(t *testing.T) {
 
 func TestParseCgroupMalformed(t *testing.T) {
 	for _, in := range []string{"garbage\n", "0:/only-one-colon\n", "x::/\n", "0::/\nbad\n", "::/\n"} {
-		got, err := parseCgroup([]byte(in))
+		got, err := ParseCgroup([]byte(in))
 		if !errors.Is(err, ErrMalformed) || got != nil {
 			t.Errorf("parseCgroup(%q) = %+v, %v; want nil and ErrMalformed", in, got, err)
 		}

@@ -66,7 +66,7 @@
 // # The pipeline: Monitor
 //
 // A Monitor is the one way to gather repeatedly: it plans what to read (its
-// Fields and those its Stages need, such as a session Grouper's), takes each
+// Fields and those its Stages need, such as a session.Grouper's), takes each
 // snapshot from its Source (a Scanner of the FS), dates it by its Clock,
 // fills Rates from the previous gather and reuses the storage of the one
 // before. Commands, the Telegraf collector, Lua and the live view all gather
@@ -89,20 +89,8 @@
 //
 // # Sessions and safe signals
 //
-// Built on the same Snapshot: a Grouper, a Stage of the caller's Monitor,
-// groups processes into Sessions (tmux, sid, pgrp, tty, tree, cgroup, user,
-// agent and rule-defined groups) with totals that never count a member twice;
-// package procwalk/kill builds on them: its Killer signals a process only
-// while its ProcID still names it (pidfd, start time checked after opening),
-// refuses protected processes, and plans before it acts, and its Supervise
-// runs a command and ends its whole tree safely when it breaks a memory, CPU
-// or time limit (procwalk guard's engine). See Grouper here and Killer
-// there, and their Examples. Each kind is one file behind one interface
-// (session_kind.go): what it reads, how it groups, and what a session of it
-// says for display (Session.Info) and as Telegraf tags (Session.TagAttrs).
-//
-// Agent sessions also carry an AgentState (Session.Agent): working, idle,
-// blocked or ended, model, context and token use, from the agent's
-// transcript, which the Grouper reads incrementally (agent_status.go,
-// AgentStatusConfig, TranscriptSource; the numbers are the session metrics marked Agent).
+// Two packages build on these snapshots, imports running one way
+// (kill -> session -> procwalk): procwalk/session groups processes into
+// sessions (its Grouper is a Stage of the caller's Monitor), and
+// procwalk/kill signals them safely. This package imports neither.
 package procwalk

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // DefaultRoot is where Linux mounts procfs. The engine never reads it on its
@@ -56,7 +58,8 @@ func (fs FS) Path(elem ...string) string {
 	return filepath.Join(append([]string{fs.root}, elem...)...)
 }
 
-func (fs FS) pidPath(pid int, file string) string {
+// PIDPath returns the path of file in pid's directory, <root>/<pid>/<file>.
+func (fs FS) PIDPath(pid int, file string) string {
 	return fs.root + "/" + strconv.Itoa(pid) + "/" + file
 }
 
@@ -85,10 +88,6 @@ func Classify(err error) error {
 	return err
 }
 
-// maxFileBytes bounds any single /proc file we read. cmdline can be as long as
-// ARG_MAX allows; we keep the first 256 KiB and mark the rest as truncated.
-const maxFileBytes = 256 << 10
-
 // readFile reads a small file whole, allocating. For cold paths.
 func readFile(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
@@ -96,7 +95,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, Classify(&os.PathError{Op: "open", Path: path, Err: err})
 	}
 	defer syscall.Close(fd)
-	b, _, err := readAllFD(fd, make([]byte, 0, 4096), false)
+	b, _, err := fsio.ReadAllFD(fd, make([]byte, 0, 4096), false)
 	if err != nil {
 		return nil, Classify(&os.PathError{Op: "read", Path: path, Err: err})
 	}

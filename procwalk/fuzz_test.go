@@ -230,7 +230,7 @@ func FuzzParseCmdline(f *testing.F) {
 func FuzzParseCgroup(f *testing.F) {
 	f.Add([]byte("9:name=systemd:/\n4:memory:/process_api/b084f6\n0::/\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		lines, err := parseCgroup(b)
+		lines, err := ParseCgroup(b)
 		malformedOnly(t, err)
 		if err != nil {
 			if lines != nil {
@@ -305,7 +305,7 @@ func FuzzParseAuxvClockTicks(f *testing.F) {
 	f.Add(auxv(33, 0x7ffd, 6, 4096, 17, 100, 0, 0))
 	f.Add(auxv(17, 250))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		hz := parseAuxvClockTicks(b)
+		hz := ParseAuxvClockTicks(b)
 		// hz comes from the first AT_CLKTCK entry before AT_NULL.
 		var want uint64
 		for i := 0; i+16 <= len(b); i += 16 {
@@ -334,29 +334,6 @@ func FuzzParseHidePID(f *testing.F) {
 		}
 		if v == "0" || v == "off" || strings.ContainsAny(v, ", \t\n") || !bytes.Contains(b, []byte("hidepid="+v)) {
 			t.Fatalf("parseHidePID = %q from %q", v, b)
-		}
-	})
-}
-
-func FuzzAtoi(f *testing.F) {
-	for _, s := range []string{"0", "-1", "18446744073709551615", "-9223372036854775808", "9223372036854775808", "007", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		// atou and atoi agree with strconv on plain decimal input and refuse
-		// signs strconv would take ("+1") and anything else.
-		plain := s != "" && strings.Trim(s, "0123456789") == ""
-		u, ok := atou([]byte(s))
-		wu, err := strconv.ParseUint(s, 10, 64)
-		if ok != (plain && err == nil) || ok && u != wu {
-			t.Fatalf("atou(%q) = %d, %v; strconv: %d, %v", s, u, ok, wu, err)
-		}
-		signed := strings.TrimPrefix(s, "-")
-		plain = signed != "" && strings.Trim(signed, "0123456789") == ""
-		i, ok := atoi([]byte(s))
-		wi, err := strconv.ParseInt(s, 10, 64)
-		if ok != (plain && err == nil) || ok && i != wi {
-			t.Fatalf("atoi(%q) = %d, %v; strconv: %d, %v", s, i, ok, wi, err)
 		}
 	})
 }

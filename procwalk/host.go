@@ -24,13 +24,13 @@ type Host struct {
 	HidePID string
 }
 
-// defaultClockTicks is USER_HZ on every Linux architecture we target; used
+// DefaultClockTicks is USER_HZ on every Linux architecture we target; used
 // only when /proc/self/auxv cannot be read (a fixture without it).
-const defaultClockTicks = 100
+const DefaultClockTicks = 100
 
 // Host reads the host facts.
 func (fs FS) Host() (Host, error) {
-	h := Host{ClockTicks: defaultClockTicks, PageSizeBytes: uint64(os.Getpagesize())}
+	h := Host{ClockTicks: DefaultClockTicks, PageSizeBytes: uint64(os.Getpagesize())}
 	b, err := readFile(fs.Path("stat"))
 	if err != nil {
 		// Not a process going away: the root itself is wrong or unreadable.
@@ -49,7 +49,7 @@ func (fs FS) Host() (Host, error) {
 		h.MemTotalBytes = parseMemTotal(b)
 	}
 	if b, err := readFile(fs.Path("self", "auxv")); err == nil {
-		if hz := parseAuxvClockTicks(b); hz > 0 {
+		if hz := ParseAuxvClockTicks(b); hz > 0 {
 			h.ClockTicks = hz
 		}
 	}

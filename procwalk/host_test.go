@@ -86,7 +86,7 @@ func TestParseAuxvClockTicks(t *testing.T) {
 		{"empty", nil, 0},
 	}
 	for _, tt := range tests {
-		if got := parseAuxvClockTicks(tt.in); got != tt.want {
+		if got := ParseAuxvClockTicks(tt.in); got != tt.want {
 			t.Errorf("%s: parseAuxvClockTicks = %d; want %d", tt.name, got, tt.want)
 		}
 	}

@@ -1,6 +1,10 @@
 package procwalk
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
+)
 
 // io.go parses /proc/<pid>/io: byte counters, including those of reaped
 // children. Reading it needs ptrace-level access (root, or same user and a
@@ -20,7 +24,7 @@ func parseIO(b []byte) (IO, error) {
 	seen := 0
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		key, val, ok := keyValue(line)
 		if !ok {
 			continue
@@ -44,7 +48,7 @@ func parseIO(b []byte) (IO, error) {
 		default:
 			continue
 		}
-		n, ok := atou(val)
+		n, ok := fsio.Atou(val)
 		if !ok {
 			return IO{}, fmt.Errorf("%w: io: bad %s", ErrMalformed, key)
 		}

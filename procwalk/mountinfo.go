@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // mountinfo.go is the one parser of /proc/self/mountinfo
@@ -28,9 +30,9 @@ type mountLine struct {
 func eachMount(b []byte, fn func(m mountLine)) {
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		var f [5][]byte
-		if splitFields(line, f[:]) < 5 {
+		if fsio.SplitFields(line, f[:]) < 5 {
 			continue
 		}
 		sep := bytes.Index(line, []byte(" - "))
@@ -38,7 +40,7 @@ func eachMount(b []byte, fn func(m mountLine)) {
 			continue
 		}
 		var g [3][]byte // fstype, source, super options
-		if splitFields(line[sep+3:], g[:]) < 3 {
+		if fsio.SplitFields(line[sep+3:], g[:]) < 3 {
 			continue
 		}
 		fn(mountLine{root: f[3], point: f[4], fsType: g[0], options: g[2]})
@@ -73,22 +75,22 @@ func parseHidePID(b []byte, root string) string {
 	return hide
 }
 
-// mountEntry is a mount found by findMount, unescaped.
-type mountEntry struct {
-	root    string // the mounted directory of the filesystem
-	fsType  string
-	options string // super options: a v1 hierarchy's controllers among them
+// MountEntry is a mount found by FindMount, unescaped.
+type MountEntry struct {
+	Root    string // the mounted directory of the filesystem
+	FSType  string
+	Options string // super options: a v1 hierarchy's controllers among them
 }
 
-// findMount finds the mount at mountPoint in mountinfo. The last mount on
+// FindMount finds the mount at mountPoint in mountinfo. The last mount on
 // a point is the visible one.
-func findMount(mountinfo []byte, mountPoint string) (mountEntry, bool) {
+func FindMount(mountinfo []byte, mountPoint string) (MountEntry, bool) {
 	want := escapeMountPoint(mountPoint)
-	var found mountEntry
+	var found MountEntry
 	ok := false
 	eachMount(mountinfo, func(m mountLine) {
 		if string(m.point) == want {
-			found = mountEntry{root: unescapeOctal(string(m.root)), fsType: string(m.fsType), options: string(m.options)}
+			found = MountEntry{Root: unescapeOctal(string(m.root)), FSType: string(m.fsType), Options: string(m.options)}
 			ok = true
 		}
 	})

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // passwd.go reads a user database in /etc/passwd format, one user a line:
@@ -36,7 +38,7 @@ func parsePasswd(b []byte) *Users {
 	u := &Users{names: make(map[int]string), uids: make(map[string]int), homes: make(map[int]string)}
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		if len(line) == 0 || line[0] == '#' || line[0] == '+' || line[0] == '-' {
 			continue
 		}

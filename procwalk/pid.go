@@ -46,7 +46,7 @@ func (fs FS) Hidden(pid int) bool {
 	if pid <= 0 || fs.CheckOwnNamespace() != nil {
 		return false
 	}
-	if _, err := os.Stat(fs.pidPath(pid, "stat")); err == nil {
+	if _, err := os.Stat(fs.PIDPath(pid, "stat")); err == nil {
 		return false // shown
 	}
 	return !errors.Is(unix.Kill(pid, 0), unix.ESRCH)
@@ -85,7 +85,7 @@ func (fs FS) HoldsMemory(id ProcID) (bool, error) {
 	if st.State != 'Z' && st.State != 'X' {
 		return true, nil
 	}
-	b, err := readFile(fs.pidPath(id.PID, "statm"))
+	b, err := readFile(fs.PIDPath(id.PID, "statm"))
 	if IsGone(err) {
 		return false, nil
 	}

@@ -1,6 +1,10 @@
 package procwalk
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
+)
 
 // smaps_rollup.go parses /proc/<pid>/smaps_rollup (Linux 4.14+): the sums of
 // smaps over all mappings, in kB; we return bytes. Reading it walks the
@@ -21,7 +25,7 @@ func parseSmapsRollup(b []byte) (SmapsRollup, error) {
 	seen := false
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		key, val, ok := keyValue(line)
 		if !ok {
 			continue // the first line is the address range header

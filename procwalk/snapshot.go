@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // Snapshot is one pass over /proc: every visible process, its tree and an
@@ -186,7 +188,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 
 	sc.pids = sc.pids[:0]
 	err = eachDirent(root, sc.dents, func(name []byte) {
-		if pid, ok := atou(name); ok && pid > 0 && pid <= 1<<22 {
+		if pid, ok := fsio.Atou(name); ok && pid > 0 && pid <= 1<<22 {
 			sc.pids = append(sc.pids, int(pid))
 		}
 	})
@@ -373,14 +375,14 @@ func (sc *Scanner) read(root, pid int, file string) ([]byte, bool, error) {
 		sc.beforeRead(pid, file)
 	}
 	path := sc.setPath(pid, file)
-	fd, err := openat(root, path, syscall.O_RDONLY)
+	fd, err := fsio.Openat(root, path, syscall.O_RDONLY)
 	if err != nil {
 		if !sc.watch.leave() {
 			return nil, false, sc.abandoned(pid)
 		}
 		return nil, false, pathError("open", sc.fs.root, path, err)
 	}
-	b, truncated, err := readAllFD(fd, sc.buf, file != "cmdline")
+	b, truncated, err := fsio.ReadAllFD(fd, sc.buf, file != "cmdline")
 	syscall.Close(fd)
 	if !sc.watch.leave() {
 		return nil, false, sc.abandoned(pid)
@@ -643,7 +645,7 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 		if err != nil {
 			return err
 		}
-		if p.Cgroups, err = parseCgroup(b); err != nil {
+		if p.Cgroups, err = ParseCgroup(b); err != nil {
 			return err
 		}
 	case FieldOOMScore:
@@ -661,7 +663,7 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 // readlink reads the link <pid>/<name> into sc.buf. readlink(2) cuts a
 // target longer than the buffer without an error, so a target that fills the
 // buffer is read again into a bigger one. The kernel gives at most PATH_MAX
-// bytes; a fixture link past maxFileBytes is malformed, never returned cut.
+// bytes; a fixture link past MaxFileBytes is malformed, never returned cut.
 func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
 	path := sc.setPath(pid, name)
 	for size := max(cap(sc.buf), 256); ; size *= 2 {
@@ -682,8 +684,8 @@ func (sc *Scanner) readlink(root, pid int, name string) (string, error) {
 		if n < size {
 			return string(buf[:n]), nil
 		}
-		if size >= maxFileBytes {
-			return "", fmt.Errorf("%w: %s/%d/%s: link target over %d bytes", ErrMalformed, sc.fs.root, pid, name, maxFileBytes)
+		if size >= fsio.MaxFileBytes {
+			return "", fmt.Errorf("%w: %s/%d/%s: link target over %d bytes", ErrMalformed, sc.fs.root, pid, name, fsio.MaxFileBytes)
 		}
 	}
 }
@@ -693,7 +695,7 @@ func (sc *Scanner) countFDs(root, pid int) (int, error) {
 		return 0, errAbandoned
 	}
 	path := sc.setPath(pid, "fd")
-	fd, err := openat(root, path, syscall.O_RDONLY|syscall.O_DIRECTORY)
+	fd, err := fsio.Openat(root, path, syscall.O_RDONLY|syscall.O_DIRECTORY)
 	if err != nil {
 		if !sc.watch.leave() {
 			return 0, sc.abandoned(pid)

@@ -3,6 +3,8 @@ package procwalk
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // stat.go parses /proc/<pid>/stat (proc_pid_stat(5)). Times are in clock
@@ -52,7 +54,7 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	if open < 0 || close < open {
 		return s, nil, fmt.Errorf("%w: stat: no (comm)", ErrMalformed)
 	}
-	pid, ok := atoi(trimSpace(b[:open]))
+	pid, ok := fsio.Atoi(trimSpace(b[:open]))
 	if !ok {
 		return s, nil, fmt.Errorf("%w: stat: bad pid", ErrMalformed)
 	}
@@ -63,7 +65,7 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	// We need fields up to 24 (rss): index = field number - 3. Splitting
 	// stops there; the ~28 fields after rss are never looked at.
 	var f [22][]byte
-	n := splitFields(rest, f[:])
+	n := fsio.SplitFields(rest, f[:])
 	if n < 22 {
 		return s, nil, fmt.Errorf("%w: stat: %d fields after comm, want at least 22", ErrMalformed, n)
 	}
@@ -74,14 +76,14 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	s.State = f[0][0]
 	var bad bool
 	num := func(i int) uint64 {
-		v, ok := atou(f[i])
+		v, ok := fsio.Atou(f[i])
 		if !ok {
 			bad = true
 		}
 		return v
 	}
 	inum := func(i int) int {
-		v, ok := atoi(f[i])
+		v, ok := fsio.Atoi(f[i])
 		if !ok {
 			bad = true
 		}
@@ -112,7 +114,7 @@ func (s Stat) Kernel() bool { return s.Flags&pfKthread != 0 }
 // ReadStat reads and parses <root>/<pid>/stat, the one file that says
 // which process a pid names now (its start time) and what state it is in.
 func (fs FS) ReadStat(pid int) (Stat, error) {
-	b, err := readFile(fs.pidPath(pid, "stat"))
+	b, err := readFile(fs.PIDPath(pid, "stat"))
 	if err != nil {
 		return Stat{}, err
 	}

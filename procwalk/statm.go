@@ -1,6 +1,10 @@
 package procwalk
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
+)
 
 // statm.go parses /proc/<pid>/statm: seven numbers in pages (size resident
 // shared text lib data dt). Cheap but approximate: the kernel keeps RSS in
@@ -17,12 +21,12 @@ type Statm struct {
 
 func parseStatm(b []byte) (Statm, error) {
 	var f [7][]byte
-	if n := splitFields(b, f[:]); n < 6 {
+	if n := fsio.SplitFields(b, f[:]); n < 6 {
 		return Statm{}, fmt.Errorf("%w: statm: %d fields, want 7", ErrMalformed, n)
 	}
 	var v [6]uint64
 	for i := range v {
-		x, ok := atou(f[i])
+		x, ok := fsio.Atou(f[i])
 		if !ok {
 			return Statm{}, fmt.Errorf("%w: statm: field %d is not a number", ErrMalformed, i+1)
 		}

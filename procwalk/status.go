@@ -3,6 +3,8 @@ package procwalk
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // status.go parses /proc/<pid>/status: "Key:\tvalue" lines. Memory lines
@@ -21,7 +23,7 @@ func parseStatus(b []byte) (Status, error) {
 	haveUID := false
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		// The key first: most lines are not used, and some values are
 		// long (Mems_allowed is hundreds of bytes on a large machine).
 		c := bytes.IndexByte(line, ':')
@@ -32,11 +34,11 @@ func parseStatus(b []byte) (Status, error) {
 		switch string(line[:c]) {
 		case "Uid":
 			var f [2][]byte
-			if splitFields(line[4:], f[:]) != 2 {
+			if fsio.SplitFields(line[4:], f[:]) != 2 {
 				return Status{}, fmt.Errorf("%w: status: bad Uid line", ErrMalformed)
 			}
-			r, ok1 := atoi(f[0])
-			e, ok2 := atoi(f[1])
+			r, ok1 := fsio.Atoi(f[0])
+			e, ok2 := fsio.Atoi(f[1])
 			if !ok1 || !ok2 {
 				return Status{}, fmt.Errorf("%w: status: bad Uid line", ErrMalformed)
 			}
@@ -48,9 +50,9 @@ func parseStatus(b []byte) (Status, error) {
 			}
 			s.SwapBytes = v
 		case "voluntary_ctxt_switches":
-			s.VoluntaryCtxSwitches, _ = atou(val())
+			s.VoluntaryCtxSwitches, _ = fsio.Atou(val())
 		case "nonvoluntary_ctxt_switches":
-			s.InvoluntaryCtxSwitches, _ = atou(val())
+			s.InvoluntaryCtxSwitches, _ = fsio.Atou(val())
 		}
 	}
 	if !haveUID {

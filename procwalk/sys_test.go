@@ -4,15 +4,17 @@ import (
 	"encoding/binary"
 	"slices"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // dirent builds one getdents64 record for name, padded to 8 bytes as the
 // kernel pads it.
 func dirent(name string) []byte {
-	reclen := (direntNameOffset + len(name) + 1 + 7) &^ 7
+	reclen := (fsio.DirentNameOffset + len(name) + 1 + 7) &^ 7
 	b := make([]byte, reclen)
 	binary.NativeEndian.PutUint16(b[16:], uint16(reclen))
-	copy(b[direntNameOffset:], name)
+	copy(b[fsio.DirentNameOffset:], name)
 	return b
 }
 
@@ -56,7 +58,7 @@ func FuzzParseDirents(f *testing.F) {
 			if len(name) == 0 || slices.Contains(name, 0) {
 				t.Fatalf("name %q: empty or holding a NUL", name)
 			}
-			total += direntNameOffset + len(name)
+			total += fsio.DirentNameOffset + len(name)
 		})
 		if total > len(b) {
 			t.Fatalf("names of %d bytes with headers from %d bytes of records", total, len(b))

@@ -3,6 +3,8 @@ package procwalk
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // system.go reads the host-wide figures a live view shows above its tables:
@@ -53,7 +55,7 @@ func (fs FS) System() System {
 // parseLoadavg reads "1.63 11.38 12.71 1/87 17554".
 func parseLoadavg(b []byte) (l1, l5, l15 float64, ok bool) {
 	var f [3][]byte
-	if splitFields(b, f[:]) < 3 {
+	if fsio.SplitFields(b, f[:]) < 3 {
 		return 0, 0, 0, false
 	}
 	var err1, err5, err15 error
@@ -96,13 +98,13 @@ func parseMeminfo(b []byte, s *System) {
 func parsePressureSome(b []byte) (float64, bool) {
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		rest, ok := bytes.CutPrefix(line, []byte("some "))
 		if !ok {
 			continue
 		}
 		var f [4][]byte
-		n := splitFields(rest, f[:])
+		n := fsio.SplitFields(rest, f[:])
 		for _, field := range f[:n] {
 			if v, ok := bytes.CutPrefix(field, []byte("avg10=")); ok {
 				x, err := strconv.ParseFloat(string(v), 64)

@@ -13,7 +13,7 @@ func (s *Snapshot) buildTree() {
 	s.firstChild = make([]int32, n)
 	s.nextSibling = make([]int32, n)
 	for i := range s.Procs {
-		s.parent[i] = int32(s.index(s.Procs[i].PPID))
+		s.parent[i] = int32(s.Index(s.Procs[i].PPID))
 		if s.Procs[i].PPID == s.Procs[i].ID.PID {
 			s.parent[i] = -1
 		}
@@ -52,8 +52,8 @@ func (s *Snapshot) cutCycles() {
 	}
 }
 
-// index returns the position of pid in Procs, or -1.
-func (s *Snapshot) index(pid int) int {
+// Index returns the position of pid in Procs, or -1.
+func (s *Snapshot) Index(pid int) int {
 	lo, hi := 0, len(s.Procs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -69,9 +69,22 @@ func (s *Snapshot) index(pid int) int {
 	return -1
 }
 
+// ParentIndex returns the index in Procs of the parent of Procs[i], or -1
+// for a root. With FirstChildIndex and NextSiblingIndex it walks the tree by
+// index, without a lookup per step: the session kinds do so on every gather.
+func (s *Snapshot) ParentIndex(i int32) int32 { return s.parent[i] }
+
+// FirstChildIndex returns the index in Procs of the first child (lowest pid)
+// of Procs[i], or -1.
+func (s *Snapshot) FirstChildIndex(i int32) int32 { return s.firstChild[i] }
+
+// NextSiblingIndex returns the index in Procs of the next child of Procs[i]'s
+// parent after it, or -1.
+func (s *Snapshot) NextSiblingIndex(i int32) int32 { return s.nextSibling[i] }
+
 // Process returns the process with pid, or nil when the snapshot lacks it.
 func (s *Snapshot) Process(pid int) *Process {
-	if i := s.index(pid); i >= 0 {
+	if i := s.Index(pid); i >= 0 {
 		return &s.Procs[i]
 	}
 	return nil
@@ -88,7 +101,7 @@ func (s *Snapshot) Lookup(id ProcID) *Process {
 
 // Parent returns the parent of pid in the snapshot, or nil for a root.
 func (s *Snapshot) Parent(pid int) *Process {
-	if i := s.index(pid); i >= 0 && s.parent[i] >= 0 {
+	if i := s.Index(pid); i >= 0 && s.parent[i] >= 0 {
 		return &s.Procs[s.parent[i]]
 	}
 	return nil
@@ -96,7 +109,7 @@ func (s *Snapshot) Parent(pid int) *Process {
 
 // Children returns the direct children of pid, in pid order.
 func (s *Snapshot) Children(pid int) []*Process {
-	i := s.index(pid)
+	i := s.Index(pid)
 	if i < 0 {
 		return nil
 	}
@@ -109,7 +122,7 @@ func (s *Snapshot) Children(pid int) []*Process {
 
 // Ancestors returns the parent of pid, its parent and so on up to a root.
 func (s *Snapshot) Ancestors(pid int) []*Process {
-	i := s.index(pid)
+	i := s.Index(pid)
 	if i < 0 {
 		return nil
 	}
@@ -134,19 +147,21 @@ func (s *Snapshot) Roots() []*Process {
 // Walk calls fn for pid and every descendant, depth first in pid order, with
 // depth 0 for pid itself. fn returning false skips that process's children.
 func (s *Snapshot) Walk(pid int, fn func(p *Process, depth int) bool) {
-	i := s.index(pid)
+	i := s.Index(pid)
 	if i < 0 {
 		return
 	}
-	s.walk(int32(i), 0, fn)
+	s.WalkIndex(int32(i), 0, fn)
 }
 
-func (s *Snapshot) walk(i int32, depth int, fn func(*Process, int) bool) {
+// WalkIndex is Walk from Procs[i], whose depth is given: for a caller
+// that already holds the index.
+func (s *Snapshot) WalkIndex(i int32, depth int, fn func(*Process, int) bool) {
 	if !fn(&s.Procs[i], depth) {
 		return
 	}
 	for c := s.firstChild[i]; c >= 0; c = s.nextSibling[c] {
-		s.walk(c, depth+1, fn)
+		s.WalkIndex(c, depth+1, fn)
 	}
 }
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // An agent session's status and transcript figures, as s.agent and, being
@@ -13,10 +13,10 @@ import (
 // transcript does not say.
 func TestSessionAgent(t *testing.T) {
 	w := newWorld(t)
-	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &procwalk.AgentState{Status: "blocked",
+	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &session.AgentState{Status: "blocked",
 		Why: "a tool use awaits its result, and nothing runs", StatusSince: fixtureTime.Add(-7 * time.Minute),
 		ContextWindowTokens: 200000, ContextPercent: 92.5,
-		Transcript: &procwalk.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: 185000, OutputTokens: 1200, Turns: 3, PendingTools: 1}})
+		Transcript: &session.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: 185000, OutputTokens: 1200, Turns: 3, PendingTools: 1}})
 	got := w.eval(t, `local a = pw.session("agent:claude/myproj").agent
 print(a.status, a.model, a.status_seconds, a.context_percent, a.context_used_tokens, a.output_tokens, a.turns, a.pending_tools, a.session_id, a.why)
 print(pw.session("tmux:work").agent, s)
@@ -31,9 +31,9 @@ print(s.context_percent, s.turns, tmux.context_percent)`)
 // (cut to its column) and context use.
 func TestAgentsReportStatus(t *testing.T) {
 	w := newWorld(t)
-	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &procwalk.AgentState{Status: "blocked",
+	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &session.AgentState{Status: "blocked",
 		StatusSince: fixtureTime.Add(-7 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.6,
-		Transcript: &procwalk.Transcript{Model: "claude-sonnet-4-5-20250929", ContextUsedTokens: 183200}})
+		Transcript: &session.Transcript{Model: "claude-sonnet-4-5-20250929", ContextUsedTokens: 183200}})
 	got := runBundled(t, w, "agents")
 	if want := "\nclaude   myproj               blocked 7 min    claude-sonnet-4-5-20  92% work:0.0 "; !strings.Contains(got, want) {
 		t.Errorf("got\n%s\nwant a line starting\n%s", got, want)
@@ -42,14 +42,14 @@ func TestAgentsReportStatus(t *testing.T) {
 
 // withAgentState gives the session ref of group's sessions the agent state
 // a transcript would (its status and model attributes too).
-func withAgentState(group func() ([]procwalk.Session, error), ref string, a *procwalk.AgentState) func() ([]procwalk.Session, error) {
-	return func() ([]procwalk.Session, error) {
+func withAgentState(group func() ([]session.Session, error), ref string, a *session.AgentState) func() ([]session.Session, error) {
+	return func() ([]session.Session, error) {
 		sessions, err := group()
 		for i := range sessions {
 			if s := &sessions[i]; s.Ref() == ref {
-				s.Attrs[procwalk.AttrStatus], s.Agent = a.Status, a
+				s.Attrs[session.AttrStatus], s.Agent = a.Status, a
 				if a.Transcript != nil {
-					s.Attrs[procwalk.AttrModel] = a.Transcript.Model
+					s.Attrs[session.AttrModel] = a.Transcript.Model
 				}
 			}
 		}

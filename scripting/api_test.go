@@ -8,6 +8,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // world is a configured runtime's surroundings: fixture snapshot, sessions,
@@ -157,7 +158,7 @@ print(s.kind, s.name, s.attrs.tmux_target, s.attrs.socket, s.procs, s.threads, s
 		{`local s = pw.session("tmux:build")
 print(s.cpu, s.growth, s.read_rate, string.format("%.2f", s.cpu_time), s.read_bytes, s.age, pw.duration(s.age), s.smaps_read, s.io_read, s.cgroup)`,
 			"nil\tnil\tnil\t1052.92\t465000000\t862499.25\t9 days 23 hr\t3\t4\tnil"},
-		// The catalogue's names (procwalk.SessionMetrics), as Telegraf writes them.
+		// The catalogue's names (session.Metrics), as Telegraf writes them.
 		{`local s = pw.session("tmux:build")
 print(s.rss_bytes == s.rss, s.cpu_time_seconds == s.cumulative_cpu_time, s.read_bytes_per_second, s.smaps_read_procs, s.partial, s.danger, s.age_seconds == s.age)`,
 			"true\ttrue\tnil\t3\tfalse\tnil\ttrue"},
@@ -200,7 +201,7 @@ func TestSessionsWithoutGrouper(t *testing.T) {
 	if got := w.eval(t, `print(#pw.sessions(), pw.process(1):session("tmux"))`); got != "0\tnil" {
 		t.Errorf("got %q", got)
 	}
-	w.in.Sessions = func() ([]procwalk.Session, error) { return nil, errors.New("tmux is wedged") }
+	w.in.Sessions = func() ([]session.Session, error) { return nil, errors.New("tmux is wedged") }
 	if got := w.eval(t, `print(pw.sessions()) print(pw.process(1):session("tmux"))`); got != "nil\ttmux is wedged\nnil\ttmux is wedged" {
 		t.Errorf("got %q", got)
 	}

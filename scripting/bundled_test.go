@@ -13,6 +13,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripts"
 )
 
@@ -223,7 +224,7 @@ func TestPodPressureAlertsOncePerCrossing(t *testing.T) {
 	group := w.in.Sessions
 	// The pod is at 90 % in ticks 1, 2, 4 and 5, at 50 % in tick 3.
 	tick := 0
-	in := Input{Snapshot: w.snap, Sessions: func() ([]procwalk.Session, error) {
+	in := Input{Snapshot: w.snap, Sessions: func() ([]session.Session, error) {
 		sessions, err := group()
 		for i := range sessions {
 			if c := sessions[i].Totals.Cgroup; c != nil && tick == 3 {
@@ -360,12 +361,12 @@ func TestMemoryGuardDryRun(t *testing.T) {
 func TestMemoryGuardWithoutSessions(t *testing.T) {
 	for _, c := range []struct {
 		name     string
-		sessions func() ([]procwalk.Session, error)
+		sessions func() ([]session.Session, error)
 		args     []string
 		wantLog  string
 	}{
-		{"none", func() ([]procwalk.Session, error) { return nil, nil }, nil, ""},
-		{"grouping failed", func() ([]procwalk.Session, error) { return nil, errors.New("tmux: server did not answer") },
+		{"none", func() ([]session.Session, error) { return nil, nil }, nil, ""},
+		{"grouping failed", func() ([]session.Session, error) { return nil, errors.New("tmux: server did not answer") },
 			nil, `level=INFO msg="memory-guard: nothing guarded: tmux: server did not answer" script=memory-guard.lua` + "\n"},
 		{"unknown session", nil, []string{"session=tmux:nope"},
 			`level=INFO msg="memory-guard: nothing guarded: no such session tmux:nope`},

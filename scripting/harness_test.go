@@ -15,6 +15,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // fixtureTime is the snapshot time tests use: ten days after the fixture's
@@ -147,7 +148,7 @@ func logTo(b *bytes.Buffer) *slog.Logger {
 // grouper returns the Input.Sessions of the fixture: the engine's Grouper
 // with the fixture's tmux server (testdata/tmux.txt), cgroupfs
 // (testdata/cgroup) and users.
-func grouper(t testing.TB, users *procwalk.Users) func(*procwalk.Snapshot) func() ([]procwalk.Session, error) {
+func grouper(t testing.TB, users *procwalk.Users) func(*procwalk.Snapshot) func() ([]session.Session, error) {
 	t.Helper()
 	fs, err := procwalk.NewFS("testdata/proc")
 	if err != nil {
@@ -157,8 +158,8 @@ func grouper(t testing.TB, users *procwalk.Users) func(*procwalk.Snapshot) func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{
-		Tmux: procwalk.TmuxConfig{
+	g, err := session.NewGrouper(fs, session.Config{
+		Tmux: session.TmuxConfig{
 			Sockets:   []string{"/tmp/tmux-1000/default"},
 			ListPanes: func(string) ([]byte, error) { return panes, nil },
 		},
@@ -168,8 +169,8 @@ func grouper(t testing.TB, users *procwalk.Users) func(*procwalk.Snapshot) func(
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(snap *procwalk.Snapshot) func() ([]procwalk.Session, error) {
-		return func() ([]procwalk.Session, error) {
+	return func(snap *procwalk.Snapshot) func() ([]session.Session, error) {
+		return func() ([]session.Session, error) {
 			sessions, _ := g.Group(snap)
 			return sessions, nil
 		}

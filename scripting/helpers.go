@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // helpers.go holds the small helpers of the module: sizes, durations, the
@@ -42,7 +43,7 @@ func formatDuration(s float64) string {
 	case s > float64(math.MaxInt64/int64(time.Second)):
 		s = float64(math.MaxInt64 / int64(time.Second))
 	}
-	return procwalk.HumanDuration(time.Duration(s * float64(time.Second)))
+	return session.HumanDuration(time.Duration(s * float64(time.Second)))
 }
 
 // procwalk.bytes(n) -> "1.5 GiB"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // kill.go is procwalk.kill and the :kill methods. Scripts never signal a
@@ -144,9 +145,9 @@ func (m *module) luaKill(L *lua.LState) int {
 		return m.killProcess(L, p, 2)
 	case lua.LString:
 		sessions, err := m.groupSessions()
-		var s *procwalk.Session
+		var s *session.Session
 		if err == nil {
-			s, err = procwalk.Find(sessions, string(v))
+			s, err = session.Find(sessions, string(v))
 		}
 		if err != nil {
 			m.killOpts(L, 2) // misused options raise all the same
@@ -180,7 +181,7 @@ func (m *module) sessionKill(L *lua.LState) int {
 
 // killSession kills s with the options at argument n, which may not name a
 // scope: a session is its own scope.
-func (m *module) killSession(L *lua.LState, s *procwalk.Session, n int) int {
+func (m *module) killSession(L *lua.LState, s *session.Session, n int) int {
 	opts, scope := m.killOpts(L, n)
 	if scope != "" {
 		L.ArgError(n, fmt.Sprintf("scope %q applies to processes; a session kill takes its members", scope))

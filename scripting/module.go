@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // module.go is the procwalk Lua module: `local procwalk = require "procwalk"`.
@@ -26,7 +27,7 @@ type module struct {
 	r       *Runtime
 	metrics *procwalk.Catalogue // a process's numeric fields
 	// sessionMetrics are a session's numeric fields, by name and alias.
-	sessionMetrics map[string]*procwalk.SessionMetricDesc
+	sessionMetrics map[string]*session.MetricDesc
 
 	// Per Lua state: made by Loader.
 	procMT, sessionMT *lua.LTable
@@ -44,11 +45,11 @@ type module struct {
 	ctx      context.Context // the caller's: kills wait under it
 	script   *Script
 	snap     *procwalk.Snapshot
-	group    func() ([]procwalk.Session, error)
+	group    func() ([]session.Session, error)
 	readMore func([]*procwalk.Process, procwalk.Fields) error
 	one      [1]*procwalk.Process // readMore's argument, without an allocation
 	grouped  bool
-	sessions []procwalk.Session
+	sessions []session.Session
 	groupErr error
 	members  map[string]map[procwalk.ProcID]int // kind -> member -> index in sessions
 	deadline *deadline
@@ -61,8 +62,8 @@ func (m *module) forgetState() {
 
 func newModule(r *Runtime) *module {
 	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool),
-		sessionMetrics: make(map[string]*procwalk.SessionMetricDesc)}
-	list := procwalk.SessionMetrics()
+		sessionMetrics: make(map[string]*session.MetricDesc)}
+	list := session.Metrics()
 	for i := range list {
 		for _, name := range append([]string{list[i].Name}, list[i].Aliases...) {
 			m.sessionMetrics[name] = &list[i]

@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // query.go selects processes: procwalk.processes(filter), procwalk.process(pid)
@@ -136,7 +137,7 @@ func (m *module) sessionMembers(L *lua.LState, n int, ref string) map[procwalk.P
 	if err != nil {
 		L.RaiseError("filter session=%q: %v", ref, err)
 	}
-	s, err := procwalk.Find(sessions, ref)
+	s, err := session.Find(sessions, ref)
 	if err != nil {
 		L.ArgError(n, err.Error())
 	}

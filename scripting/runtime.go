@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/gopher-lua/parse"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // maxSourceBytes bounds a script's source, and with it the time and memory
@@ -121,7 +122,7 @@ type Input struct {
 	// Sessions groups the snapshot into sessions. It is called at most once
 	// per run, the first time the script asks for sessions; nil means the
 	// script sees no sessions.
-	Sessions func() ([]procwalk.Session, error)
+	Sessions func() ([]session.Session, error)
 	// ReadMore reads optional fields of the snapshot's processes that its
 	// scan did not read (procwalk.Monitor.ReadMore): a field a script asks
 	// of a process is read then, once, so every mode sees every field

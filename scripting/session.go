@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // session.go exposes sessions (tmux sessions, sids, cgroups, users, agents
@@ -16,7 +17,7 @@ import (
 // sessionRef is the userdata value of a session object.
 type sessionRef struct {
 	snap *procwalk.Snapshot
-	s    *procwalk.Session
+	s    *session.Session
 }
 
 // sessionFields lists the fields, for error messages and the README.
@@ -30,7 +31,7 @@ func sessionFields() []string {
 	}
 }
 
-func (m *module) newSession(L *lua.LState, s *procwalk.Session) *lua.LUserData {
+func (m *module) newSession(L *lua.LState, s *session.Session) *lua.LUserData {
 	ud := L.NewUserData()
 	ud.Value = &sessionRef{snap: m.snap, s: s}
 	ud.Metatable = m.sessionMT
@@ -50,14 +51,14 @@ func checkSession(L *lua.LState, n int) *sessionRef {
 // checkKind returns argument n as a session kind.
 func checkKind(L *lua.LState, n int) string {
 	kind := L.CheckString(n)
-	if !slices.Contains(procwalk.Kinds(), kind) {
-		L.ArgError(n, fmt.Sprintf("unknown session kind %q; kinds are %s", kind, strings.Join(procwalk.Kinds(), ", ")))
+	if !slices.Contains(session.Kinds(), kind) {
+		L.ArgError(n, fmt.Sprintf("unknown session kind %q; kinds are %s", kind, strings.Join(session.Kinds(), ", ")))
 	}
 	return kind
 }
 
 // groupSessions groups the run's snapshot once.
-func (m *module) groupSessions() ([]procwalk.Session, error) {
+func (m *module) groupSessions() ([]session.Session, error) {
 	if !m.grouped {
 		m.grouped = true
 		if m.group != nil {
@@ -68,7 +69,7 @@ func (m *module) groupSessions() ([]procwalk.Session, error) {
 }
 
 // memberIndex maps each member of the sessions of kind to its session.
-func (m *module) memberIndex(kind string, sessions []procwalk.Session) map[procwalk.ProcID]int {
+func (m *module) memberIndex(kind string, sessions []session.Session) map[procwalk.ProcID]int {
 	if idx, ok := m.members[kind]; ok {
 		return idx
 	}
@@ -115,8 +116,8 @@ func (m *module) luaSession(L *lua.LState) int {
 	ref := L.CheckString(1)
 	sessions, err := m.groupSessions()
 	if err == nil {
-		var s *procwalk.Session
-		if s, err = procwalk.Find(sessions, ref); err == nil {
+		var s *session.Session
+		if s, err = session.Find(sessions, ref); err == nil {
 			L.Push(m.newSession(L, s))
 			return 1
 		}
@@ -169,7 +170,7 @@ func (m *module) sessionIndex(L *lua.LState) int {
 }
 
 // sessionTotal pushes one total and reports whether key is one: a name or
-// alias of the session metric catalogue (procwalk.SessionMetrics), absent
+// alias of the session metric catalogue (session.Metrics), absent
 // as nil, or one of the fields below. Those keep the meaning they had
 // before the catalogue: cpu_time, read_bytes and write_bytes are the
 // members' counters now (they drop when a member exits), where the
@@ -223,7 +224,7 @@ func (m *module) sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 
 // cgroupTable converts cgroupfs usage and limits; a limit that does not
 // apply, or a CPU figure before rates are measured, is nil.
-func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage, rates bool) *lua.LTable {
+func cgroupTable(L *lua.LState, c *session.CgroupUsage, rates bool) *lua.LTable {
 	t := L.NewTable()
 	set := func(k string, v float64, ok bool) {
 		if ok {
@@ -250,7 +251,7 @@ func cgroupTable(L *lua.LState, c *procwalk.CgroupUsage, rates bool) *lua.LTable
 // agentTable converts an agent session's status and transcript figures:
 // {status, why, status_since, model, session_id, transcript, and the
 // session metrics marked Agent}; what is unknown is nil.
-func agentTable(L *lua.LState, s *procwalk.Session, snap *procwalk.Snapshot) *lua.LTable {
+func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua.LTable {
 	a := s.Agent
 	t := L.NewTable()
 	t.RawSetString("status", lua.LString(a.Status))
@@ -258,12 +259,12 @@ func agentTable(L *lua.LState, s *procwalk.Session, snap *procwalk.Snapshot) *lu
 	if !a.StatusSince.IsZero() {
 		t.RawSetString("status_since", lua.LNumber(float64(a.StatusSince.UnixNano())/1e9))
 	}
-	for key, attr := range map[string]string{"model": procwalk.AttrModel, "session_id": procwalk.AttrSessionID, "transcript": procwalk.AttrTranscript} {
+	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
 		if v := s.Attrs[attr]; v != "" {
 			t.RawSetString(key, lua.LString(v))
 		}
 	}
-	for _, d := range procwalk.SessionMetrics() {
+	for _, d := range session.Metrics() {
 		if v, ok := d.Value(s, snap.Fields, snap.Time); ok && d.Agent {
 			t.RawSetString(d.Name, lua.LNumber(v))
 		}

@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // An agent's INFO starts with its status (for how long, when blocked or
 // ended), model and context use; its JSON has them in "agent".
 func TestAgentInfoAndJSON(t *testing.T) {
 	now := time.Unix(1700003600, 0)
-	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{procwalk.AttrStatus: "blocked", procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrCwd: "/home/dev/app",
-			procwalk.AttrElapsed: "2 hr", procwalk.AttrSessionID: "s-1"},
-		Agent: &procwalk.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{session.AttrStatus: "blocked", session.AttrModel: "claude-opus-4-1", session.AttrCwd: "/home/dev/app",
+			session.AttrElapsed: "2 hr", session.AttrSessionID: "s-1"},
+		Agent: &session.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
 			ContextWindowTokens: 200000, ContextPercent: 90.4,
-			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute),
+			Transcript: &session.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute),
 				Bytes: 9000000, SkippedBytes: 600000}},
 	}
 	if got, want := s.Info(), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
@@ -54,11 +55,11 @@ func TestAgentInfoAndJSON(t *testing.T) {
 // part of the transcript read.
 func TestAgentSessionLines(t *testing.T) {
 	now := time.Unix(1700003600, 0)
-	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app", Attrs: map[string]string{}}
-	a := &procwalk.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app", Attrs: map[string]string{}}
+	a := &session.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
 		ContextWindowTokens: 200000, ContextPercent: 90.4,
-		Transcript: &procwalk.Transcript{Path: "/h/.claude/projects/-app/s.jsonl", Model: "claude-opus-4-1", ContextUsedTokens: 180800, InputTokens: 7,
-			OutputTokens: 12, CacheReadTokens: 3, CacheCreationTokens: 4, Turns: 2, Last: procwalk.EntryToolUse, PendingTools: 1,
+		Transcript: &session.Transcript{Path: "/h/.claude/projects/-app/s.jsonl", Model: "claude-opus-4-1", ContextUsedTokens: 180800, InputTokens: 7,
+			OutputTokens: 12, CacheReadTokens: 3, CacheCreationTokens: 4, Turns: 2, Last: session.EntryToolUse, PendingTools: 1,
 			LastActivity: now.Add(-3 * time.Minute), Bytes: 9437184, SkippedBytes: 1048576, Malformed: 1}}
 	lines := func() string {
 		var kv table
@@ -140,7 +141,7 @@ func TestAgentListKeepsStableOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}})
+	g, err := session.NewGrouper(fs, session.Config{Kinds: []string{session.KindAgent}})
 	if err != nil {
 		t.Fatal(err)
 	}

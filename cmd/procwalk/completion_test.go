@@ -30,7 +30,7 @@ func TestCompletionScripts(t *testing.T) {
 	}
 }
 
-// fixtureSessionRefs are the sessions of procwalk/testdata/sessions that
+// fixtureSessionRefs are the sessions of procwalk/session/testdata/sessions that
 // complete: the default kinds, in Group's order.
 const fixtureSessionRefs = `cgroup:/batch/job42
 cgroup:/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service

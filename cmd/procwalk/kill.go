@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"golang.org/x/sys/unix"
 )
 
@@ -285,25 +286,25 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 
 // sessionScope finds --session among the sessions of its kind.
 func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
-	kind, _, err := procwalk.ParseRef(c.session)
+	kind, _, err := session.ParseRef(c.session)
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
 	switch kind {
-	case procwalk.KindTree:
+	case session.KindTree:
 		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
-	case procwalk.KindPGRP:
+	case session.KindPGRP:
 		n, err := strconv.Atoi(strings.TrimPrefix(c.session, kind+":"))
 		if err == nil && n > 0 {
 			return kill.GroupScope{PGRP: n}, nil
 		}
 	}
-	cfg, err := procwalk.GroupOptions{Kinds: []string{kind}, CgroupRoot: explicitCgroupRoot(c.cgroupRoot),
-		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: procwalk.DefaultDangerPercent}.Config()
+	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: explicitCgroupRoot(c.cgroupRoot),
+		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
 	if err != nil {
 		return nil, optionUsage(err)
 	}
-	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	grouper, err := session.NewGrouper(fsys, cfg)
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
@@ -312,14 +313,14 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 		return nil, err
 	}
 	sessions, notes := grouper.Group(snap)
-	s, err := procwalk.Find(sessions, c.session)
+	s, err := session.Find(sessions, c.session)
 	if err != nil {
 		for _, n := range notes {
 			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err
 	}
-	if c.killTmuxSession && kind != procwalk.KindTmux {
+	if c.killTmuxSession && kind != session.KindTmux {
 		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
 	return kill.NewSessionScope(s, c.killTmuxSession), nil

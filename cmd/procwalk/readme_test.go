@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // metricTable is the README's naming table, built from the metric
@@ -56,7 +57,7 @@ func sessionMetricTable() string {
 	var b strings.Builder
 	b.WriteString("| name (Telegraf, Lua) | Lua short names | unit | type | meaning |\n")
 	b.WriteString("|---|---|---|---|---|\n")
-	for _, d := range procwalk.SessionMetrics() {
+	for _, d := range session.Metrics() {
 		short := make([]string, len(d.Aliases))
 		for i, a := range d.Aliases {
 			short[i] = "`" + a + "`"
@@ -103,7 +104,7 @@ func TestREADMEKindTable(t *testing.T) {
 		name, _, _ = strings.Cut(name, "`")
 		kinds = append(kinds, name)
 	}
-	if want := procwalk.Kinds(); !slices.Equal(kinds, want) {
+	if want := session.Kinds(); !slices.Equal(kinds, want) {
 		t.Errorf("README's table of kinds lists %v, want a row for each of %v, in that order", kinds, want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -179,7 +180,7 @@ type scriptRun struct {
 	script  *scripting.Script
 	rt      *scripting.Runtime
 	monitor *procwalk.Monitor
-	grouper *procwalk.Grouper
+	grouper *session.Grouper
 	out     *lineEmitter
 	e       *env
 	limits  scripting.Limits
@@ -206,7 +207,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if err != nil {
 		return nil, err
 	}
-	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	grouper, err := session.NewGrouper(fsys, cfg)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
@@ -247,7 +248,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 // run runs the script once against snap, grouping sessions only if the
 // script asks for them. A failing script is an exit-1 error.
 func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
-	sessions := func() ([]procwalk.Session, error) {
+	sessions := func() ([]session.Session, error) {
 		s, notes := sr.grouper.Group(snap)
 		for _, n := range notes {
 			fmt.Fprintf(sr.e.stderr, "procwalk: note: %s\n", printable(n))

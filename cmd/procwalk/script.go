@@ -13,6 +13,7 @@ import (
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -409,7 +410,7 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	if h.conn != nil {
 		h.out.to = &forwardEmitter{c: h.conn}
 	}
-	sessions := func() ([]procwalk.Session, error) { return g.Sessions, nil }
+	sessions := func() ([]session.Session, error) { return g.Sessions, nil }
 	h.guard.Begin()
 	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
 	h.guard.End()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // session.go is `procwalk session KIND:NAME`: one session's totals,
@@ -64,7 +65,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("session takes one KIND:NAME, e.g. procwalk session tmux:build; got %d arguments", len(args))
 	}
 	ref := args[0]
-	kind, name, err := procwalk.ParseRef(ref)
+	kind, name, err := session.ParseRef(ref)
 	switch {
 	case err != nil: // an unknown kind: the message lists them
 		return usageErrorf("%v", err)
@@ -74,12 +75,12 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if base, _, ok := procwalk.SplitRefID(name); ok && kind == procwalk.KindTree {
+	if base, _, ok := session.SplitRefID(name); ok && kind == session.KindTree {
 		name = base // tree:1234@ID: build the tree, let Find check the ID
 	}
-	if kind == procwalk.KindTree && !slices.ContainsFunc(cfg.Trees, func(t procwalk.TreeSpec) bool { return t.Name == name }) {
+	if kind == session.KindTree && !slices.ContainsFunc(cfg.Trees, func(t session.TreeSpec) bool { return t.Name == name }) {
 		// tree:1234, tree:/run/x.pid, tree:postgres need no --tree.
-		spec, err := procwalk.ParseTreeSpec(name)
+		spec, err := session.ParseTreeSpec(name)
 		if err != nil {
 			return usageErrorf("%s: %v", ref, err)
 		}
@@ -91,7 +92,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := procwalk.Find(gd.sessions, ref)
+	s, err := session.Find(gd.sessions, ref)
 	if err != nil {
 		// One line for one failure: the grouping notes say why none
 		// matched ("no tmux server", "no process matches").
@@ -121,7 +122,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 // readMembersSmaps reads smaps_rollup of s's members alone (each read
 // takes the target's mmap lock) and adds their PSS and USS to s's totals.
 // PSS growth needs smaps in both samples: the session view has none.
-func readMembersSmaps(gd gathered, s *procwalk.Session) error {
+func readMembersSmaps(gd gathered, s *session.Session) error {
 	members := make([]*procwalk.Process, 0, len(s.Members))
 	for _, id := range s.Members {
 		if p := gd.snap.Lookup(id); p != nil {
@@ -137,7 +138,7 @@ func readMembersSmaps(gd gathered, s *procwalk.Session) error {
 	return nil
 }
 
-func (c *sessionCommand) writeJSON(gd gathered, s *procwalk.Session) error {
+func (c *sessionCommand) writeJSON(gd gathered, s *session.Session) error {
 	j := newJSONSession(gd.snap.Time, gd.snap.Fields, s)
 	metrics := procwalk.Metrics()
 	for _, id := range s.Members {
@@ -159,7 +160,7 @@ func (c *sessionCommand) writeJSON(gd gathered, s *procwalk.Session) error {
 	return enc.Encode(doc)
 }
 
-func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
+func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 	w := c.e.stdout
 	t := s.Totals
 	fmt.Fprintf(w, "%s\n", printable(s.Ref()))
@@ -250,7 +251,7 @@ func (c *sessionCommand) write(gd gathered, s *procwalk.Session) error {
 // memberTree draws the members as a tree: each root, then its descendants
 // that are members (a non-member in between breaks the line: its member
 // descendants start a root of their own).
-func (c *sessionCommand) memberTree(gd gathered, s *procwalk.Session) error {
+func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 	snap := gd.snap
 	member := make(map[procwalk.ProcID]bool, len(s.Members))
 	for _, id := range s.Members {
@@ -356,7 +357,7 @@ func formatSigned(bytes float64) string {
 }
 
 // addAgentLines says what an agent's transcript and processes tell.
-func addAgentLines(kv *table, s *procwalk.Session, a *procwalk.AgentState, now time.Time) {
+func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now time.Time) {
 	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
 	t := a.Transcript
 	if t == nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // sessions.go is `procwalk sessions` (and plain `procwalk`): every session
@@ -95,7 +96,7 @@ type sessionFlags struct {
 	transcripts stringList
 	windows     stringList
 	firstRead   string
-	status      procwalk.AgentStatusConfig
+	status      session.AgentStatusConfig
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
@@ -104,12 +105,12 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.agents, "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
 	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
-	fs.StringVar(&f.cgroupRoot, "cgroup-root", procwalk.DefaultCgroupRoot, "where cgroupfs is mounted")
-	fs.Float64Var(&f.danger, "danger-percent", procwalk.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.StringVar(&f.cgroupRoot, "cgroup-root", session.DefaultCgroupRoot, "where cgroupfs is mounted")
+	fs.Float64Var(&f.danger, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
 	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
 	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
-	d := procwalk.DefaultAgentStatus()
+	d := session.DefaultAgentStatus()
 	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", d.ActiveWithin, "an agent whose transcript grew this recently is working")
 	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
 	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", d.TurnTimeout, "after a prompt or tool result, the model counts as answering (working) this long")
@@ -120,7 +121,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 // firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
 func firstReadHelp() string {
 	return "a transcript's first read reads its first line and this much of its end, e.g. 32MiB (default " +
-		procwalk.FormatBytes(uint64(procwalk.DefaultAgentStatus().FirstReadBytes)) + "; all: the whole file); transcript_skipped_bytes says what was not read"
+		procwalk.FormatBytes(uint64(session.DefaultAgentStatus().FirstReadBytes)) + "; all: the whole file); transcript_skipped_bytes says what was not read"
 }
 
 // stringList is a repeatable string flag.
@@ -133,9 +134,9 @@ func (l *stringList) Set(v string) error {
 }
 
 // groupConfig turns the flags into a GroupConfig for kinds
-// (procwalk.GroupOptions, as for the Telegraf plugin).
-func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procwalk.GroupConfig, error) {
-	opts := procwalk.GroupOptions{
+// (session.Options, as for the Telegraf plugin).
+func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (session.Config, error) {
+	opts := session.Options{
 		Kinds:               kinds,
 		TmuxSockets:         append(slices.Clone(f.tmuxSocket), splitList(f.tmuxSockets)...),
 		CgroupRoot:          explicitCgroupRoot(f.cgroupRoot),
@@ -156,16 +157,16 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (procw
 // explicitCgroupRoot is --cgroup-root when given: the default's absence is
 // a note of the cgroup kind, not an error.
 func explicitCgroupRoot(root string) string {
-	if root == procwalk.DefaultCgroupRoot {
+	if root == session.DefaultCgroupRoot {
 		return ""
 	}
 	return root
 }
 
-// optionUsage turns a procwalk.OptionError into a usage error naming its
+// optionUsage turns a session.OptionError into a usage error naming its
 // flag; other errors pass unchanged.
 func optionUsage(err error) error {
-	var oe *procwalk.OptionError
+	var oe *session.OptionError
 	if !errors.As(err, &oe) {
 		return err
 	}
@@ -180,23 +181,23 @@ func optionUsage(err error) error {
 // gathered is one run's sessions and what they came from.
 type gathered struct {
 	monitor  *procwalk.Monitor // read more of the processes shown
-	grouper  *procwalk.Grouper
+	grouper  *session.Grouper
 	snap     *procwalk.Snapshot
-	sessions []procwalk.Session
+	sessions []session.Session
 	notes    []string
 	users    *procwalk.Users
 }
 
 // gatherSessions snapshots with the fields the kinds need and extra, twice --interval apart unless --no-rates, and
 // groups the last snapshot.
-func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg procwalk.GroupConfig, extra procwalk.Fields) (gathered, error) {
+func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg session.Config, extra procwalk.Fields) (gathered, error) {
 	fsys, err := g.openFS()
 	if err != nil {
 		return gathered{}, err
 	}
-	grouper, err := procwalk.NewGrouper(fsys, cfg)
+	grouper, err := session.NewGrouper(fsys, cfg)
 	if err != nil {
-		if errors.Is(err, procwalk.ErrBadConfig) {
+		if errors.Is(err, session.ErrBadConfig) {
 			return gathered{}, usageErrorf("%v", err)
 		}
 		return gathered{}, err
@@ -241,7 +242,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("sessions", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(procwalk.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
+	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
 	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
@@ -268,7 +269,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	sortName := c.sort
 	switch {
 	case sortName != "":
-	case slices.Equal(kinds, []string{procwalk.KindAgent}):
+	case slices.Equal(kinds, []string{session.KindAgent}):
 		// A list of agents alone keeps the agents' stable order: each
 		// keeps its place, new ones come last (issue 13).
 		sortName = "name"
@@ -338,7 +339,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 // each repeats a pane, in an ssh login the login's scope (a cgroup
 // session), and they buried the rest, so they are listed on request.
 func overviewKinds() []string {
-	return []string{procwalk.KindTmux, procwalk.KindTree, procwalk.KindCgroup, procwalk.KindUser, procwalk.KindAgent, procwalk.KindGroup}
+	return []string{session.KindTmux, session.KindTree, session.KindCgroup, session.KindUser, session.KindAgent, session.KindGroup}
 }
 
 // parseKinds reads --kind: "" means overviewKinds, "all" every kind. An
@@ -348,12 +349,12 @@ func parseKinds(s string) ([]string, error) {
 	case "":
 		return overviewKinds(), nil
 	case "all":
-		return procwalk.Kinds(), nil
+		return session.Kinds(), nil
 	}
 	kinds := splitList(s)
 	for _, k := range kinds {
-		if !slices.Contains(procwalk.Kinds(), k) {
-			return nil, usageErrorf("--kind %q: %w: kinds are %s, or all", k, procwalk.ErrUnknownKind, strings.Join(procwalk.Kinds(), ", "))
+		if !slices.Contains(session.Kinds(), k) {
+			return nil, usageErrorf("--kind %q: %w: kinds are %s, or all", k, session.ErrUnknownKind, strings.Join(session.Kinds(), ", "))
 		}
 	}
 	return kinds, nil
@@ -361,7 +362,7 @@ func parseKinds(s string) ([]string, error) {
 
 // limitPerKind keeps the first limit sessions of each kind (0: all) and
 // counts the rest per kind.
-func limitPerKind(sessions []procwalk.Session, limit int) (shown []procwalk.Session, hidden map[string]int) {
+func limitPerKind(sessions []session.Session, limit int) (shown []session.Session, hidden map[string]int) {
 	if limit <= 0 {
 		return sessions, nil
 	}
@@ -385,7 +386,7 @@ func (c *sessionsCommand) limitSet() bool {
 	return set
 }
 
-func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden map[string]int) error {
+func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {
 	// To fit the width, SWAP goes first, then CPU-TIME, AGE, PROCS (and
 	// RSS when PSS is shown), WRITE/s, READ/s, CPU%; a long NAME is cut
 	// in the middle; INFO takes the rest.
@@ -419,7 +420,7 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 	if len(shown) == 0 {
 		fmt.Fprintln(c.e.stdout, "(no sessions)")
 	}
-	for _, k := range procwalk.Kinds() {
+	for _, k := range session.Kinds() {
 		n := hidden[k]
 		if n == 0 {
 			continue
@@ -437,7 +438,7 @@ func (c *sessionsCommand) table(gd gathered, shown []procwalk.Session, hidden ma
 
 // sessionPSS is the PSS sum; "+" marks a lower bound (smaps unreadable for
 // some members), "-" none read.
-func sessionPSS(t procwalk.SessionTotals) string {
+func sessionPSS(t session.Totals) string {
 	if t.SmapsRead == 0 {
 		return notMeasured
 	}
@@ -448,7 +449,7 @@ func sessionPSS(t procwalk.SessionTotals) string {
 	return s
 }
 
-func sessionCPU(t procwalk.SessionTotals) string {
+func sessionCPU(t session.Totals) string {
 	if t.RatesMeasured == 0 {
 		return notMeasured
 	}
@@ -457,7 +458,7 @@ func sessionCPU(t procwalk.SessionTotals) string {
 
 // sessionIORates are the read and write rates, "-" when no member had IO
 // measured twice.
-func sessionIORates(t procwalk.SessionTotals) (string, string) {
+func sessionIORates(t session.Totals) (string, string) {
 	if t.RatesMeasured == 0 || t.IORead == 0 {
 		return notMeasured, notMeasured
 	}
@@ -473,29 +474,29 @@ func sessionIORates(t procwalk.SessionTotals) (string, string) {
 // sessionOrder sorts sessions.
 type sessionOrder struct {
 	name string
-	cmp  func(a, b *procwalk.Session) int // negative when a goes first
+	cmp  func(a, b *session.Session) int // negative when a goes first
 }
 
 func sessionOrders() []sessionOrder {
-	bigger := func(v func(t *procwalk.SessionTotals) float64) func(a, b *procwalk.Session) int {
-		return func(a, b *procwalk.Session) int { return cmp.Compare(v(&b.Totals), v(&a.Totals)) }
+	bigger := func(v func(t *session.Totals) float64) func(a, b *session.Session) int {
+		return func(a, b *session.Session) int { return cmp.Compare(v(&b.Totals), v(&a.Totals)) }
 	}
 	return []sessionOrder{
-		{"rss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.RSSBytes) })},
-		{"pss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.PSSBytes) })},
-		{"uss", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.USSBytes) })},
-		{"swap", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.SwapBytes) })},
-		{"cpu", bigger(func(t *procwalk.SessionTotals) float64 { return t.CPUPercent })},
-		{"io", bigger(func(t *procwalk.SessionTotals) float64 { return t.ReadBytesPerSecond + t.WriteBytesPerSecond })},
-		{"procs", bigger(func(t *procwalk.SessionTotals) float64 { return float64(t.Procs) })},
-		{"age", func(a, b *procwalk.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
-		{"name", func(a, b *procwalk.Session) int { return 0 }}, // the kind, name order Group returns
-		{"pid", func(a, b *procwalk.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }},
+		{"rss", bigger(func(t *session.Totals) float64 { return float64(t.RSSBytes) })},
+		{"pss", bigger(func(t *session.Totals) float64 { return float64(t.PSSBytes) })},
+		{"uss", bigger(func(t *session.Totals) float64 { return float64(t.USSBytes) })},
+		{"swap", bigger(func(t *session.Totals) float64 { return float64(t.SwapBytes) })},
+		{"cpu", bigger(func(t *session.Totals) float64 { return t.CPUPercent })},
+		{"io", bigger(func(t *session.Totals) float64 { return t.ReadBytesPerSecond + t.WriteBytesPerSecond })},
+		{"procs", bigger(func(t *session.Totals) float64 { return float64(t.Procs) })},
+		{"age", func(a, b *session.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
+		{"name", func(a, b *session.Session) int { return 0 }}, // the kind, name order Group returns
+		{"pid", func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }},
 	}
 }
 
 // firstPID is the lowest member's pid, 0 for an ended agent's row.
-func firstPID(s *procwalk.Session) int {
+func firstPID(s *session.Session) int {
 	if len(s.Members) == 0 {
 		return 0
 	}
@@ -520,6 +521,6 @@ func parseSessionSort(name string) (sessionOrder, error) {
 }
 
 // sort orders sessions stably, ties keeping Group's kind and name order.
-func (o sessionOrder) sort(sessions []procwalk.Session) {
-	slices.SortStableFunc(sessions, func(a, b procwalk.Session) int { return o.cmp(&a, &b) })
+func (o sessionOrder) sort(sessions []session.Session) {
+	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
 }

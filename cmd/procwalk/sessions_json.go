@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // sessions_json.go is the JSON of procwalk sessions --json and procwalk
@@ -81,7 +82,7 @@ type jsonSession struct {
 	Attrs   map[string]any    `json:"attrs"`             // counts and ids as numbers (jsonAttrs)
 	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
-	// Metrics are the session metric catalogue (procwalk.SessionMetrics)
+	// Metrics are the session metric catalogue (session.Metrics)
 	// under the names Telegraf and Lua use, each only when it has a value.
 	// Totals keeps the names JSON had before the catalogue.
 	Metrics map[string]any `json:"metrics"`
@@ -110,7 +111,7 @@ type jsonSessions struct {
 // them as numbers ("panes": 2, "uid": 1000; the kind says which), the rest
 // as the strings they are. A value that does not parse stays a string:
 // never a made-up 0.
-func jsonAttrs(s *procwalk.Session) map[string]any {
+func jsonAttrs(s *session.Session) map[string]any {
 	out := make(map[string]any, len(s.Attrs))
 	for k, v := range s.Attrs {
 		out[k] = v
@@ -127,9 +128,9 @@ func jsonAttrs(s *procwalk.Session) map[string]any {
 
 // jsonMetrics is s's values of the session metric catalogue, by name: a
 // flag as true or false, a count as an integer; absent when not measured.
-func jsonMetrics(s *procwalk.Session, read procwalk.Fields, now time.Time) map[string]any {
+func jsonMetrics(s *session.Session, read procwalk.Fields, now time.Time) map[string]any {
 	out := map[string]any{}
-	for _, d := range procwalk.SessionMetrics() {
+	for _, d := range session.Metrics() {
 		v, ok := d.Value(s, read, now)
 		switch {
 		case !ok:
@@ -144,7 +145,7 @@ func jsonMetrics(s *procwalk.Session, read procwalk.Fields, now time.Time) map[s
 	return out
 }
 
-func newJSONSession(now time.Time, read procwalk.Fields, s *procwalk.Session) jsonSession {
+func newJSONSession(now time.Time, read procwalk.Fields, s *session.Session) jsonSession {
 	t := s.Totals
 	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial,
 		Metrics: jsonMetrics(s, read, now)}
@@ -206,12 +207,12 @@ func newJSONSession(now time.Time, read procwalk.Fields, s *procwalk.Session) js
 	return j
 }
 
-func newJSONAgent(now time.Time, s *procwalk.Session, a *procwalk.AgentState) map[string]any {
+func newJSONAgent(now time.Time, s *session.Session, a *session.AgentState) map[string]any {
 	j := map[string]any{"status": a.Status, "why": a.Why}
 	if !a.StatusSince.IsZero() {
 		j["status_since"] = a.StatusSince.UTC()
 	}
-	for key, attr := range map[string]string{"model": procwalk.AttrModel, "session_id": procwalk.AttrSessionID, "transcript": procwalk.AttrTranscript} {
+	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
 		if v := s.Attrs[attr]; v != "" {
 			j[key] = v
 		}
@@ -219,7 +220,7 @@ func newJSONAgent(now time.Time, s *procwalk.Session, a *procwalk.AgentState) ma
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
 	}
-	for _, d := range procwalk.SessionMetrics() {
+	for _, d := range session.Metrics() {
 		v, ok := d.Value(s, 0, now) // agent metrics read no files
 		switch {
 		case !ok || !d.Agent:
@@ -249,7 +250,7 @@ func newJSONSessions(gd gathered) jsonSessions {
 	return doc
 }
 
-func writeJSONSessions(w io.Writer, gd gathered, sessions []procwalk.Session) error {
+func writeJSONSessions(w io.Writer, gd gathered, sessions []session.Session) error {
 	doc := newJSONSessions(gd)
 	for i := range sessions {
 		gd.grouper.PaneForegrounds(gd.snap, &sessions[i]) // the panes' command and cwd

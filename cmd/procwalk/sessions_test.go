@@ -15,15 +15,16 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // The session commands run on the session fixture: a cgroup v1 host with
 // tmux panes, agents, pods and units, described in
-// procwalk/testdata/sessions/README.md.
+// procwalk/session/testdata/sessions/README.md.
 const (
-	sessionsProc    = "../../procwalk/testdata/sessions/proc"
-	sessionsPasswd  = "../../procwalk/testdata/sessions/passwd"
-	sessionsCgroups = "../../procwalk/testdata/sessions/cgroupfs-v1"
+	sessionsProc    = "../../procwalk/session/testdata/sessions/proc"
+	sessionsPasswd  = "../../procwalk/session/testdata/sessions/passwd"
+	sessionsCgroups = "../../procwalk/session/testdata/sessions/cgroupfs-v1"
 	fixturePodUID   = "6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b"
 )
 
@@ -103,7 +104,7 @@ func TestSessionsTable(t *testing.T) {
 // seems to listen on (procwalk dials it before running tmux).
 func fakeTmux(t *testing.T) string {
 	t.Helper()
-	answer, err := filepath.Abs("../../procwalk/testdata/sessions/tmux/default.txt")
+	answer, err := filepath.Abs("../../procwalk/session/testdata/sessions/tmux/default.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestSessionsDefaultView(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", r.code, r.stderr)
 	}
 	// The fixture has 11 cgroup sessions, 6 users, 4 agents, 2 tmux
-	// sessions (see procwalk/testdata/sessions/README.md).
+	// sessions (see procwalk/session/testdata/sessions/README.md).
 	want := map[string]int{"cgroup": 10, "user": 6, "agent": 4, "tmux": 2}
 	if got := tableKinds(r.stdout); !maps.Equal(got, want) {
 		t.Errorf("rows per kind %v, want %v:\n%s", got, want, r.stdout)
@@ -481,8 +482,8 @@ func TestIntegrationSessionsCommands(t *testing.T) {
 
 // A session that may lack members says so in INFO and in JSON.
 func TestSessionsPartialShown(t *testing.T) {
-	s := procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Partial: true,
-		Attrs: map[string]string{procwalk.AttrWindows: "1", procwalk.AttrPanes: "3", procwalk.AttrAttached: "0", procwalk.AttrSocket: "/tmp/tmux-0/default"}}
+	s := session.Session{Kind: session.KindTmux, Name: "build", Partial: true,
+		Attrs: map[string]string{session.AttrWindows: "1", session.AttrPanes: "3", session.AttrAttached: "0", session.AttrSocket: "/tmp/tmux-0/default"}}
 	if got, want := s.Info(), "1 window, 3 panes, socket default, partial: see the note"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // telegraf.go is `procwalk telegraf`: line protocol for Telegraf's exec
@@ -101,17 +102,17 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
 	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: keep memory between gathers instead of returning it to the kernel after each batch (a garbage collection, and the pages of the process array kept for the next scan): lower CPU, higher resident memory")
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
-	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(procwalk.Kinds(), ", "))
+	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
 	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
 	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.Float64Var(&in.DangerPercent, "danger-percent", procwalk.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
+	fs.Float64Var(&in.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
 	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
 	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")
 	fs.Var((*stringList)(&in.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&in.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS; repeat for several")
-	st := procwalk.DefaultAgentStatus()
+	st := session.DefaultAgentStatus()
 	fs.StringVar(&in.AgentActiveWithin, "agent-active-within", "", fmt.Sprintf("an agent whose transcript grew this recently is working (default %v)", st.ActiveWithin))
 	fs.Float64Var(&in.AgentBusyCPU, "agent-busy-cpu", st.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
 	fs.StringVar(&in.AgentTurnTimeout, "agent-turn-timeout", "", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", st.TurnTimeout))

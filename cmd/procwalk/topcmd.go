@@ -17,6 +17,7 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // topcmd.go is `procwalk top`: it wires the live view (package top) to a
@@ -106,8 +107,8 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(kinds, procwalk.KindCgroup) {
-		kinds = append(kinds, procwalk.KindCgroup) // the gauges
+	if !slices.Contains(kinds, session.KindCgroup) {
+		kinds = append(kinds, session.KindCgroup) // the gauges
 	}
 	// Set by flag, PROCWALK_DANGER_PERCENT or the config file: it wins.
 	dangerSet := false
@@ -207,22 +208,22 @@ func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, erro
 	if err != nil {
 		return nil, nil, err
 	}
-	monitor := func(kinds []string) (*procwalk.Monitor, *procwalk.Grouper, error) {
+	monitor := func(kinds []string) (*procwalk.Monitor, *session.Grouper, error) {
 		cfg, err := c.f.groupConfig(kinds, users)
 		if err != nil {
 			return nil, nil, err
 		}
-		g, err := procwalk.NewGrouper(fsys, cfg)
+		g, err := session.NewGrouper(fsys, cfg)
 		if err != nil {
 			return nil, nil, usageErrorf("%v", err)
 		}
 		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
 	}
-	src := &topSource{fs: fsys, home: c.cgroup, limitMemory: c.limitMemory, newSessions: func() (*procwalk.Monitor, *procwalk.Grouper, error) { return monitor(c.kinds) }}
+	src := &topSource{fs: fsys, home: c.cgroup, limitMemory: c.limitMemory, newSessions: func() (*procwalk.Monitor, *session.Grouper, error) { return monitor(c.kinds) }}
 	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
 		return nil, nil, err
 	}
-	if src.processes, src.processesGrouper, err = monitor([]string{procwalk.KindCgroup}); err != nil {
+	if src.processes, src.processesGrouper, err = monitor([]string{session.KindCgroup}); err != nil {
 		return nil, nil, err
 	}
 	return src, users, nil
@@ -251,10 +252,10 @@ func envSize(name string, def int) int {
 type topSource struct {
 	fs                                procwalk.FS
 	sessions, processes               *procwalk.Monitor
-	sessionsGrouper, processesGrouper *procwalk.Grouper
+	sessionsGrouper, processesGrouper *session.Grouper
 	// newSessions builds the sessions Monitor and Grouper again, after
 	// they were dropped on leaving the sessions views.
-	newSessions func() (*procwalk.Monitor, *procwalk.Grouper, error)
+	newSessions func() (*procwalk.Monitor, *session.Grouper, error)
 	home        string // --cgroup
 	// limitMemory sets the runtime's memory limit for the number of
 	// processes at each gather (topMemoryLimit); off when GOMEMLIMIT is set.
@@ -310,7 +311,7 @@ func (s *topSource) Gather(need top.Need) (top.Frame, error) {
 	sessions, notes := g.Group(snap)
 	f := top.Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}
 	if s.home != "" {
-		f.Home, _ = procwalk.Find(sessions, s.home)
+		f.Home, _ = session.Find(sessions, s.home)
 	} else if self := snap.Process(os.Getpid()); self != nil {
 		f.Home = cgroupSessionOf(sessions, self.ID)
 	}
@@ -331,10 +332,10 @@ func (s *topSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
 }
 
 // cgroupSessionOf is the cgroup session with member id, or nil.
-func cgroupSessionOf(sessions []procwalk.Session, id procwalk.ProcID) *procwalk.Session {
+func cgroupSessionOf(sessions []session.Session, id procwalk.ProcID) *session.Session {
 	for i := range sessions {
 		s := &sessions[i]
-		if s.Kind == procwalk.KindCgroup && slices.Contains(s.Members, id) {
+		if s.Kind == session.KindCgroup && slices.Contains(s.Members, id) {
 			return s
 		}
 	}
@@ -351,6 +352,6 @@ func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome {
 func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error) {
 	return t.k.TerminateScope(ctx, kill.TreeScope{Root: root})
 }
-func (t topKiller) KillSession(ctx context.Context, s *procwalk.Session) (*kill.Report, error) {
+func (t topKiller) KillSession(ctx context.Context, s *session.Session) (*kill.Report, error) {
 	return t.k.TerminateScope(ctx, kill.NewSessionScope(s, false))
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -58,9 +59,9 @@ func TestCPUHog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{
-		Kinds:      []string{procwalk.KindTmux},
-		Tmux:       procwalk.TmuxConfig{Sockets: []string{"fixture"}, ListPanes: func(string) ([]byte, error) { return panes, nil }},
+	g, err := session.NewGrouper(fs, session.Config{
+		Kinds:      []string{session.KindTmux},
+		Tmux:       session.TmuxConfig{Sockets: []string{"fixture"}, ListPanes: func(string) ([]byte, error) { return panes, nil }},
 		CgroupRoot: fixture + "cgroup",
 	})
 	if err != nil {
@@ -75,7 +76,7 @@ func TestCPUHog(t *testing.T) {
 		Logger: slogTo(&logs), Args: []string{"percent=150", "ticks=2", "kill=1"},
 	})
 	defer rt.Close()
-	in := scripting.Input{Snapshot: snap, Sessions: func() ([]procwalk.Session, error) { return sessions, nil }}
+	in := scripting.Input{Snapshot: snap, Sessions: func() ([]session.Session, error) { return sessions, nil }}
 	for tick := 1; tick <= 3; tick++ {
 		if err := rt.Run(context.Background(), script, in); err != nil {
 			t.Fatalf("tick %d: %v", tick, err)
@@ -126,13 +127,13 @@ func TestAgentWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Unix(1700864000, 0)
-	agent := func(name, status string, since time.Duration, ctx float64) procwalk.Session {
-		a := &procwalk.AgentState{Status: status, StatusSince: now.Add(-since), ContextWindowTokens: 200000, ContextPercent: ctx,
-			Transcript: &procwalk.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: int64(ctx * 2000)}}
-		return procwalk.Session{Kind: procwalk.KindAgent, Name: name, Agent: a,
-			Attrs: map[string]string{procwalk.AttrStatus: status, procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrTmuxTarget: "work:1.0"}}
+	agent := func(name, status string, since time.Duration, ctx float64) session.Session {
+		a := &session.AgentState{Status: status, StatusSince: now.Add(-since), ContextWindowTokens: 200000, ContextPercent: ctx,
+			Transcript: &session.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: int64(ctx * 2000)}}
+		return session.Session{Kind: session.KindAgent, Name: name, Agent: a,
+			Attrs: map[string]string{session.AttrStatus: status, session.AttrModel: "claude-opus-4-1", session.AttrTmuxTarget: "work:1.0"}}
 	}
-	ticks := [][]procwalk.Session{
+	ticks := [][]session.Session{
 		{agent("claude/app", "blocked", 11*time.Minute, 50), agent("codex/api", "working", time.Minute, 95)},
 		{agent("claude/app", "blocked", 12*time.Minute, 50), agent("codex/api", "working", time.Minute, 96)},
 		{agent("claude/app", "working", 0, 50), agent("codex/api", "idle", time.Minute, 20)},
@@ -144,7 +145,7 @@ func TestAgentWatch(t *testing.T) {
 	defer rt.Close()
 	snap := &procwalk.Snapshot{Time: now}
 	for i, sessions := range ticks {
-		in := scripting.Input{Snapshot: snap, Sessions: func() ([]procwalk.Session, error) { return sessions, nil }}
+		in := scripting.Input{Snapshot: snap, Sessions: func() ([]session.Session, error) { return sessions, nil }}
 		if err := rt.Run(context.Background(), script, in); err != nil {
 			t.Fatalf("tick %d: %v", i+1, err)
 		}

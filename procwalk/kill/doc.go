@@ -1,5 +1,5 @@
 // Package kill ends processes safely, on top of package procwalk's
-// snapshots and sessions: a Killer plans what a termination will do (the
+// snapshots and package procwalk/session's sessions: a Killer plans what a termination will do (the
 // members of a scope, each admitted or refused by the hard rules and the
 // protected list), then signals each target only while its ProcID still
 // names it (a pidfd opened before the start time is checked), in two stages

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // scope.go names the sets of processes a Killer can terminate: one process,
@@ -130,11 +131,11 @@ type SessionScope struct {
 
 // NewSessionScope returns the scope of s. killTmuxSession asks, for a tmux
 // session, to run `tmux kill-session` once its processes are gone.
-func NewSessionScope(s *procwalk.Session, killTmuxSession bool) *SessionScope {
+func NewSessionScope(s *session.Session, killTmuxSession bool) *SessionScope {
 	sc := &SessionScope{Ref: s.Ref(), IDs: slices.Clone(s.Members), Kind: s.Kind, Name: s.Name, Attrs: s.Attrs}
-	sc.Tmux = killTmuxSession && s.Kind == procwalk.KindTmux && s.Attrs[procwalk.AttrSocket] != ""
-	if s.Kind == procwalk.KindCgroup && s.Attrs[procwalk.AttrCgroupVer] == "2" && s.Attrs[procwalk.AttrCgroup] != "" {
-		sc.Cgroup = &CgroupScope{Path: s.Attrs[procwalk.AttrCgroup]}
+	sc.Tmux = killTmuxSession && s.Kind == session.KindTmux && s.Attrs[session.AttrSocket] != ""
+	if s.Kind == session.KindCgroup && s.Attrs[session.AttrCgroupVer] == "2" && s.Attrs[session.AttrCgroup] != "" {
+		sc.Cgroup = &CgroupScope{Path: s.Attrs[session.AttrCgroup]}
 	}
 	return sc
 }

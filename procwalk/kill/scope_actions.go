@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // scope_actions.go holds what acts on a scope as a whole rather than on one
@@ -230,7 +231,7 @@ func (x *execution) afterwards(ctx context.Context) {
 			return
 		}
 	}
-	socket := s.Attrs[procwalk.AttrSocket]
+	socket := s.Attrs[session.AttrSocket]
 	// "=" asks tmux for an exact name match, not a prefix.
 	if err := x.k.tmux(ctx, "-S", socket, "kill-session", "-t", "="+s.Name); err != nil {
 		if tmuxSessionGone(err) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // These tests run the Killer over the fixture tree testdata/kill/proc with a
@@ -649,7 +650,7 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 		t.Errorf("a refused member: written %v, outcomes %+v; want members one by one", written, r.Outcomes)
 	}
 	// A session of make's tree alone: the shell (80) and 83 are no victims.
-	s := &procwalk.Session{Kind: procwalk.KindCgroup, Name: "build", Attrs: map[string]string{procwalk.AttrCgroup: path, procwalk.AttrCgroupVer: "2"},
+	s := &session.Session{Kind: session.KindCgroup, Name: "build", Attrs: map[string]string{session.AttrCgroup: path, session.AttrCgroupVer: "2"},
 		Members: []procwalk.ProcID{killFixtureID(t, 81)}}
 	sc := NewSessionScope(s, false)
 	sc.Cgroup.Mount = mount
@@ -669,7 +670,7 @@ func TestSessionScopeTmuxKillSession(t *testing.T) {
 	k, _, _ := newTestKiller(t, Config{})
 	var ran []string
 	k.tmux = func(_ context.Context, args ...string) error { ran = args; return nil }
-	s := &procwalk.Session{Kind: procwalk.KindTmux, Name: "build", Attrs: map[string]string{procwalk.AttrSocket: "/tmp/tmux-0/default"},
+	s := &session.Session{Kind: session.KindTmux, Name: "build", Attrs: map[string]string{session.AttrSocket: "/tmp/tmux-0/default"},
 		Members: []procwalk.ProcID{killFixtureID(t, 80), killFixtureID(t, 81)}}
 	r, err := k.TerminateScope(context.Background(), NewSessionScope(s, true))
 	if err != nil {

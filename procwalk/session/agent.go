@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"fmt"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // agent.go finds AI coding agents (Claude Code, Codex, Gemini CLI, Aider)
@@ -37,9 +39,9 @@ func (*agentKind) rank() int    { return 80 }
 // plan: the command line of possible agents (agentNeedsCmdline), and
 // tmux's panes, to say which pane an agent runs in.
 func (*agentKind) plan(*Grouper) kindPlan {
-	return kindPlan{some: FieldCmdline, tmux: true, pick: func(p *Process) Fields {
+	return kindPlan{some: procwalk.FieldCmdline, tmux: true, pick: func(p *procwalk.Process) procwalk.Fields {
 		if agentNeedsCmdline(p) {
-			return FieldCmdline
+			return procwalk.FieldCmdline
 		}
 		return 0
 	}}
@@ -116,7 +118,7 @@ func agentInterpreter(name string) bool {
 // matchAgent returns the index of the first rule matching p, or -1. It tries
 // the comm, argv[0]'s base name and, for interpreters, the script argument
 // (its full path and its base name).
-func matchAgent(p *Process, rules []AgentRule) int {
+func matchAgent(p *procwalk.Process, rules []AgentRule) int {
 	if !mayBeAgent(p) {
 		return -1
 	}
@@ -126,7 +128,7 @@ func matchAgent(p *Process, rules []AgentRule) int {
 // mayBeAgent rules out kernel threads and zombies: an agent that exited is
 // no session any more (its children went to init or a subreaper), and its
 // comm alone would make one named after its pid, its cwd being gone.
-func mayBeAgent(p *Process) bool { return !p.Kernel && !p.Zombie() }
+func mayBeAgent(p *procwalk.Process) bool { return !p.Kernel && !p.Zombie() }
 
 // agentNeedsCmdline reports whether matching p against rules needs its
 // command line, which a scan then reads for p alone: an interpreter's script
@@ -134,7 +136,7 @@ func mayBeAgent(p *Process) bool { return !p.Kernel && !p.Zombie() }
 // not be the whole name (the kernel cuts comm at 15 bytes). Anything else
 // matches by comm, which is argv[0]'s base name unless the process rewrote
 // its title.
-func agentNeedsCmdline(p *Process) bool {
+func agentNeedsCmdline(p *procwalk.Process) bool {
 	return mayBeAgent(p) && (agentInterpreter(p.Comm) || len(p.Comm) >= maxCommLen)
 }
 
@@ -145,7 +147,7 @@ const maxCommLen = 15
 // same rule, so the Grouper caches the answer per key.
 type agentKey struct{ comm, name, script string }
 
-func agentNames(p *Process) agentKey {
+func agentNames(p *procwalk.Process) agentKey {
 	k := agentKey{comm: p.Comm, name: p.Name()}
 	if agentInterpreter(p.Comm) || agentInterpreter(k.name) {
 		for _, a := range p.Cmdline[min(1, len(p.Cmdline)):] {
@@ -176,7 +178,7 @@ const maxAgentCache = 8192
 
 // matchAgentCached is matchAgent through the Grouper's cache: most processes
 // share their names with many others and with the previous gather's.
-func (k *agentKind) matchAgentCached(p *Process, rules []AgentRule) int {
+func (k *agentKind) matchAgentCached(p *procwalk.Process, rules []AgentRule) int {
 	if !mayBeAgent(p) {
 		return -1
 	}
@@ -195,7 +197,7 @@ func (k *agentKind) matchAgentCached(p *Process, rules []AgentRule) int {
 // groupAgents makes one session per outermost agent: an agent started by
 // another agent (a sub-agent, a nested CLI) folds into the outer session, so
 // agent sessions never double-count; the outer one says how many it holds.
-func (k *agentKind) groupAgents(g *Grouper, s *Snapshot, panes paneIndex) []Session {
+func (k *agentKind) groupAgents(g *Grouper, s *procwalk.Snapshot, panes paneIndex) []Session {
 	rule := make([]int16, len(s.Procs))
 	var agents []int32
 	for i := range s.Procs {
@@ -209,7 +211,7 @@ func (k *agentKind) groupAgents(g *Grouper, s *Snapshot, panes paneIndex) []Sess
 	nested := map[int32]int{}
 	for _, i := range agents {
 		top := i
-		for a := s.parent[i]; a >= 0; a = s.parent[a] {
+		for a := s.ParentIndex(i); a >= 0; a = s.ParentIndex(a) {
 			if rule[a] >= 0 {
 				top = a
 			}
@@ -233,10 +235,10 @@ func (k *agentKind) groupAgents(g *Grouper, s *Snapshot, panes paneIndex) []Sess
 	})
 	cwds := make([]string, len(outer))
 	for k, i := range outer {
-		cwds[k] = g.fs.cwd(&s.Procs[i])
+		cwds[k] = cwd(g.fs, &s.Procs[i])
 	}
 	projects := projectNames(cwds)
-	leaders := make([]ProcID, len(outer))
+	leaders := make([]procwalk.ProcID, len(outer))
 	bases := make([]string, len(outer))
 	for k, i := range outer {
 		p := &s.Procs[i]
@@ -380,11 +382,11 @@ func HumanDuration(d time.Duration) string {
 // cwd is p's working directory: the snapshot's when it read cwd, else read
 // now (Grouper.Fields leaves cwd out: only agents and panes need theirs),
 // checking that the pid still names p. "" when unknown.
-func (fs FS) cwd(p *Process) string {
-	if p.Read&FieldCwd != 0 {
+func cwd(fs procwalk.FS, p *procwalk.Process) string {
+	if p.Read&procwalk.FieldCwd != 0 {
 		return p.Cwd
 	}
-	cwd, err := os.Readlink(fs.pidPath(p.ID.PID, "cwd"))
+	cwd, err := os.Readlink(fs.PIDPath(p.ID.PID, "cwd"))
 	if err != nil {
 		return ""
 	}

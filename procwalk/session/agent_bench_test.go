@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // BenchmarkAgentTranscripts measures what following agents' transcripts
@@ -50,7 +52,7 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 		writeLines(b, path, nil, string(content))
 		paths = append(paths, path)
 	}
-	fsys, err := NewFS(root)
+	fsys, err := procwalk.NewFS(root)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 				rules[i].Transcript = nil
 			}
 		}
-		g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules,
+		g, err := NewGrouper(fsys, Config{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules,
 			AgentStatus: AgentStatusConfig{FirstReadBytes: firstRead}})
 		if err != nil {
 			b.Fatal(err)
@@ -69,7 +71,7 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 		return g
 	}
 	withT, bare := newGrouper(true, 0), newGrouper(false, 0)
-	s, err := NewMonitor(fsys, MonitorConfig{NoRates: true, Keep: true, Clock: &stepClock{t: agentNow}}, withT).Gather()
+	s, err := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{NoRates: true, Keep: true, Clock: &stepClock{t: agentNow}}, withT).Gather()
 	if err != nil {
 		b.Fatal(err)
 	}

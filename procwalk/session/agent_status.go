@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"cmp"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"golang.org/x/sys/unix"
 )
 
@@ -104,7 +105,7 @@ func ParseFirstRead(s string) (int64, error) {
 	case "all":
 		return -1, nil
 	}
-	n, err := ParseBytes(s)
+	n, err := procwalk.ParseBytes(s)
 	if err != nil {
 		return 0, fmt.Errorf("%w; or all for whole files", err)
 	}
@@ -218,13 +219,13 @@ type AgentState struct {
 
 // agentTracker is the Grouper's memory of agents between gathers.
 type agentTracker struct {
-	byLeader map[ProcID]*agentTrack
-	order    []ProcID // the position of each agent in lists
-	buf      []byte   // reused transcript read buffer
+	byLeader map[procwalk.ProcID]*agentTrack
+	order    []procwalk.ProcID // the position of each agent in lists
+	buf      []byte            // reused transcript read buffer
 }
 
 type agentTrack struct {
-	leader ProcID
+	leader procwalk.ProcID
 	rule   int
 	uid    uint32
 	home   string
@@ -247,7 +248,7 @@ type agentTrack struct {
 // keptNames lists the names of agents known from earlier gathers and not
 // among live (ended, or ending now), so that a new agent in the same folder
 // does not take the name of a row still shown.
-func (tr *agentTracker) keptNames(live []ProcID) (leaders []ProcID, names []string) {
+func (tr *agentTracker) keptNames(live []procwalk.ProcID) (leaders []procwalk.ProcID, names []string) {
 	for _, id := range tr.order {
 		if t := tr.byLeader[id]; t != nil && t.row.Name != "" && !slices.Contains(live, id) {
 			leaders, names = append(leaders, id), append(names, t.row.Name)
@@ -259,20 +260,20 @@ func (tr *agentTracker) keptNames(live []ProcID) (leaders []ProcID, names []stri
 // finish fills Agent of one gather's agent sessions, adds the rows of
 // agents ended recently and orders agents stably: known ones keep their
 // positions, new ones follow, oldest first.
-func (k *agentKind) finish(g *Grouper, s *Snapshot, sessions []Session) []Session {
+func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session {
 	tr := &k.tracker
 	if tr.byLeader == nil {
-		tr.byLeader = make(map[ProcID]*agentTrack)
+		tr.byLeader = make(map[procwalk.ProcID]*agentTrack)
 	}
 	cfg := g.cfg.AgentStatus.withDefaults()
-	live := map[ProcID]int{}
+	live := map[procwalk.ProcID]int{}
 	var claimed = map[string]bool{}
 	for _, t := range tr.byLeader {
 		if t.file != nil && t.ended.IsZero() {
 			claimed[t.file.path] = true
 		}
 	}
-	var newOrder []ProcID
+	var newOrder []procwalk.ProcID
 	for i := range sessions {
 		ss := &sessions[i]
 		id, ok := ss.Leader()
@@ -290,7 +291,7 @@ func (k *agentKind) finish(g *Grouper, s *Snapshot, sessions []Session) []Sessio
 	}
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
-	var order []ProcID
+	var order []procwalk.ProcID
 	for _, id := range append(tr.order, newOrder...) {
 		t := tr.byLeader[id]
 		if t == nil {
@@ -329,7 +330,7 @@ func (t *agentTrack) endRow() {
 	attrs[AttrStatus] = AgentEnded
 	r.Attrs = attrs
 	r.Roots, r.Members, r.index, r.Panes = nil, nil, nil, nil
-	r.Totals = SessionTotals{
+	r.Totals = Totals{
 		OldestStart:          r.Totals.OldestStart,
 		CumulativeCPUSeconds: r.Totals.CumulativeCPUSeconds,
 		CumulativeReadBytes:  r.Totals.CumulativeReadBytes,
@@ -343,7 +344,7 @@ func (t *agentTrack) endRow() {
 }
 
 // agentStatus reads the agent's transcript and decides its status.
-func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig, claimed map[string]bool) {
+func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig, claimed map[string]bool) {
 	now := s.Time
 	a := &AgentState{}
 	ss.Agent = a
@@ -400,7 +401,7 @@ func (g *Grouper) agentStatus(s *Snapshot, ss *Session, t *agentTrack, tr *agent
 }
 
 // decideStatus applies the status rules in order (README "Agent status").
-func decideStatus(a *AgentState, t *agentTrack, s *Snapshot, ss *Session, cfg AgentStatusConfig, now time.Time) (string, string) {
+func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Session, cfg AgentStatusConfig, now time.Time) (string, string) {
 	tc := a.Transcript
 	if t.file != nil && !t.file.grew.IsZero() && now.Sub(t.file.grew) <= cfg.ActiveWithin {
 		return AgentWorking, "its transcript grew within " + cfg.ActiveWithin.String()
@@ -428,8 +429,8 @@ func decideStatus(a *AgentState, t *agentTrack, s *Snapshot, ss *Session, cfg Ag
 
 // agentOwner finds the agent's uid (the owner of /proc/<pid>) and home
 // (HOME of its environment, else its user's home in the passwd file).
-func (g *Grouper) agentOwner(p *Process) (uint32, string) {
-	fi, err := os.Stat(g.fs.pidPath(p.ID.PID, ""))
+func (g *Grouper) agentOwner(p *procwalk.Process) (uint32, string) {
+	fi, err := os.Stat(g.fs.PIDPath(p.ID.PID, ""))
 	if err != nil {
 		return 0, ""
 	}
@@ -437,7 +438,7 @@ func (g *Grouper) agentOwner(p *Process) (uint32, string) {
 	if !ok {
 		return 0, ""
 	}
-	if b, err := g.environs.read(p.ID.PID); err == nil {
+	if b, err := g.environs.Read(p.ID.PID); err == nil {
 		if h := environValue(b, "HOME"); strings.HasPrefix(h, "/") {
 			return uid, h
 		}

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // The fixture's claude (105, cwd /home/dev/work/app) starts at btime
@@ -47,22 +49,22 @@ func writeTranscript(t *testing.T, path string, lines []string, mod time.Time) {
 type agentGatherer struct {
 	t     *testing.T
 	g     *Grouper
-	m     *Monitor
+	m     *procwalk.Monitor
 	clock *stepClock
 }
 
 func newAgentGatherer(t *testing.T, root string, st AgentStatusConfig) *agentGatherer {
 	t.Helper()
-	fsys, err := NewFS(root)
+	fsys, err := procwalk.NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, AgentStatus: st})
+	g, err := NewGrouper(fsys, Config{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, AgentStatus: st})
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock := &stepClock{t: agentNow}
-	return &agentGatherer{t: t, g: g, m: NewMonitor(fsys, MonitorConfig{Clock: clock}, g), clock: clock}
+	return &agentGatherer{t: t, g: g, m: procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: clock}, g), clock: clock}
 }
 
 func (a *agentGatherer) gather(at time.Time) []Session {
@@ -248,7 +250,7 @@ func TestAgentMetrics(t *testing.T) {
 	bare := &Session{Kind: KindAgent, Agent: &AgentState{Status: AgentIdle}}
 	agent := &Session{Kind: KindAgent, Agent: full}
 	n := 0
-	for _, d := range SessionMetrics() {
+	for _, d := range Metrics() {
 		if _, isAgent := want[d.Name]; isAgent != d.Agent {
 			t.Errorf("%s: Agent %v", d.Name, d.Agent)
 		}
@@ -290,7 +292,7 @@ func TestAgentOptions(t *testing.T) {
 			t.Errorf("transcript %q accepted", bad)
 		}
 	}
-	if _, err := NewGrouper(FS{}, GroupConfig{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
+	if _, err := NewGrouper(procwalk.FS{}, Config{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
 		t.Error("a zero context window accepted")
 	}
 }

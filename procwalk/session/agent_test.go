@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -6,11 +6,13 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 func TestGroupAgents(t *testing.T) {
 	calls := 0
-	sessions, _, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindAgent}, Tmux: fixtureTmux(t, &calls)})
+	sessions, _, snap := groupFixture(t, sessionFixture, Config{Kinds: []string{KindAgent}, Tmux: fixtureTmux(t, &calls)})
 	// Oldest first; two "app" folders become work/app and other/app; a
 	// second agent in the same folder gets "#2".
 	want := []struct {
@@ -63,7 +65,7 @@ func TestGroupAgentsCustomRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, _, _ := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindAgent}, Agents: []AgentRule{rule},
+	sessions, _, _ := groupFixture(t, sessionFixture, Config{Kinds: []string{KindAgent}, Agents: []AgentRule{rule},
 		Tmux: TmuxConfig{ListPanes: func(string) ([]byte, error) { return nil, ErrNoTmuxServer }, Sockets: []string{"x"}}})
 	// node's script argument matches by base name; claude is not an agent now.
 	if got := namesOf(sessions, KindAgent); !slices.Equal(got, []string{"mcp/app"}) {
@@ -100,7 +102,7 @@ func TestMatchAgent(t *testing.T) {
 		{"claude-helper", nil, ""},
 	}
 	for _, tt := range tests {
-		p := &Process{Comm: tt.comm, Cmdline: tt.cmdline}
+		p := &procwalk.Process{Comm: tt.comm, Cmdline: tt.cmdline}
 		got := ""
 		if i := matchAgent(p, rules); i >= 0 {
 			got = rules[i].Name
@@ -109,10 +111,10 @@ func TestMatchAgent(t *testing.T) {
 			t.Errorf("%q %q matched %q, want %q", tt.comm, tt.cmdline, got, tt.want)
 		}
 	}
-	if matchAgent(&Process{Comm: "claude", Kernel: true}, rules) >= 0 {
+	if matchAgent(&procwalk.Process{Comm: "claude", Kernel: true}, rules) >= 0 {
 		t.Error("a kernel thread matched")
 	}
-	if matchAgent(&Process{Comm: "claude", State: 'Z'}, rules) >= 0 {
+	if matchAgent(&procwalk.Process{Comm: "claude", State: 'Z'}, rules) >= 0 {
 		t.Error("a zombie matched")
 	}
 }
@@ -164,7 +166,7 @@ func TestGroupAgentsSkipsZombies(t *testing.T) {
 		s.Procs[i].Comm = "claude"
 	}
 	s.Procs[1].State = 'Z'
-	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{"x"},
+	g, _ := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{"x"},
 		ListPanes: func(string) ([]byte, error) { return nil, ErrNoTmuxServer }}})
 	sessions, _ := g.Group(s)
 	if got := namesOf(sessions, KindAgent); !slices.Equal(got, []string{"claude/pid-10"}) {

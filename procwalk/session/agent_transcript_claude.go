@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bytes"

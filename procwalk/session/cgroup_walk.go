@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
 )
 
@@ -49,7 +51,7 @@ type cgroupWalk struct {
 	hiers        []walkedHierarchy
 	nodes        []cgroupNode
 	placed       map[int]cgroupSlots
-	lines        map[cgroupSlots][]CgroupLine
+	lines        map[cgroupSlots][]procwalk.CgroupLine
 	strs         map[string]string // interned paths and controller lists
 	buf          []byte            // cgroup.procs chunks
 	small        []byte            // the /proc files read before the walk
@@ -60,7 +62,7 @@ type cgroupWalk struct {
 // walkedHierarchy is one hierarchy to walk: its line in /proc/self/cgroup
 // (Path unused), where it is mounted and the mount's root.
 type walkedHierarchy struct {
-	line      CgroupLine
+	line      procwalk.CgroupLine
 	dir       string
 	mountRoot string
 	// single marks a v1 controller hierarchy that /proc/cgroups says holds
@@ -93,7 +95,7 @@ type cgroupSlots [maxWalked]int32
 
 // walkedHierarchy reports whether the cgroup kind reads the line's
 // hierarchy: the ones membershipLine ranks and cgroupUsage reads.
-func isWalkedHierarchy(l CgroupLine) bool {
+func isWalkedHierarchy(l procwalk.CgroupLine) bool {
 	return l.Controllers == "name=systemd" || l.HierarchyID == 0 ||
 		hasController(l.Controllers, "memory") || hasController(l.Controllers, "cpu")
 }
@@ -104,11 +106,11 @@ const maxWalkStrings = 8192
 // run walks the hierarchies under cgroupRoot that fs's own process sees,
 // leaving the walk invalid (every process read from /proc) when it cannot
 // be trusted.
-func (w *cgroupWalk) run(fs FS, cgroupRoot string) {
+func (w *cgroupWalk) run(fs procwalk.FS, cgroupRoot string) {
 	w.valid = false
 	if w.placed == nil {
 		w.placed = make(map[int]cgroupSlots)
-		w.lines = make(map[cgroupSlots][]CgroupLine)
+		w.lines = make(map[cgroupSlots][]procwalk.CgroupLine)
 		w.strs = make(map[string]string)
 		w.buf = make([]byte, 64<<10)
 		w.dents = make([]byte, 32<<10)
@@ -122,9 +124,9 @@ func (w *cgroupWalk) run(fs FS, cgroupRoot string) {
 	if !w.findHierarchies(fs, cgroupRoot) {
 		return
 	}
-	hz := uint64(defaultClockTicks)
-	if b, err := w.readSmall(fs.Path("self", "auxv")); err == nil && parseAuxvClockTicks(b) > 0 {
-		hz = parseAuxvClockTicks(b)
+	hz := uint64(procwalk.DefaultClockTicks)
+	if b, err := w.readSmall(fs.Path("self", "auxv")); err == nil && procwalk.ParseAuxvClockTicks(b) > 0 {
+		hz = procwalk.ParseAuxvClockTicks(b)
 	}
 	w.walkTicks = bootTicks(hz)
 	if w.walkTicks == 0 {
@@ -144,13 +146,13 @@ func (w *cgroupWalk) done() { w.valid = false }
 // findHierarchies fills w.hiers from /proc/self/cgroup, the mounts under
 // cgroupRoot and mountinfo, and sets othersMatter. False when the walk
 // cannot be trusted.
-func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
+func (w *cgroupWalk) findHierarchies(fs procwalk.FS, cgroupRoot string) bool {
 	w.hiers = w.hiers[:0]
 	b, err := w.readSmall(fs.Path("self", "cgroup"))
 	if err != nil {
 		return false
 	}
-	self, err := parseCgroup(b)
+	self, err := procwalk.ParseCgroup(b)
 	if err != nil {
 		return false
 	}
@@ -162,7 +164,7 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 	cfs := newCgroupFS(cgroupRoot)
 	initialNS := inInitialCgroupNS(fs)
 	live := false
-	var others []CgroupLine
+	var others []procwalk.CgroupLine
 	for _, l := range self {
 		if !isWalkedHierarchy(l) {
 			others = append(others, l)
@@ -180,22 +182,22 @@ func (w *cgroupWalk) findHierarchies(fs FS, cgroupRoot string) bool {
 		if err != nil {
 			return false
 		}
-		m, found := findMount(mountinfo, abs)
+		m, found := procwalk.FindMount(mountinfo, abs)
 		switch {
-		case found && !m.holds(l):
+		case found && !holds(m, l):
 			return false // another filesystem or hierarchy is mounted there
 		case found:
 		case real:
 			return false // a live cgroupfs whose mount root we do not know
 		default:
-			m.root = "/" // plain files: a fixture tree
+			m.Root = "/" // plain files: a fixture tree
 		}
 		live = live || real
 		l.Controllers = w.intern([]byte(l.Controllers))
 		single := l.HierarchyID != 0 && !strings.HasPrefix(l.Controllers, "name=") &&
-			cgroups != nil && onlyRootCgroups(cgroups, []CgroupLine{l})
-		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.root, single: single,
-			whole: initialNS && m.root == "/"})
+			cgroups != nil && onlyRootCgroups(cgroups, []procwalk.CgroupLine{l})
+		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.Root, single: single,
+			whole: initialNS && m.Root == "/"})
 	}
 	if len(w.hiers) == 0 {
 		return false
@@ -219,7 +221,7 @@ func (w *cgroupWalk) readSmall(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd)
-	b, _, err := readAllFD(fd, w.small, false)
+	b, _, err := fsio.ReadAllFD(fd, w.small, false)
 	w.small = b[:0]
 	return b, err
 }
@@ -232,14 +234,14 @@ const initialCgroupNS = "cgroup:[4026531835]"
 // cgroup namespace, where a mount root of "/" is the hierarchy's root.
 // Elsewhere "/" is the namespace's root, and processes outside it sit in
 // cgroups the mount does not show.
-func inInitialCgroupNS(fs FS) bool {
+func inInitialCgroupNS(fs procwalk.FS) bool {
 	link, err := os.Readlink(fs.Path("self", "ns", "cgroup"))
 	return err == nil && link == initialCgroupNS
 }
 
 // procShowsOwnPIDs reports whether fs numbers processes as our pid
 // namespace does: its self link names our pid.
-func procShowsOwnPIDs(fs FS) bool {
+func procShowsOwnPIDs(fs procwalk.FS) bool {
 	link, err := os.Readlink(fs.Path("self"))
 	return err == nil && link == strconv.Itoa(os.Getpid())
 }
@@ -247,7 +249,7 @@ func procShowsOwnPIDs(fs FS) bool {
 // onlyRootCgroups reports whether every process is at "/" in each of the
 // v1 hierarchies of lines: /proc/cgroups (b) counts one cgroup (the root)
 // for each of their controllers. Named hierarchies are not counted there.
-func onlyRootCgroups(b []byte, lines []CgroupLine) bool {
+func onlyRootCgroups(b []byte, lines []procwalk.CgroupLine) bool {
 	for _, l := range lines {
 		for list := l.Controllers; list != ""; {
 			var c string
@@ -265,10 +267,10 @@ func onlyRootCgroups(b []byte, lines []CgroupLine) bool {
 func cgroupCount(b []byte, c string) (uint64, bool) {
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
+		line, b = fsio.NextLine(b)
 		var f [4][]byte
-		if splitFields(line, f[:]) == 4 && string(f[0]) == c {
-			return atou(f[2])
+		if fsio.SplitFields(line, f[:]) == 4 && string(f[0]) == c {
+			return fsio.Atou(f[2])
 		}
 	}
 	return 0, false
@@ -296,17 +298,17 @@ func isCgroupFS(dir string) (bool, error) {
 
 // holds reports whether the mount is the hierarchy of l: cgroup2 for the v2
 // line, a v1 cgroup mount with each of l's controllers (and name=) otherwise.
-func (m mountEntry) holds(l CgroupLine) bool {
+func holds(m procwalk.MountEntry, l procwalk.CgroupLine) bool {
 	if l.HierarchyID == 0 {
-		return m.fsType == "cgroup2"
+		return m.FSType == "cgroup2"
 	}
-	if m.fsType != "cgroup" {
+	if m.FSType != "cgroup" {
 		return false
 	}
 	for list := l.Controllers; list != ""; {
 		var c string
 		c, list, _ = strings.Cut(list, ",")
-		if !hasController(m.options, c) {
+		if !hasController(m.Options, c) {
 			return false
 		}
 	}
@@ -334,7 +336,7 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 	for i := first; i < len(w.nodes); i++ {
 		w.path = append(append(w.path[:0], '.'), w.nodes[i].path[prefix:]...)
 		w.path = append(w.path, 0)
-		fd, err := openat(top, w.path, syscall.O_RDONLY|syscall.O_DIRECTORY)
+		fd, err := fsio.Openat(top, w.path, syscall.O_RDONLY|syscall.O_DIRECTORY)
 		if err != nil {
 			if i == first {
 				return false
@@ -374,18 +376,18 @@ func (w *cgroupWalk) addChildren(fd int, i int32) {
 }
 
 // direntTypeOffset is where d_type sits in a getdents64 record (see
-// direntNameOffset).
+// DirentNameOffset).
 const direntTypeOffset = 18
 
 // parseDirentTypes is parseDirents also giving each entry's d_type.
 func parseDirentTypes(b []byte, fn func(name []byte, typ byte)) {
-	for len(b) >= direntNameOffset {
+	for len(b) >= fsio.DirentNameOffset {
 		reclen := int(binary.NativeEndian.Uint16(b[16:]))
-		if reclen < direntNameOffset || reclen > len(b) {
+		if reclen < fsio.DirentNameOffset || reclen > len(b) {
 			return
 		}
 		typ := b[direntTypeOffset]
-		name := b[direntNameOffset:reclen]
+		name := b[fsio.DirentNameOffset:reclen]
 		if i := bytes.IndexByte(name, 0); i >= 0 {
 			name = name[:i]
 		}
@@ -410,7 +412,7 @@ func isDir(fd int, name []byte, typ byte) bool {
 // readProcs reads the cgroup.procs of node i (open as fd) and places its
 // pids in hierarchy h.
 func (w *cgroupWalk) readProcs(dirfd int, h int, i int32) {
-	fd, err := openat(dirfd, []byte("cgroup.procs\x00"), syscall.O_RDONLY)
+	fd, err := fsio.Openat(dirfd, []byte("cgroup.procs\x00"), syscall.O_RDONLY)
 	if err != nil {
 		return
 	}
@@ -464,8 +466,8 @@ func (w *cgroupWalk) markThreadedDomain(i int32) {
 func (w *cgroupWalk) place(b []byte, h int, i int32) {
 	for len(b) > 0 {
 		var line []byte
-		line, b = nextLine(b)
-		pid, ok := atou(line)
+		line, b = fsio.NextLine(b)
+		pid, ok := fsio.Atou(line)
 		if !ok || pid == 0 {
 			continue
 		}
@@ -482,7 +484,7 @@ func (w *cgroupWalk) place(b []byte, h int, i int32) {
 // fill gives p the walked hierarchies' lines of its cgroup file, sharing
 // one slice among the processes of the same cgroups (full, so that an
 // append copies). False when the walk cannot vouch for p.
-func (w *cgroupWalk) fill(p *Process) bool {
+func (w *cgroupWalk) fill(p *procwalk.Process) bool {
 	if !w.valid || p.ID.StartTicks >= w.walkTicks {
 		return false // no walk, or p may reuse the pid of a process listed
 	}
@@ -501,13 +503,13 @@ func (w *cgroupWalk) fill(p *Process) bool {
 		return false // a hierarchy not walked may place it (membershipLine)
 	}
 	p.Cgroups = lines
-	p.Read |= FieldCgroup
+	p.Read |= procwalk.FieldCgroup
 	return true
 }
 
 // linesOf builds the lines of a pid placed in slots, nil when a hierarchy
 // did not list it exactly once or listed it in a threaded domain.
-func (w *cgroupWalk) linesOf(slots cgroupSlots) []CgroupLine {
+func (w *cgroupWalk) linesOf(slots cgroupSlots) []procwalk.CgroupLine {
 	for h, hi := range w.hiers {
 		if hi.single {
 			slots[h] = hi.top + 1
@@ -516,15 +518,15 @@ func (w *cgroupWalk) linesOf(slots cgroupSlots) []CgroupLine {
 			return nil
 		}
 	}
-	lines := make([]CgroupLine, len(w.hiers))
+	lines := make([]procwalk.CgroupLine, len(w.hiers))
 	for h, hi := range w.hiers {
-		lines[h] = CgroupLine{HierarchyID: hi.line.HierarchyID, Controllers: hi.line.Controllers, Path: w.nodes[slots[h]-1].path}
+		lines[h] = procwalk.CgroupLine{HierarchyID: hi.line.HierarchyID, Controllers: hi.line.Controllers, Path: w.nodes[slots[h]-1].path}
 	}
 	return lines
 }
 
 // atRoot reports whether every line is at the root cgroup.
-func atRoot(lines []CgroupLine) bool {
+func atRoot(lines []procwalk.CgroupLine) bool {
 	for _, l := range lines {
 		if l.Path != "/" {
 			return false

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"fmt"
@@ -12,11 +12,13 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // walkedLines keeps the lines of the hierarchies the walk reads.
-func walkedLines(lines []CgroupLine) []CgroupLine {
-	var out []CgroupLine
+func walkedLines(lines []procwalk.CgroupLine) []procwalk.CgroupLine {
+	var out []procwalk.CgroupLine
 	for _, l := range lines {
 		if isWalkedHierarchy(l) {
 			out = append(out, l)
@@ -30,12 +32,12 @@ func walkedLines(lines []CgroupLine) []CgroupLine {
 // sessions are equal and every process the walk placed has its file's
 // lines of the walked hierarchies. It returns the pids the walk placed:
 // a process whose file was read has all its lines, more than the walk gives.
-func compareWalk(t *testing.T, root string, cfg GroupConfig) []int {
+func compareWalk(t *testing.T, root string, cfg Config) []int {
 	t.Helper()
 	cfg.Kinds = []string{KindCgroup}
 	g, walked := fixtureGrouper(t, root, cfg)
 	fromWalk, walkNotes := g.Group(walked)
-	perProcess, err := g.fs.Snapshot(FieldCgroup)
+	perProcess, err := g.fs.Snapshot(procwalk.FieldCgroup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func compareWalk(t *testing.T, root string, cfg GroupConfig) []int {
 	for i := range walked.Procs {
 		p := &walked.Procs[i]
 		file := perProcess.Process(p.ID.PID)
-		if p.Read&FieldCgroup == 0 || file == nil {
+		if p.Read&procwalk.FieldCgroup == 0 || file == nil {
 			t.Errorf("pid %d: no cgroup lines", p.ID.PID)
 			continue
 		}
@@ -81,14 +83,14 @@ func compareWalk(t *testing.T, root string, cfg GroupConfig) []int {
 // some units (their tests expect no usage), so those processes fall back
 // to their cgroup file; the v2 one is complete.
 func TestCgroupWalkEqualsCgroupFiles(t *testing.T) {
-	placed := compareWalk(t, sessionFixture, GroupConfig{CgroupRoot: "testdata/sessions/cgroupfs-v1"})
+	placed := compareWalk(t, sessionFixture, Config{CgroupRoot: "testdata/sessions/cgroupfs-v1"})
 	want := []int{2, 3, 100, 101, 102, 103, 104, 105, 106, 110, 111, 120, 121, 130, 131, 200, 300, 301, 302, 310, 340, 341}
 	if !slices.Equal(placed, want) {
 		t.Errorf("v1: the walk placed %v, want %v", placed, want)
 	}
-	compareWalk(t, "testdata/sessions/proc-v2", GroupConfig{CgroupRoot: "testdata/sessions/cgroupfs-v2"})
+	compareWalk(t, "testdata/sessions/proc-v2", Config{CgroupRoot: "testdata/sessions/cgroupfs-v2"})
 	// On v2 the walk gives the whole file, one line: ask the walk itself.
-	g, _ := fixtureGrouper(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
+	g, _ := fixtureGrouper(t, "testdata/sessions/proc-v2", Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
 	for _, pid := range []int{1, 400, 401, 410, 420} {
 		if slots := g.cgroups.placed[pid]; slots[0] <= 0 {
 			t.Errorf("v2: the walk did not place %d: %v", pid, slots)
@@ -203,7 +205,7 @@ func TestCgroupWalkFallsBack(t *testing.T) {
 			files := baseTree()
 			tt.change(files)
 			proc, cg := cgroupTree(t, files)
-			if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
+			if got := compareWalk(t, proc, Config{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
 				t.Errorf("the walk placed %v, want %v", got, tt.placed)
 			}
 		})
@@ -232,7 +234,7 @@ func TestCgroupWalkSkipsSingleCgroupHierarchies(t *testing.T) {
 			files["proc/cgroups"] = "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t2\t3\t1\ncpu\t4\t" +
 				tt.cpuCgroups + "\t1\ncpuacct\t4\t" + tt.cpuCgroups + "\t1\npids\t1\t2\t1\n"
 			proc, cg := cgroupTree(t, files)
-			if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
+			if got := compareWalk(t, proc, Config{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
 				t.Errorf("the walk placed %v, want %v", got, tt.placed)
 			}
 		})
@@ -262,7 +264,7 @@ func TestCgroupWalkSkipsTopOnlyHierarchies(t *testing.T) {
 			delete(files, "cgroup/systemd/b.service/cgroup.procs")
 			files["proc/10/ns/cgroup"] = "->" + tt.ns
 			proc, cg := cgroupTree(t, files)
-			if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
+			if got := compareWalk(t, proc, Config{CgroupRoot: cg}); !slices.Equal(got, tt.placed) {
 				t.Errorf("the walk placed %v, want %v", got, tt.placed)
 			}
 		})
@@ -281,13 +283,13 @@ func TestCgroupWalkMountRoot(t *testing.T) {
 		"31 30 0:21 /kubepods $ROOT/cgroup/systemd rw,relatime - cgroup cgroup rw,xattr,name=systemd\n" +
 		"32 30 0:22 /kubepods $ROOT/cgroup/memory rw,relatime shared:9 - cgroup cgroup rw,memory\n"
 	proc, cg := cgroupTree(t, files)
-	if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); !slices.Equal(got, []int{10, 11, 20}) {
+	if got := compareWalk(t, proc, Config{CgroupRoot: cg}); !slices.Equal(got, []int{10, 11, 20}) {
 		t.Errorf("the walk placed %v, want 10, 11, 20", got)
 	}
 	// A mount of another controller where memory should be: no walk.
 	files["proc/10/mountinfo"] = strings.Replace(files["proc/10/mountinfo"], "rw,memory", "rw,cpu", 1)
 	proc, cg = cgroupTree(t, files)
-	if got := compareWalk(t, proc, GroupConfig{CgroupRoot: cg}); len(got) != 0 {
+	if got := compareWalk(t, proc, Config{CgroupRoot: cg}); len(got) != 0 {
 		t.Errorf("the walk placed %v through a cpu mount where memory should be", got)
 	}
 }
@@ -298,21 +300,21 @@ func TestCgroupWalkThreadedDomain(t *testing.T) {
 	w := cgroupWalk{
 		valid:     true,
 		walkTicks: 1 << 40,
-		hiers:     []walkedHierarchy{{line: CgroupLine{HierarchyID: 0}, mountRoot: "/"}},
+		hiers:     []walkedHierarchy{{line: procwalk.CgroupLine{HierarchyID: 0}, mountRoot: "/"}},
 		nodes: []cgroupNode{{path: "/", parent: -1, listed: true}, {path: "/domain", parent: 0, listed: true},
 			{path: "/domain/threads", parent: 1}, {path: "/domain/threads/more", parent: 2}},
 		placed: map[int]cgroupSlots{10: {1}, 20: {2}},
-		lines:  map[cgroupSlots][]CgroupLine{},
+		lines:  map[cgroupSlots][]procwalk.CgroupLine{},
 	}
 	w.markThreadedDomain(3)
 	if !w.nodes[1].ambiguous || w.nodes[0].ambiguous {
 		t.Fatalf("marked %+v, want /domain alone", w.nodes)
 	}
-	root, domain := Process{ID: ProcID{PID: 10}}, Process{ID: ProcID{PID: 20}}
+	root, domain := procwalk.Process{ID: procwalk.ProcID{PID: 10}}, procwalk.Process{ID: procwalk.ProcID{PID: 20}}
 	if !w.fill(&root) || root.Cgroups[0].Path != "/" {
 		t.Errorf("pid 10 at the root: %v", root.Cgroups)
 	}
-	if w.fill(&domain) || domain.Read&FieldCgroup != 0 {
+	if w.fill(&domain) || domain.Read&procwalk.FieldCgroup != 0 {
 		t.Errorf("pid 20, listed by a threaded domain, was placed at %v", domain.Cgroups)
 	}
 }
@@ -325,23 +327,23 @@ func TestFindMount(t *testing.T) {
 		"42 31 0:39 / /sys/fs/cgroup/cpu\\040x rw - cgroup cgroup rw,cpu,cpuacct\n")
 	tests := []struct {
 		point string
-		line  CgroupLine
+		line  procwalk.CgroupLine
 		root  string
 		holds bool
 	}{
-		{"/sys/fs/cgroup/memory", CgroupLine{HierarchyID: 4, Controllers: "memory"}, "/a b", true},
-		{"/sys/fs/cgroup/unified", CgroupLine{}, "/", true},
-		{"/sys/fs/cgroup/cpu x", CgroupLine{HierarchyID: 2, Controllers: "cpu,cpuacct"}, "/", true},
-		{"/sys/fs/cgroup/cpu x", CgroupLine{HierarchyID: 2, Controllers: "cpu,memory"}, "/", false},
-		{"/sys/fs/cgroup", CgroupLine{}, "/", false},
+		{"/sys/fs/cgroup/memory", procwalk.CgroupLine{HierarchyID: 4, Controllers: "memory"}, "/a b", true},
+		{"/sys/fs/cgroup/unified", procwalk.CgroupLine{}, "/", true},
+		{"/sys/fs/cgroup/cpu x", procwalk.CgroupLine{HierarchyID: 2, Controllers: "cpu,cpuacct"}, "/", true},
+		{"/sys/fs/cgroup/cpu x", procwalk.CgroupLine{HierarchyID: 2, Controllers: "cpu,memory"}, "/", false},
+		{"/sys/fs/cgroup", procwalk.CgroupLine{}, "/", false},
 	}
 	for _, tt := range tests {
-		m, ok := findMount(info, tt.point)
-		if !ok || m.root != tt.root || m.holds(tt.line) != tt.holds {
+		m, ok := procwalk.FindMount(info, tt.point)
+		if !ok || m.Root != tt.root || holds(m, tt.line) != tt.holds {
 			t.Errorf("findMount(%q) = %+v, %v; want root %q, holding %+v %v", tt.point, m, ok, tt.root, tt.line, tt.holds)
 		}
 	}
-	if _, ok := findMount(info, "/sys/fs/cgroup/pids"); ok {
+	if _, ok := procwalk.FindMount(info, "/sys/fs/cgroup/pids"); ok {
 		t.Error("found a mount that is not there")
 	}
 }
@@ -369,11 +371,11 @@ func TestCgroupWalkLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { own.Process.Kill(); own.Wait() }) // our own child
-	fs, err := NewFS(DefaultRoot)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindCgroup}})
+	g, err := NewGrouper(fs, Config{Kinds: []string{KindCgroup}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,12 +386,12 @@ func TestCgroupWalkLive(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bootTicks(defaultClockTicks) > st.StartTicks { // USER_HZ: 100 on Linux
+		if bootTicks(procwalk.DefaultClockTicks) > st.StartTicks { // USER_HZ: 100 on Linux
 			break
 		}
 		time.Sleep(time.Millisecond)
 	}
-	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
+	s, err := procwalk.NewMonitor(fs, procwalk.MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -408,7 +410,7 @@ func TestCgroupWalkLive(t *testing.T) {
 		if err != nil {
 			continue // exited since
 		}
-		file, err := parseCgroup(b)
+		file, err := procwalk.ParseCgroup(b)
 		if err != nil {
 			t.Fatalf("pid %d: %v", p.ID.PID, err)
 		}
@@ -436,7 +438,7 @@ func TestCgroupWalkLive(t *testing.T) {
 // with what it replaces: reading every process's /proc/<pid>/cgroup (a raw
 // open, read, close loop, parsing nothing).
 func BenchmarkCgroupWalk(b *testing.B) {
-	fs, err := NewFS(DefaultRoot)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		b.Skip(err)
 	}
@@ -457,7 +459,7 @@ func BenchmarkCgroupWalk(b *testing.B) {
 		b.ReportAllocs()
 		n := 0
 		for b.Loop() {
-			ents, err := os.ReadDir(DefaultRoot)
+			ents, err := os.ReadDir(procwalk.DefaultRoot)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -466,7 +468,7 @@ func BenchmarkCgroupWalk(b *testing.B) {
 				if _, err := strconv.Atoi(e.Name()); err != nil {
 					continue
 				}
-				fd, err := syscall.Open(DefaultRoot+"/"+e.Name()+"/cgroup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+				fd, err := syscall.Open(procwalk.DefaultRoot+"/"+e.Name()+"/cgroup", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
 				if err != nil {
 					continue // exited
 				}

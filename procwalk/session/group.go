@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bufio"
@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // group.go holds user-defined groups: rules that name a group after what a
@@ -118,18 +120,18 @@ func (r GroupRule) check() error {
 }
 
 // fields returns the snapshot fields the rule reads.
-func (r GroupRule) fields() Fields {
+func (r GroupRule) fields() procwalk.Fields {
 	switch r.Field {
 	case "exe":
-		return FieldExe
+		return procwalk.FieldExe
 	case "name", "cmdline":
-		return FieldCmdline
+		return procwalk.FieldCmdline
 	}
 	return 0
 }
 
 // subject is the text of p the rule matches.
-func (r GroupRule) subject(p *Process) string {
+func (r GroupRule) subject(p *procwalk.Process) string {
 	switch r.Field {
 	case "comm":
 		return p.Comm
@@ -142,7 +144,7 @@ func (r GroupRule) subject(p *Process) string {
 }
 
 // groupName expands the template with the match; "" when p does not match.
-func (r GroupRule) groupName(p *Process) string {
+func (r GroupRule) groupName(p *procwalk.Process) string {
 	subj := r.subject(p)
 	m := r.Match.FindStringSubmatchIndex(subj)
 	if m == nil {
@@ -155,14 +157,14 @@ func (r GroupRule) groupName(p *Process) string {
 	return name
 }
 
-func groupRules(s *Snapshot, rules []GroupRule) []Session {
+func groupRules(s *procwalk.Snapshot, rules []GroupRule) []Session {
 	b := newBuilder(s, KindGroup)
 	index := map[string]int32{}
 	for i := range s.Procs {
-		if s.parent[i] >= 0 {
+		if s.ParentIndex(int32(i)) >= 0 {
 			continue
 		}
-		s.walk(int32(i), 0, func(p *Process, _ int) bool {
+		s.WalkIndex(int32(i), 0, func(p *procwalk.Process, _ int) bool {
 			if p.Kernel {
 				return false
 			}
@@ -176,7 +178,7 @@ func groupRules(s *Snapshot, rules []GroupRule) []Session {
 					si = b.add(name, map[string]string{AttrRule: strconv.Itoa(k + 1), AttrCommand: p.Comm})
 					index[name] = si
 				}
-				b.assignTree(int32(s.index(p.ID.PID)), si)
+				b.assignTree(int32(s.Index(p.ID.PID)), si)
 				return false // descendants folded in
 			}
 			return true

@@ -1,19 +1,21 @@
-package procwalk
+package session
 
 import (
 	"fmt"
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // group_options.go turns settings given as text (flags, a Telegraf config
 // file) into a GroupConfig: the one place they are parsed and checked, for
 // the CLI and the Telegraf plugin alike.
 
-// GroupOptions are the settings of a GroupConfig as flags and config files
+// Options are the settings of a GroupConfig as flags and config files
 // give them. The zero value builds the zero GroupConfig.
-type GroupOptions struct {
+type Options struct {
 	Kinds       []string // session kinds; empty means all
 	TmuxSockets []string // names (tmux -L) or paths (tmux -S)
 	// CgroupRoot is where cgroupfs is mounted; "" means DefaultCgroupRoot.
@@ -31,7 +33,7 @@ type GroupOptions struct {
 	// or "all"; "" is the default. It sets AgentStatus.FirstReadBytes.
 	AgentFirstRead string
 	AgentStatus    AgentStatusConfig
-	Users          *Users
+	Users          *procwalk.Users
 }
 
 // OptionError is a bad GroupOptions setting. Option is its name as a
@@ -62,9 +64,9 @@ func (e *OptionError) Rename(name string) *OptionError {
 }
 
 // Config checks o and builds its GroupConfig. An error is an *OptionError.
-func (o GroupOptions) Config() (GroupConfig, error) {
-	bad := func(option, value string, err error) (GroupConfig, error) {
-		return GroupConfig{}, &OptionError{Option: option, Value: value, Err: err}
+func (o Options) Config() (Config, error) {
+	bad := func(option, value string, err error) (Config, error) {
+		return Config{}, &OptionError{Option: option, Value: value, Err: err}
 	}
 	for _, k := range o.Kinds {
 		if !slices.Contains(Kinds(), k) {
@@ -84,7 +86,7 @@ func (o GroupOptions) Config() (GroupConfig, error) {
 	if err := CheckDangerPercent(o.DangerPercent); err != nil {
 		return bad("danger_percent", fmt.Sprint(o.DangerPercent), err)
 	}
-	cfg := GroupConfig{Kinds: o.Kinds, CgroupRoot: o.CgroupRoot, DangerPercent: o.DangerPercent, Users: o.Users,
+	cfg := Config{Kinds: o.Kinds, CgroupRoot: o.CgroupRoot, DangerPercent: o.DangerPercent, Users: o.Users,
 		Tmux: TmuxConfig{Sockets: o.TmuxSockets}, AgentStatus: o.AgentStatus}
 	if len(o.Agents) > 0 {
 		cfg.Agents = DefaultAgents()

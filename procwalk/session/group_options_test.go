@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 )
 
 func TestGroupOptionsConfig(t *testing.T) {
-	cfg, err := GroupOptions{
+	cfg, err := Options{
 		Kinds:         []string{KindTree, KindAgent},
 		TmuxSockets:   []string{"work"},
 		DangerPercent: 90,
@@ -28,17 +28,17 @@ func TestGroupOptionsConfig(t *testing.T) {
 	}
 
 	for _, tt := range []struct {
-		opts GroupOptions
+		opts Options
 		want string
 	}{
-		{GroupOptions{DangerPercent: 0}, "danger_percent 0: want a percentage above 0, at most 100"},
-		{GroupOptions{DangerPercent: math.NaN()}, "danger_percent NaN: want a percentage above 0, at most 100"},
-		{GroupOptions{DangerPercent: 120}, "danger_percent 120: want a percentage above 0, at most 100"},
-		{GroupOptions{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of tmux, sid, pgrp, tty, tree, cgroup, user, agent, group`},
-		{GroupOptions{DangerPercent: 80, TmuxSockets: []string{"a", " "}}, "tmux_sockets has an empty entry: give tmux socket names (-L) or paths (-S)"},
-		{GroupOptions{DangerPercent: 80, CgroupRoot: "testdata/no-such-dir"}, `cgroup_root "testdata/no-such-dir": not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup`},
-		{GroupOptions{DangerPercent: 80, Trees: []string{"x="}}, `trees: bad session config: tree "x=": want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX`},
-		{GroupOptions{DangerPercent: 80, GroupsFile: "testdata/no-such-file"}, "groups: bad session config: groups file: open testdata/no-such-file: no such file or directory"},
+		{Options{DangerPercent: 0}, "danger_percent 0: want a percentage above 0, at most 100"},
+		{Options{DangerPercent: math.NaN()}, "danger_percent NaN: want a percentage above 0, at most 100"},
+		{Options{DangerPercent: 120}, "danger_percent 120: want a percentage above 0, at most 100"},
+		{Options{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of tmux, sid, pgrp, tty, tree, cgroup, user, agent, group`},
+		{Options{DangerPercent: 80, TmuxSockets: []string{"a", " "}}, "tmux_sockets has an empty entry: give tmux socket names (-L) or paths (-S)"},
+		{Options{DangerPercent: 80, CgroupRoot: "testdata/no-such-dir"}, `cgroup_root "testdata/no-such-dir": not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup`},
+		{Options{DangerPercent: 80, Trees: []string{"x="}}, `trees: bad session config: tree "x=": want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX`},
+		{Options{DangerPercent: 80, GroupsFile: "testdata/no-such-file"}, "groups: bad session config: groups file: open testdata/no-such-file: no such file or directory"},
 	} {
 		_, err := tt.opts.Config()
 		var oe *OptionError

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -49,7 +49,7 @@ tmux     comm     ^tmux
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, _, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindGroup}, Groups: rules})
+	sessions, _, snap := groupFixture(t, sessionFixture, Config{Kinds: []string{KindGroup}, Groups: rules})
 	if got, want := namesOf(sessions, KindGroup), []string{"jobs", "shells", "tmux", "web-nginx", "web-redis-server"}; !slices.Equal(got, want) {
 		t.Fatalf("groups = %v, want %v", got, want)
 	}

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session.go defines sessions: named groups of processes with honest totals.
@@ -66,10 +68,10 @@ type Session struct {
 	Name  string
 	Attrs map[string]string
 	// Roots are the members whose parent is not a member, ascending pid.
-	Roots []ProcID
+	Roots []procwalk.ProcID
 	// Members is every member, ascending pid.
-	Members []ProcID
-	Totals  SessionTotals
+	Members []procwalk.ProcID
+	Totals  Totals
 	// Panes are a tmux session's panes, in window and pane order.
 	Panes []TmuxPane
 	// Partial is set when members may be missing because grouping could
@@ -102,11 +104,11 @@ type TmuxPane struct {
 // Ref is "KIND:NAME", the form Find accepts.
 func (s *Session) Ref() string { return s.Kind + ":" + s.Name }
 
-// SessionTotals sums the members. The embedded Totals are this snapshot's
+// Totals sums the members. The embedded Totals are this snapshot's
 // sums: RSSBytes over-counts pages the members share, PSSBytes (with
 // FieldSmaps) does not.
-type SessionTotals struct {
-	Totals
+type Totals struct {
+	procwalk.Totals
 
 	// OldestStart is the start of the oldest member.
 	OldestStart time.Time
@@ -158,9 +160,9 @@ type CgroupUsage struct {
 	Danger bool
 }
 
-// GroupConfig says which sessions to build and how. The zero value builds
+// Config says which sessions to build and how. The zero value builds
 // every kind with the defaults documented on each field.
-type GroupConfig struct {
+type Config struct {
 	// Kinds to build; empty means all. Unknown kinds are an error.
 	Kinds []string
 
@@ -184,7 +186,7 @@ type GroupConfig struct {
 	Trees []TreeSpec
 
 	// Users names user sessions (see ReadUsers); nil names them by uid.
-	Users *Users
+	Users *procwalk.Users
 }
 
 // TmuxConfig says which tmux servers to ask. With no Sockets, the default

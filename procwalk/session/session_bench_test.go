@@ -1,9 +1,11 @@
-package procwalk
+package session
 
 import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_bench_test.go measures what grouping adds to a snapshot, on the
@@ -20,17 +22,17 @@ import (
 
 // benchGrouper returns a Grouper of every kind on the live /proc, with the
 // default tmux discovery (as the CLI and Telegraf use it), and a Scanner.
-func benchGrouper(b *testing.B) (*Grouper, *Scanner) {
+func benchGrouper(b *testing.B) (*Grouper, *procwalk.Scanner) {
 	b.Helper()
-	fs, err := NewFS(DefaultRoot)
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		b.Skip(err)
 	}
-	g, err := NewGrouper(fs, GroupConfig{})
+	g, err := NewGrouper(fs, Config{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	return g, NewScanner(fs)
+	return g, procwalk.NewScanner(fs)
 }
 
 // BenchmarkSessionsOverhead interleaves, in every iteration, three runs
@@ -123,7 +125,7 @@ func BenchmarkSessionsGroupCold(b *testing.B) {
 	}
 }
 
-func benchSnapshot(b *testing.B, sc *Scanner, f Fields) *Snapshot {
+func benchSnapshot(b *testing.B, sc *procwalk.Scanner, f procwalk.Fields) *procwalk.Snapshot {
 	s, err := sc.Snapshot(f)
 	if err != nil {
 		b.Fatal(err)
@@ -133,8 +135,8 @@ func benchSnapshot(b *testing.B, sc *Scanner, f Fields) *Snapshot {
 
 // groupedSnapshot is a gather of a Monitor with g: tmux asked meanwhile,
 // and a snapshot of what g needs.
-func groupedSnapshot(b *testing.B, g *Grouper, sc *Scanner) *Snapshot {
-	s, err := NewMonitor(g.fs, MonitorConfig{Source: sc, Keep: true, NoRates: true}, g).Gather()
+func groupedSnapshot(b *testing.B, g *Grouper, sc *procwalk.Scanner) *procwalk.Snapshot {
+	s, err := procwalk.NewMonitor(g.fs, procwalk.MonitorConfig{Source: sc, Keep: true, NoRates: true}, g).Gather()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -152,10 +154,10 @@ func ownCPUTime(b *testing.B) time.Duration {
 
 // tmuxServerIDs finds the tmux servers the Grouper asks (the parents of
 // their panes' processes) and the clock ticks of their CPU times.
-func tmuxServerIDs(g *Grouper, sc *Scanner, b *testing.B) ([]ProcID, uint64) {
+func tmuxServerIDs(g *Grouper, sc *procwalk.Scanner, b *testing.B) ([]procwalk.ProcID, uint64) {
 	s := groupedSnapshot(b, g, sc)
 	sessions, _ := g.Group(s)
-	var ids []ProcID
+	var ids []procwalk.ProcID
 	seen := map[int]bool{}
 	for _, ss := range sessions {
 		for _, pane := range ss.Panes {
@@ -172,7 +174,7 @@ func tmuxServerIDs(g *Grouper, sc *Scanner, b *testing.B) ([]ProcID, uint64) {
 }
 
 // serverCPUTime is the CPU time the servers have used, from their stat.
-func serverCPUTime(fs FS, servers []ProcID, hz uint64) time.Duration {
+func serverCPUTime(fs procwalk.FS, servers []procwalk.ProcID, hz uint64) time.Duration {
 	var ticks uint64
 	for _, id := range servers {
 		if st, err := fs.ReadStat(id.PID); err == nil && st.StartTicks == id.StartTicks {

@@ -1,10 +1,12 @@
-package procwalk
+package session
 
 import (
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_cgroup.go groups processes by cgroup: one session per Kubernetes
@@ -15,14 +17,14 @@ import (
 // the first line not at the root "/" of, in order, systemd's named v1
 // hierarchy (it holds every process in its unit), the v1 memory controller,
 // the v2 hierarchy, the v1 cpu controller, any other; "/" when all are.
-func membershipLine(lines []CgroupLine) (CgroupLine, bool) {
+func membershipLine(lines []procwalk.CgroupLine) (procwalk.CgroupLine, bool) {
 	switch len(lines) {
 	case 0:
-		return CgroupLine{}, false
+		return procwalk.CgroupLine{}, false
 	case 1:
 		return lines[0], true
 	}
-	rank := func(l CgroupLine) int {
+	rank := func(l procwalk.CgroupLine) int {
 		switch {
 		case l.Controllers == "name=systemd":
 			return 0
@@ -45,7 +47,7 @@ func membershipLine(lines []CgroupLine) (CgroupLine, bool) {
 		}
 	}
 	if best < 0 {
-		return CgroupLine{HierarchyID: lines[0].HierarchyID, Controllers: lines[0].Controllers, Path: "/"}, true
+		return procwalk.CgroupLine{HierarchyID: lines[0].HierarchyID, Controllers: lines[0].Controllers, Path: "/"}, true
 	}
 	return lines[best], true
 }
@@ -63,13 +65,13 @@ func hasController(list, c string) bool {
 }
 
 // controllerLine returns the v1 line of a controller, if the process has one.
-func controllerLine(lines []CgroupLine, c string) (CgroupLine, bool) {
+func controllerLine(lines []procwalk.CgroupLine, c string) (procwalk.CgroupLine, bool) {
 	for _, l := range lines {
 		if l.HierarchyID != 0 && hasController(l.Controllers, c) {
 			return l, true
 		}
 	}
-	return CgroupLine{}, false
+	return procwalk.CgroupLine{}, false
 }
 
 type podMeta struct{ name, namespace string }
@@ -94,11 +96,11 @@ func (*cgroupKind) rank() int    { return 60 }
 // plan: the cgroup file of the processes that Scan's walk of cgroupfs did
 // not place (every process outside Scan, which makes no walk).
 func (*cgroupKind) plan(g *Grouper) kindPlan {
-	return kindPlan{some: FieldCgroup, pick: func(p *Process) Fields {
+	return kindPlan{some: procwalk.FieldCgroup, pick: func(p *procwalk.Process) procwalk.Fields {
 		if g.cgroups.fill(p) {
 			return 0
 		}
-		return FieldCgroup
+		return procwalk.FieldCgroup
 	}}
 }
 
@@ -107,8 +109,8 @@ func (*cgroupKind) plan(g *Grouper) kindPlan {
 // hierarchies the kind reads (name=systemd, memory and cpu on v1, the v2
 // one), and only the others have their file read. A scan of FieldCgroup
 // reads the whole file of every process, and no walk is made.
-func (*cgroupKind) prepare(g *Grouper, fields Fields) func() {
-	if fields&FieldCgroup != 0 {
+func (*cgroupKind) prepare(g *Grouper, fields procwalk.Fields) func() {
+	if fields&procwalk.FieldCgroup != 0 {
 		return nil
 	}
 	g.cgroups.run(g.fs, g.cfg.CgroupRoot)
@@ -143,7 +145,7 @@ func (*cgroupKind) info(s *Session) []string {
 // group builds one session per cgroup that a systemd unit, a pod or a path
 // names; none when the snapshot lacks cgroup files (Group notes it).
 func (k *cgroupKind) group(x *grouping) []Session {
-	if (x.s.Fields|x.s.Selected)&FieldCgroup == 0 {
+	if (x.s.Fields|x.s.Selected)&procwalk.FieldCgroup == 0 {
 		return nil
 	}
 	return k.groupCgroups(x.g, x.s, x.notes)
@@ -159,11 +161,11 @@ func (u *CgroupUsage) Describe() []string {
 	var parts []string
 	switch {
 	case u.MemoryLimitBytes > 0 && u.HaveMemoryUsage:
-		parts = append(parts, "mem "+percent(u.MemoryPercent)+"% of "+FormatBytes(u.MemoryLimitBytes))
+		parts = append(parts, "mem "+percent(u.MemoryPercent)+"% of "+procwalk.FormatBytes(u.MemoryLimitBytes))
 	case u.MemoryLimitBytes > 0:
-		parts = append(parts, "mem limit "+FormatBytes(u.MemoryLimitBytes))
+		parts = append(parts, "mem limit "+procwalk.FormatBytes(u.MemoryLimitBytes))
 	case u.HaveMemoryUsage:
-		parts = append(parts, "mem "+FormatBytes(u.MemoryUsageBytes)+", no limit")
+		parts = append(parts, "mem "+procwalk.FormatBytes(u.MemoryUsageBytes)+", no limit")
 	}
 	if u.CPUQuotaCores > 0 {
 		used := "?"
@@ -178,7 +180,7 @@ func (u *CgroupUsage) Describe() []string {
 	return parts
 }
 
-func (k *cgroupKind) groupCgroups(g *Grouper, s *Snapshot, n *noteList) []Session {
+func (k *cgroupKind) groupCgroups(g *Grouper, s *procwalk.Snapshot, n *noteList) []Session {
 	b := newBuilder(s, KindCgroup)
 	type placed struct {
 		place cgroupPlace
@@ -190,7 +192,7 @@ func (k *cgroupKind) groupCgroups(g *Grouper, s *Snapshot, n *noteList) []Sessio
 	var places []placed
 	for i := range s.Procs {
 		p := &s.Procs[i]
-		if p.Kernel || p.Read&FieldCgroup == 0 {
+		if p.Kernel || p.Read&procwalk.FieldCgroup == 0 {
 			continue
 		}
 		line, ok := membershipLine(p.Cgroups)
@@ -263,7 +265,7 @@ func (k *cgroupKind) groupCgroups(g *Grouper, s *Snapshot, n *noteList) []Sessio
 // the cgroup lines of one member (line is its membership line), and
 // derives memory %, cores used against the quota and danger. nil when the
 // session's own cgroup is not in cgroupfs.
-func (g *Grouper) cgroupUsage(cfs *cgroupFS, lines []CgroupLine, line CgroupLine, pl cgroupPlace, t *SessionTotals) *CgroupUsage {
+func (g *Grouper) cgroupUsage(cfs *cgroupFS, lines []procwalk.CgroupLine, line procwalk.CgroupLine, pl cgroupPlace, t *Totals) *CgroupUsage {
 	var memDir, memCtl, cpuDir, cpuCtl string
 	if line.HierarchyID == 0 {
 		memDir, cpuDir = pl.dir, pl.dir
@@ -323,7 +325,7 @@ func cgroupAttrs(pl cgroupPlace) map[string]string {
 // containers: the kubelet mounts the pod name as /etc/hostname and, with a
 // service account, the namespace under /var/run/secrets. Needs root; cached
 // per pod uid, failures too.
-func (k *cgroupKind) addPodMeta(fs FS, s *Snapshot, ss *Session, uid string) {
+func (k *cgroupKind) addPodMeta(fs procwalk.FS, s *procwalk.Snapshot, ss *Session, uid string) {
 	if k.pods == nil || len(k.pods) > maxPodMeta {
 		k.pods = make(map[string]podMeta)
 	}

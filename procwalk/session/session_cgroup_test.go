@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"math"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 const (
@@ -67,16 +69,16 @@ func TestGroupCgroupPodContainersMerge(t *testing.T) {
 	}
 	for form, paths := range forms {
 		s := synthetic(time.Unix(1700000000, 0), [6]int{10, 1, 10}, [6]int{20, 1, 20})
-		s.Fields |= FieldCgroup
+		s.Fields |= procwalk.FieldCgroup
 		for i, path := range paths {
-			s.Procs[i].Cgroups = []CgroupLine{{HierarchyID: 0, Path: path}}
-			s.Procs[i].Read |= FieldCgroup
+			s.Procs[i].Cgroups = []procwalk.CgroupLine{{HierarchyID: 0, Path: path}}
+			s.Procs[i].Read |= procwalk.FieldCgroup
 		}
-		fs, err := NewFS(sessionFixture)
+		fs, err := procwalk.NewFS(sessionFixture)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sessions, _, err := Group(fs, s, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
+		sessions, _, err := Group(fs, s, Config{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,14 +92,14 @@ func TestGroupCgroupPodContainersMerge(t *testing.T) {
 func TestMembershipLine(t *testing.T) {
 	tests := []struct {
 		name  string
-		lines []CgroupLine
+		lines []procwalk.CgroupLine
 		want  string
 	}{
-		{"v2", []CgroupLine{{0, "", "/a.service"}}, "/a.service"},
-		{"hybrid prefers systemd", []CgroupLine{{4, "memory", "/m"}, {9, "name=systemd", "/s.service"}, {0, "", "/s.service"}}, "/s.service"},
-		{"systemd at the root: memory", []CgroupLine{{9, "name=systemd", "/"}, {4, "memory", "/process_api/x"}, {0, "", "/"}}, "/process_api/x"},
-		{"only cpu placed", []CgroupLine{{9, "name=systemd", "/"}, {2, "cpu,cpuacct", "/c"}, {0, "", "/"}}, "/c"},
-		{"all at the root", []CgroupLine{{9, "name=systemd", "/"}, {0, "", "/"}}, "/"},
+		{"v2", []procwalk.CgroupLine{{HierarchyID: 0, Controllers: "", Path: "/a.service"}}, "/a.service"},
+		{"hybrid prefers systemd", []procwalk.CgroupLine{{HierarchyID: 4, Controllers: "memory", Path: "/m"}, {HierarchyID: 9, Controllers: "name=systemd", Path: "/s.service"}, {HierarchyID: 0, Controllers: "", Path: "/s.service"}}, "/s.service"},
+		{"systemd at the root: memory", []procwalk.CgroupLine{{HierarchyID: 9, Controllers: "name=systemd", Path: "/"}, {HierarchyID: 4, Controllers: "memory", Path: "/process_api/x"}, {HierarchyID: 0, Controllers: "", Path: "/"}}, "/process_api/x"},
+		{"only cpu placed", []procwalk.CgroupLine{{HierarchyID: 9, Controllers: "name=systemd", Path: "/"}, {HierarchyID: 2, Controllers: "cpu,cpuacct", Path: "/c"}, {HierarchyID: 0, Controllers: "", Path: "/"}}, "/c"},
+		{"all at the root", []procwalk.CgroupLine{{HierarchyID: 9, Controllers: "name=systemd", Path: "/"}, {HierarchyID: 0, Controllers: "", Path: "/"}}, "/"},
 	}
 	for _, tt := range tests {
 		got, ok := membershipLine(tt.lines)
@@ -132,7 +134,7 @@ func TestParseCgroupValue(t *testing.T) {
 }
 
 func TestGroupCgroupV1(t *testing.T) {
-	sessions, notes, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1"})
+	sessions, notes, snap := groupFixture(t, sessionFixture, Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1"})
 	if len(notes) != 0 {
 		t.Errorf("notes = %q", notes)
 	}
@@ -196,7 +198,7 @@ func TestGroupCgroupV1(t *testing.T) {
 }
 
 func TestGroupCgroupV2(t *testing.T) {
-	sessions, _, _ := groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
+	sessions, _, _ := groupFixture(t, "testdata/sessions/proc-v2", Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
 	pg := find(t, sessions, "cgroup:postgresql.service")
 	if !slices.Equal(memberPIDs(pg), []int{400, 401}) || pg.Attrs[AttrCgroupVer] != "2" {
 		t.Errorf("postgresql.service = %v %v", memberPIDs(pg), pg.Attrs)
@@ -215,14 +217,14 @@ func TestGroupCgroupV2(t *testing.T) {
 		t.Errorf("pod usage\n got %+v\nwant %+v", pod.Totals.Cgroup, want)
 	}
 	// A higher threshold clears the danger.
-	sessions, _, _ = groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2", DangerPercent: 90})
+	sessions, _, _ = groupFixture(t, "testdata/sessions/proc-v2", Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2", DangerPercent: 90})
 	if u := find(t, sessions, "cgroup:postgresql.service").Totals.Cgroup; u == nil || u.Danger {
 		t.Errorf("danger at 90%%: %+v", u)
 	}
 }
 
 func TestGroupCgroupWithoutCgroupfs(t *testing.T) {
-	sessions, notes, _ := groupFixture(t, "testdata/sessions/proc-v2", GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
+	sessions, notes, _ := groupFixture(t, "testdata/sessions/proc-v2", Config{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
 	if len(namesOf(sessions, KindCgroup)) == 0 {
 		t.Error("no cgroup sessions without a cgroupfs")
 	}
@@ -252,9 +254,9 @@ func TestGroupCgroupCoresAgainstQuota(t *testing.T) {
 		{[3]float64{50, 50, 25}, 100, 1.25, 250, true}, // over the quota itself
 	}
 	for _, tt := range tests {
-		g, s := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1", DangerPercent: tt.danger})
+		g, s := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v1", DangerPercent: tt.danger})
 		for k, pid := range []int{300, 301, 302} {
-			s.Process(pid).Rates = Rates{Measured: true, IntervalSeconds: 1, CPUPercent: tt.cpuPercent[k]}
+			s.Process(pid).Rates = procwalk.Rates{Measured: true, IntervalSeconds: 1, CPUPercent: tt.cpuPercent[k]}
 		}
 		sessions, _ := g.Group(s)
 		u := find(t, sessions, ref).Totals.Cgroup

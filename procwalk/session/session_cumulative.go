@@ -1,9 +1,11 @@
-package procwalk
+package session
 
 import (
 	"cmp"
 	"math"
 	"slices"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_cumulative.go keeps the cumulative counters of sessions across
@@ -28,7 +30,7 @@ type sessionCounters struct {
 // memberCounters is a member's counters when last seen, and its parent's
 // pid, to recognise the parent that reaps it.
 type memberCounters struct {
-	id                    ProcID
+	id                    procwalk.ProcID
 	parentPID             int
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
@@ -40,7 +42,7 @@ type memberCounters struct {
 
 // update adds each session's counter increases since the previous gather and
 // writes the cumulative values into the sessions' totals.
-func (c *cumulative) update(s *Snapshot, sessions []Session) {
+func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 	if c.sessions == nil {
 		c.sessions = make(map[sessionKey]*sessionCounters)
 	}
@@ -72,7 +74,7 @@ func (c *cumulative) update(s *Snapshot, sessions []Session) {
 	}
 }
 
-func (sc *sessionCounters) update(s *Snapshot, ss *Session) {
+func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session) {
 	// Members that exited since the last gather: the kernel adds their IO to
 	// the parent that reaps them, so when the parent is a member still
 	// alive, credit it with what was counted already, to be discounted from
@@ -97,7 +99,7 @@ func (sc *sessionCounters) update(s *Snapshot, ss *Session) {
 		if p == nil {
 			continue
 		}
-		cur := memberCounters{id: id, parentPID: p.PPID, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&FieldIO != 0}
+		cur := memberCounters{id: id, parentPID: p.PPID, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&procwalk.FieldIO != 0}
 		if cur.haveIO {
 			cur.readBytes, cur.writeBytes = p.IO.ReadBytes, p.IO.WriteBytes
 		}
@@ -154,7 +156,7 @@ func discount(d uint64, credit *uint64) uint64 {
 
 // member returns the m-th member of ss in s, which ss was grouped from (nil
 // if it is not there: a Session built by hand).
-func (ss *Session) member(s *Snapshot, m int) *Process {
+func (ss *Session) member(s *procwalk.Snapshot, m int) *procwalk.Process {
 	if m < len(ss.index) {
 		if i := int(ss.index[m]); i < len(s.Procs) && s.Procs[i].ID == ss.Members[m] {
 			return &s.Procs[i]

@@ -1,4 +1,4 @@
-package procwalk_test
+package session_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // ExampleGrouper groups the session fixture's processes into tmux sessions
@@ -16,9 +17,9 @@ func ExampleGrouper() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{
-		Kinds: []string{procwalk.KindTmux, procwalk.KindAgent},
-		Tmux: procwalk.TmuxConfig{
+	g, err := session.NewGrouper(fs, session.Config{
+		Kinds: []string{session.KindTmux, session.KindAgent},
+		Tmux: session.TmuxConfig{
 			Sockets:   []string{"/tmp/tmux-1000/default"},
 			ListPanes: func(string) ([]byte, error) { return os.ReadFile("testdata/sessions/tmux/default.txt") },
 		},
@@ -35,18 +36,18 @@ func ExampleGrouper() {
 	for _, ss := range sessions {
 		pages := ss.Totals.RSSBytes / uint64(os.Getpagesize()) // the fixture's statm counts pages
 		fmt.Printf("%-20s %d procs, roots %v, %d pages RSS", ss.Ref(), ss.Totals.Procs, ss.Roots, pages)
-		if t := ss.Attrs[procwalk.AttrTmuxTarget]; t != "" {
+		if t := ss.Attrs[session.AttrTmuxTarget]; t != "" {
 			fmt.Printf(", pane %s", t)
 		}
 		fmt.Println()
 	}
 	fmt.Println("notes:", notes)
-	web, err := procwalk.Find(sessions, "tmux:web")
+	web, err := session.Find(sessions, "tmux:web")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println("tmux:web members:", web.Members)
-	_, err = procwalk.Find(sessions, "tmux:nope")
+	_, err = session.Find(sessions, "tmux:nope")
 	fmt.Println(err)
 	// Output:
 	// tmux:build           8 procs, roots [101@1001 104@1002 130@5000], 86000 pages RSS, pane build:0.0

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_group.go holds the Grouper: it runs the kinds over a Snapshot and
@@ -17,8 +19,8 @@ import (
 // session between calls so cumulative counters never go backwards; the
 // caller owns it, one per stream of snapshots. Not safe for concurrent use.
 type Grouper struct {
-	fs  FS
-	cfg GroupConfig
+	fs  procwalk.FS
+	cfg Config
 	// kinds are the configured kinds, each a value of its own (kindTable),
 	// in the order Group reports them; plans are what each reads, worked
 	// out once (the configuration does not change).
@@ -30,7 +32,7 @@ type Grouper struct {
 	tmux tmuxState
 	// environs reads environ files (tmux's backstop, an agent's HOME),
 	// each read bounded.
-	environs *environReader
+	environs *procwalk.EnvironReader
 	// cgroups places processes in cgroups from cgroupfs for the scan of
 	// Scan, sparing most processes' /proc/<pid>/cgroup (cgroup_walk.go).
 	cgroups cgroupWalk
@@ -38,9 +40,9 @@ type Grouper struct {
 
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
-func NewGrouper(fs FS, cfg GroupConfig) (*Grouper, error) {
+func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
 	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads},
-		environs: &environReader{fs: fs, timeout: DefaultReadTimeout}}
+		environs: procwalk.NewEnvironReader(fs, procwalk.DefaultReadTimeout)}
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))
@@ -122,8 +124,8 @@ const DefaultDangerPercent = 80
 // file of the processes Scan's walk of cgroupfs did not place. Scan uses
 // both. Group works with fewer fields, leaving the sessions that need them
 // empty and saying so in a note.
-func (g *Grouper) Fields() Fields {
-	var f Fields
+func (g *Grouper) Fields() procwalk.Fields {
+	var f procwalk.Fields
 	for _, p := range g.plans {
 		f |= p.every
 	}
@@ -135,9 +137,9 @@ func (g *Grouper) Fields() Fields {
 // the cgroup file of a process that Scan's walk of cgroupfs did not place.
 // Outside Scan there is no walk, and the cgroup file is read for every
 // process.
-func (g *Grouper) Selector() Selector {
-	var picks []func(*Process) Fields
-	var sel Selector
+func (g *Grouper) Selector() procwalk.Selector {
+	var picks []func(*procwalk.Process) procwalk.Fields
+	var sel procwalk.Selector
 	for _, p := range g.plans {
 		if p.some != 0 {
 			sel.Fields |= p.some
@@ -147,8 +149,8 @@ func (g *Grouper) Selector() Selector {
 	if sel.Fields == 0 {
 		return sel
 	}
-	sel.Select = func(p *Process) Fields {
-		var f Fields
+	sel.Select = func(p *procwalk.Process) procwalk.Fields {
+		var f procwalk.Fields
 		for _, pick := range picks {
 			f |= pick(p)
 		}
@@ -158,8 +160,8 @@ func (g *Grouper) Selector() Selector {
 }
 
 // selectedFields are the fields Selector may select.
-func (g *Grouper) selectedFields() Fields {
-	var f Fields
+func (g *Grouper) selectedFields() procwalk.Fields {
+	var f procwalk.Fields
 	for _, p := range g.plans {
 		f |= p.some
 	}
@@ -174,12 +176,12 @@ func (g *Grouper) asksTmux() bool {
 // Plan is the Grouper's part of a Monitor's plan (Stage): the fields the
 // kinds read from every process (Fields) and the Selector of those read
 // from some.
-func (g *Grouper) Plan() (Fields, Selector) { return g.Fields(), g.Selector() }
+func (g *Grouper) Plan() (procwalk.Fields, procwalk.Selector) { return g.Fields(), g.Selector() }
 
 // Prepare readies a Monitor's scan of fields for grouping (Stage): tmux is
 // asked while /proc is read (Prefetch), and kinds prepare what they read
 // around the scan: the cgroup kind walks cgroupfs first (session_cgroup.go).
-func (g *Grouper) Prepare(fields Fields) (done func()) {
+func (g *Grouper) Prepare(fields procwalk.Fields) (done func()) {
 	g.Prefetch()
 	var dones []func()
 	for _, k := range g.kinds {
@@ -206,7 +208,7 @@ func (g *Grouper) Prepare(fields Fields) (done func()) {
 // (agents: oldest first). Notes say what could not be done (no tmux server,
 // a field not read, a cgroupfs not mounted) without being errors. tmux is
 // asked while the other kinds are grouped (or earlier, see Prefetch).
-func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
+func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []string) {
 	var n noteList
 	if missing := (g.Fields() | g.selectedFields()) &^ (s.Fields | s.Selected); missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
@@ -251,7 +253,7 @@ func (g *Grouper) Group(s *Snapshot) (sessions []Session, notes []string) {
 
 // Group is a one-off NewGrouper(fs, cfg) and Group(s): cumulative counters
 // then equal the members' current counters.
-func Group(fs FS, s *Snapshot, cfg GroupConfig) ([]Session, []string, error) {
+func Group(fs procwalk.FS, s *procwalk.Snapshot, cfg Config) ([]Session, []string, error) {
 	g, err := NewGrouper(fs, cfg)
 	if err != nil {
 		return nil, nil, err
@@ -273,13 +275,13 @@ func (n *noteList) addf(format string, args ...any) {
 // builder assigns the processes of a snapshot to the sessions of one kind
 // and then computes members, roots and totals in one pass.
 type builder struct {
-	s    *Snapshot
+	s    *procwalk.Snapshot
 	kind string
 	of   []int32 // session index of each process, -1 for none
 	sess []Session
 }
 
-func newBuilder(s *Snapshot, kind string) *builder {
+func newBuilder(s *procwalk.Snapshot, kind string) *builder {
 	of := make([]int32, len(s.Procs))
 	for i := range of {
 		of[i] = -1
@@ -301,7 +303,7 @@ func (b *builder) assignTree(i int32, si int32) {
 		return
 	}
 	b.of[i] = si
-	for c := s.firstChild[i]; c >= 0; c = s.nextSibling[c] {
+	for c := s.FirstChildIndex(i); c >= 0; c = s.NextSiblingIndex(c) {
 		b.assignTree(c, si)
 	}
 }
@@ -316,7 +318,7 @@ func (b *builder) finish() []Session {
 		}
 	}
 	for i := range b.sess {
-		b.sess[i].Members = make([]ProcID, 0, counts[i])
+		b.sess[i].Members = make([]procwalk.ProcID, 0, counts[i])
 		b.sess[i].index = make([]int32, 0, counts[i])
 	}
 	for i, si := range b.of {
@@ -327,7 +329,7 @@ func (b *builder) finish() []Session {
 		ss := &b.sess[si]
 		ss.Members = append(ss.Members, p.ID)
 		ss.index = append(ss.index, int32(i))
-		if par := s.parent[i]; par < 0 || b.of[par] != si {
+		if par := s.ParentIndex(int32(i)); par < 0 || b.of[par] != si {
 			ss.Roots = append(ss.Roots, p.ID)
 		}
 		ss.Totals.add(p)
@@ -342,7 +344,7 @@ func (b *builder) finish() []Session {
 }
 
 // add counts p in the session totals.
-func (t *SessionTotals) add(p *Process) {
+func (t *Totals) add(p *procwalk.Process) {
 	t.Totals.Add(p)
 	if t.OldestStart.IsZero() || p.Start.Before(t.OldestStart) {
 		t.OldestStart = p.Start

@@ -1,22 +1,24 @@
-package procwalk
+package session
 
 import (
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
-// ErrSessionChanged is wrapped by Find when a "KIND:NAME@ID" reference names
+// ErrChanged is wrapped by Find when a "KIND:NAME@ID" reference names
 // a session that exists but is no longer the one the ID was taken from: the
 // name now belongs to another leader (an agent numbered #2 exited and #3
 // took its number, say). Acting on it would hit a session nobody looked at.
-var ErrSessionChanged = errors.New("session changed")
+var ErrChanged = errors.New("session changed")
 
 // Leader is the session's oldest root (lowest start ticks, then lowest pid):
 // the process whose identity the session's ID is derived from. ok is false
 // for a session without roots.
-func (s *Session) Leader() (id ProcID, ok bool) {
+func (s *Session) Leader() (id procwalk.ProcID, ok bool) {
 	for _, r := range s.Roots {
 		if !ok || r.StartTicks < id.StartTicks || (r.StartTicks == id.StartTicks && r.PID < id.PID) {
 			id, ok = r, true
@@ -91,14 +93,14 @@ func findWithID(sessions []Session, ref, kind, name, id string) (*Session, error
 			if s.ID() == id {
 				return s, nil
 			}
-			return nil, fmt.Errorf("%w: %s:%s now names %s, not %s (its leader changed); look again and use the new name", ErrSessionChanged, kind, name, s.RefID(), ref)
+			return nil, fmt.Errorf("%w: %s:%s now names %s, not %s (its leader changed); look again and use the new name", ErrChanged, kind, name, s.RefID(), ref)
 		}
 		if s.ID() == id {
 			moved = s
 		}
 	}
 	if moved != nil {
-		return nil, fmt.Errorf("%w: %s:%s is gone and session %s is now named %s; look again and use the new name", ErrSessionChanged, kind, name, id, moved.RefID())
+		return nil, fmt.Errorf("%w: %s:%s is gone and session %s is now named %s; look again and use the new name", ErrChanged, kind, name, id, moved.RefID())
 	}
 	return nil, fmt.Errorf("%w %s: no %s session is named %s any more", ErrNoSession, ref, kind, name)
 }

@@ -1,16 +1,18 @@
-package procwalk
+package session
 
 import (
 	"errors"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 func TestFindWithID(t *testing.T) {
 	// A third agent in one folder took "#2" after the second exited.
 	sessions := []Session{
-		{Kind: KindAgent, Name: "claude/myproj", Roots: []ProcID{{PID: 300, StartTicks: 1000}}},
-		{Kind: KindAgent, Name: "claude/myproj#2", Roots: []ProcID{{PID: 320, StartTicks: 3000}}},
-		{Kind: KindTmux, Name: "a@1.2", Roots: []ProcID{{PID: 400, StartTicks: 50}, {PID: 401, StartTicks: 40}}},
+		{Kind: KindAgent, Name: "claude/myproj", Roots: []procwalk.ProcID{{PID: 300, StartTicks: 1000}}},
+		{Kind: KindAgent, Name: "claude/myproj#2", Roots: []procwalk.ProcID{{PID: 320, StartTicks: 3000}}},
+		{Kind: KindTmux, Name: "a@1.2", Roots: []procwalk.ProcID{{PID: 400, StartTicks: 50}, {PID: 401, StartTicks: 40}}},
 	}
 	if got := sessions[2].ID(); got != "401.40" {
 		t.Errorf("ID = %q, want the oldest root 401.40", got)
@@ -35,9 +37,9 @@ func TestFindWithID(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"agent:claude/myproj#2@310.2000", ErrSessionChanged,
+		{"agent:claude/myproj#2@310.2000", ErrChanged,
 			"session changed: agent:claude/myproj#2 now names agent:claude/myproj#2@320.3000, not agent:claude/myproj#2@310.2000 (its leader changed); look again and use the new name"},
-		{"agent:claude/myproj#3@320.3000", ErrSessionChanged,
+		{"agent:claude/myproj#3@320.3000", ErrChanged,
 			"session changed: agent:claude/myproj#3 is gone and session 320.3000 is now named agent:claude/myproj#2@320.3000; look again and use the new name"},
 		{"agent:claude/other@1.1", ErrNoSession,
 			"no such session agent:claude/other@1.1: no agent session is named claude/other any more"},

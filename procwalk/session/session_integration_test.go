@@ -1,4 +1,4 @@
-package procwalk_test
+package session_test
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // The session integration tests start a tmux server on a private socket,
@@ -131,13 +132,13 @@ func killOwn(fs procwalk.FS, id procwalk.ProcID) {
 }
 
 // liveGroup groups the live /proc once, with a new Grouper for cfg.
-func liveGroup(t *testing.T, cfg procwalk.GroupConfig) (*procwalk.Grouper, []procwalk.Session, []string, *procwalk.Snapshot) {
+func liveGroup(t *testing.T, cfg session.Config) (*session.Grouper, []session.Session, []string, *procwalk.Snapshot) {
 	t.Helper()
 	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, cfg)
+	g, err := session.NewGrouper(fs, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func liveGroup(t *testing.T, cfg procwalk.GroupConfig) (*procwalk.Grouper, []pro
 	return g, sessions, notes, snap
 }
 
-func members(s *procwalk.Session) []int {
+func members(s *session.Session) []int {
 	var out []int
 	for _, id := range s.Members {
 		out = append(out, id.PID)
@@ -191,7 +192,7 @@ exec sleep 31000
 		return !inPane(pid["sleep 31002"]) && !inPane(pid["sleep 31003"])
 	})
 
-	g, sessions, notes, snap := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindTmux}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	g, sessions, notes, snap := liveGroup(t, session.Config{Kinds: []string{session.KindTmux}, Tmux: session.TmuxConfig{Sockets: []string{srv.socket}}})
 	if len(notes) != 0 {
 		t.Errorf("notes: %q", notes)
 	}
@@ -211,7 +212,7 @@ exec sleep 31000
 		{"tmux:web", []string{"sleep 32000", "sleep 32001", "sleep 32002"}, 2, "2"},
 	}
 	for _, tt := range tests {
-		s, err := procwalk.Find(sessions, tt.ref)
+		s, err := session.Find(sessions, tt.ref)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +229,7 @@ exec sleep 31000
 		if s.Totals.Totals != sum {
 			t.Errorf("%s totals %+v, want the sum over the test's pids %+v", tt.ref, s.Totals.Totals, sum)
 		}
-		if len(s.Panes) != tt.panes || s.Attrs[procwalk.AttrWindows] != tt.windows || s.Attrs[procwalk.AttrSocket] != srv.socket {
+		if len(s.Panes) != tt.panes || s.Attrs[session.AttrWindows] != tt.windows || s.Attrs[session.AttrSocket] != srv.socket {
 			t.Errorf("%s panes %+v attrs %v", tt.ref, s.Panes, s.Attrs)
 		}
 	}
@@ -263,7 +264,7 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	pid := pidsByArg(t, fs, "claude 33001", "claude 33002")
-	_, sessions, _, _ := liveGroup(t, procwalk.GroupConfig{Kinds: []string{procwalk.KindAgent}, Tmux: procwalk.TmuxConfig{Sockets: []string{srv.socket}}})
+	_, sessions, _, _ := liveGroup(t, session.Config{Kinds: []string{session.KindAgent}, Tmux: session.TmuxConfig{Sockets: []string{srv.socket}}})
 	tests := []struct {
 		name, cwd, target string
 		pid               int
@@ -272,7 +273,7 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 		{"claude/two/h4proj", two, "agents:1.0", pid["claude 33002"]},
 	}
 	for _, tt := range tests {
-		s, err := procwalk.Find(sessions, "agent:"+tt.name)
+		s, err := session.Find(sessions, "agent:"+tt.name)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -280,7 +281,7 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 			t.Errorf("%s members %v, want [%d]", tt.name, got, tt.pid)
 		}
 		a := s.Attrs
-		if a[procwalk.AttrCwd] != tt.cwd || a[procwalk.AttrTmuxTarget] != tt.target || a[procwalk.AttrAgent] != "claude" || a[procwalk.AttrElapsed] != "< 1 min" {
+		if a[session.AttrCwd] != tt.cwd || a[session.AttrTmuxTarget] != tt.target || a[session.AttrAgent] != "claude" || a[session.AttrElapsed] != "< 1 min" {
 			t.Errorf("%s attrs %v", tt.name, a)
 		}
 	}

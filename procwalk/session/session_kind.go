@@ -1,10 +1,12 @@
-package procwalk
+package session
 
 import (
 	"cmp"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_kind.go defines what a session kind is. Each kind is complete in
@@ -44,23 +46,23 @@ type sessionKind interface {
 
 // kindPlan is what a kind reads beyond stat and statm.
 type kindPlan struct {
-	every Fields // from every process
-	some  Fields // from the processes pick selects (see Selector)
-	pick  func(*Process) Fields
+	every procwalk.Fields // from every process
+	some  procwalk.Fields // from the processes pick selects (see Selector)
+	pick  func(*procwalk.Process) procwalk.Fields
 	tmux  bool // asks the tmux servers for their panes
 }
 
 // kindPreparer is a kind with work to do before a Monitor's scan of fields
 // (see Grouper.Prepare); done, when not nil, ends it after the scan.
 type kindPreparer interface {
-	prepare(g *Grouper, fields Fields) (done func())
+	prepare(g *Grouper, fields procwalk.Fields) (done func())
 }
 
 // kindFinisher is a kind that revises its sessions once their cumulative
 // counters are set: agents add the rows of agents ended a moment ago and
 // keep their order from gather to gather.
 type kindFinisher interface {
-	finish(g *Grouper, s *Snapshot, sessions []Session) []Session
+	finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session
 }
 
 // kindSet makes the kinds: each kind's file adds an exported method that
@@ -95,7 +97,7 @@ func Kinds() []string {
 // group a snapshot.
 type grouping struct {
 	g     *Grouper
-	s     *Snapshot
+	s     *procwalk.Snapshot
 	notes *noteList
 	// tmuxAnswer is tmux's answer, asked for when a kind plans it; tmux
 	// holds the grouping into tmux sessions once a kind has asked for it.

@@ -1,19 +1,21 @@
-package procwalk
+package session
 
 import (
 	"slices"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // TestKindsInfoFromFixture checks the INFO text each kind gives its
 // sessions of the fixture, as the sessions table shows it.
 func TestKindsInfoFromFixture(t *testing.T) {
-	users, err := ReadUsers("testdata/sessions/passwd")
+	users, err := procwalk.ReadUsers("testdata/sessions/passwd")
 	if err != nil {
 		t.Fatal(err)
 	}
 	calls := 0
-	sessions, _, _ := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindSID, KindPGRP, KindTTY, KindUser},
+	sessions, _, _ := groupFixture(t, sessionFixture, Config{Kinds: []string{KindSID, KindPGRP, KindTTY, KindUser},
 		Tmux: fixtureTmux(t, &calls), Users: users})
 	for _, tt := range []struct{ ref, want string }{
 		{"sid:202", "leader bash, pts/0"},
@@ -39,7 +41,7 @@ func TestKindInfoOfBuiltSessions(t *testing.T) {
 		{Session{Kind: KindTmux, Attrs: map[string]string{AttrWindows: "1", AttrPanes: "2", AttrAttached: "1", AttrSocket: "/tmp/tmux-0/default"}},
 			"1 window, 2 panes, attached, socket default"},
 		{Session{Kind: KindCgroup, Name: "pod/x", Attrs: map[string]string{AttrPodUID: "x", AttrPod: "web", AttrNamespace: "prod", AttrQoS: "burstable"},
-			Totals: SessionTotals{Cgroup: &CgroupUsage{MemoryLimitBytes: 512 << 20, HaveMemoryUsage: true, MemoryPercent: 90, CPUQuotaCores: 0.5, CPUCoresUsed: 0.4, Danger: true}}},
+			Totals: Totals{Cgroup: &CgroupUsage{MemoryLimitBytes: 512 << 20, HaveMemoryUsage: true, MemoryPercent: 90, CPUQuotaCores: 0.5, CPUCoresUsed: 0.4, Danger: true}}},
 			"pod prod/web, burstable, mem 90.0% of 512.0 MiB, cpu 0.40 of 0.50 cores, DANGER"},
 		{Session{Kind: KindCgroup, Name: "nginx.service", Attrs: map[string]string{AttrUnit: "nginx.service"}}, ""},
 		{Session{Kind: "bogus", Partial: true}, "partial: see the note"},
@@ -94,17 +96,17 @@ func TestKindTable(t *testing.T) {
 		t.Errorf("number attrs = %v, want %v", numbers, wantNumbers)
 	}
 	// A Grouper owns its kinds: two Groupers share no state.
-	fs, err := NewFS(sessionFixture)
+	fs, err := procwalk.NewFS(sessionFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g1, _ := NewGrouper(fs, GroupConfig{})
-	g2, _ := NewGrouper(fs, GroupConfig{})
+	g1, _ := NewGrouper(fs, Config{})
+	g2, _ := NewGrouper(fs, Config{})
 	if g1.kind(KindAgent) == g2.kind(KindAgent) {
 		t.Error("two Groupers share their agent kind")
 	}
 	// Only the configured kinds, in table order.
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindUser, KindTmux}})
+	g, err := NewGrouper(fs, Config{Kinds: []string{KindUser, KindTmux}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
-package procwalk
+package session
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
 
 // session_number.go builds the sessions named by a number every process
 // carries in its stat: Linux session ids and process groups.
@@ -16,15 +20,15 @@ const (
 type numberKind struct {
 	kind  string
 	order int
-	key   func(*Process) int
+	key   func(*procwalk.Process) int
 }
 
 // SID makes the sid kind and PGRP the pgrp kind (kindSet).
 func (kindSet) SID() sessionKind  { return numberKind{KindSID, 20, sidOf} }
 func (kindSet) PGRP() sessionKind { return numberKind{KindPGRP, 30, pgrpOf} }
 
-func sidOf(p *Process) int  { return p.SID }
-func pgrpOf(p *Process) int { return p.PGRP }
+func sidOf(p *procwalk.Process) int  { return p.SID }
+func pgrpOf(p *procwalk.Process) int { return p.PGRP }
 
 func (k numberKind) name() string                { return k.kind }
 func (k numberKind) rank() int                   { return k.order }
@@ -47,7 +51,7 @@ func (k numberKind) info(s *Session) []string {
 
 // groupByNumber builds one session per value of key (sid, pgrp), named by
 // the number, with the leader's comm when the leader is alive.
-func groupByNumber(s *Snapshot, kind string, key func(*Process) int) []Session {
+func groupByNumber(s *procwalk.Snapshot, kind string, key func(*procwalk.Process) int) []Session {
 	b := newBuilder(s, kind)
 	index := make(map[int]int32)
 	for i := range s.Procs {

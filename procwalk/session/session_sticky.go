@@ -1,8 +1,10 @@
-package procwalk
+package session
 
 import (
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // stickyNames remembers the name each session leader was given, so that
@@ -10,14 +12,14 @@ import (
 // the third agent in a folder stays "#3" when "#2" exits. A fresh Grouper
 // (a new CLI run) knows nothing and numbers again from the processes alone,
 // oldest leader first; Session.ID lets a reference notice the difference.
-type stickyNames map[ProcID]string
+type stickyNames map[procwalk.ProcID]string
 
 // assign names the sessions whose leaders and base names are given, in
 // that order (oldest first). A leader keeps its previous name while that
 // name still has the same base and no other session took it this gather;
 // the others get the base, or base#N with the lowest N >= 2 not in use.
 // It returns the names and the memory for the next gather.
-func (prev stickyNames) assign(leaders []ProcID, bases []string) ([]string, stickyNames) {
+func (prev stickyNames) assign(leaders []procwalk.ProcID, bases []string) ([]string, stickyNames) {
 	names := make([]string, len(leaders))
 	taken := make(map[string]bool, len(leaders))
 	for k, l := range leaders {

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"io/fs"
@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // copyTree copies the fixture /proc at src to a fresh directory, symlinks
@@ -56,11 +58,11 @@ func addClone(t testing.TB, root string, from, pid, start string) {
 
 func agentNamesOf(t *testing.T, g *Grouper, root string) []string {
 	t.Helper()
-	fsys, err := NewFS(root)
+	fsys, err := procwalk.NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewMonitor(fsys, MonitorConfig{NoRates: true}, g).Gather()
+	s, err := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{NoRates: true}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,11 +83,11 @@ func TestAgentNamesStick(t *testing.T) {
 	root := copyTree(t, sessionFixture)
 	addClone(t, root, "207", "209", "9000")
 	newGrouper := func() *Grouper {
-		fsys, err := NewFS(root)
+		fsys, err := procwalk.NewFS(root)
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := NewGrouper(fsys, GroupConfig{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}})
+		g, err := NewGrouper(fsys, Config{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +116,7 @@ func TestAgentNamesStick(t *testing.T) {
 // cannot tell which came first and qualifies both.
 func TestTmuxNamesStick(t *testing.T) {
 	other := ""
-	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/other"},
 		ListPanes: func(socket string) ([]byte, error) {
 			if strings.HasSuffix(socket, "other") {

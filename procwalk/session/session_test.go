@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // sessionFixture is the fixture /proc of the session tests; its tree is
@@ -30,7 +32,7 @@ func fixtureTmux(t *testing.T, calls *int) TmuxConfig {
 }
 
 // groupFixture snapshots root with the fields cfg needs and groups it.
-func groupFixture(t *testing.T, root string, cfg GroupConfig) ([]Session, []string, *Snapshot) {
+func groupFixture(t *testing.T, root string, cfg Config) ([]Session, []string, *procwalk.Snapshot) {
 	t.Helper()
 	g, s := fixtureGrouper(t, root, cfg)
 	sessions, notes := g.Group(s)
@@ -39,9 +41,9 @@ func groupFixture(t *testing.T, root string, cfg GroupConfig) ([]Session, []stri
 
 // fixtureGrouper returns a Grouper for cfg on root and a snapshot of root
 // with the fields it needs.
-func fixtureGrouper(t *testing.T, root string, cfg GroupConfig) (*Grouper, *Snapshot) {
+func fixtureGrouper(t *testing.T, root string, cfg Config) (*Grouper, *procwalk.Snapshot) {
 	t.Helper()
-	fs, err := NewFS(root)
+	fs, err := procwalk.NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +51,7 @@ func fixtureGrouper(t *testing.T, root string, cfg GroupConfig) (*Grouper, *Snap
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
+	s, err := procwalk.NewMonitor(fs, procwalk.MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +85,9 @@ func rootPIDs(s *Session) []int {
 
 // sumOver totals the given pids of a snapshot directly, as the reference
 // the session totals must equal.
-func sumOver(t *testing.T, s *Snapshot, pids []int) Totals {
+func sumOver(t *testing.T, s *procwalk.Snapshot, pids []int) procwalk.Totals {
 	t.Helper()
-	var tot Totals
+	var tot procwalk.Totals
 	for _, pid := range pids {
 		p := s.Process(pid)
 		if p == nil {
@@ -108,7 +110,7 @@ func namesOf(sessions []Session, kind string) []string {
 
 func TestGroupNumberKinds(t *testing.T) {
 	calls := 0
-	sessions, _, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindSID, KindPGRP, KindTTY}, Tmux: fixtureTmux(t, &calls)})
+	sessions, _, snap := groupFixture(t, sessionFixture, Config{Kinds: []string{KindSID, KindPGRP, KindTTY}, Tmux: fixtureTmux(t, &calls)})
 	tests := []struct {
 		ref     string
 		members []int
@@ -153,11 +155,11 @@ func TestGroupNumberKinds(t *testing.T) {
 }
 
 func TestGroupUsers(t *testing.T) {
-	users, err := ReadUsers("testdata/sessions/passwd")
+	users, err := procwalk.ReadUsers("testdata/sessions/passwd")
 	if err != nil {
 		t.Fatal(err)
 	}
-	sessions, _, _ := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindUser}, Users: users})
+	sessions, _, _ := groupFixture(t, sessionFixture, Config{Kinds: []string{KindUser}, Users: users})
 	want := []string{"999", "1001", "65535", "dev", "nginx", "root"}
 	if got := namesOf(sessions, KindUser); !slices.Equal(got, want) {
 		t.Errorf("user sessions = %v, want %v", got, want)
@@ -167,18 +169,18 @@ func TestGroupUsers(t *testing.T) {
 		t.Errorf("user:nginx = %v %v", memberPIDs(nginx), nginx.Attrs)
 	}
 	// Without a user database sessions are named by uid.
-	sessions, _, _ = groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindUser}})
+	sessions, _, _ = groupFixture(t, sessionFixture, Config{Kinds: []string{KindUser}})
 	if _, err := Find(sessions, "user:1000"); err != nil {
 		t.Error(err)
 	}
 }
 
 func TestGroupNotesMissingFields(t *testing.T) {
-	fs, err := NewFS(sessionFixture)
+	fs, err := procwalk.NewFS(sessionFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindUser, KindCgroup}})
+	g, err := NewGrouper(fs, Config{Kinds: []string{KindUser, KindCgroup}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +198,11 @@ func TestGroupNotesMissingFields(t *testing.T) {
 }
 
 func TestNewGrouperRejectsBadConfig(t *testing.T) {
-	fs, err := NewFS(sessionFixture)
+	fs, err := procwalk.NewFS(sessionFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, cfg := range map[string]GroupConfig{
+	for name, cfg := range map[string]Config{
 		"kind":   {Kinds: []string{"tmux", "pods"}},
 		"danger": {DangerPercent: 150},
 		"NaN":    {DangerPercent: math.NaN()},
@@ -295,21 +297,22 @@ func TestTTYName(t *testing.T) {
 
 // synthetic builds an in-memory snapshot: each proc is pid, ppid, sid, CPU
 // seconds, read and write bytes.
-func synthetic(t time.Time, procs ...[6]int) *Snapshot {
-	s := &Snapshot{Time: t, Fields: FieldIO}
+func synthetic(t time.Time, procs ...[6]int) *procwalk.Snapshot {
+	var ps []procwalk.Process
 	for _, p := range procs {
-		s.Procs = append(s.Procs, Process{
-			ID: ProcID{PID: p[0], StartTicks: uint64(p[0])}, PPID: p[1], SID: p[2], PGRP: p[2], Comm: "x",
-			UserCPUSeconds: float64(p[3]), Read: FieldIO,
-			IO: IO{ReadBytes: uint64(p[4]), WriteBytes: uint64(p[5])},
+		ps = append(ps, procwalk.Process{
+			ID: procwalk.ProcID{PID: p[0], StartTicks: uint64(p[0])}, PPID: p[1], SID: p[2], PGRP: p[2], Comm: "x",
+			UserCPUSeconds: float64(p[3]), Read: procwalk.FieldIO,
+			IO: procwalk.IO{ReadBytes: uint64(p[4]), WriteBytes: uint64(p[5])},
 		})
 	}
-	s.buildTree()
+	s := procwalk.NewSnapshot(procwalk.Host{}, procwalk.FieldIO, 0, ps, procwalk.Visibility{})
+	s.Time = t
 	return s
 }
 
 func TestCumulativeCountersNeverGoBack(t *testing.T) {
-	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
+	g, _ := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
 	type want struct {
 		cpu         float64
@@ -345,7 +348,7 @@ func TestCumulativeCountersNeverGoBack(t *testing.T) {
 // CPU seconds are whole clock ticks: the session's sum stays on the tick
 // (0.3, not 0.1+0.2 = 0.30000000000000004) from gather to gather.
 func TestCumulativeCPUSecondsHasNoFloatNoise(t *testing.T) {
-	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
+	g, _ := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
 	for i, step := range []struct {
 		cpu  [2]float64 // members 10 and 11, at USER_HZ 100
@@ -366,7 +369,7 @@ func TestCumulativeCPUSecondsHasNoFloatNoise(t *testing.T) {
 }
 
 func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
-	g, _ := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindSID}})
+	g, _ := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindSID}})
 	t0 := time.Unix(1700000000, 0)
 	g.Group(synthetic(t0, [6]int{10, 1, 10, 10, 0, 0}))
 	g.Group(synthetic(t0.Add(time.Second), [6]int{20, 1, 20, 3, 0, 0}))

@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bytes"
@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // session_tmux.go groups processes into tmux sessions: every descendant of
@@ -63,7 +66,7 @@ type tmuxState struct {
 	names map[tmuxNameKey]string
 	// environ holds what the tmux environ backstop read of each process
 	// still alive, so each is read once in its life.
-	environ      map[ProcID]tmuxEnv
+	environ      map[procwalk.ProcID]tmuxEnv
 	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
 	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
 }
@@ -131,7 +134,7 @@ func (g *Grouper) askTmux() tmuxAnswer {
 	if list == nil {
 		list = runTmuxListPanes
 	}
-	if len(g.cfg.Tmux.Sockets) == 0 && !g.fs.live() {
+	if len(g.cfg.Tmux.Sockets) == 0 && !live(g.fs) {
 		// Discovered servers belong to this host; their pane pids mean
 		// nothing in another /proc (a fixture, a host mounted elsewhere).
 		a.notes.addf("tmux: %s is not this process's /proc, so no servers are discovered: name them (--tmux-socket)", g.fs.Root())
@@ -247,7 +250,7 @@ type tmuxSessionRef struct {
 
 // tmuxGrouping is one gather's grouping of processes into tmux sessions.
 type tmuxGrouping struct {
-	s           *Snapshot
+	s           *procwalk.Snapshot
 	servers     []tmuxServer
 	serverIndex []int // each server's index in s.Procs, -1 when not visible
 	b           *builder
@@ -314,7 +317,7 @@ func (t *tmuxGrouping) stickyNames(nameCount map[string]int) map[tmuxSessionRef]
 
 // groupTmux makes one session per tmux session of the servers: the
 // descendants of its panes' processes, then the escapees the backstops find.
-func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]Session, paneIndex) {
+func (g *Grouper) groupTmux(s *procwalk.Snapshot, servers []tmuxServer, n *noteList) ([]Session, paneIndex) {
 	if len(servers) == 0 {
 		g.tmux.environ = nil
 		return nil, paneIndex{}
@@ -326,13 +329,13 @@ func (g *Grouper) groupTmux(s *Snapshot, servers []tmuxServer, n *noteList) ([]S
 		t.pi.of[i] = -1
 	}
 	for _, srv := range servers {
-		t.serverIndex = append(t.serverIndex, s.index(srv.pid))
+		t.serverIndex = append(t.serverIndex, s.Index(srv.pid))
 	}
 	t.addPanes()
 	for pane, tp := range t.pi.panes {
 		// A pane whose pid is not in the snapshot is dead or hidden; the
 		// backstops may still find its processes.
-		if i := s.index(tp.PID); i >= 0 && !tp.Dead {
+		if i := s.Index(tp.PID); i >= 0 && !tp.Dead {
 			t.assign(int32(i), int32(pane))
 		}
 	}
@@ -393,7 +396,7 @@ func (t *tmuxGrouping) assign(i, pane int32) {
 		return
 	}
 	t.b.of[i], t.pi.of[i] = t.paneSession[pane], pane
-	for c := t.s.firstChild[i]; c >= 0; c = t.s.nextSibling[c] {
+	for c := t.s.FirstChildIndex(i); c >= 0; c = t.s.NextSiblingIndex(c) {
 		t.assign(c, pane)
 	}
 }
@@ -442,14 +445,14 @@ const maxEnvironReads = 512
 func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 	s := t.s
 	adopters, oldest := t.adopters()
-	next := make(map[ProcID]tmuxEnv, len(g.tmux.environ))
+	next := make(map[procwalk.ProcID]tmuxEnv, len(g.tmux.environ))
 	reads, unread, denied := 0, 0, 0
 	for i := range s.Procs {
 		p := &s.Procs[i]
 		if t.b.of[i] >= 0 || p.Kernel || p.TTY != 0 || p.ID.StartTicks < oldest || t.isServer(int32(i)) {
 			continue
 		}
-		if par := s.parent[i]; par >= 0 && !adopters(par) {
+		if par := s.ParentIndex(int32(i)); par >= 0 && !adopters(par) {
 			continue // forked by its parent, not adopted: or a candidate's child
 		}
 		env, ok := g.tmux.environ[p.ID]
@@ -459,7 +462,7 @@ func (g *Grouper) environBackstop(t *tmuxGrouping, n *noteList) (partial bool) {
 				continue
 			}
 			reads++
-			env = g.environs.tmuxEnviron(p.ID.PID)
+			env = tmuxEnviron(g.environs, p.ID.PID)
 		}
 		next[p.ID] = env
 		if env.denied {
@@ -496,7 +499,7 @@ func (t *tmuxGrouping) adopters() (func(int32) bool, uint64) {
 			return func(int32) bool { return true }, 0
 		}
 		oldest = min(oldest, t.s.Procs[i].ID.StartTicks)
-		for a := t.s.parent[i]; a >= 0; a = t.s.parent[a] {
+		for a := t.s.ParentIndex(int32(i)); a >= 0; a = t.s.ParentIndex(a) {
 			ancestors[a] = true
 		}
 	}
@@ -505,7 +508,7 @@ func (t *tmuxGrouping) adopters() (func(int32) bool, uint64) {
 
 // startedAfter reports whether p started after server srv (true when the
 // server is not visible: nothing to compare).
-func (t *tmuxGrouping) startedAfter(p *Process, srv int) bool {
+func (t *tmuxGrouping) startedAfter(p *procwalk.Process, srv int) bool {
 	i := t.serverIndex[srv]
 	return i < 0 || p.ID.StartTicks >= t.s.Procs[i].ID.StartTicks
 }
@@ -513,12 +516,12 @@ func (t *tmuxGrouping) startedAfter(p *Process, srv int) bool {
 // sameUserAsServer reports whether p runs as the real uid of a server
 // (false when uids were not read): its unreadable environment may hide an
 // escapee, where another user's is no business of that server's.
-func (t *tmuxGrouping) sameUserAsServer(p *Process) bool {
-	if p.Read&FieldStatus == 0 {
+func (t *tmuxGrouping) sameUserAsServer(p *procwalk.Process) bool {
+	if p.Read&procwalk.FieldStatus == 0 {
 		return false
 	}
 	for _, i := range t.serverIndex {
-		if i >= 0 && t.s.Procs[i].Read&FieldStatus != 0 && t.s.Procs[i].RealUID == p.RealUID {
+		if i >= 0 && t.s.Procs[i].Read&procwalk.FieldStatus != 0 && t.s.Procs[i].RealUID == p.RealUID {
 			return true
 		}
 	}
@@ -573,7 +576,7 @@ func paneWindow(target string) string {
 // session that Group built from s. Group leaves them empty: they cost a
 // read of each pane's stat (and a readlink when s lacks cwd), which only a
 // display of the panes needs, not every gather.
-func (g *Grouper) PaneForegrounds(s *Snapshot, ss *Session) {
+func (g *Grouper) PaneForegrounds(s *procwalk.Snapshot, ss *Session) {
 	var buf []byte
 	for i := range ss.Panes {
 		buf = paneForeground(g.fs, s, &ss.Panes[i], buf)
@@ -585,13 +588,13 @@ func (g *Grouper) PaneForegrounds(s *Snapshot, ss *Session) {
 // process group of the pane's terminal (tpgid in the pane process's stat),
 // its leader's argv[0] base name and working directory; the pane process's
 // when the leader is not in the snapshot.
-func paneForeground(fs FS, s *Snapshot, tp *TmuxPane, buf []byte) []byte {
+func paneForeground(fs procwalk.FS, s *procwalk.Snapshot, tp *TmuxPane, buf []byte) []byte {
 	pane := s.Process(tp.PID)
 	if tp.Dead || pane == nil {
 		return buf
 	}
 	fg := pane
-	buf, err := fs.readPIDFile(tp.PID, "stat", buf)
+	buf, err := fs.ReadPIDFile(tp.PID, "stat", buf)
 	if err == nil {
 		if tpgid, ok := parseStatTPGID(buf); ok {
 			if p := s.Process(tpgid); p != nil {
@@ -600,7 +603,7 @@ func paneForeground(fs FS, s *Snapshot, tp *TmuxPane, buf []byte) []byte {
 		}
 	}
 	tp.Command = fg.Name()
-	tp.Cwd = fs.cwd(fg)
+	tp.Cwd = cwd(fs, fg)
 	return buf
 }
 
@@ -613,10 +616,10 @@ func parseStatTPGID(b []byte) (int, bool) {
 		return 0, false
 	}
 	var f [6][]byte
-	if splitFields(b[close+1:], f[:]) != 6 {
+	if fsio.SplitFields(b[close+1:], f[:]) != 6 {
 		return 0, false
 	}
-	v, ok := atoi(f[5])
+	v, ok := fsio.Atoi(f[5])
 	if !ok || v <= 0 {
 		return 0, false
 	}

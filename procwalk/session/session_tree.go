@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // session_tree.go builds tree sessions: a process and all its descendants,
@@ -30,7 +32,7 @@ func (treeKind) rank() int    { return 50 }
 func (treeKind) plan(g *Grouper) kindPlan {
 	for _, t := range g.cfg.Trees {
 		if t.Pattern != nil {
-			return kindPlan{every: FieldCmdline}
+			return kindPlan{every: procwalk.FieldCmdline}
 		}
 	}
 	return kindPlan{}
@@ -117,7 +119,7 @@ func (t TreeSpec) check() error {
 	return nil
 }
 
-func (g *Grouper) groupTrees(s *Snapshot, n *noteList) []Session {
+func (g *Grouper) groupTrees(s *procwalk.Snapshot, n *noteList) []Session {
 	var out []Session
 	self := g.selfPIDs(s)
 	seen := map[string]bool{}
@@ -143,7 +145,7 @@ func (g *Grouper) groupTrees(s *Snapshot, n *noteList) []Session {
 }
 
 // resolve finds the index of the tree's root process.
-func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, error) {
+func (t TreeSpec) resolve(s *procwalk.Snapshot, self selfInfo) (int, map[string]string, error) {
 	attrs := map[string]string{}
 	pid := t.PID
 	switch {
@@ -166,7 +168,7 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 				continue
 			}
 			subj := p.Comm
-			if p.Read&FieldCmdline != 0 && len(p.Cmdline) > 0 {
+			if p.Read&procwalk.FieldCmdline != 0 && len(p.Cmdline) > 0 {
 				subj = strings.Join(p.Cmdline, " ")
 			}
 			if t.Pattern.MatchString(subj) && (best < 0 || p.ID.StartTicks < s.Procs[best].ID.StartTicks) {
@@ -179,7 +181,7 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 		attrs[AttrPattern] = t.Pattern.String()
 		return best, attrs, nil
 	}
-	i := s.index(pid)
+	i := s.Index(pid)
 	if i < 0 || s.Procs[i].Kernel {
 		return 0, nil, fmt.Errorf("no process %d", pid)
 	}
@@ -188,7 +190,7 @@ func (t TreeSpec) resolve(s *Snapshot, self selfInfo) (int, map[string]string, e
 
 // live reports whether fs is the procfs this process runs in: its "self"
 // link names our pid.
-func (fs FS) live() bool {
+func live(fs procwalk.FS) bool {
 	link, err := os.Readlink(fs.Path("self"))
 	return err == nil && link == strconv.Itoa(os.Getpid())
 }
@@ -200,8 +202,8 @@ type selfInfo struct {
 	args      []string
 }
 
-func (g *Grouper) selfPIDs(s *Snapshot) selfInfo {
-	if !g.fs.live() {
+func (g *Grouper) selfPIDs(s *procwalk.Snapshot) selfInfo {
+	if !live(g.fs) {
 		return selfInfo{} // a fixture, or another host's /proc
 	}
 	si := selfInfo{pid: os.Getpid(), ancestors: map[int]bool{}, args: os.Args[1:]}
@@ -214,7 +216,7 @@ func (g *Grouper) selfPIDs(s *Snapshot) selfInfo {
 // names reports whether p is this procwalk, or an ancestor (sudo, env, a
 // wrapper) that passes on one of our arguments matching re: a pattern must
 // not find the command that names it.
-func (si selfInfo) names(p *Process, re *regexp.Regexp) bool {
+func (si selfInfo) names(p *procwalk.Process, re *regexp.Regexp) bool {
 	if si.pid == 0 {
 		return false
 	}

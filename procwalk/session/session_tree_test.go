@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -53,7 +53,7 @@ func TestGroupTrees(t *testing.T) {
 		}
 		trees = append(trees, ts)
 	}
-	sessions, notes, snap := groupFixture(t, sessionFixture, GroupConfig{Kinds: []string{KindTree}, Trees: trees})
+	sessions, notes, snap := groupFixture(t, sessionFixture, Config{Kinds: []string{KindTree}, Trees: trees})
 	tests := []struct {
 		ref     string
 		members []int

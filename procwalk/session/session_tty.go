@@ -1,4 +1,6 @@
-package procwalk
+package session
+
+import "github.com/procwalk/procwalk/procwalk"
 
 // session_tty.go builds one session per controlling terminal.
 
@@ -19,7 +21,7 @@ func (ttyKind) info(*Session) []string      { return nil }
 func (ttyKind) group(x *grouping) []Session { return groupTTY(x.s) }
 
 // groupTTY builds one session per controlling terminal.
-func groupTTY(s *Snapshot) []Session {
+func groupTTY(s *procwalk.Snapshot) []Session {
 	b := newBuilder(s, KindTTY)
 	index := make(map[int]int32)
 	for i := range s.Procs {

@@ -1,6 +1,10 @@
-package procwalk
+package session
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/procwalk/procwalk/procwalk"
+)
 
 // session_user.go builds one session per real uid, from every process's
 // status.
@@ -16,7 +20,7 @@ func (kindSet) User() sessionKind { return userKind{} }
 func (userKind) name() string { return KindUser }
 func (userKind) rank() int    { return 70 }
 
-func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: FieldStatus} }
+func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: procwalk.FieldStatus} }
 
 // tagAttrs: the user's name, for dashboards to group by.
 func (userKind) tagAttrs() []string { return []string{AttrUser} }
@@ -30,14 +34,14 @@ func (userKind) info(s *Session) []string { return []string{"uid " + s.Attrs[Att
 // status (Group notes it).
 func (userKind) group(x *grouping) []Session {
 	s := x.s
-	if s.Fields&FieldStatus == 0 {
+	if s.Fields&procwalk.FieldStatus == 0 {
 		return nil
 	}
 	b := newBuilder(s, KindUser)
 	index := make(map[int]int32)
 	for i := range s.Procs {
 		p := &s.Procs[i]
-		if p.Kernel || p.Read&FieldStatus == 0 {
+		if p.Kernel || p.Read&procwalk.FieldStatus == 0 {
 			continue
 		}
 		si, ok := index[p.RealUID]

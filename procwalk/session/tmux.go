@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
 )
 
@@ -154,7 +155,7 @@ func parseTmuxRecord(rec string) (tmuxPaneRecord, bool) {
 }
 
 func atoiString(s string) (int, bool) {
-	v, ok := atoi([]byte(s))
+	v, ok := fsio.Atoi([]byte(s))
 	return int(v), ok
 }
 

@@ -1,9 +1,9 @@
-package procwalk_test
+package session_test
 
 import (
 	"testing"
 
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // TestIntegrationTmuxWithoutLocale: a service manager or a container often
@@ -16,9 +16,9 @@ func TestIntegrationTmuxWithoutLocale(t *testing.T) {
 	for _, v := range []string{"LANG", "LC_ALL", "LC_CTYPE"} {
 		t.Setenv(v, "") // tmux reads an empty one as unset
 	}
-	_, sessions, notes, _ := liveGroup(t, procwalk.GroupConfig{
-		Kinds: []string{procwalk.KindTmux},
-		Tmux:  procwalk.TmuxConfig{Sockets: []string{srv.socket}},
+	_, sessions, notes, _ := liveGroup(t, session.Config{
+		Kinds: []string{session.KindTmux},
+		Tmux:  session.TmuxConfig{Sockets: []string{srv.socket}},
 	})
 	for _, s := range sessions {
 		if s.Name == "nolocale" {

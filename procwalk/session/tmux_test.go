@@ -1,4 +1,4 @@
-package procwalk
+package session
 
 import (
 	"errors"
@@ -11,11 +11,13 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 func TestGroupTmuxFixture(t *testing.T) {
 	calls := 0
-	g, snap := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	g, snap := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
 	sessions, notes := g.Group(snap)
 	if calls != 1 {
 		t.Errorf("list-panes ran %d times, want once per server", calls)
@@ -114,7 +116,7 @@ func TestGroupTmuxWithoutTmux(t *testing.T) {
 		{"garbage", nil, "did not parse"},
 	}
 	for _, tt := range tests {
-		cfg := GroupConfig{Kinds: []string{KindTmux, KindSID}, Tmux: TmuxConfig{
+		cfg := Config{Kinds: []string{KindTmux, KindSID}, Tmux: TmuxConfig{
 			Sockets: []string{"/tmp/tmux-1000/default"},
 			ListPanes: func(string) ([]byte, error) {
 				if tt.err != nil {
@@ -138,7 +140,7 @@ func TestGroupTmuxWithoutTmux(t *testing.T) {
 
 func TestGroupTmuxServersShareSessionName(t *testing.T) {
 	other := "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
-	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/other"},
 		ListPanes: func(socket string) ([]byte, error) {
 			if strings.HasSuffix(socket, "other") {
@@ -162,7 +164,7 @@ func TestGroupTmuxServersShareSessionName(t *testing.T) {
 // must not join the new server's pane %0.
 func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
 	reused := "310\t$0\tnew\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
-	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/new"},
 		ListPanes: func(socket string) ([]byte, error) {
 			if strings.HasSuffix(socket, "new") {
@@ -185,7 +187,7 @@ func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
 // terminal is read, and 150, whose TMUX names that server's socket, joins.
 func TestGroupTmuxEnvironHiddenServer(t *testing.T) {
 	hidden := "990\t$0\tx\t0\t0\t0\t%0\t995\t/dev/pts/9\t0\tw\x1f\n"
-	g, s := fixtureGrouper(t, sessionFixture, GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+	g, s := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets:   []string{"/tmp/tmux-1000/old"},
 		ListPanes: func(string) ([]byte, error) { return []byte(hidden), nil },
 	}})
@@ -207,16 +209,16 @@ func TestGroupTmuxEnvironHiddenServer(t *testing.T) {
 // ancestor of the server (init): 130 150 300 301 310 320 321 330 340.
 func TestGroupTmuxEnvironCap(t *testing.T) {
 	calls := 0
-	fs, err := NewFS(sessionFixture)
+	fs, err := procwalk.NewFS(sessionFixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := NewGrouper(fs, GroupConfig{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
+	g, err := NewGrouper(fs, Config{Kinds: []string{KindTmux}, Tmux: fixtureTmux(t, &calls)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.tmux.environLimit = 2
-	s, err := NewMonitor(fs, MonitorConfig{}, g).Gather()
+	s, err := procwalk.NewMonitor(fs, procwalk.MonitorConfig{}, g).Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,7 +383,7 @@ func TestRunTmuxListPanesErrors(t *testing.T) {
 }
 
 func TestGroupTmuxStaleSocketsNote(t *testing.T) {
-	cfg := GroupConfig{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
 		Sockets: []string{"/s/a", "/s/b", "/s/c", "/s/d", "/s/e"},
 		ListPanes: func(socket string) ([]byte, error) {
 			return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // Config is what the live view needs besides its Source and Killer.
@@ -131,7 +132,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg.Now = time.Now
 	}
 	if cfg.DangerPercent <= 0 {
-		cfg.DangerPercent = procwalk.DefaultDangerPercent
+		cfg.DangerPercent = session.DefaultDangerPercent
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
@@ -253,7 +254,7 @@ func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 		case viewTree:
 			rows = b.treeRows(spare, hostRoots(f.Snap), nil, folded)
 		case viewMembers:
-			s, err := procwalk.Find(f.Sessions, member)
+			s, err := session.Find(f.Sessions, member)
 			if err != nil {
 				return nil, nil
 			}
@@ -436,7 +437,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	case viewTree:
 		return b.treeRows(spare, hostRoots(m.frame.Snap), nil, m.folded)
 	case viewMembers:
-		s, err := procwalk.Find(m.frame.Sessions, m.member)
+		s, err := session.Find(m.frame.Sessions, m.member)
 		if err != nil {
 			m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
 			m.keepSpare(spare)

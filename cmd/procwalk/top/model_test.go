@@ -14,6 +14,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 const fixtureProc = "../../../procwalk/testdata/proc"
@@ -24,7 +25,7 @@ const fixtureProc = "../../../procwalk/testdata/proc"
 type fixtureSource struct {
 	fs      procwalk.FS
 	monitor *procwalk.Monitor
-	grouper *procwalk.Grouper
+	grouper *session.Grouper
 	need    Need
 	more    int // processes ReadMore was asked for, last time
 	fields  procwalk.Fields
@@ -36,7 +37,7 @@ func newFixtureSource(t *testing.T) *fixtureSource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := procwalk.NewGrouper(fs, procwalk.GroupConfig{Kinds: []string{procwalk.KindSID, procwalk.KindUser}})
+	g, err := session.NewGrouper(fs, session.Config{Kinds: []string{session.KindSID, session.KindUser}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +90,7 @@ func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*kill.Re
 	return &kill.Report{Outcomes: []kill.Outcome{{Target: kill.Target{ID: root}, Result: kill.ResultExited}}}, nil
 }
 
-func (k *fakeKiller) KillSession(_ context.Context, s *procwalk.Session) (*kill.Report, error) {
+func (k *fakeKiller) KillSession(_ context.Context, s *session.Session) (*kill.Report, error) {
 	k.calls = append(k.calls, "session "+s.Ref())
 	return nil, errors.New("refused: holds a protected process")
 }
@@ -379,10 +380,10 @@ func TestSessionsWaitForEveryKind(t *testing.T) {
 // An agent's row in the sessions view starts its INFO with its status (for
 // how long, when blocked), model and context use.
 func TestSessionInfoAgent(t *testing.T) {
-	s := procwalk.Session{Kind: procwalk.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{procwalk.AttrAgent: "claude", procwalk.AttrModel: "claude-opus-4-1", procwalk.AttrStatus: "blocked"},
-		Agent: &procwalk.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
-			Transcript: &procwalk.Transcript{ContextUsedTokens: 180800}}}
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
+		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked"},
+		Agent: &session.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
+			Transcript: &session.Transcript{ContextUsedTokens: 180800}}}
 	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90% agent=claude"; !strings.HasPrefix(got, want) {
 		t.Errorf("INFO %q, want it to start %q", got, want)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // rows.go builds the rows of each view from a frame: cells, the values
@@ -38,7 +39,7 @@ type row struct {
 	values [maxColumns]float64
 	have   [maxColumns]bool
 	proc   *procwalk.Process // a process row, or nil
-	sess   *procwalk.Session // a session row, or nil
+	sess   *session.Session  // a session row, or nil
 	depth  int               // tree views: nesting
 	folded bool              // tree views: its children are hidden
 	kids   bool              // tree views: it has children
@@ -265,7 +266,7 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 }
 
 // sessionInfo is a few attributes that tell a session apart.
-func sessionInfo(s *procwalk.Session) string {
+func sessionInfo(s *session.Session) string {
 	var parts []string
 	if sum := s.AgentSummary(); len(sum) > 0 {
 		parts = append(parts, strings.Join(sum, ", ")) // an agent's status, model and context come first
@@ -334,7 +335,7 @@ func hostRoots(s *procwalk.Snapshot) []*procwalk.Process {
 
 // memberRoots are the roots of a session's members, and a test for
 // membership (a search of Members, ascending pid: no map of them a frame).
-func memberRoots(snap *procwalk.Snapshot, s *procwalk.Session) ([]*procwalk.Process, func(*procwalk.Process) bool) {
+func memberRoots(snap *procwalk.Snapshot, s *session.Session) ([]*procwalk.Process, func(*procwalk.Process) bool) {
 	var roots []*procwalk.Process
 	for _, id := range s.Roots {
 		if p := snap.Lookup(id); p != nil {

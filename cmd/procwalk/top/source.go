@@ -12,16 +12,17 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // Frame is one refresh: what the Source gathered.
 type Frame struct {
 	Snap     *procwalk.Snapshot
-	Sessions []procwalk.Session
+	Sessions []session.Session
 	System   procwalk.System
 	// Home is the cgroup session the gauges are for (the cgroup or pod
 	// procwalk runs in, or the one chosen); nil when there is none.
-	Home  *procwalk.Session
+	Home  *session.Session
 	Notes []string
 	// AllKinds says Sessions holds every kind (gathered for a sessions
 	// view); without it, only the cgroups the gauges need.
@@ -59,5 +60,5 @@ type Killer interface {
 	// KillSession every member of a session.
 	Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome
 	KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error)
-	KillSession(ctx context.Context, s *procwalk.Session) (*kill.Report, error)
+	KillSession(ctx context.Context, s *session.Session) (*kill.Report, error)
 }
