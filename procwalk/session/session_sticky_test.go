@@ -133,7 +133,7 @@ func TestTmuxNamesStick(t *testing.T) {
 	if got, want := namesOf(sessions, KindTmux), []string{"build", "web"}; !slices.Equal(got, want) {
 		t.Fatalf("one server: %v, want %v", got, want)
 	}
-	other = "200\t$0\tbuild\t0\t0\t0\t%0\t340\t/dev/pts/9\t0\tw\x1f\n"
+	other = "200\t$0\tbuild\t0\t0\t0\t%0\t201\t/dev/pts/9\t0\tw\x1f\n" // 201 is 200's child
 	sessions, _ = g.Group(s)
 	if got, want := namesOf(sessions, KindTmux), []string{"build", "other/build", "web"}; !slices.Equal(got, want) {
 		t.Errorf("second server, same Grouper: %v, want %v", got, want)

@@ -367,6 +367,9 @@ func (t *tmuxGrouping) addPanes() {
 	sessionOf := map[tmuxSessionRef]int32{}
 	for si, srv := range t.servers {
 		for _, r := range srv.recs {
+			if !r.pane.Dead && !t.paneProcess(srv.pid, r.pane.PID) {
+				r.pane.Dead = true // its process is gone: the pid is another's now
+			}
 			ref := tmuxSessionRef{si, r.sessionID}
 			sess, ok := sessionOf[ref]
 			if !ok {
@@ -387,6 +390,17 @@ func (t *tmuxGrouping) addPanes() {
 			}
 		}
 	}
+}
+
+// paneProcess says whether pid, a pane's process as tmux reports it, is
+// still that process: tmux forks every pane's process itself, so its parent
+// is the server. A pid whose process ended and was reused by another (one
+// of ten thousand sleepers in a pane of another server, as a test saw) has
+// another parent. A pid not in the snapshot (hidden, gone) is left to the
+// callers, who find no process there.
+func (t *tmuxGrouping) paneProcess(serverPID, pid int) bool {
+	p := t.s.Process(pid)
+	return p == nil || p.PPID == serverPID
 }
 
 // assign puts process i and its descendants not yet in a session into the
