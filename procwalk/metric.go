@@ -223,22 +223,43 @@ func MetricNames() []string {
 func compareByMetric(s *Snapshot, d *MetricDesc, a, b *Process) int {
 	va, oka := d.value(s, a)
 	vb, okb := d.value(s, b)
-	switch {
-	case oka != okb:
-		if oka {
-			return -1
-		}
-		return 1
-	case oka && va != vb:
-		return cmp.Compare(vb, va)
-	}
-	return cmp.Compare(a.ID.PID, b.ID.PID)
+	return compareKeys(metricKey{v: va, ok: oka, p: a}, metricKey{v: vb, ok: okb, p: b})
 }
 
 // SortByMetric sorts procs of s by d: largest first, those without a value
 // last, ties by pid.
 func SortByMetric(s *Snapshot, procs []*Process, d MetricDesc) {
-	slices.SortFunc(procs, func(a, b *Process) int { return compareByMetric(s, &d, a, b) })
+	// Each value is worked out once, not at each of n log n comparisons.
+	keys := make([]metricKey, len(procs))
+	for i, p := range procs {
+		v, ok := d.value(s, p)
+		keys[i] = metricKey{v: v, ok: ok, p: p}
+	}
+	slices.SortFunc(keys, compareKeys)
+	for i := range keys {
+		procs[i] = keys[i].p
+	}
+}
+
+// metricKey is a process with its value of the metric sorted by.
+type metricKey struct {
+	v  float64
+	ok bool
+	p  *Process
+}
+
+// compareKeys is compareByMetric on values worked out beforehand.
+func compareKeys(a, b metricKey) int {
+	switch {
+	case a.ok != b.ok:
+		if a.ok {
+			return -1
+		}
+		return 1
+	case a.ok && a.v != b.v:
+		return cmp.Compare(b.v, a.v)
+	}
+	return cmp.Compare(a.p.ID.PID, b.p.ID.PID)
 }
 
 // TopN keeps the n first of procs in the order SortByMetric gives, in
