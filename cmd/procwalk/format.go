@@ -84,6 +84,12 @@ func formatMetric(d procwalk.MetricDesc, v float64) string {
 		}
 		return formatDuration(time.Duration(v * float64(time.Second)))
 	}
+	// Counts and ids are whole numbers: print them as integers, which is
+	// what FormatFloat prints for them too (below 2^53, and but for -0),
+	// several times faster.
+	if i := int64(v); float64(i) == v && -1<<53 < i && i < 1<<53 && (i != 0 || !math.Signbit(v)) {
+		return strconv.FormatInt(i, 10)
+	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
@@ -161,7 +167,7 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	}
 	widths := t.layout(natural, maxWidth)
 	last := len(t.cols) - 1
-	bw := bufio.NewWriterSize(w, 64<<10)
+	bw := bufio.NewWriter(w)
 	var b []byte // one line, reused: no allocation per cell
 	line := func(cells []string) {
 		b = b[:0]

@@ -110,7 +110,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	oneShotGC()
-	m, err := c.g.monitor(plan.fields)
+	m, err := c.g.monitor(plan.fields, plan.rates)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 // those alone: of the matches when the order needs it, else of the rows
 // left after --limit.
 func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPlan) ([]*procwalk.Process, error) {
-	var procs []*procwalk.Process
+	procs := make([]*procwalk.Process, 0, len(snap.Procs))
 	for i := range snap.Procs {
 		if p := &snap.Procs[i]; plan.match(p) {
 			procs = append(procs, p)
