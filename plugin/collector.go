@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"runtime/metrics"
 	"syscall"
 	"time"
 
@@ -50,6 +51,9 @@ type Collector struct {
 
 	// The last gather's counts, for benchmarks.
 	lastProcesses, lastSessions int
+	// allocatedAtCollection is the heap's cumulative allocation at the
+	// last collection returnMemory ran (see collectAfterBytes).
+	allocatedAtCollection uint64
 }
 
 // NewCollector checks cfg and returns a Collector reading fs.
@@ -110,9 +114,39 @@ func (c *Collector) Prime() error {
 // once it is written: the sampler and the grouper keep ProcIDs and copies,
 // sessions their own strings, c.top is cleared; with a hook, which may
 // keep it, the Monitor keeps every snapshot whole.
+//
+// The collection runs once the gathers since the last one allocated
+// collectAfterBytes: at 10,000 processes a gather leaves about 1 MB of
+// garbage and each batch is followed by one, as before; at 2,500 one in
+// four or so is, and the others do not pay a forced collection (about a
+// tenth of their CPU) for a quarter of a megabyte.
 func (c *Collector) returnMemory() {
 	c.monitor.Release()
+	allocated := heapAllocatedBytes()
+	if allocated-c.allocatedAtCollection < collectAfterBytes && c.allocatedAtCollection != 0 {
+		return
+	}
 	debug.FreeOSMemory()
+	c.allocatedAtCollection = heapAllocatedBytes()
+}
+
+// collectAfterBytes is how much the gathers since returnMemory's last
+// collection may allocate before it runs another: garbage held between
+// gathers, at most this much beyond what a collection after each batch
+// leaves (execd's resident memory at 10,000 processes is bounded by 20
+// MiB, README).
+const collectAfterBytes = 1 << 20
+
+// heapAllocatedBytes is the bytes allocated on the heap since the process
+// started, garbage included: runtime/metrics reads it without stopping
+// the world (runtime.ReadMemStats would).
+func heapAllocatedBytes() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
 }
 
 // Gather gathers once without writing anything: for a caller that runs a
