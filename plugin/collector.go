@@ -49,7 +49,7 @@ type Collector struct {
 	// answered by one gather with others), for the self metrics.
 	skippedGathers int
 
-	// The last gather's counts, for benchmarks.
+	// The last gather's counts, for benchmarks and returnMemory.
 	lastProcesses, lastSessions int
 	// allocatedAtCollection is the heap's cumulative allocation at the
 	// last collection returnMemory ran (see collectAfterBytes).
@@ -115,15 +115,16 @@ func (c *Collector) Prime() error {
 // sessions their own strings, c.top is cleared; with a hook, which may
 // keep it, the Monitor keeps every snapshot whole.
 //
-// The collection runs once the gathers since the last one allocated
-// collectAfterBytes: at 10,000 processes a gather leaves about 1 MB of
-// garbage and each batch is followed by one, as before; at 2,500 one in
-// four or so is, and the others do not pay a forced collection (about a
-// tenth of their CPU) for a quarter of a megabyte.
+// On a host of fewer than collectEveryBatchProcs processes the collection
+// runs once the gathers since the last one allocated collectAfterBytes: at
+// 2,500 processes one batch in three or four then pays a forced
+// collection (about a tenth of a gather's CPU), for a peak resident size
+// about 1.5 MB higher. On bigger hosts every batch is followed by one, as
+// the peak must stay under execd's 20 MiB at 10,000 processes (README).
 func (c *Collector) returnMemory() {
 	c.monitor.Release()
 	allocated := heapAllocatedBytes()
-	if allocated-c.allocatedAtCollection < collectAfterBytes && c.allocatedAtCollection != 0 {
+	if c.lastProcesses < collectEveryBatchProcs && c.allocatedAtCollection != 0 && allocated-c.allocatedAtCollection < collectAfterBytes {
 		return
 	}
 	debug.FreeOSMemory()
@@ -131,11 +132,13 @@ func (c *Collector) returnMemory() {
 }
 
 // collectAfterBytes is how much the gathers since returnMemory's last
-// collection may allocate before it runs another: garbage held between
-// gathers, at most this much beyond what a collection after each batch
-// leaves (execd's resident memory at 10,000 processes is bounded by 20
-// MiB, README).
-const collectAfterBytes = 1 << 20
+// collection may allocate before it runs another, on a host of fewer than
+// collectEveryBatchProcs processes (a gather there leaves about a quarter
+// of a megabyte of garbage).
+const (
+	collectAfterBytes      = 1 << 20
+	collectEveryBatchProcs = 5000
+)
 
 // heapAllocatedBytes is the bytes allocated on the heap since the process
 // started, garbage included: runtime/metrics reads it without stopping
