@@ -58,11 +58,13 @@ type Execd struct {
 	// and SIGUSR2 modes (the caller's signal.Notify): one gather each.
 	// Nil when nobody sends any.
 	Signals <-chan os.Signal
-	// ReturnMemory, after the first, silent gather and after each batch,
-	// runs a garbage collection, returns the freed memory to the kernel and
-	// hands back the pages of the Process array the Collector keeps for
-	// the next gather (zeroed, they cost a page fault each when the next
-	// scan fills them): between gathers the process holds little more than
+	// ReturnMemory, after the first, silent gather and after each batch
+	// (under 5,000 processes, once the gathers since the last one
+	// allocated a megabyte: see Collector.returnMemory), runs a garbage
+	// collection and returns the freed memory to the kernel; after every
+	// batch it hands back the pages of the Process array the Collector
+	// keeps for the next gather (zeroed, the next scan maps them again in
+	// one call): between gathers the process holds little more than
 	// the rate samples and the sessions' counters. At 10,000 processes the
 	// collection is about 1 ms of CPU, and the whole 1 to 7 % of a gather
 	// in our runs of BenchmarkExecd*ReturnMemory against BenchmarkExecd*,

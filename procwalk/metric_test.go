@@ -1,6 +1,8 @@
 package procwalk
 
 import (
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -95,6 +97,56 @@ func TestTopNFollowsTheOneRule(t *testing.T) {
 		top := TopN(s, slices.Clone(procs), n, pss)
 		if want := pids(sorted)[:min(n, len(procs))]; !slices.Equal(pids(top), want) {
 			t.Errorf("TopN %d = %v, want %v", n, pids(top), want)
+		}
+	}
+}
+
+// TestSortByMetricOrder checks SortByMetric's radix sort against the
+// comparison it stands for, on values full of ties, signed zeros, NaN,
+// infinities, negative numbers and processes without a value, given in a
+// shuffled order: sorted by compareByMetric, ties by pid (NaNs, which
+// compare equal to each other, too).
+func TestSortByMetricOrder(t *testing.T) {
+	values := []float64{0, math.Copysign(0, -1), 1, 1, 2.5, -3, math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -1e-300, 4096, 4096}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 50 {
+		n := rng.IntN(300)
+		procs := make([]Process, n)
+		value := map[int]float64{}
+		missing := map[int]bool{}
+		for i := range procs {
+			pid := i*3 + 1
+			procs[i].ID.PID = pid
+			if rng.IntN(7) == 0 {
+				missing[pid] = true
+			} else {
+				value[pid] = values[rng.IntN(len(values))]
+			}
+		}
+		d := MetricDesc{Name: "test", value: func(_ *Snapshot, p *Process) (float64, bool) {
+			return value[p.ID.PID], !missing[p.ID.PID]
+		}}
+		ptrs := make([]*Process, n)
+		for i := range procs {
+			ptrs[i] = &procs[i]
+		}
+		if round%2 == 1 {
+			rng.Shuffle(n, func(i, j int) { ptrs[i], ptrs[j] = ptrs[j], ptrs[i] })
+		}
+		SortByMetric(nil, ptrs, d)
+		seen := map[int]bool{}
+		for i, p := range ptrs {
+			seen[p.ID.PID] = true
+			if i == 0 {
+				continue
+			}
+			c := compareByMetric(nil, &d, ptrs[i-1], p)
+			if c > 0 || c == 0 && ptrs[i-1].ID.PID > p.ID.PID {
+				t.Fatalf("round %d: pid %d (%v, %v) before pid %d (%v, %v)", round, ptrs[i-1].ID.PID, value[ptrs[i-1].ID.PID], !missing[ptrs[i-1].ID.PID], p.ID.PID, value[p.ID.PID], !missing[p.ID.PID])
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("round %d: %d distinct processes after sorting, want %d", round, len(seen), n)
 		}
 	}
 }

@@ -213,6 +213,7 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		// Room for a few more: the next scan may list a few more pids.
 		procs = make([]Process, 0, len(sc.pids)+len(sc.pids)/16)
 	}
+	populatePages(procs)
 	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs, Source: SourceProc}
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID

@@ -82,8 +82,9 @@ func ParseBytes(s string) (uint64, error) {
 // 1: "512 B", "1.5 KiB", "2.0 GiB".
 func FormatBytes(n uint64) string {
 	const units = "KMGTPE"
+	var buf [32]byte // one allocation per call: the string returned
 	if n < 1024 {
-		return strconv.FormatUint(n, 10) + " B"
+		return string(append(strconv.AppendUint(buf[:0], n, 10), " B"...))
 	}
 	v := float64(n)
 	i := -1
@@ -93,5 +94,5 @@ func FormatBytes(n uint64) string {
 		v /= 1024
 		i++
 	}
-	return strconv.FormatFloat(v, 'f', 1, 64) + " " + units[i:i+1] + "iB"
+	return string(append(strconv.AppendFloat(buf[:0], v, 'f', 1, 64), ' ', units[i], 'i', 'B'))
 }

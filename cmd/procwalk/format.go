@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"math"
@@ -83,6 +84,12 @@ func formatMetric(d procwalk.MetricDesc, v float64) string {
 		}
 		return formatDuration(time.Duration(v * float64(time.Second)))
 	}
+	// Counts and ids are whole numbers: print them as integers, which is
+	// what FormatFloat prints for them too (below 2^53, and but for -0),
+	// several times faster.
+	if i := int64(v); float64(i) == v && -1<<53 < i && i < 1<<53 && (i != 0 || !math.Signbit(v)) {
+		return strconv.FormatInt(i, 10)
+	}
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
@@ -161,9 +168,9 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	widths := t.layout(natural, maxWidth)
 	last := len(t.cols) - 1
 	bw := bufio.NewWriter(w)
-	var b strings.Builder
+	var b []byte // one line, reused: no allocation per cell
 	line := func(cells []string) {
-		b.Reset()
+		b = b[:0]
 		for i, cell := range cells {
 			if widths[i] == hidden {
 				continue
@@ -172,19 +179,24 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 				if maxWidth > 0 {
 					cell = cutEnd(cell, widths[i])
 				}
-				b.WriteString(cell)
+				b = append(b, cell...)
 				break
 			}
 			cell = cutMiddle(cell, widths[i])
-			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell))
-			if t.cols[i].right {
-				b.WriteString(pad + cell + "  ")
-			} else {
-				b.WriteString(cell + pad + "  ")
+			pad := widths[i] - utf8.RuneCountInString(cell)
+			if !t.cols[i].right {
+				b = append(b, cell...)
 			}
+			for range pad {
+				b = append(b, ' ')
+			}
+			if t.cols[i].right {
+				b = append(b, cell...)
+			}
+			b = append(b, "  "...)
 		}
 		// An empty last cell leaves no trailing blanks.
-		bw.WriteString(strings.TrimRight(b.String(), " "))
+		bw.Write(bytes.TrimRight(b, " "))
 		bw.WriteByte('\n')
 	}
 	headers := make([]string, len(t.cols))
@@ -297,10 +309,10 @@ func cutEnd(s string, n int) string {
 // path or a long session name keeps its start and its end, where the two
 // halves of what names it are.
 func cutMiddle(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n || n < 1 {
+	if n < 1 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
+	r := []rune(s)
 	tail := (n - 1) / 2
 	head := n - 1 - tail
 	return string(r[:head]) + "…" + string(r[len(r)-tail:])

@@ -17,8 +17,9 @@ import (
 // gather.go takes the snapshot a command shows, and says what it missed.
 
 // monitor opens --proc and returns a Monitor reading fields, and what the
-// stages plan, on the command's clock.
-func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*procwalk.Monitor, error) {
+// stages plan, on the command's clock; without rates it keeps no samples
+// for them (a one-shot gather).
+func (g *globals) monitor(fields procwalk.Fields, rates bool, stages ...procwalk.Stage) (*procwalk.Monitor, error) {
 	fsys, err := g.openFS()
 	if err != nil {
 		return nil, err // names the root and the fix
@@ -27,7 +28,7 @@ func (g *globals) monitor(fields procwalk.Fields, stages ...procwalk.Stage) (*pr
 	if err != nil {
 		return nil, err
 	}
-	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Source: src}, stages...), nil
+	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Source: src, NoRates: !rates}, stages...), nil
 }
 
 // snapshotSource returns the source --source chooses on fsys, once per
@@ -109,7 +110,7 @@ func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (
 
 // snapshot is a gather of fields through a Monitor of its own.
 func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bool) (*procwalk.Snapshot, error) {
-	m, err := g.monitor(fields)
+	m, err := g.monitor(fields, rates)
 	if err != nil {
 		return nil, err
 	}

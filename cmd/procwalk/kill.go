@@ -124,7 +124,7 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
 		ShortHelp:  "terminate a process, tree, process group or session safely",
-		LongHelp:   fmt.Sprintf(killHelp, wrapList(kill.DefaultProtected(), 68, "    ")),
+		UsageFunc:  lazyHelp(func() string { return fmt.Sprintf(killHelp, wrapList(kill.DefaultProtected(), 68, "    ")) }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

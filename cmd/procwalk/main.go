@@ -350,7 +350,21 @@ func namesCommand(root *ffcli.Command, name string) bool {
 // writeHelp prints c's usage: help asked for goes to stdout (procwalk
 // --help | less), exit 0.
 func writeHelp(w io.Writer, c *ffcli.Command) {
-	fmt.Fprintln(w, ffcli.DefaultUsageFunc(c))
+	usage := c.UsageFunc
+	if usage == nil {
+		usage = ffcli.DefaultUsageFunc
+	}
+	fmt.Fprintln(w, usage(c))
+}
+
+// lazyHelp is a UsageFunc that sets c's LongHelp from longHelp first: a
+// help text that lists a catalogue is built when help is shown, not at
+// every start.
+func lazyHelp(longHelp func() string) func(*ffcli.Command) string {
+	return func(c *ffcli.Command) string {
+		c.LongHelp = longHelp()
+		return ffcli.DefaultUsageFunc(c)
+	}
 }
 
 // subcommand is root's command called name, or root.

@@ -83,7 +83,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		LongHelp:   psHelp + metricsHelp() + "\n" + exitCodesHelp,
+		UsageFunc:  lazyHelp(func() string { return psHelp + metricsHelp() + "\n" + exitCodesHelp }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -110,7 +110,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	oneShotGC()
-	m, err := c.g.monitor(plan.fields)
+	m, err := c.g.monitor(plan.fields, plan.rates)
 	if err != nil {
 		return err
 	}
@@ -129,7 +129,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 // those alone: of the matches when the order needs it, else of the rows
 // left after --limit.
 func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPlan) ([]*procwalk.Process, error) {
-	var procs []*procwalk.Process
+	procs := make([]*procwalk.Process, 0, len(snap.Procs))
 	for i := range snap.Procs {
 		if p := &snap.Procs[i]; plan.match(p) {
 			procs = append(procs, p)
@@ -178,7 +178,12 @@ func (c *psCommand) plan() (psPlan, error) {
 	if c.limit < 0 {
 		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
-	users, usersErr := c.g.users()
+	// The user database is read only for what shows or matches a name.
+	var users *procwalk.Users
+	var usersErr error
+	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.name == "user" }) {
+		users, usersErr = c.g.users()
+	}
 	plan.users = users
 	if plan.match, err = c.matcher(users, usersErr); err != nil {
 		return plan, err
@@ -250,8 +255,12 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwal
 		}
 		t.cols = append(t.cols, tc)
 	}
-	for _, p := range procs {
-		row := make([]string, len(plan.cols))
+	// One array holds every cell, rows are slices of it.
+	n := len(plan.cols)
+	cells := make([]string, len(procs)*n)
+	t.rows = make([][]string, 0, len(procs))
+	for r, p := range procs {
+		row := cells[r*n : (r+1)*n : (r+1)*n]
 		for i, col := range plan.cols {
 			row[i] = col.value(snap, p, plan.users)
 		}

@@ -208,7 +208,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg sessio
 	if err != nil {
 		return gathered{}, err
 	}
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock, Source: src}, grouper)
+	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock, Source: src, NoRates: f.noRates}, grouper)
 	snap, err := g.gather(ctx, m, !f.noRates)
 	if err != nil {
 		return gathered{}, err

@@ -86,7 +86,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	// smaps_rollup takes each target's mmap lock: with --pss it is read
 	// after the scan, for the processes drawn alone.
 	oneShotGC()
-	m, err := c.g.monitor(0)
+	m, err := c.g.monitor(0, false)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,9 @@ import (
 )
 
 // IsSpace reports whether c is a space, a tab or a line end.
-func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func IsSpace(c byte) bool {
+	return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') // digits and letters: one test
+}
 
 // SplitFields fills out with the space-separated fields of b and returns how
 // many it found (at most len(out)).
