@@ -59,7 +59,11 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	}
 	tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "top",
 		"env", "TERM=xterm-256color", bin, "top", "--interval", "300ms")
-	t.Cleanup(func() { exec.Command("tmux", "-L", socket, "kill-server").Run() })
+	socketPath := strings.TrimSpace(tmux("display-message", "-p", "#{socket_path}"))
+	t.Cleanup(func() {
+		exec.Command("tmux", "-L", socket, "kill-server").Run()
+		os.Remove(socketPath) // tmux leaves it; discovery would dial it later
+	})
 
 	screen := func() string { return tmux("capture-pane", "-p", "-t", "top") }
 	// waitFor polls the screen until it holds want; a loaded machine is
