@@ -165,16 +165,7 @@ func TestGroupTmuxServersShareSessionName(t *testing.T) {
 // in the snapshot, so only the backstops could fill it).
 func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
 	reused := "310\t$0\tnew\t0\t0\t0\t%0\t345\t/dev/pts/9\t0\tw\x1f\n"
-	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
-		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/new"},
-		ListPanes: func(socket string) ([]byte, error) {
-			if strings.HasSuffix(socket, "new") {
-				return []byte(reused), nil
-			}
-			return os.ReadFile("testdata/sessions/tmux/default.txt")
-		},
-	}}
-	sessions, _, _ := groupFixture(t, sessionFixture, cfg)
+	sessions, _, _ := groupFixture(t, sessionFixture, withNewServer(reused))
 	for i := range sessions {
 		if slices.Contains(memberPIDs(&sessions[i]), 150) {
 			t.Errorf("tmux:%s holds 150, which is older than server 310", sessions[i].Name)
@@ -185,22 +176,27 @@ func TestGroupTmuxEnvironNeedsStartAfterServer(t *testing.T) {
 	}
 }
 
+// withNewServer is the tmux config of the fixture's server and a second
+// one, "new", whose list-panes answer is answer.
+func withNewServer(answer string) Config {
+	return Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/new"},
+		ListPanes: func(socket string) ([]byte, error) {
+			if strings.HasSuffix(socket, "new") {
+				return []byte(answer), nil
+			}
+			return os.ReadFile("testdata/sessions/tmux/default.txt")
+		},
+	}}
+}
+
 // TestGroupTmuxPanePIDReused: a server reports as its pane's process a pid
 // whose process is not its child (the pane's process ended and the pid went
 // to another, here python3 111 of the web pane): the pane is dead, and 111
 // stays in the session of the pane it runs in.
 func TestGroupTmuxPanePIDReused(t *testing.T) {
 	reused := "310\t$0\tnew\t0\t0\t0\t%0\t111\t/dev/pts/9\t0\tw\x1f\n"
-	cfg := Config{Kinds: []string{KindTmux}, Tmux: TmuxConfig{
-		Sockets: []string{"/tmp/tmux-1000/default", "/tmp/tmux-1000/new"},
-		ListPanes: func(socket string) ([]byte, error) {
-			if strings.HasSuffix(socket, "new") {
-				return []byte(reused), nil
-			}
-			return os.ReadFile("testdata/sessions/tmux/default.txt")
-		},
-	}}
-	sessions, _, _ := groupFixture(t, sessionFixture, cfg)
+	sessions, _, _ := groupFixture(t, sessionFixture, withNewServer(reused))
 	if got := memberPIDs(find(t, sessions, "tmux:web")); !slices.Contains(got, 111) {
 		t.Errorf("tmux:web members = %v, want 111 among them", got)
 	}
