@@ -120,13 +120,27 @@ func startSleepers(t *testing.T, n int) {
 		t.Fatalf("starting tmux: %v\n%s", err, out)
 	}
 	socketPath, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
+	want := []byte("sleep\x00" + marker + "\x00")
+	var sleepers []int
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", socket, "kill-server").Run()
 		if p := strings.TrimSpace(string(socketPath)); p != "" {
 			os.Remove(p) // tmux leaves it; discovery would dial it later
 		}
+		// The hang-up ends the sleepers, and init reaps them, which takes
+		// a 2-core machine seconds: wait until their pids are gone, so that
+		// what runs next (CI's race step compares two reads of every
+		// process) does not meet 10,000 exiting.
+		deadline := time.Now().Add(2 * time.Minute)
+		for _, pid := range sleepers {
+			for time.Now().Before(deadline) {
+				if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
 	})
-	want := []byte("sleep\x00" + marker + "\x00")
 	// A loaded 2-core machine forks a few hundred sleepers a second or
 	// fewer (CI saw 6,346 after 60 s while other packages' tests ran), so
 	// the wait lasts as long as sleepers keep appearing; it gives up after
@@ -136,13 +150,8 @@ func startSleepers(t *testing.T, n int) {
 	start := time.Now()
 	last, lastChange := -1, start
 	for {
-		pids, _ := filepath.Glob("/proc/[0-9]*")
-		found := 0
-		for _, dir := range pids {
-			if b, err := os.ReadFile(dir + "/cmdline"); err == nil && bytes.Equal(b, want) {
-				found++
-			}
-		}
+		sleepers = sleeperPIDs(want)
+		found := len(sleepers)
 		if found >= n {
 			t.Logf("%d sleepers run after %s", found, time.Since(start).Round(time.Second))
 			return
@@ -157,6 +166,19 @@ func startSleepers(t *testing.T, n int) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// sleeperPIDs are the processes whose command line is cmdline.
+func sleeperPIDs(cmdline []byte) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, dir := range dirs {
+		if b, err := os.ReadFile(dir + "/cmdline"); err == nil && bytes.Equal(b, cmdline) {
+			pid, _ := strconv.Atoi(filepath.Base(dir))
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 type execdMemoryFigures struct {
