@@ -21,7 +21,7 @@ import (
 // by itself, under limits the kernel enforces (worker_child.go, and a memory
 // cgroup where one can be made: worker_cgroup.go). The parent keeps every
 // outside effect: it writes what the worker prints, logs and emits, and
-// kills the worker when a run outlives its deadline by WorkerGrace. A worker
+// kills the worker when a run outlives its deadline by workerGrace. A worker
 // that dies costs one error and a new worker at the next run, with the
 // script's state lost; the parent (watch, telegraf --execd) goes on.
 //
@@ -29,10 +29,10 @@ import (
 // sending the parent's snapshot over a pipe would cost an encoding of every
 // process each run, and the script reads fields lazily from /proc anyway.
 
-// WorkerGrace is how long past its deadline a run may take before the
+// workerGrace is how long past its deadline a run may take before the
 // parent kills its worker: the worker's own deadline stops a Lua loop within
 // a few hundred milliseconds, even on a loaded machine.
-const WorkerGrace = time.Second
+const workerGrace = time.Second
 
 // WorkerGatherWait bounds the time from asking a worker for a run to the
 // script starting: the worker's start, its scan and the session grouping.
@@ -44,9 +44,9 @@ const WorkerGatherWait = time.Minute
 // SIGTERM when interrupted) may take before it is killed.
 const workerStopWait = 5 * time.Second
 
-// WorkerExitCPU is the exit status of a worker past its CPU time limit:
+// workerExitCPU is the exit status of a worker past its CPU time limit:
 // none of procwalk's own (0-2, 124) nor a Go crash's (2).
-const WorkerExitCPU = 125
+const workerExitCPU = 125
 
 // ErrWorker wraps the error of a run whose worker died or was killed.
 var ErrWorker = errors.New("the script's worker process")
@@ -87,12 +87,11 @@ type WorkerEmit struct {
 }
 
 // WorkerDone ends a run: its error (the message, the exit code it means),
-// the snapshot's visibility note, and the worker's peak RSS so far.
+// and the snapshot's visibility note.
 type WorkerDone struct {
-	Err          string
-	Code         int
-	Note         string
-	PeakRSSBytes uint64
+	Err  string
+	Code int
+	Note string
 }
 
 // WorkerConfig says how to start a worker and where its output goes.
@@ -104,7 +103,7 @@ type WorkerConfig struct {
 	Args        []string
 	CommandLine []string
 	// Limits are the script's: the parent's deadline is Timeout plus
-	// WorkerGrace; the heap budgets size the memory cgroup.
+	// workerGrace; the heap budgets size the memory cgroup.
 	Limits Limits
 	// GatherWait bounds the time to the script's start (WorkerGatherWait
 	// when zero).
@@ -131,16 +130,15 @@ type Worker struct {
 	ctlW *os.File
 	msgs chan workerMsg
 	out  *crashOutput
-	// cgroup is the workers' memory cgroup, made at the first start; tried
-	// says a start has tried (nil after a try: none can be made here).
+	// cgroup is the workers' memory cgroup, nil where none can be made.
 	cgroup *memoryCgroup
-	tried  bool
 	ooms   uint64 // the cgroup's OOM kills when the worker started
 	// peakRSS is the last worker's peak resident memory, once it ended.
 	peakRSS uint64
 }
 
-// NewWorker returns a Worker; the process starts at the first Tick.
+// NewWorker returns a Worker, with its memory cgroup where one can be made;
+// the process starts at the first Tick.
 func NewWorker(cfg WorkerConfig) *Worker {
 	cfg.Limits = cfg.Limits.withDefaults()
 	if cfg.GatherWait <= 0 {
@@ -152,16 +150,16 @@ func NewWorker(cfg WorkerConfig) *Worker {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	return &Worker{cfg: cfg}
+	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits))}
 }
 
 // PeakRSSBytes is the peak resident memory of the last worker that ended,
 // its own (wait4's rusage of it alone).
 func (w *Worker) PeakRSSBytes() uint64 { return w.peakRSS }
 
-// MemoryCgroup returns the memory cgroup directory workers run in and its
-// limit, once a worker started; "" when there is none (RLIMIT_AS only).
-func (w *Worker) MemoryCgroup() (dir string, limitBytes uint64) {
+// memoryCgroupOf returns the memory cgroup directory workers run in and its
+// limit; "" when there is none (RLIMIT_AS only).
+func (w *Worker) memoryCgroupOf() (dir string, limitBytes uint64) {
 	if w.cgroup == nil {
 		return "", 0
 	}
@@ -170,10 +168,6 @@ func (w *Worker) MemoryCgroup() (dir string, limitBytes uint64) {
 
 // start starts a worker and sends it the command line.
 func (w *Worker) start() error {
-	if !w.tried {
-		w.tried = true
-		w.cgroup = newMemoryCgroup(w.cfg.Self, cgroupLimit(w.cfg.Limits))
-	}
 	ctlR, ctlW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -223,7 +217,11 @@ func (w *Worker) start() error {
 	if w.cgroup != nil {
 		w.ooms = w.cgroup.oomKills()
 		if err := w.cgroup.add(cmd.Process.Pid); err != nil {
-			return w.died(fmt.Sprintf("could not be put in its memory cgroup %s (%v)", w.cgroup.dir, err))
+			// RLIMIT_AS and the in-process checks still bound it, as on a
+			// host without a memory cgroup.
+			fmt.Fprintf(w.cfg.Stderr, "procwalk: note: script workers run without their memory cgroup %s: %v\n", w.cgroup.dir, err)
+			w.cgroup.remove()
+			w.cgroup = nil
 		}
 	}
 	if err := w.ctl.Encode(workerStart{Args: w.cfg.CommandLine}); err != nil {
@@ -259,7 +257,7 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 		case <-timer.C:
 			w.cmd.Process.Kill()
 			if running {
-				return WorkerDone{}, w.died(fmt.Sprintf("ran past the script's %v deadline by %v and was killed", timeout, WorkerGrace))
+				return WorkerDone{}, w.died(fmt.Sprintf("ran past the script's %v deadline by %v and was killed", timeout, workerGrace))
 			}
 			return WorkerDone{}, w.died(fmt.Sprintf("did not start the script within %v and was killed", w.cfg.GatherWait))
 		case m, ok := <-w.msgs:
@@ -275,7 +273,7 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 			case m.Action != nil && w.cfg.Action != nil:
 				w.cfg.Action(*m.Action)
 			case m.Phase == phaseRunning:
-				running, left, since = true, timeout+WorkerGrace, time.Now()
+				running, left, since = true, timeout+workerGrace, time.Now()
 				timer.Reset(left)
 			case m.Phase == phasePause && running:
 				timer.Stop()
@@ -356,7 +354,7 @@ func (w *Worker) deathCause(ps *os.ProcessState, oomKilled bool, crash string) s
 		return "was killed by SIGKILL (the kernel's OOM killer, or another process)"
 	case ws.Signaled():
 		return "was killed by " + ws.Signal().String()
-	case ps.ExitCode() == WorkerExitCPU:
+	case ps.ExitCode() == workerExitCPU:
 		return "used up its CPU time limit (RLIMIT_CPU)"
 	case strings.Contains(crash, "out of memory"), strings.Contains(crash, "cannot allocate memory"):
 		return "ran out of its address-space limit (RLIMIT_AS): " + crash

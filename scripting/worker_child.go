@@ -58,7 +58,7 @@ var errNotAWorker = errors.New("this is procwalk's own script worker, started by
 // AcceptWorker reads the parent's first message on ctl, the command line
 // the worker runs, and returns the connection whose Stdout and Stderr the
 // host writes to. exit ends the process (os.Exit): when the parent has
-// gone, and past the CPU time limit with WorkerExitCPU.
+// gone, and past the CPU time limit with workerExitCPU.
 func AcceptWorker(ctl io.Reader, msgs io.Writer, exit func(code int)) (*WorkerConn, []string, error) {
 	c := &WorkerConn{enc: gob.NewEncoder(msgs), ctl: gob.NewDecoder(ctl), exit: exit}
 	var start workerStart
@@ -125,7 +125,7 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick
 	signal.Notify(xcpu, syscall.SIGXCPU)
 	go func() {
 		if _, ok := <-xcpu; ok {
-			c.exit(WorkerExitCPU)
+			c.exit(workerExitCPU)
 		}
 	}()
 	defer signal.Stop(xcpu)
@@ -135,23 +135,13 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick
 			return nil // the parent is done with us
 		}
 		note, err := tick(ctx)
-		d := WorkerDone{Note: note, PeakRSSBytes: selfPeakRSS()}
+		d := WorkerDone{Note: note}
 		if err != nil {
 			d.Err, d.Code = err.Error(), code(err)
 		}
 		c.send(workerMsg{Done: &d})
 	}
 	return nil
-}
-
-// selfPeakRSS is the process's own peak resident memory (its rusage, which
-// counts no child).
-func selfPeakRSS() uint64 {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return uint64(ru.Maxrss) << 10 // kernel's unit: KiB
 }
 
 // RunGuard brackets a run of the script in a worker: the parent's deadline
