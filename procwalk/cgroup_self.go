@@ -49,7 +49,7 @@ func parseMemoryCgroup(cgroup, mountinfo []byte) (MemoryCgroup, bool) {
 		switch {
 		case l.HierarchyID == 0 && l.Controllers == "":
 			v2 = l.Path
-		case hasOption(l.Controllers, "memory"):
+		case HasController(l.Controllers, "memory"):
 			v1 = l.Path
 		}
 	}
@@ -58,7 +58,7 @@ func parseMemoryCgroup(cgroup, mountinfo []byte) (MemoryCgroup, bool) {
 	eachMount(mountinfo, func(m mountLine) {
 		var path string
 		switch {
-		case v1 != "" && string(m.fsType) == "cgroup" && hasOption(string(m.options), "memory"):
+		case v1 != "" && string(m.fsType) == "cgroup" && HasController(string(m.options), "memory"):
 			path = v1
 		case v1 == "" && v2 != "" && string(m.fsType) == "cgroup2":
 			path = v2
@@ -76,10 +76,11 @@ func parseMemoryCgroup(cgroup, mountinfo []byte) (MemoryCgroup, bool) {
 	return found, ok
 }
 
-// hasOption reports whether the comma-separated list holds opt.
-func hasOption(list, opt string) bool {
+// HasController reports whether a comma-separated list (a cgroup line's
+// controllers, a cgroup mount's options) holds c.
+func HasController(list, c string) bool {
 	for o := range strings.SplitSeq(list, ",") {
-		if o == opt {
+		if o == c {
 			return true
 		}
 	}

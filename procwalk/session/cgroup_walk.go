@@ -97,7 +97,7 @@ type cgroupSlots [maxWalked]int32
 // hierarchy: the ones membershipLine ranks and cgroupUsage reads.
 func isWalkedHierarchy(l procwalk.CgroupLine) bool {
 	return l.Controllers == "name=systemd" || l.HierarchyID == 0 ||
-		hasController(l.Controllers, "memory") || hasController(l.Controllers, "cpu")
+		procwalk.HasController(l.Controllers, "memory") || procwalk.HasController(l.Controllers, "cpu")
 }
 
 // maxWalkStrings bounds the interned strings: cgroups come and go.
@@ -308,7 +308,7 @@ func holds(m procwalk.MountEntry, l procwalk.CgroupLine) bool {
 	for list := l.Controllers; list != ""; {
 		var c string
 		c, list, _ = strings.Cut(list, ",")
-		if !hasController(m.Options, c) {
+		if !procwalk.HasController(m.Options, c) {
 			return false
 		}
 	}

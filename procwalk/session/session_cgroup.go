@@ -28,11 +28,11 @@ func membershipLine(lines []procwalk.CgroupLine) (procwalk.CgroupLine, bool) {
 		switch {
 		case l.Controllers == "name=systemd":
 			return 0
-		case hasController(l.Controllers, "memory"):
+		case procwalk.HasController(l.Controllers, "memory"):
 			return 1
 		case l.HierarchyID == 0:
 			return 2
-		case hasController(l.Controllers, "cpu"):
+		case procwalk.HasController(l.Controllers, "cpu"):
 			return 3
 		}
 		return 4
@@ -52,22 +52,10 @@ func membershipLine(lines []procwalk.CgroupLine) (procwalk.CgroupLine, bool) {
 	return lines[best], true
 }
 
-// hasController reports whether a comma-separated controller list has c.
-func hasController(list, c string) bool {
-	for list != "" {
-		var name string
-		name, list, _ = strings.Cut(list, ",")
-		if name == c {
-			return true
-		}
-	}
-	return false
-}
-
 // controllerLine returns the v1 line of a controller, if the process has one.
 func controllerLine(lines []procwalk.CgroupLine, c string) (procwalk.CgroupLine, bool) {
 	for _, l := range lines {
-		if l.HierarchyID != 0 && hasController(l.Controllers, c) {
+		if l.HierarchyID != 0 && procwalk.HasController(l.Controllers, c) {
 			return l, true
 		}
 	}
