@@ -157,8 +157,7 @@ func heapAllocatedBytes() uint64 {
 // hook on the gather itself (a script worker, whose parent writes the
 // batch).
 func (c *Collector) Gather() (*Gather, error) {
-	c.notes = nil
-	c.problems = c.problems[:0]
+	c.problems, c.notes = c.problems[:0], nil
 	return c.gather()
 }
 
@@ -238,8 +237,7 @@ func (c *Collector) report(log Logger) {
 // hook's, then the self metrics, which count everything before them.
 func (c *Collector) collect(w metricWriter) error {
 	start := time.Now()
-	c.problems, c.notes = c.problems[:0], nil
-	g, err := c.gather()
+	g, err := c.Gather()
 	if err != nil {
 		return err
 	}

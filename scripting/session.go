@@ -265,7 +265,10 @@ func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua
 		}
 	}
 	for _, d := range session.Metrics() {
-		if v, ok := d.Value(s, snap.Fields, snap.Time); ok && d.Agent {
+		if !d.Agent {
+			continue
+		}
+		if v, ok := d.Value(s, snap.Fields, snap.Time); ok {
 			t.RawSetString(d.Name, lua.LNumber(v))
 		}
 	}

@@ -94,13 +94,13 @@ func tableInsert(L *LState) int {
 		tbl.Append(L.Get(2))
 		return 0
 	}
-	pos := L.CheckInt(2)
-	if pos >= 1 && pos <= len(tbl.array) { // procwalk patch: Insert appends a slot
-		L.checkGrow(tbl, LNumber(len(tbl.array)+1), L.CheckAny(3))
-	} else {
-		L.checkGrow(tbl, LNumber(pos), L.CheckAny(3))
+	pos, v := L.CheckInt(2), L.CheckAny(3)
+	grown := LNumber(pos) // procwalk patch: the key Insert grows the table to
+	if pos >= 1 && pos <= len(tbl.array) {
+		grown = LNumber(len(tbl.array) + 1) // Insert appends a slot
 	}
-	tbl.Insert(int(pos), L.CheckAny(3))
+	L.checkGrow(tbl, grown, v)
+	tbl.Insert(int(pos), v)
 	return 0
 }
 
