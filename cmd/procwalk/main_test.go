@@ -62,10 +62,17 @@ func cliAt(t *testing.T, now time.Time, args ...string) result {
 func cliClock(t *testing.T, ctx context.Context, clock procwalk.Clock, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: clock}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: utcClock{clock}}
 	err := runEnv(ctx, e, args)
 	return result{stdout.String(), stderr.String(), exitCode(err)}
 }
+
+// utcClock reads c in UTC: the times commands print are in the clock's zone
+// (the machine's, from the system clock), and goldens must not depend on
+// the zone of the machine running the tests.
+type utcClock struct{ c procwalk.Clock }
+
+func (u utcClock) Now() time.Time { return u.c.Now().UTC() }
 
 // fixtureBoot is the fixture's btime (procwalk/testdata/*/proc/stat): its
 // processes started a few seconds after it.

@@ -194,7 +194,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		}
 		kv.add("io", io)
 	}
-	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.Format("2006-01-02 15:04:05"), formatDuration(gd.snap.Time.Sub(t.OldestStart))))
+	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.In(gd.snap.Time.Location()).Format("2006-01-02 15:04:05"), formatDuration(gd.snap.Time.Sub(t.OldestStart))))
 	if u := t.Cgroup; u != nil {
 		line := strings.Join(u.Describe(), ", ")
 		if u.MemoryLimitPath != "" {
@@ -386,7 +386,7 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
 	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
 	if !t.LastActivity.IsZero() {
-		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.Local().Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
+		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.In(now.Location()).Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
 	}
 	tr := printable(t.Path) + fmt.Sprintf(" (%d bytes read", t.Bytes-t.SkippedBytes)
 	if t.SkippedBytes > 0 {

@@ -19,7 +19,7 @@ import (
 func cliColumns(t *testing.T, columns int, now time.Time, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: procwalk.NewOffsetClock(now), columns: columns}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: utcClock{procwalk.NewOffsetClock(now)}, columns: columns}
 	err := runEnv(context.Background(), e, args)
 	return result{stdout.String(), stderr.String(), exitCode(err)}
 }
