@@ -195,7 +195,7 @@ func newJSONSession(now time.Time, read procwalk.Fields, s *session.Session) jso
 			TTY: p.TTY, Cwd: p.Cwd, Command: p.Command, Dead: p.Dead})
 	}
 	if a := s.Agent; a != nil {
-		j.Agent = newJSONAgent(now, s, a)
+		j.Agent = newJSONAgent(s, a, j.Metrics)
 	}
 	j.Roots, j.Members = []jsonProcID{}, []jsonProcID{} // an ended agent has none
 	for _, id := range s.Roots {
@@ -207,7 +207,9 @@ func newJSONSession(now time.Time, read procwalk.Fields, s *session.Session) jso
 	return j
 }
 
-func newJSONAgent(now time.Time, s *session.Session, a *session.AgentState) map[string]any {
+// newJSONAgent is an agent session's agent object: its status and, from
+// metrics (jsonMetrics), the numbers of the catalogue marked Agent.
+func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]any) map[string]any {
 	j := map[string]any{"status": a.Status, "why": a.Why}
 	if !a.StatusSince.IsZero() {
 		j["status_since"] = a.StatusSince.UTC()
@@ -221,13 +223,8 @@ func newJSONAgent(now time.Time, s *session.Session, a *session.AgentState) map[
 		j["last_activity"] = t.LastActivity.UTC()
 	}
 	for _, d := range session.Metrics() {
-		v, ok := d.Value(s, 0, now) // agent metrics read no files
-		switch {
-		case !ok || !d.Agent:
-		case d.Integer:
-			j[d.Name] = int64(v)
-		default:
-			j[d.Name] = round(v, 2)
+		if v, ok := metrics[d.Name]; ok && d.Agent {
+			j[d.Name] = v
 		}
 	}
 	return j
