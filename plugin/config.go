@@ -122,29 +122,29 @@ func (c *Config) check() error {
 	switch c.Schema {
 	case "", SchemaProcwalk, SchemaProcstat:
 	default:
-		return fmt.Errorf("%w: "+opt("schema")+" %q: want %q or %q", ErrConfig, c.Schema, SchemaProcwalk, SchemaProcstat)
+		return optionErr("schema", fmt.Errorf("%w: "+opt("schema")+" %q: want %q or %q", ErrConfig, c.Schema, SchemaProcwalk, SchemaProcstat))
 	}
 	p := c.Processes
 	if p.Top < 0 || p.Top > MaxTop {
-		return fmt.Errorf("%w: "+opt("process_top")+" %d: want 0 (no process lines) to %d", ErrConfig, p.Top, MaxTop)
+		return optionErr("process_top", fmt.Errorf("%w: "+opt("process_top")+" %d: want 0 (no process lines) to %d", ErrConfig, p.Top, MaxTop))
 	}
 	rank, ok := processRanking(p.By)
 	if !ok {
-		return fmt.Errorf("%w: "+opt("process_top_by")+" %q: want one of %s", ErrConfig, p.By, strings.Join(ProcessMetrics(), ", "))
+		return optionErr("process_top_by", fmt.Errorf("%w: "+opt("process_top_by")+" %q: want one of %s", ErrConfig, p.By, strings.Join(ProcessMetrics(), ", ")))
 	}
 	if rank.Needs&procwalk.FieldSmaps != 0 && c.Fields&procwalk.FieldSmaps == 0 {
-		return fmt.Errorf("%w: "+opt("process_top_by")+" %q needs PSS/USS: set "+opt("pss")+" to true", ErrConfig, p.By)
+		return optionErr("process_top_by", fmt.Errorf("%w: "+opt("process_top_by")+" %q needs PSS/USS: set "+opt("pss")+" to true", ErrConfig, p.By))
 	}
 	if p.Match != nil && p.Top == 0 {
-		return fmt.Errorf("%w: "+opt("process_match")+" is set but "+opt("process_top")+" is 0: set it to how many matching processes to emit per session", ErrConfig)
+		return optionErr("process_match", fmt.Errorf("%w: "+opt("process_match")+" is set but "+opt("process_top")+" is 0: set it to how many matching processes to emit per session", ErrConfig))
 	}
 	s := c.Procstat
 	procstatSet := s.Pattern != nil || s.Exe != nil || s.User != "" || len(s.TagWith) > 0
 	if c.Schema != SchemaProcstat && procstatSet {
-		return fmt.Errorf("%w: procstat_* options apply only with %s = %q", ErrConfig, opt("schema"), SchemaProcstat)
+		return optionErr("schema", fmt.Errorf("%w: procstat_* options apply only with %s = %q", ErrConfig, opt("schema"), SchemaProcstat))
 	}
 	if c.Schema == SchemaProcstat && p.Top > 0 {
-		return fmt.Errorf("%w: %s applies only with %s = %q", ErrConfig, opt("process_top"), opt("schema"), SchemaProcwalk)
+		return optionErr("process_top", fmt.Errorf("%w: %s applies only with %s = %q", ErrConfig, opt("process_top"), opt("schema"), SchemaProcwalk))
 	}
 	set := 0
 	for _, on := range []bool{s.Pattern != nil, s.Exe != nil, s.User != ""} {
@@ -153,26 +153,44 @@ func (c *Config) check() error {
 		}
 	}
 	if set > 1 {
-		return fmt.Errorf("%w: "+opt("procstat_pattern")+", "+opt("procstat_exe")+" and "+opt("procstat_user")+": set at most one, as procstat uses one lookup", ErrConfig)
+		return optionErr("procstat_pattern", fmt.Errorf("%w: "+opt("procstat_pattern")+", "+opt("procstat_exe")+" and "+opt("procstat_user")+": set at most one, as procstat uses one lookup", ErrConfig))
 	}
 	for _, t := range s.TagWith {
 		if !slices.Contains(ProcstatTagWith(), t) {
-			return fmt.Errorf("%w: "+opt("procstat_tag_with")+" %q: want any of %s", ErrConfig, t, strings.Join(ProcstatTagWith(), ", "))
+			return optionErr("procstat_tag_with", fmt.Errorf("%w: "+opt("procstat_tag_with")+" %q: want any of %s", ErrConfig, t, strings.Join(ProcstatTagWith(), ", ")))
 		}
 	}
 	return nil
 }
 
 // opt names an option both ways users set it: the Telegraf TOML key and the
-// procwalk telegraf flag, e.g. "process_top (--process-top)". List options
+// procwalk telegraf flag, e.g. "process_top (--process-top)".
+func opt(key string) string { return key + " (--" + optionFlag(key) + ")" }
+
+// optionFlag is the procwalk telegraf flag of the option key. List options
 // are plural in TOML and a repeatable singular flag, as for procwalk sessions.
-func opt(key string) string {
-	flag := strings.ReplaceAll(key, "_", "-")
+func optionFlag(key string) string {
 	switch key {
 	case "trees":
-		flag = "tree"
+		return "tree"
 	case "agents":
-		flag = "agent"
+		return "agent"
 	}
-	return key + " (--" + flag + ")"
+	return strings.ReplaceAll(key, "_", "-")
 }
+
+// OptionError is a bad value of an option. Its message names the option
+// both ways (opt); Key says which, for a caller that points at it.
+type OptionError struct {
+	Key string // the Telegraf key, e.g. "process_top"
+	Err error
+}
+
+func (e *OptionError) Error() string { return e.Err.Error() }
+func (e *OptionError) Unwrap() error { return e.Err }
+
+// Flag is the option's procwalk telegraf flag, without its dashes.
+func (e *OptionError) Flag() string { return optionFlag(e.Key) }
+
+// optionErr is err, about the option key.
+func optionErr(key string, err error) error { return &OptionError{Key: key, Err: err} }

@@ -96,7 +96,7 @@ func (in *Input) Init() error {
 		// source that is not allowed or fails to load is /proc and
 		// one warning.
 		if in.chosen, err = bpfsource.Choose(fs, in.SourceMode); err != nil {
-			return fmt.Errorf("%w: %s: %w", ErrConfig, opt("source"), err)
+			return optionErr("source", fmt.Errorf("%w: %s: %w", ErrConfig, opt("source"), err))
 		}
 		if in.chosen.Warn && in.Log != nil {
 			in.Log.Warnf("%s", in.chosen.Why)
@@ -146,10 +146,10 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	}
 	fs, err := procwalk.NewFS(root)
 	if err != nil {
-		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("proc"), err)
+		return cfg, fs, optionErr("proc", fmt.Errorf("%w: %s: %w", ErrConfig, opt("proc"), err))
 	}
 	if in.SourceMode != "" && !slices.Contains(bpfsource.Modes(), in.SourceMode) {
-		return cfg, fs, fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", "))
+		return cfg, fs, optionErr("source", fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", ")))
 	}
 	opts := session.Options{
 		Kinds:               in.SessionKinds,
@@ -176,7 +176,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 			continue
 		}
 		if *d.dst, err = time.ParseDuration(d.value); err != nil {
-			return cfg, fs, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value)
+			return cfg, fs, optionErr(d.key, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value))
 		}
 	}
 	if cfg.Group, err = opts.Config(); err != nil {
@@ -186,6 +186,9 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 			if oe.Option == "danger_percent" {
 				err = fmt.Errorf("%w (0 means %v)", err, session.DefaultDangerPercent)
 			}
+		}
+		if oe != nil {
+			return cfg, fs, optionErr(oe.Option, fmt.Errorf("%w: %w", ErrConfig, err))
 		}
 		return cfg, fs, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
@@ -208,7 +211,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 			continue
 		}
 		if *re.dst, err = regexp.Compile(re.expr); err != nil {
-			return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt(re.key), err)
+			return cfg, fs, optionErr(re.key, fmt.Errorf("%w: %s: %w", ErrConfig, opt(re.key), err))
 		}
 	}
 	// Without the default user database, users show as numeric uids; a
@@ -216,7 +219,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	if in.Passwd == "" || in.Passwd == DefaultPasswd {
 		cfg.Users, _ = procwalk.ReadUsers(DefaultPasswd)
 	} else if cfg.Users, err = procwalk.ReadUsers(in.Passwd); err != nil {
-		return cfg, fs, fmt.Errorf("%w: %s: %w", ErrConfig, opt("passwd"), err)
+		return cfg, fs, optionErr("passwd", fmt.Errorf("%w: %s: %w", ErrConfig, opt("passwd"), err))
 	}
 	cfg.Procstat.User = in.ProcstatUser
 	cfg.Procstat.TagWith = in.ProcstatTagWith

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -37,7 +36,6 @@ type telegrafCommand struct {
 	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
-	fs         *flag.FlagSet  // to name the flag of a bad option (optionFlag)
 }
 
 const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
@@ -94,7 +92,6 @@ EXAMPLES
 func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	c := &telegrafCommand{g: g, e: e}
 	fs := newFlagSet("telegraf", g, e.stderr)
-	c.fs = fs
 	in := &c.in
 	fs.BoolVar(&c.execd, "execd", false, "run as a Telegraf execd plugin: gather once per stdin line or --interval until stdin closes")
 	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
@@ -276,29 +273,19 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 		}
 	}
 	if err := in.Init(); err != nil {
+		var flag string // the flag whose value err is about
+		if oe := (*plugin.OptionError)(nil); errors.As(err, &oe) {
+			flag = oe.Flag()
+		}
 		if errors.Is(err, procwalk.ErrNoProc) {
-			return nil, &exitErr{Code: exitError, Err: err, Flag: optionFlag(err, c.fs)}
+			return nil, &exitErr{Code: exitError, Err: err, Flag: flag}
 		}
 		if errors.Is(err, plugin.ErrConfig) {
-			return nil, &exitErr{Code: exitUsage, Err: err, Flag: optionFlag(err, c.fs)}
+			return nil, &exitErr{Code: exitUsage, Err: err, Flag: flag}
 		}
 		return nil, err
 	}
 	return in.Collector(), nil
-}
-
-// optionFlag is the flag of fs that a plugin option error is about, the
-// first the message names: the plugin writes an option as "key (--flag)"
-// (plugin/config.go opt), so that the message reads in Telegraf's config
-// and on procwalk's command line alike. "" when it names none.
-func optionFlag(err error, fs *flag.FlagSet) string {
-	msg, name, at := err.Error(), "", -1
-	fs.VisitAll(func(f *flag.Flag) {
-		if i := strings.Index(msg, "(--"+f.Name+")"); i >= 0 && (at < 0 || i < at) {
-			name, at = f.Name, i
-		}
-	})
-	return name
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
