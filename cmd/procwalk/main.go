@@ -234,6 +234,11 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	addConfigFileOptions(root, sources)
 	g.sources = sources
 
+	// fail prints err as procwalk's one error line, and returns it.
+	fail := func(err error) error {
+		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return err
+	}
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version"):
 		fmt.Fprintln(e.stdout, versionLine())
@@ -241,9 +246,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
 		return complete(ctx, e, args[1:])
 	case len(args) > 2 && args[0] == "help":
-		err := usageErrorf("help takes one command name, got %q", args[1:])
-		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
-		return err
+		return fail(usageErrorf("help takes one command name, got %q", args[1:]))
 	case len(args) == 2 && args[0] == "help" && args[1] != "help":
 		args = []string{args[1], "--help"} // procwalk help CMD
 	case len(args) >= 1 && args[0] == "help":
@@ -253,10 +256,9 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(e.stdout, root)
-		} else {
-			fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+			return err
 		}
-		return err
+		return fail(err)
 	}
 	sub := subcommand(root, cmdArgs[0])
 	err = sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
@@ -264,17 +266,14 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		err = sources.checkEnv(sub.FlagSet)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
-		return err
+		return fail(err)
 	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
 			return err
 		}
-		err = parseError(err, cmdArgs[0])
-		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
-		return err
+		return fail(parseError(err, cmdArgs[0]))
 	}
 	err = sources.named(root.Run(ctx))
 	var ee *exitErr
@@ -282,7 +281,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		if f, ok := stderr.(*os.File); ok && ctx.Err() != nil && isTerminal(f) {
 			fmt.Fprintln(stderr) // the terminal echoed ^C where the message would start
 		}
-		fmt.Fprintf(stderr, "procwalk: %s\n", printable(err.Error()))
+		return fail(err)
 	}
 	return err
 }

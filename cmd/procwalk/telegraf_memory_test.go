@@ -133,9 +133,13 @@ func startSleepers(t *testing.T, n int) {
 		// process) does not meet 10,000 exiting.
 		deadline := time.Now().Add(2 * time.Minute)
 		for _, pid := range sleepers {
-			for time.Now().Before(deadline) {
+			for {
 				if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); err != nil {
 					break
+				}
+				if time.Now().After(deadline) {
+					t.Logf("sleeper %d (and maybe more) still present 2 minutes after its tmux server was killed", pid)
+					return
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
