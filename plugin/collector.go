@@ -102,9 +102,7 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 
 // Prime gathers once without emitting, so that the next batch has rates.
 func (c *Collector) Prime() error {
-	c.notes = nil
-	c.problems = c.problems[:0]
-	_, err := c.gather()
+	_, err := c.Gather()
 	return err
 }
 

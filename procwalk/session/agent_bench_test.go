@@ -81,7 +81,7 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 		first, c0 := time.Now(), cpuTime(b)
 		sessions, _ := g.Group(s)
 		b.Logf("first gather, first read bound %d bytes (-1: none): %d transcripts of %d MB, %d MB read, %d MB skipped, in %v wall, %v CPU",
-			g.cfg.AgentStatus.withDefaults().FirstReadBytes, countTranscripts(sessions), size>>20, readBytes(sessions)>>20,
+			g.cfg.AgentStatus.FirstReadBytes, countTranscripts(sessions), size>>20, readBytes(sessions)>>20,
 			(transcriptBytes(g)-readBytes(sessions))>>20, time.Since(first).Round(time.Millisecond), (cpuTime(b) - c0).Round(time.Millisecond))
 	}
 	bare.Group(s)

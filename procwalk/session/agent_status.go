@@ -265,7 +265,7 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session)
 	if tr.byLeader == nil {
 		tr.byLeader = make(map[procwalk.ProcID]*agentTrack)
 	}
-	cfg := g.cfg.AgentStatus.withDefaults()
+	cfg := g.cfg.AgentStatus
 	live := map[procwalk.ProcID]int{}
 	var claimed = map[string]bool{}
 	for _, t := range tr.byLeader {

@@ -78,6 +78,7 @@ func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
 	if err := cfg.AgentStatus.check(); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrBadConfig, err)
 	}
+	g.cfg.AgentStatus = cfg.AgentStatus.withDefaults() // once, not every gather
 	for i, r := range g.cfg.Groups {
 		if err := r.check(); err != nil {
 			return nil, fmt.Errorf("%w: group rule %d: %w", ErrBadConfig, i+1, err)
