@@ -12,9 +12,12 @@ import (
 // a zeroed page again at the next touch, so the next scan fills the same
 // array as before. A process that scans every few seconds and idles between
 // (execd) then holds no resident memory for it between scans, without
-// allocating an array per scan. It costs the next scan a page fault per
-// page it fills (about 500 bytes a process).
-func (sc *Scanner) ReleaseSpare() { ReleasePages(sc.spare) }
+// allocating an array per scan. The next scan maps the pages again in one
+// call (populatePages) rather than a fault per page.
+func (sc *Scanner) ReleaseSpare() {
+	ReleasePages(sc.spare)
+	sc.spareReleased = sc.spare != nil
+}
 
 // ReleasePages hands the whole pages of the array under procs (its full
 // capacity, which must be zeroed) back to the kernel: ReleaseSpare for

@@ -108,6 +108,9 @@ type Scanner struct {
 	// gather after gather (agents), and would allocate each again.
 	cmdlines *cmdlineCache
 	spare    []Process // a recycled snapshot's storage, for the next scan
+	// spareReleased says spare's pages went back to the kernel
+	// (ReleaseSpare): the next scan maps them again in one call.
+	spareReleased bool
 	// readTimeout bounds one read (see deadline.go); 0 reads inline,
 	// unwatched. stuck are the processes whose read was abandoned; watch
 	// is set on the goroutine that scans.
@@ -135,7 +138,7 @@ type Selector struct {
 func (sc *Scanner) Recycle(s *Snapshot) {
 	if s != nil && cap(s.Procs) > cap(sc.spare) {
 		clear(s.Procs[:cap(s.Procs)]) // drop the strings and slices it holds
-		sc.spare = s.Procs[:0]
+		sc.spare, sc.spareReleased = s.Procs[:0], false
 		s.Procs = nil
 	}
 }
@@ -207,13 +210,15 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		sc.cmdlines.bytes = 0
 	}
 
-	procs := sc.spare
-	sc.spare = nil
+	procs, cold := sc.spare, sc.spareReleased
+	sc.spare, sc.spareReleased = nil, false
 	if cap(procs) < len(sc.pids) {
 		// Room for a few more: the next scan may list a few more pids.
-		procs = make([]Process, 0, len(sc.pids)+len(sc.pids)/16)
+		procs, cold = make([]Process, 0, len(sc.pids)+len(sc.pids)/16), true
 	}
-	populatePages(procs)
+	if cold { // resident storage needs no mapping
+		populatePages(procs)
+	}
 	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs, Source: SourceProc}
 	s.Visibility.Listed = len(sc.pids)
 	s.Visibility.HidePID = host.HidePID
