@@ -101,8 +101,8 @@ func TestTopNFollowsTheOneRule(t *testing.T) {
 	}
 }
 
-// TestSortByMetricOrder checks SortByMetric's radix sort against the
-// comparison it stands for, on values full of ties, signed zeros, NaN,
+// TestSortByMetricOrder checks SortByMetric against compareByMetric, the
+// comparison TopN uses, on values full of ties, signed zeros, NaN,
 // infinities, negative numbers and processes without a value, given in a
 // shuffled order: sorted by compareByMetric, ties by pid (NaNs, which
 // compare equal to each other, too).
