@@ -249,20 +249,9 @@ func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 	m.spare = nil // the gather's now
 	return need, func(f Frame) ([]row, []*procwalk.Process) {
 		b := newRowBuilder(f, cfg, killer, growth, rates, metrics)
-		var rows []row
-		switch v {
-		case viewTree:
-			rows = b.treeRows(spare, hostRoots(f.Snap), nil, folded)
-		case viewMembers:
-			s, err := session.Find(f.Sessions, member)
-			if err != nil {
-				return nil, nil
-			}
-			roots, keep := memberRoots(f.Snap, s)
-			rows = b.treeRows(spare, roots, keep, folded)
-		default:
-			rows = b.processRows(spare, filter)
-			sortRows(rows, processColumns(), c, reverse)
+		rows, found := b.viewRows(spare, v, filter, member, folded, c, reverse)
+		if !found {
+			return nil, nil
 		}
 		end := min(offset+height, len(rows))
 		procs := make([]*procwalk.Process, 0, height)
@@ -388,8 +377,7 @@ func (m *Model) refresh() {
 		m.keepSpare(planned.take())
 		return
 	}
-	if m.view == viewSessions {
-		m.keepSpare(planned.take())
+	if m.view == viewSessions { // planned nothing (plan)
 		b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
 		m.cols = sessionColumns()
 		m.rows = b.sessionRows(m.filter)
@@ -433,22 +421,33 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	spare := m.spare
 	m.spare = nil
 	b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
-	switch m.view {
-	case viewTree:
-		return b.treeRows(spare, hostRoots(m.frame.Snap), nil, m.folded)
-	case viewMembers:
-		s, err := session.Find(m.frame.Sessions, m.member)
-		if err != nil {
-			m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
-			m.keepSpare(spare)
-			return nil
-		}
-		roots, keep := memberRoots(m.frame.Snap, s)
-		return b.treeRows(spare, roots, keep, m.folded)
+	rows, found := b.viewRows(spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
+	if !found {
+		m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
+		m.keepSpare(spare)
+		return nil
 	}
-	rows := b.processRows(spare, m.filter)
-	sortRows(rows, m.cols, m.sortCol[viewProcesses], m.reverse)
 	return rows
+}
+
+// viewRows builds in spare the rows of process view v: the list (filtered
+// and sorted), the host's tree, or the tree of member's session; found is
+// false when that session has ended.
+func (b *rowBuilder) viewRows(spare []row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []row, found bool) {
+	switch v {
+	case viewTree:
+		return b.treeRows(spare, hostRoots(b.frame.Snap), nil, folded), true
+	case viewMembers:
+		s, err := session.Find(b.frame.Sessions, member)
+		if err != nil {
+			return nil, false
+		}
+		roots, keep := memberRoots(b.frame.Snap, s)
+		return b.treeRows(spare, roots, keep, folded), true
+	}
+	rows = b.processRows(spare, filter)
+	sortRows(rows, processColumns(), sortCol, reverse)
+	return rows, true
 }
 
 // take returns the planned rows, or nil.
