@@ -85,7 +85,7 @@ func TestREADMESessionMetricTable(t *testing.T) {
 }
 
 // The README's table of kinds lists every kind, in the order procwalk
-// reports them: a kind's third file is its row there.
+// reports them: adding a kind adds its row there.
 func TestREADMEKindTable(t *testing.T) {
 	readme, err := os.ReadFile("../../README.md")
 	if err != nil {

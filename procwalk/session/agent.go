@@ -30,11 +30,7 @@ type agentKind struct {
 	tracker agentTracker
 }
 
-// Agent makes the agent kind (kindSet).
-func (kindSet) Agent() sessionKind { return &agentKind{} }
-
 func (*agentKind) name() string { return KindAgent }
-func (*agentKind) rank() int    { return 80 }
 
 // plan: the command line of possible agents (agentNeedsCmdline), and
 // tmux's panes, to say which pane an agent runs in.

@@ -32,11 +32,7 @@ const KindGroup = "group"
 
 type groupKind struct{}
 
-// Group makes the group kind (kindSet).
-func (kindSet) Group() sessionKind { return groupKind{} }
-
 func (groupKind) name() string { return KindGroup }
-func (groupKind) rank() int    { return 90 }
 
 // plan: the fields the rules match.
 func (groupKind) plan(g *Grouper) kindPlan {

@@ -75,11 +75,7 @@ type cgroupKind struct {
 	pods map[string]podMeta // pod uid -> name and namespace, read once
 }
 
-// Cgroup makes the cgroup kind (kindSet).
-func (kindSet) Cgroup() sessionKind { return &cgroupKind{} }
-
 func (*cgroupKind) name() string { return KindCgroup }
-func (*cgroupKind) rank() int    { return 60 }
 
 // plan: the cgroup file of the processes that Scan's walk of cgroupfs did
 // not place (every process outside Scan, which makes no walk).

@@ -1,9 +1,6 @@
 package session
 
 import (
-	"cmp"
-	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -13,9 +10,9 @@ import (
 // its own file (session_tmux.go, session_number.go, session_tty.go,
 // session_tree.go, session_cgroup.go, session_user.go, agent.go, group.go):
 // its name, what it reads, how it groups a snapshot, its INFO text, its
-// Telegraf tags and its numeric attributes, and the method of kindSet that
-// makes it. Adding a kind is its file, its test and a row in the README's
-// table of kinds: no list to edit.
+// Telegraf tags and its numeric attributes. Adding a kind is its file, its
+// test, a line in kindTable and a row in the README's table of kinds
+// (TestREADMEKindTable).
 
 // sessionKind is one kind of session. A Grouper owns one value of each kind
 // it builds (kindTable), so a kind may keep memory between gathers in its
@@ -25,8 +22,6 @@ import (
 type sessionKind interface {
 	// name is the kind's name, as in "KIND:NAME".
 	name() string
-	// rank places the kind in reports and lists: lower first.
-	rank() int
 	// plan says what the kind reads with the configuration of g.
 	plan(g *Grouper) kindPlan
 	// group builds the kind's sessions of one gather, in the order they
@@ -65,22 +60,20 @@ type kindFinisher interface {
 	finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session
 }
 
-// kindSet makes the kinds: each kind's file adds an exported method that
-// returns a fresh value of the kind (func (kindSet) Tmux() sessionKind).
-// kindTable finds them by reflection, so that registering a kind needs no
-// list beside it and no package state.
-type kindSet struct{}
-
 // kindTable returns a fresh value of every kind, in the order Group reports
-// them (by rank).
+// them.
 func kindTable() []sessionKind {
-	set := reflect.ValueOf(kindSet{})
-	table := make([]sessionKind, 0, set.NumMethod())
-	for i := range set.NumMethod() {
-		table = append(table, set.Method(i).Call(nil)[0].Interface().(sessionKind))
+	return []sessionKind{
+		&tmuxKind{},                  // a tmux session: every process of its panes
+		numberKind{KindSID, sidOf},   // a Linux session id (setsid)
+		numberKind{KindPGRP, pgrpOf}, // a process group (a shell job)
+		ttyKind{},                    // a controlling terminal
+		treeKind{},                   // a configured process and its descendants
+		&cgroupKind{},                // a systemd unit, a Kubernetes pod or a cgroup path
+		userKind{},                   // a real uid
+		&agentKind{},                 // an AI coding agent and its descendants
+		groupKind{},                  // a user-defined group (GroupRule)
 	}
-	slices.SortFunc(table, func(a, b sessionKind) int { return cmp.Compare(a.rank(), b.rank()) })
-	return table
 }
 
 // Kinds returns every session kind, in the order Group reports them.

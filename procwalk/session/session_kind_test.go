@@ -60,15 +60,6 @@ func TestKindTable(t *testing.T) {
 	if got := Kinds(); !slices.Equal(got, want) {
 		t.Errorf("Kinds() = %v, want %v", got, want)
 	}
-	// Each kind has a rank of its own: a tie would order kinds by the
-	// names of kindSet's methods.
-	ranks := map[int]string{}
-	for _, k := range kindTable() {
-		if other, dup := ranks[k.rank()]; dup {
-			t.Errorf("kinds %s and %s share rank %d", other, k.name(), k.rank())
-		}
-		ranks[k.rank()] = k.name()
-	}
 	tags := map[string][]string{}
 	for _, k := range kindTable() {
 		if ta := k.tagAttrs(); len(ta) > 0 {

@@ -18,20 +18,14 @@ const (
 // numberKind is one session per value of key, named by the number, with
 // the leader's comm when the leader is alive.
 type numberKind struct {
-	kind  string
-	order int
-	key   func(*procwalk.Process) int
+	kind string
+	key  func(*procwalk.Process) int
 }
-
-// SID makes the sid kind and PGRP the pgrp kind (kindSet).
-func (kindSet) SID() sessionKind  { return numberKind{KindSID, 20, sidOf} }
-func (kindSet) PGRP() sessionKind { return numberKind{KindPGRP, 30, pgrpOf} }
 
 func sidOf(p *procwalk.Process) int  { return p.SID }
 func pgrpOf(p *procwalk.Process) int { return p.PGRP }
 
 func (k numberKind) name() string                { return k.kind }
-func (k numberKind) rank() int                   { return k.order }
 func (k numberKind) plan(*Grouper) kindPlan      { return kindPlan{} }
 func (k numberKind) tagAttrs() []string          { return nil }
 func (k numberKind) numberAttrs() []string       { return nil }

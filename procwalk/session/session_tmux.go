@@ -25,11 +25,7 @@ const KindTmux = "tmux"
 
 type tmuxKind struct{}
 
-// Tmux makes the tmux kind (kindSet).
-func (kindSet) Tmux() sessionKind { return &tmuxKind{} }
-
 func (*tmuxKind) name() string { return KindTmux }
-func (*tmuxKind) rank() int    { return 10 }
 
 func (*tmuxKind) plan(*Grouper) kindPlan { return kindPlan{tmux: true} }
 

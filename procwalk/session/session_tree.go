@@ -22,11 +22,7 @@ const KindTree = "tree"
 
 type treeKind struct{}
 
-// Tree makes the tree kind (kindSet).
-func (kindSet) Tree() sessionKind { return treeKind{} }
-
 func (treeKind) name() string { return KindTree }
-func (treeKind) rank() int    { return 50 }
 
 // plan: a pattern is matched against command lines.
 func (treeKind) plan(g *Grouper) kindPlan {

@@ -9,11 +9,7 @@ const KindTTY = "tty"
 
 type ttyKind struct{}
 
-// TTY makes the tty kind (kindSet).
-func (kindSet) TTY() sessionKind { return ttyKind{} }
-
 func (ttyKind) name() string                { return KindTTY }
-func (ttyKind) rank() int                   { return 40 }
 func (ttyKind) plan(*Grouper) kindPlan      { return kindPlan{} }
 func (ttyKind) tagAttrs() []string          { return nil }
 func (ttyKind) numberAttrs() []string       { return nil }

@@ -14,11 +14,7 @@ const KindUser = "user"
 
 type userKind struct{}
 
-// User makes the user kind (kindSet).
-func (kindSet) User() sessionKind { return userKind{} }
-
 func (userKind) name() string { return KindUser }
-func (userKind) rank() int    { return 70 }
 
 func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: procwalk.FieldStatus} }
 
