@@ -20,9 +20,13 @@ import (
 //	/work/shared/load/tmux-load start -s 100 -p 18 -m 1 -c 0 -L bench
 //	go test ./cmd/procwalk -run '^$' -bench OneShotRatio -benchtime 20x
 //
-// Issue 9's targets are the x-target figures. raw-loop-with-status is the
-// raw loop reading every status too, run the same way: the floor of
-// sessions, whose SWAP column and user sessions need every status.
+// Issue 9's targets are the x-target figures. The raw-loop-with-* rows are
+// the raw loop reading more, run the same way, to show each command's
+// floor: with-status reads every status too (sessions' SWAP column and
+// user sessions need it); with-kinds reads what the default session kinds
+// need (interpreters' command lines, every cgroup.procs of the walked
+// hierarchies, one tmux list-panes per server), the floor of telegraf exec;
+// with-kinds-status both, the floor of sessions.
 func BenchmarkOneShotRatio(b *testing.B) {
 	bin := buildProcwalk(b)
 	raw := filepath.Join(b.TempDir(), "rawloop")
@@ -38,6 +42,8 @@ func BenchmarkOneShotRatio(b *testing.B) {
 		target float64
 	}{
 		{"raw-loop-with-status", raw, []string{"status"}, 0},
+		{"raw-loop-with-kinds", raw, []string{"kinds"}, 0},
+		{"raw-loop-with-kinds-status", raw, []string{"kinds", "status"}, 0},
 		{"telegraf-exec-default", "", []string{"telegraf"}, 1.2},
 		{"sessions-no-rates", "", []string{"sessions", "--no-rates"}, 1.3},
 		{"ps-pid-ppid-rss-comm", "", []string{"ps", "--no-rates", "--columns", "pid,ppid,rss,comm"}, 1.15},

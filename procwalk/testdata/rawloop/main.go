@@ -2,17 +2,33 @@
 // its own: list /proc, then open, read to EOF and close every pid's stat and
 // statm, parsing nothing, once. TestCPUAgainstProcstat builds and runs it
 // so that exec mode, a whole process per gather, is compared with a loop
-// that also pays for starting a Go process. With the argument "status" it
-// reads every status too: the floor of a command that shows what only
-// status holds (sessions' SWAP, real uids).
+// that also pays for starting a Go process.
+//
+// Arguments add what a command's data needs beyond stat and statm, read
+// the plainest way, to measure the floor of that command:
+//
+//	status  every status too (sessions' SWAP, real uids)
+//	kinds   what the default session kinds need: the command line of
+//	        every interpreter (agent), cgroup.procs of every cgroup of
+//	        each cgroup hierarchy that has a sub-cgroup (cgroup), and one
+//	        "tmux list-panes -a" per tmux server socket of this user (tmux)
 package main
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"syscall"
 )
 
 func main() {
+	status, kinds := false, false
+	for _, a := range os.Args[1:] {
+		status = status || a == "status"
+		kinds = kinds || a == "kinds"
+	}
 	dir, err := os.Open("/proc")
 	if err != nil {
 		os.Exit(1)
@@ -21,7 +37,7 @@ func main() {
 	dir.Close()
 	buf := make([]byte, 4096)
 	files := []string{"/stat", "/statm"}
-	if len(os.Args) > 1 && os.Args[1] == "status" {
+	if status {
 		files = append(files, "/status")
 	}
 	for _, name := range names {
@@ -29,16 +45,97 @@ func main() {
 			continue
 		}
 		for _, f := range files {
-			fd, err := syscall.Open("/proc/"+name+f, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-			if err != nil {
-				continue // exited
+			n := readAll("/proc/"+name+f, buf)
+			if kinds && f == "/stat" && interpreter(buf[:n]) {
+				readAll("/proc/"+name+"/cmdline", buf)
 			}
-			for {
-				if n, err := syscall.Read(fd, buf); n <= 0 || err != nil {
-					break
-				}
-			}
-			syscall.Close(fd)
 		}
 	}
+	if kinds {
+		readCgroups(buf)
+		askTmux()
+	}
+}
+
+// readAll reads path to EOF into buf (again and again), returning the
+// length of the first read.
+func readAll(path string, buf []byte) int {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return 0 // exited
+	}
+	first := -1
+	for {
+		n, err := syscall.Read(fd, buf)
+		if first < 0 {
+			first = max(n, 0)
+		}
+		if n <= 0 || err != nil {
+			break
+		}
+	}
+	syscall.Close(fd)
+	return first
+}
+
+// interpreter reports whether a stat line's comm is one whose script
+// argument names an agent (node running Claude Code's CLI).
+func interpreter(stat []byte) bool {
+	open, end := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')')
+	if open < 0 || end < open {
+		return false
+	}
+	switch comm := string(stat[open+1 : end]); comm {
+	case "node", "nodejs", "bun", "deno", "python", "python3", "ruby":
+		return true
+	default:
+		return len(comm) > 8 && comm[:8] == "python3."
+	}
+}
+
+// readCgroups reads cgroup.procs of every cgroup of each hierarchy mounted
+// under /sys/fs/cgroup that has a sub-cgroup.
+func readCgroups(buf []byte) {
+	tops, _ := filepath.Glob("/sys/fs/cgroup/*/cgroup.procs")
+	if v2 := "/sys/fs/cgroup/cgroup.procs"; exists(v2) {
+		tops = append(tops, v2)
+	}
+	for _, top := range tops {
+		root := filepath.Dir(top)
+		var procs []string
+		sub := false
+		filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+			if err != nil {
+				return nil
+			}
+			if d.IsDir() && path != root {
+				sub = true
+			}
+			if d.Name() == "cgroup.procs" {
+				procs = append(procs, path)
+			}
+			return nil
+		})
+		if !sub {
+			continue
+		}
+		for _, p := range procs {
+			readAll(p, buf)
+		}
+	}
+}
+
+// askTmux lists the panes of every tmux server with a socket in this
+// user's socket directory.
+func askTmux() {
+	dir := filepath.Join(os.TempDir(), "tmux-"+strconv.Itoa(os.Getuid()))
+	sockets, _ := os.ReadDir(dir)
+	for _, s := range sockets {
+		exec.Command("tmux", "-S", filepath.Join(dir, s.Name()), "list-panes", "-a", "-F", "#{pane_pid} #{session_name}").Run()
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
