@@ -150,8 +150,12 @@ func TestProcessesAndFilters(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	check(t, []struct{ src, want string }{
-		{`local n = {} for _, s in ipairs(pw.sessions("tmux")) do n[#n+1] = s.ref end print(table.concat(n, " "), #pw.sessions())`,
-			"tmux:build tmux:work\t30"},
+		// Every kind's sessions without a kind (counted per kind: a kind
+		// added later leaves these as they are).
+		{`local n = {} for _, s in ipairs(pw.sessions("tmux")) do n[#n+1] = s.ref end
+local by = {} for _, s in ipairs(pw.sessions()) do by[s.kind] = (by[s.kind] or 0) + 1 end
+print(table.concat(n, " "), by.tmux, by.sid, by.pgrp, by.tty, by.tree, by.cgroup, by.user, by.agent, by.group)`,
+			"tmux:build tmux:work\t2\t7\t10\t2\tnil\t5\t3\t1\tnil"}, // 30 in all
 		{`local s = pw.session("tmux:work")
 print(s.kind, s.name, s.attrs.tmux_target, s.attrs.socket, s.procs, s.threads, s.zombies, pw.bytes(s.rss), pw.bytes(s.pss), pw.bytes(s.uss))`,
 			"tmux\twork\twork:0.0\t/tmp/tmux-1000/default\t4\t22\t0\t2.1 GiB\t1.6 GiB\t1.0 GiB"},
@@ -174,7 +178,7 @@ print(table.concat(o, ","), table.concat(r, ","))`, "102,120,121,122\t102"},
 		{`local o = {} for _, p in ipairs(pw.session("tmux:work"):top("rss", 2)) do o[#o+1] = p.comm end print(table.concat(o, ","))`, "claude,node"},
 		{`for _, e in ipairs(pw.session("agent:claude/myproj"):tree()) do print(e.depth .. " " .. e.process.comm) end`, "0 claude\n1 bash\n2 node"},
 		{`print(pw.session("tmux:nope"))`, "nil\tno such session tmux:nope: tmux sessions are build, work"},
-		{`print(pw.session("bogus"))`, `nil	bad session reference "bogus": want KIND:NAME, e.g. tmux:build (kinds: tmux, sid, pgrp, tty, tree, cgroup, user, agent, group)`},
+		{`print(pw.session("bogus"))`, `nil	bad session reference "bogus": want KIND:NAME, e.g. tmux:build (kinds: ` + strings.Join(session.Kinds(), ", ") + ")"},
 		{`print(tostring(pw.session("user:dev")), pw.session("user:dev") == pw.session("user:dev"), pw.session("user:dev") == pw.session("user:app"))`,
 			"session user:dev\ttrue\tfalse"},
 	})

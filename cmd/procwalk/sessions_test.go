@@ -364,8 +364,8 @@ func TestSessionErrors(t *testing.T) {
 	}{
 		{"unknown session", sessionsFixture("session", "--no-rates", "cgroup:nope"), exitError, "no such session cgroup:nope: cgroup sessions are /batch/job42, "},
 		{"kind with none", sessionsFixture("session", "--no-rates", "tmux:build"), exitError, "there are no tmux sessions"},
-		{"unknown kind", sessionsFixture("session", "--no-rates", "pods:x"), exitUsage, "kinds are tmux, sid, pgrp, tty, tree, cgroup, user, agent, group"},
-		{"unknown --kind", sessionsFixture("sessions", "--kind", "tmux,pods"), exitUsage, `--kind "pods": unknown session kind: kinds are tmux, sid, pgrp, tty, tree, cgroup, user, agent, group, or all`},
+		{"unknown kind", sessionsFixture("session", "--no-rates", "pods:x"), exitUsage, "kinds are " + strings.Join(session.Kinds(), ", ")},
+		{"unknown --kind", sessionsFixture("sessions", "--kind", "tmux,pods"), exitUsage, `--kind "pods": unknown session kind: kinds are ` + strings.Join(session.Kinds(), ", ") + ", or all"},
 		{"no colon", sessionsFixture("session", "build"), exitUsage, "want KIND:NAME"},
 		{"no argument", sessionsFixture("session"), exitUsage, "session takes one KIND:NAME"},
 		{"bad tree", sessionsFixture("session", "--no-rates", "tree:("), exitUsage, "tree:("},

@@ -3,6 +3,7 @@ package session
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -34,7 +35,7 @@ func TestGroupOptionsConfig(t *testing.T) {
 		{Options{DangerPercent: 0}, "danger_percent 0: want a percentage above 0, at most 100"},
 		{Options{DangerPercent: math.NaN()}, "danger_percent NaN: want a percentage above 0, at most 100"},
 		{Options{DangerPercent: 120}, "danger_percent 120: want a percentage above 0, at most 100"},
-		{Options{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of tmux, sid, pgrp, tty, tree, cgroup, user, agent, group`},
+		{Options{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of ` + strings.Join(Kinds(), ", ")},
 		{Options{DangerPercent: 80, TmuxSockets: []string{"a", " "}}, "tmux_sockets has an empty entry: give tmux socket names (-L) or paths (-S)"},
 		{Options{DangerPercent: 80, CgroupRoot: "testdata/no-such-dir"}, `cgroup_root "testdata/no-such-dir": not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup`},
 		{Options{DangerPercent: 80, Trees: []string{"x="}}, `trees: bad session config: tree "x=": want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX`},
