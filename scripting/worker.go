@@ -157,15 +157,6 @@ func NewWorker(cfg WorkerConfig) *Worker {
 // its own (wait4's rusage of it alone).
 func (w *Worker) PeakRSSBytes() uint64 { return w.peakRSS }
 
-// memoryCgroupOf returns the memory cgroup directory workers run in and its
-// limit; "" when there is none (RLIMIT_AS only).
-func (w *Worker) memoryCgroupOf() (dir string, limitBytes uint64) {
-	if w.cgroup == nil {
-		return "", 0
-	}
-	return w.cgroup.dir, w.cgroup.limit
-}
-
 // start starts a worker and sends it the command line.
 func (w *Worker) start() error {
 	ctlR, ctlW, err := os.Pipe()

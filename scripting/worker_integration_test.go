@@ -78,3 +78,12 @@ func TestIntegrationWorkerMemoryCgroup(t *testing.T) {
 		t.Errorf("the cgroup %s is left: %v", dir, err)
 	}
 }
+
+// memoryCgroupOf returns the memory cgroup directory workers run in and its
+// limit; "" when there is none (RLIMIT_AS only).
+func (w *Worker) memoryCgroupOf() (dir string, limitBytes uint64) {
+	if w.cgroup == nil {
+		return "", 0
+	}
+	return w.cgroup.dir, w.cgroup.limit
+}

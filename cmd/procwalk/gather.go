@@ -108,15 +108,6 @@ func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (
 	return snap, err
 }
 
-// snapshot is a gather of fields through a Monitor of its own.
-func (g *globals) snapshot(ctx context.Context, fields procwalk.Fields, rates bool) (*procwalk.Snapshot, error) {
-	m, err := g.monitor(fields, rates)
-	if err != nil {
-		return nil, err
-	}
-	return g.gather(ctx, m, rates)
-}
-
 // users reads --passwd. Callers that only print names may ignore the error:
 // a nil *Users prints numeric uids.
 func (g *globals) users() (*procwalk.Users, error) {

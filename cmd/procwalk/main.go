@@ -180,7 +180,7 @@ func newFlagSet(name string, g *globals, stderr io.Writer) *flag.FlagSet {
 }
 
 // ffOptions gives every command env vars (PROCWALK_*) and a config file.
-// Priority: flags, then env, then the config file. run() adds the config
+// Priority: flags, then env, then the config file. runEnv adds the config
 // file parser (configFileOptions) once every command's flags are known.
 func ffOptions() []ff.Option {
 	return []ff.Option{
@@ -198,11 +198,8 @@ func (g *globals) openFS() (procwalk.FS, error) {
 // host's sessions, biggest first.
 const defaultCommand = "sessions"
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runEnv(ctx, newEnv(stdin, stdout, stderr), args)
-}
-
-// runEnv is run with e's surroundings, the clock included.
+// runEnv runs the command line args with e's surroundings: streams and
+// clock.
 func runEnv(ctx context.Context, e *env, args []string) error {
 	e.args = args
 	stderr := e.stderr

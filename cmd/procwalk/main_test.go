@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -478,4 +479,9 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("watch with no-rates in the config: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
+}
+
+// run is the command line on the given streams, the way tests drive it.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	return runEnv(ctx, newEnv(stdin, stdout, stderr), args)
 }

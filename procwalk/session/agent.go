@@ -111,16 +111,6 @@ func agentInterpreter(name string) bool {
 	return strings.HasPrefix(name, "python3.")
 }
 
-// matchAgent returns the index of the first rule matching p, or -1. It tries
-// the comm, argv[0]'s base name and, for interpreters, the script argument
-// (its full path and its base name).
-func matchAgent(p *procwalk.Process, rules []AgentRule) int {
-	if !mayBeAgent(p) {
-		return -1
-	}
-	return agentNames(p).match(rules)
-}
-
 // mayBeAgent rules out kernel threads and zombies: an agent that exited is
 // no session any more (its children went to init or a subreaper), and its
 // comm alone would make one named after its pid, its cwd being gone.
@@ -139,8 +129,10 @@ func agentNeedsCmdline(p *procwalk.Process) bool {
 // maxCommLen is the longest comm the kernel keeps (TASK_COMM_LEN - 1).
 const maxCommLen = 15
 
-// agentKey is what matchAgent looks at: processes with equal keys match the
-// same rule, so the Grouper caches the answer per key.
+// agentKey is what matching a process against the agent rules looks at:
+// the comm, argv[0]'s base name and, for interpreters, the script argument
+// (match tries its full path and its base name). Processes with equal keys
+// match the same rule, so the Grouper caches the answer per key.
 type agentKey struct{ comm, name, script string }
 
 func agentNames(p *procwalk.Process) agentKey {
@@ -172,8 +164,9 @@ func (k agentKey) match(rules []AgentRule) int {
 // unique arguments (temporary paths, ids) must not grow it without end.
 const maxAgentCache = 8192
 
-// matchAgentCached is matchAgent through the Grouper's cache: most processes
-// share their names with many others and with the previous gather's.
+// matchAgentCached returns the index of the first rule matching p, or -1,
+// through the Grouper's cache: most processes share their names with many
+// others and with the previous gather's.
 func (k *agentKind) matchAgentCached(p *procwalk.Process, rules []AgentRule) int {
 	if !mayBeAgent(p) {
 		return -1

@@ -173,3 +173,13 @@ func TestGroupAgentsSkipsZombies(t *testing.T) {
 		t.Errorf("agents %v, want only the live claude/pid-10", got)
 	}
 }
+
+// matchAgent returns the index of the first rule matching p, or -1. It tries
+// the comm, argv[0]'s base name and, for interpreters, the script argument
+// (its full path and its base name).
+func matchAgent(p *procwalk.Process, rules []AgentRule) int {
+	if !mayBeAgent(p) {
+		return -1
+	}
+	return agentNames(p).match(rules)
+}

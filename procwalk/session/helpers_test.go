@@ -29,3 +29,13 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// kind returns the configured kind named name, nil when not configured.
+func (g *Grouper) kind(name string) sessionKind {
+	for _, k := range g.kinds {
+		if k.name() == name {
+			return k
+		}
+	}
+	return nil
+}

@@ -95,16 +95,6 @@ func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
 	return g, nil
 }
 
-// kind returns the configured kind named name, nil when not configured.
-func (g *Grouper) kind(name string) sessionKind {
-	for _, k := range g.kinds {
-		if k.name() == name {
-			return k
-		}
-	}
-	return nil
-}
-
 // CheckDangerPercent says what is wrong with a danger threshold, or nil:
 // the one check of the flag, the Telegraf option and GroupConfig (where 0
 // stands for the default). NaN is no percentage either.

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"slices"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -209,14 +208,4 @@ func agentMetrics() []MetricDesc {
 		{Name: "transcript_malformed_lines", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "lines skipped: not JSON of the format, or longer than 4 MiB",
 			value: tr(func(t *Transcript) int64 { return int64(t.Malformed + t.Oversized) })},
 	}
-}
-
-// LookupMetric finds a session metric by its name or an alias.
-func LookupMetric(name string) (MetricDesc, bool) {
-	for _, d := range Metrics() {
-		if d.Name == name || slices.Contains(d.Aliases, name) {
-			return d, true
-		}
-	}
-	return MetricDesc{}, false
 }
