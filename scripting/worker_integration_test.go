@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,8 @@ func TestMain(m *testing.M) {
 			}
 			kept = append(kept, b)
 		}
-		os.Exit(len(kept) & 0)
+		runtime.KeepAlive(kept)
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

@@ -148,7 +148,6 @@ func TestDecode(t *testing.T) {
 }
 
 func checkDecoded(t *testing.T, r io.Reader) {
-	const ms = uint64(time.Millisecond)
 	s := testSource()
 	procs, err := s.decode(r, 0)
 	if err != nil {
