@@ -167,6 +167,22 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	}
 	widths := t.layout(natural, maxWidth)
 	last := len(t.cols) - 1
+	// Long names of one column whose cuts would read alike are cut where
+	// they differ.
+	apart := make([]map[string]string, len(t.cols))
+	var cells []string
+	for i := range last {
+		if widths[i] == hidden || widths[i] >= natural[i] {
+			continue
+		}
+		cells = cells[:0]
+		for _, row := range t.rows {
+			if i < len(row) {
+				cells = append(cells, row[i])
+			}
+		}
+		apart[i] = distinctCuts(cells, widths[i])
+	}
 	bw := bufio.NewWriter(w)
 	var b []byte // one line, reused: no allocation per cell
 	line := func(cells []string) {
@@ -182,7 +198,11 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 				b = append(b, cell...)
 				break
 			}
-			cell = cutMiddle(cell, widths[i])
+			if c, ok := apart[i][cell]; ok {
+				cell = c
+			} else {
+				cell = cutMiddle(cell, widths[i])
+			}
 			pad := widths[i] - utf8.RuneCountInString(cell)
 			if !t.cols[i].right {
 				b = append(b, cell...)
