@@ -28,15 +28,15 @@ print(s.context_percent, s.turns, tmux.context_percent)`)
 }
 
 // The agents report with a transcript: blocked for 7 minutes, its model
-// (cut to its column) and context use.
+// whole and context use, the line wrapped to fit 80 columns.
 func TestAgentsReportStatus(t *testing.T) {
 	w := newWorld(t)
 	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &session.AgentState{Status: "blocked",
 		StatusSince: fixtureTime.Add(-7 * time.Minute), ContextWindowTokens: 200000, ContextPercent: 91.6,
 		Transcript: &session.Transcript{Model: "claude-sonnet-4-5-20250929", ContextUsedTokens: 183200}})
 	got := runBundled(t, w, "agents")
-	if want := "\nclaude   myproj               blocked 7 min    claude-sonnet-4-5-20  92% work:0.0 "; !strings.Contains(got, want) {
-		t.Errorf("got\n%s\nwant a line starting\n%s", got, want)
+	if want := "\n         blocked 7 min, running 9 days 23 hr, model claude-sonnet-4-5-20250929,\n         context 92%, tmux work:0.0\n"; !strings.Contains(got, want) {
+		t.Errorf("got\n%s\nwant the lines\n%s", got, want)
 	}
 }
 

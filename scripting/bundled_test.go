@@ -101,11 +101,13 @@ func TestSessionReport(t *testing.T) {
 	want := `procwalk session report: testhost, 16 processes, 4 CPUs, 16.0 GiB memory
 
 tmux: 2 sessions
-  SESSION  PROCS         RSS         PSS     CPU  AGE              NOTES
-  build        4   410.0 MiB   307.5 MiB       -  9 days 23 hr     build:0.0, 1 zombie
-          biggest: cc1 121 300.0 MiB, make 120 4.5 MiB, bash 102 3.0 MiB
-  work         4     2.1 GiB     1.6 GiB       -  9 days 23 hr     work:0.0
-          biggest: claude 110 1.1 GiB, node 112 450.0 MiB, bash 101 3.0 MiB
+  SESSION  PROCS        RSS        PSS    CPU  AGE
+  build        4  410.0 MiB  307.5 MiB      -  9 days 23 hr
+    build:0.0, 1 zombie
+    biggest: cc1 121 300.0 MiB, make 120 4.5 MiB, bash 102 3.0 MiB
+  work         4    2.1 GiB    1.6 GiB      -  9 days 23 hr
+    work:0.0
+    biggest: claude 110 1.1 GiB, node 112 450.0 MiB, bash 101 3.0 MiB
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -113,8 +115,8 @@ tmux: 2 sessions
 
 	got = runBundled(t, w, "session-report", "top=0")
 	for _, s := range []string{"\ncgroup: 5 sessions\n", "\nuser: 3 sessions\n", "\nagent: 1 session\n",
-		"  pod/1234abcd-5678-90ef-1234-567890abcdef      2     1.8 GiB     1.3 GiB       -  9 days 23 hr     memory 90% of 2.0 GiB, cpu quota 1, NEAR LIMIT, 1 zombie\n",
-		"  claude/myproj      3     2.1 GiB     1.6 GiB       -  9 days 23 hr     work:0.0, project myproj\n"} {
+		"  pod/1234abcd-5678-90ef-1234-567890abcdef\n                                2    1.8 GiB    1.3 GiB      -  9 days 23 hr\n    memory 90% of 2.0 GiB, cpu quota 1, NEAR LIMIT, 1 zombie\n",
+		"  claude/myproj      3    2.1 GiB    1.6 GiB      -  9 days 23 hr\n    work:0.0, project myproj\n"} {
 		if !strings.Contains(got, s) {
 			t.Errorf("the default report lacks %q:\n%s", s, got)
 		}
@@ -152,8 +154,9 @@ func TestAgents(t *testing.T) {
 	w.in.Sessions = grouper(t, w.users)(w.snap) // regroup with the rates
 	got := runBundled(t, w, "agents")
 	// Busy (30 % CPU) without a transcript: working, no model, no context.
-	want := `AGENT    PROJECT              STATUS           MODEL                 CTX TMUX         RUNNING        PROCS         RSS         PSS     CPU   GROWTH/MIN
-claude   myproj               working          -                       - work:0.0     9 days 23 hr       3     2.1 GiB     1.6 GiB   30.0%    300.0 MiB
+	want := `AGENT    PROJECT              PROCS        RSS        PSS    CPU  GROWTH/MIN
+claude   myproj                   3    2.1 GiB    1.6 GiB  30.0%   300.0 MiB
+         working, running 9 days 23 hr, model -, context -, tmux work:0.0
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -169,7 +172,8 @@ func TestZombies(t *testing.T) {
 	got := runBundled(t, w, "zombies")
 	want := `2 zombies under 2 parents
   make 120 in tmux:build: 1 not reaped: cc1 122 (9 days 23 hr)
-  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped: sh 202 (9 days 23 hr)
+  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped:
+    sh 202 (9 days 23 hr)
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -188,8 +192,10 @@ func TestZombies(t *testing.T) {
 func TestPodPressure(t *testing.T) {
 	w := newWorld(t)
 	got := runBundled(t, w, "pod-pressure")
-	want := `   CGROUP                                       MEMORY                 CPU                  TOP OFFENDERS
-!! pod/1234abcd-5678-90ef-1234-567890abcdef     1.8 GiB/2.0 GiB  90%   ?/1 cores            java 201 1.3 GiB
+	want := `   CGROUP               MEMORY                     CPU
+!! pod/1234abcd-5678-90ef-1234-567890abcdef
+                        1.8 GiB/2.0 GiB  90%       ?/1 cores
+   top offenders: java 201 1.3 GiB
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -260,7 +266,7 @@ func TestGrowthWatch(t *testing.T) {
 	w.snap.Process(201).Rates = procwalk.Rates{Measured: true, RSSGrowthBytesPerMinute: 100 << 20}
 	w.snap.Process(112).Rates = procwalk.Rates{Measured: true, RSSGrowthBytesPerMinute: -50 << 20}
 	got := runBundled(t, w, "growth-watch")
-	want := `growth-watch: 1 process growing faster than 200.0 MiB/min (of at least 256.0 MiB)
+	want := `growth-watch: 1 process of at least 256.0 MiB growing faster than 200.0 MiB/min
   claude 110 grows 450.0 MiB/min, now 1.1 GiB in agent:claude/myproj
 `
 	if got != want {
@@ -275,7 +281,7 @@ func TestGrowthWatch(t *testing.T) {
 	}
 
 	got = runBundled(t, w, "growth-watch", "rate=50MiB", "min=1GiB", "kill=1")
-	if !strings.Contains(got, "2 processes growing faster than 50.0 MiB/min (of at least 1.0 GiB)\n  claude 110") || !strings.Contains(got, "\n  java 201 grows 100.0 MiB/min") {
+	if !strings.Contains(got, "2 processes of at least 1.0 GiB growing faster than 50.0 MiB/min\n  claude 110") || !strings.Contains(got, "\n  java 201 grows 100.0 MiB/min") {
 		t.Errorf("rate=50MiB min=1GiB:\n%s", got)
 	}
 	if want := "process 110@160000 sig=0 grace=10s dry=false by=rule:growth-watch.lua|process 201@60000 sig=0 grace=10s dry=false by=rule:growth-watch.lua"; strings.Join(w.killer.calls, "|") != want {

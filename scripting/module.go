@@ -144,6 +144,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"hostname":    m.luaHostname,
 		"debounce":    m.luaDebounce,
 		"snapshot":    m.luaSnapshot,
+		"wrap":        m.luaWrap,
 	})
 	for name, v := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40} {
 		mod.RawSetString(name, lua.LNumber(v))

@@ -26,13 +26,23 @@ local function status(a)
   end
   return a.status
 end
-local row = "%-8s %-20s %-16s %-20s %4s %-12s %-14s %5s %11s %11s %7s %12s"
-print(string.format(row, "AGENT", "PROJECT", "STATUS", "MODEL", "CTX", "TMUX", "RUNNING", "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
+-- The report fits 80 columns: one row of figures per agent, its project
+-- (on a line of its own when longer than the column) and a line of what
+-- it is doing, wrapped.
+local row = "%-8s %-20s %5s %10s %10s %6s  %10s"
+print(string.format(row, "AGENT", "PROJECT", "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
 for _, s in ipairs(agents) do
   local a, ag = s.attrs, s.agent
+  local name, project = pw.printable(a.agent or "?"), pw.printable(a.project or s.name)
+  local figures = { s.procs, bytes(s.rss), bytes(s.pss), s.cpu and string.format("%.1f%%", s.cpu) or "-",
+    s.growth and pw.bytes(s.growth) or "-" }
+  if #name > 8 or #project > 20 then
+    print(pw.wrap(name .. " " .. project, 80, "         "))
+    name, project = "", ""
+  end
+  print(string.format(row, name, project, unpack(figures)))
   local ctx = ag and ag.context_percent and string.format("%d%%", math.floor(ag.context_percent + 0.5)) or "-"
-  print(string.format(row, pw.printable(a.agent or "?"), pw.printable(a.project or s.name):sub(1, 20), status(ag),
-    pw.printable(ag and ag.model or "-"):sub(1, 20), ctx, pw.printable(a.tmux_target or "-"),
-    a.elapsed or (s.age and pw.duration(s.age)) or "-", s.procs, bytes(s.rss), bytes(s.pss),
-    s.cpu and string.format("%.1f%%", s.cpu) or "-", s.growth and pw.bytes(s.growth) or "-"))
+  print(pw.wrap(string.format("         %s, running %s, model %s, context %s, tmux %s", status(ag),
+    a.elapsed or (s.age and pw.duration(s.age)) or "-", pw.printable(ag and ag.model or "-"), ctx,
+    pw.printable(a.tmux_target or "-")), 80, "         "))
 end

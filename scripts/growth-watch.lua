@@ -48,15 +48,15 @@ end
 table.sort(growers, function(a, b) return a.growth > b.growth end)
 
 if pw.mode == "run" then
-  print(string.format("growth-watch: %d %s growing faster than %s/min (of at least %s)",
-    #growers, #growers == 1 and "process" or "processes", pw.bytes(rate), pw.bytes(min)))
+  print(pw.wrap(string.format("growth-watch: %d %s of at least %s growing faster than %s/min",
+    #growers, #growers == 1 and "process" or "processes", pw.bytes(min), pw.bytes(rate)), 80, "  "))
 end
 for _, g in ipairs(growers) do
   local p, s = g.p, where(g.p)
   seen[p.id] = true
   local msg = string.format("%s %d grows %s/min, now %s%s", pw.printable(p.comm), p.pid, pw.bytes(g.growth), pw.bytes(g.size),
     s and " in " .. pw.printable(s.ref) or "")
-  if pw.mode == "run" then print("  " .. msg) end
+  if pw.mode == "run" then print(pw.wrap("  " .. msg, 80, "    ")) end -- fits 80 columns
   if not alerted[p.id] then -- once per process while it keeps growing
     alerted[p.id] = true
     pw.alert { message = "growth-watch: " .. msg, session = s, process = p, value = g.growth, threshold = rate }

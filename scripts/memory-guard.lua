@@ -87,8 +87,13 @@ for _, s in ipairs(sessions) do
       pw.log(string.format("memory-guard: %s uses %s %s, over the %s limit; acting after %d ticks over it",
         s.ref, pw.bytes(used), metric, pw.bytes(limit), ticks))
     end
-    if pw.mode == "run" then
-      print(string.format("%-40s %11s %s of %s%s", pw.printable(s.ref), pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
+    if pw.mode == "run" then -- fits 80 columns: a long ref on a line of its own
+      local ref = pw.printable(s.ref)
+      if #ref > 40 then
+        print(pw.wrap(ref, 80, "  "))
+        ref = ""
+      end
+      print(string.format("%-40s %11s %s of %s%s", ref, pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
     end
   end
 end

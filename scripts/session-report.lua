@@ -70,17 +70,26 @@ if #order == 0 then
   return
 end
 
+-- The report fits 80 columns: a row of figures per session, its name on
+-- a line of its own when longer than the column (24), then its notes and
+-- biggest members on lines of their own, wrapped.
 for _, kind in ipairs(order) do
   local list = by_kind[kind]
   local width = #"SESSION"
-  for _, s in ipairs(list) do width = math.min(math.max(width, #pw.printable(s.name)), 40) end
-  local row = "  %-" .. width .. "s %6s %11s %11s %7s  %-16s %s"
+  for _, s in ipairs(list) do width = math.min(math.max(width, #pw.printable(s.name)), 24) end
+  local row = "  %-" .. width .. "s %6s %10s %10s %6s  %s"
   print(string.format("\n%s: %d %s", kind, #list, #list == 1 and "session" or "sessions"))
-  print(string.format(row, "SESSION", "PROCS", "RSS", "PSS", "CPU", "AGE", "NOTES"))
+  print(string.format(row, "SESSION", "PROCS", "RSS", "PSS", "CPU", "AGE"))
   for _, s in ipairs(list) do
-    local line = string.format(row, pw.printable(s.name):sub(1, width), s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
-      s.age and pw.duration(s.age) or "-", notes(s))
-    print((line:gsub("%s+$", "")))
+    local name = pw.printable(s.name)
+    if #name > width then
+      print(pw.wrap("  " .. name, 80, "    "))
+      name = ""
+    end
+    print(pw.wrap(string.format(row, name, s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
+      s.age and pw.duration(s.age) or "-"), 80, "    "))
+    local note = notes(s)
+    if note ~= "" then print(pw.wrap("    " .. note, 80, "    ")) end
     if top > 0 then
       local biggest = {}
       for _, p in ipairs(s:top(s.pss and "pss" or "rss", top)) do
@@ -88,7 +97,7 @@ for _, kind in ipairs(order) do
           biggest[#biggest + 1] = string.format("%s %d %s", pw.printable(p.comm), p.pid, pw.bytes(p.pss or p.rss))
         end
       end
-      if #biggest > 0 then print("  " .. string.rep(" ", width) .. " biggest: " .. table.concat(biggest, ", ")) end
+      if #biggest > 0 then print(pw.wrap("    biggest: " .. table.concat(biggest, ", "), 80, "      ")) end
     end
   end
 end

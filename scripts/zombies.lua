@@ -64,7 +64,8 @@ for _, key in ipairs(order) do
   end
   local s = parent and where(parent)
   local who = parent and string.format("%s %d", pw.printable(parent.comm), parent.pid) or "no parent in view"
-  print(string.format("  %s%s: %d not reaped: %s", who, s and " in " .. pw.printable(s.ref) or "", #list, table.concat(names, ", ")))
+  print(pw.wrap(string.format("  %s%s: %d not reaped: %s", who, s and " in " .. pw.printable(s.ref) or "", #list,
+    table.concat(names, ", ")), 80, "    ")) -- fits 80 columns
   if parent and #list >= threshold then
     pw.alert { message = string.format("zombies: %s %d has not reaped %d children", parent.comm, parent.pid, #list),
       session = s, process = parent, value = #list, threshold = threshold }

@@ -138,7 +138,7 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 	}
 	r = cli(t, "run", "--no-rates", "--agent-active-within", "1s", "agents")
-	if row := regexp.MustCompile(`(?m)^claude +` + regexp.QuoteMeta(filepath.Base(proj)) + ` +blocked [0-9]+ s +claude-opus-4-1 +90% `); !row.MatchString(r.stdout + r.stderr) {
+	if row := regexp.MustCompile(`(?m)^claude +` + regexp.QuoteMeta(filepath.Base(proj)) + ` +[0-9]+ .*\n +blocked [0-9]+ s, running .*, model claude-opus-4-1, context 90%,`); !row.MatchString(r.stdout + r.stderr) {
 		t.Errorf("run agents: no row matching %s in\n%s%s", row, r.stdout, r.stderr)
 	}
 	// Lua's print goes to stderr under run (stdout carries metrics).

@@ -89,7 +89,7 @@ func TestRunBundledScript(t *testing.T) {
 	}
 	for _, want := range []string{
 		"2 zombies under 2 parents\n",
-		"  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped: sh 202",
+		"  java 201 in cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef: 1 not reaped:\n    sh 202",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("the report on stdout lacks %q:\n%s", want, r.stdout)
