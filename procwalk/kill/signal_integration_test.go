@@ -44,6 +44,35 @@ func startOwn(t *testing.T, name string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// removeTestCgroup removes a cgroup the test made and started its processes
+// in, once they are gone: a process killed a moment ago stays listed until
+// it is reaped, and one a failed test left running is killed through the
+// cgroup (every process there is the test's). It fails the test, naming
+// dir, rather than leave the cgroup behind: a leftover sub-cgroup makes
+// every later gather on the host walk that hierarchy.
+func removeTestCgroup(t *testing.T, dir string) {
+	t.Helper()
+	start := time.Now()
+	killed := false
+	for {
+		err := os.Remove(dir)
+		if err == nil || errors.Is(err, os.ErrNotExist) {
+			return
+		}
+		waited := time.Since(start)
+		if waited > 30*time.Second {
+			procs, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+			t.Errorf("cannot remove the test's cgroup %s: %v; its cgroup.procs: %q", dir, err, procs)
+			return
+		}
+		if waited > 5*time.Second && !killed {
+			os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+			killed = true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // liveID reads the ProcID of pid from the live /proc.
 func liveID(t *testing.T, pid int) procwalk.ProcID {
 	t.Helper()
@@ -294,11 +323,7 @@ func TestLiveCgroupKill(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skipf("cannot create a cgroup: %v", err)
 	}
-	t.Cleanup(func() {
-		for i := 0; i < 100 && os.Remove(dir) != nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	t.Cleanup(func() { removeTestCgroup(t, dir) }) // after startOwn's cleanups: LIFO
 	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
 		t.Skip("no cgroup.kill (Linux < 5.14)")
 	}
@@ -504,11 +529,7 @@ func TestLiveCgroupKillFromPidNamespace(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Skipf("cannot create a cgroup: %v", err)
 	}
-	t.Cleanup(func() {
-		for i := 0; i < 250 && os.Remove(dir) != nil; i++ {
-			time.Sleep(20 * time.Millisecond)
-		}
-	})
+	t.Cleanup(func() { removeTestCgroup(t, dir) })
 	if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
 		t.Skip("no cgroup.kill (Linux < 5.14)")
 	}
