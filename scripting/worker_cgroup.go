@@ -2,9 +2,11 @@ package scripting
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -40,7 +42,8 @@ type memoryCgroup struct {
 
 // newMemoryCgroup makes (or reuses, left by an earlier parent of the same
 // pid) the cgroup procwalk-worker-<pid> below the memory cgroup self's
-// process is in, with limit bytes; nil when it cannot.
+// process is in, with limit bytes, and removes the ones procwalks gone
+// without removing theirs left there; nil when it cannot.
 func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	if self.Root() == "" {
 		return nil
@@ -55,7 +58,8 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 			return nil // not delegated: a child would have no memory controller
 		}
 	}
-	c := &memoryCgroup{dir: filepath.Join(parent.Dir, "procwalk-worker-"+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
+	removeStaleCgroups(parent.Dir, self.Root())
+	c := &memoryCgroup{dir: filepath.Join(parent.Dir, workerCgroupPrefix+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
 	if err := os.Mkdir(c.dir, 0o755); err != nil && !os.IsExist(err) {
 		return nil
 	}
@@ -74,6 +78,32 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	}
 	c.write("memory.memsw.limit_in_bytes", n) // best effort: swap accounting may be off
 	return c
+}
+
+// workerCgroupPrefix names a worker cgroup, followed by its parent's pid.
+const workerCgroupPrefix = "procwalk-worker-"
+
+// removeStaleCgroups removes the worker cgroups in dir that a procwalk no
+// longer running left (one killed by SIGKILL cannot remove its own), found
+// by their pid missing under procRoot. Removing a cgroup directory succeeds
+// only when no process is in it, so a live one stays whatever its name.
+func removeStaleCgroups(dir, procRoot string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		pid, ok := strings.CutPrefix(e.Name(), workerCgroupPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(procRoot, pid)); errors.Is(err, os.ErrNotExist) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
 
 func (c *memoryCgroup) write(file, value string) error {

@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,4 +91,37 @@ func (w *Worker) memoryCgroupOf() (dir string, limitBytes uint64) {
 		return "", 0
 	}
 	return w.cgroup.dir, w.cgroup.limit
+}
+
+// The cgroup a SIGKILLed procwalk left is removed by the next one that
+// makes its own, in the real hierarchy.
+func TestIntegrationWorkerRemovesStaleCgroup(t *testing.T) {
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("makes cgroups: set PROCWALK_INTEGRATION=1")
+	}
+	self, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Skip(err)
+	}
+	parent, ok := self.SelfMemoryCgroup()
+	if !ok {
+		t.Skip("no memory cgroup")
+	}
+	ended := exec.Command("true") // a pid no process has now
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(parent.Dir, workerCgroupPrefix+strconv.Itoa(ended.Process.Pid))
+	if err := os.Mkdir(stale, 0o755); err != nil {
+		t.Skipf("cannot make a cgroup below %s: %v", parent.Dir, err)
+	}
+	t.Cleanup(func() { os.Remove(stale) })
+	c := newMemoryCgroup(self, 64<<20)
+	if c == nil {
+		t.Skip("no memory cgroup can be made here")
+	}
+	defer c.remove()
+	if _, err := os.Stat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale cgroup %s is still there (%v)", stale, err)
+	}
 }
