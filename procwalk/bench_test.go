@@ -49,7 +49,7 @@ func (r *rawLoop) scan(b *testing.B, files ...string) int {
 	defer syscall.Close(root)
 	r.root = root
 	r.pids = r.pids[:0]
-	err = eachDirent(r.root, r.dents, func(name []byte) {
+	err = fsio.EachDirent(r.root, r.dents, func(name []byte, _ byte) {
 		if pid, ok := fsio.Atou(name); ok {
 			r.pids = append(r.pids, int(pid))
 		}

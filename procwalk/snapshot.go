@@ -190,9 +190,9 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	defer syscall.Close(root)
 
 	sc.pids = sc.pids[:0]
-	err = eachDirent(root, sc.dents, func(name []byte) {
-		if pid, ok := fsio.Atou(name); ok && pid > 0 && pid <= 1<<22 {
-			sc.pids = append(sc.pids, int(pid))
+	err = fsio.EachDirent(root, sc.dents, func(name []byte, _ byte) {
+		if pid, ok := fsio.PIDName(name); ok {
+			sc.pids = append(sc.pids, pid)
 		}
 	})
 	if err != nil {
@@ -710,7 +710,7 @@ func (sc *Scanner) countFDs(root, pid int) (int, error) {
 	}
 	defer syscall.Close(fd)
 	n := 0
-	err = eachDirent(fd, sc.dents, func(name []byte) {
+	err = fsio.EachDirent(fd, sc.dents, func(name []byte, _ byte) {
 		if name[0] != '.' {
 			n++
 		}

@@ -280,29 +280,6 @@ func TestChooseOffHost(t *testing.T) {
 	}
 }
 
-// dirent is a linux_dirent64 record: ino, off, reclen, type, name, NUL,
-// padded to 8 bytes.
-func dirent(name string) []byte {
-	n := (19 + len(name) + 1 + 7) &^ 7
-	b := make([]byte, n)
-	b[16], b[17] = byte(n), byte(n>>8) // little-endian reclen (amd64, arm64)
-	b[18] = 4                          // DT_DIR
-	copy(b[19:], name)
-	return b
-}
-
-func TestAppendPids(t *testing.T) {
-	var b []byte
-	for _, name := range []string{".", "..", "1", "self", "42", "4194305", "12a", "99999999999", "7"} {
-		b = append(b, dirent(name)...)
-	}
-	got := appendPids(nil, b)
-	want := []int{1, 42, 4194305, 7}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("appendPids = %v, want %v (numeric names only)", got, want)
-	}
-}
-
 func TestFindHidden(t *testing.T) {
 	fs, err := procwalk.NewFS("testdata/proc")
 	if err != nil {

@@ -2,7 +2,6 @@ package bpfsource
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/cilium/ebpf/link"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
 )
 
@@ -432,15 +432,13 @@ func (s *Source) listPids() error {
 		s.dents = make([]byte, 32<<10)
 	}
 	s.listed = s.listed[:0]
-	for {
-		n, err := unix.Getdents(root, s.dents)
-		if err != nil {
-			return err
+	err = fsio.EachDirent(root, s.dents, func(name []byte, _ byte) {
+		if pid, ok := fsio.PIDName(name); ok {
+			s.listed = append(s.listed, pid)
 		}
-		if n == 0 {
-			break
-		}
-		s.listed = appendPids(s.listed, s.dents[:n])
+	})
+	if err != nil {
+		return err
 	}
 	if !slices.IsSorted(s.listed) {
 		slices.Sort(s.listed)
@@ -461,33 +459,6 @@ func (s *Source) findHidden(procs []procwalk.Process) {
 			s.hidden = append(s.hidden, pid)
 		}
 	}
-}
-
-// appendPids appends the numeric names of the linux_dirent64 records in b:
-// ino (8 bytes), off (8), reclen (2), type (1), then the NUL-ended name.
-func appendPids(pids []int, b []byte) []int {
-	for len(b) >= 19 {
-		reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-		if reclen < 19 || reclen > len(b) {
-			break
-		}
-		pid, ok := 0, false
-		for _, c := range b[19:reclen] {
-			if c == 0 {
-				break
-			}
-			if c < '0' || c > '9' || pid > 1<<22 {
-				ok = false
-				break
-			}
-			pid, ok = pid*10+int(c-'0'), true
-		}
-		if ok && pid > 0 {
-			pids = append(pids, pid)
-		}
-		b = b[reclen:]
-	}
-	return pids
 }
 
 // possibleCPUs is the number of CPU ids in /sys/devices/system/cpu/possible

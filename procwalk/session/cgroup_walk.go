@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"os"
 	"path/filepath"
@@ -357,45 +356,13 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 // addChildren appends the subdirectories of node i, read from fd.
 func (w *cgroupWalk) addChildren(fd int, i int32) {
 	parent := strings.TrimSuffix(w.nodes[i].path, "/")
-	for {
-		n, err := syscall.Getdents(fd, w.dents)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil || n <= 0 {
+	fsio.EachDirent(fd, w.dents, func(name []byte, typ byte) { // an error leaves the children read so far
+		if string(name) == "." || string(name) == ".." || !isDir(fd, name, typ) {
 			return
 		}
-		parseDirentTypes(w.dents[:n], func(name []byte, typ byte) {
-			if string(name) == "." || string(name) == ".." || !isDir(fd, name, typ) {
-				return
-			}
-			w.path = append(append(append(w.path[:0], parent...), '/'), name...)
-			w.nodes = append(w.nodes, cgroupNode{path: w.intern(w.path), parent: i})
-		})
-	}
-}
-
-// direntTypeOffset is where d_type sits in a getdents64 record (see
-// DirentNameOffset).
-const direntTypeOffset = 18
-
-// parseDirentTypes is parseDirents also giving each entry's d_type.
-func parseDirentTypes(b []byte, fn func(name []byte, typ byte)) {
-	for len(b) >= fsio.DirentNameOffset {
-		reclen := int(binary.NativeEndian.Uint16(b[16:]))
-		if reclen < fsio.DirentNameOffset || reclen > len(b) {
-			return
-		}
-		typ := b[direntTypeOffset]
-		name := b[fsio.DirentNameOffset:reclen]
-		if i := bytes.IndexByte(name, 0); i >= 0 {
-			name = name[:i]
-		}
-		if len(name) > 0 {
-			fn(name, typ)
-		}
-		b = b[reclen:]
-	}
+		w.path = append(append(append(w.path[:0], parent...), '/'), name...)
+		w.nodes = append(w.nodes, cgroupNode{path: w.intern(w.path), parent: i})
+	})
 }
 
 // isDir reports whether the entry name of directory fd is a directory,

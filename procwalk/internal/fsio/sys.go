@@ -59,7 +59,3 @@ func ReadAllFD(fd int, buf []byte, oneRecord bool) (out []byte, truncated bool, 
 		}
 	}
 }
-
-// DirentNameOffset is where the name starts in a getdents64 record:
-// struct linux_dirent64 { u64 ino; s64 off; u16 reclen; u8 type; char name[]; }.
-const DirentNameOffset = 19
