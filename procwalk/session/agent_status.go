@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -96,8 +97,9 @@ func ParseContextWindow(s string) (family string, tokens int64, err error) {
 }
 
 // ParseFirstRead reads the bound of a transcript's first read as options
-// give it: a size such as 8MiB (at least 64 KiB: a line of the format, and
-// more), "all" for the whole file (-1), or "" for the default (0).
+// give it: a size such as 8MiB (at least 64 KiB, a line of the format and
+// more: AgentStatusConfig's rule), "all" for the whole file (-1), or "" for
+// the default (0).
 func ParseFirstRead(s string) (int64, error) {
 	switch s {
 	case "":
@@ -108,9 +110,6 @@ func ParseFirstRead(s string) (int64, error) {
 	n, err := procwalk.ParseBytes(s)
 	if err != nil {
 		return 0, fmt.Errorf("%w; or all for whole files", err)
-	}
-	if n < transcriptChunk {
-		return 0, fmt.Errorf("%s is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all", s)
 	}
 	return int64(n), nil
 }
@@ -169,13 +168,35 @@ func (c AgentStatusConfig) withDefaults() AgentStatusConfig {
 	return c
 }
 
+// check says what is wrong with c, naming the field; nil when nothing is.
 func (c AgentStatusConfig) check() error {
-	if c.ActiveWithin < 0 || c.TurnTimeout < 0 || !(c.BusyCPUPercent >= 0) {
-		return fmt.Errorf("agent status thresholds must not be negative: ActiveWithin %v, TurnTimeout %v, BusyCPUPercent %v", c.ActiveWithin, c.TurnTimeout, c.BusyCPUPercent)
+	if f := c.badField(); f != nil {
+		return fmt.Errorf("agent status %s %s: %s", f.field, f.value, f.problem)
 	}
-	for fam, w := range c.ContextWindows {
-		if fam == "" || w <= 0 {
-			return fmt.Errorf("context window %q=%d: want a model family and a positive number of tokens", fam, w)
+	return nil
+}
+
+// fieldProblem is a field of an AgentStatusConfig that breaks its rule.
+type fieldProblem struct{ field, value, problem string }
+
+// badField returns the first field of c that breaks its rule, or nil: the
+// rules of the Go API and, through Options, of the options and flags.
+func (c AgentStatusConfig) badField() *fieldProblem {
+	const negative = "must not be negative (0 means the default)"
+	switch {
+	case c.ActiveWithin < 0:
+		return &fieldProblem{"ActiveWithin", c.ActiveWithin.String(), negative}
+	case !(c.BusyCPUPercent >= 0):
+		return &fieldProblem{"BusyCPUPercent", fmt.Sprint(c.BusyCPUPercent), negative}
+	case c.TurnTimeout < 0:
+		return &fieldProblem{"TurnTimeout", c.TurnTimeout.String(), negative}
+	case c.FirstReadBytes > 0 && c.FirstReadBytes < transcriptChunk:
+		return &fieldProblem{"FirstReadBytes", procwalk.FormatBytes(uint64(c.FirstReadBytes)),
+			"is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all"}
+	}
+	for _, fam := range slices.Sorted(maps.Keys(c.ContextWindows)) {
+		if w := c.ContextWindows[fam]; fam == "" || w <= 0 {
+			return &fieldProblem{"ContextWindows", fmt.Sprintf("%q=%d", fam, w), "want a model family and a positive number of tokens"}
 		}
 	}
 	return nil

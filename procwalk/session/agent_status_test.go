@@ -295,6 +295,11 @@ func TestAgentOptions(t *testing.T) {
 	if _, err := NewGrouper(procwalk.FS{}, Config{AgentStatus: AgentStatusConfig{ContextWindows: map[string]int64{"x": 0}}}); err == nil {
 		t.Error("a zero context window accepted")
 	}
+	// The Go API has the options' rules: a first read under 64 KiB is refused.
+	_, err = NewGrouper(procwalk.FS{}, Config{AgentStatus: AgentStatusConfig{FirstReadBytes: 2048}})
+	if want := "agent status FirstReadBytes 2.0 KiB: is less than 64 KiB"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a first read of 2 KiB: %v, want an error with %q", err, want)
+	}
 }
 
 // The Grouper bounds a transcript's first read by FirstReadBytes: the
@@ -302,18 +307,19 @@ func TestAgentOptions(t *testing.T) {
 func TestAgentFirstReadBound(t *testing.T) {
 	root, home := agentFixture(t)
 	var lines []string
-	for i := range 50 {
-		lines = append(lines, claudeUserLine(agentNow.Add(-time.Hour+time.Duration(i)*time.Second), "again"))
+	const turns = 1000 // some 300 KiB, past the 64 KiB a first read takes at least
+	for i := range turns {
+		lines = append(lines, claudeUserLine(agentNow.Add(-time.Hour+time.Duration(i)*time.Second), strings.Repeat("again ", 20)))
 	}
 	lines = append(lines, claudeAssistantLine(agentNow.Add(-5*time.Minute), "msg_09", claudeModel, "tool_use:toolu_09", "tool_use", 3, 30, 150000, 2000))
 	writeTranscript(t, claudeFile(home, "s"), lines, agentNow.Add(-5*time.Minute))
 	for _, tc := range []struct {
 		firstRead int64
 		whole     bool
-	}{{2048, false}, {-1, true}, {0, true}} { // 0: the default, 8 MiB
+	}{{64 << 10, false}, {-1, true}, {0, true}} { // 0: the default, 8 MiB
 		a := agentOf(t, newAgentGatherer(t, root, AgentStatusConfig{FirstReadBytes: tc.firstRead}).gather(agentNow), "agent:claude/work/app")
 		tr := a.Transcript
-		if tr == nil || a.Status != AgentBlocked || tr.ContextUsedTokens != 152003 || (tr.SkippedBytes == 0) != tc.whole || (tr.Turns == 50) != tc.whole {
+		if tr == nil || a.Status != AgentBlocked || tr.ContextUsedTokens != 152003 || (tr.SkippedBytes == 0) != tc.whole || (tr.Turns == turns) != tc.whole {
 			t.Errorf("first read %d: status %s, transcript %+v", tc.firstRead, a.Status, tr)
 		}
 	}

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -63,6 +64,22 @@ func (e *OptionError) Rename(name string) *OptionError {
 	return &c
 }
 
+// agentStatusOption names the option of an AgentStatusConfig field.
+func agentStatusOption(field string) string {
+	switch field {
+	case "ActiveWithin":
+		return "agent_active_within"
+	case "BusyCPUPercent":
+		return "agent_busy_cpu"
+	case "TurnTimeout":
+		return "agent_turn_timeout"
+	case "FirstReadBytes":
+		return "agent_first_read"
+	default:
+		return "agent_context_windows"
+	}
+}
+
 // Config checks o and builds its GroupConfig. An error is an *OptionError.
 func (o Options) Config() (Config, error) {
 	bad := func(option, value string, err error) (Config, error) {
@@ -98,24 +115,18 @@ func (o Options) Config() (Config, error) {
 			cfg.Agents = append(cfg.Agents, rule)
 		}
 	}
-	st := o.AgentStatus
-	for _, c := range []struct {
-		option, value string
-		negative      bool
-	}{
-		{"agent_active_within", st.ActiveWithin.String(), st.ActiveWithin < 0},
-		{"agent_busy_cpu", fmt.Sprint(st.BusyCPUPercent), !(st.BusyCPUPercent >= 0)},
-		{"agent_turn_timeout", st.TurnTimeout.String(), st.TurnTimeout < 0},
-	} {
-		if c.negative {
-			return bad(c.option, c.value, fmt.Errorf("must not be negative (0 means the default)"))
-		}
-	}
 	var err error
 	if o.AgentFirstRead != "" {
 		if cfg.AgentStatus.FirstReadBytes, err = ParseFirstRead(o.AgentFirstRead); err != nil {
 			return bad("agent_first_read", fmt.Sprintf("%q", o.AgentFirstRead), err)
 		}
+	}
+	if f := cfg.AgentStatus.badField(); f != nil {
+		value, problem := f.value, f.problem
+		if f.field == "FirstReadBytes" && o.AgentFirstRead != "" {
+			value, problem = fmt.Sprintf("%q", o.AgentFirstRead), o.AgentFirstRead+" "+problem // as given
+		}
+		return bad(agentStatusOption(f.field), value, errors.New(problem))
 	}
 	if cfg.AgentStatus.ContextWindows, err = ContextWindows(o.AgentContextWindows); err != nil {
 		return bad("agent_context_windows", "", err)
