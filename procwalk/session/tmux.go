@@ -64,8 +64,11 @@ func probeUnixSocket(path string) error {
 func runTmuxListPanes(socket string) ([]byte, error) {
 	// A socket left by a server that died refuses connections: say so
 	// without starting tmux, which costs milliseconds per socket.
-	if err := probeUnixSocket(socket); errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT) {
+	switch err := probeUnixSocket(socket); {
+	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT):
 		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
+	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM):
+		return nil, fmt.Errorf("cannot connect to %s: %w: its server is another user's (run procwalk as that user, or as root)", socket, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 	defer cancel()
@@ -76,22 +79,37 @@ func runTmuxListPanes(socket string) ([]byte, error) {
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	if err == nil {
-		return out, nil
-	}
 	if errors.Is(err, exec.ErrNotFound) {
 		return nil, fmt.Errorf("%w: %w (install tmux or leave the tmux kind out)", ErrNoTmux, err)
 	}
-	msg := strings.TrimSpace(stderr.String())
-	// tmux says "no server running on <path>" or "error connecting to
-	// <path> (Connection refused)" for a stale socket.
-	if strings.Contains(msg, "no server running") || strings.Contains(msg, "error connecting") {
-		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
-	}
-	if ctx.Err() != nil {
+	return tmuxReply(socket, out, strings.TrimSpace(stderr.String()), err, ctx.Err() != nil)
+}
+
+// tmuxReply is list-panes' answer from what the tmux client printed (out,
+// and msg on stderr) and how it ended.
+func tmuxReply(socket string, out []byte, msg string, err error, timedOut bool) ([]byte, error) {
+	switch {
+	case err == nil && len(out) == 0 && msg != "":
+		// A server has a pane at least. tmux 3.3 and later refuse a user
+		// the server's owner has not allowed with "access not allowed"
+		// and exit status 0: a refusal, not an empty server.
+		hint := ""
+		if strings.Contains(msg, "access not allowed") {
+			hint = " (its owner may allow this user with tmux server-access -a USER; write access lets it type into every pane as the owner)"
+		}
+		return nil, fmt.Errorf("tmux -S %s list-panes: %s%s", socket, msg, hint)
+	case err == nil:
+		return out, nil
+	case timedOut:
 		return nil, fmt.Errorf("tmux -S %s list-panes: no answer within %v", socket, tmuxTimeout)
+	case strings.Contains(msg, "no server running") || strings.Contains(msg, "Connection refused") ||
+		strings.Contains(msg, "No such file or directory"):
+		// "no server running on <path>", "error connecting to <path>
+		// (Connection refused)": a stale socket.
+		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
+	default:
+		return nil, fmt.Errorf("tmux -S %s list-panes: %w: %s", socket, err, msg)
 	}
-	return nil, fmt.Errorf("tmux -S %s list-panes: %w: %s", socket, err, msg)
 }
 
 // tmuxPaneRecord is one parsed record of TmuxPaneFormat.

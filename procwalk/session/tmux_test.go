@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -459,5 +460,40 @@ func TestProbeUnixSocket(t *testing.T) {
 	os.Remove(path)
 	if err := probeUnixSocket(path); !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("no socket: %v, want ENOENT", err)
+	}
+}
+
+// What the tmux client printed, and how it ended, makes list-panes' answer:
+// a server refusing this user is a refusal, never an empty server, and only
+// a stale socket is "no server".
+func TestTmuxReply(t *testing.T) {
+	exit1 := &exec.ExitError{}
+	const sock = "/tmp/tmux-0/default"
+	for _, tt := range []struct {
+		name     string
+		out      string
+		msg      string
+		err      error
+		timedOut bool
+		noServer bool
+		want     string // in the error; "" for none
+	}{
+		{"panes", "1\t$0\tmain\t0\t0\t0\t%0\t2\t/dev/pts/1\t0\tbash\x1f\n", "", nil, false, false, ""},
+		{"no panes, no word", "", "", nil, false, false, ""},
+		{"refused, exit 0", "", "access not allowed", nil, false, false, "list-panes: access not allowed (its owner may allow this user with tmux server-access -a USER"},
+		{"stale socket", "", "error connecting to " + sock + " (Connection refused)", exit1, false, true, "no tmux server on " + sock},
+		{"no server", "", "no server running on " + sock, exit1, false, true, "no tmux server on " + sock},
+		{"socket of another user", "", "error connecting to " + sock + " (Permission denied)", exit1, false, false, "(Permission denied)"},
+		{"wedged", "", "", exit1, true, false, "no answer within 3s"},
+	} {
+		out, err := tmuxReply(sock, []byte(tt.out), tt.msg, tt.err, tt.timedOut)
+		switch {
+		case tt.want == "" && (err != nil || string(out) != tt.out):
+			t.Errorf("%s: %q, %v; want the output", tt.name, out, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || out != nil):
+			t.Errorf("%s: %q, %v; want an error with %q", tt.name, out, err, tt.want)
+		case errors.Is(err, ErrNoTmuxServer) != tt.noServer:
+			t.Errorf("%s: %v: ErrNoTmuxServer %v, want %v", tt.name, err, !tt.noServer, tt.noServer)
+		}
 	}
 }
