@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -293,5 +294,35 @@ func TestFindHidden(t *testing.T) {
 	s.findHidden([]procwalk.Process{{ID: procwalk.ProcID{PID: 7}}, {ID: procwalk.ProcID{PID: 9}}})
 	if fmt.Sprint(s.hidden) != "[1]" {
 		t.Errorf("hidden = %v, want [1]", s.hidden)
+	}
+}
+
+// Under hidepid a process the iterator shows but /proc does not list is
+// hidden from this user: what it needs from /proc is marked denied (the
+// snapshot is partial), not left unread as if it had exited.
+func TestReadOptionalHidden(t *testing.T) {
+	fs, err := procwalk.NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hidden := range []bool{false, true} {
+		s := &Source{fs: fs, scanner: procwalk.NewScanner(fs), groups: map[procwalk.Fields][]*procwalk.Process{}}
+		snap, err := s.scanner.SnapshotSelect(0, procwalk.Selector{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.listed = []int{1} // 7 is hidden
+		procs := snap.Procs
+		s.readOptional(procs, procwalk.FieldCmdline, procwalk.Selector{}, hidden)
+		p1, p7 := &procs[0], &procs[1]
+		if p1.ID.PID != 1 || p7.ID.PID != 7 {
+			t.Fatalf("fixture pids %d, %d", p1.ID.PID, p7.ID.PID)
+		}
+		if p1.Read&procwalk.FieldCmdline == 0 || !slices.Equal(p1.Cmdline, []string{"init"}) {
+			t.Errorf("hidden %v: pid 1 (listed) cmdline %q, read %v", hidden, p1.Cmdline, p1.Read)
+		}
+		if got := p7.Denied&procwalk.FieldCmdline != 0; got != hidden {
+			t.Errorf("hidden %v: pid 7 cmdline denied %v", hidden, got)
+		}
 	}
 }

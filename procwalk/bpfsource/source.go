@@ -135,7 +135,7 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 		return snap, nil
 	}
 	v := procwalk.Visibility{HidePID: host.HidePID}
-	s.readOptional(procs, fields, sel)
+	s.readOptional(procs, fields, sel, host.HidePID != "" && listErr == nil)
 	for i := range procs {
 		p := &procs[i]
 		if p.Malformed != 0 {
@@ -326,21 +326,33 @@ func sortTogether(procs []procwalk.Process, t []totals) {
 	copy(t, t2)
 }
 
-// readOptional reads from /proc the fields the iterator does not give:
-// fields for every process and what sel selects, once the iterator's
-// values are in (as the Scanner calls sel after stat and statm). Processes
-// needing the same fields are read in one ReadMore.
-func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, sel procwalk.Selector) {
+// readOptional reads from /proc what the iterator does not give: fields,
+// and what sel selects. With hidden set (hidepid on, s.listed read), a
+// process /proc does not list is one hidepid hides from this user: its
+// files cannot be opened, so what it needs is marked denied, not silently
+// left unread as if it had exited.
+func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, sel procwalk.Selector, hidden bool) {
 	clear(s.groups)
+	j := 0 // cursor in s.listed, sorted as procs are
 	for i := range procs {
 		p := &procs[i]
 		want := fields
 		if sel.Select != nil {
 			want |= sel.Select(p)
 		}
-		if want &^= p.Read; want != 0 {
-			s.groups[want] = append(s.groups[want], p)
+		if want &^= p.Read; want == 0 {
+			continue
 		}
+		if hidden {
+			for j < len(s.listed) && s.listed[j] < p.ID.PID {
+				j++
+			}
+			if j == len(s.listed) || s.listed[j] != p.ID.PID {
+				p.Denied |= want
+				continue
+			}
+		}
+		s.groups[want] = append(s.groups[want], p)
 	}
 	for f, ps := range s.groups {
 		// Only a root that cannot be opened fails; Host was just read
