@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -297,12 +299,18 @@ func TestFindHidden(t *testing.T) {
 	}
 }
 
-// Under hidepid a process the iterator shows but /proc does not list is
-// hidden from this user: what it needs from /proc is marked denied (the
-// snapshot is partial), not left unread as if it had exited.
+// Under hidepid a process the iterator shows but /proc does not list, and
+// still does not show though it runs, is hidden from this user: what it
+// needs from /proc is marked denied (the snapshot is partial), not left
+// unread as if it had exited. One /proc lists later (started after the
+// listing) is read; one that has exited is not denied.
 func TestReadOptionalHidden(t *testing.T) {
 	fs, err := procwalk.NewFS("testdata/proc")
 	if err != nil {
+		t.Fatal(err)
+	}
+	ended := exec.Command("true") // a pid no process has now
+	if err := ended.Run(); err != nil {
 		t.Fatal(err)
 	}
 	for _, hidden := range []bool{false, true} {
@@ -311,18 +319,28 @@ func TestReadOptionalHidden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.listed = []int{1} // 7 is hidden
-		procs := snap.Procs
+		// The fixture's 1 and 7, and two the fixture lacks: this test
+		// (running: hidden from the fixture's /proc) and an ended process.
+		procs := append(snap.Procs, procwalk.Process{ID: procwalk.ProcID{PID: os.Getpid()}}, procwalk.Process{ID: procwalk.ProcID{PID: ended.Process.Pid}})
+		slices.SortFunc(procs, func(a, b procwalk.Process) int { return a.ID.PID - b.ID.PID })
+		s.listed = []int{1} // 7 was not listed: started after the listing
 		s.readOptional(procs, procwalk.FieldCmdline, procwalk.Selector{}, hidden)
-		p1, p7 := &procs[0], &procs[1]
-		if p1.ID.PID != 1 || p7.ID.PID != 7 {
-			t.Fatalf("fixture pids %d, %d", p1.ID.PID, p7.ID.PID)
-		}
-		if p1.Read&procwalk.FieldCmdline == 0 || !slices.Equal(p1.Cmdline, []string{"init"}) {
-			t.Errorf("hidden %v: pid 1 (listed) cmdline %q, read %v", hidden, p1.Cmdline, p1.Read)
-		}
-		if got := p7.Denied&procwalk.FieldCmdline != 0; got != hidden {
-			t.Errorf("hidden %v: pid 7 cmdline denied %v", hidden, got)
+		for _, p := range procs {
+			denied := p.Denied&procwalk.FieldCmdline != 0
+			switch p.ID.PID {
+			case 1:
+				if p.Read&procwalk.FieldCmdline == 0 || !slices.Equal(p.Cmdline, []string{"init"}) {
+					t.Errorf("hidden %v: pid 1 (listed) cmdline %q, read %v", hidden, p.Cmdline, p.Read)
+				}
+			case 7, ended.Process.Pid:
+				if denied {
+					t.Errorf("hidden %v: pid %d (shown now, or ended) marked denied", hidden, p.ID.PID)
+				}
+			case os.Getpid():
+				if denied != hidden {
+					t.Errorf("hidden %v: our pid (running, not in the fixture) denied %v", hidden, denied)
+				}
+			}
 		}
 	}
 }

@@ -328,9 +328,9 @@ func sortTogether(procs []procwalk.Process, t []totals) {
 
 // readOptional reads from /proc what the iterator does not give: fields,
 // and what sel selects. With hidden set (hidepid on, s.listed read), a
-// process /proc does not list is one hidepid hides from this user: its
-// files cannot be opened, so what it needs is marked denied, not silently
-// left unread as if it had exited.
+// process /proc did not list and still does not show, though it runs, is
+// one hidepid hides from this user: its files cannot be opened, so what it
+// needs is marked denied, not silently left unread as if it had exited.
 func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, sel procwalk.Selector, hidden bool) {
 	clear(s.groups)
 	j := 0 // cursor in s.listed, sorted as procs are
@@ -347,7 +347,7 @@ func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, 
 			for j < len(s.listed) && s.listed[j] < p.ID.PID {
 				j++
 			}
-			if j == len(s.listed) || s.listed[j] != p.ID.PID {
+			if (j == len(s.listed) || s.listed[j] != p.ID.PID) && s.hiddenFromProc(p.ID.PID) {
 				p.Denied |= want
 				continue
 			}
@@ -360,6 +360,21 @@ func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, 
 		_ = s.scanner.ReadMore(ps, f)
 	}
 	clear(s.groups) // its pointers would keep this snapshot's array alive
+}
+
+// hiddenFromProc reports whether pid runs but /proc does not show it: not
+// a process started after the listing (/proc shows it now), nor one that
+// has exited since the iterator saw it (its reads count it gone).
+func (s *Source) hiddenFromProc(pid int) bool {
+	if _, err := os.Stat(s.fs.Path(strconv.Itoa(pid))); err == nil {
+		return false
+	}
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		return false
+	}
+	unix.Close(fd)
+	return true
 }
 
 // ReadMore reads fields f of processes of an earlier snapshot from /proc.
