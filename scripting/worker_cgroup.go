@@ -41,9 +41,10 @@ type memoryCgroup struct {
 }
 
 // newMemoryCgroup makes (or reuses, left by an earlier parent of the same
-// pid) the cgroup procwalk-worker-<pid> below the memory cgroup self's
-// process is in, with limit bytes, and removes the ones procwalks gone
-// without removing theirs left there; nil when it cannot.
+// pid) the cgroup procwalk-worker-<pid namespace>-<pid> below the memory
+// cgroup self's process is in, with limit bytes, and removes the ones
+// procwalks of its namespace gone without removing theirs left there; nil
+// when it cannot.
 func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	if self.Root() == "" {
 		return nil
@@ -58,8 +59,15 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 			return nil // not delegated: a child would have no memory controller
 		}
 	}
-	removeStaleCgroups(parent.Dir, self.Root())
-	c := &memoryCgroup{dir: filepath.Join(parent.Dir, workerCgroupPrefix+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
+	// The pid namespace is in the name: procwalks of two namespaces may
+	// share this parent, and each knows only its own pids.
+	ns, err := os.Readlink(self.Path("self", "ns", "pid")) // "pid:[4026531836]"
+	if err != nil {
+		return nil
+	}
+	prefix := workerCgroupPrefix + strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
+	removeStaleCgroups(parent.Dir, prefix, self.Root())
+	c := &memoryCgroup{dir: filepath.Join(parent.Dir, prefix+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
 	if err := os.Mkdir(c.dir, 0o755); err != nil && !os.IsExist(err) {
 		return nil
 	}
@@ -80,20 +88,23 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	return c
 }
 
-// workerCgroupPrefix names a worker cgroup, followed by its parent's pid.
+// workerCgroupPrefix starts a worker cgroup's name, followed by the pid
+// namespace's inode number and its parent's pid in that namespace:
+// procwalk-worker-4026531836-1234.
 const workerCgroupPrefix = "procwalk-worker-"
 
-// removeStaleCgroups removes the worker cgroups in dir that a procwalk no
-// longer running left (one killed by SIGKILL cannot remove its own), found
-// by their pid missing under procRoot. Removing a cgroup directory succeeds
-// only when no process is in it, so a live one stays whatever its name.
-func removeStaleCgroups(dir, procRoot string) {
+// removeStaleCgroups removes the worker cgroups in dir of our pid namespace
+// (named prefix<pid>) that a procwalk no longer running left (one killed by
+// SIGKILL cannot remove its own), found by their pid missing under
+// procRoot. Removing a cgroup directory succeeds only when no process is in
+// it, so a live one stays whatever its name.
+func removeStaleCgroups(dir, prefix, procRoot string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
-		pid, ok := strings.CutPrefix(e.Name(), workerCgroupPrefix)
+		pid, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.IsDir() {
 			continue
 		}

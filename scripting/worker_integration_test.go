@@ -111,7 +111,11 @@ func TestIntegrationWorkerRemovesStaleCgroup(t *testing.T) {
 	if err := ended.Run(); err != nil {
 		t.Fatal(err)
 	}
-	stale := filepath.Join(parent.Dir, workerCgroupPrefix+strconv.Itoa(ended.Process.Pid))
+	ns, err := os.Readlink("/proc/self/ns/pid") // "pid:[4026531836]"
+	if err != nil {
+		t.Skip(err)
+	}
+	stale := filepath.Join(parent.Dir, workerCgroupPrefix+strings.Trim(ns[len("pid:"):], "[]")+"-"+strconv.Itoa(ended.Process.Pid))
 	if err := os.Mkdir(stale, 0o755); err != nil {
 		t.Skipf("cannot make a cgroup below %s: %v", parent.Dir, err)
 	}
