@@ -45,9 +45,9 @@ func startOwn(t *testing.T, name string, args ...string) *exec.Cmd {
 }
 
 // removeTestCgroup removes a cgroup the test made and started its processes
-// in, once they are gone: a process killed a moment ago stays listed until
-// it is reaped, and one a failed test left running is killed through the
-// cgroup (every process there is the test's). It fails the test, naming
+// in, once they are gone: a process killed a moment ago keeps it busy until
+// its exit is done, and one a failed test left running is killed through
+// the cgroup (every process there is the test's). It fails the test, naming
 // dir, rather than leave the cgroup behind: a leftover sub-cgroup makes
 // every later gather on the host walk that hierarchy.
 func removeTestCgroup(t *testing.T, dir string) {

@@ -74,6 +74,15 @@ func TestKindTable(t *testing.T) {
 		KindGroup: {AttrRule}, KindUser: {AttrUID},
 		KindSID: nil, KindPGRP: nil, KindTTY: nil, KindTree: nil, KindCgroup: nil,
 	}
+	// Every kind: an attribute is a tag or a field of its lines, never
+	// both (JSON's numbers are fields).
+	for _, k := range kindTable() {
+		for _, a := range k.tagAttrs() {
+			if slices.Contains(k.numberAttrs(), a) {
+				t.Errorf("%s: %s is both a tag and a number", k.name(), a)
+			}
+		}
+	}
 	for name, want := range wantTags {
 		k := (&Session{Kind: name}).sessionKind()
 		if k == nil {

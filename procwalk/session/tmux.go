@@ -68,7 +68,7 @@ func runTmuxListPanes(socket string) ([]byte, error) {
 	case errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT):
 		return nil, fmt.Errorf("%w on %s", ErrNoTmuxServer, socket)
 	case errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM):
-		return nil, fmt.Errorf("cannot connect to %s: %w: its server is another user's (run procwalk as that user, or as root)", socket, err)
+		return nil, fmt.Errorf("cannot connect to %s: %w: a server there, if any, is another user's (run procwalk as that user, or as root)", socket, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
 	defer cancel()

@@ -55,10 +55,10 @@ func ParseDirents(b []byte, fn func(name []byte, typ byte)) {
 }
 
 // PIDName returns the pid a /proc entry's name is, when it is one: decimal,
-// above 0 and at most 1<<22 (PID_MAX_LIMIT).
+// above 0 and below pid_max, which is at most 1<<22 (PID_MAX_LIMIT).
 func PIDName(name []byte) (int, bool) {
 	pid, ok := Atou(name)
-	if !ok || pid == 0 || pid > 1<<22 {
+	if !ok || pid == 0 || pid >= 1<<22 {
 		return 0, false
 	}
 	return int(pid), true

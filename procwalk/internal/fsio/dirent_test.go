@@ -92,12 +92,12 @@ func TestEachDirent(t *testing.T) {
 }
 
 func TestPIDName(t *testing.T) {
-	for name, want := range map[string]int{"1": 1, "42": 42, "4194304": 4194304} {
+	for name, want := range map[string]int{"1": 1, "42": 42, "4194303": 4194303} {
 		if got, ok := PIDName([]byte(name)); !ok || got != want {
 			t.Errorf("PIDName(%q) = %d, %v; want %d", name, got, ok, want)
 		}
 	}
-	for _, name := range []string{"", ".", "..", "0", "self", "4194305", "12a", "99999999999999999999999", "-1"} {
+	for _, name := range []string{"", ".", "..", "0", "self", "4194304", "12a", "99999999999999999999999", "-1"} {
 		if got, ok := PIDName([]byte(name)); ok {
 			t.Errorf("PIDName(%q) = %d, true; want no pid", name, got)
 		}

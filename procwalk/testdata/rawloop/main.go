@@ -94,11 +94,12 @@ func interpreter(stat []byte) bool {
 }
 
 // readCgroups reads cgroup.procs of every cgroup of each hierarchy mounted
-// under /sys/fs/cgroup that has a sub-cgroup.
+// under /sys/fs/cgroup that has a sub-cgroup: the v2 one mounted there, or
+// the v1 ones (and a hybrid host's v2 one) mounted in its directories.
 func readCgroups(buf []byte) {
-	tops, _ := filepath.Glob("/sys/fs/cgroup/*/cgroup.procs")
-	if v2 := "/sys/fs/cgroup/cgroup.procs"; exists(v2) {
-		tops = append(tops, v2)
+	tops := []string{"/sys/fs/cgroup/cgroup.procs"}
+	if !exists(tops[0]) {
+		tops, _ = filepath.Glob("/sys/fs/cgroup/*/cgroup.procs")
 	}
 	for _, top := range tops {
 		root := filepath.Dir(top)
@@ -126,13 +127,29 @@ func readCgroups(buf []byte) {
 }
 
 // askTmux lists the panes of every tmux server with a socket in this
-// user's socket directory.
+// user's socket directory; a socket no server listens on is passed over
+// without starting tmux, as procwalk does.
 func askTmux() {
 	dir := filepath.Join(os.TempDir(), "tmux-"+strconv.Itoa(os.Getuid()))
 	sockets, _ := os.ReadDir(dir)
 	for _, s := range sockets {
-		exec.Command("tmux", "-S", filepath.Join(dir, s.Name()), "list-panes", "-a", "-F", "#{pane_pid} #{session_name}").Run()
+		path := filepath.Join(dir, s.Name())
+		if !listening(path) {
+			continue
+		}
+		exec.Command("tmux", "-S", path, "list-panes", "-a", "-F", "#{pane_pid} #{session_name}").Run()
 	}
+}
+
+// listening reports whether a server accepts connections on the unix
+// socket at path (package net would link its resolver into the loop).
+func listening(path string) bool {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	return syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}) == nil
 }
 
 func exists(path string) bool {
