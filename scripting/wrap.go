@@ -21,6 +21,9 @@ func (m *module) luaWrap(L *lua.LState) int {
 	s := L.CheckString(1)
 	width := L.OptInt(2, reportWidth)
 	indent := L.OptString(3, "")
+	if width < 1 {
+		L.ArgError(2, "the width must be at least 1")
+	}
 	room := width - utf8.RuneCountInString(indent)
 	if room < 1 {
 		L.ArgError(3, "the indent must be narrower than the width")

@@ -33,7 +33,7 @@ import (
 // cut to n runes reads like another cell, a cut that does not; nil when
 // there are none, the common case.
 func distinctCuts(cells []string, n int) map[string]string {
-	if n < 1 {
+	if n < 1 || !cutsMayClash(cells, n) {
 		return nil
 	}
 	fitting := map[string]bool{} // cells that fit and could read as a cut
@@ -73,6 +73,29 @@ func distinctCuts(cells []string, n int) map[string]string {
 		keepApart(byCut[cut], n, taken, out)
 	}
 	return out
+}
+
+// cutsMayClash reports whether two different long cells of a column cut to
+// n runes alike, or a cell that fits holds "…": with one sorted slice, so
+// that the common case builds no maps.
+func cutsMayClash(cells []string, n int) bool {
+	type cut struct{ text, cell string }
+	var cuts []cut
+	for _, c := range cells {
+		switch {
+		case utf8.RuneCountInString(c) > n:
+			cuts = append(cuts, cut{cutMiddle(c, n), c})
+		case strings.Contains(c, "…"):
+			return true
+		}
+	}
+	slices.SortFunc(cuts, func(a, b cut) int { return strings.Compare(a.text, b.text) })
+	for i := 1; i < len(cuts); i++ {
+		if cuts[i].text == cuts[i-1].text && cuts[i].cell != cuts[i-1].cell {
+			return true
+		}
+	}
+	return false
 }
 
 // keepApart cuts each of group (long cells, all different) to n runes
