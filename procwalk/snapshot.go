@@ -102,7 +102,7 @@ type Scanner struct {
 	path  []byte // "<pid>/<file>\0" relative to the root fd
 	dents []byte
 	pids  []int
-	comms map[string]string // interned comm strings: most repeat across scans
+	comms *fsio.Interner // comms: most repeat across scans
 	// cmdlines are parsed command lines by their bytes, interned as comms
 	// are: a long-running Monitor reads the same interpreters' command lines
 	// gather after gather (agents), and would allocate each again.
@@ -150,7 +150,7 @@ func NewScanner(fs FS) *Scanner {
 		buf:   make([]byte, 0, 4096),
 		path:  make([]byte, 0, 64),
 		dents: make([]byte, 32<<10),
-		comms: make(map[string]string),
+		comms: &fsio.Interner{Max: fsio.MaxInterned},
 
 		cmdlines: &cmdlineCache{args: make(map[string][]string)},
 		stuck:    &stuckReads{},
@@ -163,10 +163,6 @@ func NewScanner(fs FS) *Scanner {
 func (fs FS) Snapshot(fields Fields) (*Snapshot, error) {
 	return NewScanner(fs).Snapshot(fields)
 }
-
-// maxInterned bounds the comm cache: a host that churns through many unique
-// names (pids in names, random tmp names) must not grow it without end.
-const maxInterned = 8192
 
 // Snapshot scans every process once, reading stat and statm and the optional
 // fields asked for. It fails only when the root cannot be listed; anything
@@ -200,9 +196,6 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	}
 	if !slices.IsSorted(sc.pids) {
 		slices.Sort(sc.pids)
-	}
-	if len(sc.comms) > maxInterned {
-		clear(sc.comms)
 	}
 	if sc.cmdlines.bytes > maxInternedCmdlineBytes*3/4 {
 		// Full, or nearly: start again with the lines read from now on.
@@ -407,15 +400,6 @@ func (sc *Scanner) abandoned(pid int) error {
 	return errAbandoned
 }
 
-func (sc *Scanner) intern(b []byte) string {
-	if s, ok := sc.comms[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	sc.comms[s] = s
-	return s
-}
-
 // cmdlineCache holds interned command lines, shared by a Scanner and the
 // copies its scans run on.
 type cmdlineCache struct {
@@ -458,7 +442,7 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 	hz := float64(host.ClockTicks)
 	p.ID = ProcID{PID: pid, StartTicks: st.StartTicks}
 	p.PPID, p.PGRP, p.SID, p.TTY = st.PPID, st.PGRP, st.SID, st.TTY
-	p.Comm = sc.intern(comm)
+	p.Comm = sc.comms.String(comm)
 	p.State, p.Kernel, p.Threads = st.State, st.Kernel(), st.Threads
 	p.Start = host.BootTime.Add(ticksToDuration(st.StartTicks, host.ClockTicks))
 	p.UserCPUSeconds = float64(st.UTime) / hz

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // record.go turns the iterator's records into Processes: the raw kernel
@@ -77,9 +78,6 @@ func adjustCPU(utime, stime, rtime, prevU, prevS uint64) (u, s uint64) {
 	return utime, stime
 }
 
-// maxInterned bounds the comm cache, as the Scanner's.
-const maxInterned = 8192
-
 // converter holds what converting records needs: the host's units and the
 // comm strings interned across gathers.
 type converter struct {
@@ -88,7 +86,7 @@ type converter struct {
 	bootTime time.Time
 	offsetNs uint64 // the reader's time namespace's boottime offset
 	statusOK bool   // uids are the reader's: fill FieldStatus
-	comms    map[string]string
+	comms    fsio.Interner
 }
 
 // process fills p from r as the /proc source would from stat and statm
@@ -141,14 +139,5 @@ func (c *converter) comm(raw []int8) string {
 	for ; n < len(raw) && raw[n] != 0; n++ {
 		b[n] = byte(raw[n])
 	}
-	name := b[:n]
-	if s, ok := c.comms[string(name)]; ok {
-		return s
-	}
-	if len(c.comms) >= maxInterned {
-		clear(c.comms) // a host churning through unique names
-	}
-	s := string(name)
-	c.comms[s] = s
-	return s
+	return c.comms.String(b[:n])
 }

@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 func TestStateLetter(t *testing.T) {
@@ -118,7 +119,7 @@ func comm(s string) (c [16]int8) {
 }
 
 func testSource() *Source {
-	return &Source{conv: converter{hz: 100, page: 4096, bootTime: time.Unix(1_700_000_000, 0), statusOK: true, comms: map[string]string{}}}
+	return &Source{conv: converter{hz: 100, page: 4096, bootTime: time.Unix(1_700_000_000, 0), statusOK: true, comms: fsio.Interner{Max: fsio.MaxInterned}}}
 }
 
 func TestDecode(t *testing.T) {

@@ -73,7 +73,7 @@ func Open(fs procwalk.FS) (*Source, error) {
 		return nil, err
 	}
 	s := &Source{fs: fs, scanner: procwalk.NewScanner(fs), groups: make(map[procwalk.Fields][]*procwalk.Process)}
-	s.conv = converter{hz: host.ClockTicks, page: host.PageSizeBytes, comms: make(map[string]string)}
+	s.conv = converter{hz: host.ClockTicks, page: host.PageSizeBytes, comms: fsio.Interner{Max: fsio.MaxInterned}}
 	if s.conv.hz == 0 || uint64(time.Second)%s.conv.hz != 0 {
 		return nil, fmt.Errorf("USER_HZ %d does not divide a second: start and CPU ticks would not match /proc", s.conv.hz)
 	}

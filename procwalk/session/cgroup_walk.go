@@ -51,9 +51,9 @@ type cgroupWalk struct {
 	nodes        []cgroupNode
 	placed       map[int]cgroupSlots
 	lines        map[cgroupSlots][]procwalk.CgroupLine
-	strs         map[string]string // interned paths and controller lists
-	buf          []byte            // cgroup.procs chunks
-	small        []byte            // the /proc files read before the walk
+	strs         fsio.Interner // paths and controller lists
+	buf          []byte        // cgroup.procs chunks
+	small        []byte        // the /proc files read before the walk
 	dents        []byte
 	path         []byte
 }
@@ -99,9 +99,6 @@ func isWalkedHierarchy(l procwalk.CgroupLine) bool {
 		procwalk.HasController(l.Controllers, "memory") || procwalk.HasController(l.Controllers, "cpu")
 }
 
-// maxWalkStrings bounds the interned strings: cgroups come and go.
-const maxWalkStrings = 8192
-
 // run walks the hierarchies under cgroupRoot that fs's own process sees,
 // leaving the walk invalid (every process read from /proc) when it cannot
 // be trusted.
@@ -110,15 +107,12 @@ func (w *cgroupWalk) run(fs procwalk.FS, cgroupRoot string) {
 	if w.placed == nil {
 		w.placed = make(map[int]cgroupSlots)
 		w.lines = make(map[cgroupSlots][]procwalk.CgroupLine)
-		w.strs = make(map[string]string)
+		w.strs.Max = fsio.MaxInterned // cgroups come and go
 		w.buf = make([]byte, 64<<10)
 		w.dents = make([]byte, 32<<10)
 	}
 	clear(w.placed)
 	clear(w.lines)
-	if len(w.strs) > maxWalkStrings {
-		clear(w.strs)
-	}
 	w.nodes = w.nodes[:0]
 	if !w.findHierarchies(fs, cgroupRoot) {
 		return
@@ -192,7 +186,7 @@ func (w *cgroupWalk) findHierarchies(fs procwalk.FS, cgroupRoot string) bool {
 			m.Root = "/" // plain files: a fixture tree
 		}
 		live = live || real
-		l.Controllers = w.intern([]byte(l.Controllers))
+		l.Controllers = w.strs.String([]byte(l.Controllers))
 		single := l.HierarchyID != 0 && !strings.HasPrefix(l.Controllers, "name=") &&
 			cgroups != nil && onlyRootCgroups(cgroups, []procwalk.CgroupLine{l})
 		w.hiers = append(w.hiers, walkedHierarchy{line: l, dir: dir, mountRoot: m.Root, single: single,
@@ -328,7 +322,7 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 	prefix := len(strings.TrimSuffix(hi.mountRoot, "/"))
 	first := len(w.nodes)
 	hi.top = int32(first)
-	w.nodes = append(w.nodes, cgroupNode{path: w.intern([]byte(hi.mountRoot)), parent: -1})
+	w.nodes = append(w.nodes, cgroupNode{path: w.strs.String([]byte(hi.mountRoot)), parent: -1})
 	if hi.single {
 		return hi.mountRoot == "/" // a mount below the root: not the one cgroup
 	}
@@ -361,7 +355,7 @@ func (w *cgroupWalk) addChildren(fd int, i int32) {
 			return
 		}
 		w.path = append(append(append(w.path[:0], parent...), '/'), name...)
-		w.nodes = append(w.nodes, cgroupNode{path: w.intern(w.path), parent: i})
+		w.nodes = append(w.nodes, cgroupNode{path: w.strs.String(w.path), parent: i})
 	})
 }
 
@@ -500,14 +494,4 @@ func atRoot(lines []procwalk.CgroupLine) bool {
 		}
 	}
 	return true
-}
-
-// intern returns b as a string, the same one for the same bytes.
-func (w *cgroupWalk) intern(b []byte) string {
-	if s, ok := w.strs[string(b)]; ok {
-		return s
-	}
-	s := string(b)
-	w.strs[s] = s
-	return s
 }
