@@ -91,9 +91,9 @@ func Metrics() []MetricDesc {
 			value: always(func(p *Process) float64 { return float64(p.SID) })},
 		{Name: "tty_nr", Aliases: []string{"tty"}, Label: "TTY", Type: Gauge, Integer: true, Help: "controlling terminal's device number, 0 for none",
 			value: always(func(p *Process) float64 { return float64(p.TTY) })},
-		{Name: "uid", Aliases: []string{"euid"}, Label: "UID", Type: Gauge, Integer: true, Needs: FieldStatus, Help: "effective user id, as ps(1) shows",
-			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.EffectiveUID), read(p, FieldStatus) }},
-		{Name: "ruid", Label: "RUID", Type: Gauge, Integer: true, Needs: FieldStatus, Help: "real user id (user sessions group by it)",
+		{Name: "uid", Aliases: []string{"euid"}, Label: "UID", Type: Gauge, Integer: true, Needs: FieldOwner, Help: "effective user id, as ps(1) shows (user sessions group by it)",
+			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.EffectiveUID), read(p, FieldOwner) }},
+		{Name: "ruid", Label: "RUID", Type: Gauge, Integer: true, Needs: FieldStatus, Help: "real user id",
 			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.RealUID), read(p, FieldStatus) }},
 		{Name: "threads", Label: "THR", Type: Gauge, Integer: true, Help: "thread count",
 			value: always(func(p *Process) float64 { return float64(p.Threads) })},
@@ -106,10 +106,10 @@ func Metrics() []MetricDesc {
 		{Name: "uss_bytes", Aliases: []string{"uss"}, Label: "USS", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldSmaps,
 			Help:  "unique set size (smaps_rollup): memory freed if the process exits",
 			value: func(_ *Snapshot, p *Process) (float64, bool) { return float64(p.Smaps.USSBytes), read(p, FieldSmaps) }},
-		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldStatus,
-			Help: "swapped-out memory (status VmSwap, or smaps_rollup Swap when read)",
+		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Type: Gauge, Integer: true, Needs: FieldSwap,
+			Help: "swapped-out memory (status VmSwap, 0 on a host with no swap in use; smaps_rollup Swap when read)",
 			value: func(_ *Snapshot, p *Process) (float64, bool) {
-				return float64(p.SwapBytes), read(p, FieldStatus|FieldSmaps)
+				return float64(p.SwapBytes), read(p, FieldSwap)
 			}},
 		{Name: "vsize_bytes", Aliases: []string{"vsize"}, Label: "VSZ", Unit: "bytes", Type: Gauge, Integer: true, Help: "virtual memory size",
 			value: always(func(p *Process) float64 { return float64(p.VSizeBytes) })},

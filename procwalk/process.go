@@ -59,8 +59,9 @@ type Process struct {
 	DataBytes   uint64 // data + stack
 
 	// Optional fields, each with the Fields bit that reads it.
-	RealUID, EffectiveUID  int          // FieldStatus
-	SwapBytes              uint64       // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
+	RealUID                int          // FieldStatus
+	EffectiveUID           int          // FieldOwner (the owner of /proc/<pid>), or FieldStatus, which sets FieldOwner too
+	SwapBytes              uint64       // FieldSwap: VmSwap (FieldStatus), 0 on a host with no swap in use; FieldSmaps overrides with its own Swap
 	VoluntaryCtxSwitches   uint64       // FieldStatus
 	InvoluntaryCtxSwitches uint64       // FieldStatus
 	Cmdline                []string     // FieldCmdline: the arguments; empty for kernel threads and zombies (CmdlineTruncated above)

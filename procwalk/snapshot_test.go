@@ -165,7 +165,7 @@ func TestSnapshotFixtureProcesses(t *testing.T) {
 			RealUID: 1000, EffectiveUID: 1000, VoluntaryCtxSwitches: 10, InvoluntaryCtxSwitches: 2,
 			IO:      IO{RChar: 6976, SyscR: 10},
 			Cgroups: cgroupLines(tmuxScope),
-			Read:    FieldStatus | FieldCmdline | FieldIO | FieldCgroup | FieldOOMScore,
+			Read:    FieldStatus | FieldCmdline | FieldIO | FieldCgroup | FieldOOMScore | FieldOwner | FieldSwap,
 		},
 		{
 			// Broken status, io and oom_score: the process is kept, those
@@ -247,8 +247,8 @@ func TestSnapshotFieldSelection(t *testing.T) {
 	}
 	// Without smaps, swap comes from status's VmSwap.
 	s = fixtureSnapshot(t, FieldStatus)
-	if p := s.Process(101); p.SwapBytes != 64<<10 || p.Read != FieldStatus {
-		t.Errorf("bash status only: SwapBytes %d, Read %v; want 65536, status", p.SwapBytes, p.Read)
+	if p := s.Process(101); p.SwapBytes != 64<<10 || p.Read != FieldStatus|FieldOwner|FieldSwap {
+		t.Errorf("bash status only: SwapBytes %d, Read %v; want 65536, status,owner,swap", p.SwapBytes, p.Read)
 	}
 }
 

@@ -24,7 +24,8 @@ func metricTable() string {
 		}
 		reads := "stat, statm"
 		if d.Needs != 0 {
-			reads = strings.ReplaceAll(d.Needs.String(), "smaps", "smaps_rollup")
+			reads = strings.NewReplacer("smaps", "smaps_rollup", "owner", "the owner of /proc/PID",
+				"swap", "status (nothing when no swap is in use)").Replace(d.Needs.String())
 		}
 		if d.Type == procwalk.Rate {
 			reads += ", two gathers"

@@ -119,7 +119,7 @@ func (c *converter) process(r *taskProcessRec, p *procwalk.Process) {
 		p.RealUID, p.EffectiveUID = int(r.Uid), int(r.Euid)
 		p.SwapBytes = r.RssSwap * page
 		p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches = r.Nvcsw, r.Nivcsw
-		p.Read |= procwalk.FieldStatus
+		p.Read |= procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap // status's values
 	}
 }
 

@@ -164,7 +164,7 @@ func checkDecoded(t *testing.T, r io.Reader) {
 	want := procwalk.Process{
 		ID: procwalk.ProcID{PID: 40, StartTicks: 500}, PPID: 1, PGRP: 40, SID: 30, TTY: 34816,
 		Comm: "a) b\n(x", Threads: 2, Start: time.Unix(1_700_000_005, 0), State: 'R',
-		Read: procwalk.FieldStatus,
+		Read: procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap,
 		// 200 ms user and 100 ms system sampled, 200 ms run: system is
 		// 100×200/300 = 66.7 ms (6 ticks), user the rest, 133.3 ms (13).
 		UserCPUSeconds: 0.13, SystemCPUSeconds: 0.06,

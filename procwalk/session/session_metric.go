@@ -83,7 +83,7 @@ func Metrics() []MetricDesc {
 			value: total(func(t *Totals) float64 { return float64(t.RSSBytes) }, always)},
 		{Name: "swap_bytes", Aliases: []string{"swap"}, Unit: "bytes", Type: procwalk.Gauge, Integer: true, Help: "sum of VmSwap (status) or Swap (smaps_rollup)",
 			value: func(ss *Session, read procwalk.Fields, _ time.Time) (float64, bool) {
-				return float64(ss.Totals.SwapBytes), read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0
+				return float64(ss.Totals.SwapBytes), read&(procwalk.FieldSwap|procwalk.FieldStatus|procwalk.FieldSmaps) != 0
 			}},
 		{Name: "pss_bytes", Aliases: []string{"pss"}, Unit: "bytes", Type: procwalk.Gauge, Integer: true, Help: "sum of PSS: shared pages split between their users",
 			value: total(func(t *Totals) float64 { return float64(t.PSSBytes) }, smaps)},

@@ -523,15 +523,15 @@ func (t *tmuxGrouping) startedAfter(p *procwalk.Process, srv int) bool {
 	return i < 0 || p.ID.StartTicks >= t.s.Procs[i].ID.StartTicks
 }
 
-// sameUserAsServer reports whether p runs as the real uid of a server
-// (false when uids were not read): its unreadable environment may hide an
-// escapee, where another user's is no business of that server's.
+// sameUserAsServer reports whether p runs as the effective uid of a
+// server (false when uids were not read): its unreadable environment may
+// hide an escapee, where another user's is no business of that server's.
 func (t *tmuxGrouping) sameUserAsServer(p *procwalk.Process) bool {
-	if p.Read&procwalk.FieldStatus == 0 {
+	if p.Read&procwalk.FieldOwner == 0 {
 		return false
 	}
 	for _, i := range t.serverIndex {
-		if i >= 0 && t.s.Procs[i].Read&procwalk.FieldStatus != 0 && t.s.Procs[i].RealUID == p.RealUID {
+		if i >= 0 && t.s.Procs[i].Read&procwalk.FieldOwner != 0 && t.s.Procs[i].EffectiveUID == p.EffectiveUID {
 			return true
 		}
 	}

@@ -194,7 +194,7 @@ func rateColumn(c int) bool { return c == colGrowth || c == colRead || c == colW
 func (b *rowBuilder) processCells(r *row) []string {
 	p, v, ok := r.proc, &r.values, &r.have
 	user := absent
-	if p.Read&procwalk.FieldStatus != 0 {
+	if p.Read&procwalk.FieldOwner != 0 {
 		user = b.users.Name(p.EffectiveUID)
 	}
 	command := strings.Join(p.Cmdline, " ")
