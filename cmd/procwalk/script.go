@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
@@ -397,7 +398,7 @@ type scriptHook struct {
 	guard  *scripting.RunGuard
 }
 
-func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
+func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	if h.worker != nil {
@@ -410,9 +411,9 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	if h.conn != nil {
 		h.out.to = &forwardEmitter{c: h.conn}
 	}
-	sessions := func() ([]session.Session, error) { return g.Sessions, nil }
+	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
 	h.guard.Begin()
-	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
+	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore}))
 	h.guard.End()
 	return err
 }

@@ -188,11 +188,11 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		// hook on it, as watch runs its script; the script's metrics go to
 		// the parent's batch, which holds procwalk's own lines.
 		return serveWorker(ctx, c.e, hook.limits, func(context.Context) (string, error) {
-			g, err := collector.Gather()
+			f, err := collector.Gather()
 			if err != nil {
 				return "", err
 			}
-			return "", hook.run(g, nil)
+			return "", hook.run(f, nil)
 		})
 	}
 	// A closed stdout must end us with EPIPE from Write, which we handle,
