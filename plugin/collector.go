@@ -79,7 +79,7 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 		}
 	}
 	mem := frame.Memory{Retention: frame.Recycle}
-	if cfg.Hook != nil {
+	if cfg.Hook != nil && !cfg.HookCopies {
 		mem.Retention = frame.KeepAll // see Hook
 	}
 	c.pipeline = frame.New(fs, frame.Config{Fields: fields, Source: cfg.Source, Grouper: grouper, Memory: mem})

@@ -357,6 +357,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
 	in.Hook = hook.run
 	if execd && t.s.isolated(e) {
+		in.HookCopies = true // the worker gets a copy of each frame
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
 		cfg.Emit = func(m scripting.WorkerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) } // checked again by the batch
 		cfg.Action = func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }                         // logged by the worker
@@ -402,7 +403,7 @@ func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	if h.worker != nil {
-		d, err := h.worker.Tick(h.ctx)
+		d, err := h.worker.Tick(h.ctx, f)
 		if err != nil {
 			return err
 		}

@@ -58,7 +58,29 @@ type Memory struct {
 	// gather, which a lower GOGC or a memory limit cannot free, only chase
 	// at a CPU cost: the runtime's GC settings are left alone.
 	Return bool
+	// Limit, when set, is the runtime's soft memory limit for a frame of
+	// n processes, set after each frame Run hands out (LiveViewLimit).
+	// Leave it nil when GOMEMLIMIT is set: the person's choice wins.
+	Limit func(processes int) int64
 }
+
+// LiveViewLimit is a live view's soft memory limit at n processes: 34 MiB
+// of the runtime's memory up to 10,000 processes, about 38 MiB resident
+// with the binary's pages, in every view (the sessions views hold a
+// Grouper's state besides the frames); more in proportion beyond, so the
+// collector never chases a live heap the limit cannot hold. It, not a low
+// GOGC, bounds a live view's memory: a refresh makes little garbage (rows
+// and snapshots reuse their storage), and collecting at GOGC's default
+// spends less CPU on marking.
+func LiveViewLimit(n int) int64 {
+	const bytes = 34 << 20
+	return bytes * int64(max(n, 10_000)) / 10_000
+}
+
+// Trim returns the memory freed so far to the kernel, now: for a consumer
+// that just dropped megabytes (a live view leaving its sessions views
+// drops their Grouper).
+func (p *Pipeline) Trim() { debug.FreeOSMemory() }
 
 // memoryState is what the policy keeps between frames.
 type memoryState struct {
@@ -79,13 +101,17 @@ func (p *Pipeline) Release() {
 }
 
 // betweenFrames is the policy's work once a consumer is done with a frame
-// of Run: with Memory.Return, returnMemory.
+// of Run: with Memory.Return, returnMemory; with Memory.Limit, the
+// runtime's memory limit for the frame's process count.
 func (p *Pipeline) betweenFrames(f Frame) {
 	if f.Snapshot != nil {
 		p.memory.processes = len(f.Snapshot.Procs)
 	}
 	if p.cfg.Memory.Return {
 		p.returnMemory()
+	}
+	if p.cfg.Memory.Limit != nil {
+		debug.SetMemoryLimit(p.cfg.Memory.Limit(p.memory.processes))
 	}
 }
 
