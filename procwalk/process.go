@@ -57,6 +57,13 @@ type Process struct {
 	SharedBytes uint64 // resident file-backed and shmem pages
 	TextBytes   uint64
 	DataBytes   uint64 // data + stack
+	// StartStack (stat field 28) is where the main thread's stack starts:
+	// an exec puts a new one, at a random address where address-space
+	// randomisation is on, so what only an exec changes (an interpreter's
+	// command line) may be kept while it and the comm stay. 0 when the
+	// kernel hides it (a process the reader may not trace) or there is no
+	// memory (kernel threads, zombies); the BPF source leaves it 0.
+	StartStack uint64
 
 	// Optional fields, each with the Fields bit that reads it.
 	RealUID                int          // FieldStatus

@@ -476,6 +476,7 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 	page := host.PageSizeBytes
 	p.RSSBytes = sm.ResidentPages * page
 	p.SharedBytes, p.TextBytes, p.DataBytes = sm.SharedPages*page, sm.TextPages*page, sm.DataPages*page
+	p.StartStack = st.StartStack
 
 	if sel != nil {
 		fields = (fields | sel(p)) &^ p.Read
