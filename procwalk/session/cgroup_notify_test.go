@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -90,6 +91,44 @@ func TestCgroupWalkStands(t *testing.T) {
 	}
 	delete(where, 20) // listed by systemd alone: read from its file
 	gather("a cgroup removed", 6, where)
+}
+
+// A whole hierarchy whose top has no sub-cgroup is placed without a list
+// (the walk makes it single): it stands too, until a sub-cgroup is made.
+func TestCgroupWalkStandsTopOnly(t *testing.T) {
+	files := baseTree()
+	for _, pid := range []string{"10", "11", "20"} {
+		f := "proc/" + pid + "/cgroup"
+		files[f] = strings.Replace(files[f], "3:name=systemd:/a.service\n", "3:name=systemd:/\n", 1)
+		files[f] = strings.Replace(files[f], "3:name=systemd:/b.service\n", "3:name=systemd:/\n", 1)
+	}
+	delete(files, "cgroup/systemd/a.service/cgroup.procs")
+	delete(files, "cgroup/systemd/b.service/cgroup.procs")
+	files["proc/10/ns/cgroup"] = "->" + initialCgroupNS
+	proc, cg := cgroupTree(t, files)
+	g, _ := fixtureGrouper(t, proc, Config{Kinds: []string{KindCgroup}, CgroupRoot: cg})
+	m := procwalk.NewMonitor(g.fs, procwalk.MonitorConfig{}, g)
+	for i, want := range []int{2, 2, 2} {
+		s, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Group(s)
+		if g.cgroups.walks != want {
+			t.Errorf("gather %d: %d walks in all, want %d", i+2, g.cgroups.walks, want)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(cg, "systemd", "c.service"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Group(s)
+	if g.cgroups.walks != 3 {
+		t.Errorf("after a sub-cgroup was made: %d walks in all, want 3", g.cgroups.walks)
+	}
 }
 
 func TestMembershipEvents(t *testing.T) {

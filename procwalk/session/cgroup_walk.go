@@ -182,7 +182,13 @@ func (w *cgroupWalk) standing(fs procwalk.FS, cgroupRoot string) bool {
 		return false
 	}
 	for h := range w.hiers {
-		w.hiers[h].top = before[h].top // set by the walk, not by findHierarchies
+		// Set by the walk, not by findHierarchies: the top's index, and
+		// single for a whole hierarchy whose top had no sub-cgroup (its
+		// watch sees one made).
+		w.hiers[h].top = before[h].top
+		if w.hiers[h].whole {
+			w.hiers[h].single = before[h].single
+		}
 		if w.hiers[h] != before[h] {
 			return false
 		}
