@@ -1,6 +1,7 @@
 package session
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -128,6 +129,58 @@ func TestCgroupWalkStandsTopOnly(t *testing.T) {
 	g.Group(s)
 	if g.cgroups.walks != 3 {
 		t.Errorf("after a sub-cgroup was made: %d walks in all, want 3", g.cgroups.walks)
+	}
+}
+
+// TestCgroupWalkLateBound: a standing walk keeps at most maxLate
+// processes by identity; past that the next gather walks again, which
+// places those started before it by pid (here they start in the future:
+// they are read again).
+func TestCgroupWalkLateBound(t *testing.T) {
+	files := baseTree()
+	files["proc/cgroups"] = "#subsys_name\thierarchy\tnum_cgroups\tenabled\nmemory\t2\t3\t1\npids\t1\t1\t1\n"
+	proc, cg := cgroupTree(t, files)
+	g, _ := fixtureGrouper(t, proc, Config{Kinds: []string{KindCgroup}, CgroupRoot: cg})
+	m := procwalk.NewMonitor(g.fs, procwalk.MonitorConfig{}, g)
+	gather := func() {
+		t.Helper()
+		s, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.Group(s)
+	}
+	gather()
+	gather()
+	if g.cgroups.walks != 2 || !g.cgroups.stands {
+		t.Fatalf("%d walks, standing %v; want 2, standing", g.cgroups.walks, g.cgroups.stands)
+	}
+	// Processes that started after the walk (start ticks beyond any
+	// boot's): each is read from its file and kept.
+	for pid := 1000; pid < 1000+maxLate(3)+1; pid++ {
+		p := "proc/" + strconv.Itoa(pid) + "/"
+		writeTreeFile(t, proc, p+"stat", fmt.Sprintf("%d (late) S 1 %d %d 0 -1 4194560 0 0 0 0 10 5 0 0 20 0 1 0 %d 12288000 1000 18446744073709551615 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, pid, pid, uint64(1)<<50))
+		writeTreeFile(t, proc, p+"statm", "3000 1000 250 10 0 500 0\n")
+		writeTreeFile(t, proc, p+"cgroup", "3:name=systemd:/a.service\n2:memory:/a.service\n1:pids:/p\n")
+	}
+	gather()
+	if g.cgroups.walks != 2 || g.cgroups.stands {
+		t.Errorf("after %d late processes: %d walks, standing %v; want 2, no longer standing", maxLate(3)+1, g.cgroups.walks, g.cgroups.stands)
+	}
+	gather()
+	if g.cgroups.walks != 3 {
+		t.Errorf("next gather: %d walks, want 3", g.cgroups.walks)
+	}
+}
+
+func writeTreeFile(t *testing.T, root, name, data string) {
+	t.Helper()
+	p := filepath.Join(root, strings.TrimPrefix(name, "proc/"))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

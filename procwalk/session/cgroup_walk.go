@@ -614,4 +614,14 @@ func (w *cgroupWalk) keepLate(s *procwalk.Snapshot) {
 	}
 	clear(w.late)
 	w.late, w.spareLate = next, w.late
+	if len(w.late) > maxLate(len(s.Procs)) {
+		// Many processes started since the walk (a fork storm, a batch
+		// of jobs): a new walk places them by pid again, for less CPU
+		// and memory than a file and lines kept for each.
+		w.stands = false
+	}
 }
+
+// maxLate bounds the processes a standing walk keeps by identity, on a
+// host of n processes: a sixteenth of them, at least 64.
+func maxLate(n int) int { return max(64, n/16) }
