@@ -315,7 +315,7 @@ const pipeReleaseWait = 100 * time.Millisecond
 func releasePipes(outputs ...io.Writer) {
 	closed := false
 	for _, w := range outputs {
-		if f, ok := w.(*os.File); ok && f.Close() == nil {
+		if f, ok := fileOf(w); ok && f.Close() == nil {
 			closed = true
 		}
 	}
