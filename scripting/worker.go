@@ -80,10 +80,13 @@ type workerMsg struct {
 }
 
 // WorkerEmit is a metric a script emitted, already checked by the worker.
+// The parent encodes it itself, as the in-process run does: line protocol
+// never passes through the escaping of the worker's text.
 type WorkerEmit struct {
 	Measurement string
 	Tags        map[string]string
 	Fields      map[string]any
+	Time        time.Time
 }
 
 // WorkerDone ends a run: its error (the message, the exit code it means),
@@ -112,7 +115,7 @@ type WorkerConfig struct {
 	// passes them through its one escaping function.
 	Stdout, Stderr io.Writer
 	// Emit and Action receive the metrics and kill outcomes of a run, for
-	// a batch (nil: not expected).
+	// the parent to encode (nil: not expected).
 	Emit   func(WorkerEmit)
 	Action func(kill.ActionEvent)
 	// Self reads the host's own /proc (never a --proc fixture): where the

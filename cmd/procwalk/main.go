@@ -49,7 +49,7 @@ func main() {
 	go func() { <-ctx.Done(); stop() }()
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr)
+		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr, procwalk.SystemClock{})
 	} else {
 		e := newEnv(os.Stdin, os.Stdout, os.Stderr)
 		// Scripts run in a worker: this binary again, whatever its path

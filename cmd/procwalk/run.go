@@ -148,6 +148,9 @@ func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *reader
 	w := sr.worker(stdout, wait)
 	d, err := w.Tick(ctx)
 	w.Close()
+	if ferr := sr.out.flush(stdout); ferr != nil && !closedPipe(ferr) && err == nil {
+		err = fmt.Errorf("writing metrics: %w", ferr)
+	}
 	switch {
 	case stdout.Gone():
 		return nil
@@ -213,9 +216,16 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	}
 	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
 	log := textLogger(e.stderr)
+	// In a worker, metrics and kill outcomes go to the parent, which
+	// encodes them as it does in-process: the same bytes either way.
+	var emitter scripting.Emitter = sr.out
+	action := sr.out.action
+	if e.conn != nil {
+		emitter, action = &forwardEmitter{c: e.conn}, e.conn.Action
+	}
 	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
-		sr.out.action(ev)
+		action(ev)
 	})
 	if err != nil {
 		return nil, err
@@ -233,7 +243,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep, Source: src}, grouper)
 	sr.rt = scripting.New(scripting.Config{
 		Killer:  killer,
-		Emitter: sr.out,
+		Emitter: emitter,
 		Logger:  log,
 		Print:   escapingWriter{print},
 		DryRun:  s.dryRun,
@@ -267,9 +277,13 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 func (sr *scriptRun) close() { sr.rt.Close() }
 
 // worker returns the parent's side of a worker running this script, its
-// stdout and stderr relayed to stdout and sr's stderr.
+// stdout and stderr relayed to stdout and sr's stderr, its metrics and
+// kill outcomes encoded into sr.out.
 func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
-	return scripting.NewWorker(workerConfig(sr.e, sr.limits, stdout, gatherWait))
+	cfg := workerConfig(sr.e, sr.limits, stdout, gatherWait)
+	cfg.Emit = func(m scripting.WorkerEmit) { sr.out.Emit(m.Measurement, m.Tags, m.Fields, m.Time) } // refused: left out, as in-process
+	cfg.Action = sr.out.action
+	return scripting.NewWorker(cfg)
 }
 
 // doneErr is the error of a run a worker ended, with its exit code.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -244,13 +245,15 @@ func (h *lineLogHandler) Enabled(context.Context, slog.Level) bool { return true
 
 func (h *lineLogHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
-	b.WriteString(r.Message)
+	// A script logs process names: escaped as everything procwalk prints
+	// (a quoted value by strconv.Quote, which escapes the same runes).
+	b.WriteString(printable(r.Message))
 	add := func(a slog.Attr) bool {
 		v := a.Value.String()
 		if strings.ContainsAny(v, " \t\"=") || v == "" {
-			v = fmt.Sprintf("%q", v)
+			v = strconv.Quote(v)
 		}
-		fmt.Fprintf(&b, " %s=%s", a.Key, v)
+		fmt.Fprintf(&b, " %s=%s", printable(a.Key), printable(v))
 		return true
 	}
 	for _, a := range h.attrs {
@@ -417,8 +420,9 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	return err
 }
 
-// forwardEmitter is a worker's emitter under telegraf: a metric the
-// encoder takes (checked as the parent's batch will) goes to the parent.
+// forwardEmitter is a worker's emitter: a metric the encoder takes
+// (checked as the parent will) goes to the parent, which encodes it into
+// its batch (telegraf) or its lines (run, watch).
 type forwardEmitter struct {
 	c   *scripting.WorkerConn
 	buf []byte
@@ -430,7 +434,7 @@ func (f *forwardEmitter) Emit(measurement string, tags map[string]string, fields
 	if err != nil {
 		return err
 	}
-	f.c.Emit(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields})
+	f.c.Emit(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields, Time: t})
 	return nil
 }
 

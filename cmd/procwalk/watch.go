@@ -176,6 +176,9 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 		if d, err = w.worker.Tick(ctx); err == nil {
 			note, err = d.Note, doneErr(d)
 		}
+		if ferr := w.sr.out.flush(w.stdout); ferr != nil && !closedPipe(ferr) {
+			w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
+		}
 	} else {
 		var ferr error
 		note, err, ferr = w.once(ctx, w.stdout)

@@ -25,16 +25,16 @@ import (
 const workerArg = "script-worker"
 
 // runWorker is main for a worker: it reads the command line from ctl and
-// runs it with its output sent to the parent through msgs; stderr hears
-// only why it could not start.
-func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer) error {
+// runs it on clock with its output sent to the parent through msgs;
+// stderr hears only why it could not start.
+func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer, clock procwalk.Clock) error {
 	conn, args, err := scripting.AcceptWorker(ctl, msgs, os.Exit)
 	if err != nil {
 		fmt.Fprintf(stderr, "procwalk: %s: %v\n", workerArg, err)
 		return &exitErr{Code: exitUsage}
 	}
 	e := newEnv(strings.NewReader(""), conn.Stdout(), conn.Stderr())
-	e.conn = conn
+	e.conn, e.clock = conn, clock
 	return runEnv(ctx, e, args)
 }
 
