@@ -161,10 +161,10 @@ func TestHoleErrorTextCapped(t *testing.T) {
 		{`error(setmetatable({}, {__tostring = function() return string.rep("x", 4e6) .. string.rep("y", 4e6) end}))`, ErrLimit,
 			"(an error object whose __tostring failed: big.lua:2: an error object's __tostring would make a string of 7.6 MiB, over the 4.0 MiB limit of an error message)"},
 		{`error(setmetatable({}, {__tostring = function() local s = "" for i = 1, 10 do s = s .. string.rep("x", 1e6) end return s end}))`, ErrLimit, "over the 4.0 MiB limit of an error message"},
-		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) error(setmetatable({}, {__tostring = function() return big end}))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) error(setmetatable({}, {__tostring = function() return big end}))`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
 		{`error(setmetatable({}, {__tostring = function() error("no text") end}))`, ErrScript, "(an error object whose __tostring failed: big.lua:2: no text)"},
-		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
-		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
 		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 22.9 MiB with the Go heap already"},
 	} {
 		cfg := w.cfg

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -53,6 +54,10 @@ type module struct {
 	groupErr error
 	members  map[string]map[procwalk.ProcID]int // kind -> member -> index in sessions
 	deadline *deadline
+	// killsLeft is how many more processes this run's kills may signal;
+	// graceLeft how much longer they may wait for targets to exit.
+	killsLeft int
+	graceLeft time.Duration
 }
 
 // forgetState drops the tables of a closed Lua state.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
@@ -111,9 +112,18 @@ type Config struct {
 	Users *procwalk.Users
 	// Hostname is procwalk.hostname(); "" means os.Hostname().
 	Hostname string
-	// Now is the clock of procwalk.now(); nil means time.Now.
+	// Now is the clock of procwalk.now() and of the hourly kill budget;
+	// nil means time.Now.
 	Now    func() time.Time
 	Limits Limits
+	// KillBudget bounds the processes kills may signal over the runs; nil
+	// means an hourly ledger of Limits.KillsPerHour on Now. A worker's is
+	// its parent's allowance (WorkerConn).
+	KillBudget KillBudget
+	// DeadlineMoved is told when a kill moves the run's deadline (later
+	// while it may wait for its targets, back by what it did not wait),
+	// so that a worker's parent moves its own; nil: nobody to tell.
+	DeadlineMoved func(by time.Duration)
 }
 
 // Input is what one run looks at.
@@ -177,6 +187,9 @@ func New(cfg Config) *Runtime {
 		cfg.Hostname, _ = os.Hostname()
 	}
 	r := &Runtime{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	if r.cfg.KillBudget == nil {
+		r.cfg.KillBudget = NewKillLedger(r.limits.KillsPerHour, cfg.Now)
+	}
 	r.mod = newModule(r)
 	return r
 }
@@ -215,8 +228,10 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r.mod.deadline = newDeadline(r.limits.Timeout, cancel)
+	r.mod.deadline = newDeadline(r.limits.Timeout, cancel, r.cfg.DeadlineMoved)
 	defer r.mod.deadline.stop()
+	r.mod.killsLeft = min(r.limits.KillsPerRun, r.cfg.KillBudget.Left())
+	r.mod.graceLeft = r.limits.GraceBudget
 	r.heap, r.cancel = watchHeap(cancel, r.limits.HeapBudgetBytes), cancel
 	L.SetContext(runCtx)
 
@@ -320,6 +335,11 @@ func (r *Runtime) limitError(L *lua.LState, format string, args ...any) {
 	L.RaiseError("%s", r.limitMsg)
 }
 
+// maxErrorText is how much of an error message a run's error keeps: it
+// and the traceback after it fit in the 4 KiB of a stderr line
+// (procwalk.MaxLogLineBytes), which cuts anything longer.
+const maxErrorText = 2 << 10
+
 // maxTraceback bounds the frames a traceback lists, maxTracebackLevels the
 // levels it looks at.
 const (
@@ -333,10 +353,15 @@ const (
 func (r *Runtime) traceback(L *lua.LState) int {
 	msg := L.Get(1)
 	var b strings.Builder
-	// An error message may be of any size: cap it as print is.
+	// An error message may be of any size: keep its start, so that it and
+	// the traceback fit in one stderr line.
 	text := r.errorMessage(L, msg)
-	if len(text) > r.limits.MaxStringBytes {
-		text = fmt.Sprintf("%s... (error message of %s cut at the %s string limit)", text[:r.limits.MaxStringBytes], formatBytes(float64(len(text))), formatBytes(float64(r.limits.MaxStringBytes)))
+	if len(text) > maxErrorText {
+		cut := maxErrorText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = fmt.Sprintf("%s... (error message of %s cut at %s)", text[:cut], formatBytes(float64(len(text))), formatBytes(maxErrorText))
 	}
 	b.WriteString(text)
 	n := 0
@@ -401,29 +426,34 @@ const maxErrorInError = 1 << 10
 // errRunTimeout is the cancel cause of a run past its deadline.
 var errRunTimeout = errors.New("deadline exceeded")
 
-// deadline cancels a run when its time is up. Time spent waiting inside a
-// kill (a grace period) is not counted: pause and resume bracket it.
+// deadline cancels a run when its time is up. A kill moves it later by
+// the time the kill may wait for its targets, then back by what it did not
+// wait (see module.kill): only the waiting is not counted.
 type deadline struct {
-	left   time.Duration
-	start  time.Time
+	end    time.Time
 	timer  *time.Timer
 	cancel context.CancelCauseFunc
+	moved  func(by time.Duration) // nil: nobody to tell
 }
 
-func newDeadline(d time.Duration, cancel context.CancelCauseFunc) *deadline {
-	dl := &deadline{left: d, cancel: cancel}
-	dl.resume()
+func newDeadline(d time.Duration, cancel context.CancelCauseFunc, moved func(time.Duration)) *deadline {
+	dl := &deadline{end: time.Now().Add(d), cancel: cancel, moved: moved}
+	dl.timer = time.AfterFunc(d, func() { dl.cancel(errRunTimeout) })
 	return dl
 }
 
-func (d *deadline) resume() {
-	d.start = time.Now()
-	d.timer = time.AfterFunc(max(d.left, 0), func() { d.cancel(errRunTimeout) })
-}
-
-func (d *deadline) pause() {
+// move moves the deadline by, later or earlier. A deadline that has
+// passed already cancelled the run: moving it changes nothing then.
+func (d *deadline) move(by time.Duration) {
+	if by == 0 {
+		return
+	}
+	d.end = d.end.Add(by)
 	if d.timer.Stop() {
-		d.left -= time.Since(d.start)
+		d.timer.Reset(max(time.Until(d.end), 0))
+	}
+	if d.moved != nil {
+		d.moved(by)
 	}
 }
 

@@ -56,26 +56,18 @@ var ErrWorker = errors.New("the script's worker process")
 // by the worker, the same way).
 type workerStart struct{ Args []string }
 
-// workerTick asks the worker for one run.
-type workerTick struct{}
-
-// workerPhase marks where a run is, so that the parent's deadline counts
-// what the script's own deadline counts.
-type workerPhase int
-
-const (
-	phaseNone    workerPhase = iota
-	phaseRunning             // the script starts: the deadline runs
-	phasePause               // a kill waits out its grace: the deadline stops
-	phaseResume              // the kill is done: the deadline goes on
-)
+// workerTick asks the worker for one run. KillsLeft is what is left of
+// the hourly kill budget, which the parent keeps (a new worker must not
+// start a new hour).
+type workerTick struct{ KillsLeft int }
 
 // workerMsg is one message from a worker: exactly one field is set.
 type workerMsg struct {
 	Stdout, Stderr []byte            // to write, as the in-process run would
-	Emit           *WorkerEmit       // telegraf: a metric for the batch
-	Action         *kill.ActionEvent // telegraf: a kill's outcome for the batch
-	Phase          workerPhase
+	Emit           *WorkerEmit       // a metric for the parent to encode
+	Action         *kill.ActionEvent // a kill's outcome, for the parent to encode
+	Running        bool              // the script starts: the deadline runs
+	Moved          time.Duration     // a kill moved the script's deadline by this
 	Done           *WorkerDone
 }
 
@@ -121,6 +113,8 @@ type WorkerConfig struct {
 	// Self reads the host's own /proc (never a --proc fixture): where the
 	// memory cgroup goes. Zero: the worker gets none.
 	Self procwalk.FS
+	// Now is the clock of the hourly kill budget; nil: time.Now.
+	Now func() time.Time
 }
 
 // Worker is the parent's side of a worker, started at the first run and
@@ -138,6 +132,9 @@ type Worker struct {
 	ooms   uint64 // the cgroup's OOM kills when the worker started
 	// peakRSS is the last worker's peak resident memory, once it ended.
 	peakRSS uint64
+	// kills is the hourly kill budget, kept here across workers: spent
+	// by the outcomes the workers report.
+	kills *KillLedger
 }
 
 // NewWorker returns a Worker, with its memory cgroup where one can be made;
@@ -153,7 +150,7 @@ func NewWorker(cfg WorkerConfig) *Worker {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits))}
+	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits)), kills: NewKillLedger(cfg.Limits.KillsPerHour, cfg.Now)}
 }
 
 // PeakRSSBytes is the peak resident memory of the last worker that ended,
@@ -234,14 +231,13 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 			return WorkerDone{}, err
 		}
 	}
-	if err := w.ctl.Encode(workerTick{}); err != nil {
+	if err := w.ctl.Encode(workerTick{KillsLeft: w.kills.Left()}); err != nil {
 		return WorkerDone{}, w.died("")
 	}
 	timer := time.NewTimer(w.cfg.GatherWait)
 	defer timer.Stop()
 	timeout := w.cfg.Limits.Timeout
-	var left time.Duration // of the deadline, while paused
-	var since time.Time
+	var end time.Time // the deadline, once running
 	running := false
 	for {
 		select {
@@ -264,17 +260,19 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 				w.cfg.Stderr.Write(m.Stderr)
 			case m.Emit != nil && w.cfg.Emit != nil:
 				w.cfg.Emit(*m.Emit)
-			case m.Action != nil && w.cfg.Action != nil:
-				w.cfg.Action(*m.Action)
-			case m.Phase == phaseRunning:
-				running, left, since = true, timeout+workerGrace, time.Now()
-				timer.Reset(left)
-			case m.Phase == phasePause && running:
-				timer.Stop()
-				left -= time.Since(since)
-			case m.Phase == phaseResume && running:
-				since = time.Now()
-				timer.Reset(max(left, 0))
+			case m.Action != nil:
+				if len(m.Action.Signals) > 0 && !m.Action.DryRun {
+					w.kills.Spend(1)
+				}
+				if w.cfg.Action != nil {
+					w.cfg.Action(*m.Action)
+				}
+			case m.Running:
+				running, end = true, time.Now().Add(timeout+workerGrace)
+				timer.Reset(timeout + workerGrace)
+			case m.Moved != 0 && running:
+				end = end.Add(m.Moved)
+				timer.Reset(max(time.Until(end), 0))
 			case m.Done != nil:
 				return *m.Done, nil
 			}

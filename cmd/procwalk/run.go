@@ -241,7 +241,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		return nil, err
 	}
 	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep, Source: src}, grouper)
-	sr.rt = scripting.New(scripting.Config{
+	sr.rt = scripting.New(workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: emitter,
 		Logger:  log,
@@ -251,7 +251,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Args:    call.args,
 		Users:   users,
 		Limits:  limits,
-	})
+	}))
 	return sr, nil
 }
 

@@ -26,12 +26,15 @@ import (
 
 // scriptFlags are the flags every command running a script shares.
 type scriptFlags struct {
-	dryRun    bool
-	timeout   time.Duration
-	maxMemory string
-	retained  string
-	protect   string
-	isolation string
+	dryRun       bool
+	timeout      time.Duration
+	maxMemory    string
+	retained     string
+	protect      string
+	isolation    string
+	graceBudget  time.Duration
+	killsPerRun  int
+	killsPerHour int
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
@@ -41,6 +44,10 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
 	fs.StringVar(&f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
+	d := scripting.DefaultLimits()
+	fs.DurationVar(&f.graceBudget, "script-grace-budget", d.GraceBudget, "how long the kills of one run may wait, in all, for their targets to exit (not counted in --script-timeout): each kill's grace is cut to what is left, and a kill asked for when nothing is left is refused")
+	fs.IntVar(&f.killsPerRun, "script-kills-per-run", d.KillsPerRun, "the most processes the script's kills may signal in one run: a kill with more targets than are left is refused whole (dry runs do not count)")
+	fs.IntVar(&f.killsPerHour, "script-kills-per-hour", d.KillsPerHour, "the most processes the script's kills may signal in an hour (watch, telegraf --execd), across runs and workers")
 }
 
 // Values of --script-isolation.
@@ -57,9 +64,16 @@ func (f *scriptFlags) isolated(e *env) bool {
 
 // limits checks the flags and returns the runtime's limits.
 func (f *scriptFlags) limits() (scripting.Limits, error) {
-	l := scripting.Limits{Timeout: f.timeout}
-	if f.timeout <= 0 {
+	l := scripting.Limits{Timeout: f.timeout, GraceBudget: f.graceBudget, KillsPerRun: f.killsPerRun, KillsPerHour: f.killsPerHour}
+	switch {
+	case f.timeout <= 0:
 		return l, usageErrorf("--script-timeout %v: want a positive duration such as 2s", f.timeout)
+	case f.graceBudget <= 0:
+		return l, usageErrorf("--script-grace-budget %v: want a positive duration such as 30s", f.graceBudget)
+	case f.killsPerRun <= 0:
+		return l, usageErrorf("--script-kills-per-run %d: want 1 or more (--dry-run turns every kill into a report)", f.killsPerRun)
+	case f.killsPerHour < f.killsPerRun:
+		return l, usageErrorf("--script-kills-per-hour %d: want at least --script-kills-per-run (%d)", f.killsPerHour, f.killsPerRun)
 	}
 	if f.isolation != isolationWorker && f.isolation != isolationOff {
 		return l, usageErrorf("--script-isolation %q: want %s or %s", f.isolation, isolationWorker, isolationOff)
@@ -89,9 +103,6 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 			return nil, usageErrorf("--protect: %v", err)
 		}
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
-	}
-	if e.conn != nil {
-		return e.conn.Killer(scripting.EngineKiller{FS: fsys, Base: cfg}), nil
 	}
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
@@ -370,7 +381,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 		return nil, nil, err
 	}
 	users, _ := g.users()
-	hook.rt = scripting.New(scripting.Config{
+	hook.rt = scripting.New(workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: &hook.out,
 		Logger:  slog.New(&lineLogHandler{log: log}),
@@ -380,7 +391,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 		Args:    t.args,
 		Users:   users,
 		Limits:  limits,
-	})
+	}))
 	return hook, hook.rt.Close, nil
 }
 

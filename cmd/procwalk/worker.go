@@ -61,6 +61,16 @@ func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.
 	}
 }
 
+// workerSide is cfg for a runtime in a worker (e.conn set): the hourly
+// kill budget is the parent's allowance, and a kill that moves the
+// script's deadline moves the parent's too. Elsewhere cfg as it is.
+func workerSide(e *env, cfg scripting.Config) scripting.Config {
+	if e.conn != nil {
+		cfg.KillBudget, cfg.DeadlineMoved = e.conn, e.conn.DeadlineMoved
+	}
+	return cfg
+}
+
 // hostFS is the FS of procwalk's own /proc, never --proc's: the worker's
 // own address space and memory cgroup are read there. Zero when /proc is
 // not mounted: no RLIMIT_AS and no cgroup then.
