@@ -42,6 +42,13 @@ type Limits struct {
 	// the run is cancelled. It is process-wide and coarse (checked every
 	// 10 ms). Default 256 MiB.
 	HeapBudgetBytes uint64
+	// MaxPrintBytes bounds the text one run writes with print, pw.log and
+	// pw.alert; MaxEmitLines and MaxEmitBytes the metrics it emits
+	// (pw.emit, pw.alert; MetricBytes). A run past one is stopped.
+	// Defaults 16 MiB, 50,000 and 16 MiB.
+	MaxPrintBytes int
+	MaxEmitLines  int
+	MaxEmitBytes  int
 	// RetainedBytes is how much more the Go heap may hold after a run than
 	// when the Lua state was built, for runtimes whose state lasts from run
 	// to run (Config.Mode watch and telegraf): what procwalk.state, globals
@@ -67,6 +74,9 @@ func DefaultLimits() Limits {
 		MaxCoroutines:        64,
 		HeapBudgetBytes:      256 << 20,
 		RetainedBytes:        64 << 20,
+		MaxPrintBytes:        16 << 20,
+		MaxEmitLines:         50000,
+		MaxEmitBytes:         16 << 20,
 	}
 }
 
@@ -87,6 +97,9 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.MaxCoroutines, d.MaxCoroutines)
 	orDefault(&l.HeapBudgetBytes, d.HeapBudgetBytes)
 	orDefault(&l.RetainedBytes, d.RetainedBytes)
+	orDefault(&l.MaxPrintBytes, d.MaxPrintBytes)
+	orDefault(&l.MaxEmitLines, d.MaxEmitLines)
+	orDefault(&l.MaxEmitBytes, d.MaxEmitBytes)
 	return l
 }
 

@@ -167,6 +167,9 @@ type Runtime struct {
 	// errorText is set while an error object's __tostring runs: a .. in
 	// it is bounded by MaxStringBytes, the error message's limit.
 	errorText bool
+	// printed, emitted and emittedBytes are the current run's output
+	// (output.go).
+	printed, emitted, emittedBytes int
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -223,6 +226,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	}
 	L := r.L
 	r.coroutines, r.limitMsg = 0, ""
+	r.printed, r.emitted, r.emittedBytes = 0, 0, 0
 	r.mod.begin(ctx, s, in)
 	defer r.mod.end()
 
@@ -301,6 +305,8 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		return fmt.Errorf("%w: %s ran past its %s deadline", ErrTimeout, where, r.limits.Timeout)
 	case errors.Is(cause, ErrMemory):
 		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
+	case errors.Is(cause, ErrLimit):
+		return fmt.Errorf("%w: %s %v", ErrLimit, where, cause)
 	case r.limitMsg != "" && strings.Contains(msg, r.limitMsg),
 		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)

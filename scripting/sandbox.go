@@ -265,7 +265,9 @@ func (r *Runtime) capResults(L *lua.LState) {
 // the line-protocol stream. One call writes at most MaxStringBytes.
 func (r *Runtime) printTo(w io.Writer) lua.LGFunction {
 	return func(L *lua.LState) int {
-		_, _ = io.WriteString(w, r.joinArgs(L, "print", "\t")+"\n") // a closed stderr must not fail the script
+		s := r.joinArgs(L, "print", "\t") + "\n"
+		r.spendText(L, len(s))
+		_, _ = io.WriteString(w, s) // a closed stderr must not fail the script
 		return 0
 	}
 }

@@ -107,7 +107,10 @@ type WorkerConfig struct {
 	// passes them through its one escaping function.
 	Stdout, Stderr io.Writer
 	// Emit and Action receive the metrics and kill outcomes of a run, for
-	// the parent to encode (nil: not expected).
+	// the parent to encode (nil: not expected), in the order the script
+	// made them, when the run ends (RunOutput.End: a failed run's metrics
+	// are dropped, its kills' outcomes kept). What the worker prints and
+	// logs is streamed to Stdout and Stderr as it comes.
 	Emit   func(WorkerEmit)
 	Action func(kill.ActionEvent)
 	// Self reads the host's own /proc (never a --proc fixture): where the
@@ -135,6 +138,8 @@ type Worker struct {
 	// kills is the hourly kill budget, kept here across workers: spent
 	// by the outcomes the workers report.
 	kills *KillLedger
+	// pending keeps a run's metrics and kills' outcomes until it ends.
+	pending RunOutput
 }
 
 // NewWorker returns a Worker, with its memory cgroup where one can be made;
@@ -224,8 +229,26 @@ func (w *Worker) start() error {
 // Tick asks the worker for one run and relays its output until the run
 // ends. The error is a worker's death, which wraps ErrWorker; the run's own
 // error is in WorkerDone. ctx ending stops the worker and returns ctx's
-// error.
-func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
+// error. The run's metrics reach cfg.Emit only when it succeeded; its
+// kills' outcomes reach cfg.Action in every case.
+func (w *Worker) Tick(ctx context.Context) (d WorkerDone, err error) {
+	defer func() { w.pending.End(err == nil && d.Err == "", w.emit, w.action) }()
+	return w.tick(ctx)
+}
+
+func (w *Worker) emit(m WorkerEmit) {
+	if w.cfg.Emit != nil {
+		w.cfg.Emit(m)
+	}
+}
+
+func (w *Worker) action(e kill.ActionEvent) {
+	if w.cfg.Action != nil {
+		w.cfg.Action(e)
+	}
+}
+
+func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 	if w.cmd == nil {
 		if err := w.start(); err != nil {
 			return WorkerDone{}, err
@@ -258,15 +281,19 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 				w.cfg.Stdout.Write(m.Stdout)
 			case m.Stderr != nil:
 				w.cfg.Stderr.Write(m.Stderr)
-			case m.Emit != nil && w.cfg.Emit != nil:
-				w.cfg.Emit(*m.Emit)
+			case m.Emit != nil:
+				w.pending.Emit(*m.Emit)
+				// The worker stops a run at its budget before it sends
+				// more: one that sends more is not ours to trust.
+				if lines, bytes := w.pending.Metrics(); lines > w.cfg.Limits.MaxEmitLines || bytes > w.cfg.Limits.MaxEmitBytes {
+					w.cmd.Process.Kill()
+					return WorkerDone{}, w.died(fmt.Sprintf("sent more than a run's budget of %d metrics and %s and was killed", w.cfg.Limits.MaxEmitLines, procwalk.FormatBytes(uint64(w.cfg.Limits.MaxEmitBytes))))
+				}
 			case m.Action != nil:
 				if len(m.Action.Signals) > 0 && !m.Action.DryRun {
 					w.kills.Spend(1)
 				}
-				if w.cfg.Action != nil {
-					w.cfg.Action(*m.Action)
-				}
+				w.pending.Action(*m.Action)
 			case m.Running:
 				running, end = true, time.Now().Add(timeout+workerGrace)
 				timer.Reset(timeout + workerGrace)

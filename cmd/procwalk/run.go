@@ -185,6 +185,7 @@ type scriptRun struct {
 	monitor *procwalk.Monitor
 	grouper *session.Grouper
 	out     *lineEmitter
+	pending scripting.RunOutput // the run's metrics and kills' outcomes, until it ends
 	e       *env
 	limits  scripting.Limits
 	guard   *scripting.RunGuard // in a worker: brackets each run
@@ -216,12 +217,13 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	}
 	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
 	log := textLogger(e.stderr)
-	// In a worker, metrics and kill outcomes go to the parent, which
-	// encodes them as it does in-process: the same bytes either way.
-	var emitter scripting.Emitter = sr.out
-	action := sr.out.action
+	// Metrics and kills' outcomes wait for the run's end (sr.pending); in
+	// a worker they go to the parent, which keeps them the same way: the
+	// same bytes either way.
+	emitter := &checkedEmitter{to: sr.pending.Emit}
+	action := sr.pending.Action
 	if e.conn != nil {
-		emitter, action = &forwardEmitter{c: e.conn}, e.conn.Action
+		emitter.to, action = e.conn.Emit, e.conn.Action
 	}
 	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
@@ -268,6 +270,7 @@ func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
 	sr.guard.Begin()
 	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions, ReadMore: sr.monitor.ReadMore})
 	sr.guard.End()
+	sr.pending.End(err == nil, sr.out.emit, sr.out.action)
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}
 	}
@@ -281,8 +284,7 @@ func (sr *scriptRun) close() { sr.rt.Close() }
 // kill outcomes encoded into sr.out.
 func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
 	cfg := workerConfig(sr.e, sr.limits, stdout, gatherWait)
-	cfg.Emit = func(m scripting.WorkerEmit) { sr.out.Emit(m.Measurement, m.Tags, m.Fields, m.Time) } // refused: left out, as in-process
-	cfg.Action = sr.out.action
+	cfg.Emit, cfg.Action = sr.out.emit, sr.out.action
 	return scripting.NewWorker(cfg)
 }
 

@@ -35,6 +35,9 @@ type scriptFlags struct {
 	graceBudget  time.Duration
 	killsPerRun  int
 	killsPerHour int
+	printBytes   string
+	emitLines    int
+	emitBytes    string
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
@@ -48,6 +51,9 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.graceBudget, "script-grace-budget", d.GraceBudget, "how long the kills of one run may wait, in all, for their targets to exit (not counted in --script-timeout): each kill's grace is cut to what is left, and a kill asked for when nothing is left is refused")
 	fs.IntVar(&f.killsPerRun, "script-kills-per-run", d.KillsPerRun, "the most processes the script's kills may signal in one run: a kill with more targets than are left is refused whole (dry runs do not count)")
 	fs.IntVar(&f.killsPerHour, "script-kills-per-hour", d.KillsPerHour, "the most processes the script's kills may signal in an hour (watch, telegraf --execd), across runs and workers")
+	fs.StringVar(&f.printBytes, "script-print-bytes", "16MiB", "how much text one run may print and log (print, pw.log, pw.alert) before it is stopped")
+	fs.IntVar(&f.emitLines, "script-emit-lines", d.MaxEmitLines, "how many metrics one run may emit (pw.emit, pw.alert) before it is stopped")
+	fs.StringVar(&f.emitBytes, "script-emit-bytes", "16MiB", "how many bytes of metrics one run may emit before it is stopped")
 }
 
 // Values of --script-isolation.
@@ -86,6 +92,22 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	if l.RetainedBytes, err = procwalk.ParseBytes(f.retained); err != nil || l.RetainedBytes < 1<<20 {
 		return l, usageErrorf("--script-retained %q: want a size of at least 1MiB, such as 64MiB", f.retained)
 	}
+	// At most 1 GiB each: one run's output is what a worker's parent may
+	// hold (its metrics) or write in one go.
+	if n, err := procwalk.ParseBytes(f.printBytes); err != nil || n < 1<<10 || n > 1<<30 {
+		return l, usageErrorf("--script-print-bytes %q: want a size from 1KiB to 1GiB, such as 16MiB", f.printBytes)
+	} else {
+		l.MaxPrintBytes = int(n)
+	}
+	if n, err := procwalk.ParseBytes(f.emitBytes); err != nil || n < 1<<10 || n > 1<<30 {
+		return l, usageErrorf("--script-emit-bytes %q: want a size from 1KiB to 1GiB, such as 16MiB", f.emitBytes)
+	} else {
+		l.MaxEmitBytes = int(n)
+	}
+	if f.emitLines < 1 || f.emitLines > 10_000_000 {
+		return l, usageErrorf("--script-emit-lines %d: want 1 to 10000000", f.emitLines)
+	}
+	l.MaxEmitLines = f.emitLines
 	return l, nil
 }
 
@@ -206,6 +228,10 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 	return err
 }
 
+// emit adds a metric a run kept (scripting.RunOutput); one the encoder
+// refuses was refused when the script emitted it (checkedEmitter).
+func (e *lineEmitter) emit(m scripting.WorkerEmit) { e.Emit(m.Measurement, m.Tags, m.Fields, m.Time) }
+
 // action adds the procwalk_action line of a kill's outcome.
 func (e *lineEmitter) action(ev kill.ActionEvent) {
 	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
@@ -221,22 +247,23 @@ func (e *lineEmitter) flush(w io.Writer) error {
 	return err
 }
 
-// batchEmitter adds a script's metrics to a telegraf gather's batch.
-type batchEmitter struct{ b *plugin.Batch }
-
-func (e batchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, _ time.Time) error {
-	return e.b.Add(measurement, tags, fields)
+// checkedEmitter is a script's Emitter in every mode: a metric the
+// encoder takes (checked as it will be encoded) goes on to to, a run's
+// RunOutput or, in a worker, the parent; one it refuses is the script's
+// nil, err. The line is encoded once more where it is written.
+type checkedEmitter struct {
+	to  func(scripting.WorkerEmit)
+	buf []byte
 }
 
-// switchEmitter forwards to the emitter of the current gather: a Runtime's
-// Emitter is fixed, a telegraf batch is new every gather.
-type switchEmitter struct{ to scripting.Emitter }
-
-func (e *switchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	if e.to == nil {
-		return errors.New("no batch being written")
+func (c *checkedEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
+	b, err := plugin.AppendMetric(c.buf[:0], measurement, tags, fields, t)
+	c.buf = b
+	if err != nil {
+		return err
 	}
-	return e.to.Emit(measurement, tags, fields, t)
+	c.to(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields, Time: t})
+	return nil
 }
 
 // textLogger logs script records as text lines on w: "time=... level=...
@@ -371,10 +398,13 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	in.Hook = hook.run
 	if execd && t.s.isolated(e) {
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
-		cfg.Emit = func(m scripting.WorkerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) } // checked again by the batch
-		cfg.Action = func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }                         // logged by the worker
+		cfg.Emit, cfg.Action = hook.toBatch, hook.actionToBatch // an action was logged by the worker
 		hook.worker = scripting.NewWorker(cfg)
 		return hook, hook.worker.Close, nil
+	}
+	hook.out.to = hook.pending.Emit
+	if e.conn != nil {
+		hook.out.to = e.conn.Emit
 	}
 	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
 	if err != nil {
@@ -399,21 +429,22 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 // (worker set), or as the worker (conn set), where it runs on a gather
 // without a batch (serveHook).
 type scriptHook struct {
-	ctx    context.Context
-	script *scripting.Script
-	rt     *scripting.Runtime
-	log    *plugin.LineLogger
-	out    switchEmitter
-	batch  *plugin.Batch // the gather's, during a run
-	limits scripting.Limits
-	worker *scripting.Worker     // the parent's side of the worker running the script
-	conn   *scripting.WorkerConn // in the worker: emits and actions go to the parent too
-	guard  *scripting.RunGuard
+	ctx     context.Context
+	script  *scripting.Script
+	rt      *scripting.Runtime
+	log     *plugin.LineLogger
+	out     checkedEmitter
+	pending scripting.RunOutput // in-process: the run's output, for the batch once it ends
+	batch   *plugin.Batch       // the gather's, during a run
+	limits  scripting.Limits
+	worker  *scripting.Worker     // the parent's side of the worker running the script
+	conn    *scripting.WorkerConn // in the worker: emits and actions go to the parent too
+	guard   *scripting.RunGuard
 }
 
 func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
-	h.batch, h.out.to = b, batchEmitter{b}
-	defer func() { h.batch, h.out.to = nil, nil }()
+	h.batch = b
+	defer func() { h.batch = nil }()
 	if h.worker != nil {
 		d, err := h.worker.Tick(h.ctx)
 		if err != nil {
@@ -421,42 +452,35 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 		}
 		return doneErr(d)
 	}
-	if h.conn != nil {
-		h.out.to = &forwardEmitter{c: h.conn}
-	}
 	sessions := func() ([]session.Session, error) { return g.Sessions, nil }
 	h.guard.Begin()
 	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
 	h.guard.End()
+	h.pending.End(err == nil, h.toBatch, h.actionToBatch)
 	return err
 }
 
-// forwardEmitter is a worker's emitter: a metric the encoder takes
-// (checked as the parent will) goes to the parent, which encodes it into
-// its batch (telegraf) or its lines (run, watch).
-type forwardEmitter struct {
-	c   *scripting.WorkerConn
-	buf []byte
-}
-
-func (f *forwardEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	b, err := plugin.AppendMetric(f.buf[:0], measurement, tags, fields, t)
-	f.buf = b
-	if err != nil {
-		return err
+// toBatch and actionToBatch add a run's metric and kill outcome to the
+// gather's batch (none in a worker, which sends them to its parent).
+func (h *scriptHook) toBatch(m scripting.WorkerEmit) {
+	if h.batch != nil {
+		h.batch.Add(m.Measurement, m.Tags, m.Fields) // checked when the script emitted it
 	}
-	f.c.Emit(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields, Time: t})
-	return nil
 }
 
-// action logs a kill's audit event and adds it to the batch as
-// procwalk_action.
-func (h *scriptHook) action(e kill.ActionEvent) {
-	h.log.Warnf("%s", e.String())
+func (h *scriptHook) actionToBatch(e kill.ActionEvent) {
 	if h.batch != nil {
 		h.batch.AddAction(e)
 	}
+}
+
+// action logs a kill's audit event and keeps it for the batch as
+// procwalk_action (a worker sends it to its parent).
+func (h *scriptHook) action(e kill.ActionEvent) {
+	h.log.Warnf("%s", e.String())
 	if h.conn != nil {
 		h.conn.Action(e)
+		return
 	}
+	h.pending.Action(e)
 }
