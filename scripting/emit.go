@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // emit.go is procwalk.emit, procwalk.log and procwalk.alert. Emitted lines

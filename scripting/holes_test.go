@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // holes_test.go: the hostile-script classes of issue 10, each closed in
@@ -221,8 +221,11 @@ func TestHoleGoPanicNamesTheLine(t *testing.T) {
 		return p.Len() // a nil dereference
 	}))
 	err = r.Run(t.Context(), s, w.in)
-	if !errors.Is(err, ErrScript) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), ErrScript.Error()+": "), "panic.lua:2: runtime error: invalid memory address") {
+	if !errors.Is(err, ErrLimit) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), ErrLimit.Error()+": "), "panic.lua:2: a Go panic in the Lua VM (runtime error: invalid memory address") {
 		t.Errorf("got %v", err)
+	}
+	if r.L != nil {
+		t.Error("the state was kept after a Go panic")
 	}
 }
 
@@ -278,4 +281,53 @@ pw.state[pw.state.n] = string.rep("x", 4e6) .. pw.state.n .. string.rep("y", 4e6
 			t.Errorf("run mode, tick %d: %v", i+1, err)
 		}
 	}
+}
+
+// A Go panic inside the VM stops the run at the script's line and drops
+// the state, whether pcall caught it, a coroutine's resume did, or it
+// escaped the protected call; unpack's count no longer overflows.
+func TestGoPanicsStopTheRun(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		// Depending on how the value stack grew, pcall catches a registry
+		// overflow, or the VM panics with an index out of range [-1] that
+		// escaped pcall without a line.
+		{"vararg tail call in pcall", "local function g(...) return g(1,2,3,4,5,6,7,8,...) end\nprint(pcall(g))\nerror('registry overflow, caught')", "panic.lua:2: a Go panic in the Lua VM (runtime error: index out of range [-1])|panic.lua:4: registry overflow, caught"},
+		{"wrap of yield, twice", "local f = coroutine.wrap(coroutine.yield)\nprint(pcall(f))\nprint(pcall(f))", "panic.lua:4: a Go panic in the Lua VM (runtime error: invalid memory address or nil pointer dereference)"},
+		{"unpack's count", "print(unpack({}, -1e300, 1))", "panic.lua:2: unpack: 1e+300 results are too many (at most 8000)"},
+		{"a table of 25,550 items works", "local t = {" + strings.Repeat("7,", 25550) + "}\nassert(#t == 25550 and t[25550] == 7 and t[0] == nil)", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.cfg.Mode = "watch" // a state that lasts: is it dropped?
+			s, err := Compile("panic.lua", []byte("local pw = require 'procwalk' pw.state.kept = true\n"+c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := New(w.cfg)
+			defer r.Close()
+			err = r.Run(t.Context(), s, w.in)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !mentionsAny(err.Error(), c.want) {
+				t.Fatalf("got %v\nwant %q", err, c.want)
+			}
+			if errors.Is(err, ErrLimit) && r.L != nil {
+				t.Error("the state was kept")
+			}
+		})
+	}
+}
+
+// mentionsAny reports whether text holds one of want's |-separated parts.
+func mentionsAny(text, want string) bool {
+	for _, w := range strings.Split(want, "|") {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,16 +14,17 @@ import (
 	"time"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/parse"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // maxSourceBytes bounds a script's source, and with it the time and memory
-// compiling may take: the patched parser and compiler (luavm/) refuse deep
-// nesting, what is left costs about a second per MiB on a loaded machine.
+// compiling may take: deep nesting is refused before the parser runs
+// (precheck.go), what is left costs about a second per MiB on a loaded
+// machine.
 // The biggest bundled script is 5 KiB.
 const maxSourceBytes = 256 << 10
 
@@ -38,6 +40,9 @@ type Script struct {
 func Compile(name string, src []byte) (*Script, error) {
 	if len(src) > maxSourceBytes {
 		return nil, fmt.Errorf("%w: %s: %s of source is over the %s limit", ErrCompile, name, formatBytes(float64(len(src))), formatBytes(maxSourceBytes))
+	}
+	if err := checkSyntaxDepth(name, src); err != nil {
+		return nil, err
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	var perr *parse.Error
@@ -55,6 +60,9 @@ func Compile(name string, src []byte) (*Script, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCompile, name, err)
 	case chunk == nil && len(bytes.TrimSpace(src)) > 0:
 		return nil, fmt.Errorf("%w: %s: the parser gave up", ErrCompile, name)
+	}
+	if err := checkChunk(name, chunk); err != nil {
+		return nil, err
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
@@ -277,13 +285,20 @@ func (r *Runtime) keepsState() bool { return r.cfg.Mode != "run" }
 // call runs fn in protected mode with the traceback handler. gopher-lua's
 // protected call pushes the handler onto the value stack; when the error was
 // a full stack ("registry overflow") that push raises again and the panic
-// escapes its recovery. It is caught here: the state is then unusable, and
+// escapes its recovery, as do some Go panics inside the VM (an index out of
+// range [-1] after a vararg tail call). It is caught here, at the script's
+// line if the VM's stack still tells it: the state is then unusable, and
 // Run discards it as after any limit.
 func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (escaped bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if aerr, ok := v.(*lua.ApiError); ok { // a Lua error: a full stack
+				r.limitMsg = aerr.Object.String()
+				escaped, err = true, errors.New(r.limitMsg)
+				return
+			}
 			r.limitMsg = fmt.Sprint(v)
-			escaped, err = true, errors.New(r.limitMsg)
+			escaped, err = true, errGoPanic{where: luaPosition(L), msg: r.limitMsg}
 		}
 	}()
 	return false, L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
@@ -298,6 +313,15 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 	}
 	where := luaWhere(msg, s.Name)
 	first, _, _ := strings.Cut(msg, "\n")
+	var gp errGoPanic
+	if errors.As(cause, &gp) || errors.As(err, &gp) {
+		return fmt.Errorf("%w: %s %v", ErrLimit, cmp.Or(gp.where, where), gp)
+	}
+	if panicMsg, ok := isGoPanic(err); ok {
+		// Recovered by the run's own protected call, the traceback after
+		// it: the position is the traceback's.
+		return fmt.Errorf("%w: %s %v\n%s", ErrLimit, where, errGoPanic{msg: panicMsg}, strings.TrimPrefix(msg, first+"\n"))
+	}
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("%s interrupted: %w", where, context.Cause(parent))
@@ -310,11 +334,6 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 	case r.limitMsg != "" && strings.Contains(msg, r.limitMsg),
 		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
-	}
-	if strings.HasPrefix(first, "runtime error: ") {
-		// A Go panic inside gopher-lua, recovered by its protected call
-		// without a position: name the line the traceback found.
-		msg = where + " " + msg
 	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)
 }

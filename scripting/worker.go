@@ -133,8 +133,13 @@ type Worker struct {
 	// cgroup is the workers' memory cgroup, nil where none can be made.
 	cgroup *memoryCgroup
 	ooms   uint64 // the cgroup's OOM kills when the worker started
-	// peakRSS is the last worker's peak resident memory, once it ended.
-	peakRSS uint64
+	// peakRSS is the worker's peak resident memory as last read (its
+	// status's VmHWM, at the start and end of each run and before the
+	// parent kills it); peakFinal is set when that was its last moment.
+	// wait4's ru_maxrss cannot say it: it keeps the parent's peak, whose
+	// address space the worker shared until exec.
+	peakRSS   uint64
+	peakFinal bool
 	// kills is the hourly kill budget, kept here across workers: spent
 	// by the outcomes the workers report.
 	kills *KillLedger
@@ -158,9 +163,27 @@ func NewWorker(cfg WorkerConfig) *Worker {
 	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits)), kills: NewKillLedger(cfg.Limits.KillsPerHour, cfg.Now)}
 }
 
-// PeakRSSBytes is the peak resident memory of the last worker that ended,
-// its own (wait4's rusage of it alone).
+// PeakRSSBytes is the peak resident memory of the worker, its own (its
+// VmHWM), as last read: at the end of its last run, or before the parent
+// killed it.
 func (w *Worker) PeakRSSBytes() uint64 { return w.peakRSS }
+
+// readPeak reads the running worker's peak resident memory.
+func (w *Worker) readPeak() {
+	if w.cfg.Self.Root() == "" || w.cmd == nil {
+		return
+	}
+	if st, err := w.cfg.Self.ReadStatus(w.cmd.Process.Pid); err == nil && st.PeakRSSBytes > 0 {
+		w.peakRSS = max(w.peakRSS, st.PeakRSSBytes)
+	}
+}
+
+// kill reads the worker's peak resident memory one last time and kills it.
+func (w *Worker) kill() {
+	w.readPeak()
+	w.peakFinal = true
+	w.cmd.Process.Kill()
+}
 
 // start starts a worker and sends it the command line.
 func (w *Worker) start() error {
@@ -195,6 +218,7 @@ func (w *Worker) start() error {
 		return fmt.Errorf("starting the script's worker process: %w", err)
 	}
 	w.cmd, w.ctlW, w.ctl = cmd, ctlW, gob.NewEncoder(ctlW)
+	w.peakRSS, w.peakFinal = 0, false
 	w.msgs = make(chan workerMsg, 16)
 	go func() { // ends when the worker's fd 3 closes: it exited
 		defer close(w.msgs)
@@ -268,7 +292,7 @@ func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 			w.stop(syscall.SIGTERM)
 			return WorkerDone{}, ctx.Err()
 		case <-timer.C:
-			w.cmd.Process.Kill()
+			w.kill()
 			if running {
 				return WorkerDone{}, w.died(fmt.Sprintf("ran past the script's %v deadline by %v and was killed", timeout, workerGrace))
 			}
@@ -286,7 +310,7 @@ func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 				// The worker stops a run at its budget before it sends
 				// more: one that sends more is not ours to trust.
 				if lines, bytes := w.pending.Metrics(); lines > w.cfg.Limits.MaxEmitLines || bytes > w.cfg.Limits.MaxEmitBytes {
-					w.cmd.Process.Kill()
+					w.kill()
 					return WorkerDone{}, w.died(fmt.Sprintf("sent more than a run's budget of %d metrics and %s and was killed", w.cfg.Limits.MaxEmitLines, procwalk.FormatBytes(uint64(w.cfg.Limits.MaxEmitBytes))))
 				}
 			case m.Action != nil:
@@ -295,12 +319,14 @@ func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 				}
 				w.pending.Action(*m.Action)
 			case m.Running:
+				w.readPeak()
 				running, end = true, time.Now().Add(timeout+workerGrace)
 				timer.Reset(timeout + workerGrace)
 			case m.Moved != 0 && running:
 				end = end.Add(m.Moved)
 				timer.Reset(max(time.Until(end), 0))
 			case m.Done != nil:
+				w.readPeak()
 				return *m.Done, nil
 			}
 		}
@@ -336,9 +362,6 @@ func (w *Worker) stop(sig syscall.Signal) {
 // wait reaps the worker, once its messages have ended, and forgets it.
 func (w *Worker) wait() {
 	w.cmd.Wait()
-	if ru, ok := w.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		w.peakRSS = uint64(ru.Maxrss) << 10 // kernel's unit: KiB
-	}
 	w.cmd, w.ctl, w.msgs = nil, nil, nil
 	w.ctlW.Close()
 }
@@ -357,8 +380,12 @@ func (w *Worker) died(why string) error {
 	if why == "" {
 		why = w.deathCause(state.ProcessState, w.cgroup.oomKills() > w.ooms, procwalk.Printable(w.out.cause()))
 	}
-	return fmt.Errorf("%w (pid %d) %s after a peak RSS of %s; the script's state was lost, and the next run starts a new worker",
-		ErrWorker, pid, why, procwalk.FormatBytes(w.peakRSS))
+	peak := "after a peak RSS of " + procwalk.FormatBytes(w.peakRSS)
+	if !w.peakFinal {
+		peak = "after a peak RSS of at least " + procwalk.FormatBytes(w.peakRSS) + " (its last reading, at a run's start or end)"
+	}
+	return fmt.Errorf("%w (pid %d) %s %s; the script's state was lost, and the next run starts a new worker",
+		ErrWorker, pid, why, peak)
 }
 
 // deathCause says how a worker ended, from its exit status, whether its

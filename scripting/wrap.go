@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // reportWidth is the width procwalk.wrap fits by default: the bundled

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -126,4 +127,31 @@ func runClockWorker(t *testing.T, clock procwalk.Clock, worker, stdin string, ar
 	e := &env{stdin: strings.NewReader(stdin), stdout: &stdout, stderr: &stderr, clock: clock, worker: worker}
 	err := runEnv(context.Background(), e, args)
 	return result{stdout.String(), stderr.String(), exitCode(err)}
+}
+
+// The worker's peak RSS that a failed run reports is the worker's own: the
+// test holds 256 MiB before it starts one, and wait4's ru_maxrss, which
+// keeps the peak of the address space the worker shared with its parent
+// until exec, said 256 MiB or more for a worker of 10.
+func TestIntegrationWorkerPeakIsItsOwn(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	ballast := make([]byte, 256<<20)
+	for i := 0; i < len(ballast); i += 4096 {
+		ballast[i] = 1
+	}
+	now := fixtureBoot().Add(time.Hour)
+	t.Setenv(workerClockEnv, strconv.FormatInt(now.Unix(), 10))
+	path := writeScript(t, "fails.lua", `error("fails")`)
+	r := runClockWorker(t, fixedClock{now}, os.Args[0], "", "run", "--no-rates", "--proc", scriptProc, "--passwd", scriptPasswd, "--tmux-socket", "/nonexistent/tmux", path)
+	runtime.KeepAlive(ballast)
+	_, rest, ok := strings.Cut(r.stderr, "the worker's peak RSS: ")
+	peak, err := procwalk.ParseBytes(strings.ReplaceAll(strings.TrimSuffix(strings.TrimSpace(rest), ")"), " ", ""))
+	if r.code != exitError || !ok || err != nil {
+		t.Fatalf("exit %d, stderr %q: no peak RSS (%v)", r.code, r.stderr, err)
+	}
+	t.Logf("the worker's peak RSS: %.1f MiB", float64(peak)/(1<<20))
+	if peak == 0 || peak > 128<<20 {
+		t.Errorf("the worker's peak RSS %d MiB: the parent's 256 MiB counted", peak>>20)
+	}
 }
