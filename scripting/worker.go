@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -25,9 +26,11 @@ import (
 // that dies costs one error and a new worker at the next run, with the
 // script's state lost; the parent (watch, telegraf --execd) goes on.
 //
-// The worker gathers its own snapshot (its own Monitor, the same flags):
-// sending the parent's snapshot over a pipe would cost an encoding of every
-// process each run, and the script reads fields lazily from /proc anyway.
+// The worker runs on its parent's frame, sent with each run (frame's
+// codec: about a microsecond a process, both ends): it never scans /proc,
+// so a script costs its run, not a second gather. Fields the frame lacks
+// are read when the script asks: io and smaps_rollup by the parent, whose
+// one Sampler gives their rates, the others by the worker itself.
 
 // workerGrace is how long past its deadline a run may take before the
 // parent kills its worker: the worker's own deadline stops a Lua loop within
@@ -56,16 +59,38 @@ var ErrWorker = errors.New("the script's worker process")
 // by the worker, the same way).
 type workerStart struct{ Args []string }
 
-// workerTick asks the worker for one run. KillsLeft is what is left of
-// the hourly kill budget, which the parent keeps (a new worker must not
-// start a new hour).
-type workerTick struct{ KillsLeft int }
+// workerCtl is one message to a worker: exactly one field is set.
+type workerCtl struct {
+	Tick *workerTick      // run the script on this frame
+	Read *workerReadReply // what a workerRead asked for
+}
+
+// workerTick asks the worker for one run on Frame (frame.Encoder's bytes;
+// the worker's Decoder reads the frames of one Encoder, made with it).
+// KillsLeft is what is left of the hourly kill budget, which the parent
+// keeps (a new worker must not start a new hour).
+type workerTick struct {
+	Frame     []byte
+	KillsLeft int
+}
+
+// workerRead asks the parent to read Fields of the processes IDs of the
+// run's frame: those whose rates its Sampler measures (io, smaps_rollup).
+type workerRead struct {
+	IDs    []procwalk.ProcID
+	Fields procwalk.Fields
+}
+
+// workerReadReply answers a workerRead: each process as the parent read
+// it, in the order asked; a zero ID for one not in the frame.
+type workerReadReply struct{ Procs []procwalk.Process }
 
 // workerMsg is one message from a worker: exactly one field is set.
 type workerMsg struct {
 	Stdout, Stderr []byte            // to write, as the in-process run would
 	Emit           *WorkerEmit       // a metric for the parent to encode
 	Action         *kill.ActionEvent // a kill's outcome, for the parent to encode
+	Read           *workerRead       // read fields of the frame's processes
 	Running        bool              // the script starts: the deadline runs
 	Moved          time.Duration     // a kill moved the script's deadline by this
 	Done           *WorkerDone
@@ -125,11 +150,12 @@ type WorkerConfig struct {
 type Worker struct {
 	cfg WorkerConfig
 
-	cmd  *exec.Cmd
-	ctl  *gob.Encoder
-	ctlW *os.File
-	msgs chan workerMsg
-	out  *crashOutput
+	cmd    *exec.Cmd
+	ctl    *gob.Encoder
+	ctlW   *os.File
+	frames *frame.Encoder // this worker's: its Decoder reads its frames alone
+	msgs   chan workerMsg
+	out    *crashOutput
 	// cgroup is the workers' memory cgroup, nil where none can be made.
 	cgroup *memoryCgroup
 	ooms   uint64 // the cgroup's OOM kills when the worker started
@@ -217,7 +243,7 @@ func (w *Worker) start() error {
 		msgR.Close()
 		return fmt.Errorf("starting the script's worker process: %w", err)
 	}
-	w.cmd, w.ctlW, w.ctl = cmd, ctlW, gob.NewEncoder(ctlW)
+	w.cmd, w.ctlW, w.ctl, w.frames = cmd, ctlW, gob.NewEncoder(ctlW), frame.NewEncoder()
 	w.peakRSS, w.peakFinal = 0, false
 	w.msgs = make(chan workerMsg, 16)
 	go func() { // ends when the worker's fd 3 closes: it exited
@@ -250,14 +276,15 @@ func (w *Worker) start() error {
 	return nil
 }
 
-// Tick asks the worker for one run and relays its output until the run
-// ends. The error is a worker's death, which wraps ErrWorker; the run's own
-// error is in WorkerDone. ctx ending stops the worker and returns ctx's
-// error. The run's metrics reach cfg.Emit only when it succeeded; its
-// kills' outcomes reach cfg.Action in every case.
-func (w *Worker) Tick(ctx context.Context) (d WorkerDone, err error) {
+// Tick asks the worker for one run on f and relays its output until the
+// run ends, reading for it what it asks of f's processes. The error is a
+// worker's death, which wraps ErrWorker; the run's own error is in
+// WorkerDone. ctx ending stops the worker and returns ctx's error. The
+// run's metrics reach cfg.Emit only when it succeeded; its kills' outcomes
+// reach cfg.Action in every case.
+func (w *Worker) Tick(ctx context.Context, f frame.Frame) (d WorkerDone, err error) {
 	defer func() { w.pending.End(err == nil && d.Err == "", w.emit, w.action) }()
-	return w.tick(ctx)
+	return w.tick(ctx, f)
 }
 
 func (w *Worker) emit(m WorkerEmit) {
@@ -272,13 +299,17 @@ func (w *Worker) action(e kill.ActionEvent) {
 	}
 }
 
-func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
+func (w *Worker) tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 	if w.cmd == nil {
 		if err := w.start(); err != nil {
 			return WorkerDone{}, err
 		}
 	}
-	if err := w.ctl.Encode(workerTick{KillsLeft: w.kills.Left()}); err != nil {
+	b, err := w.frames.Encode(f)
+	if err != nil {
+		return WorkerDone{}, err
+	}
+	if err := w.ctl.Encode(workerCtl{Tick: &workerTick{Frame: b, KillsLeft: w.kills.Left()}}); err != nil {
 		return WorkerDone{}, w.died("")
 	}
 	timer := time.NewTimer(w.cfg.GatherWait)
@@ -318,6 +349,10 @@ func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 					w.kills.Spend(1)
 				}
 				w.pending.Action(*m.Action)
+			case m.Read != nil:
+				if err := w.ctl.Encode(workerCtl{Read: readFor(f, m.Read)}); err != nil {
+					return WorkerDone{}, w.died("")
+				}
 			case m.Running:
 				w.readPeak()
 				running, end = true, time.Now().Add(timeout+workerGrace)
@@ -331,6 +366,24 @@ func (w *Worker) tick(ctx context.Context) (WorkerDone, error) {
 			}
 		}
 	}
+}
+
+// readFor reads what a worker asked of the processes of f.
+func readFor(f frame.Frame, r *workerRead) *workerReadReply {
+	procs := make([]*procwalk.Process, 0, len(r.IDs))
+	for _, id := range r.IDs {
+		if p := f.Snapshot.Lookup(id); p != nil {
+			procs = append(procs, p)
+		}
+	}
+	f.ReadMore(procs, r.Fields&workerReadFields) // a failed read leaves the fields unread
+	reply := &workerReadReply{Procs: make([]procwalk.Process, len(r.IDs))}
+	for i, id := range r.IDs {
+		if p := f.Snapshot.Lookup(id); p != nil {
+			reply.Procs[i] = *p
+		}
+	}
+	return reply
 }
 
 // Close asks the worker to end (its stdin closes), waits for it, and
