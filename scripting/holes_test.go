@@ -331,3 +331,48 @@ func mentionsAny(text, want string) bool {
 	}
 	return false
 }
+
+// Coroutines kept from run to run may resume each other inside each other
+// without end (each run adds one to the chain): each such resume recursed
+// in Go until the goroutine stack limit, a fatal error. At most
+// MaxCoroutines nest; past it the run fails and the state is dropped.
+func TestNestedResumesAcrossRuns(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.Mode = "watch"
+	s, err := Compile("chain.lua", []byte(`local pw = require "procwalk"
+local prev = pw.state.top
+pw.state.n = (pw.state.n or 0) + 1
+pw.state.top = coroutine.wrap(function() while true do if prev then prev() end coroutine.yield() end end)
+pw.state.top()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(w.cfg)
+	defer r.Close()
+	for run := 1; run <= 70; run++ {
+		err := r.Run(t.Context(), s, w.in)
+		switch {
+		case run <= 64 && err != nil:
+			t.Fatalf("run %d: %v", run, err)
+		case run == 65:
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than 64 coroutines resumed inside each other") {
+				t.Fatalf("run 65: %v, want the nesting limit", err)
+			}
+			return
+		}
+	}
+}
+
+// The helpers' Go calls, which no deadline interrupts, are bounded in
+// procwalk's own process too: pw.printable checks what it would make.
+func TestHelpersBounded(t *testing.T) {
+	w := newWorld(t)
+	_, err := run(t, w.cfg, "helpers.lua", `local pw = require "procwalk" local s = pw.printable(("\255"):rep(2^21))`, w.in)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "procwalk.printable: a result of 8.0 MiB is over the 4.0 MiB string limit") {
+		t.Errorf("printable of 2 MiB of invalid bytes: %v", err)
+	}
+	out, err := run(t, w.cfg, "helpers.lua", `local pw = require "procwalk" print(#pw.printable(("\255"):rep(2^20)), #pw.wrap(("w"):rep(2^21), 80))`, w.in)
+	if err != nil || out != "4194304\t2123366\n" {
+		t.Errorf("got %q, %v", out, err)
+	}
+}

@@ -142,7 +142,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"log":         m.luaLog,
 		"alert":       m.luaAlert,
 		"bytes":       luaBytes,
-		"printable":   luaPrintable,
+		"printable":   m.luaPrintable,
 		"parse_bytes": luaParseBytes,
 		"duration":    luaDuration,
 		"now":         m.luaNow,

@@ -178,6 +178,8 @@ type Runtime struct {
 	// printed, emitted and emittedBytes are the current run's output
 	// (output.go).
 	printed, emitted, emittedBytes int
+	// nested counts the coroutines resumed inside each other now (nest).
+	nested int
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -234,7 +236,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	}
 	L := r.L
 	r.coroutines, r.limitMsg = 0, ""
-	r.printed, r.emitted, r.emittedBytes = 0, 0, 0
+	r.printed, r.emitted, r.emittedBytes, r.nested = 0, 0, 0, 0
 	r.mod.begin(ctx, s, in)
 	defer r.mod.end()
 

@@ -193,6 +193,7 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 			}
 			th.SetContext(L.Context())
 		}
+		defer r.nest(L, "resume")()
 		return resume(L)
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
@@ -206,10 +207,23 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 				L.RaiseError("%s", errNotSuspended)
 			}
 			th.(*lua.LState).SetContext(L.Context())
+			defer r.nest(L, "wrap")()
 			return inner.GFunction(L) // reads the coroutine from this closure's upvalue
 		}, th))
 		return 1
 	}))
+}
+
+// nest counts a coroutine resumed inside the ones running, and returns
+// the count's undo. Each such resume recurses in Go: coroutines kept from
+// run to run could nest without end, until Go's stack limit (a fatal
+// error no recover catches). At most Limits.MaxCoroutines nest.
+func (r *Runtime) nest(L *lua.LState, fn string) func() {
+	if r.nested >= r.limits.MaxCoroutines {
+		r.limitError(L, "coroutine.%s: more than %d coroutines resumed inside each other", fn, r.limits.MaxCoroutines)
+	}
+	r.nested++
+	return func() { r.nested-- }
 }
 
 // errNotSuspended is Lua 5.1's word for resuming a coroutine that is

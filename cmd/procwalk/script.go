@@ -373,10 +373,12 @@ func (t *telegrafScript) register(fs *flag.FlagSet) {
 // attach sets in.Hook to run the script, when --script names one. Call it
 // before in.Init. The script sees every field: those the gather does not
 // read are read of the processes it asks about (rates need --io or --pss
-// in the gather); close releases its Lua state, or its worker. Under
-// --execd the script runs in a worker process (--script-isolation); in
-// exec mode, one gather per process, in procwalk's own.
-func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd bool, in *plugin.Input, log *plugin.LineLogger) (hook *scriptHook, close func(), err error) {
+// in the gather); close releases its Lua state, or its worker. The script
+// runs in a worker process (--script-isolation), under --execd and in exec
+// mode alike: in-process, a Go call a script makes cannot be interrupted,
+// and only a worker's kernel limits bound what the Go runtime does (its
+// stacks, an allocation of gigabytes at once).
+func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plugin.Input, log *plugin.LineLogger) (hook *scriptHook, close func(), err error) {
 	if t.name == "" {
 		if len(t.args) > 0 {
 			return nil, nil, usageErrorf("--script-arg needs --script")
@@ -397,7 +399,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	}
 	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
 	in.Hook = hook.run
-	if execd && t.s.isolated(e) {
+	if t.s.isolated(e) {
 		in.HookCopies = true // the worker gets a copy of each frame
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
 		cfg.Emit, cfg.Action = hook.toBatch, hook.actionToBatch // an action was logged by the worker
