@@ -93,23 +93,28 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	if l.RetainedBytes, err = procwalk.ParseBytes(f.retained); err != nil || l.RetainedBytes < 1<<20 {
 		return l, usageErrorf("--script-retained %q: want a size of at least 1MiB, such as 64MiB", f.retained)
 	}
-	// At most 1 GiB each: one run's output is what a worker's parent may
-	// hold (its metrics) or write in one go.
-	if n, err := procwalk.ParseBytes(f.printBytes); err != nil || n < 1<<10 || n > 1<<30 {
-		return l, usageErrorf("--script-print-bytes %q: want a size from 1KiB to 1GiB, such as 16MiB", f.printBytes)
-	} else {
-		l.MaxPrintBytes = int(n)
+	if l.MaxPrintBytes, err = outputBudget("script-print-bytes", f.printBytes); err != nil {
+		return l, err
 	}
-	if n, err := procwalk.ParseBytes(f.emitBytes); err != nil || n < 1<<10 || n > 1<<30 {
-		return l, usageErrorf("--script-emit-bytes %q: want a size from 1KiB to 1GiB, such as 16MiB", f.emitBytes)
-	} else {
-		l.MaxEmitBytes = int(n)
+	if l.MaxEmitBytes, err = outputBudget("script-emit-bytes", f.emitBytes); err != nil {
+		return l, err
 	}
 	if f.emitLines < 1 || f.emitLines > 10_000_000 {
 		return l, usageErrorf("--script-emit-lines %d: want 1 to 10000000", f.emitLines)
 	}
 	l.MaxEmitLines = f.emitLines
 	return l, nil
+}
+
+// outputBudget parses the value of an output budget's flag: from 1 KiB to
+// 1 GiB, one run's output being what a worker's parent may hold (its
+// metrics) or write in one go.
+func outputBudget(flag, value string) (int, error) {
+	n, err := procwalk.ParseBytes(value)
+	if err != nil || n < 1<<10 || n > 1<<30 {
+		return 0, usageErrorf("--%s %q: want a size from 1KiB to 1GiB, such as 16MiB", flag, value)
+	}
+	return int(n), nil
 }
 
 // killer returns the Killer behind the script's kills: procwalk's, with the
