@@ -45,7 +45,7 @@ type Limits struct {
 	// MaxPrintBytes bounds the text one run writes with print, pw.log and
 	// pw.alert; MaxEmitLines and MaxEmitBytes the metrics it emits
 	// (pw.emit, pw.alert; MetricBytes). A run past one is stopped.
-	// Defaults 16 MiB, 50,000 and 16 MiB.
+	// Defaults 16 MiB, 20,000 and 16 MiB.
 	MaxPrintBytes int
 	MaxEmitLines  int
 	MaxEmitBytes  int
@@ -75,7 +75,7 @@ func DefaultLimits() Limits {
 		HeapBudgetBytes:      256 << 20,
 		RetainedBytes:        64 << 20,
 		MaxPrintBytes:        16 << 20,
-		MaxEmitLines:         50000,
+		MaxEmitLines:         20000,
 		MaxEmitBytes:         16 << 20,
 	}
 }

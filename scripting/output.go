@@ -18,7 +18,7 @@ import (
 // errOutputBudget is the cancel cause of a run past an output budget.
 type errOutputBudget struct {
 	what   string // "printed", "emitted"
-	budget string // "16.0 MiB of text", "50000 lines"
+	budget string // "16.0 MiB of text", "20000 metrics"
 	flag   string
 }
 
