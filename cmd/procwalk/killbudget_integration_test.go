@@ -23,7 +23,9 @@ func TestIntegrationRefusedKillLoopStops(t *testing.T) {
 			r := runClockWorker(t, fixedClock{time.Now()}, mode.worker, "", "run", "--no-rates", "--script-timeout", "1s", rule)
 			took := time.Since(start)
 			t.Logf("stopped after %.2f s: %s", took.Seconds(), r.stderr)
-			if r.code != exitError || !strings.Contains(r.stderr, "ran past its 1s deadline") {
+			// The script's own deadline, or on a machine loaded enough to
+			// stall a kill's scan past it, the parent's a second later.
+			if r.code != exitError || !strings.Contains(r.stderr, "1s deadline") {
 				t.Errorf("exit %d, stderr %s; want 1 and the deadline", r.code, r.stderr)
 			}
 		})
