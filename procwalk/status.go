@@ -76,16 +76,3 @@ func parseStatus(b []byte) (Status, error) {
 	}
 	return s, nil
 }
-
-// ReadStatus reads and parses <root>/<pid>/status.
-func (fs FS) ReadStatus(pid int) (Status, error) {
-	b, err := readFile(fs.PIDPath(pid, "status"))
-	if err != nil {
-		return Status{}, err
-	}
-	s, err := parseStatus(b)
-	if err != nil {
-		return Status{}, fmt.Errorf("pid %d: %w", pid, err)
-	}
-	return s, nil
-}
