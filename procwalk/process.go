@@ -62,7 +62,8 @@ type Process struct {
 	// randomisation is on, so what only an exec changes (an interpreter's
 	// command line) may be kept while it and the comm stay. 0 when the
 	// kernel hides it (a process the reader may not trace) or there is no
-	// memory (kernel threads, zombies); the BPF source leaves it 0.
+	// memory (kernel threads, zombies); the BPF source shows it for every
+	// process with memory.
 	StartStack uint64
 
 	// Optional fields, each with the Fields bit that reads it.

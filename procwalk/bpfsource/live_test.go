@@ -270,6 +270,9 @@ func TestParity(t *testing.T) {
 		gauge("vsize", p.VSizeBytes, b.VSizeBytes, a.VSizeBytes, 0)
 		gauge("text", p.TextBytes, b.TextBytes, a.TextBytes, 0)
 		gauge("data", p.DataBytes, b.DataBytes, a.DataBytes, 0)
+		if b.StartStack != 0 { // /proc hides it from a reader that may not trace the process
+			gauge("start stack", p.StartStack, b.StartStack, a.StartStack, 0)
+		}
 		gauge("rss", p.RSSBytes, b.RSSBytes, a.RSSBytes, 0)
 		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 0)
 		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, 0)

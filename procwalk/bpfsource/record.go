@@ -115,6 +115,7 @@ func (c *converter) process(r *taskProcessRec, p *procwalk.Process) {
 		p.TextBytes = ((r.EndCode+page-1)&^(page-1) - r.StartCode&^(page-1)) / page * page
 	}
 	p.DataBytes = (r.DataVm + r.StackVm) * page
+	p.StartStack = r.StartStack
 	if c.statusOK {
 		p.RealUID, p.EffectiveUID = int(r.Uid), int(r.Euid)
 		p.SwapBytes = r.RssSwap * page

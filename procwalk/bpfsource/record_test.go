@@ -131,7 +131,7 @@ func TestDecode(t *testing.T) {
 			State: 0, Threads: 2, StartBoottime: 5_000_000_000, Utime: 100 * ms, Stime: 100 * ms, Rtime: 150 * ms,
 			Cutime: 1234 * ms, Cstime: 25 * ms, MinFlt: 10, MajFlt: 1, Nvcsw: 7, Nivcsw: 3,
 			RssFile: 10, RssAnon: 20, RssSwap: 5, RssShmem: 2, TotalVm: 1000, DataVm: 30, StackVm: 3,
-			StartCode: 0x400100, EndCode: 0x402001, CgroupId: 77, Comm: comm("a) b\n(x")},
+			StartCode: 0x400100, EndCode: 0x402001, StartStack: 0x7ffd0000, CgroupId: 77, Comm: comm("a) b\n(x")},
 		taskThreadRec{Kind: recThread, Tgid: 40, Utime: 100 * ms, Stime: 0, Rtime: 50 * ms, MinFlt: 5, MajFlt: 2},
 		taskProcessRec{Kind: recProcess, Pid: 0, Comm: comm("outside")}, // not in our namespace
 		taskProcessRec{Kind: recProcess, Pid: 50, Ppid: 2, State: 0x402, Flags: pfKthread, Threads: 1, Comm: comm("kworker/0:1"),
@@ -170,7 +170,7 @@ func checkDecoded(t *testing.T, r io.Reader) {
 		UserCPUSeconds: 0.13, SystemCPUSeconds: 0.06,
 		ChildrenUserCPUSeconds: 1.23, ChildrenSystemCPUSeconds: 0.02,
 		VSizeBytes: 1000 * 4096, RSSBytes: 32 * 4096, SharedBytes: 12 * 4096,
-		TextBytes: 3 * 4096, DataBytes: 33 * 4096,
+		TextBytes: 3 * 4096, DataBytes: 33 * 4096, StartStack: 0x7ffd0000,
 		RealUID: 1000, EffectiveUID: 0, SwapBytes: 5 * 4096, VoluntaryCtxSwitches: 7, InvoluntaryCtxSwitches: 3,
 	}
 	if diff := diffProcess(p, want); diff != "" {
@@ -239,6 +239,7 @@ func diffProcess(got, want procwalk.Process) string {
 	add("SharedBytes", got.SharedBytes, want.SharedBytes)
 	add("TextBytes", got.TextBytes, want.TextBytes)
 	add("DataBytes", got.DataBytes, want.DataBytes)
+	add("StartStack", got.StartStack, want.StartStack)
 	add("RealUID", got.RealUID, want.RealUID)
 	add("EffectiveUID", got.EffectiveUID, want.EffectiveUID)
 	add("SwapBytes", got.SwapBytes, want.SwapBytes)

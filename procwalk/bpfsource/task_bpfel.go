@@ -50,6 +50,7 @@ type taskProcessRec struct {
 	StackVm       uint64
 	StartCode     uint64
 	EndCode       uint64
+	StartStack    uint64
 	CgroupId      uint64
 	Comm          [16]int8
 }

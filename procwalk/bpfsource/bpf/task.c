@@ -40,7 +40,7 @@ struct process_rec {
 	__u64 nvcsw, nivcsw;
 	__u64 rss_file, rss_anon, rss_swap, rss_shmem; /* pages */
 	__u64 total_vm, data_vm, stack_vm; /* pages */
-	__u64 start_code, end_code; /* addresses */
+	__u64 start_code, end_code, start_stack; /* addresses */
 	__u64 cgroup_id; /* cgroup v2 (kernfs node) id */
 	char comm[16];
 };
@@ -258,6 +258,7 @@ int procwalk_tasks(struct bpf_iter__task *ctx)
 		r.stack_vm = BPF_CORE_READ(mm, stack_vm);
 		r.start_code = BPF_CORE_READ(mm, start_code);
 		r.end_code = BPF_CORE_READ(mm, end_code);
+		r.start_stack = BPF_CORE_READ(mm, start_stack);
 	}
 	r.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
 	BPF_CORE_READ_INTO(&r.comm, task, comm);

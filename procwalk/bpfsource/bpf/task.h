@@ -97,7 +97,7 @@ struct bpf_array {
 
 struct mm_struct {
 	struct percpu_counter rss_stat[4];
-	unsigned long total_vm, data_vm, stack_vm, start_code, end_code;
+	unsigned long total_vm, data_vm, stack_vm, start_code, end_code, start_stack;
 } PRESERVE;
 
 /* Before 6.2: an array of atomic_long_t in struct mm_rss_stat. */
