@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -186,12 +188,11 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	stopHolding := holdSignals()
 	report := k.Execute(ctx, plan)
+	stopHolding()
 	for _, n := range report.Notes {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n)) // notes name cgroups and tmux sessions
-	}
-	if out.err != nil {
-		return out.err
 	}
 	if len(report.Outcomes) == 0 {
 		return fmt.Errorf("%s has no processes: nothing to signal", plan.Scope)
@@ -406,25 +407,44 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	}
 }
 
-// eventPrinter writes audit events as text or JSON lines.
+// holdSignals keeps what could end procwalk from the outside from ending
+// a kill that has begun, until the function it returns is called: SIGPIPE
+// (a reader of stdout or stderr gone, such as a `| cat` in the scope, which
+// the first signal ends), so that such a write fails with EPIPE instead,
+// which the printer ignores; and SIGHUP (a terminal or an ssh connection
+// gone), so that every stage is finished and the exit status is the
+// kill's own. SIGINT and SIGTERM still ask for the clean stop main gives
+// them.
+func holdSignals() (stop func()) {
+	held := make(chan os.Signal, 4)
+	signal.Notify(held, syscall.SIGPIPE, syscall.SIGHUP)
+	return func() { signal.Stop(held) }
+}
+
+// eventPrinter writes audit events as text or JSON lines. A write that
+// fails (EPIPE: the reader has gone; EIO: the terminal hung up) stops the
+// printing, never the kill: the outcomes are final whether or not anyone
+// reads them, and the exit status says how the kill went.
 type eventPrinter struct {
-	w    io.Writer
-	json bool
-	err  error
+	w      io.Writer
+	json   bool
+	failed bool
 }
 
 func (p *eventPrinter) print(e kill.ActionEvent) {
-	if p.err != nil {
+	if p.failed {
 		return
 	}
+	line := printable(e.String())
 	if p.json {
 		b, err := json.Marshal(e)
 		if err != nil {
-			p.err = err
-			return
+			line = fmt.Sprintf(`{"error":%q}`, err.Error()) // cannot happen: the event's fields all encode
+		} else {
+			line = string(b)
 		}
-		_, p.err = fmt.Fprintf(p.w, "%s\n", b)
-		return
 	}
-	_, p.err = fmt.Fprintln(p.w, printable(e.String()))
+	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+		p.failed = true
+	}
 }
