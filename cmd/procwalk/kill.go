@@ -72,8 +72,10 @@ STAGES
      re-walk, except for a single PID; then SIGKILL through the same pidfds;
   4. a last walk: anything of the scope alive and never signalled (joined
      after the last walk, or orphaned) is reported as escaped, exit 1.
-A cgroup v2 session is killed through its cgroup.kill when the cgroup
-holds nothing but the targets.
+A cgroup session's members are the cgroup's at each walk (daemons that
+left the tree included); a v2 one is frozen (cgroup.freeze) around each
+signal instead of stopped member by member, and what its cgroup.procs
+still lists after the end that procwalk cannot see is named, exit 1.
 
 PROTECTION
   Never signalled, whatever the flags: procwalk itself, its ancestors

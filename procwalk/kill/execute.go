@@ -119,12 +119,22 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 }
 
 // enlist opens a handle on t and makes it a live victim; nothing is sent.
+// In a growing scope, a target the walk saw in its first clock tick that
+// looks like another process now (it exec'd, or its pid was reused within
+// the tick) is forgotten rather than refused: the next walk reads it again
+// and decides whether the process holding the pid now is of the scope (a
+// daemon's `setsid` that became `sleep` is), and the last one reports it
+// if it is and still runs.
 func (x *execution) enlist(t Target) {
 	v := &victim{out: Outcome{Target: t}}
 	h, err := x.k.open(t.ID)
 	if err == nil {
 		if err = x.k.sameYoung(t); err != nil {
 			h.Close()
+			if x.plan.scope.Grows() {
+				delete(x.known, t.ID)
+				return
+			}
 		}
 	}
 	if err != nil {
@@ -142,7 +152,7 @@ func (x *execution) enlist(t Target) {
 // missed, and one that survives it (a handler, the signal ignored) resumes
 // with its children still below it, where the next re-walk finds them.
 func (x *execution) signalFrozen(ctx context.Context) {
-	if x.plan.scope.Grows() && !x.freezeCgroup(ctx) {
+	if x.plan.scope.Grows() && !x.freezeCgroup(ctx, "the first signal") {
 		x.freeze(ctx)
 	}
 	for _, v := range slices.Clone(x.live) {
@@ -265,35 +275,29 @@ func (x *execution) newcomers() []Target {
 	return out
 }
 
-// kill is the second stage. A growing scope is frozen first (see freeze),
-// so that nothing forks between the last walk and SIGKILL (the walk runs
-// even when every target has exited, to catch what they left behind); the
-// newcomers it finds get SIGKILL alone. A cgroup v2 scope without refused
-// members is killed through cgroup.kill instead.
+// kill is the second stage. A growing scope is stopped first, frozen with
+// cgroup.freeze or member by member (see freezeCgroup and freeze), so that
+// nothing forks between the last walk and SIGKILL (the walk runs even when
+// every target has exited, to catch what they left behind); the newcomers
+// it finds get SIGKILL alone. SIGKILL goes to each victim through its own
+// verified pidfd, never to a cgroup as a whole: a process moved into a
+// cgroup after the last walk is not killed unchecked (it is reported as
+// left there instead, see cgroupLeft).
 func (x *execution) kill(ctx context.Context) {
 	x.reap(ctx)
-	if cg := x.cgroupToKill(); cg != "" {
-		err := os.WriteFile(cg, []byte("1"), 0)
-		if err == nil {
-			x.report.Notes = append(x.report.Notes, "wrote 1 to "+cg)
-			for _, v := range x.live {
-				v.out.Signals = append(v.out.Signals, syscall.SIGKILL)
-				v.out.KillAfter = time.Since(v.out.SignalledAt)
-				v.out.Note = "killed through " + cg
-			}
-			x.waitKilled(ctx)
-			return
-		}
-		x.report.Notes = append(x.report.Notes, fmt.Sprintf("cgroup.kill failed, killing members one by one: %v", err))
-	}
-	if x.plan.scope.Grows() {
+	if x.plan.scope.Grows() && !x.freezeCgroup(ctx, "SIGKILL") {
 		x.freeze(ctx)
+	}
+	if x.k.hooks.beforeKill != nil {
+		x.k.hooks.beforeKill()
 	}
 	for _, v := range slices.Clone(x.live) {
 		if x.send(v, syscall.SIGKILL) {
+			v.stopped = false   // SIGKILL ends a stopped process too: no SIGCONT needed
 			v.h.ReleaseMemory() // best effort: frees memory now, not when the last thread is done
 		}
 	}
+	x.thaw() // a frozen cgroup's members die of SIGKILL frozen or not; thawed, nothing stays frozen
 	x.waitKilled(ctx)
 }
 
@@ -420,7 +424,8 @@ func resultOf(err error) Result {
 
 // recheck walks the scope once more after SIGKILL and reports each process
 // of it still alive that was never a target as ResultEscaped: a member of
-// the scope that joined after the last walk, or an orphan, one forked by a
+// the scope that joined after the last walk (for a cgroup, anything the
+// cgroup holds then), or an orphan, one forked by a
 // member that died before a walk saw the child, adopted by init or a
 // subreaper and so no longer below the tree. An orphan is known by its
 // process group (one a signalled target leads) and its start (after the
@@ -469,5 +474,13 @@ func (x *execution) recheck() {
 		}
 		x.finish(&Outcome{Target: targetOf(p), Result: ResultEscaped,
 			Err: fmt.Errorf("%w: pid %d (%s), parent %d, process group %d", ErrEscaped, p.ID.PID, p.Comm, p.PPID, p.PGRP)})
+	}
+	x.cgroupLeft(func(pid int) bool { return snap.Process(pid) != nil })
+}
+
+// note records a scope-wide action or the reason one was not taken, once.
+func (x *execution) note(s string) {
+	if !slices.Contains(x.report.Notes, s) {
+		x.report.Notes = append(x.report.Notes, s)
 	}
 }

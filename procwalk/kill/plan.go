@@ -33,6 +33,9 @@ type Plan struct {
 	// scanner took the plan's walk; the execution's re-walks reuse it, so
 	// that a process whose read is still blocked is not read again.
 	scanner *procwalk.Scanner
+	// cgroupDir is the directory of a cgroup scope's cgroup ("" for other
+	// scopes, or when its hierarchy is not mounted here).
+	cgroupDir string
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -57,6 +60,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		p.rails.ancestors[a.ID.PID] = true
 	}
 	members := scope.Members(snap, nil)
+	if cs := cgroupOf(scope); cs != nil {
+		p.cgroupDir = k.cgroupDir(cs, members)
+	}
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
 		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, procwalk.ErrGone)}
 		if k.fs.Hidden(root.PID) {
