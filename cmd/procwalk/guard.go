@@ -199,13 +199,15 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	// A guard killed with SIGKILL cannot end the command: the kernel does
 	// (PDEATHSIG, set by Supervise). What the command started and left
 	// behind is not covered (README "procwalk guard").
+	sentinel := c.e.newSentinel()
+	defer sentinel.Close()
 	res, err := kill.Supervise(ctx, fsys, cmd, kill.SuperviseConfig{
 		MaxRSSBytes: lim.rssBytes, MaxPSSBytes: lim.pssBytes, MaxCPUTime: c.maxCPU, Timeout: lim.timeout,
 		KillBiggest: lim.biggest, ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
 		Names: kill.LimitNames{RSS: "--max-rss", PSS: "--max-pss", CPUTime: "--max-cpu-time", Timeout: "--timeout"},
 		Name:  name, Requester: "guard", Signals: sigs, Foreground: terminalForeground(c.e.stdin),
 		Log:   func(msg string) { fmt.Fprintf(c.e.stderr, "procwalk guard: %s\n", printable(msg)) },
-		Clock: c.g.clock, HistorySize: guardHistory,
+		Clock: c.g.clock, HistorySize: guardHistory, Sentinel: sentinel,
 	})
 	stdio.started()
 	if errors.Is(err, kill.ErrSubreaper) {

@@ -8,10 +8,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -174,6 +172,8 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	}
 	out := &eventPrinter{w: c.e.stdout, json: c.json}
 	cfg.Audit = out.print
+	cfg.Sentinel = c.e.newSentinel()
+	defer cfg.Sentinel.Close()
 	k, err := kill.NewKiller(fsys, cfg)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -190,7 +190,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	stopHolding := holdSignals()
+	stopHolding := holdSignals(ctx, cfg.Sentinel)
 	report := k.Execute(ctx, plan)
 	stopHolding()
 	for _, n := range report.Notes {
@@ -407,20 +407,6 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-}
-
-// holdSignals keeps what could end procwalk from the outside from ending
-// a kill that has begun, until the function it returns is called: SIGPIPE
-// (a reader of stdout or stderr gone, such as a `| cat` in the scope, which
-// the first signal ends), so that such a write fails with EPIPE instead,
-// which the printer ignores; and SIGHUP (a terminal or an ssh connection
-// gone), so that every stage is finished and the exit status is the
-// kill's own. SIGINT and SIGTERM still ask for the clean stop main gives
-// them.
-func holdSignals() (stop func()) {
-	held := make(chan os.Signal, 4)
-	signal.Notify(held, syscall.SIGPIPE, syscall.SIGHUP)
-	return func() { signal.Stop(held) }
 }
 
 // eventPrinter writes audit events as text or JSON lines. A write that

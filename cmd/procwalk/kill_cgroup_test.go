@@ -197,7 +197,7 @@ func TestIntegrationKillCgroupV2(t *testing.T) {
 			}
 			startInCgroups(t, loop.script, dirs...)
 			waitCgroupLive(t, dirs[0], 30)
-			k, err := kill.NewKiller(fs, kill.Config{Requester: "test", Grace: time.Second})
+			k, err := kill.NewKiller(fs, kill.Config{Requester: "test", Grace: time.Second, Sentinel: kill.NewSentinel(testSentinelCommand())})
 			if err != nil {
 				t.Fatal(err)
 			}

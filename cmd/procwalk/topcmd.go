@@ -164,7 +164,7 @@ func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
+	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
 	if c.protect != "" {
 		extra := splitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {

@@ -23,6 +23,8 @@ type victim struct {
 	h   handle
 	// stopped: freeze sent SIGSTOP and thaw has not sent SIGCONT since.
 	stopped bool
+	// held: the keeper (the sentinel) holds its pidfd.
+	held bool
 }
 
 // execution is the state of one Execute.
@@ -43,6 +45,11 @@ type execution struct {
 	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
 	// thaw writes 0.
 	frozen string
+	// keeper holds what is stopped or frozen, so that it runs again should
+	// procwalk die first; nil until first needed, or when there is none
+	// (keepTried: asked already).
+	keeper    keeper
+	keepTried bool
 }
 
 // Execute carries out plan: the first signal to every target, re-walks of a
@@ -97,6 +104,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		x.afterwards(ctx)
 		return x.report
 	}
+	defer x.letGo()
 	for _, t := range plan.Targets {
 		x.known[t.ID] = true
 		x.enlist(t)
@@ -310,18 +318,77 @@ func (x *execution) kill(ctx context.Context) {
 // its child must be in /proc before the walk that finds nothing new.
 func (x *execution) freeze(ctx context.Context) {
 	for round := 0; round < maxFreezeRounds && ctx.Err() == nil; round++ {
+		if !x.holdVictims() {
+			return // not stopped: signalled as they run, and the last walk reports what escaped
+		}
 		for _, v := range slices.Clone(x.live) {
 			if !v.stopped && x.send(v, syscall.SIGSTOP) {
 				v.stopped = true
 			}
 		}
 		x.waitStopped(ctx)
+		if x.k.hooks.stopped != nil {
+			x.k.hooks.stopped()
+		}
 		fresh := x.newcomers()
 		if len(fresh) == 0 {
 			return
 		}
 		for _, t := range fresh {
 			x.enlist(t)
+		}
+	}
+}
+
+// holdVictims has the keeper hold every live victim not held yet, before
+// they are stopped; false when it cannot (no sentinel, no pidfd), and
+// then nothing may be stopped.
+func (x *execution) holdVictims() bool {
+	var hs []handle
+	var vs []*victim
+	for _, v := range x.live {
+		if !v.held {
+			hs, vs = append(hs, v.h), append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return true
+	}
+	kp := x.keep()
+	if kp == nil {
+		return false
+	}
+	if err := kp.procs(hs); err != nil {
+		x.note("the scope was not stopped around the signals: " + err.Error())
+		return false
+	}
+	for _, v := range vs {
+		v.held = true
+	}
+	return true
+}
+
+// keep returns the execution's keeper, asking the Killer for it once; nil
+// (noted) when there is none.
+func (x *execution) keep() keeper {
+	if !x.keepTried {
+		x.keepTried = true
+		var err error
+		if x.keeper, err = x.k.newKeeper(); err != nil {
+			x.note("the scope was not stopped around the signals: " + err.Error())
+		}
+	}
+	return x.keeper
+}
+
+// letGo ends the execution's hold: whatever may still be stopped or
+// frozen is continued and thawed, by the execution and then, as a safety
+// net, by the keeper.
+func (x *execution) letGo() {
+	x.thaw()
+	if x.keeper != nil {
+		if err := x.keeper.release(true); err != nil {
+			x.note("the sentinel did not confirm that nothing is left stopped: " + err.Error())
 		}
 	}
 }

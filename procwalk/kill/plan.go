@@ -47,6 +47,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
+	if scope.Grows() && !cfg.DryRun && cfg.Sentinel != nil {
+		cfg.Sentinel.Start() // now, so that no walk takes it for a member; a failure is noted when it is needed
+	}
 	sc := procwalk.NewScanner(k.fs)
 	snap, before, err := k.scan(sc, scope, cfg)
 	if err != nil {
@@ -54,7 +57,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
 		Partial: hidesProcesses(snap.Visibility), taken: snap.Time, scanner: sc}
-	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
+	p.rails = guardRails{self: cfg.SelfPID, sentinel: cfg.Sentinel.PID(), ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
 		p.rails.ancestors[a.ID.PID] = true
@@ -167,7 +170,7 @@ func (k *Killer) Check(p *procwalk.Process) error { return k.Checker()(p) }
 // live view checks the rows of one frame with it.
 func (k *Killer) Checker() func(p *procwalk.Process) error {
 	cfg := k.Config()
-	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
+	rails := guardRails{self: cfg.SelfPID, sentinel: cfg.Sentinel.PID(), ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	return func(p *procwalk.Process) error { return k.check(p, &rails, cfg) }
 }
 

@@ -73,6 +73,9 @@ func (x *execution) freezeCgroup(ctx context.Context, stage string) bool {
 		}
 	}
 	x.note("froze " + dir + " with cgroup.freeze for " + stage)
+	if x.k.hooks.stopped != nil {
+		x.k.hooks.stopped()
+	}
 	for _, t := range x.newcomers() {
 		x.enlist(t)
 	}
@@ -290,5 +293,15 @@ func runTmux(ctx context.Context, args ...string) error {
 	return nil
 }
 
-// holdCgroup has the sentinel hold the cgroup at dir before it is frozen.
-func (x *execution) holdCgroup(dir string) bool { return true }
+// holdCgroup has the keeper hold the cgroup at dir before it is frozen.
+func (x *execution) holdCgroup(dir string) bool {
+	kp := x.keep()
+	if kp == nil {
+		return false
+	}
+	if err := kp.cgroup(dir); err != nil {
+		x.note("cgroup.freeze not used: " + err.Error())
+		return false
+	}
+	return true
+}

@@ -104,8 +104,13 @@ func waitComm(t *testing.T, pid int, comm string) {
 	t.Fatalf("pid %d never became %s", pid, comm)
 }
 
+// liveKiller is a Killer of the live /proc, with a sentinel of its own
+// unless cfg names one.
 func liveKiller(t *testing.T, cfg Config) *Killer {
 	t.Helper()
+	if cfg.Sentinel == nil {
+		cfg.Sentinel = testSentinel(t, os.Stderr)
+	}
 	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 
@@ -64,6 +65,11 @@ type SuperviseConfig struct {
 	// Clock stamps the snapshots and the result's Start and End; nil is
 	// the system clock.
 	Clock procwalk.Clock
+	// Sentinel continues what ending the tree stopped should this process
+	// die meanwhile (see Config.Sentinel); nil: the tree is not stopped
+	// around its signals. Its processes, children of this one, are never
+	// part of the tree.
+	Sentinel *Sentinel
 }
 
 // LimitNames name the limits in messages.
@@ -135,7 +141,7 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 		monitor: procwalk.NewMonitor(fs, procwalk.MonitorConfig{NoRates: true, Clock: cfg.Clock}),
 		res:     &SuperviseResult{History: NewAuditLog(cfg.HistorySize)}}
 	var err error
-	r.killer, err = NewKiller(fs, Config{Grace: cfg.Grace, Force: true, Requester: cfg.Requester, Audit: r.record, DryRun: cfg.DryRun})
+	r.killer, err = NewKiller(fs, Config{Grace: cfg.Grace, Force: true, Requester: cfg.Requester, Audit: r.record, DryRun: cfg.DryRun, Sentinel: cfg.Sentinel})
 	if err != nil {
 		return nil, err
 	}
@@ -299,6 +305,9 @@ func (r *supervision) loop(ctx context.Context, reaps <-chan reaped) {
 
 // reaped accounts for one reaped child; true when it was the command.
 func (r *supervision) reaped(rp reaped) bool {
+	if r.cfg.Sentinel.Started(rp.pid) {
+		return false // ours, not the command's
+	}
 	r.reapedCPU += rp.cpuSeconds()
 	r.res.MaxRSSKiB = max(r.res.MaxRSSKiB, rp.usage.Maxrss)
 	if rp.pid != r.child {
@@ -349,7 +358,7 @@ func (r *supervision) check(ctx context.Context) {
 		res.ScanErrors++
 		return
 	}
-	tree := snap.Descendants(r.self)
+	tree := slices.DeleteFunc(snap.Descendants(r.self), func(p *procwalk.Process) bool { return r.cfg.Sentinel.Started(p.ID.PID) })
 	var t procwalk.Totals
 	cpu := r.reapedCPU
 	if cfg.MaxPSSBytes > 0 || cfg.ReadPSS {
@@ -466,7 +475,7 @@ func (r *supervision) endLeftovers(ctx context.Context) {
 // terminate runs the two-stage terminate over every descendant of this
 // process and returns its report (nil when it could not plan).
 func (r *supervision) terminate(ctx context.Context, why string) *Report {
-	rep, err := r.killer.TerminateScope(ctx, supervisedScope{self: r.self, why: why})
+	rep, err := r.killer.TerminateScope(ctx, supervisedScope{self: r.self, why: why, sentinel: r.cfg.Sentinel})
 	if err != nil {
 		r.logf("ending the tree: %v", err)
 	}
@@ -481,7 +490,7 @@ func (r *supervision) countTree() int {
 	}
 	n := 0
 	for _, p := range snap.Descendants(r.self) {
-		if !p.Zombie() {
+		if !p.Zombie() && !r.cfg.Sentinel.Started(p.ID.PID) {
 			n++
 		}
 	}
@@ -491,15 +500,17 @@ func (r *supervision) countTree() int {
 // supervisedScope is every descendant of this process: the command's tree
 // and the orphans reparented to it as subreaper.
 type supervisedScope struct {
-	self int
-	why  string
+	self     int
+	why      string
+	sentinel *Sentinel // its processes are ours, not the command's
 }
 
 func (s supervisedScope) String() string          { return fmt.Sprintf("guarded tree (%s)", s.why) }
 func (s supervisedScope) Fields() procwalk.Fields { return 0 }
 func (s supervisedScope) Grows() bool             { return true }
 func (s supervisedScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
-	return snap.Descendants(s.self)
+	tree := snap.Descendants(s.self)
+	return slices.DeleteFunc(tree, func(p *procwalk.Process) bool { return s.sentinel.Started(p.ID.PID) })
 }
 
 // reaped is one child collected by wait4.

@@ -81,6 +81,11 @@ type Config struct {
 	Audit func(ActionEvent)
 	// Rescan paces the re-walks of a growing scope; 0 means 100ms.
 	Rescan time.Duration
+	// Sentinel continues and thaws what an execution stopped or froze
+	// should this process die first (see Sentinel). Without one nothing
+	// is stopped: a growing scope is signalled as it runs, and what
+	// escapes is reported.
+	Sentinel *Sentinel
 }
 
 // handle is what the Killer needs of an open process; *ProcHandle is one.
@@ -104,6 +109,8 @@ type Killer struct {
 	selfPID int
 	// hooks let tests act inside a race window, deterministically.
 	hooks hooks
+	// keep makes an execution's keeper; nil means Config.Sentinel's.
+	keep func() (keeper, error)
 }
 
 // hooks are called at points of an execution where the world may change
@@ -112,6 +119,9 @@ type hooks struct {
 	// beforeKill runs after the KILL stage's last walk and check, right
 	// before SIGKILL is sent.
 	beforeKill func()
+	// stopped runs while the scope is stopped or frozen, each time it has
+	// been.
+	stopped func()
 }
 
 // NewKiller returns a Killer acting on the processes of fs, which must be

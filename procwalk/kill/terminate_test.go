@@ -140,9 +140,20 @@ func newTestKiller(t *testing.T, cfg Config) (*Killer, *fakeKernel, *[]ActionEve
 	}
 	fk := newFakeKernel()
 	k.open = fk.open
+	k.keep = func() (keeper, error) { return &fakeKeeper{}, nil }
 	k.tmux = func(context.Context, ...string) error { t.Error("tmux must not run"); return nil }
 	return k, fk, &events
 }
+
+// fakeKeeper holds whatever it is given, as a live sentinel would.
+type fakeKeeper struct {
+	procs_, cgroups int
+	released        bool
+}
+
+func (f *fakeKeeper) procs(hs []handle) error { f.procs_ += len(hs); return nil }
+func (f *fakeKeeper) cgroup(string) error     { f.cgroups++; return nil }
+func (f *fakeKeeper) release(bool) error      { f.released = true; return nil }
 
 // fixtureID returns the ProcID of pid in the fixture.
 func killFixtureID(t *testing.T, pid int) procwalk.ProcID {
