@@ -62,8 +62,10 @@ func TestIntegrationKillSecondSignal(t *testing.T) {
 			}
 			ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
 			t.Logf("procwalk ended: %v", err)
-			if !ws.Signaled() || ws.Signal() != sig {
-				t.Errorf("procwalk ended with %v after two %v, want death by the second", err, sig)
+			// By the second signal, or, when the clean stop the first asked
+			// for was done before the second came, exit 1 (interrupted).
+			if ws.Signaled() && ws.Signal() != sig || !ws.Signaled() && ws.ExitStatus() != exitError {
+				t.Errorf("procwalk ended with %v after two %v, want death by the second or exit 1", err, sig)
 			}
 			var stopped []int
 			for _, pid := range liveDescendants(t, tree.Process.Pid) {
