@@ -26,7 +26,7 @@ import (
 type SuperviseConfig struct {
 	MaxRSSBytes uint64        // summed RSS of the tree (over-counts shared pages)
 	MaxPSSBytes uint64        // summed PSS of the tree (reads smaps_rollup each interval)
-	MaxCPUTime  time.Duration // user+system CPU of the tree, exited processes included
+	MaxCPUTime  time.Duration // user+system CPU of the tree, exited processes included (see CPUExact)
 	Timeout     time.Duration // wall-clock time since the command started
 	// KillBiggest ends only the largest process on a memory limit (by RSS,
 	// or PSS for MaxPSSBytes), waits until its memory is freed and keeps
@@ -65,6 +65,9 @@ type SuperviseConfig struct {
 	// Clock stamps the snapshots and the result's Start and End; nil is
 	// the system clock.
 	Clock procwalk.Clock
+	// NoCgroup keeps the command in this process's cgroup: its CPU is
+	// then counted approximately (see supervise_cpu.go).
+	NoCgroup bool
 	// Sentinel continues what ending the tree stopped should this process
 	// die meanwhile (see Config.Sentinel); nil: the tree is not stopped
 	// around its signals. Its processes, children of this one, are never
@@ -100,6 +103,10 @@ type SuperviseResult struct {
 	PeakPSSBytes  uint64
 	PSSSeen       bool    // PeakPSSBytes was measured
 	CPUSeconds    float64 // the tree's user+system CPU, exited processes included
+	// CPUCgroup is the cgroup the command ran in, whose usage CPUSeconds
+	// is, exact; "" when none could be made: CPUSeconds is then
+	// approximate (a process the kernel reaped counts as last sampled).
+	CPUCgroup     string
 	MaxRSSKiB     int64   // the largest reaped process's peak RSS (wait4's ru_maxrss)
 	OrphansReaped int     // children reaped other than the command
 	Seen          int     // processes seen in the tree
@@ -151,8 +158,29 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 	// A supervisor killed with SIGKILL cannot end the command: the kernel
 	// does, so the command never runs on unwatched.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if !cfg.NoCgroup {
+		r.cgroup = newCPUCgroup(fs)
+	}
+	if r.cgroup != nil {
+		defer r.cgroup.remove()
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, r.cgroup.fd
+		r.res.CPUCgroup = r.cgroup.dir
+	}
 	r.res.Start = r.cfg.Clock.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if err != nil && r.cgroup != nil && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+		// clone3 into a cgroup refused (a kernel before 5.7, a seccomp
+		// filter): start it where we are, and count approximately.
+		r.cgroup.remove()
+		r.cgroup, r.res.CPUCgroup = nil, ""
+		attr := *cmd.SysProcAttr
+		attr.UseCgroupFD = false
+		// A Cmd whose Start failed is not started again: a fresh one.
+		*cmd = exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdin: cmd.Stdin, Stdout: cmd.Stdout,
+			Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: &attr}
+		err = cmd.Start()
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.child = cmd.Process.Pid
@@ -163,7 +191,7 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 	r.loop(ctx, reaps)
 	cmd.Process.Release() // reaped by reapAll, never by os/exec
 	r.res.Seen = len(r.seen)
-	r.res.CPUSeconds = max(r.res.CPUSeconds, r.reapedCPU) // exits after the last check
+	r.res.CPUSeconds = max(r.res.CPUSeconds, r.treeCPU(nil)) // exits after the last check
 	return r.res, nil
 }
 
@@ -214,6 +242,9 @@ type supervision struct {
 	childID     procwalk.ProcID
 	childHandle *ProcHandle // forwards signals; nil if it exited at once
 	reapedCPU   float64
+	cgroup      *cpuCgroup // the command's, for its CPU; nil when none
+	cpu         cpuTracker // without one
+	statusBuf   []byte
 	seen        map[procwalk.ProcID]bool
 	reported    map[string]bool // dry run: limits reported
 }
@@ -360,15 +391,14 @@ func (r *supervision) check(ctx context.Context) {
 	}
 	tree := slices.DeleteFunc(snap.Descendants(r.self), func(p *procwalk.Process) bool { return r.cfg.Sentinel.Started(p.ID.PID) })
 	var t procwalk.Totals
-	cpu := r.reapedCPU
 	if cfg.MaxPSSBytes > 0 || cfg.ReadPSS {
 		r.monitor.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
 	}
 	for _, p := range tree {
 		t.Add(p)
-		cpu += p.CPUSeconds() + p.ChildrenUserCPUSeconds + p.ChildrenSystemCPUSeconds
 		r.seen[p.ID] = true
 	}
+	cpu := r.treeCPU(tree)
 	res.Samples++
 	res.PeakRSSBytes = max(res.PeakRSSBytes, t.RSSBytes)
 	if t.SmapsRead > 0 {
@@ -385,6 +415,27 @@ func (r *supervision) check(ctx context.Context) {
 	case cfg.MaxCPUTime > 0 && cpu > cfg.MaxCPUTime.Seconds():
 		r.endTree(ctx, cfg.Names.CPUTime, fmt.Sprintf("tree CPU time %.1fs over %s %s", cpu, cfg.Names.CPUTime, cfg.MaxCPUTime))
 	}
+}
+
+// treeCPU is the tree's user+system CPU: its cgroup's usage, or the
+// approximate count over tree, the live processes of a sample (nil: none
+// sampled, only what was reaped and last sampled counts).
+func (r *supervision) treeCPU(tree []*procwalk.Process) float64 {
+	if r.cgroup != nil {
+		if s, ok := r.cgroup.cpuSeconds(); ok {
+			return s
+		}
+	}
+	if tree == nil {
+		return r.reapedCPU + r.cpu.lost
+	}
+	ignores := make(map[int]bool)
+	for _, p := range tree {
+		if _, ok := ignores[p.PPID]; !ok {
+			ignores[p.PPID] = p.PPID != r.self && ignoresSIGCHLD(r.fs, p.PPID, r.statusBuf)
+		}
+	}
+	return r.cpu.sample(tree, r.reapedCPU, func(p *procwalk.Process) bool { return ignores[p.PPID] })
 }
 
 // dryRunOnce reports whether a dry run has already reported limit; the
