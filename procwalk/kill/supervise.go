@@ -96,20 +96,20 @@ type SuperviseResult struct {
 	Abandoned   int      // processes that outlived SIGKILL
 	WouldEnd    []string // dry run: each limit broken, and why
 
-	Start, End    time.Time
-	Samples       int // checks made
-	ScanErrors    int // checks whose scan failed: limits were not checked then
-	PeakRSSBytes  uint64
-	PeakPSSBytes  uint64
-	PSSSeen       bool    // PeakPSSBytes was measured
-	CPUSeconds    float64 // the tree's user+system CPU, exited processes included
+	Start, End   time.Time
+	Samples      int // checks made
+	ScanErrors   int // checks whose scan failed: limits were not checked then
+	PeakRSSBytes uint64
+	PeakPSSBytes uint64
+	PSSSeen      bool    // PeakPSSBytes was measured
+	CPUSeconds   float64 // the tree's user+system CPU, exited processes included
 	// CPUCgroup is the cgroup the command ran in, whose usage CPUSeconds
 	// is, exact; "" when none could be made: CPUSeconds is then
 	// approximate (a process the kernel reaped counts as last sampled).
 	CPUCgroup     string
-	MaxRSSKiB     int64   // the largest reaped process's peak RSS (wait4's ru_maxrss)
-	OrphansReaped int     // children reaped other than the command
-	Seen          int     // processes seen in the tree
+	MaxRSSKiB     int64 // the largest reaped process's peak RSS (wait4's ru_maxrss)
+	OrphansReaped int   // children reaped other than the command
+	Seen          int   // processes seen in the tree
 	History       *AuditLog
 }
 
