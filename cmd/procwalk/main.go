@@ -63,6 +63,12 @@ func main() {
 		err = runEnv(ctx, e, os.Args[1:])
 	}
 	stop()
+	// Close our output before exiting: a thread stuck in the kernel (a
+	// read of a hung mount, which not even SIGKILL ends) keeps the process,
+	// its exit status and its descriptors until the read returns, and a
+	// reader of our stdout (| cat, a shell's $(...)) would wait as long.
+	os.Stdout.Close()
+	os.Stderr.Close()
 	os.Exit(exitCode(err))
 }
 
