@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"golang.org/x/sys/unix"
@@ -65,13 +64,10 @@ func newCPUCgroup(fs procwalk.FS) *cpuCgroup {
 	if !ok {
 		return nil
 	}
-	ns, err := os.Readlink(fs.Path("self", "ns", "pid")) // "pid:[4026531836]"
-	if err != nil {
+	dir, ok := fs.OwnCgroup(parent, guardCgroupPrefix)
+	if !ok {
 		return nil
 	}
-	prefix := guardCgroupPrefix + strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
-	removeStaleGuardCgroups(parent, prefix, fs.Root())
-	dir := filepath.Join(parent, prefix+strconv.Itoa(os.Getpid()))
 	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return nil
 	}
@@ -85,28 +81,6 @@ func newCPUCgroup(fs procwalk.FS) *cpuCgroup {
 		return nil
 	}
 	return &cpuCgroup{dir: dir, fd: fd}
-}
-
-// removeStaleGuardCgroups removes the cgroups in dir named prefix<pid>
-// whose pid no longer runs (a guard killed by SIGKILL cannot remove its
-// own). Removing a cgroup succeeds only when no process is in it.
-func removeStaleGuardCgroups(dir, prefix, procRoot string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		pid, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(procRoot, pid)); errors.Is(err, os.ErrNotExist) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
 }
 
 // cpuSeconds reads the cgroup's user+system CPU: usage_usec of cpu.stat.
