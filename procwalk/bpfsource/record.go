@@ -2,6 +2,7 @@ package bpfsource
 
 import (
 	"math/bits"
+	"structs"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -141,4 +142,35 @@ func (c *converter) comm(raw []int8) string {
 		b[n] = byte(raw[n])
 	}
 	return c.comms.String(b[:n])
+}
+
+// ioCounters is the generated type of a record's io counters (struct
+// io_counters in bpf/task.c), the same in process and thread records.
+type ioCounters = struct {
+	_                   structs.HostLayout
+	Rchar               uint64
+	Wchar               uint64
+	Syscr               uint64
+	Syscw               uint64
+	ReadBytes           uint64
+	WriteBytes          uint64
+	CancelledWriteBytes uint64
+}
+
+// ioOf converts a record's io counters.
+func ioOf(c *ioCounters) procwalk.IO {
+	return procwalk.IO{RChar: c.Rchar, WChar: c.Wchar, SyscR: c.Syscr, SyscW: c.Syscw,
+		ReadBytes: c.ReadBytes, WriteBytes: c.WriteBytes, CancelledWriteBytes: c.CancelledWriteBytes}
+}
+
+// addIO adds b to a, as the kernel sums a process's threads for
+// /proc/<pid>/io.
+func addIO(a *procwalk.IO, b procwalk.IO) {
+	a.RChar += b.RChar
+	a.WChar += b.WChar
+	a.SyscR += b.SyscR
+	a.SyscW += b.SyscW
+	a.ReadBytes += b.ReadBytes
+	a.WriteBytes += b.WriteBytes
+	a.CancelledWriteBytes += b.CancelledWriteBytes
 }

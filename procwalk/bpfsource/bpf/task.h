@@ -71,6 +71,13 @@ struct prev_cputime {
 	__u64 stime;
 } PRESERVE;
 
+/* include/linux/task_io_accounting.h: the counters /proc/<pid>/io shows
+ * (CONFIG_TASK_XACCT and CONFIG_TASK_IO_ACCOUNTING). */
+struct task_io_accounting {
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+} PRESERVE;
+
 struct signal_struct {
 	int nr_threads;
 	struct pid *pids[PIDTYPE_MAX];
@@ -79,6 +86,7 @@ struct signal_struct {
 	struct prev_cputime prev_cputime;
 	unsigned long min_flt, maj_flt;
 	unsigned long long sum_sched_runtime;
+	struct task_io_accounting ioac; /* dead threads' */
 } PRESERVE;
 
 /* Linux 6.2 and later keep each RSS counter in a percpu_counter. */
@@ -134,6 +142,7 @@ struct task_struct {
 	char comm[16];
 	struct signal_struct *signal;
 	struct css_set *cgroups;
+	struct task_io_accounting ioac;
 } PRESERVE;
 
 /* Before 5.14 the state field was called state, and was a long. */
