@@ -71,6 +71,7 @@ type tmuxState struct {
 	// pids are. readServer reads a server's state (tests replace it).
 	answers    map[string]tmuxCached
 	cacheable  bool
+	asked      bool // tmux was asked once: from the second ask on, answers are kept
 	readServer func(pid int) (tmuxServerState, error)
 	settleWait time.Duration // tmuxSettleTimeout (tests lengthen it)
 }
@@ -174,8 +175,10 @@ func (g *Grouper) askTmux(known map[string]tmuxCached) tmuxAnswer {
 				recs, r.bad = parseTmuxPanes(out)
 				if len(recs) > 0 {
 					r.srv = tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs}
-					if c, ok := g.settle(r.srv, r.bad); known != nil && ok {
-						r.keep = &c
+					if known != nil { // a Grouper asking again: keep the answer
+						if c, ok := g.settle(r.srv, r.bad); ok {
+							r.keep = &c
+						}
 					}
 				}
 			}

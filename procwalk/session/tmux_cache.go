@@ -110,9 +110,13 @@ func (g *Grouper) settle(srv tmuxServer, bad int) (tmuxCached, bool) {
 }
 
 // knownAnswers is a copy of the kept answers for one ask, made on the
-// Grouper's goroutine: the ask runs on its own while the scan does.
+// Grouper's goroutine: the ask runs on its own while the scan does. nil
+// for the first ask, whose answers are not kept: a one-shot command asks
+// once, and waiting for the servers to settle would be its loss.
 func (g *Grouper) knownAnswers() map[string]tmuxCached {
-	if !g.tmux.cacheable {
+	first := !g.tmux.asked
+	g.tmux.asked = true
+	if !g.tmux.cacheable || first {
 		return nil
 	}
 	if known := maps.Clone(g.tmux.answers); known != nil {

@@ -83,12 +83,13 @@ func TestIntegrationTmuxAnswerKept(t *testing.T) {
 			t.Errorf("%s: list-panes ran %d times in all, want %d", step, calls, wantCalls)
 		}
 	}
-	gather("first gather", 1, "keep", "1")
-	gather("idle server", 1, "keep", "1")
+	gather("first gather: asked, not kept (a one-shot command asks once)", 1, "keep", "1")
+	gather("second gather: asked and kept", 2, "keep", "1")
+	gather("idle server", 2, "keep", "1")
 	tmux("rename-session", "-t", "keep", "kept")
-	gather("renamed", 2, "kept", "1")
-	gather("idle again", 2, "kept", "1")
+	gather("renamed", 3, "kept", "1")
+	gather("idle again", 3, "kept", "1")
 	tmux("new-window", "-t", "kept", "sleep 1000")
-	gather("new window", 3, "kept", "2")
-	gather("idle once more", 3, "kept", "2")
+	gather("new window", 4, "kept", "2")
+	gather("idle once more", 4, "kept", "2")
 }
