@@ -1,8 +1,9 @@
+//go:build linux
+
 package plugin
 
 import (
 	"cmp"
-	_ "embed"
 	"errors"
 	"fmt"
 	"regexp"
@@ -17,9 +18,6 @@ import (
 
 // DefaultPasswd is the user database Input reads for uid -> name.
 const DefaultPasswd = "/etc/passwd"
-
-//go:embed sample.conf
-var sampleConfig string
 
 // Input is procwalk as a Telegraf input: its fields are the TOML options of
 // sample.conf. Fill them (Telegraf does, from its config), call Init once,

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procwalk
 
 // tree.go links the processes of a Snapshot by ppid, in the same pass that
