@@ -32,6 +32,7 @@ type Input struct {
 	DangerPercent float64  `toml:"danger_percent"`
 	Trees         []string `toml:"trees"`
 	Groups        string   `toml:"groups"`
+	Fold          []string `toml:"fold"`
 	Agents        []string `toml:"agents"`
 	// Agent status options (session.AgentStatusConfig): durations such as
 	// "10s"; "" is the default.
@@ -156,6 +157,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		DangerPercent:       cmp.Or(in.DangerPercent, session.DefaultDangerPercent), // 0: unset
 		Trees:               in.Trees,
 		GroupsFile:          in.Groups,
+		Fold:                in.Fold,
 		Agents:              in.Agents,
 		AgentTranscripts:    in.AgentTranscripts,
 		AgentContextWindows: in.AgentContextWindows,

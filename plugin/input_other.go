@@ -23,6 +23,7 @@ type Input struct {
 	DangerPercent       float64  `toml:"danger_percent"`
 	Trees               []string `toml:"trees"`
 	Groups              string   `toml:"groups"`
+	Fold                []string `toml:"fold"`
 	Agents              []string `toml:"agents"`
 	AgentTranscripts    []string `toml:"agent_transcripts"`
 	AgentContextWindows []string `toml:"agent_context_windows"`

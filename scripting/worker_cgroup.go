@@ -67,9 +67,9 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	if err != nil {
 		return nil
 	}
-	prefix := workerCgroupPrefix + strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
-	removeStaleCgroups(parent.Dir, prefix, self.Root())
-	c := &memoryCgroup{dir: filepath.Join(parent.Dir, prefix+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
+	ns = strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]")
+	removeStaleCgroups(parent.Dir, workerCgroupPrefix+ns+"-", self.Root())
+	c := &memoryCgroup{dir: filepath.Join(parent.Dir, procwalk.OwnCgroupName(workerCgroupRole, ns, os.Getpid())), v2: parent.V2, limit: limit}
 	if err := os.Mkdir(c.dir, 0o755); err != nil && !os.IsExist(err) {
 		return nil
 	}
@@ -90,10 +90,14 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 	return c
 }
 
-// workerCgroupPrefix starts a worker cgroup's name, followed by the pid
-// namespace's inode number and its parent's pid in that namespace:
-// procwalk-worker-4026531836-1234.
-const workerCgroupPrefix = "procwalk-worker-"
+// A worker cgroup's name is procwalk-worker- followed by the pid namespace's
+// inode number and its parent's pid in that namespace:
+// procwalk-worker-4026531836-1234 (procwalk.OwnCgroupName: grouping never
+// makes a session of it).
+const (
+	workerCgroupRole   = "worker"
+	workerCgroupPrefix = procwalk.OwnCgroupPrefix + workerCgroupRole + "-"
+)
 
 // removeStaleCgroups removes the worker cgroups in dir of our pid namespace
 // (named prefix<pid>) that a procwalk no longer running left (one killed by

@@ -108,6 +108,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.Float64Var(&in.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
 	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	fs.Var((*stringList)(&in.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX (see procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")
 	fs.Var((*stringList)(&in.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&in.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS; repeat for several")

@@ -91,6 +91,14 @@ func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
 			return nil, fmt.Errorf("%w: tree %d: %w", ErrBadConfig, i+1, err)
 		}
 	}
+	for i, r := range g.cfg.Fold {
+		if err := r.checkKind(); err != nil {
+			return nil, fmt.Errorf("%w: fold rule %d: %w", ErrBadConfig, i+1, err)
+		}
+		if r.Match == nil || strings.TrimSpace(r.Name) == "" {
+			return nil, fmt.Errorf("%w: fold rule %d needs a name and a regex", ErrBadConfig, i+1)
+		}
+	}
 	for _, k := range g.kinds {
 		g.plans = append(g.plans, k.plan(g))
 	}
@@ -218,7 +226,7 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 	for _, last := range []bool{false, true} {
 		for i, k := range g.kinds {
 			if g.plans[i].tmux == last {
-				byKind[i] = k.group(x)
+				byKind[i] = fold(s, g.cfg.Fold, k.name(), k.group(x))
 			}
 		}
 	}
