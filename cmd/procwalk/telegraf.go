@@ -33,7 +33,8 @@ type telegrafCommand struct {
 	rates      bool
 	debug      bool
 	keepMemory bool
-	kinds      string
+	kinds      string // --kind
+	kindsAlias string // --session-kinds, the same
 	sockets    string
 	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
@@ -84,7 +85,7 @@ that dies is a W! line saying its state was lost, and the next gather
 starts a new one.
 
 EXAMPLES
-  procwalk telegraf --session-kinds tmux,user --process-top 3
+  procwalk telegraf --kind tmux,user --process-top 3
   procwalk telegraf --execd --signal none --interval 10s
   procwalk telegraf --schema procstat --procstat-pattern nginx
   procwalk telegraf --execd --script memory-guard --script-arg limit=4GiB --dry-run
@@ -101,7 +102,8 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
 	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: keep memory between gathers instead of returning it to the kernel after each batch (a garbage collection, and the pages of the process array kept for the next scan): lower CPU, higher resident memory")
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
-	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
+	fs.StringVar(&c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
+	fs.StringVar(&c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
 	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
 	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
@@ -261,7 +263,11 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in := &c.in
 	in.Proc = c.g.proc
 	in.PSS = c.g.pss
-	in.SessionKinds = splitList(c.kinds)
+	kinds := c.kinds
+	if c.g.sources.winner("kind", "session-kinds") == "session-kinds" {
+		kinds = c.kindsAlias
+	}
+	in.SessionKinds = splitList(kinds)
 	in.TmuxSockets = append(splitList(c.sockets), c.socket...)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd
