@@ -2,10 +2,7 @@
 
 package procwalk
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // cgroup_own.go names the cgroups procwalk makes for its own processes:
 // script workers (procwalk-worker-<pid namespace>-<pid>), guard's command
@@ -16,17 +13,9 @@ import (
 
 // OwnCgroupPrefix starts the name of every cgroup procwalk makes. The rest
 // is one or more lower-case words and one or more numbers, dash-separated
-// (see IsOwnCgroup).
+// (see IsOwnCgroup): FS.OwnCgroup's prefix and the pid namespace and pid it
+// adds.
 const OwnCgroupPrefix = "procwalk-"
-
-// OwnCgroupName is the name of a cgroup procwalk makes for role ("worker",
-// "guard") in the pid namespace with inode pidNS, for its process pid there:
-// procwalk-worker-4026531836-1234. The namespace is in the name because
-// procwalks of two namespaces may share a parent cgroup, each knowing only
-// its own pids.
-func OwnCgroupName(role, pidNS string, pid int) string {
-	return OwnCgroupPrefix + role + "-" + pidNS + "-" + strconv.Itoa(pid)
-}
 
 // IsOwnCgroup reports whether a cgroup directory's name is one procwalk
 // makes: "procwalk-", words of a-z, then numbers, each after a dash

@@ -2,7 +2,10 @@
 
 package procwalk
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
 
 func TestIsOwnCgroup(t *testing.T) {
 	for name, want := range map[string]bool{
@@ -25,8 +28,16 @@ func TestIsOwnCgroup(t *testing.T) {
 			t.Errorf("IsOwnCgroup(%q) = %v, want %v", name, got, want)
 		}
 	}
-	if got := OwnCgroupName("worker", "4026531836", 1234); got != "procwalk-worker-4026531836-1234" || !IsOwnCgroup(got) {
-		t.Errorf("OwnCgroupName = %q, want procwalk-worker-4026531836-1234, an own cgroup", got)
+	// What FS.OwnCgroup makes for procwalk's own prefixes is its own.
+	fs, err := NewFS(DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, prefix := range []string{OwnCgroupPrefix + "worker-", OwnCgroupPrefix + "guard-"} {
+		dir, ok := fs.OwnCgroup(t.TempDir(), prefix)
+		if name := filepath.Base(dir); !ok || !IsOwnCgroup(name) {
+			t.Errorf("OwnCgroup(%q) = %q, %v: want a name IsOwnCgroup knows", prefix, name, ok)
+		}
 	}
 }
 
