@@ -40,6 +40,7 @@ type module struct {
 	// Across runs: debounce counters, kept in Go so that a state rebuilt
 	// after a limit error still counts.
 	held    map[string]int
+	since   map[string]time.Time // debounce with a duration: held since
 	touched map[string]bool
 
 	// Per run.
@@ -66,7 +67,7 @@ func (m *module) forgetState() {
 }
 
 func newModule(r *Runtime) *module {
-	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool),
+	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), since: make(map[string]time.Time), touched: make(map[string]bool),
 		sessionMetrics: make(map[string]*session.MetricDesc)}
 	list := session.Metrics()
 	for i := range list {
@@ -93,6 +94,11 @@ func (m *module) end() {
 	for k := range m.held {
 		if !m.touched[k] {
 			delete(m.held, k)
+		}
+	}
+	for k := range m.since {
+		if !m.touched[k] {
+			delete(m.since, k)
 		}
 	}
 	m.ctx, m.snap, m.group, m.readMore, m.sessions, m.members, m.deadline = nil, nil, nil, nil, nil, nil, nil

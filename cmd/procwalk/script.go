@@ -121,6 +121,15 @@ func outputBudget(flag, value string) (int, error) {
 // default protected list plus --protect, each outcome logged and passed to
 // audit.
 func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
+	cfg, err := f.killConfig(name, pss, audit)
+	if err != nil {
+		return nil, err
+	}
+	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
+}
+
+// killConfig is the configuration of the script's kills (killer).
+func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEvent)) (kill.Config, error) {
 	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
@@ -128,11 +137,11 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 	if f.protect != "" {
 		extra := splitList(f.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
-			return nil, usageErrorf("--protect: %v", err)
+			return cfg, usageErrorf("--protect: %v", err)
 		}
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
-	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
+	return cfg, nil
 }
 
 // scriptCall is a command line naming a script: its name and arguments.

@@ -25,6 +25,7 @@ type watchCommand struct {
 	count int
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
+	replay    string // --replay: a recording's frames instead of this host's
 }
 
 // defaultWatchInterval is watch's tick when --interval is not given: the
@@ -79,6 +80,7 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	c.s.register(fs)
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
+	fs.StringVar(&c.replay, "replay", "", "run on the frames of this recording (procwalk record) instead of this host's, on the recorded clock; every kill a dry run")
 	return &ffcli.Command{
 		Name:       "watch",
 		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",
@@ -96,10 +98,10 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	interval := defaultWatchInterval
+	interval, intervalGiven := defaultWatchInterval, false
 	c.fs.Visit(func(f *flag.Flag) {
 		if f.Name == "interval" {
-			interval = c.g.interval
+			interval, intervalGiven = c.g.interval, true
 		}
 	})
 	switch {
@@ -112,7 +114,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
 	defer stop()
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly))
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
 	if err != nil {
 		return err
 	}
@@ -127,6 +129,13 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 		w.worker = sr.worker(stdout, scripting.WorkerGatherWait)
 		defer w.worker.Close()
 	}
+	if sr.replay != nil {
+		if !intervalGiven {
+			interval = 0 // every recorded frame
+		}
+		w.replayWatch(ctx, interval, c.count)
+		return nil
+	}
 	w.loop(ctx, interval, c.count)
 	return nil
 }
@@ -139,6 +148,9 @@ type watchLoop struct {
 	stdout *readerGone
 	failed int               // consecutive failed ticks
 	worker *scripting.Worker // runs the ticks when scripts are isolated
+	// what names a tick in a failure's line: "watch: tick" unless set.
+	what        string
+	failedTotal int
 }
 
 // loop ticks until ctx ends, count ticks have run, or stdout is closed:
@@ -197,6 +209,7 @@ func (w *watchLoop) tick(ctx context.Context, n int, f frame.Frame, gatherErr er
 // fail logs a failed tick; a run of failures says how many in a row.
 func (w *watchLoop) fail(n int, err error) {
 	w.failed++
+	w.failedTotal++
 	var ee *exitErr
 	if errors.As(err, &ee) && ee.Err != nil {
 		err = ee.Err
@@ -207,5 +220,9 @@ func (w *watchLoop) fail(n int, err error) {
 	}
 	// One line, escaped: the message may name a process, and holds the
 	// script's traceback.
-	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %s\n", n, suffix, printable(err.Error()))
+	what := w.what
+	if what == "" {
+		what = "watch: tick"
+	}
+	fmt.Fprintf(w.e.stderr, "procwalk: %s %d failed%s: %s\n", what, n, suffix, printable(err.Error()))
 }
