@@ -245,6 +245,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newWatchCommand(g, e),
 			newTopCommand(g, e),
 			newRecordCommand(g, e),
+			newTestCommand(g, e),
 		},
 	}
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
