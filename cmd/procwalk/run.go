@@ -27,6 +27,7 @@ type runCommand struct {
 	f    sessionFlags
 	s    scriptFlags
 	list bool
+	api  bool
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
 	replay    string // --replay: a recording's frames instead of this host's
@@ -37,7 +38,8 @@ const runHelp = `Runs a Lua script once against this host's processes and sessio
 SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
 bundled script; --list shows the bundled ones. Arguments after -- reach the
 script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
-the chunk's "...". scripting/README.md documents the Lua API.
+the chunk's "...". --api prints the Lua API, one line a function;
+scripting/README.md documents it.
 
 The script sees one snapshot: two scans --interval apart so that CPU %,
 IO rates and memory growth are measured (--no-rates: one scan, those are
@@ -56,6 +58,7 @@ past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
+  procwalk run --api | grep kill
   procwalk run session-report
   procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
   procwalk run ./my-rule.lua -- threshold=90
@@ -75,12 +78,13 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	fs.BoolVar(&c.api, "api", false, "print the Lua API reference: every function and method, its arguments and what it returns, one line each; the fields of processes and sessions")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	fs.StringVar(&c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
 	fs.StringVar(&c.at, "at", "", "with --replay, run on the frame shown at this time only: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "run",
-		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list",
+		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list | --api",
 		ShortHelp:  "run a Lua script once: reports, rules, actions",
 		LongHelp:   runHelp,
 		FlagSet:    fs,
@@ -90,6 +94,13 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *runCommand) exec(ctx context.Context, args []string) error {
+	if c.api {
+		if len(args) > 0 {
+			return usageErrorf("--api takes no script, got %q", args)
+		}
+		_, err := io.WriteString(c.e.stdout, scripting.Reference())
+		return err
+	}
 	if c.list {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/procwalk/procwalk/scripting"
 )
 
 // TestTestCommand runs rule tests from the command line: the bundled
@@ -45,5 +47,17 @@ expect 0s kill pid=100
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, r.code, r.stderr, c.want)
 		}
+	}
+}
+
+// run --api prints the Lua API reference, and takes no script.
+func TestRunAPI(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, "run", "--api")
+	if r.code != exitOK || r.stdout != scripting.Reference() || !strings.Contains(r.stdout, "pw.kill(target [, opts]) -> report | nil, err") {
+		t.Errorf("exit %d, stdout:\n%s", r.code, r.stdout)
+	}
+	if r := cli(t, "run", "--api", "memory-guard"); r.code != exitUsage {
+		t.Errorf("--api with a script: exit %d", r.code)
 	}
 }
