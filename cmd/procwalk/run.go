@@ -62,6 +62,7 @@ EXAMPLES
   procwalk run session-report
   procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
   procwalk run ./my-rule.lua -- threshold=90
+  procwalk run --replay host.pwrec --at 03:12 session-report
 
 EXIT CODES
   0  the script ran to its end, or stdout was closed (its reader, such as

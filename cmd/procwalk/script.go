@@ -234,6 +234,9 @@ func listScripts(w io.Writer) {
 // from the goroutine running the script.
 type lineEmitter struct {
 	buf []byte
+	// alert, when set, is told of each procwalk_alert a run kept (watch
+	// --on-alert).
+	alert func(scripting.WorkerEmit)
 }
 
 // Emit encodes one metric; a metric the encoder refuses is left out.
@@ -245,7 +248,12 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 
 // emit adds a metric a run kept (scripting.RunOutput); one the encoder
 // refuses was refused when the script emitted it (checkedEmitter).
-func (e *lineEmitter) emit(m scripting.WorkerEmit) { e.Emit(m.Measurement, m.Tags, m.Fields, m.Time) }
+func (e *lineEmitter) emit(m scripting.WorkerEmit) {
+	e.Emit(m.Measurement, m.Tags, m.Fields, m.Time)
+	if e.alert != nil && m.Measurement == scripting.AlertMeasurement {
+		e.alert(m)
+	}
+}
 
 // action adds the procwalk_action line of a kill's outcome.
 func (e *lineEmitter) action(ev kill.ActionEvent) {
