@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
@@ -369,5 +370,48 @@ func TestRecordInterrupted(t *testing.T) {
 	}
 	if _, err := recording.Open(path); err != nil {
 		t.Errorf("an interrupted recording does not open: %v", err)
+	}
+}
+
+// top --replay shows a recording's frames: --at picks the one shown then,
+// Step stays within the recording, and --once prints it with its place.
+func TestTopReplay(t *testing.T) {
+	clearEnv(t)
+	start := time.Date(2026, 3, 1, 3, 0, 0, 0, time.UTC)
+	rec := writeRecording(t, start, 5, nil)
+	s, err := newReplayTopSource(rec, "2026-03-01T03:02:30Z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f, _ := s.Gather(top.Need{}, nil)
+	if !f.Snapshot.Time.Equal(start.Add(2*time.Minute)) || !strings.Contains(s.Position(), "frame 3 of 5") || !strings.HasSuffix(s.Position(), "(+2m0s)") {
+		t.Errorf("--at 03:02:30: frame at %v, %q", f.Snapshot.Time, s.Position())
+	}
+	s.Step(10)
+	if f, _ := s.Gather(top.Need{}, nil); !f.Snapshot.Time.Equal(start.Add(4*time.Minute)) || !strings.Contains(s.Position(), "frame 5 of 5") {
+		t.Errorf("past the end: frame at %v, %q", f.Snapshot.Time, s.Position())
+	}
+	s.Step(-10)
+	if f, _ := s.Gather(top.Need{}, nil); !f.Snapshot.Time.Equal(start) {
+		t.Errorf("before the start: frame at %v", f.Snapshot.Time)
+	}
+	t.Setenv("COLUMNS", "200")
+	r := cli(t, "top", "--replay", rec, "--at", "+1m", "--once", "--interval", "1ms")
+	if r.code != exitOK || !strings.Contains(r.stdout, "procwalk top  replay "+rec+" frame 2 of 5") {
+		t.Errorf("--once: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"top", "--once", "--at", "+1m"}, "--at +1m needs --replay FILE"},
+		{[]string{"top", "--once", "--replay", rec, "--at", "2026-03-01T02:00:00Z"}, "the recording starts later"},
+		{[]string{"top", "--once", "--replay", rec + ".none"}, "no such file"},
+	} {
+		r := cli(t, append(c.args, scriptBase()...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {
+			t.Errorf("%q: exit %d, %q", c.args, r.code, r.stderr)
+		}
 	}
 }
