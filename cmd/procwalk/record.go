@@ -47,7 +47,7 @@ the host's load, memory and pressure, at the time it was gathered.
 A recording is for trying rules where the interesting moment happened:
   procwalk run --replay FILE SCRIPT     one run per frame, on the recorded clock
   procwalk watch --replay FILE SCRIPT   as watch would have ticked
-  procwalk test RULE.test               a rule test whose frames are
+  procwalk test RULE.ruletest           a rule test whose frames are
                                         'replay FILE'
 Kills are never sent in a replay: each is reported as a dry run.
 

@@ -23,7 +23,7 @@ type testCommand struct {
 	s scriptFlags
 }
 
-const testHelp = `Runs rule tests: each FILE (a folder: every *.test file in it) names a
+const testHelp = `Runs rule tests: each FILE (a folder: every *.ruletest file in it) names a
 rule, its input frames (a recording, or a few lines per frame describing
 sessions and processes over time) and the alerts, kills and metrics it
 must make at given times. The rule runs as watch --replay would run it:
@@ -44,7 +44,7 @@ expected (+). The format is in scripting/README.md, "Testing rules".
 
 EXAMPLES
   procwalk test rules/
-  procwalk test memory-guard.test agents.test
+  procwalk test memory-guard.ruletest agents.ruletest
 
 EXIT CODES
   0  every test passed
@@ -117,7 +117,7 @@ func (c *testCommand) exec(ctx context.Context, args []string) error {
 	return nil
 }
 
-// testFiles expands folders into their *.test files, in name order.
+// testFiles expands folders into their *.ruletest files, in name order.
 func testFiles(args []string) ([]string, error) {
 	var out []string
 	for _, a := range args {
@@ -129,12 +129,12 @@ func testFiles(args []string) ([]string, error) {
 			out = append(out, a)
 			continue
 		}
-		found, err := filepath.Glob(filepath.Join(a, "*.test"))
+		found, err := filepath.Glob(filepath.Join(a, "*.ruletest"))
 		if err != nil {
 			return nil, usageErrorf("%v", err)
 		}
 		if len(found) == 0 {
-			return nil, usageErrorf("%s: no *.test file in this folder", a)
+			return nil, usageErrorf("%s: no *.ruletest file in this folder", a)
 		}
 		sort.Strings(found)
 		out = append(out, found...)

@@ -19,7 +19,7 @@ func TestTestCommand(t *testing.T) {
 		t.Errorf("bundled tests: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	dir := t.TempDir()
-	failing := filepath.Join(dir, "late.test")
+	failing := filepath.Join(dir, "late.ruletest")
 	os.WriteFile(failing, []byte(`rule memory-guard -- limit=1GiB ticks=2
 at 0s
   session tmux:build
@@ -32,16 +32,16 @@ expect 0s kill pid=100
 	if r.code != exitError || !strings.HasPrefix(r.stdout, want) || !strings.Contains(r.stderr, "1 of 1 rule tests failed") {
 		t.Errorf("failing test: exit %d\n%s\nwant a start of\n%s\nstderr %s", r.code, r.stdout, want, r.stderr)
 	}
-	bad := filepath.Join(dir, "bad.test")
+	bad := filepath.Join(dir, "bad.ruletest")
 	os.WriteFile(bad, []byte("rule memory-guard\nat soon\n"), 0o644)
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"test"}, "name test files or folders"},
-		{[]string{"test", bad}, `bad.test:2: "soon": a time from the first frame`},
-		{[]string{"test", filepath.Join(dir, "none.test")}, "no such file"},
-		{[]string{"test", t.TempDir()}, "no *.test file in this folder"},
+		{[]string{"test", bad}, `bad.ruletest:2: "soon": a time from the first frame`},
+		{[]string{"test", filepath.Join(dir, "none.ruletest")}, "no such file"},
+		{[]string{"test", t.TempDir()}, "no *.ruletest file in this folder"},
 	} {
 		r := cli(t, c.args...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) {

@@ -4,7 +4,9 @@
 // to make at given times. `procwalk test PATH...` runs them; every bundled
 // script and example rule has one, run by `go test ./...`.
 //
-// A test file, one statement a line, # comments:
+// A test file (NAME.ruletest: *.test is what Go's own test binaries are
+// called, which .gitignore files leave out), one statement a line, #
+// comments:
 //
 //	rule memory-guard -- limit=2GiB ticks=3   the script (bundled, or a file
 //	                                          relative to the test) and its arguments

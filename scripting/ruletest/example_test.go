@@ -11,7 +11,7 @@ import (
 // A test of the bundled zombies report: one parent holding three zombies
 // alerts; the test pins it.
 func Example() {
-	test, err := ruletest.Parse("zombies.test", []byte(`
+	test, err := ruletest.Parse("zombies.ruletest", []byte(`
 rule zombies -- alert=3
 mode run
 at 0s

@@ -32,7 +32,7 @@ func TestEveryRuleHasATest(t *testing.T) {
 		rules = append(rules, found...)
 	}
 	for _, rule := range rules {
-		test := strings.TrimSuffix(rule, ".lua") + ".test"
+		test := strings.TrimSuffix(rule, ".lua") + ".ruletest"
 		t.Run(filepath.Base(test), func(t *testing.T) {
 			r, err := RunFile(context.Background(), test, Options{Bundled: bundled})
 			if err != nil {
@@ -55,7 +55,7 @@ func writeTest(t *testing.T, src string, more map[string]string) string {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join(dir, "rule.test")
+	path := filepath.Join(dir, "rule.ruletest")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ expect `+c.at+` alert session=build message=held
 // TestReplayInput: a test's frames may be a recording's, times counted
 // from its first frame; the rule sees its processes and clock.
 func TestReplayInput(t *testing.T) {
-	src, err := Parse("gen.test", []byte(`rule x
+	src, err := Parse("gen.ruletest", []byte(`rule x
 at 0s
   session tmux:build
     100 bash
@@ -181,18 +181,18 @@ func TestSyntaxErrors(t *testing.T) {
 	for _, c := range []struct{ src, want string }{
 		{"at 0s\n  1 init\n", "no rule line"},
 		{"rule x\n", "no frames"},
-		{"rule x limit=1\nat 0s\n  1 init\n", "t.test:1: the rule's arguments go after --"},
-		{"rule x\n  1 init\n", "t.test:2: an indented line belongs to an 'at' block"},
-		{"rule x\nat 1m\n  1 init\nat 30s\n", "t.test:4: at 30s: frames go forward in time; the last was at 1m0s"},
+		{"rule x limit=1\nat 0s\n  1 init\n", "t.ruletest:1: the rule's arguments go after --"},
+		{"rule x\n  1 init\n", "t.ruletest:2: an indented line belongs to an 'at' block"},
+		{"rule x\nat 1m\n  1 init\nat 30s\n", "t.ruletest:4: at 30s: frames go forward in time; the last was at 1m0s"},
 		{"rule x\nat 0s\n  1 init\nevery 0s until 1m\n", "every needs a step above 0"},
 		{"rule x\nat 0s\n  1 init\nevery 1s until 100000h\n", "at most 100000"},
-		{"rule x\nat 0s\n  1 init rss=lots\n", "t.test:3: process 1 rss=lots"},
+		{"rule x\nat 0s\n  1 init rss=lots\n", "t.ruletest:3: process 1 rss=lots"},
 		{"rule x\nat 0s\n  1 init colour=red\n", "unknown key; a process takes ppid"},
 		{"rule x\nat 0s\n  7 rss=1\n", "process 7 is new: give its name"},
 		{"rule x\nat 0s\n  exit 7\n", "exit 7: no such process"},
 		{"rule x\nat 0s\n  session pods:x\n", `unknown kind "pods"`},
 		{"rule x\nat 0s\n  1 init user=bob\n", "no such user: add a line 'user bob UID'"},
-		{"rule x\nat 0s\n  1 init\nexpect 5s alert\n", "t.test:4: expect 5s: no frame at 5s"},
+		{"rule x\nat 0s\n  1 init\nexpect 5s alert\n", "t.ruletest:4: expect 5s: no frame at 5s"},
 		{"rule x\nat 0s\n  1 init\nexpect 0s page\n", "want alert, kill, emit, print or log"},
 		{"rule x\nat 0s\n  1 init\nexpect 0s print two words\n", "one text, quoted when it has spaces"},
 		{"rule x\nat 0s\n  1 init\nexpect 0s alert message=\"open\n", "a quote is not closed"},
@@ -201,7 +201,7 @@ func TestSyntaxErrors(t *testing.T) {
 	} {
 		path := writeTest(t, c.src, map[string]string{"x": "print(1)"})
 		_, err := RunFile(context.Background(), path, Options{})
-		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), strings.Replace(c.want, "t.test", "rule.test", 1)) {
+		if !errors.Is(err, ErrSyntax) || !strings.Contains(err.Error(), strings.Replace(c.want, "t.ruletest", "rule.ruletest", 1)) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 		}
 	}
@@ -212,7 +212,7 @@ func TestSyntaxErrors(t *testing.T) {
 // members with their descendants, totals and cumulative counters, an
 // agent's status time, a cgroup's usage against its limit.
 func TestFramesDescribed(t *testing.T) {
-	test, err := Parse("f.test", []byte(`rule x
+	test, err := Parse("f.ruletest", []byte(`rule x
 user alice 1000
 at 0s
   session tmux:build tmux_target=build:0.0
