@@ -3,12 +3,14 @@ package ruletest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
 	procsession "github.com/procwalk/procwalk/procwalk/session"
@@ -271,4 +273,31 @@ func sessionOf(t *testing.T, f frame.Frame, ref string) procsession.Session {
 	}
 	t.Fatalf("no session %s", ref)
 	return procsession.Session{}
+}
+
+// A recording's frames, gathered a few microseconds off their ticks, are
+// named by the second; faster ones by the millisecond; times that would
+// fall together stay as they are.
+func TestFrameTimes(t *testing.T) {
+	at := func(offsets ...time.Duration) []frame.Frame {
+		var out []frame.Frame
+		for _, o := range offsets {
+			snap := procwalk.NewSnapshot(procwalk.Host{}, 0, 0, nil, procwalk.Visibility{})
+			snap.Time = start.Add(o)
+			out = append(out, frame.Frame{Snapshot: snap})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		in, want []time.Duration
+	}{
+		{[]time.Duration{0, time.Second + 77*time.Microsecond, 2*time.Second - 3*time.Millisecond}, []time.Duration{0, time.Second, 2 * time.Second}},
+		{[]time.Duration{0, 200*time.Millisecond + 5*time.Microsecond, 400 * time.Millisecond}, []time.Duration{0, 200 * time.Millisecond, 400 * time.Millisecond}},
+		{[]time.Duration{0, 100 * time.Microsecond, 200 * time.Microsecond}, []time.Duration{0, 100 * time.Microsecond, 200 * time.Microsecond}},
+		{[]time.Duration{0, 0}, []time.Duration{0, 0}},
+	} {
+		if got := frameTimes(at(c.in...)); fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("%v: %v, want %v", c.in, got, c.want)
+		}
+	}
 }

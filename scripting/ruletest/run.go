@@ -95,10 +95,10 @@ func Run(ctx context.Context, t *Test, opt Options) (*Result, error) {
 	if len(frames) == 0 {
 		return nil, fmt.Errorf("%w: %s: the recording has no frame", ErrSyntax, t.Path)
 	}
-	first := frames[0].Snapshot.Time
+	offsets := frameTimes(frames)
 	times := make(map[time.Duration]bool, len(frames))
-	for _, f := range frames {
-		times[f.Snapshot.Time.Sub(first)] = true
+	for _, at := range offsets {
+		times[at] = true
 	}
 	for _, e := range t.Expect {
 		if !times[e.At] {
@@ -133,7 +133,7 @@ func Run(ctx context.Context, t *Test, opt Options) (*Result, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		at := f.Snapshot.Time.Sub(first)
+		at := offsets[i]
 		cur, snap = &got{}, f.Snapshot
 		byTime[at], order = cur, append(order, at)
 		if t.Mode == "run" && i > 0 {
@@ -146,6 +146,33 @@ func Run(ctx context.Context, t *Test, opt Options) (*Result, error) {
 		cur.prints = strings.Split(strings.TrimSuffix(printed.String(), "\n"), "\n")
 	}
 	return compare(t, order, byTime, len(frames)), nil
+}
+
+// frameTimes are the frames' times from the first, as a test names them:
+// a recording's gathers come a few microseconds off their tick (1.000077s),
+// so they are rounded to the second, or the millisecond when frames come
+// faster, as long as no two frames fall on one time.
+func frameTimes(frames []frame.Frame) []time.Duration {
+	first := frames[0].Snapshot.Time
+	for _, unit := range []time.Duration{time.Second, time.Millisecond, 0} {
+		out := make([]time.Duration, len(frames))
+		seen := make(map[time.Duration]bool, len(frames))
+		for i, f := range frames {
+			at := f.Snapshot.Time.Sub(first)
+			if unit > 0 {
+				at = at.Round(unit)
+			}
+			if seen[at] && unit > 0 {
+				out = nil
+				break
+			}
+			out[i], seen[at] = at, true
+		}
+		if out != nil {
+			return out
+		}
+	}
+	return nil // unreachable: the last unit takes every time
 }
 
 // load compiles the rule: a file (a name with a slash or ending in .lua,
