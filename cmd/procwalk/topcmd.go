@@ -183,7 +183,8 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 			users = u // the recorded host's names
 		}
 		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
-			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed"}, src, nil), src.Close, nil
+			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
+			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
 	}
 	if c.at != "" {
 		return nil, nil, usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)

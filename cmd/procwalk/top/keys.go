@@ -187,6 +187,9 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	switch {
 	case m.killer == nil:
 		m.status, m.alarm = "killing is off in this view", true
+		if m.cfg.NoKill != "" {
+			m.status = m.cfg.NoKill
+		}
 		return nil
 	case m.killing:
 		m.status, m.alarm = "a kill is still running", true

@@ -45,7 +45,7 @@ func TestStepThroughRecording(t *testing.T) {
 		}
 		src.frames = append(src.frames, f)
 	}
-	m := New(Config{}, src, nil)
+	m := New(Config{NoKill: "a replay"}, src, nil)
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	m.Update(m.Init()())
 	for _, c := range []struct {
@@ -59,6 +59,10 @@ func TestStepThroughRecording(t *testing.T) {
 		if want := fmt.Sprintf("procwalk top  replay rec frame %d of 12", c.at); !strings.Contains(m.View(), want) {
 			t.Errorf("after %q: no %q in\n%s", c.keys, want, m.View())
 		}
+	}
+	press(m, "k")
+	if !strings.Contains(m.View(), "a replay") {
+		t.Errorf("k in a replay:\n%s", m.View())
 	}
 	if fmt.Sprint(src.steps) != "[1 1 1 -1 10 1 -10 -10 -1]" {
 		t.Errorf("steps %v", src.steps)
