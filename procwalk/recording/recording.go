@@ -48,6 +48,9 @@ const (
 	maxHeaderBytes = 1 << 20
 	maxRecordBytes = 64 << 20
 	maxFrameBytes  = 256 << 20
+	// maxFrames bounds the index of a file's frames (8 bytes each): a
+	// year at a frame every 10 seconds is 3.2 million.
+	maxFrames = 1 << 22
 )
 
 // DefaultMaxBytes bounds a recording when Options.MaxBytes is 0: about 20
@@ -368,6 +371,11 @@ func (r *Reader) locate(i int) (int64, error) {
 			break
 		}
 		size, k := binary.Uvarint(head[:n])
+		if last >= maxFrames {
+			r.indexed = true
+			r.truncated = fmt.Errorf("%w: %s: more than %d frames: the first %d are read", ErrTruncated, r.name, maxFrames, last)
+			break
+		}
 		if k <= 0 || size > maxRecordBytes {
 			r.indexed = true
 			r.truncated = fmt.Errorf("%w: %s: frame %d has a damaged length: the %d frames before it are read", ErrTruncated, r.name, last+1, last)
