@@ -173,3 +173,24 @@ pw.alert{message = "tick", session = "user:alice", value = 1}`)
 		}
 	}
 }
+
+// Under PROCWALK_INTEGRATION, the same in a worker process: its alerts
+// reach the parent, which runs the command (the worker runs none).
+func TestIntegrationWatchOnAlertWorker(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	now := fixtureBoot().Add(time.Hour)
+	t.Setenv(workerClockEnv, "1700003600")
+	out := filepath.Join(t.TempDir(), "alerts.jsonl")
+	rule := writeScript(t, "alert.lua", `local pw = require "procwalk"
+pw.alert{message = "from the worker", value = 1}`)
+	args := append([]string{"watch", "--count", "3", "--interval", "1ms", "--on-alert", "cat >> " + out}, scriptBase()...)
+	r := runClockWorker(t, fixedClock{now}, os.Args[0], "", append(args, rule)...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), `"message":"from the worker"`); n != 3 {
+		t.Errorf("%d alerts reached the command, want 3:\n%s", n, b)
+	}
+}
