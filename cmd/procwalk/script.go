@@ -125,10 +125,13 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 	if err != nil {
 		return nil, err
 	}
+	cfg.Sentinel = e.newSentinel()
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
 
-// killConfig is the configuration of the script's kills (killer).
+// killConfig is the configuration of the script's kills (killer), without
+// the sentinel a kill that sends signals needs: a replay's kills, planned
+// on recorded frames, send none.
 func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEvent)) (kill.Config, error) {
 	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
 	if pss {
