@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command procwalk reports, groups and safely acts on the processes and
 // sessions of a Linux host.
 package main
@@ -270,6 +272,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newRunCommand(g, e),
 			newWatchCommand(g, e),
 			newTopCommand(g, e),
+			newRecordCommand(g, e),
+			newTestCommand(g, e),
 		},
 	}
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
