@@ -445,3 +445,32 @@ func TestSnapshotLongLinks(t *testing.T) {
 		t.Errorf("exe %d bytes, cwd %d bytes; want %d and %d, whole", len(p.Exe), len(p.Cwd), len(exe), len(cwd))
 	}
 }
+
+// A kernel thread or a zombie has no memory of its own: its statm (zeros)
+// is not read. The fixture's 2 and 3 are kernel threads, 121 a zombie.
+func TestSnapshotSkipsStatmWithoutMemory(t *testing.T) {
+	fs, err := NewFS(fixtureRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScanner(fs)
+	statm := map[int]bool{}
+	sc.beforeRead = func(pid int, file string) {
+		if file == "statm" {
+			statm[pid] = true
+		}
+	}
+	s, err := sc.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{2, 3, 121} {
+		p := s.Process(pid)
+		if p == nil || statm[pid] || p.RSSBytes != 0 {
+			t.Errorf("pid %d: statm read %v, %+v", pid, statm[pid], p)
+		}
+	}
+	if !statm[1] || !statm[111] || s.Process(111).RSSBytes == 0 {
+		t.Errorf("statm of processes with memory not read: %v", statm)
+	}
+}
