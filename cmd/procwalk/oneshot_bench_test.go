@@ -28,8 +28,9 @@ import (
 // The floors: kinds reads what the default session kinds need
 // (interpreters' command lines, every cgroup.procs of the walked
 // hierarchies, one tmux list-panes per server), the floor of telegraf
-// exec; sessions adds every status where swap is in use (its SWAP
-// column), kinds alone where none is (every VmSwap is 0). The version row
+// exec; sessions adds the owner of every /proc/PID (user sessions'
+// effective uid), and every status where swap is in use (its SWAP
+// column; none is read where no swap is, every VmSwap being 0). The version row
 // is procwalk --version against an empty Go program
 // (procwalk/testdata/emptyprog): x-raw there is over the empty program.
 // Issue 21's targets are the x-target figures (x-raw for sessions and
@@ -38,7 +39,7 @@ func BenchmarkOneShotRatio(b *testing.B) {
 	bin := buildProcwalk(b)
 	raw := buildTestProgram(b, "rawloop")
 	empty := buildTestProgram(b, "emptyprog")
-	sessionsFloor := []string{"kinds"}
+	sessionsFloor := []string{"kinds", "owner"}
 	if !noSwapInUse() {
 		sessionsFloor = append(sessionsFloor, "status")
 	}
