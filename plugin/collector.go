@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -37,9 +38,9 @@ type Collector struct {
 	cfg      Config
 	monitor  *procwalk.Monitor
 	grouper  sessionGrouper
-	rank     procwalk.MetricDesc   // ranks the processes of each session
-	procMets []procwalk.MetricDesc // procwalk_process's fields
-	sessMets []session.MetricDesc  // procwalk_session's fields
+	rank     metric.Desc   // ranks the processes of each session
+	procMets []metric.Desc // procwalk_process's fields
+	sessMets []metric.Desc // procwalk_session's fields
 	lookup   procstatLookup
 	lw       lineWriter
 	top      []*procwalk.Process // reused by writeProcesses
@@ -67,8 +68,8 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 		c.cfg.Schema = SchemaProcwalk
 	}
 	c.rank, _ = processRanking(cfg.Processes.By)
-	c.procMets = processFields()
-	c.sessMets = sessionFields()
+	c.procMets = ProcessFields()
+	c.sessMets = SessionFields()
 	fields := cfg.Fields | c.rank.Needs
 	var stages []procwalk.Stage
 	switch c.cfg.Schema {
@@ -309,7 +310,7 @@ func (c *Collector) writeProcesses(w metricWriter, snap *procwalk.Snapshot, s *s
 		}
 		top = append(top, p)
 	}
-	top = procwalk.TopN(snap, top, c.cfg.Processes.Top, c.rank)
+	top = metric.Top(snap, top, c.cfg.Processes.Top, &c.rank)
 	if err := c.monitor.ReadMore(top, procwalk.FieldCmdline); err != nil {
 		c.problems = append(c.problems, fmt.Errorf("reading the command lines of session %s:%s's top processes: %w", s.Kind, s.Name, err))
 	}

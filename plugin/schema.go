@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -26,9 +27,9 @@ const (
 )
 
 // writeSession writes one procwalk_session line with the session metrics
-// of sessionFields; read are the optional files the snapshot read (swap is
+// of SessionFields; read are the optional files the snapshot read (swap is
 // known only from status or smaps).
-func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t time.Time, metrics []session.MetricDesc) {
+func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t time.Time, metrics []metric.Desc) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -37,7 +38,7 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 	}
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Value(s, read, t)
+		v, ok := d.Session(s, read, t)
 		switch {
 		case !ok:
 		case d.Flag:
@@ -69,7 +70,7 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 // each line of a session its own series, so two processes with the same
 // name never overwrite each other in InfluxDB, while the number of series
 // stays at most Top per session.
-func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, rank int, p *procwalk.Process, by string, metrics []procwalk.MetricDesc) {
+func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, rank int, p *procwalk.Process, by string, metrics []metric.Desc) {
 	w.begin(MeasurementProcess)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -82,7 +83,7 @@ func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, r
 	w.stringField("state", stateString(p.State))
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Value(snap, p)
+		v, ok := d.Process(snap, p)
 		switch {
 		case !ok:
 		case d.Integer:
@@ -94,25 +95,41 @@ func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, r
 	w.end(snap.Time)
 }
 
-// processFields are the catalogue's metrics that procwalk_process lines
-// carry, each under its catalogue name, and only when it has a value.
-func processFields() []procwalk.MetricDesc {
-	var out []procwalk.MetricDesc
-	for _, name := range []string{"pid", "ppid", "start_unix_seconds", "threads", "rss_bytes", "vsize_bytes",
-		"swap_bytes", "pss_bytes", "uss_bytes", "cpu_time_seconds", "read_bytes", "write_bytes",
-		"cpu_percent", "rss_growth_bytes_per_minute", "read_bytes_per_second", "write_bytes_per_second"} {
-		d, _ := procwalk.LookupMetric(name)
-		out = append(out, d)
-	}
-	return out
+// ProcessFields are the catalogue's metrics that procwalk_process lines
+// carry, each under its catalogue name, and only when it has a value:
+// every metric of a process but age_seconds, which a time series has as
+// its timestamp minus start_unix_seconds.
+func ProcessFields() []metric.Desc {
+	return slices.DeleteFunc(metric.Processes(), func(d metric.Desc) bool { return d.Name == "age_seconds" })
 }
 
-// sessionFields are the session catalogue's metrics that procwalk_session
-// lines carry, each under its catalogue name, and only when it has a value:
-// all but age_seconds, which a time series has as its timestamp minus
-// oldest_start_unix_seconds.
-func sessionFields() []session.MetricDesc {
-	return slices.DeleteFunc(session.Metrics(), func(d session.MetricDesc) bool { return d.Name == "age_seconds" })
+// SessionFields are the catalogue's metrics that procwalk_session lines
+// carry, each under its catalogue name, and only when it has a value:
+// every metric of a session but age_seconds (as for processes).
+func SessionFields() []metric.Desc {
+	return slices.DeleteFunc(metric.Sessions(), func(d metric.Desc) bool { return d.Name == "age_seconds" })
+}
+
+// StringField is a string field of a measurement: its name, when it is
+// written and what it holds (a measurement's numbers are metrics of the
+// catalogue).
+type StringField struct{ Name, When, Help string }
+
+// SessionStrings are the string fields of procwalk_session.
+func SessionStrings() []StringField {
+	return []StringField{
+		{"model", "agent sessions whose transcript names it", "the model of the last turn, e.g. `claude-sonnet-4-5-20250929`"},
+		{"session_id", "agent sessions with a transcript", "the agent's own session id"},
+	}
+}
+
+// ProcessStrings are the string fields of procwalk_process.
+func ProcessStrings() []StringField {
+	return []StringField{
+		{"comm", "always", "the kernel's name (up to 15 bytes), sanitized"},
+		{"cmdline", "always (cmdline is read when process_top > 0)", "arguments joined by spaces, sanitized, at most 64 KiB"},
+		{"state", "always", "`running`, `sleeping`, `disk_sleep`, `zombie`, `stopped`, `tracing_stop`, `dead`, `idle`, ..."},
+	}
 }
 
 // selfStats is what a gather knows about itself.

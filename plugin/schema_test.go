@@ -9,6 +9,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -48,7 +49,7 @@ func TestWriteSessionFields(t *testing.T) {
 			},
 		},
 	}
-	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0, sessionFields()) })
+	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0, SessionFields()) })
 	if len(ps) != 1 {
 		t.Fatalf("%d points, want 1", len(ps))
 	}
@@ -63,7 +64,7 @@ func TestWriteSessionFields(t *testing.T) {
 		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
 		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
 		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
-		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0,
+		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0, "io_bytes_per_second": 30.0,
 		"oldest_start_unix_seconds": int64(1700000000),
 		"memory_usage_bytes":        int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
 		"cpu_quota_cores": 1.5, "cpu_quota_percent": 20.0, "danger": false,
@@ -82,7 +83,7 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	s := session.Session{Kind: session.KindTmux, Name: "build", Totals: session.Totals{
 		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
 	}}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
 		"growth_bytes_per_minute", "rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
@@ -106,7 +107,7 @@ func TestWriteProcessHostileNames(t *testing.T) {
 		Rates: procwalk.Rates{Measured: true, CPUPercent: 99.5, HaveIO: true, ReadBytesPerSecond: 1},
 	}
 	snap := &procwalk.Snapshot{Time: t0}
-	got := encode(t, func(w metricWriter) { writeProcess(w, snap, &s, 3, &p, "cpu_percent", processFields()) })[0]
+	got := encode(t, func(w metricWriter) { writeProcess(w, snap, &s, 3, &p, "cpu_percent", ProcessFields()) })[0]
 	wantTags := map[string]string{"kind": "tmux", "session": "my session,x=y", "rank": "3", "by": "cpu_percent"}
 	if !reflect.DeepEqual(got.tags, wantTags) {
 		t.Errorf("tags = %v, want %v", got.tags, wantTags)
@@ -144,14 +145,14 @@ func TestProcessRanking(t *testing.T) {
 			top = append(top, &procs[i])
 		}
 		var got []int
-		for _, p := range procwalk.TopN(&procwalk.Snapshot{}, top, 3, rank) {
+		for _, p := range metric.Top(&procwalk.Snapshot{}, top, 3, &rank) {
 			got = append(got, p.ID.PID)
 		}
 		if want := []int{7, 3, 9}; !reflect.DeepEqual(got, want) {
 			t.Errorf("top 3 by %q = %v, want %v (ties: lower pid first)", by, got, want)
 		}
 	}
-	for _, by := range []string{"memory", "age_seconds", "pid"} {
+	for _, by := range []string{"memory", "pid", "uid", "procs", "input_tokens"} {
 		if _, ok := processRanking(by); ok {
 			t.Errorf("processRanking(%q) accepted", by)
 		}
@@ -268,7 +269,7 @@ func TestWriteAgentSession(t *testing.T) {
 			Transcript: &session.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
 				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456, SkippedBytes: 65536}},
 	}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
 		t.Errorf("tags = %v, want %v", p.tags, want)
 	}
@@ -284,7 +285,7 @@ func TestWriteAgentSession(t *testing.T) {
 	}
 	s.Agent = &session.AgentState{Status: "idle", StatusSince: t0}
 	s.Attrs = map[string]string{session.AttrAgent: "aider", session.AttrStatus: "idle"}
-	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
+	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns", "transcript_skipped_bytes"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("no transcript, yet %s = %v", absent, v)

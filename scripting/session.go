@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -186,6 +187,12 @@ func (m *module) sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 		pushOpt(L, float64(t.ReadBytes), t.IORead > 0)
 	case "write_bytes":
 		pushOpt(L, float64(t.WriteBytes), t.IORead > 0)
+	case "cumulative_cpu_time":
+		L.Push(lua.LNumber(t.CumulativeCPUSeconds))
+	case "cumulative_read_bytes":
+		pushOpt(L, float64(t.CumulativeReadBytes), t.IORead > 0)
+	case "cumulative_write_bytes":
+		pushOpt(L, float64(t.CumulativeWriteBytes), t.IORead > 0)
 	case "start_time":
 		pushOpt(L, float64(t.OldestStart.UnixNano())/1e9, !t.OldestStart.IsZero())
 	case "smaps_read":
@@ -205,11 +212,11 @@ func (m *module) sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
 			L.Push(agentTable(L, ref.s, ref.snap))
 		}
 	default:
-		d, ok := m.sessionMetrics[key]
-		if !ok {
+		d, ok := m.metrics.Lookup(key)
+		if !ok || !d.OfSession() {
 			return false
 		}
-		v, ok := d.Value(ref.s, ref.snap.Fields, ref.snap.Time)
+		v, ok := d.Session(ref.s, ref.snap.Fields, ref.snap.Time)
 		switch {
 		case !ok:
 			L.Push(lua.LNil)
@@ -264,11 +271,11 @@ func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua
 			t.RawSetString(key, lua.LString(v))
 		}
 	}
-	for _, d := range session.Metrics() {
+	for _, d := range metric.Sessions() {
 		if !d.Agent {
 			continue
 		}
-		if v, ok := d.Value(s, snap.Fields, snap.Time); ok {
+		if v, ok := d.Session(s, snap.Fields, snap.Time); ok {
 			t.RawSetString(d.Name, lua.LNumber(v))
 		}
 	}

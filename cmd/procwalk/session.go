@@ -14,6 +14,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -140,7 +141,7 @@ func readMembersSmaps(gd gathered, s *session.Session) error {
 
 func (c *sessionCommand) writeJSON(gd gathered, s *session.Session) error {
 	j := newJSONSession(gd.snap.Time, gd.snap.Fields, s)
-	metrics := procwalk.Metrics()
+	metrics := metric.Processes()
 	for _, id := range s.Members {
 		if p := gd.snap.Lookup(id); p != nil {
 			j.Processes = append(j.Processes, newJSONProcess(gd.snap, p, gd.users, metrics))

@@ -10,9 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -282,13 +284,11 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (sortName == "pss" || sortName == "uss") && !c.g.pss {
+	if order.by != nil && order.by.Needs&procwalk.FieldSmaps != 0 {
 		c.g.pss = true // sorting by PSS needs it read
 	}
-	if sortName == "cpu" || sortName == "io" {
-		if c.f.noRates {
-			return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
-		}
+	if order.by != nil && order.by.Kind == metric.Rate && c.f.noRates {
+		return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
 	}
 	limit := c.limit
 	if limit < -1 || limit == -1 && c.limitSet() {
@@ -321,7 +321,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	sessions := slices.Clone(gd.sessions)
-	order.sort(sessions)
+	order.sort(sessions, gd.snap.Fields, gd.snap.Time)
 	shown, hidden := limitPerKind(sessions, limit)
 	if c.json {
 		if err := writeJSONSessions(c.e.stdout, gd, shown); err != nil {
@@ -471,28 +471,44 @@ func sessionIORates(t session.Totals) (string, string) {
 	return read, write
 }
 
-// sessionOrder sorts sessions.
+// sessionOrder is one --sort key: a metric of the catalogue, or name or
+// pid.
 type sessionOrder struct {
 	name string
+	by   *metric.Desc                    // nil: by cmp
 	cmp  func(a, b *session.Session) int // negative when a goes first
 }
 
-func sessionOrders() []sessionOrder {
-	bigger := func(v func(t *session.Totals) float64) func(a, b *session.Session) int {
-		return func(a, b *session.Session) int { return cmp.Compare(v(&b.Totals), v(&a.Totals)) }
+// sessionSortNames are the sort keys the help lists: the short names of
+// the catalogue's session metrics, name and pid. Any name of a session
+// metric is accepted too.
+func sessionSortNames() []string {
+	return append(shortNames(metric.Sessions()), "name", "pid")
+}
+
+func parseSessionSort(name string) (sessionOrder, error) {
+	switch name {
+	case "name":
+		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return 0 }}, nil // the kind, name order Group returns
+	case "pid":
+		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }}, nil
 	}
-	return []sessionOrder{
-		{"rss", bigger(func(t *session.Totals) float64 { return float64(t.RSSBytes) })},
-		{"pss", bigger(func(t *session.Totals) float64 { return float64(t.PSSBytes) })},
-		{"uss", bigger(func(t *session.Totals) float64 { return float64(t.USSBytes) })},
-		{"swap", bigger(func(t *session.Totals) float64 { return float64(t.SwapBytes) })},
-		{"cpu", bigger(func(t *session.Totals) float64 { return t.CPUPercent })},
-		{"io", bigger(func(t *session.Totals) float64 { return t.ReadBytesPerSecond + t.WriteBytesPerSecond })},
-		{"procs", bigger(func(t *session.Totals) float64 { return float64(t.Procs) })},
-		{"age", func(a, b *session.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
-		{"name", func(a, b *session.Session) int { return 0 }}, // the kind, name order Group returns
-		{"pid", func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }},
+	if d, ok := metric.Lookup(name); ok && d.OfSession() {
+		return sessionOrder{name: name, by: &d}, nil
 	}
+	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", name, strings.Join(sessionSortNames(), ", "))
+}
+
+// sort orders sessions stably, ties keeping Group's kind and name order: by
+// a metric, the catalogue's one rule (largest first, a session without a
+// value after every one with a value); read and now are those of the
+// snapshot the sessions were grouped from.
+func (o sessionOrder) sort(sessions []session.Session, read procwalk.Fields, now time.Time) {
+	if o.by != nil {
+		metric.SortSessions(sessions, o.by, read, now)
+		return
+	}
+	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
 }
 
 // firstPID is the lowest member's pid, 0 for an ended agent's row.
@@ -501,26 +517,4 @@ func firstPID(s *session.Session) int {
 		return 0
 	}
 	return s.Members[0].PID
-}
-
-func sessionSortNames() []string {
-	var names []string
-	for _, o := range sessionOrders() {
-		names = append(names, o.name)
-	}
-	return names
-}
-
-func parseSessionSort(name string) (sessionOrder, error) {
-	for _, o := range sessionOrders() {
-		if o.name == name {
-			return o, nil
-		}
-	}
-	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s", name, strings.Join(sessionSortNames(), ", "))
-}
-
-// sort orders sessions stably, ties keeping Group's kind and name order.
-func (o sessionOrder) sort(sessions []session.Session) {
-	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
 }

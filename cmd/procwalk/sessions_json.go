@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -82,7 +83,7 @@ type jsonSession struct {
 	Attrs   map[string]any    `json:"attrs"`             // counts and ids as numbers (jsonAttrs)
 	Partial bool              `json:"partial,omitempty"` // members may be missing: see notes
 	Totals  jsonSessionTotals `json:"totals"`
-	// Metrics are the session metric catalogue (session.Metrics)
+	// Metrics are the metric catalogue's values of the session (metric.Sessions)
 	// under the names Telegraf and Lua use, each only when it has a value.
 	// Totals keeps the names JSON had before the catalogue.
 	Metrics map[string]any `json:"metrics"`
@@ -130,8 +131,8 @@ func jsonAttrs(s *session.Session) map[string]any {
 // flag as true or false, a count as an integer; absent when not measured.
 func jsonMetrics(s *session.Session, read procwalk.Fields, now time.Time) map[string]any {
 	out := map[string]any{}
-	for _, d := range session.Metrics() {
-		v, ok := d.Value(s, read, now)
+	for _, d := range metric.Sessions() {
+		v, ok := d.Session(s, read, now)
 		switch {
 		case !ok:
 		case d.Flag:
@@ -222,7 +223,7 @@ func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
 	}
-	for _, d := range session.Metrics() {
+	for _, d := range metric.Sessions() {
 		if v, ok := metrics[d.Name]; ok && d.Agent {
 			j[d.Name] = v
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -54,7 +55,7 @@ type Model struct {
 	growth  map[procwalk.ProcID]float64 // USS, bytes per minute
 	prevIO  map[procwalk.ProcID]ioSample
 	ioRates map[procwalk.ProcID]ioRate
-	metrics *procwalk.Catalogue
+	metrics *metric.Catalogue
 
 	view     view
 	member   string // viewMembers: the session's reference
@@ -135,7 +136,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg.DangerPercent = session.DefaultDangerPercent
 	}
 	return &Model{
-		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
+		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
 		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
 		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
@@ -323,7 +324,7 @@ func (m *Model) setFrame(f Frame) {
 	}
 	for i := range procs {
 		p := &procs[i]
-		if v, ok := uss.Value(f.Snap, p); ok {
+		if v, ok := uss.Process(f.Snap, p); ok {
 			nextUSS[p.ID] = ussSample{uint64(v), now}
 			if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
 				growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()

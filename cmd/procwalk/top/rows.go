@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -144,12 +145,12 @@ type rowBuilder struct {
 	ioRates map[procwalk.ProcID]ioRate
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
-	cpu, uss, pss, rss, age *procwalk.MetricDesc
+	cpu, uss, pss, rss, age *metric.Desc
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
-func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcID]float64, rates map[procwalk.ProcID]ioRate, metrics *procwalk.Catalogue) *rowBuilder {
-	metric := func(name string) *procwalk.MetricDesc {
+func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcID]float64, rates map[procwalk.ProcID]ioRate, metrics *metric.Catalogue) *rowBuilder {
+	lookup := func(name string) *metric.Desc {
 		d, ok := metrics.Lookup(name)
 		if !ok {
 			panic("top: no metric " + name) // the catalogue is procwalk's own
@@ -158,7 +159,7 @@ func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcI
 	}
 	return &rowBuilder{
 		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, growth: growth, ioRates: rates,
-		cpu: metric("cpu_percent"), uss: metric("uss_bytes"), pss: metric("pss_bytes"), rss: metric("rss_bytes"), age: metric("age_seconds"),
+		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"), age: lookup("age_seconds"),
 	}
 }
 
@@ -168,12 +169,12 @@ func (b *rowBuilder) processRow(p *procwalk.Process) row {
 	s := b.frame.Snap
 	r := row{proc: p, builder: b}
 	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
-	r.values[colCPU], r.have[colCPU] = b.cpu.Value(s, p)
-	r.values[colUSS], r.have[colUSS] = b.uss.Value(s, p)
-	r.values[colPSS], r.have[colPSS] = b.pss.Value(s, p)
-	r.values[colRSS], r.have[colRSS] = b.rss.Value(s, p)
+	r.values[colCPU], r.have[colCPU] = b.cpu.Process(s, p)
+	r.values[colUSS], r.have[colUSS] = b.uss.Process(s, p)
+	r.values[colPSS], r.have[colPSS] = b.pss.Process(s, p)
+	r.values[colRSS], r.have[colRSS] = b.rss.Process(s, p)
 	b.setRates(&r)
-	r.values[colAge], r.have[colAge] = b.age.Value(s, p)
+	r.values[colAge], r.have[colAge] = b.age.Process(s, p)
 	return r
 }
 
