@@ -48,11 +48,6 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 		default:
 			w.floatField(d.Name, v)
 		}
-		if d.Name == "rss_growth_bytes_per_minute" && ok {
-			// The first landing's name for it, kept for the dashboards
-			// that use it (README, "Metric names").
-			w.floatField("growth_bytes_per_minute", v)
-		}
 	}
 	if s.Agent != nil {
 		// An agent's strings; its numbers are session metrics marked Agent.
@@ -175,7 +170,7 @@ func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	w.intField("dropped_lines", int64(st.dropped))
 	w.intField("errors", int64(st.errors))
 	w.intField("gathers_skipped", int64(st.skipped))
-	w.floatField("cpu_seconds", st.cpuSeconds)
+	w.floatField("cpu_time_seconds", st.cpuSeconds)
 	w.intField("max_rss_bytes", bytesInt(st.maxRSSBytes))
 	w.end(t)
 }

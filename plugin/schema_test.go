@@ -63,10 +63,10 @@ func TestWriteSessionFields(t *testing.T) {
 		"rss_bytes": int64(3 << 20), "pss_bytes": int64(2 << 20), "uss_bytes": int64(1 << 20),
 		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
 		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
-		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
+		"cpu_percent": 12.5, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
 		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0, "io_bytes_per_second": 30.0,
-		"oldest_start_unix_seconds": int64(1700000000),
-		"memory_usage_bytes":        int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
+		"start_unix_seconds": int64(1700000000),
+		"memory_usage_bytes": int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
 		"cpu_quota_cores": 1.5, "cpu_quota_percent": 20.0, "danger": false,
 	}
 	if !reflect.DeepEqual(p.fields, want) {
@@ -85,7 +85,7 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	}}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
-		"growth_bytes_per_minute", "rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
+		"rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("%s = %v written without data", absent, v)
 		}

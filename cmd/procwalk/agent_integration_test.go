@@ -81,9 +81,10 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 		var doc struct {
 			Sessions []struct {
-				Name  string         `json:"name"`
-				Attrs map[string]any `json:"attrs"`
-				Agent map[string]any `json:"agent"`
+				Name    string         `json:"name"`
+				Attrs   map[string]any `json:"attrs"`
+				Agent   map[string]any `json:"agent"`
+				Metrics map[string]any `json:"metrics"`
 			} `json:"sessions"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
@@ -91,6 +92,10 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 		for _, s := range doc.Sessions {
 			if s.Name == name {
+				// The agent's strings and its numbers, in one map.
+				for k, v := range s.Metrics {
+					s.Agent[k] = v
+				}
 				return s.Agent
 			}
 		}
@@ -144,8 +149,8 @@ func TestIntegrationAgentStatus(t *testing.T) {
 	// Lua's print goes to stderr under run (stdout carries metrics).
 	script := filepath.Join(dir, "agent.lua")
 	if err := os.WriteFile(script, []byte(`local pw = require "procwalk"
-local a = pw.session("agent:`+name+`").agent
-print(a.status, a.model, a.context_percent, a.pending_tools)
+local s = pw.session("agent:`+name+`")
+print(s.agent.status, s.agent.model, s.context_percent, s.pending_tools)
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func TestPSUsageErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, swap, vsize, shared, cpu, time, user_time, system_time, read, write, io, growth, pss_growth, uss_growth, age, start_time, pid, or a metric name (procwalk ps --help lists them)` + "\n"},
+		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, swap, vsize, shared, cpu, time, user_time, system_time, read, write, io, growth, pss_growth, uss_growth, age, start, pid, or a metric name (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--sort", "cpu", "--no-rates"}, exitUsage, "procwalk: --sort cpu needs rates, which --no-rates turns off: drop one of them\n"},
 		{[]string{"--columns", "pid,size"}, exitUsage, `procwalk: --columns: unknown column "size": want some of pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command, or metric names (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--columns", "pid,cpu", "--no-rates"}, exitUsage, "procwalk: --columns cpu needs rates, which --no-rates turns off: drop one of them\n"},

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,7 +45,7 @@ COLUMNS
   PSS          (--pss) proportional set size: shared pages divided among
                their sharers, the honest sum
   CPU%         CPU now, % of one core, over --interval ("-" with --no-rates)
-  CPU-TIME     CPU used by members while procwalk watched them: starts at
+  TIME         CPU used by members while procwalk watched them: starts at
                the members' own CPU time, never falls when members exit
   READ/s WRITE/s  storage IO rates ("-" when /proc/<pid>/io is not readable)
   AGE          since the oldest member started
@@ -54,8 +53,9 @@ COLUMNS
                the limit, CPU quota, DANGER at --danger-percent), agent
                project, elapsed time and tmux pane ...
 
-SORT (--sort; biggest first)
-  rss pss uss swap cpu io procs age (oldest first) name pid (lowest member)
+SORT (--sort; biggest first, a session without the value last)
+  rss pss uss swap cpu io time procs age (oldest first), name, pid (lowest
+  member), or any session metric (README, Metric names)
 
 TMUX
   One 'tmux list-panes -a' per server per run. Servers: --tmux-socket
@@ -387,32 +387,37 @@ func (c *sessionsCommand) limitSet() bool {
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {
-	// To fit the width, SWAP goes first, then CPU-TIME, AGE, PROCS (and
-	// RSS when PSS is shown), WRITE/s, READ/s, CPU%; a long NAME is cut
-	// in the middle; INFO takes the rest.
-	rss := column{header: "RSS", right: true}
-	if c.g.pss {
-		rss.drop = 5
+	// The metric columns, by catalogue name, and the order in which they go
+	// to fit the width: SWAP first, then TIME, AGE, PROCS (and RSS when PSS
+	// is shown), WRITE/s, READ/s, CPU%; a long NAME is cut in the middle;
+	// INFO takes the rest.
+	cols := []struct {
+		name string
+		drop int
+	}{{"procs", 4}, {"rss_bytes", 0}, {"pss_bytes", 0}, {"swap_bytes", 1}, {"cpu_percent", 8}, {"cpu_time_seconds", 2},
+		{"read_bytes_per_second", 7}, {"write_bytes_per_second", 6}, {"age_seconds", 3}}
+	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}}}
+	var metrics []metric.Desc
+	for _, col := range cols {
+		d, _ := metric.Lookup(col.name)
+		switch {
+		case d.Name == "pss_bytes" && !c.g.pss:
+			continue
+		case d.Name == "rss_bytes" && c.g.pss:
+			col.drop = 5
+		}
+		metrics = append(metrics, d)
+		t.cols = append(t.cols, column{header: d.Label, right: true, drop: col.drop})
 	}
-	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}, {header: "PROCS", right: true, drop: 4}, rss}}
-	if c.g.pss {
-		t.cols = append(t.cols, column{header: "PSS", right: true})
-	}
-	t.cols = append(t.cols,
-		column{header: "SWAP", right: true, drop: 1}, column{header: "CPU%", right: true, drop: 8}, column{header: "CPU-TIME", right: true, drop: 2},
-		column{header: "READ/s", right: true, drop: 7}, column{header: "WRITE/s", right: true, drop: 6}, column{header: "AGE", right: true, drop: 3},
-		column{header: "INFO", min: 12})
+	t.cols = append(t.cols, column{header: "INFO", min: 12})
+	snap := gd.snap
 	for i := range shown {
 		s := &shown[i]
-		tot := s.Totals
-		row := []string{s.Kind, printable(s.Name), strconv.Itoa(tot.Procs), formatBytes(tot.RSSBytes)}
-		if c.g.pss {
-			row = append(row, sessionPSS(tot))
+		row := []string{s.Kind, printable(s.Name)}
+		for j := range metrics {
+			row = append(row, sessionCell(&metrics[j], s, snap.Fields, snap.Time))
 		}
-		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
-		read, write := sessionIORates(tot)
-		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(s.Info()))
-		t.add(row...)
+		t.add(append(row, printable(s.Info()))...)
 	}
 	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
 		return err
@@ -436,39 +441,20 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 	return nil
 }
 
-// sessionPSS is the PSS sum; "+" marks a lower bound (smaps unreadable for
-// some members), "-" none read.
-func sessionPSS(t session.Totals) string {
-	if t.SmapsRead == 0 {
+// sessionCell is metric d of s in a table's short form, "-" when absent.
+// A "+" marks a lower bound: a sum of PSS or IO that some members' refused
+// files left out (procwalk session KIND:NAME says how many).
+func sessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
+	v, ok := d.Session(s, read, now)
+	if !ok {
 		return notMeasured
 	}
-	s := formatBytes(t.PSSBytes)
-	if t.SmapsRead < t.Procs {
-		s += "+"
+	cell := formatMetric(d, v)
+	t := &s.Totals
+	if d.Needs&procwalk.FieldSmaps != 0 && t.SmapsRead < t.Procs || d.Needs&procwalk.FieldIO != 0 && t.IORead < t.Procs {
+		cell += "+"
 	}
-	return s
-}
-
-func sessionCPU(t session.Totals) string {
-	if t.RatesMeasured == 0 {
-		return notMeasured
-	}
-	return formatPercent(t.CPUPercent)
-}
-
-// sessionIORates are the read and write rates, "-" when no member had IO
-// measured twice.
-func sessionIORates(t session.Totals) (string, string) {
-	if t.RatesMeasured == 0 || t.IORead == 0 {
-		return notMeasured, notMeasured
-	}
-	read, write := formatRate(t.ReadBytesPerSecond), formatRate(t.WriteBytesPerSecond)
-	if t.IORead < t.Procs {
-		// Some members' io was refused: a lower bound, as a PSS total with
-		// unreadable members is (procwalk session KIND:NAME says how many).
-		read, write = read+"+", write+"+"
-	}
-	return read, write
+	return cell
 }
 
 // sessionOrder is one --sort key: a metric of the catalogue, or name or

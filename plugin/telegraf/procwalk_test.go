@@ -54,7 +54,7 @@ func TestTelegrafGathersSessionsFromItsConfig(t *testing.T) {
 	acc.AssertContainsTaggedFields(t, "procwalk_session", map[string]interface{}{
 		"procs": int64(3), "threads": int64(5), "zombies": int64(1), "partial": false,
 		"rss_bytes": 3000 * page, "swap_bytes": int64(192 << 10),
-		"cpu_time_seconds": 8.77, "oldest_start_unix_seconds": int64(1700000010),
+		"cpu_time_seconds": 8.77, "start_unix_seconds": int64(1700000010),
 	}, map[string]string{"kind": "user", "session": "alice", "user": "alice"})
 	if !acc.HasMeasurement("procwalk_process") {
 		t.Error("no procwalk_process metrics with process_top = 2")

@@ -212,11 +212,10 @@ func times() []Desc {
 			session: func(ss *session.Session, _ procwalk.Fields, now time.Time) (float64, bool) {
 				return max(now.Sub(ss.Totals.OldestStart).Seconds(), 0), !ss.Totals.OldestStart.IsZero()
 			}},
-		{Name: "start_unix_seconds", Aliases: []string{"start_time"}, Label: "START", Unit: "seconds", Kind: Gauge, Integer: true,
-			Help:    "when the process started, whole seconds since 1970 (btime + starttime)",
-			process: always(func(p *procwalk.Process) float64 { return float64(p.Start.Unix()) })},
-		{Name: "oldest_start_unix_seconds", Label: "START", Unit: "seconds", Kind: Gauge, Integer: true,
-			Help: "start of the oldest member, whole seconds since 1970",
+		{Name: "start_unix_seconds", Aliases: []string{"start"}, Label: "START", Unit: "seconds", Kind: Gauge, Integer: true,
+			Help:        "when the process started, whole seconds since 1970 (btime + starttime)",
+			SessionHelp: "when the oldest member started, whole seconds since 1970",
+			process:     always(func(p *procwalk.Process) float64 { return float64(p.Start.Unix()) }),
 			session: total(func(t *session.Totals) float64 { return float64(t.OldestStart.Unix()) },
 				func(t *session.Totals) bool { return !t.OldestStart.IsZero() })},
 	}

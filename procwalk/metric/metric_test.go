@@ -99,7 +99,7 @@ func TestSessionValues(t *testing.T) {
 		return d.Session(ss, read, now)
 	}
 	for name, want := range map[string]float64{"procs": 3, "rss_bytes": 3 << 20, "cpu_time_seconds": 4.25, "read_bytes": 300,
-		"io_read_procs": 2, "age_seconds": 100, "oldest_start_unix_seconds": 900, "partial": 0} {
+		"io_read_procs": 2, "age_seconds": 100, "start_unix_seconds": 900, "partial": 0} {
 		if v, ok := got(name, 0); !ok || v != want {
 			t.Errorf("%s = %v, %v; want %v", name, v, ok, want)
 		}

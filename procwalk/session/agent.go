@@ -47,7 +47,7 @@ func (*agentKind) plan(*Grouper) kindPlan {
 // dashboards to group by.
 func (*agentKind) tagAttrs() []string { return []string{AttrAgent, AttrStatus} }
 
-func (*agentKind) numberAttrs() []string { return []string{AttrElapsedSecs, AttrNested} }
+func (*agentKind) numberAttrs() []string { return []string{AttrNested} }
 
 // info: the summary (status, model, context), the folder, the age, the
 // pane and the nested agents.
@@ -257,10 +257,9 @@ func (k *agentKind) groupAgents(g *Grouper, s *procwalk.Snapshot, panes paneInde
 		name := names[k]
 		elapsed := s.Time.Sub(p.Start)
 		attrs := map[string]string{
-			AttrAgent:       r.Name,
-			AttrCommand:     p.Comm,
-			AttrElapsedSecs: strconv.FormatInt(int64(elapsed/time.Second), 10),
-			AttrElapsed:     HumanDuration(elapsed),
+			AttrAgent:   r.Name,
+			AttrCommand: p.Comm,
+			AttrElapsed: HumanDuration(elapsed), // its age_seconds, for people
 		}
 		if cwds[k] != "" {
 			attrs[AttrCwd], attrs[AttrProject] = cwds[k], project

@@ -70,7 +70,7 @@ func TestKindTable(t *testing.T) {
 		KindCgroup: {AttrPod, AttrNamespace, AttrUnit}, KindUser: {AttrUser}, KindAgent: {AttrAgent, AttrStatus},
 	}
 	wantNumbers := map[string][]string{
-		KindTmux: {AttrPanes, AttrWindows, AttrAttached}, KindAgent: {AttrElapsedSecs, AttrNested},
+		KindTmux: {AttrPanes, AttrWindows, AttrAttached}, KindAgent: {AttrNested},
 		KindGroup: {AttrRule}, KindUser: {AttrUID},
 		KindSID: nil, KindPGRP: nil, KindTTY: nil, KindTree: nil, KindCgroup: nil,
 	}

@@ -26,12 +26,16 @@ func rateCell(v float64, ok bool) string {
 	return procwalk.FormatBytes(uint64(math.Max(v, 0))) + "/s"
 }
 
-// growthCell is a signed MB per minute, as the growth column shows it.
+// growthCell is a signed size per minute, in the units of every size:
+// "+1.5 MiB", "-12.0 KiB".
 func growthCell(v float64, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return absent
+	case v < 0:
+		return "-" + procwalk.FormatBytes(uint64(-v))
 	}
-	return fmt.Sprintf("%+.1f", v/1e6)
+	return "+" + procwalk.FormatBytes(uint64(v))
 }
 
 func percentCell(v float64, ok bool) string {

@@ -21,7 +21,7 @@ type Config struct {
 	Users  *procwalk.Users
 	// DangerPercent marks the gauges' danger threshold (80 by default).
 	DangerPercent float64
-	// Now is the clock of the USS growth column; nil is time.Now.
+	// Now is the clock of the IO rate columns; nil is time.Now.
 	Now func() time.Time
 	// Sessions starts in the sessions view (Tab's second), not the
 	// processes view.
@@ -51,8 +51,6 @@ type Model struct {
 	frame   Frame
 	loaded  bool
 	err     error // the last gather's
-	prevUSS map[procwalk.ProcID]ussSample
-	growth  map[procwalk.ProcID]float64 // USS, bytes per minute
 	prevIO  map[procwalk.ProcID]ioSample
 	ioRates map[procwalk.ProcID]ioRate
 	metrics *metric.Catalogue
@@ -94,12 +92,6 @@ type plannedRows struct {
 	rows []row
 }
 
-// ussSample is a process's USS at one refresh, for the growth column.
-type ussSample struct {
-	bytes uint64
-	at    time.Time
-}
-
 // ioSample is a process's IO counters at one refresh; ioRate their rates
 // between two refreshes, bytes per second. The view reads io of the rows
 // on screen, so it measures their rates itself rather than the Monitor
@@ -137,7 +129,6 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
-		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
 		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
@@ -232,7 +223,7 @@ func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
-	cfg, killer, growth, rates, metrics := m.cfg, m.killer, m.growth, m.ioRates, m.metrics
+	cfg, killer, rates, metrics := m.cfg, m.killer, m.ioRates, m.metrics
 	var need Need
 	switch v {
 	case viewSessions:
@@ -249,7 +240,7 @@ func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 	spare := m.spare
 	m.spare = nil // the gather's now
 	return need, func(f Frame) ([]row, []*procwalk.Process) {
-		b := newRowBuilder(f, cfg, killer, growth, rates, metrics)
+		b := newRowBuilder(f, cfg, killer, rates, metrics)
 		rows, found := b.viewRows(spare, v, filter, member, folded, c, reverse)
 		if !found {
 			return nil, nil
@@ -306,16 +297,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// setFrame takes a new frame and works out, for the processes whose files
-// were read in this frame and the last, USS growth and IO rates. The
+// setFrame takes a new frame and works out, for the processes whose io
+// was read in this frame and the last, IO rates. The
 // sessions view shows none (its rates are the sessions'), and every
 // process's io is read for it: it keeps no samples, so as to hold no map
 // of 10,000 processes.
 func (m *Model) setFrame(f Frame) {
 	now := m.cfg.Now()
-	uss, _ := m.metrics.Lookup("uss_bytes")
-	growth := make(map[procwalk.ProcID]float64)
-	nextUSS := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
 	nextIO := make(map[procwalk.ProcID]ioSample, len(m.prevIO))
 	rates := make(map[procwalk.ProcID]ioRate)
 	procs := f.Snap.Procs
@@ -324,12 +312,6 @@ func (m *Model) setFrame(f Frame) {
 	}
 	for i := range procs {
 		p := &procs[i]
-		if v, ok := uss.Process(f.Snap, p); ok {
-			nextUSS[p.ID] = ussSample{uint64(v), now}
-			if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
-				growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()
-			}
-		}
 		if p.Read&procwalk.FieldIO != 0 {
 			cur := ioSample{p.IO.ReadBytes, p.IO.WriteBytes, now}
 			nextIO[p.ID] = cur
@@ -339,7 +321,7 @@ func (m *Model) setFrame(f Frame) {
 			}
 		}
 	}
-	m.prevUSS, m.growth, m.prevIO, m.ioRates = nextUSS, growth, nextIO, rates
+	m.prevIO, m.ioRates = nextIO, rates
 	m.frame, m.loaded = f, true
 	m.refresh()
 }
@@ -379,7 +361,7 @@ func (m *Model) refresh() {
 		return
 	}
 	if m.view == viewSessions { // planned nothing (plan)
-		b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
+		b := newRowBuilder(m.frame, m.cfg, m.killer, m.ioRates, m.metrics)
 		m.cols = sessionColumns()
 		m.rows = b.sessionRows(m.filter)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
@@ -407,7 +389,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 		rows := planned.rows
 		if len(rows) > 0 {
 			b := rows[0].builder
-			b.growth, b.ioRates = m.growth, m.ioRates
+			b.ioRates = m.ioRates
 			for i := range rows {
 				b.setRates(&rows[i])
 				rows[i].cells = nil // formatted for a sort by text, with the rates before
@@ -421,7 +403,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	m.keepSpare(planned.take())
 	spare := m.spare
 	m.spare = nil
-	b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
+	b := newRowBuilder(m.frame, m.cfg, m.killer, m.ioRates, m.metrics)
 	rows, found := b.viewRows(spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
 	if !found {
 		m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true

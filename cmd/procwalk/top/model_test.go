@@ -14,6 +14,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -328,29 +329,42 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	}
 }
 
-// Growth is USS per minute between two frames, per process.
-func TestUSSGrowth(t *testing.T) {
-	now := time.Unix(1700000000, 0)
+// GROWTH is the catalogue's rss_growth_bytes_per_minute of the frame (the
+// Sampler's, as Telegraf and ps have it), in the units of every size; "-"
+// before it is measured.
+func TestGrowthIsTheCatalogues(t *testing.T) {
 	m, _, _ := newTestModel(t, 200, 40)
-	m.cfg.Now = func() time.Time { return now }
-	press(m, "s") // USS: every row's smaps read
 	m.Update(m.gather()())
-	first := m.frame.Snap
-	next := *first
-	next.Procs = append([]procwalk.Process(nil), first.Procs...)
+	next := *m.frame.Snap
+	next.Procs = append([]procwalk.Process(nil), next.Procs...)
 	for i := range next.Procs {
 		if next.Procs[i].ID.PID == 111 {
-			next.Procs[i].Smaps.USSBytes += 30 << 20 // 30 MiB in 30 s
+			next.Procs[i].Rates = procwalk.Rates{Measured: true, RSSGrowthBytesPerMinute: 60 << 20}
 		}
 	}
-	now = now.Add(30 * time.Second)
 	m.setFrame(Frame{Snap: &next, Sessions: m.frame.Sessions})
-	g, ok := m.growth[first.Process(111).ID]
-	if !ok || g != 60<<20 {
-		t.Errorf("pid 111 growth %v (%v), want %d bytes/min", g, ok, 60<<20)
+	if view := m.View(); !strings.Contains(view, "GROWTH") || !strings.Contains(view, "+60.0 MiB") {
+		t.Errorf("the GROWTH column lacks +60.0 MiB for pid 111:\n%s", view)
 	}
-	if !strings.Contains(m.View(), "+62.9") {
-		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
+}
+
+// The titles of the process table's metric columns are the catalogue's
+// labels, as ps's headings are.
+func TestColumnTitlesAreLabels(t *testing.T) {
+	cols := processColumns()
+	for c, name := range map[int]string{colPID: "pid", colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
+		colGrowth: "rss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"} {
+		d, _ := metric.Lookup(name)
+		if cols[c].title != d.Label {
+			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].title, name, d.Label)
+		}
+	}
+	scols := sessionColumns()
+	for c, name := range map[int]string{2: "procs", 3: "rss_bytes", 4: "pss_bytes", 5: "cpu_percent", 6: "read_bytes_per_second", 7: "write_bytes_per_second", 8: "age_seconds"} {
+		d, _ := metric.Lookup(name)
+		if scols[c].title != d.Label {
+			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
+		}
 	}
 }
 
@@ -418,11 +432,11 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	m.cfg.Now = func() time.Time { now = now.Add(30 * time.Second); return now }
 	m.sortCol[viewProcesses] = colName
 	m.Update(m.gather()())
-	m.Update(m.gather()()) // USS read in two frames: growth known
-	if len(m.growth) == 0 {
-		t.Fatal("no growth measured over two frames")
+	m.Update(m.gather()()) // io read in two frames: IO rates known
+	if len(m.ioRates) == 0 {
+		t.Fatal("no IO rates measured over two frames")
 	}
-	if view := m.View(); !strings.Contains(view, "+0.0") {
-		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
+	if view := m.View(); !strings.Contains(view, "0 B/s") {
+		t.Errorf("sorted by name, the IO columns show no rate:\n%s", view)
 	}
 }

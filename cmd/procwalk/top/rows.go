@@ -82,7 +82,8 @@ func (r *row) text() []string {
 	return r.cells
 }
 
-// processColumns are the process table's columns.
+// processColumns are the process table's columns. The titles of the
+// metric columns are the catalogue's labels (TestColumnTitlesAreLabels).
 func processColumns() []column {
 	return []column{
 		{title: "PID", width: 7, right: true, keep: 10, sortable: true},
@@ -92,7 +93,7 @@ func processColumns() []column {
 		{title: "USS", width: 9, right: true, keep: 6, sortable: true},
 		{title: "PSS", width: 9, right: true, keep: 5, sortable: true},
 		{title: "RSS", width: 9, right: true, keep: 7, sortable: true},
-		{title: "GROW/m", width: 7, right: true, keep: 3, sortable: true},
+		{title: "GROWTH", width: 9, right: true, keep: 3, sortable: true},
 		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
 		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
 		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
@@ -141,15 +142,14 @@ type rowBuilder struct {
 	users   *procwalk.Users
 	killer  Killer
 	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
-	growth  map[procwalk.ProcID]float64   // USS growth, bytes per minute
 	ioRates map[procwalk.ProcID]ioRate
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
-	cpu, uss, pss, rss, age *metric.Desc
+	cpu, uss, pss, rss, growth, age *metric.Desc
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
-func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcID]float64, rates map[procwalk.ProcID]ioRate, metrics *metric.Catalogue) *rowBuilder {
+func newRowBuilder(f Frame, cfg Config, killer Killer, rates map[procwalk.ProcID]ioRate, metrics *metric.Catalogue) *rowBuilder {
 	lookup := func(name string) *metric.Desc {
 		d, ok := metrics.Lookup(name)
 		if !ok {
@@ -158,8 +158,9 @@ func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcI
 		return d
 	}
 	return &rowBuilder{
-		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, growth: growth, ioRates: rates,
-		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"), age: lookup("age_seconds"),
+		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, ioRates: rates,
+		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"),
+		growth: lookup("rss_growth_bytes_per_minute"), age: lookup("age_seconds"),
 	}
 }
 
@@ -173,23 +174,22 @@ func (b *rowBuilder) processRow(p *procwalk.Process) row {
 	r.values[colUSS], r.have[colUSS] = b.uss.Process(s, p)
 	r.values[colPSS], r.have[colPSS] = b.pss.Process(s, p)
 	r.values[colRSS], r.have[colRSS] = b.rss.Process(s, p)
+	r.values[colGrowth], r.have[colGrowth] = b.growth.Process(s, p)
 	b.setRates(&r)
 	r.values[colAge], r.have[colAge] = b.age.Process(s, p)
 	return r
 }
 
 // setRates sets the values of the columns the view measures between
-// frames (USS growth, IO rates) from the builder's.
+// frames (IO rates) from the builder's.
 func (b *rowBuilder) setRates(r *row) {
-	id := r.proc.ID
-	r.values[colGrowth], r.have[colGrowth] = b.growth[id]
-	io, ok := b.ioRates[id]
+	io, ok := b.ioRates[r.proc.ID]
 	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
 }
 
 // rateColumn says whether column c of the process table is one the view
 // measures between frames.
-func rateColumn(c int) bool { return c == colGrowth || c == colRead || c == colWrite }
+func rateColumn(c int) bool { return c == colRead || c == colWrite }
 
 // processCells formats a process row.
 func (b *rowBuilder) processCells(r *row) []string {
