@@ -38,15 +38,8 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 	}
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Session(s, read, t)
-		switch {
-		case !ok:
-		case d.Flag:
-			w.boolField(d.Name, v != 0)
-		case d.Integer:
-			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
-		default:
-			w.floatField(d.Name, v)
+		if v, ok := d.Session(s, read, t); ok {
+			writeMetric(w, d, v)
 		}
 	}
 	if s.Agent != nil {
@@ -78,16 +71,25 @@ func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, r
 	w.stringField("state", stateString(p.State))
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Process(snap, p)
-		switch {
-		case !ok:
-		case d.Integer:
-			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
-		default:
-			w.floatField(d.Name, v)
+		if v, ok := d.Process(snap, p); ok {
+			writeMetric(w, d, v)
 		}
 	}
 	w.end(snap.Time)
+}
+
+// writeMetric writes value v of catalogue metric d under its name, typed
+// by its kind: a flag as a boolean, a whole number as an integer.
+func writeMetric(w metricWriter, d *metric.Desc, v float64) {
+	switch {
+	case d.Flag:
+		w.boolField(d.Name, v != 0)
+	case d.Integer:
+		w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
+	default:
+		w.floatField(d.Name, v)
+	}
+	w.typed(d.Name, d.Kind)
 }
 
 // ProcessFields are the catalogue's metrics that procwalk_process lines
@@ -146,32 +148,42 @@ type selfStats struct {
 
 func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	v := &st.visibility
+	gauge := func(key string, n int) {
+		w.intField(key, int64(n))
+		w.typed(key, metric.Gauge)
+	}
 	w.begin(MeasurementSelf)
 	w.tag("schema", st.schema)
 	w.floatField("gather_seconds", st.gatherSeconds)
+	w.typed("gather_seconds", metric.Gauge)
 	w.floatField("scan_seconds", st.scanSeconds)
+	w.typed("scan_seconds", metric.Gauge)
 	w.stringField("source", st.source)
 	if st.note != "" {
 		w.stringField("source_note", st.note)
 	}
-	w.intField("processes", int64(st.processes))
-	w.intField("processes_listed", int64(v.Listed))
-	w.intField("processes_gone", int64(v.Gone))
-	w.intField("processes_malformed", int64(v.Malformed))
-	w.intField("processes_timed_out", int64(v.TimedOut))
+	gauge("processes", st.processes)
+	gauge("processes_listed", v.Listed)
+	gauge("processes_gone", v.Gone)
+	gauge("processes_malformed", v.Malformed)
+	gauge("processes_timed_out", v.TimedOut)
 	denied := 0
 	for _, n := range v.Denied {
 		denied += n
 	}
-	w.intField("partial_reads", int64(denied))
+	gauge("partial_reads", denied)
 	w.boolField("others_hidden", v.OthersHidden)
-	w.intField("sessions", int64(st.sessions))
-	w.intField("lines", int64(st.lines))
-	w.intField("dropped_lines", int64(st.dropped))
-	w.intField("errors", int64(st.errors))
+	w.typed("others_hidden", metric.Gauge)
+	gauge("sessions", st.sessions)
+	gauge("lines", st.lines)
+	gauge("dropped_lines", st.dropped)
+	gauge("errors", st.errors)
 	w.intField("gathers_skipped", int64(st.skipped))
-	w.floatField("cpu_time_seconds", st.cpuSeconds)
+	w.typed("gathers_skipped", metric.Counter)
+	w.floatField("cpu_time_seconds", st.cpuSeconds) // procwalk's own, as a process's
+	w.typed("cpu_time_seconds", metric.Counter)
 	w.intField("max_rss_bytes", bytesInt(st.maxRSSBytes))
+	w.typed("max_rss_bytes", metric.Gauge)
 	w.end(t)
 }
 

@@ -193,10 +193,14 @@ type metric struct {
 	fields map[string]any
 }
 
-// parse decodes Telegraf's output strictly.
+// parse decodes Telegraf's output strictly. Lines of one measurement, tag
+// set and timestamp are one metric, as InfluxDB stores them: the
+// compiled-in input adds a line's counters, gauges and strings as three
+// Telegraf metrics (AddCounter, AddGauge, AddFields).
 func parse(t *testing.T, b []byte) []metric {
 	t.Helper()
 	var out []metric
+	seen := map[string]int{} // series and time -> index in out
 	dec := lineprotocol.NewDecoderWithBytes(b)
 	for dec.Next() {
 		name, err := dec.Measurement()
@@ -204,6 +208,7 @@ func parse(t *testing.T, b []byte) []metric {
 			t.Fatalf("Telegraf wrote bad line protocol: %v", err)
 		}
 		m := metric{name: string(name), tags: map[string]string{}, fields: map[string]any{}}
+		key := string(name)
 		for {
 			k, v, err := dec.NextTag()
 			if err != nil {
@@ -213,6 +218,7 @@ func parse(t *testing.T, b []byte) []metric {
 				break
 			}
 			m.tags[string(k)] = string(v)
+			key += "," + string(k) + "=" + string(v)
 		}
 		for {
 			k, v, err := dec.NextField()
@@ -224,6 +230,18 @@ func parse(t *testing.T, b []byte) []metric {
 			}
 			m.fields[string(k)] = v.Interface()
 		}
+		ts, err := dec.Time(lineprotocol.Nanosecond, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key += " " + strconv.FormatInt(ts.UnixNano(), 10)
+		if i, ok := seen[key]; ok {
+			for k, v := range m.fields {
+				out[i].fields[k] = v
+			}
+			continue
+		}
+		seen[key] = len(out)
 		out = append(out, m)
 	}
 	if err := dec.Err(); err != nil {
