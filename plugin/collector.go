@@ -249,6 +249,9 @@ func (c *Collector) collect(w metricWriter) error {
 	default:
 		for i := range g.Sessions {
 			writeSession(w, &g.Sessions[i], snap.Fields, t, c.sessMets)
+			if g.Sessions[i].Agent != nil {
+				writeAgentStatus(w, &g.Sessions[i], t)
+			}
 		}
 		if c.cfg.Processes.Top > 0 {
 			for i := range g.Sessions {

@@ -22,6 +22,7 @@ const (
 	MeasurementProcess  = "procwalk_process"
 	MeasurementSelf     = "procwalk"
 	MeasurementAction   = "procwalk_action"
+	MeasurementAgent    = "procwalk_agent_status"
 	MeasurementProcstat = "procstat"
 	MeasurementLookup   = "procstat_lookup"
 )
@@ -44,6 +45,9 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 	}
 	if s.Agent != nil {
 		// An agent's strings; its numbers are session metrics marked Agent.
+		// The status is a field, never a tag: a tag that changes would
+		// start new series of the session's counters at every change.
+		w.stringField("status", s.Agent.Status)
 		if m := s.Attrs[session.AttrModel]; m != "" {
 			w.stringField("model", m)
 		}
@@ -52,6 +56,31 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 		}
 	}
 	w.end(t)
+}
+
+// writeAgentStatus writes an agent session's status as a state set, as
+// kube-state-metrics writes a pod's phase: one procwalk_agent_status line
+// per status, value 1 for the agent's and 0 for the others. Each (agent,
+// status) series is written at every gather, so summing the last values
+// of a window by status counts every agent once (Prometheus:
+// sum by (status) (procwalk_agent_status)).
+func writeAgentStatus(w metricWriter, s *session.Session, t time.Time) {
+	for _, status := range session.AgentStatuses() {
+		w.begin(MeasurementAgent)
+		w.tag("kind", s.Kind)
+		w.tag("session", s.Name)
+		for _, k := range s.TagAttrs() {
+			w.tag(k, s.Attrs[k])
+		}
+		w.tag("status", status)
+		v := int64(0)
+		if s.Agent.Status == status {
+			v = 1
+		}
+		w.intField("value", v)
+		w.typed("value", metric.Gauge)
+		w.end(t)
+	}
 }
 
 // writeProcess writes one procwalk_process line. rank (1 = the top) makes
@@ -115,6 +144,7 @@ type StringField struct{ Name, When, Help string }
 // SessionStrings are the string fields of procwalk_session.
 func SessionStrings() []StringField {
 	return []StringField{
+		{"status", "agent sessions", "`working`, `idle`, `blocked` or `ended` (main README, \"Agent status\"); also the state set of `procwalk_agent_status`"},
 		{"model", "agent sessions whose transcript names it", "the model of the last turn, e.g. `claude-sonnet-4-5-20250929`"},
 		{"session_id", "agent sessions with a transcript", "the agent's own session id"},
 	}

@@ -257,9 +257,9 @@ func TestAppendActions(t *testing.T) {
 	}
 }
 
-// An agent session carries its status as a tag, its model and session id as
-// strings and its token figures as integers; what the transcript does not
-// say is left out.
+// An agent session carries its status, model and session id as strings
+// (never the status as a tag: its counters stay one series) and its token
+// figures as integers; what the transcript does not say is left out.
 func TestWriteAgentSession(t *testing.T) {
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
 		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrStatus: "blocked", session.AttrModel: "claude-sonnet-4-5",
@@ -270,10 +270,10 @@ func TestWriteAgentSession(t *testing.T) {
 				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456, SkippedBytes: 65536}},
 	}
 	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
-	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
+	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude"}; !reflect.DeepEqual(p.tags, want) {
 		t.Errorf("tags = %v, want %v", p.tags, want)
 	}
-	want := map[string]any{"model": "claude-sonnet-4-5", "session_id": "5f2c9a1e", "status_seconds": int64(300),
+	want := map[string]any{"status": "blocked", "model": "claude-sonnet-4-5", "session_id": "5f2c9a1e", "status_seconds": int64(300),
 		"context_used_tokens": int64(183000), "context_window_tokens": int64(200000), "context_percent": 91.5,
 		"input_tokens": int64(120), "output_tokens": int64(9000), "cache_read_tokens": int64(800000), "cache_creation_tokens": int64(40000),
 		"turns": int64(4), "pending_tools": int64(1), "last_activity_unix_seconds": t0.Add(-5 * time.Minute).Unix(),
@@ -291,7 +291,31 @@ func TestWriteAgentSession(t *testing.T) {
 			t.Errorf("no transcript, yet %s = %v", absent, v)
 		}
 	}
-	if p.fields["status_seconds"] != int64(0) || p.tags["status"] != "idle" {
+	if p.fields["status_seconds"] != int64(0) || p.fields["status"] != "idle" || p.tags["status"] != "" {
 		t.Errorf("fields %v tags %v", p.fields, p.tags)
+	}
+}
+
+// An agent's status is also a state set, as kube-state-metrics writes a
+// pod's phase: a procwalk_agent_status line per status, 1 for the agent's
+// own and 0 for the others, so that every (agent, status) series is
+// written at every gather.
+func TestWriteAgentStatus(t *testing.T) {
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app", Attrs: map[string]string{session.AttrAgent: "claude"},
+		Agent: &session.AgentState{Status: session.AgentBlocked}}
+	ps := encode(t, func(w metricWriter) { writeAgentStatus(w, &s, t0) })
+	if len(ps) != len(session.AgentStatuses()) {
+		t.Fatalf("%d lines, want one per status: %v", len(ps), ps)
+	}
+	for i, p := range ps {
+		status := session.AgentStatuses()[i]
+		want := int64(0)
+		if status == session.AgentBlocked {
+			want = 1
+		}
+		wantTags := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": status}
+		if p.measurement != MeasurementAgent || !reflect.DeepEqual(p.tags, wantTags) || !reflect.DeepEqual(p.fields, map[string]any{"value": want}) || !p.time.Equal(t0) {
+			t.Errorf("line %d: %+v, want %s tags %v value=%d", i, p, MeasurementAgent, wantTags, want)
+		}
 	}
 }

@@ -121,14 +121,17 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		t.Errorf("waiting for a permission: %v", a)
 	}
 	r := cli(t, "telegraf", "--session-kinds", "agent", "--skip-self-metrics", "--agent-active-within", "1s")
-	want := fmt.Sprintf("procwalk_session,agent=claude,kind=agent,session=%s,status=blocked ", name)
+	want := fmt.Sprintf("procwalk_session,agent=claude,kind=agent,session=%s ", name)
 	var got string
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if strings.HasPrefix(l, want) {
 			got = l
 		}
 	}
-	for _, field := range []string{`model="claude-opus-4-1"`, "context_used_tokens=180000i", "context_percent=90,", "cache_read_tokens=150000i", "turns=1i", "pending_tools=1i"} {
+	if !strings.Contains(r.stdout, fmt.Sprintf("procwalk_agent_status,agent=claude,kind=agent,session=%s,status=blocked value=1i ", name)) {
+		t.Errorf("no state set line of status blocked in\n%s", r.stdout)
+	}
+	for _, field := range []string{`status="blocked"`, `model="claude-opus-4-1"`, "context_used_tokens=180000i", "context_percent=90,", "cache_read_tokens=150000i", "turns=1i", "pending_tools=1i"} {
 		if !strings.Contains(got, field) {
 			t.Errorf("telegraf line lacks %s:\n%q\nin\n%s%s", field, got, r.stdout, r.stderr)
 		}

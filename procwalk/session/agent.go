@@ -43,9 +43,10 @@ func (*agentKind) plan(*Grouper) kindPlan {
 	}}
 }
 
-// tagAttrs: the agent rule's name and the status, four values for
-// dashboards to group by.
-func (*agentKind) tagAttrs() []string { return []string{AttrAgent, AttrStatus} }
+// tagAttrs: the agent rule's name. Not the status: a tag that changes
+// starts a new series for every field (Telegraf writes it as a field and
+// as the status tag of procwalk_agent_status's state set).
+func (*agentKind) tagAttrs() []string { return []string{AttrAgent} }
 
 func (*agentKind) numberAttrs() []string { return []string{AttrNested} }
 

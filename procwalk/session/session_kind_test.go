@@ -67,7 +67,7 @@ func TestKindTable(t *testing.T) {
 	}
 	wantTags := map[string][]string{
 		KindTmux: nil, KindSID: nil, KindPGRP: nil, KindTTY: nil, KindTree: nil, KindGroup: nil,
-		KindCgroup: {AttrPod, AttrNamespace, AttrUnit}, KindUser: {AttrUser}, KindAgent: {AttrAgent, AttrStatus},
+		KindCgroup: {AttrPod, AttrNamespace, AttrUnit}, KindUser: {AttrUser}, KindAgent: {AttrAgent},
 	}
 	wantNumbers := map[string][]string{
 		KindTmux: {AttrPanes, AttrWindows, AttrAttached}, KindAgent: {AttrNested},
