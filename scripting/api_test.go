@@ -55,7 +55,7 @@ func check(t *testing.T, cases []struct{ src, want string }) {
 func TestProcessFields(t *testing.T) {
 	check(t, []struct{ src, want string }{
 		{`local p = pw.process(112)
-print(p.pid, p.ppid, p.pgrp, p.sid, p.tty, p.id, p.comm, p.name, p.cmdline)`,
+print(p.pid, p.ppid, p.pgrp, p.sid, p.tty_nr, p.id, p.comm, p.name, p.cmdline)`,
 			"112\t111\t111\t101\t34816\t112@170100\tnode\tnode\tnode /home/dev/myproj/node_modules/.bin/jest"},
 		{`local p = pw.process(112)
 print(p.argv[1], p.argv[2], #p.argv, p.exe, p.cwd, p.uid, p.euid, p.user, p.state, p.threads, p.kernel, p.zombie)`,

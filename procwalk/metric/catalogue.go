@@ -82,7 +82,7 @@ func processIDs() []Desc {
 		id("ppid", "PPID", "parent process id", func(p *procwalk.Process) float64 { return float64(p.PPID) }),
 		id("pgrp", "PGRP", "process group id", func(p *procwalk.Process) float64 { return float64(p.PGRP) }),
 		id("sid", "SID", "session id (setsid)", func(p *procwalk.Process) float64 { return float64(p.SID) }),
-		{Name: "tty_nr", Aliases: []string{"tty"}, Label: "TTY", Kind: Gauge, Integer: true, ID: true,
+		{Name: "tty_nr", Label: "TTY", Kind: Gauge, Integer: true, ID: true,
 			Help:    "controlling terminal's device number, 0 for none",
 			process: always(func(p *procwalk.Process) float64 { return float64(p.TTY) })},
 		uid("uid", "UID", []string{"euid"}, "effective user id, as ps(1) shows", func(p *procwalk.Process) int { return p.EffectiveUID }),
