@@ -360,7 +360,8 @@ func TestColumnTitlesAreLabels(t *testing.T) {
 		}
 	}
 	scols := sessionColumns()
-	for c, name := range map[int]string{2: "procs", 3: "rss_bytes", 4: "pss_bytes", 5: "cpu_percent", 6: "read_bytes_per_second", 7: "write_bytes_per_second", 8: "age_seconds"} {
+	for i, name := range sessionMetricColumns() {
+		c := 2 + i
 		d, _ := metric.Lookup(name)
 		if scols[c].title != d.Label {
 			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
@@ -438,5 +439,41 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	}
 	if view := m.View(); !strings.Contains(view, "0 B/s") {
 		t.Errorf("sorted by name, the IO columns show no rate:\n%s", view)
+	}
+}
+
+// The sessions view's values are the catalogue's, with its rule for what
+// is absent: PSS not read, CPU % not measured, an ended agent's age (it has
+// no members) show "-" and sort after every session with a value.
+func TestSessionRowsAbsentIsDash(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	read := session.Session{Kind: "tmux", Name: "read"}
+	read.Totals.Procs, read.Totals.PSSBytes, read.Totals.SmapsRead, read.Totals.RatesMeasured, read.Totals.CPUPercent = 2, 1<<20, 2, 2, 5
+	read.Totals.OldestStart = now.Add(-time.Hour)
+	unread := session.Session{Kind: "tmux", Name: "unread"}
+	unread.Totals.Procs, unread.Totals.OldestStart = 1, now.Add(-time.Minute)
+	ended := session.Session{Kind: "agent", Name: "claude/x", Agent: &session.AgentState{Status: session.AgentEnded}}
+	b := newRowBuilder(Frame{Snap: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}},
+		Config{Escape: func(s string) string { return s }}, nil, nil, metric.NewCatalogue())
+	rows := b.sessionRows("")
+	cells := map[string][]string{}
+	for _, r := range rows {
+		cells[r.sess.Name] = r.cells
+	}
+	// KIND NAME PROCS RSS PSS CPU% READ/s WRITE/s AGE INFO
+	if c := cells["read"]; c[4] != "1.0 MiB" || c[5] != "5.0" || c[8] != "1h00m" {
+		t.Errorf("read: %q", c)
+	}
+	if c := cells["unread"]; c[4] != absent || c[5] != absent || c[8] != "1m" {
+		t.Errorf("unread: %q", c)
+	}
+	if c := cells["claude/x"]; c[2] != "0" || c[8] != absent {
+		t.Errorf("ended agent: %q", c)
+	}
+	for _, c := range []int{4, 5, 8} {
+		sortRows(rows, sessionColumns(), c, false)
+		if last := rows[len(rows)-1].sess.Name; c != 8 && last == "read" || c == 8 && last != "claude/x" {
+			t.Errorf("sorted by column %d, %s is last", c, last)
+		}
 	}
 }

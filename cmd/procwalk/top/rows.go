@@ -135,6 +135,12 @@ func sessionColumns() []column {
 // sessionRSSColumn is the sessions table's default sort.
 const sessionRSSColumn = 3
 
+// sessionMetricColumns are the catalogue metrics of the sessions table's
+// columns from PROCS (column 2) on, in order.
+func sessionMetricColumns() []string {
+	return []string{"procs", "rss_bytes", "pss_bytes", "cpu_percent", "read_bytes_per_second", "write_bytes_per_second", "age_seconds"}
+}
+
 // rowBuilder holds what building rows needs besides the frame.
 type rowBuilder struct {
 	frame   Frame
@@ -146,6 +152,7 @@ type rowBuilder struct {
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
 	cpu, uss, pss, rss, growth, age *metric.Desc
+	sessionMetrics                  []*metric.Desc // of sessionMetricColumns
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
@@ -157,8 +164,13 @@ func newRowBuilder(f Frame, cfg Config, killer Killer, rates map[procwalk.ProcID
 		}
 		return d
 	}
+	var sessionMetrics []*metric.Desc
+	for _, name := range sessionMetricColumns() {
+		sessionMetrics = append(sessionMetrics, lookup(name))
+	}
 	return &rowBuilder{
-		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, ioRates: rates,
+		sessionMetrics: sessionMetrics,
+		frame:          f, escape: cfg.Escape, users: cfg.Users, killer: killer, ioRates: rates,
 		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"),
 		growth: lookup("rss_growth_bytes_per_minute"), age: lookup("age_seconds"),
 	}
@@ -244,23 +256,16 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 		if f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
-		t := &s.Totals
-		pssOK := t.SmapsRead > 0
-		rates := t.RatesMeasured > 0
-		ioOK := rates && t.IORead > 0
-		age := b.frame.Snap.Time.Sub(t.OldestStart).Seconds()
-		r := row{
-			cells: []string{
-				s.Kind, b.escape(s.Name), strconv.Itoa(t.Procs), bytesCell(float64(t.RSSBytes), true),
-				bytesCell(float64(t.PSSBytes), pssOK), percentCell(t.CPUPercent, rates),
-				rateCell(t.ReadBytesPerSecond, ioOK), rateCell(t.WriteBytesPerSecond, ioOK), ageCell(age),
-				b.escape(sessionInfo(s)),
-			},
-			values: [maxColumns]float64{0, 0, float64(t.Procs), float64(t.RSSBytes), float64(t.PSSBytes), t.CPUPercent,
-				t.ReadBytesPerSecond, t.WriteBytesPerSecond, age},
-			have: [maxColumns]bool{false, false, true, true, pssOK, rates, ioOK, ioOK, true},
-			sess: s,
+		// The catalogue's values, and its rule for a value that is absent
+		// (PSS not read, rates not measured, an ended agent's age).
+		r := row{cells: []string{s.Kind, b.escape(s.Name)}, sess: s}
+		snap := b.frame.Snap
+		for j, d := range b.sessionMetrics {
+			v, ok := d.Session(s, snap.Fields, snap.Time)
+			r.values[2+j], r.have[2+j] = v, ok
+			r.cells = append(r.cells, metricCell(d, v, ok))
 		}
+		r.cells = append(r.cells, b.escape(sessionInfo(s)))
 		rows = append(rows, r)
 	}
 	return rows
