@@ -20,6 +20,7 @@ import (
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
@@ -38,13 +39,13 @@ import (
 // walk holds one gather and checks what outputs say of it.
 type walk struct {
 	t        *testing.T
-	g        *plugin.Gather
+	g        frame.Frame
 	cat      *metric.Catalogue
 	sessions map[string]*session.Session // by KIND:NAME
 	seen     map[string]bool             // "output name": names each output showed
 }
 
-func newWalk(t *testing.T, g *plugin.Gather) *walk {
+func newWalk(t *testing.T, g frame.Frame) *walk {
 	w := &walk{t: t, g: g, cat: metric.NewCatalogue(), sessions: map[string]*session.Session{}, seen: map[string]bool{}}
 	for i := range g.Sessions {
 		s := &g.Sessions[i]
@@ -197,10 +198,10 @@ func TestEveryOutputSpeaksTheCatalogue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *plugin.Gather
+	var g frame.Frame
 	c, err := plugin.NewCollector(fsys, plugin.Config{Group: cfg, Fields: procwalk.AllFields | procwalk.FieldSmaps, Users: users,
 		Processes: plugin.ProcessConfig{Top: plugin.MaxTop}, NoSelfMetrics: true,
-		Hook: func(gg *plugin.Gather, _ *plugin.Batch) error { g = gg; return nil }})
+		Hook: func(f frame.Frame, _ *plugin.Batch) error { g = f; return nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -26,7 +27,7 @@ func TestTopWithoutTerminal(t *testing.T) {
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
-	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "GROWTH", "/usr/lib/gcc…", "processes (16)"} {
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "USS+", "/usr/lib/gcc…", "processes (16)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
 		}
@@ -86,10 +87,11 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := c.viewModel(fsys)
+	model, closeSource, err := c.viewModel(context.Background(), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource()
 	model.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
 	model.Update(model.Init()())
 	screen := model.View()

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +16,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -20,21 +24,23 @@ import (
 
 const fixtureProc = "../../../procwalk/testdata/proc"
 
-// fixtureSource gathers the fixture /proc with sid and user sessions and
-// no rates (two scans of a fixture measure nothing), recording what it was
-// asked to read.
+// fixtureSource gathers the fixture /proc with sid and user sessions,
+// recording what it was asked to read. Its frames are kept (a test
+// compares frames); its clock steps a second a gather.
 type fixtureSource struct {
-	fs      procwalk.FS
-	monitor *procwalk.Monitor
-	grouper *session.Grouper
-	need    Need
-	more    int // processes ReadMore was asked for, last time
-	fields  procwalk.Fields
+	pipeline *frame.Pipeline
+	need     Need
+	more     int // processes ReadMore was asked for, last time
+	fields   procwalk.Fields
 }
 
 func newFixtureSource(t *testing.T) *fixtureSource {
+	return newFixtureSourceAt(t, fixtureProc)
+}
+
+func newFixtureSourceAt(t *testing.T, root string) *fixtureSource {
 	t.Helper()
-	fs, err := procwalk.NewFS(fixtureProc)
+	fs, err := procwalk.NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,26 +48,46 @@ func newFixtureSource(t *testing.T) *fixtureSource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := procwalk.NewMonitor(fs, procwalk.MonitorConfig{
-		Clock: procwalk.NewOffsetClock(time.Unix(1700000000+86400, 0)), Keep: true, NoRates: true,
-	}, g)
-	return &fixtureSource{fs: fs, monitor: m, grouper: g}
+	p := frame.New(fs, frame.Config{Grouper: g, System: true, Memory: frame.Memory{Retention: frame.KeepAll},
+		Clock: &stepClock{t: time.Unix(1700000000+86400, 0), step: time.Second}})
+	return &fixtureSource{pipeline: p}
 }
 
-func (s *fixtureSource) Gather(need Need) (Frame, error) {
+// stepClock reads t, then t+step, t+2*step ... one step per call.
+type stepClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func (c *stepClock) Now() time.Time {
+	now := c.t
+	c.t = c.t.Add(c.step)
+	return now
+}
+
+func (s *fixtureSource) Gather(need Need, shown func(Frame)) (Frame, error) {
 	s.need = need
-	s.monitor.SetFields(need.Every)
-	snap, err := s.monitor.Gather()
+	s.pipeline.SetFields(need.Every)
+	f, err := s.pipeline.Gather()
 	if err != nil {
 		return Frame{}, err
 	}
-	sessions, notes := s.grouper.Group(snap)
-	return Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}, nil
+	tf := Frame{Frame: f.WithReader(recordingReader{s, f})}
+	if shown != nil {
+		shown(tf)
+	}
+	return tf, nil
 }
 
-func (s *fixtureSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
-	s.more, s.fields = len(procs), f
-	s.monitor.ReadMore(procs, f)
+// recordingReader reads more of a frame, recording what it was asked.
+type recordingReader struct {
+	s *fixtureSource
+	f frame.Frame
+}
+
+func (r recordingReader) ReadMore(procs []*procwalk.Process, f procwalk.Fields) error {
+	r.s.more, r.s.fields = len(procs), f
+	return r.f.ReadMore(procs, f)
 }
 
 // fakeKiller records kills and answers as the engine would, signalling
@@ -329,43 +355,74 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	}
 }
 
-// GROWTH is the catalogue's rss_growth_bytes_per_minute of the frame (the
-// Sampler's, as Telegraf and ps have it), in the units of every size; "-"
-// before it is measured.
-func TestGrowthIsTheCatalogues(t *testing.T) {
-	m, _, _ := newTestModel(t, 200, 40)
+// USS+ is the catalogue's uss_growth_bytes_per_minute, USS per minute
+// between two frames, read for the rows on screen: the source's one Sampler
+// measures it; the cell is in the units of every size.
+func TestUSSGrowth(t *testing.T) {
+	root := copyFixture(t)
+	src := newFixtureSourceAt(t, root)
+	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
-	next := *m.frame.Snap
-	next.Procs = append([]procwalk.Process(nil), next.Procs...)
-	for i := range next.Procs {
-		if next.Procs[i].ID.PID == 111 {
-			next.Procs[i].Rates = procwalk.Rates{Measured: true, RSSGrowthBytesPerMinute: 60 << 20}
-		}
+	if strings.Contains(m.View(), "+0 B") {
+		t.Fatalf("growth after one frame:\n%s", m.View())
 	}
-	m.setFrame(Frame{Snap: &next, Sessions: m.frame.Sessions})
-	if view := m.View(); !strings.Contains(view, "GROWTH") || !strings.Contains(view, "+60.0 MiB") {
-		t.Errorf("the GROWTH column lacks +60.0 MiB for pid 111:\n%s", view)
+	// cc1's USS: +1 MiB in the second between the frames.
+	replaceInFile(t, root+"/111/smaps_rollup", "Private_Dirty:     90000 kB", "Private_Dirty:     91024 kB")
+	m.Update(m.gather()())
+	p := m.frame.Snapshot.Process(111)
+	if r := p.Rates; !r.HaveSmaps || r.USSGrowthBytesPerMinute != 60<<20 {
+		t.Errorf("pid 111: rates %+v, want USS growth %d bytes/min", r, 60<<20)
+	}
+	if view := m.View(); !strings.Contains(view, "USS+") || !strings.Contains(view, "+60.0 MiB") {
+		t.Errorf("the USS+ column lacks +60.0 MiB:\n%s", view)
 	}
 }
 
-// The titles of the process table's metric columns are the catalogue's
-// labels, as ps's headings are.
-func TestColumnTitlesAreLabels(t *testing.T) {
-	cols := processColumns()
-	for c, name := range map[int]string{colPID: "pid", colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
-		colGrowth: "rss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"} {
-		d, _ := metric.Lookup(name)
-		if cols[c].title != d.Label {
-			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].title, name, d.Label)
+// copyFixture copies the fixture /proc into a temporary directory, for a
+// test that changes it between frames.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(fixtureProc, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
 		}
+		rel, _ := filepath.Rel(fixtureProc, path)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	scols := sessionColumns()
-	for i, name := range sessionMetricColumns() {
-		c := 2 + i
-		d, _ := metric.Lookup(name)
-		if scols[c].title != d.Label {
-			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
-		}
+	return dst
+}
+
+func replaceInFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s lacks %q:\n%s", path, old, b)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -426,19 +483,66 @@ func TestOneTickAfterARegather(t *testing.T) {
 }
 
 // Rows a gather planned and formatted (to sort by a text column) show the
-// rates measured when their frame arrived, not the ones before.
+// values read for the rows on screen, and the rates measured of them.
 func TestPlannedRowsShowTheFramesRates(t *testing.T) {
-	now := time.Unix(1700000000, 0)
 	m, _, _ := newTestModel(t, 200, 40)
-	m.cfg.Now = func() time.Time { now = now.Add(30 * time.Second); return now }
 	m.sortCol[viewProcesses] = colName
 	m.Update(m.gather()())
-	m.Update(m.gather()()) // io read in two frames: IO rates known
-	if len(m.ioRates) == 0 {
-		t.Fatal("no IO rates measured over two frames")
+	m.Update(m.gather()()) // USS and io read of the rows in two frames: rates known
+	view := m.View()
+	if !strings.Contains(view, "+0 B") {
+		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
-	if view := m.View(); !strings.Contains(view, "0 B/s") {
-		t.Errorf("sorted by name, the IO columns show no rate:\n%s", view)
+	if uss := bytesCell(91000<<10, true); !strings.Contains(view, " "+uss+" ") {
+		t.Errorf("sorted by name, cc1's USS (%s) is missing:\n%s", uss, view)
+	}
+}
+
+// The rows on screen show USS and PSS, read after the scan for them alone:
+// procwalk top showed "-" on every row, its rows built before the read.
+func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
+	m, _, _ := newTestModel(t, 200, 12)
+	for range 2 { // the first frame and a refresh
+		m.Update(m.gather()())
+		shown := 0
+		for _, r := range m.rows[m.offset:min(m.offset+m.tableHeight(), len(m.rows))] {
+			p := r.proc
+			if p.Zombie() || p.Read&procwalk.FieldSmaps == 0 {
+				continue
+			}
+			shown++
+			cells := r.text()
+			if want := bytesCell(float64(p.Smaps.USSBytes), true); cells[colUSS] != want || cells[colUSS] == absent {
+				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[colUSS], want)
+			}
+			if want := bytesCell(float64(p.Smaps.PSSBytes), true); cells[colPSS] != want {
+				t.Errorf("pid %d: PSS cell %q, want %q", p.ID.PID, cells[colPSS], want)
+			}
+		}
+		if shown == 0 {
+			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.View())
+		}
+	}
+}
+
+// The titles of the process table's metric columns are the catalogue's
+// labels, as ps's headings are.
+func TestColumnTitlesAreLabels(t *testing.T) {
+	cols := processColumns()
+	for c, name := range map[int]string{colPID: "pid", colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
+		colGrowth: "uss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"} {
+		d, _ := metric.Lookup(name)
+		if cols[c].title != d.Label {
+			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].title, name, d.Label)
+		}
+	}
+	scols := sessionColumns()
+	for i, name := range sessionMetricColumns() {
+		c := 2 + i
+		d, _ := metric.Lookup(name)
+		if scols[c].title != d.Label {
+			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
+		}
 	}
 }
 
@@ -453,8 +557,8 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	unread := session.Session{Kind: "tmux", Name: "unread"}
 	unread.Totals.Procs, unread.Totals.OldestStart = 1, now.Add(-time.Minute)
 	ended := session.Session{Kind: "agent", Name: "claude/x", Agent: &session.AgentState{Status: session.AgentEnded}}
-	b := newRowBuilder(Frame{Snap: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}},
-		Config{Escape: func(s string) string { return s }}, nil, nil, metric.NewCatalogue())
+	b := newRowBuilder(Frame{Frame: frame.Frame{Snapshot: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}}},
+		Config{Escape: func(s string) string { return s }}, nil, metric.NewCatalogue())
 	rows := b.sessionRows("")
 	cells := map[string][]string{}
 	for _, r := range rows {

@@ -93,7 +93,7 @@ func processColumns() []column {
 		{title: "USS", width: 9, right: true, keep: 6, sortable: true},
 		{title: "PSS", width: 9, right: true, keep: 5, sortable: true},
 		{title: "RSS", width: 9, right: true, keep: 7, sortable: true},
-		{title: "GROWTH", width: 9, right: true, keep: 3, sortable: true},
+		{title: "USS+", width: 9, right: true, keep: 3, sortable: true},
 		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
 		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
 		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
@@ -143,20 +143,19 @@ func sessionMetricColumns() []string {
 
 // rowBuilder holds what building rows needs besides the frame.
 type rowBuilder struct {
-	frame   Frame
-	escape  func(string) string
-	users   *procwalk.Users
-	killer  Killer
-	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
-	ioRates map[procwalk.ProcID]ioRate
+	frame  Frame
+	escape func(string) string
+	users  *procwalk.Users
+	killer Killer
+	check  func(*procwalk.Process) error // the killer's, for this frame; made when first needed
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
-	cpu, uss, pss, rss, growth, age *metric.Desc
-	sessionMetrics                  []*metric.Desc // of sessionMetricColumns
+	cpu, uss, pss, rss, growth, read, write, age *metric.Desc
+	sessionMetrics                               []*metric.Desc // of sessionMetricColumns
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
-func newRowBuilder(f Frame, cfg Config, killer Killer, rates map[procwalk.ProcID]ioRate, metrics *metric.Catalogue) *rowBuilder {
+func newRowBuilder(f Frame, cfg Config, killer Killer, metrics *metric.Catalogue) *rowBuilder {
 	lookup := func(name string) *metric.Desc {
 		d, ok := metrics.Lookup(name)
 		if !ok {
@@ -169,39 +168,36 @@ func newRowBuilder(f Frame, cfg Config, killer Killer, rates map[procwalk.ProcID
 		sessionMetrics = append(sessionMetrics, lookup(name))
 	}
 	return &rowBuilder{
-		sessionMetrics: sessionMetrics,
-		frame:          f, escape: cfg.Escape, users: cfg.Users, killer: killer, ioRates: rates,
+		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer,
 		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"),
-		growth: lookup("rss_growth_bytes_per_minute"), age: lookup("age_seconds"),
+		growth: lookup("uss_growth_bytes_per_minute"), read: lookup("read_bytes_per_second"), write: lookup("write_bytes_per_second"),
+		age: lookup("age_seconds"), sessionMetrics: sessionMetrics,
 	}
 }
 
 // processRow is the row of p: the values it sorts by; its cells are
 // formatted when shown (processCells).
 func (b *rowBuilder) processRow(p *procwalk.Process) row {
-	s := b.frame.Snap
 	r := row{proc: p, builder: b}
+	b.setValues(&r)
+	return r
+}
+
+// setValues sets the values of r's process, again after fields were read
+// of it (the rows on screen), forgetting cells formatted before.
+func (b *rowBuilder) setValues(r *row) {
+	s, p := b.frame.Snapshot, r.proc
+	r.cells = nil
 	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
 	r.values[colCPU], r.have[colCPU] = b.cpu.Process(s, p)
 	r.values[colUSS], r.have[colUSS] = b.uss.Process(s, p)
 	r.values[colPSS], r.have[colPSS] = b.pss.Process(s, p)
 	r.values[colRSS], r.have[colRSS] = b.rss.Process(s, p)
 	r.values[colGrowth], r.have[colGrowth] = b.growth.Process(s, p)
-	b.setRates(&r)
+	r.values[colRead], r.have[colRead] = b.read.Process(s, p)
+	r.values[colWrite], r.have[colWrite] = b.write.Process(s, p)
 	r.values[colAge], r.have[colAge] = b.age.Process(s, p)
-	return r
 }
-
-// setRates sets the values of the columns the view measures between
-// frames (IO rates) from the builder's.
-func (b *rowBuilder) setRates(r *row) {
-	io, ok := b.ioRates[r.proc.ID]
-	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
-}
-
-// rateColumn says whether column c of the process table is one the view
-// measures between frames.
-func rateColumn(c int) bool { return c == colRead || c == colWrite }
 
 // processCells formats a process row.
 func (b *rowBuilder) processCells(r *row) []string {
@@ -225,7 +221,7 @@ func (b *rowBuilder) processCells(r *row) []string {
 // processRows appends to rows (emptied: storage reused from frame to
 // frame) the processes that match filter (name or command line).
 func (b *rowBuilder) processRows(rows []row, filter string) []row {
-	s := b.frame.Snap
+	s := b.frame.Snapshot
 	rows = slices.Grow(rows[:0], len(s.Procs))
 	f := strings.ToLower(filter)
 	for i := range s.Procs {
@@ -259,7 +255,7 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 		// The catalogue's values, and its rule for a value that is absent
 		// (PSS not read, rates not measured, an ended agent's age).
 		r := row{cells: []string{s.Kind, b.escape(s.Name)}, sess: s}
-		snap := b.frame.Snap
+		snap := b.frame.Snapshot
 		for j, d := range b.sessionMetrics {
 			v, ok := d.Session(s, snap.Fields, snap.Time)
 			r.values[2+j], r.have[2+j] = v, ok
@@ -300,7 +296,7 @@ func sessionInfo(s *session.Session) string {
 // descendants (within keep, when not nil) depth first, children in pid
 // order, skipping what folded hides.
 func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
-	s := b.frame.Snap
+	s := b.frame.Snapshot
 	// Room for every process at once: append's doublings would leave up
 	// to twice the storage for the frames that reuse it.
 	rows = slices.Grow(rows[:0], len(s.Procs))
