@@ -3,12 +3,9 @@ package procwalkinput
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -537,30 +534,11 @@ func freeAddr(t *testing.T) string {
 // first series as a float.
 func influxQuery(t *testing.T, base, q string) float64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/query?db=procwalk_e2e&q="+url.QueryEscape(q), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	series := influxSeries(t, base, q)
+	if len(series) == 0 || len(series[0].Values) == 0 {
+		t.Fatalf("query %q: no data", q)
 	}
-	defer resp.Body.Close()
-	var body struct {
-		Results []struct {
-			Series []struct {
-				Values [][]any `json:"values"`
-			} `json:"series"`
-			Error string `json:"error"`
-		} `json:"results"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	if len(body.Results) == 0 || body.Results[0].Error != "" || len(body.Results[0].Series) == 0 ||
-		len(body.Results[0].Series[0].Values) == 0 {
-		t.Fatalf("query %q: no data: %+v", q, body)
-	}
-	v, _ := body.Results[0].Series[0].Values[0][1].(float64)
+	v, _ := series[0].Values[0][1].(float64)
 	return v
 }
 
