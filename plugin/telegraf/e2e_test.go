@@ -191,9 +191,11 @@ type metric struct {
 }
 
 // parse decodes Telegraf's output strictly. Lines of one measurement, tag
-// set and timestamp are one metric, as InfluxDB stores them: the
-// compiled-in input adds a line's counters, gauges and strings as three
-// Telegraf metrics (AddCounter, AddGauge, AddFields).
+// set and timestamp whose fields are apart are one metric, as InfluxDB
+// stores them: the compiled-in input adds a line's counters, gauges and
+// strings as three Telegraf metrics (AddCounter, AddGauge, AddFields).
+// Lines with a field in common stay apart (procstat's lines of two pids
+// differ only in their fields).
 func parse(t *testing.T, b []byte) []metric {
 	t.Helper()
 	var out []metric
@@ -232,7 +234,7 @@ func parse(t *testing.T, b []byte) []metric {
 			t.Fatal(err)
 		}
 		key += " " + strconv.FormatInt(ts.UnixNano(), 10)
-		if i, ok := seen[key]; ok {
+		if i, ok := seen[key]; ok && apart(out[i].fields, m.fields) {
 			for k, v := range m.fields {
 				out[i].fields[k] = v
 			}
@@ -245,6 +247,16 @@ func parse(t *testing.T, b []byte) []metric {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// apart reports whether a and b have no key in common.
+func apart(a, b map[string]any) bool {
+	for k := range b {
+		if _, ok := a[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 func find(ms []metric, name string, tags map[string]string) []metric {
