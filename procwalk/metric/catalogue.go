@@ -1,3 +1,5 @@
+//go:build linux
+
 package metric
 
 import (
@@ -155,8 +157,12 @@ func cpuAndIO() []Desc {
 		{Name: "cpu_time_seconds", Aliases: []string{"time", "cpu_time"}, Label: "TIME", Unit: "seconds", Kind: Counter,
 			Help:        "CPU time used, user and system",
 			SessionHelp: "CPU the members used while they were members; never goes back when a member exits",
-			process:     always(func(p *procwalk.Process) float64 { return p.CPUSeconds() }),
-			session:     total(func(t *session.Totals) float64 { return t.CumulativeCPUSeconds }, allTotals)},
+			// Whole clock ticks: user plus system summed as floats is noise
+			// (3.7600000000000002) that Telegraf and JSON would show.
+			process: func(s *procwalk.Snapshot, p *procwalk.Process) (float64, bool) {
+				return s.Host.RoundToTicks(p.CPUSeconds()), true
+			},
+			session: total(func(t *session.Totals) float64 { return t.CumulativeCPUSeconds }, allTotals)},
 		{Name: "cpu_user_seconds", Aliases: []string{"user_time"}, Label: "UTIME", Unit: "seconds", Kind: Counter, Help: "CPU time in user mode",
 			process: always(func(p *procwalk.Process) float64 { return p.UserCPUSeconds })},
 		{Name: "cpu_system_seconds", Aliases: []string{"system_time"}, Label: "STIME", Unit: "seconds", Kind: Counter, Help: "CPU time in the kernel",

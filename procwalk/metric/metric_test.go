@@ -1,9 +1,12 @@
+//go:build linux
+
 package metric
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -277,5 +280,20 @@ func TestAgentMetrics(t *testing.T) {
 	}
 	if n != len(want) {
 		t.Errorf("%d agent metrics, want %d", n, len(want))
+	}
+}
+
+// cpu_time_seconds is whole clock ticks: user plus system time summed as
+// floats prints noise Telegraf and JSON would show.
+func TestCPUTimeSecondsIsTicks(t *testing.T) {
+	p := procwalk.Process{UserCPUSeconds: 2.0 / 100, SystemCPUSeconds: 374.0 / 100} // 2 and 374 ticks
+	if noisy := strconv.FormatFloat(p.CPUSeconds(), 'f', -1, 64); noisy != "3.7600000000000002" {
+		t.Fatalf("the sum is %s: this test no longer shows the noise", noisy)
+	}
+	s := procwalk.NewSnapshot(procwalk.Host{ClockTicks: 100}, 0, 0, []procwalk.Process{p}, procwalk.Visibility{})
+	d, _ := Lookup("cpu_time_seconds")
+	v, ok := d.Process(s, &s.Procs[0])
+	if got := strconv.FormatFloat(v, 'f', -1, 64); !ok || got != "3.76" {
+		t.Errorf("cpu_time_seconds = %s, %v; want 3.76", got, ok)
 	}
 }
