@@ -256,7 +256,7 @@ func TestIntegrationKillCgroupSessionV2(t *testing.T) {
 	bin := buildProcwalk(t)
 	for i, loop := range daemonLoops {
 		t.Run(loop.name, func(t *testing.T) {
-			name := fmt.Sprintf("procwalk-test-daemons2s-%d-%d", os.Getpid(), i)
+			name := fmt.Sprintf("pwtest-daemons2s-%d-%d", os.Getpid(), i)
 			dirs := testCgroup(t, name, mount)
 			if _, err := os.Stat(filepath.Join(dirs[0], "cgroup.freeze")); err != nil {
 				t.Skipf("no cgroup.freeze (Linux 5.2+): %v", err)
