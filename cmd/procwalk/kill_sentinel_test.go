@@ -122,7 +122,7 @@ func stateLetter(pid int) byte {
 func waitDelivered(t *testing.T, pid int, sig syscall.Signal) {
 	t.Helper()
 	bit := uint64(1) << (sig - 1)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		if err != nil {
 			return
@@ -140,7 +140,7 @@ func waitDelivered(t *testing.T, pid int, sig syscall.Signal) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v still pending for pid %d after 10 s", sig, pid)
+			t.Fatalf("%v still pending for pid %d after 60 s", sig, pid)
 		}
 	}
 }

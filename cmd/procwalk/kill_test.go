@@ -185,7 +185,7 @@ func TestIntegrationKillTree(t *testing.T) {
 // waitChildren waits until pid has n children.
 func waitChildren(t *testing.T, pid, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if len(childrenOf(t, pid)) >= n {
 			return
 		}

@@ -169,7 +169,7 @@ func TestLiveNothingStaysStopped(t *testing.T) {
 			// stay so unless something continues them.
 			root := startOwnGroup(t, `trap "" TERM; sleep 300 & sleep 301 & sleep 302 & wait`)
 			var pids []int
-			for deadline := time.Now().Add(10 * time.Second); len(pids) < 4; time.Sleep(10 * time.Millisecond) {
+			for deadline := time.Now().Add(60 * time.Second); len(pids) < 4; time.Sleep(10 * time.Millisecond) {
 				pids = append([]int{root.Process.Pid}, childPIDs(t, root.Process.Pid)...)
 				if time.Now().After(deadline) {
 					t.Fatal("the tree did not start")
@@ -222,7 +222,7 @@ func TestLiveNothingStaysStopped(t *testing.T) {
 			t.Skip("no cgroup.freeze (Linux < 5.2)")
 		}
 		startOwnGroup(t, fmt.Sprintf(`echo $$ > %s/cgroup.procs; trap "" TERM; sleep 300 & sleep 301 & wait`, dir))
-		for deadline := time.Now().Add(10 * time.Second); len(cgroupPIDs(t, dir)) < 3; time.Sleep(10 * time.Millisecond) {
+		for deadline := time.Now().Add(60 * time.Second); len(cgroupPIDs(t, dir)) < 3; time.Sleep(10 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the cgroup never held 3 processes")
 			}
