@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime/debug"
 	"slices"
@@ -11,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
@@ -139,11 +140,30 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if c.once {
 		return c.printOnce(ctx, model)
 	}
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(c.e.stdin), tea.WithOutput(c.e.stdout))
+	keys, closeKeys, err := keyboard(c.e.stdin)
+	if err != nil {
+		return err
+	}
+	defer closeKeys()
+	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// keyboard is where the live view reads keys: stdin when it is a terminal,
+// else the controlling terminal (procwalk top </dev/null, or under a
+// pipe), as top(1) and less(1) do.
+func keyboard(stdin io.Reader) (keys *os.File, closeKeys func() error, err error) {
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return f, func() error { return nil }, nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, usageErrorf("top reads keys from the terminal: stdin is not one, and /dev/tty cannot be opened (%v): run it in a terminal, or add --once for one text frame", err)
+	}
+	return tty, tty.Close, nil
 }
 
 // viewModel builds the live view as exec runs it. A note of the source's

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -23,6 +23,9 @@ func TestTopWithoutTerminal(t *testing.T) {
 	t.Setenv("LINES", "12")
 	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if !strings.HasSuffix(r.stdout, "\n") || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("top --once is not plain text ending in a newline:\n%q", r.stdout)
+	}
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
@@ -92,13 +95,13 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	}
 	model.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
 	model.Update(model.Init()())
-	screen := model.View()
+	screen := model.Screen()
 	status := screen[strings.LastIndex(screen, "\n")+1:]
 	if !strings.Contains(status, "note: "+want) || stderr.Len() > 0 {
 		t.Errorf("live view: status line %q, stderr %q; want the note in the status line alone", status, stderr.String())
 	}
-	model.Update(tea.KeyMsg{Type: tea.KeyDown})
-	if screen := model.View(); strings.Contains(screen, want) {
+	model.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	if screen := model.Screen(); strings.Contains(screen, want) {
 		t.Errorf("the note outlived a key:\n%s", screen)
 	}
 }

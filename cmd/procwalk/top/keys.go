@@ -3,8 +3,9 @@ package top
 import (
 	"context"
 	"fmt"
+	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // keyHelp lists the keys, as "?" shows them.
@@ -27,11 +28,11 @@ func keyHelp() [][2]string {
 // key handles one key press. Keys typed faster than the terminal is read
 // (or sent by tmux send-keys) arrive as one message of several runes:
 // each is a key of its own, "/abc" a slash and then a filter.
-func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if utf8.RuneCountInString(msg.Text) > 1 {
 		var cmds []tea.Cmd
-		for _, r := range msg.Runes {
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		for _, r := range msg.Text {
+			cmds = append(cmds, m.key(tea.KeyPressMsg{Code: r, Text: string(r), Mod: msg.Mod}))
 		}
 		return tea.Batch(cmds...)
 	}
@@ -103,18 +104,18 @@ func (m *Model) regather() tea.Cmd {
 }
 
 // editFilter takes a key typed into the filter.
-func (m *Model) editFilter(msg tea.KeyMsg) {
-	switch msg.Type {
-	case tea.KeyEnter:
+func (m *Model) editFilter(msg tea.KeyPressMsg) {
+	switch {
+	case msg.Code == tea.KeyEnter:
 		m.editing = false
-	case tea.KeyEsc:
+	case msg.Code == tea.KeyEscape:
 		m.editing, m.filter = false, ""
-	case tea.KeyBackspace:
+	case msg.Code == tea.KeyBackspace:
 		if r := []rune(m.filter); len(r) > 0 {
 			m.filter = string(r[:len(r)-1])
 		}
-	case tea.KeyRunes, tea.KeySpace:
-		m.filter += string(msg.Runes)
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		m.filter += msg.Text
 	}
 	m.cursor, m.offset = 0, 0
 	m.refresh()

@@ -3,9 +3,10 @@ package top
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -68,6 +69,7 @@ type Model struct {
 	width    int
 	height   int
 	help     bool
+	plain    bool // text alone, no styles (--once)
 	confirm  *confirmation
 	status   string
 	alarm    bool // status is a warning or a refusal
@@ -299,8 +301,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.gathered {
 			return m, m.gather() // show the result at once
 		}
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.PasteMsg:
+		if m.editing { // pasted into the filter: one line of it
+			line, _, _ := strings.Cut(msg.Content, "\n")
+			m.filter += strings.TrimRight(line, "\r")
+			m.cursor, m.offset = 0, 0
+			m.refresh()
+			return m, m.regather()
+		}
 	}
 	return m, nil
 }
@@ -562,9 +572,10 @@ func (m *Model) Processes() int {
 }
 
 // Frame gathers twice, interval apart (rates need two samples), and draws
-// one screen of width × height without a terminal: procwalk top --once.
+// one screen of width × height as plain text ending in a newline, for no
+// terminal: procwalk top --once.
 func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height int) (string, error) {
-	m.width, m.height = width, height
+	m.width, m.height, m.plain = width, height, true
 	for i := range 2 {
 		if i == 1 {
 			select {
@@ -579,5 +590,5 @@ func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height
 		}
 		m.setFrame(msg.frame)
 	}
-	return m.View(), nil
+	return m.Screen() + "\n", nil
 }

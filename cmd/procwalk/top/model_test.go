@@ -8,9 +8,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -110,14 +111,15 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fixtureSource, *fakeKiller) 
 // ticks and gathers.
 func press(m *Model, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyMsg
+		var msg tea.KeyPressMsg
 		switch k {
 		case "up", "down", "enter", "esc", "tab", "backspace", "pgdown", "pgup", "home", "end":
-			msg = tea.KeyMsg{Type: map[string]tea.KeyType{"up": tea.KeyUp, "down": tea.KeyDown, "enter": tea.KeyEnter,
-				"esc": tea.KeyEsc, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown,
+			msg = tea.KeyPressMsg{Code: map[string]rune{"up": tea.KeyUp, "down": tea.KeyDown, "enter": tea.KeyEnter,
+				"esc": tea.KeyEscape, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown,
 				"pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd}[k]}
 		default:
-			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+			r, _ := utf8.DecodeRuneInString(k)
+			msg = tea.KeyPressMsg{Code: r, Text: k}
 		}
 		_, cmd := m.Update(msg)
 		drain(m, cmd)
@@ -169,8 +171,8 @@ func TestSortCycleAndReverse(t *testing.T) {
 	if got := pids(m)[:3]; fmt.Sprint(got) != "[121 200 201]" {
 		t.Errorf("by RSS reversed: %v (the zombie's 0 B first)", got)
 	}
-	if !strings.Contains(m.View(), "RSS↑") {
-		t.Errorf("the heading does not mark the reversed sort:\n%s", m.View())
+	if !strings.Contains(m.Screen(), "RSS↑") {
+		t.Errorf("the heading does not mark the reversed sort:\n%s", m.Screen())
 	}
 }
 
@@ -180,7 +182,7 @@ func TestFilter(t *testing.T) {
 	if got := fmt.Sprint(pids(m)); got != "[101 102]" {
 		t.Errorf("filter bash: %v", got)
 	}
-	if !strings.Contains(m.View(), `filter "bash"`) {
+	if !strings.Contains(m.Screen(), `filter "bash"`) {
 		t.Errorf("the status line does not show the filter")
 	}
 	press(m, "esc")
@@ -193,8 +195,8 @@ func TestKillAsksFirst(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "/", "c", "c", "1", "enter") // pid 111 alone
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.View(), "kill pid 111 (cc1)? y/n") {
-		t.Fatalf("k did not ask:\n%s", m.View())
+	if m.confirm == nil || !strings.Contains(m.Screen(), "kill pid 111 (cc1)? y/n") {
+		t.Fatalf("k did not ask:\n%s", m.Screen())
 	}
 	press(m, "n")
 	if len(k.calls) != 0 || m.status != "kill cancelled" {
@@ -217,8 +219,8 @@ func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
 	}
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.View(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {
-		t.Fatalf("no warning for a protected process:\n%s", m.View())
+	if m.confirm == nil || !strings.Contains(m.Screen(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {
+		t.Fatalf("no warning for a protected process:\n%s", m.Screen())
 	}
 	press(m, "y")
 	if fmt.Sprint(k.calls) != "[kill 1]" || !m.alarm || !strings.Contains(m.status, "refused_protected") {
@@ -246,8 +248,8 @@ func TestSessionsDrillInAndBack(t *testing.T) {
 		t.Errorf("members of sid:101: %v", got)
 	}
 	press(m, "enter") // fold the shell
-	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.View(), "+ -bash") {
-		t.Errorf("folded: %v\n%s", got, m.View())
+	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.Screen(), "+ -bash") {
+		t.Errorf("folded: %v\n%s", got, m.Screen())
 	}
 	press(m, "esc")
 	if m.view != viewSessions {
@@ -268,13 +270,13 @@ func TestFitsTheTerminal(t *testing.T) {
 			if v != "" {
 				press(m, v)
 			}
-			screen := m.View()
+			screen := m.Screen()
 			lines := strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
 			if len(lines) != size[1] {
 				t.Errorf("%dx%d view %v: %d lines", size[0], size[1], m.view, len(lines))
 			}
 			for i, l := range lines {
-				if w := lipgloss.Width(l); w > size[0] {
+				if w := ansi.StringWidthWc(l); w > size[0] {
 					t.Errorf("%dx%d view %v line %d is %d wide: %q", size[0], size[1], m.view, i, w, l)
 				}
 			}
@@ -283,8 +285,8 @@ func TestFitsTheTerminal(t *testing.T) {
 	// The sorted column stays on screen however narrow.
 	m, _, _ := newTestModel(t, 80, 24)
 	press(m, "s", "s", "s", "s", "s", "s") // WRITE/s, the first to go
-	if !strings.Contains(m.View(), "WRITE/s↓") {
-		t.Errorf("sorted by WRITE/s at 80 columns, the column is gone:\n%s", m.View())
+	if !strings.Contains(m.Screen(), "WRITE/s↓") {
+		t.Errorf("sorted by WRITE/s at 80 columns, the column is gone:\n%s", m.Screen())
 	}
 	// At 80 columns the command column keeps room beside the numbers.
 	m, _, _ = newTestModel(t, 80, 24)
@@ -349,8 +351,8 @@ func TestUSSGrowth(t *testing.T) {
 	if !ok || g != 60<<20 {
 		t.Errorf("pid 111 growth %v (%v), want %d bytes/min", g, ok, 60<<20)
 	}
-	if !strings.Contains(m.View(), "+62.9") {
-		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
+	if !strings.Contains(m.Screen(), "+62.9") {
+		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.Screen())
 	}
 }
 
@@ -363,15 +365,15 @@ func TestSessionsWaitForEveryKind(t *testing.T) {
 	if src.need.Sessions {
 		t.Fatal("the process view asked for every session kind")
 	}
-	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyTab}) // the gather is not run yet
-	if len(m.rows) != 0 || !strings.Contains(m.View(), "gathering sessions ...") {
-		t.Fatalf("sessions view before its frame: %d rows, screen:\n%s", len(m.rows), m.View())
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyTab}) // the gather is not run yet
+	if len(m.rows) != 0 || !strings.Contains(m.Screen(), "gathering sessions ...") {
+		t.Fatalf("sessions view before its frame: %d rows, screen:\n%s", len(m.rows), m.Screen())
 	}
 	drain(m, cmd)
 	if !src.need.Sessions {
 		t.Fatal("the sessions view did not ask for every kind")
 	}
-	view := m.View()
+	view := m.Screen()
 	if len(m.rows) == 0 || strings.Contains(view, "gathering sessions") || !strings.Contains(view, "sid") {
 		t.Errorf("sessions view after its frame: %d rows, screen:\n%s", len(m.rows), view)
 	}
@@ -422,7 +424,7 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	if len(m.growth) == 0 {
 		t.Fatal("no growth measured over two frames")
 	}
-	if view := m.View(); !strings.Contains(view, "+0.0") {
+	if view := m.Screen(); !strings.Contains(view, "+0.0") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
 }

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/mattn/go-runewidth"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -17,29 +17,51 @@ import (
 // headerLines is the number of lines above the table.
 const headerLines = 3
 
-// styles are the view's colours. lipgloss picks the terminal's colour
-// profile (none under NO_COLOR or on a non-colour terminal) and adaptive
-// colours read on light and dark backgrounds.
+// styles are the view's attributes and colours. The colours are the
+// terminal's own red and blue, which its palette makes readable on its
+// background: the view asks the terminal nothing. Bubble Tea's renderer
+// drops what the terminal's colour profile lacks (every colour under
+// NO_COLOR, everything on TERM=dumb).
 type styles struct {
-	title, selected, dim, alarm, danger, gaugeUsed, marker, head lipgloss.Style
+	title, selected, dim, alarm, danger, gaugeUsed, marker, head style
 }
 
-func newStyles() styles {
+// style is an SGR style (bold, reverse, a colour ...).
+type style struct{ sgr ansi.Style }
+
+// Render wraps s in the style, ending with a reset.
+func (st style) Render(s string) string { return st.sgr.Styled(s) }
+
+// newStyles are the view's styles; plain ones (text alone) when plain.
+func newStyles(plain bool) styles {
+	s := func(a ...ansi.Attr) style {
+		if plain {
+			return style{}
+		}
+		return style{ansi.NewStyle(a...)}
+	}
 	return styles{
-		title:     lipgloss.NewStyle().Bold(true),
-		head:      lipgloss.NewStyle().Bold(true).Reverse(true),
-		selected:  lipgloss.NewStyle().Reverse(true),
-		dim:       lipgloss.NewStyle().Faint(true),
-		alarm:     lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B00000", Dark: "#FF5F5F"}),
-		danger:    lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#B00000", Dark: "#FF5F5F"}),
-		gaugeUsed: lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#5FAFFF"}),
-		marker:    lipgloss.NewStyle().Bold(true),
+		title:     s(ansi.AttrBold),
+		head:      s(ansi.AttrBold, ansi.AttrReverse),
+		selected:  s(ansi.AttrReverse),
+		dim:       s(ansi.AttrFaint),
+		alarm:     s(ansi.AttrBold, ansi.AttrRedForegroundColor),
+		danger:    s(ansi.AttrRedForegroundColor),
+		gaugeUsed: s(ansi.AttrBlueForegroundColor),
+		marker:    s(ansi.AttrBold),
 	}
 }
 
-// View draws the screen.
-func (m *Model) View() string {
-	st := newStyles()
+// View is the screen for Bubble Tea: the full-screen (alternate) buffer.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Screen())
+	v.AltScreen = true
+	return v
+}
+
+// Screen draws the screen as text.
+func (m *Model) Screen() string {
+	st := newStyles(m.plain)
 	if !m.loaded {
 		if m.err != nil {
 			return st.alarm.Render("procwalk top: "+m.cfg.Escape(m.err.Error())) + "\n"
@@ -273,11 +295,7 @@ func joinCells(cols []column, cells []string, widths []int) string {
 }
 
 func padLeft(s string, w int) string {
-	n := len(s)
-	if !printableASCII(s) {
-		n = runewidth.StringWidth(s)
-	}
-	return strings.Repeat(" ", max(w-n, 0)) + s
+	return strings.Repeat(" ", max(w-width(s), 0)) + s
 }
 
 func padRight(s string, w int) string {
@@ -290,20 +308,20 @@ func fit(s string, w int) string {
 		return s
 	}
 	if strings.Contains(s, "\x1b") {
-		// Styled: lipgloss cuts without breaking escape sequences.
-		return lipgloss.NewStyle().MaxWidth(w).Render(s)
+		// Styled: cut without breaking escape sequences, the styles reset.
+		return ansi.TruncateWc(s, w, "") + ansi.ResetStyle
 	}
 	return truncate(s, w)
 }
 
-// width is the cells s takes on a terminal, escape sequences not counted.
-// Most of what top draws is printable ASCII, a cell a byte: measured so
-// without segmenting graphemes, the rest by lipgloss.
+// width is the cells s takes on a terminal, escape sequences not counted,
+// a character as wide as wcwidth(3) says (as Bubble Tea's renderer and tmux
+// place it). Most of what top draws is printable ASCII, a cell a byte.
 func width(s string) int {
 	if printableASCII(s) {
 		return len(s)
 	}
-	return lipgloss.Width(s)
+	return ansi.StringWidthWc(s)
 }
 
 // truncate cuts s to w cells, "…" marking the cut; a command line of a
@@ -318,7 +336,7 @@ func truncate(s string, w int) string {
 		}
 		return s[:w-1] + "…"
 	}
-	return runewidth.Truncate(s, w, "…")
+	return ansi.TruncateWc(s, w, "…")
 }
 
 // printableASCII reports whether s is printable ASCII alone (no control
