@@ -226,7 +226,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTopCommand(g, e),
 		},
 	}
-	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
+	root.Subcommands = append(root.Subcommands, newCompletionCommand(e))
 	sources := newFlagSources()
 	addConfigFileOptions(root, sources)
 	g.sources = sources
@@ -241,7 +241,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, versionLine())
 		return nil
 	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
-		return complete(ctx, e, args[1:])
+		return complete(ctx, root, e, args[1:])
 	case len(args) > 2 && args[0] == "help":
 		return fail(usageErrorf("help takes one command name, got %q", args[1:]))
 	case len(args) == 2 && args[0] == "help" && args[1] != "help":
