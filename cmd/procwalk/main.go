@@ -11,7 +11,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -371,27 +370,6 @@ func subcommand(root *ffcli.Command, name string) *ffcli.Command {
 		}
 	}
 	return root
-}
-
-// versionLine says which procwalk this is: the module version, else the
-// VCS revision it was built from.
-func versionLine() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "procwalk (version unknown)"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return "procwalk " + strings.TrimSpace(v) + " " + info.GoVersion
 }
 
 // flagsAnywhere reports whether a command takes its flags after its
