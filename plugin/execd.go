@@ -45,8 +45,11 @@ func ParseSignal(s string) (string, error) {
 // Stdout, one per line read from Stdin (every mode but SignalNone), per
 // value received on Signals (every mode) or per Interval (SignalNone), log
 // lines with level markers through Log. It ends, returning
-// nil, when Stdin reaches EOF (Telegraf is stopping us), when ctx ends
-// (SIGTERM), or when Stdout is closed (nobody reads any more).
+// nil, when Stdin reaches EOF (Telegraf is stopping us: it closes stdin,
+// then sends SIGTERM 5 s later), when ctx ends (SIGTERM), or when Stdout
+// is closed (nobody reads any more). A Stdin already at its end when Run
+// starts (StdinEnded) is no channel to Telegraf: the modes that gather on
+// their own then ignore it, and SignalStdin says why it stops at once.
 type Execd struct {
 	Collector *Collector
 	Stdin     io.Reader
@@ -74,6 +77,12 @@ type Execd struct {
 	// between-gathers size is data live during the gather, which a lower
 	// GOGC or a memory limit cannot free, only chase at a CPU cost.
 	ReturnMemory bool
+	// StdinEnded says Stdin was at its end before Run began: /dev/null, a
+	// file, a pipe whose writers are gone (cron, nohup, </dev/null).
+	// Nobody will write to it or close it to stop us: SignalNone and the
+	// signal modes gather on, until SIGTERM or a closed Stdout, and say so
+	// in an I! line; SignalStdin stops at once, with a W! line saying why.
+	StdinEnded bool
 
 	stopped bool // the reader of Stdout went away
 }
@@ -87,6 +96,11 @@ func (e *Execd) Run(ctx context.Context) error {
 	stop := make(chan struct{})
 	defer close(stop)
 	queued, lines, eof := readLines(e.Stdin, stop)
+	if e.StdinEnded && e.Signal != SignalStdin {
+		e.Log.Infof("stdin is at its end (</dev/null, cron, nohup): --signal %s gathers on until SIGTERM or until stdout is closed", e.Signal)
+		eof = nil // never ready: its end stops nothing
+	}
+	answered := false // a stdin line was answered
 
 	// A first, silent gather: the first batch written then has rates.
 	if err := e.Collector.Prime(); err != nil {
@@ -110,6 +124,10 @@ func (e *Execd) Run(ctx context.Context) error {
 			var err error
 			if e.Signal != SignalNone && e.merge(queued.Swap(0)) {
 				err = e.write() // lines came before the end: one last batch
+				answered = true
+			}
+			if e.Signal == SignalStdin && !answered {
+				e.Log.Warnf("stdin ended before its first line: --signal %s gathers once per line Telegraf writes to stdin; under cron, nohup or </dev/null use --signal %s, which gathers every --interval", SignalStdin, SignalNone)
 			}
 			e.Log.Debugf("stdin closed: stopping")
 			return err
@@ -117,6 +135,7 @@ func (e *Execd) Run(ctx context.Context) error {
 			if e.Signal == SignalNone || !e.merge(queued.Swap(0)) {
 				continue // stdin is read only to see EOF; or already answered
 			}
+			answered = true
 		case sig := <-e.Signals:
 			e.Log.Debugf("gathering on %v", sig)
 		case <-tick:
