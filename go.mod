@@ -7,6 +7,7 @@ require (
 	github.com/charmbracelet/x/ansi v0.11.9
 	github.com/cilium/ebpf v0.22.0
 	github.com/influxdata/line-protocol/v2 v2.2.1
+	github.com/mattn/go-runewidth v0.0.30
 	github.com/peterbourgon/ff/v3 v3.4.0
 	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
@@ -23,7 +24,6 @@ require (
 	github.com/clipperhouse/displaywidth v0.11.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.7.0 // indirect
 	github.com/lucasb-eyer/go-colorful v1.4.1 // indirect
-	github.com/mattn/go-runewidth v0.0.30 // indirect
 	github.com/muesli/cancelreader v0.2.2 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	github.com/xo/terminfo v1.0.0 // indirect

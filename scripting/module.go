@@ -145,6 +145,8 @@ func (m *module) Loader(L *lua.LState) int {
 		"debounce":    m.luaDebounce,
 		"snapshot":    m.luaSnapshot,
 		"wrap":        m.luaWrap,
+		"width":       luaWidth,
+		"pad":         m.luaPad,
 	})
 	for name, v := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40} {
 		mod.RawSetString(name, lua.LNumber(v))

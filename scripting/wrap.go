@@ -3,9 +3,10 @@ package scripting
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // reportWidth is the width procwalk.wrap fits by default: the bundled
@@ -13,10 +14,11 @@ import (
 const reportWidth = 80
 
 // procwalk.wrap(s [, width [, indent]]) -> s with each line longer than
-// width runes (default 80) broken at its last space that fits, or at width
-// when a word is longer than the room; a line it breaks goes on after
-// indent (default ""). Spaces inside a line that fits are kept, so a table
-// row keeps its columns.
+// width cells of a terminal (default 80; a CJK character or an emoji takes
+// two) broken at its last space that fits; a word or a path longer than
+// the room is never cut: it ends its line whole. A line it breaks goes on
+// after indent (default ""). Spaces inside a line that fits are kept, so
+// a table row keeps its columns.
 func (m *module) luaWrap(L *lua.LState) int {
 	s := L.CheckString(1)
 	width := L.OptInt(2, reportWidth)
@@ -24,7 +26,7 @@ func (m *module) luaWrap(L *lua.LState) int {
 	if width < 1 {
 		L.ArgError(2, "the width must be at least 1")
 	}
-	room := width - utf8.RuneCountInString(indent)
+	room := width - textwidth.Width(indent)
 	if room < 1 {
 		L.ArgError(3, "the indent must be narrower than the width")
 	}
@@ -34,7 +36,7 @@ func (m *module) luaWrap(L *lua.LState) int {
 	return 1
 }
 
-// wrapText is procwalk.wrap's work: each line of s at most width runes,
+// wrapText is procwalk.wrap's work: each line of s at most width cells,
 // broken lines going on after indent (narrower than width).
 func wrapText(s string, width int, indent string) string {
 	var b strings.Builder
@@ -43,11 +45,11 @@ func wrapText(s string, width int, indent string) string {
 			b.WriteByte('\n')
 		}
 		for {
-			if utf8.RuneCountInString(line) <= width {
+			if textwidth.Width(line) <= width {
 				b.WriteString(line)
 				break
 			}
-			head, rest := breakLine(line, width, width-utf8.RuneCountInString(indent))
+			head, rest := breakLine(line, width)
 			b.WriteString(head)
 			if rest == "" {
 				break
@@ -59,17 +61,16 @@ func wrapText(s string, width int, indent string) string {
 	return b.String()
 }
 
-// breakLine splits line, longer than width runes, into what fits in width
+// breakLine splits line, longer than width cells, into what fits in width
 // and the rest, without the spaces between them. It breaks at the last
 // space after a comma or a colon when that keeps at least half the width
 // ("sh 202" stays whole in "1 not reaped: sh 202"), else at the last space
 // not after a digit (a size or a duration stays whole: "256.0 MiB",
-// "9 days"), else at the last space that leaves some text, else at width;
-// at width too when the word after the space is longer than room, the
-// width of a line after the indent, and so would be cut anyway ("!!" is
-// not left alone on a line before a name that cannot fit).
-func breakLine(line string, width, room int) (head, rest string) {
-	cut, runes, text := len(line), 0, false
+// "9 days"), else at the last space that leaves some text. A word that
+// crosses the width with no such space before it (a long path, a
+// container id) is never cut: the line breaks after it.
+func breakLine(line string, width int) (head, rest string) {
+	cut, cells, text := len(line), 0, false
 	clause, word, space := -1, -1, -1
 	var prev rune
 	breakAt := func(i int) {
@@ -77,12 +78,12 @@ func breakLine(line string, width, room int) (head, rest string) {
 		if !unicode.IsDigit(prev) {
 			word = i
 		}
-		if (prev == ',' || prev == ':') && 2*runes >= width {
+		if (prev == ',' || prev == ':') && 2*cells >= width {
 			clause = i
 		}
 	}
 	for i, r := range line {
-		if runes == width {
+		if cells+textwidth.RuneWidth(r) > width {
 			cut = i
 			break
 		}
@@ -92,19 +93,22 @@ func breakLine(line string, width, room int) (head, rest string) {
 			breakAt(i)
 		}
 		prev = r
-		runes++
+		cells += textwidth.RuneWidth(r)
 	}
 	if text && cut < len(line) && line[cut] == ' ' {
 		breakAt(cut) // the line breaks just before a space
 	}
 	for _, at := range []int{clause, word, space} {
 		if at >= 0 {
-			next, _, _ := strings.Cut(strings.TrimLeft(line[at:], " "), " ")
-			if utf8.RuneCountInString(next) <= room {
-				cut = at
-			}
-			break
+			return strings.TrimRight(line[:at], " "), strings.TrimLeft(line[at:], " ")
 		}
 	}
-	return strings.TrimRight(line[:cut], " "), strings.TrimLeft(line[cut:], " ")
+	// The first word runs past the width: it ends the line whole.
+	start := len(line) - len(strings.TrimLeft(line, " "))
+	end := strings.IndexByte(line[max(cut, start):], ' ')
+	if end < 0 {
+		return line, ""
+	}
+	end += max(cut, start)
+	return strings.TrimRight(line[:end], " "), strings.TrimLeft(line[end:], " ")
 }

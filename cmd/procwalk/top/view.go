@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // view.go draws the screen: three header lines, the table, a status line.
@@ -314,41 +315,18 @@ func fit(s string, w int) string {
 	return truncate(s, w)
 }
 
-// width is the cells s takes on a terminal, escape sequences not counted,
-// a character as wide as wcwidth(3) says (as Bubble Tea's renderer and tmux
-// place it). Most of what top draws is printable ASCII, a cell a byte.
+// width is the cells s takes on a terminal, escape sequences not counted:
+// textwidth's rule, wcwidth(3)'s, as Bubble Tea's renderer and tmux place
+// characters.
 func width(s string) int {
-	if printableASCII(s) {
-		return len(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return ansi.StringWidthWc(s)
 	}
-	return ansi.StringWidthWc(s)
+	return textwidth.Width(s)
 }
 
-// truncate cuts s to w cells, "…" marking the cut; a command line of a
-// few kilobytes is cut without measuring all of it when it is ASCII.
-func truncate(s string, w int) string {
-	if printableASCII(s) {
-		if len(s) <= w {
-			return s
-		}
-		if w < 1 {
-			return ""
-		}
-		return s[:w-1] + "…"
-	}
-	return ansi.TruncateWc(s, w, "…")
-}
-
-// printableASCII reports whether s is printable ASCII alone (no control
-// byte, no escape sequence).
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// truncate cuts s to w cells, "…" marking the cut.
+func truncate(s string, w int) string { return textwidth.Cut(s, w) }
 
 // statusLine is the question, the warning, the last result, the filter
 // or the key hints.
