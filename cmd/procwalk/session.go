@@ -31,7 +31,16 @@ tree:/run/nginx.pid of the pid in that file, tree:postgres of the oldest
 process whose command line matches "postgres".
 
 An unknown kind is a bad argument (exit 2) and the message lists the
-kinds; an unknown session is an error (exit 1) that lists those that exist. Grouping flags are those of procwalk sessions (see its help).
+kinds; an unknown session is an error (exit 1) that names the sessions
+closest to it ("did you mean"). Grouping flags are those of procwalk
+sessions (see its help).
+
+EXAMPLES
+  procwalk session tmux:build                 a tmux session and its jobs
+  procwalk session --pss agent:claude/myproj  an agent: transcript, model, context
+  procwalk session cgroup:pod/<uid>           a pod against its limits
+  procwalk session tree:/run/nginx.pid        the tree of a pid file's process
+  procwalk session --json user:alice | jq '.session.members | length'
 
 ` + exitCodesHelp
 

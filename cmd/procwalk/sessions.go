@@ -81,6 +81,14 @@ GROUPS (--groups FILE), one rule a line, the first match wins:
 TREES (--tree, repeat it): [NAME=]PID, [NAME=]/path/to/pidfile or
 [NAME=]REGEX (the oldest process whose command line matches).
 
+EXAMPLES
+  procwalk                                  the default: this command
+  procwalk sessions --kind tmux --sort cpu  tmux sessions, busiest first
+  procwalk sessions --kind agent            AI agents: status, model, context
+  procwalk sessions --pss --limit 10        the ten biggest, shared pages once
+  procwalk sessions --tree db=/run/postgresql/16-main.pid --kind tree
+  procwalk sessions --json | jq -r '.sessions[] | .ref'
+
 ` + exitCodesHelp
 
 // sessionFlags configure grouping; sessions and session share them.

@@ -556,7 +556,7 @@ func TestTmuxSocketSpellingsEverywhere(t *testing.T) {
 	clearEnv(t)
 	for _, command := range []string{"sessions", "session", "kill", "top", "run", "watch", "telegraf"} {
 		r := cli(t, "help", command)
-		if r.code != exitOK || !strings.Contains(r.stdout, "\n  -tmux-socket ") || !strings.Contains(r.stdout, "\n  -tmux-sockets ") {
+		if r.code != exitOK || !strings.Contains(r.stdout, "\n  --tmux-socket SOCKET ") || !strings.Contains(r.stdout, "\n  --tmux-sockets SOCKET ") {
 			t.Errorf("%s: exit %d; want --tmux-socket and --tmux-sockets among its flags:\n%s", command, r.code, r.stdout)
 		}
 	}

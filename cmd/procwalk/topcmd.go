@@ -40,13 +40,19 @@ K the selected session or process tree (after y/n), ? shows the keys.
 
 Kills go through the safe-kill engine: pid and start time verified, TERM
 then KILL after --grace, protected system processes refused (they are
-dimmed; selecting one warns in red; --protect adds names). PSS and USS are read (smaps_rollup)
-for the rows on screen only.
+dimmed; selecting one warns in red; --protect adds names). PSS and USS
+are read (smaps_rollup) for the rows on screen only.
 
 --danger-percent defaults to PROCWALK_DANGER_PERCENT, else
 HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
 Without a terminal, top exits 2 unless --once prints one text frame
 (COLUMNS x LINES, default 80x24).
+
+EXAMPLES
+  procwalk top                              processes, busiest first
+  procwalk top --view sessions --kind tmux,agent
+  procwalk top --cgroup cgroup:pod/<uid>    gauges of another pod
+  procwalk top --once --view sessions --kind agent > agents.txt
 
 ` + exitCodesHelp
 

@@ -37,6 +37,12 @@ not be read.
 Kernel threads are hidden unless --kernel, or PID is one. Flags go before
 or after PID: procwalk tree --pss 1, procwalk tree 1 --pss.
 
+EXAMPLES
+  procwalk tree                     every tree, from each root
+  procwalk tree --pss 1             init's tree, with shared memory counted once
+  procwalk tree $(pgrep -o tmux)    a tmux server: its sessions' shells and jobs
+  procwalk tree --json 1 | jq '.roots[0].subtree'
+
 ` + exitCodesHelp
 
 func newTreeCommand(g *globals, e *env) *ffcli.Command {

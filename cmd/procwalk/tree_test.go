@@ -37,7 +37,7 @@ func TestTreeFlagsAfterPID(t *testing.T) {
 	// a second argument.
 	for _, args := range [][]string{fixture("tree", "110", "--bogus"), fixture("kill", "110", "--bogus", "--dry-run"), sessionsFixture("session", "user:dev", "--bogus")} {
 		r := cli(t, args...)
-		if want := "procwalk: flag provided but not defined: -bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		if want := "procwalk: unknown flag --bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2, %q...", args, r.code, r.stderr, want)
 		}
 	}
