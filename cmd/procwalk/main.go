@@ -227,8 +227,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root := &ffcli.Command{
 		Name:       "procwalk",
 		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
-		LongHelp: rootHelp,
-		FlagSet: newFlagSet("procwalk", g, stderr),
+		LongHelp:   rootHelp,
+		FlagSet:    newFlagSet("procwalk", g, stderr),
 		Subcommands: []*ffcli.Command{
 			newPSCommand(g, e),
 			newTreeCommand(g, e),
