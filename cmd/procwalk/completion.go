@@ -524,9 +524,9 @@ func sessionRefs(ctx context.Context, e *env, flags []string) ([]string, error) 
 	if err != nil {
 		return nil, &exitErr{Code: exitError}
 	}
-	refs := make([]string, 0, len(gd.sessions))
-	for i := range gd.sessions {
-		refs = append(refs, printable(gd.sessions[i].Ref()))
+	refs := make([]string, 0, len(gd.Sessions))
+	for i := range gd.Sessions {
+		refs = append(refs, printable(gd.Sessions[i].Ref()))
 	}
 	return refs, nil
 }
