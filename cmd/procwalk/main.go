@@ -242,7 +242,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTopCommand(g, e),
 		},
 	}
-	root.Subcommands = append(root.Subcommands, newCompletionCommand(e))
+	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {
 			c.UsageFunc = usage // ffcli would set its own, which writes -flag
