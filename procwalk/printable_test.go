@@ -22,3 +22,29 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+// AppendPrintable is Printable, cut at a byte limit between characters and
+// escapes; NeedsEscape says when Printable changes a string.
+func TestAppendPrintable(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		max  int
+		want string
+	}{
+		{"evil\x1b[31m", -1, `evil\x1b[31m`},
+		{"evil\x1b[31m", 6, `evil`}, // not half of \x1b
+		{"ab→c", 4, "ab"},           // not half of →
+		{"ab→c", 5, "ab→"},
+		{"a\nb", 3, `a\n`},
+		{"\xffx", 4, `\xff`},
+	} {
+		if got := string(AppendPrintable(nil, tt.in, tt.max)); got != tt.want {
+			t.Errorf("AppendPrintable(%q, %d) = %q, want %q", tt.in, tt.max, got, tt.want)
+		}
+	}
+	for _, s := range []string{"bash", "naïve ✓", "\uFFFD", "a\nb", "bad\xff", "bidi\u202e", "日本語", ""} {
+		if got, want := NeedsEscape(s), Printable(s) != s; got != want {
+			t.Errorf("NeedsEscape(%q) = %v, Printable changes it: %v", s, got, want)
+		}
+	}
+}

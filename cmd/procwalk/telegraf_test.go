@@ -99,7 +99,9 @@ func TestTelegrafExecMode(t *testing.T) {
 	if got := measurements(t, r.stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines = %q, want %q", got, want)
 	}
-	if !strings.Contains(r.stdout, `comm="evil?) x=1,y \"\\"`) {
+	// Escaped as the tables show it (evil\n), then as line protocol escapes
+	// a string field (\\ and \").
+	if !strings.Contains(r.stdout, `comm="evil\\n) x=1,y \"\\"`) {
 		t.Errorf("the hostile comm is not sanitized and escaped as expected:\n%s", r.stdout)
 	}
 }
