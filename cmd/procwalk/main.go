@@ -49,6 +49,10 @@ func main() {
 	go func() { <-ctx.Done(); stop() }()
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
+		// Its comm, which the kernel took from /proc/self/exe: "exe". The
+		// file is the thread group leader's, which ps shows (PR_SET_NAME
+		// would rename only the thread this goroutine runs on).
+		os.WriteFile("/proc/self/comm", []byte(workerName), 0)
 		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr)
 	} else {
 		e := newEnv(os.Stdin, os.Stdout, os.Stderr)
