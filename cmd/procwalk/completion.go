@@ -363,6 +363,12 @@ func (c *completer) values(cmd *ffcli.Command, name, value, prefix string, words
 		vals, list = strings.Split(psColumnNames, ","), true
 	case "script":
 		return c.withPrefix(c.scripts(value), prefix)
+	case "show":
+		var names []string
+		for _, s := range scripts.List() {
+			names = append(names, s.Name)
+		}
+		vals = names
 	case "proc", "passwd", "config", "groups", "cgroup-root", "tmux-socket":
 		return completion{files: prefix == ""}
 	default:

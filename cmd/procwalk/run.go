@@ -27,13 +27,14 @@ type runCommand struct {
 	f    sessionFlags
 	s    scriptFlags
 	list bool
+	show string // --show NAME: print a bundled script
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
 }
 
 const runHelp = `Runs a Lua script once against this host's processes and sessions.
 SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
-bundled script; --list shows the bundled ones. Arguments after -- reach the
+bundled script; --list shows the bundled ones, --show NAME prints one. Arguments after -- reach the
 script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
 the chunk's "...". scripting/README.md documents the Lua API.
 
@@ -54,6 +55,7 @@ past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
+  procwalk run --show memory-guard > my-guard.lua
   procwalk run session-report
   procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
   procwalk run ./my-rule.lua -- threshold=90
@@ -73,6 +75,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	fs.StringVar(&c.show, "show", "", "print bundled script NAME, a template to start a script of your own from")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	return &ffcli.Command{
 		Name:       "run",
@@ -86,6 +89,12 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *runCommand) exec(ctx context.Context, args []string) error {
+	if c.show != "" {
+		if len(args) > 0 {
+			return usageErrorf("--show takes no script to run, got %q", args)
+		}
+		return showScript(c.e.stdout, c.show)
+	}
 	if c.list {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)
