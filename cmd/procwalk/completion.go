@@ -342,7 +342,7 @@ func (c *completer) values(cmd *ffcli.Command, name, value, prefix string, words
 	case "source":
 		vals = []string{bpfsource.ModeAuto, bpfsource.ModeProc, bpfsource.ModeBPF}
 	case "view":
-		vals = []string{"processes", "sessions"}
+		vals = []string{"processes", "sessions", "agents"}
 	case "signal":
 		if command == "telegraf" {
 			vals = []string{plugin.SignalStdin, plugin.SignalNone, plugin.SignalSIGHUP, plugin.SignalSIGUSR1, plugin.SignalSIGUSR2}

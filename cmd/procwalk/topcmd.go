@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
@@ -83,7 +85,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
 	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
-	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes or sessions")
+	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	return &ffcli.Command{
@@ -109,8 +111,8 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if (!ok || !isTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
 	}
-	if c.view != "processes" && c.view != "sessions" {
-		return usageErrorf("--view %q: want processes or sessions", c.view)
+	if c.view != "processes" && c.view != "sessions" && c.view != "agents" {
+		return usageErrorf("--view %q: want processes, sessions or agents", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
 	if err != nil {
@@ -154,7 +156,14 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeKeys()
-	p := tea.NewProgram(model, tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout))
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout)}
+	if os.Getenv("NO_COLOR") != "" {
+		// Any value, as no-color.org says (Bubble Tea takes only a true
+		// boolean): no colours, attributes kept (reverse video marks the
+		// selected row).
+		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	p := tea.NewProgram(model, opts...)
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("top: %w", err)
 	}
@@ -212,7 +221,8 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		return nil, nil, err
 	}
 	return top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
+		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(),
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "),
 	}, src, topKiller{killer}), src.Close, nil
 }
@@ -405,4 +415,19 @@ func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Re
 }
 func (t topKiller) KillSession(ctx context.Context, s *session.Session) (*kill.Report, error) {
 	return t.k.TerminateScope(ctx, kill.NewSessionScope(s, false))
+}
+
+// tmuxSwitcher switches the tmux client procwalk runs in ($TMUX) to a
+// pane; nil outside tmux.
+func tmuxSwitcher() func(target string) error {
+	if os.Getenv("TMUX") == "" {
+		return nil
+	}
+	return func(target string) error {
+		out, err := exec.Command("tmux", "switch-client", "-t", target).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
 }

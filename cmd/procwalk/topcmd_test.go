@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // Without a terminal top says so in one line and exits 2; --once prints
@@ -22,6 +23,7 @@ func TestTopWithoutTerminal(t *testing.T) {
 	}
 	t.Setenv("COLUMNS", "100")
 	t.Setenv("LINES", "12")
+	t.Setenv("LANG", "C.UTF-8")
 	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if !strings.HasSuffix(r.stdout, "\n") || strings.Contains(r.stdout, "\x1b") {
@@ -30,7 +32,7 @@ func TestTopWithoutTerminal(t *testing.T) {
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
-	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gcc/x…", "processes (16)"} {
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gcc/x…", "processes 1/16"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
 		}
@@ -105,5 +107,31 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	model.Update(tea.KeyPressMsg{Code: tea.KeyDown})
 	if screen := model.Screen(); strings.Contains(screen, want) {
 		t.Errorf("the note outlived a key:\n%s", screen)
+	}
+}
+
+// top --once --view agents: the agents alone, status, model, context and
+// tmux pane as columns, the whole table in 80 columns.
+func TestTopOnceAgents(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("COLUMNS", "80")
+	t.Setenv("LINES", "14")
+	t.Setenv("LANG", "C.UTF-8")
+	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "agents")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"AGENT ", "STATUS↓", "MODEL", "CTX%", "TMUX", "claude/work/app ", "codex/work/app ", "agents 1/4"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "user:") || strings.Contains(r.stdout, "cgroup ") && strings.Contains(r.stdout, "KIND") {
+		t.Errorf("not agents alone:\n%s", r.stdout)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if w := textwidth.Width(l); w > 80 {
+			t.Errorf("a line of %d cells: %q", w, l)
+		}
 	}
 }

@@ -14,6 +14,8 @@ func keyHelp() [][2]string {
 		{"q, Ctrl-C", "quit"},
 		{"↑ ↓ PgUp PgDn Home End", "move"},
 		{"Tab", "processes / sessions / tree"},
+		{"a", "AI agents alone: status, model, context, tmux pane (again: every session)"},
+		{"g", "switch tmux to the selected agent's or tmux session's pane"},
 		{"Enter", "a session's members (sessions view); fold or unfold (trees)"},
 		{"Esc, Backspace", "clear the filter, cancel, back from members"},
 		{"s", "sort by the next column"},
@@ -80,10 +82,15 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.nextSort()
 	case "S", "r":
 		m.reverse = !m.reverse
+		m.top() // a new order: its first row, as htop does
 		m.refresh()
 	case "/":
 		m.editing, m.filter = true, ""
 		m.refresh()
+	case "a":
+		m.agents()
+	case "g":
+		m.switchTmux()
 	case "k":
 		return m.askKill(false)
 	case "K":
@@ -121,12 +128,45 @@ func (m *Model) editFilter(msg tea.KeyPressMsg) {
 	m.refresh()
 }
 
+// top selects the first row: after the order or the rows changed, the
+// selection would otherwise stay mid-list on whatever moved there.
+func (m *Model) top() { m.cursor, m.offset, m.reset = 0, 0, true }
+
+// agents shows the agents alone, or (from there) every session.
+func (m *Model) agents() {
+	if m.view == viewAgents {
+		m.view = viewSessions
+	} else {
+		m.view = viewAgents
+	}
+	m.cursor, m.offset, m.reverse, m.filter = 0, 0, false, ""
+	m.refresh()
+}
+
+// switchTmux switches the tmux client to the selected agent's or tmux
+// session's pane.
+func (m *Model) switchTmux() {
+	target := tmuxTarget(m.selected())
+	switch {
+	case target == "":
+		m.status, m.alarm = "g switches tmux to an agent's or a tmux session's pane: select one (a shows the agents)", true
+	case m.cfg.SwitchTmux == nil:
+		m.status, m.alarm = "not inside tmux: tmux attach -t "+m.cfg.Escape(target)+" goes there", true
+	default:
+		if err := m.cfg.SwitchTmux(target); err != nil {
+			m.status, m.alarm = "tmux switch-client -t "+m.cfg.Escape(target)+": "+m.cfg.Escape(err.Error()), true
+		} else {
+			m.status, m.alarm = "switched tmux to "+m.cfg.Escape(target), false
+		}
+	}
+}
+
 // switchView cycles processes, sessions, tree.
 func (m *Model) switchView() {
 	switch m.view {
 	case viewProcesses:
 		m.view = viewSessions
-	case viewSessions:
+	case viewSessions, viewAgents:
 		m.view = viewTree
 	default:
 		m.view = viewProcesses
@@ -141,7 +181,7 @@ func (m *Model) enter() {
 	switch {
 	case r == nil:
 	case r.sess != nil:
-		m.view, m.member = viewMembers, r.sess.Ref()
+		m.view, m.member, m.from = viewMembers, r.sess.Ref(), m.view
 		m.cursor, m.offset, m.filter = 0, 0, ""
 		m.refresh()
 	case (m.view == viewTree || m.view == viewMembers) && r.kids:
@@ -155,8 +195,9 @@ func (m *Model) back() {
 	switch {
 	case m.filter != "":
 		m.filter = ""
+		m.top()
 	case m.view == viewMembers:
-		m.view, m.member = viewSessions, ""
+		m.view, m.member = m.from, ""
 	}
 	m.refresh()
 }
@@ -175,6 +216,7 @@ func (m *Model) nextSort() {
 		}
 	}
 	m.sortCol[m.view] = c
+	m.top()
 	m.refresh()
 }
 

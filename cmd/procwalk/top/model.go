@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -24,10 +25,23 @@ type Config struct {
 	// Sessions starts in the sessions view (Tab's second), not the
 	// processes view.
 	Sessions bool
+	// Agents starts in the agents view ("a").
+	Agents bool
 	// Status is shown in the status line until the first key: a note from
 	// before the view started (why the BPF source did not load), already
 	// escaped.
 	Status string
+	// ASCII draws arrows, gauges and tree connectors in ASCII (the locale
+	// is no UTF-8 one: ASCIILocale).
+	ASCII bool
+	// SwitchTmux switches the tmux client procwalk runs in to the pane
+	// target ("session:window.pane"): "g" on an agent or a tmux session.
+	// Nil: the key says it cannot.
+	SwitchTmux func(target string) error
+	// Marker marks the selected row with a character as well as reverse
+	// video: for terminals that show no attributes (TERM=dumb). The view
+	// sets it itself when Bubble Tea finds no colour profile.
+	Marker bool
 }
 
 // view is what the table shows.
@@ -38,6 +52,7 @@ const (
 	viewSessions
 	viewTree    // the host's process tree
 	viewMembers // one session's members, as a tree
+	viewAgents  // the AI agents among the sessions, with their columns
 )
 
 // Model is the live view's state, a bubbletea model.
@@ -53,6 +68,7 @@ type Model struct {
 
 	view     view
 	member   string // viewMembers: the session's reference
+	from     view   // viewMembers: the view Esc goes back to
 	sortCol  map[view]int
 	reverse  bool
 	filter   string
@@ -80,6 +96,15 @@ type Model struct {
 	// planned are the rows the last gather built to know which processes
 	// its frame shows: the frame's rows, unless the view changed since.
 	planned *plannedRows
+
+	glyphs glyphs // the config's: Unicode or ASCII
+	// reset: the selection was moved to the first row (a new order or
+	// filter); the next refresh keeps it there rather than following the
+	// process selected before.
+	reset bool
+	// sessionCount is the number of sessions of every kind, from the last
+	// frame that grouped them all; -1 before one.
+	sessionCount int
 }
 
 // plannedRows are the rows a gather built for the view as it was then
@@ -111,13 +136,16 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
-		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
+		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
-		status: cfg.Status,
+		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1,
 	}
 }
 
 func startView(cfg Config) view {
+	if cfg.Agents {
+		return viewAgents
+	}
 	if cfg.Sessions {
 		return viewSessions
 	}
@@ -203,7 +231,7 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
 	var need Need
 	switch v {
-	case viewSessions:
+	case viewSessions, viewAgents:
 		// Session IO rates are summed over every member.
 		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []row { return nil }
 	case viewMembers:
@@ -212,6 +240,10 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 		need.Every = sortNeeds(c)
 		if filter != "" {
 			need.Every |= procwalk.FieldCmdline
+		}
+	case viewTree:
+		if filter != "" {
+			need.Every |= procwalk.FieldCmdline // matches and their ancestors
 		}
 	}
 	spare := m.spare
@@ -251,6 +283,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.refresh()
+	case tea.ColorProfileMsg:
+		// No attributes at all (TERM=dumb): reverse video would not show.
+		m.cfg.Marker = m.cfg.Marker || msg.Profile == colorprofile.NoTTY
 	case frameMsg:
 		m.gathered = false
 		m.err = msg.err
@@ -291,6 +326,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // setFrame takes a new frame and shows it.
 func (m *Model) setFrame(f Frame) {
 	m.frame, m.loaded = f, true
+	if f.AllKinds {
+		m.sessionCount = len(f.Sessions)
+	}
 	m.refresh()
 }
 
@@ -310,34 +348,43 @@ func (m *Model) refresh() {
 	old := m.rows
 	m.rows = nil
 	defer func() {
-		if m.view == viewSessions {
+		if m.view == viewSessions || m.view == viewAgents {
 			m.spare = nil // a few rows: hold no storage of 10,000 rows
 			return
 		}
 		m.keepSpare(old)
 	}()
 	m.pending = false
-	if (m.view == viewSessions || m.view == viewMembers) && !m.frame.AllKinds {
+	if (m.view == viewSessions || m.view == viewAgents || m.view == viewMembers) && !m.frame.AllKinds {
 		// The frame on hand was gathered for a process view: its sessions
 		// are the gauges' cgroups alone. Show none until the next frame
 		// has every kind, rather than a list that looks whole.
 		m.cols, m.pending = sessionColumns(), true
+		if m.view == viewAgents {
+			m.cols = agentColumns()
+		}
 		if m.view == viewMembers {
 			m.cols = processColumns()
 		}
 		m.keepSpare(planned.take())
 		return
 	}
-	if m.view == viewSessions { // planned nothing (plan)
+	switch m.view { // the session views planned nothing (plan)
+	case viewSessions:
 		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 		m.cols = sessionColumns()
 		m.rows = b.sessionRows(m.filter)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
-	} else {
+	case viewAgents:
+		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
+		m.cols = agentColumns()
+		m.rows = b.agentRows(m.filter)
+		sortRows(m.rows, m.cols, m.sortCol[viewAgents], m.reverse)
+	default:
 		m.cols = processColumns()
 		m.rows = m.processViewRows(planned, old)
 	}
-	if selected != nil {
+	if selected != nil && !m.reset {
 		for i := range m.rows {
 			if same(selected, &m.rows[i]) {
 				m.cursor = i
@@ -345,6 +392,7 @@ func (m *Model) refresh() {
 			}
 		}
 	}
+	m.reset = false
 	m.clamp()
 }
 
@@ -375,7 +423,14 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 func (b *rowBuilder) viewRows(spare []row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []row, found bool) {
 	switch v {
 	case viewTree:
-		return b.treeRows(spare, hostRoots(b.frame.Snapshot), nil, folded), true
+		keep := treeKeep(b.frame.Snapshot, strings.ToLower(filter))
+		var roots []*procwalk.Process
+		for _, p := range hostRoots(b.frame.Snapshot) {
+			if keep == nil || keep(p) {
+				roots = append(roots, p)
+			}
+		}
+		return b.treeRows(spare, roots, keep, folded), true
 	case viewMembers:
 		s, err := session.Find(b.frame.Sessions, member)
 		if err != nil {

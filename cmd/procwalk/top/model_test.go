@@ -274,7 +274,7 @@ func TestSessionsDrillInAndBack(t *testing.T) {
 		t.Errorf("members of sid:101: %v", got)
 	}
 	press(m, "enter") // fold the shell
-	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.Screen(), "+ -bash") {
+	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.Screen(), m.glyphs.folded+" -bash") {
 		t.Errorf("folded: %v\n%s", got, m.Screen())
 	}
 	press(m, "esc")

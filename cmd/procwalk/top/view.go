@@ -2,14 +2,11 @@ package top
 
 import (
 	"fmt"
-	"os"
-	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -77,12 +74,21 @@ func (m *Model) Screen() string {
 		b.WriteString(m.helpText(st))
 		return b.String()
 	}
-	widths := layout(m.shownColumns(), m.width)
-	b.WriteString(st.head.Render(fit(m.titles(widths), m.width)) + "\n")
+	// With a marker, every row keeps its first cell for it.
+	lead := ""
+	if m.cfg.Marker {
+		lead = " "
+	}
+	widths := layout(m.shownColumns(), m.width-len(lead))
+	b.WriteString(st.head.Render(fit(lead+m.titles(widths), m.width)) + "\n")
 	h := m.tableHeight()
 	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
 		r := &m.rows[i]
-		line := fit(m.line(r, widths), m.width)
+		mark := lead
+		if i == m.cursor && lead != "" {
+			mark = m.glyphs.selected
+		}
+		line := fit(mark+m.line(r, widths), m.width)
 		switch {
 		case i == m.cursor:
 			line = st.selected.Render(padRight(line, m.width))
@@ -100,92 +106,6 @@ func (m *Model) Screen() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.statusLine(st))
-	return b.String()
-}
-
-// header is the host line, the memory line and the gauges of the home
-// cgroup.
-func (m *Model) header(st styles) []string {
-	f := m.frame
-	sys := f.System
-	host, _ := os.Hostname()
-	line1 := fmt.Sprintf("procwalk top  %s  %d processes, %d sessions  %d CPUs", m.cfg.Escape(host), len(f.Snapshot.Procs), len(f.Sessions), f.Snapshot.Host.CPUs)
-	if sys.HaveLoad {
-		line1 += fmt.Sprintf("  load %.2f %.2f %.2f", sys.Load1, sys.Load5, sys.Load15)
-	}
-	line2 := "mem ?"
-	if sys.HaveMemory {
-		used := sys.MemTotalBytes - min(sys.MemAvailableBytes, sys.MemTotalBytes)
-		line2 = fmt.Sprintf("mem %s used of %s (%s available)  swap %s of %s",
-			procwalk.FormatBytes(used), procwalk.FormatBytes(sys.MemTotalBytes), procwalk.FormatBytes(sys.MemAvailableBytes),
-			procwalk.FormatBytes(sys.SwapTotalBytes-min(sys.SwapFreeBytes, sys.SwapTotalBytes)), procwalk.FormatBytes(sys.SwapTotalBytes))
-	}
-	if len(sys.Pressure) > 0 {
-		keys := make([]string, 0, len(sys.Pressure))
-		for k := range sys.Pressure {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		line2 += "  PSI"
-		for _, k := range keys {
-			line2 += fmt.Sprintf(" %s %.1f%%", k, sys.Pressure[k])
-		}
-	}
-	if m.err != nil {
-		line2 = st.alarm.Render("refresh failed: " + m.cfg.Escape(m.err.Error()))
-	}
-	return []string{st.title.Render(line1), line2, m.gauges(st)}
-}
-
-// gauges draws the home cgroup's memory against its limit, with the
-// danger threshold marked, and its CPU against its quota.
-func (m *Model) gauges(st styles) string {
-	s := m.frame.Home
-	if s == nil || s.Totals.Cgroup == nil {
-		return "cgroup: none with a limit (run inside a cgroup or pod with memory.max set)"
-	}
-	u := s.Totals.Cgroup
-	line := "cgroup " + m.cfg.Escape(s.Name)
-	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
-		const width = 20
-		line += " mem " + gauge(st, u.MemoryPercent, m.cfg.DangerPercent, width) +
-			fmt.Sprintf(" %.0f%% of %s (members RSS %s)", u.MemoryPercent, procwalk.FormatBytes(u.MemoryLimitBytes), procwalk.FormatBytes(s.Totals.RSSBytes))
-	} else {
-		line += fmt.Sprintf(" mem no limit (members RSS %s)", procwalk.FormatBytes(s.Totals.RSSBytes))
-	}
-	if u.CPUQuotaCores > 0 {
-		line += fmt.Sprintf("  cpu %.2f of %.2f cores", u.CPUCoresUsed, u.CPUQuotaCores)
-	}
-	if u.MemoryPercent >= m.cfg.DangerPercent {
-		line += " " + st.alarm.Render("DANGER")
-	}
-	return line
-}
-
-// gauge is a bar of width cells filled to percent, "|" at the danger
-// threshold, in the danger colour from the threshold on.
-func gauge(st styles, percent, danger float64, width int) string {
-	fill := int(percent / 100 * float64(width))
-	mark := int(danger / 100 * float64(width))
-	var b strings.Builder
-	b.WriteString("[")
-	for i := 0; i < width; i++ {
-		cell := "·"
-		if i < fill {
-			cell = "#"
-		}
-		switch {
-		case i == mark:
-			b.WriteString(st.marker.Render("|"))
-		case i < fill && i >= mark:
-			b.WriteString(st.danger.Render(cell))
-		case i < fill:
-			b.WriteString(st.gaugeUsed.Render(cell))
-		default:
-			b.WriteString(cell)
-		}
-	}
-	b.WriteString("]")
 	return b.String()
 }
 
@@ -231,7 +151,7 @@ func layout(cols []column, width int) []int {
 // however narrow the terminal.
 func (m *Model) shownColumns() []column {
 	cols := m.cols
-	if m.view == viewProcesses || m.view == viewSessions {
+	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
 		cols = append([]column(nil), m.cols...)
 		cols[m.sortCol[m.view]].keep = 100
 	}
@@ -242,21 +162,21 @@ func (m *Model) shownColumns() []column {
 func (m *Model) titles(widths []int) string {
 	cells := make([]string, len(m.cols))
 	sorted := -1
-	if m.view == viewProcesses || m.view == viewSessions {
+	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
 		sorted = m.sortCol[m.view]
 	}
 	for i, c := range m.cols {
 		t := c.title
 		if i == sorted {
 			if m.reverse {
-				t += "↑"
+				t += m.glyphs.up
 			} else {
-				t += "↓"
+				t += m.glyphs.down
 			}
 		}
 		cells[i] = t
 	}
-	return joinCells(m.cols, cells, widths)
+	return m.joinCells(m.cols, cells, widths)
 }
 
 // line is one row's text; tree views indent the name column.
@@ -266,24 +186,24 @@ func (m *Model) line(r *row, widths []int) string {
 		cells = append([]string(nil), cells...)
 		mark := "  "
 		if r.kids && r.folded {
-			mark = "+ "
+			mark = m.glyphs.folded + " "
 		} else if r.kids {
-			mark = "- "
+			mark = m.glyphs.unfolded + " "
 		}
-		cells[len(cells)-1] = strings.Repeat("  ", r.depth) + mark + cells[len(cells)-1]
+		cells[len(cells)-1] = m.glyphs.treePrefix(r) + mark + cells[len(cells)-1]
 	}
-	return joinCells(m.cols, cells, widths)
+	return m.joinCells(m.cols, cells, widths)
 }
 
 // joinCells lays cells out in their widths, cutting what is too long.
-func joinCells(cols []column, cells []string, widths []int) string {
+func (m *Model) joinCells(cols []column, cells []string, widths []int) string {
 	var b strings.Builder
 	for i, c := range cols {
 		w := widths[i]
 		if w == 0 {
 			continue
 		}
-		cell := truncate(cells[i], w)
+		cell := m.glyphs.cutTo(cells[i], w)
 		if c.right {
 			cell = padLeft(cell, w)
 		} else if !c.flex {
@@ -338,18 +258,20 @@ func (m *Model) statusLine(st styles) string {
 	case m.confirm != nil:
 		s = st.title.Render(fit(m.confirm.prompt, m.width))
 	case m.editing:
-		s = fit("filter: "+m.filter+"▏ (Enter keeps it, Esc clears it)", m.width)
+		s = fit("filter: "+m.cfg.Escape(m.filter)+m.glyphs.cursor+" (Enter keeps it, Esc clears it)", m.width)
 	case m.status != "" && m.alarm:
 		s = st.alarm.Render(fit(m.status, m.width))
 	case m.status != "":
 		s = fit(m.status, m.width)
 	default:
-		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewTree: "tree", viewMembers: "members of " + m.cfg.Escape(m.member)}[m.view]
+		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewAgents: "agents", viewTree: "tree", viewMembers: "members of " + m.cfg.Escape(m.member)}[m.view]
 		s = where
 		if m.filter != "" {
 			s += ", filter \"" + m.cfg.Escape(m.filter) + "\""
 		}
-		s = fit(fmt.Sprintf("%s (%d)  q quit  ? keys  Tab view  s sort  / filter  k kill", s, len(m.rows)), m.width)
+		// Where the selection is: row N of the list.
+		at := fmt.Sprintf("%d/%d", min(m.cursor+1, len(m.rows)), len(m.rows))
+		s = fit(fmt.Sprintf("%s %s  q quit  ? keys  Tab view  s sort  / filter  k kill", s, at), m.width)
 	}
 	return s
 }

@@ -1,0 +1,142 @@
+package top
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
+)
+
+// A new order or a cleared filter selects the first row and says where the
+// selection is; without, it stayed mid-list on whatever moved there.
+func TestSelectionGoesToTheTop(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	press(m, "down", "down", "down", "down")
+	if m.cursor != 4 || !strings.Contains(m.Screen(), fmt.Sprintf(" 5/%d ", len(m.rows))) {
+		t.Fatalf("cursor %d; status line:\n%s", m.cursor, m.Screen())
+	}
+	for _, keys := range [][]string{{"s"}, {"r"}, {"S"}, {"/", "b", "a", "s", "h", "enter", "down", "esc"}} {
+		press(m, "down", "down")
+		press(m, keys...)
+		if m.cursor != 0 || m.offset != 0 {
+			t.Errorf("after %v: cursor %d, offset %d; want the first row", keys, m.cursor, m.offset)
+		}
+	}
+}
+
+// The tree view keeps a filter's matches and their ancestors, with
+// connectors; a match deep down shows the path to it.
+func TestTreeFilterKeepsAncestors(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	press(m, "tab", "tab") // the tree
+	if m.view != viewTree {
+		t.Fatalf("view %v", m.view)
+	}
+	all := len(m.rows)
+	press(m, "/", "c", "c", "1", "enter")
+	// cc1 (111) under make (110) under bash (101) under tmux (100) under init (1).
+	if got := fmt.Sprint(pids(m)); got != "[1 100 101 110 111]" || all <= 5 {
+		t.Errorf("tree filtered by cc1: %v (of %d rows)", got, all)
+	}
+	screen := m.Screen()
+	for _, want := range []string{"└─ ", "cc1"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("tree lacks %q:\n%s", want, screen)
+		}
+	}
+}
+
+// Under LANG=C the view draws in ASCII: no arrow, gauge cell, connector or
+// ellipsis outside ASCII.
+func TestASCIIGlyphs(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 30)
+	m.cfg.ASCII, m.glyphs = true, glyphSet(true)
+	press(m, "tab", "tab")
+	m.refresh()
+	for i, l := range strings.Split(m.Screen(), "\n") {
+		for _, r := range l {
+			if r > 0x7e {
+				t.Errorf("line %d holds %q: %q", i, r, l)
+				break
+			}
+		}
+	}
+	for _, env := range []struct {
+		vars  map[string]string
+		ascii bool
+	}{
+		{map[string]string{"LANG": "C"}, true},
+		{map[string]string{}, true},
+		{map[string]string{"LANG": "en_US.UTF-8"}, false},
+		{map[string]string{"LC_ALL": "C", "LANG": "en_US.UTF-8"}, true},
+		{map[string]string{"LC_CTYPE": "C.utf8"}, false},
+	} {
+		if got := ASCIILocale(func(k string) string { return env.vars[k] }); got != env.ascii {
+			t.Errorf("%v: ASCII %v, want %v", env.vars, got, env.ascii)
+		}
+	}
+}
+
+// Where reverse video does not show (TERM=dumb), the selected row carries
+// a marker; the header at 80 columns leaves parts out whole, never cutting
+// a number.
+func TestMarkerAndHeaderAt80(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 24)
+	m.cfg.Marker = true
+	press(m, "down")
+	lines := strings.Split(m.Screen(), "\n")
+	marked := 0
+	for _, l := range lines[headerLines+1:] {
+		if strings.HasPrefix(l, "\x1b[7m"+m.glyphs.selected) {
+			marked++
+		}
+	}
+	if marked != 1 {
+		t.Errorf("%d rows marked, want 1:\n%s", marked, strings.Join(lines, "\n"))
+	}
+	for _, l := range lines {
+		if w := width(l); w > 80 {
+			t.Errorf("a line of %d cells: %q", w, l)
+		}
+		if strings.Contains(l, textwidth.Ellipsis) && strings.Contains(l, "procwalk top") {
+			t.Errorf("the header was cut: %q", l)
+		}
+	}
+}
+
+// The parts of a header line go whole, the least needed first.
+func TestFitParts(t *testing.T) {
+	parts := []part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
+	for _, tt := range []struct {
+		w    int
+		want string
+	}{
+		{80, "procwalk top  myhost  2471 processes  load 22.00 16.66 7.26"},
+		{51, "procwalk top  2471 processes  load 22.00 16.66 7.26"},
+		{30, "procwalk top  2471 processes"},
+		{8, "procwal…"},
+	} {
+		if got := fitParts(parts, tt.w); got != tt.want {
+			t.Errorf("width %d: %q, want %q", tt.w, got, tt.want)
+		}
+	}
+}
+
+// The gauge's danger mark sits between two cells, hiding none: 20 cells of
+// fill or space and the mark, whatever the fill.
+func TestGaugeMarkHidesNoCell(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 24)
+	st := newStyles(true)
+	for _, pct := range []float64{0, 50, 79, 80, 81, 100} {
+		g := m.gauge(st, pct)
+		inner := strings.TrimSuffix(strings.TrimPrefix(g, "["), "]")
+		cells := strings.Count(inner, m.glyphs.full) + strings.Count(inner, m.glyphs.empty)
+		if cells != gaugeCells || strings.Count(inner, m.glyphs.mark) != 1 {
+			t.Errorf("%.0f%%: %q has %d cells and %d marks, want %d and 1", pct, g, cells, strings.Count(inner, m.glyphs.mark), gaugeCells)
+		}
+		if fill := strings.Count(inner, m.glyphs.full); fill != int(pct/100*gaugeCells) {
+			t.Errorf("%.0f%%: %d filled, want %d", pct, fill, int(pct/100*gaugeCells))
+		}
+	}
+}
