@@ -44,10 +44,10 @@ type row struct {
 	// tree views: bit d is set when the ancestor at depth d+1 has a later
 	// sibling (its connector line goes on); last: this row is the last of
 	// its siblings.
-	lines uint64
-	last  bool
-	folded bool              // tree views: its children are hidden
-	kids   bool              // tree views: it has children
+	lines  uint64
+	last   bool
+	folded bool // tree views: its children are hidden
+	kids   bool // tree views: it has children
 	// dim marks a protected (system) process; known once dimKnown, asked
 	// of the killer for rows drawn only (isDim).
 	dim, dimKnown bool
