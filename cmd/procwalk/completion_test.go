@@ -92,7 +92,7 @@ func TestCompleteWords(t *testing.T) {
 		{[]string{"sessions", "--sort", "n"}, "name", ":words"},
 		{[]string{"sessions", "--kind", "tmux,a"}, "tmux,agent|tmux,all", ":words,nospace"},
 		{[]string{"sessions", "--kind", "tmux,t"}, "tmux,tty|tmux,tree", ":words,nospace"}, // tmux is given already
-		{[]string{"top", "--view", ""}, "processes|sessions", ":words"},
+		{[]string{"top", "--view", ""}, "processes|sessions|agents", ":words"},
 		{[]string{"--source", "b"}, "bpf", ":words"},
 		{[]string{"telegraf", "--execd", "--signal", "n"}, "none", ":words"},
 		{[]string{"kill", "--signal", "K"}, "KILL", ":words"},

@@ -24,6 +24,7 @@ func keyHelp() [][2]string {
 		{"k", "kill the selected process (asks y/n)"},
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
 		{"?", "this help"},
+		{"GROW/m", "USS growth per minute: the slope of a least-squares line through the last minute's samples (one every 4 s at most), so a fork and reap reads flat; \"-\" before two samples a second apart"},
 	}
 }
 

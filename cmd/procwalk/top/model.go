@@ -98,6 +98,7 @@ type Model struct {
 	planned *plannedRows
 
 	glyphs glyphs // the config's: Unicode or ASCII
+	growth *growthTracker // GROW/m, a minute's regression (growth.go)
 	// reset: the selection was moved to the first row (a new order or
 	// filter); the next refresh keeps it there rather than following the
 	// process selected before.
@@ -138,7 +139,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
-		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1,
+		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: newGrowthTracker(),
 	}
 }
 
@@ -329,6 +330,7 @@ func (m *Model) setFrame(f Frame) {
 	if f.AllKinds {
 		m.sessionCount = len(f.Sessions)
 	}
+	m.growth.observe(f.Snapshot)
 	m.refresh()
 }
 
@@ -383,6 +385,7 @@ func (m *Model) refresh() {
 	default:
 		m.cols = processColumns()
 		m.rows = m.processViewRows(planned, old)
+		m.smoothGrowth()
 	}
 	if selected != nil && !m.reset {
 		for i := range m.rows {
@@ -394,6 +397,22 @@ func (m *Model) refresh() {
 	}
 	m.reset = false
 	m.clamp()
+}
+
+// smoothGrowth sets GROW/m of the process rows to the minute's regression
+// (growth.go) in place of the rate between the last two frames, and sorts
+// again when the view is sorted by it.
+func (m *Model) smoothGrowth() {
+	for i := range m.rows {
+		r := &m.rows[i]
+		v, ok := m.growth.perMinute(r.proc.ID)
+		if ok != r.have[colGrowth] || v != r.values[colGrowth] {
+			r.values[colGrowth], r.have[colGrowth], r.cells = v, ok, nil
+		}
+	}
+	if m.view == viewProcesses && m.sortCol[viewProcesses] == colGrowth {
+		sortRows(m.rows, m.cols, colGrowth, m.reverse)
+	}
 }
 
 // processViewRows are the rows of a process view (the list, the tree, a

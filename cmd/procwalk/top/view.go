@@ -281,7 +281,14 @@ func (m *Model) helpText(st styles) string {
 	var b strings.Builder
 	b.WriteString(st.title.Render("keys") + "\n")
 	for _, k := range keyHelp() {
-		b.WriteString(fit(fmt.Sprintf("  %-24s %s", k[0], k[1]), m.width) + "\n")
+		lines := textwidth.Wrap(k[1], max(m.width-27, 20))
+		for i, l := range lines {
+			key := ""
+			if i == 0 {
+				key = k[0]
+			}
+			b.WriteString(fit(fmt.Sprintf("  %-24s %s", key, l), m.width) + "\n")
+		}
 	}
 	b.WriteString("\nSystem processes (protected from kills) are dimmed. Any key closes this.\n")
 	return b.String()
