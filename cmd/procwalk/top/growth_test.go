@@ -10,7 +10,9 @@ import (
 
 func TestSlopePerMinute(t *testing.T) {
 	t0 := time.Unix(1700000000, 0)
-	at := func(s float64, b float64) growthSample { return growthSample{t0.Add(time.Duration(s * float64(time.Second))), b} }
+	at := func(s float64, b float64) growthSample {
+		return growthSample{t0.Add(time.Duration(s * float64(time.Second))), b}
+	}
 	// A shell that forks and reaps: +4 MiB, back, +4 MiB ... flat in a
 	// minute, where the last second's rate read ±240 MiB/min.
 	var sawtooth []growthSample
@@ -30,7 +32,7 @@ func TestSlopePerMinute(t *testing.T) {
 	}{
 		{"one sample", []growthSample{at(0, 1)}, 0, false, 0},
 		{"half a second", []growthSample{at(0, 1), at(0.5, 2)}, 0, false, 0},
-		{"a steady 60 MiB/min", []growthSample{at(0, 0), at(30, 30 << 20), at(60, 60 << 20)}, 60 << 20, true, 1},
+		{"a steady 60 MiB/min", []growthSample{at(0, 0), at(30, 30<<20), at(60, 60<<20)}, 60 << 20, true, 1},
 		{"fork and reap", sawtooth, 0, true, 1 << 20}, // under 1 MiB/min, not ±240
 	} {
 		got, ok := slopePerMinute(tt.s)

@@ -97,7 +97,7 @@ type Model struct {
 	// its frame shows: the frame's rows, unless the view changed since.
 	planned *plannedRows
 
-	glyphs glyphs // the config's: Unicode or ASCII
+	glyphs glyphs         // the config's: Unicode or ASCII
 	growth *growthTracker // GROW/m, a minute's regression (growth.go)
 	// reset: the selection was moved to the first row (a new order or
 	// filter); the next refresh keeps it there rather than following the
