@@ -20,7 +20,8 @@ func keyHelp() [][2]string {
 		{"Esc, Backspace", "clear the filter, cancel, back from members"},
 		{"s", "sort by the next column"},
 		{"S, r", "reverse the order"},
-		{"/", "filter by name or command line (Enter keeps it, Esc clears it)"},
+		{"/, F3", "search: jump to the next row whose name or command line holds the text (Enter keeps it, n the next one)"},
+		{"\\, F4", "filter: show only the rows whose name or command line holds the text (Enter keeps it, Esc clears it)"},
 		{"k", "kill the selected process (asks y/n)"},
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
 		{"?", "this help"},
@@ -52,6 +53,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	case m.editing:
 		m.editFilter(msg)
 		return m.regather()
+	case m.searching:
+		m.editSearch(msg)
+		return nil
 	case m.help:
 		m.help = false // any key closes the help
 		return nil
@@ -85,8 +89,13 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.reverse = !m.reverse
 		m.top() // a new order: its first row, as htop does
 		m.refresh()
-	case "/":
+	case "/", "f3":
+		m.searching, m.search = true, ""
+	case "n":
+		m.jump(m.cursor + 1)
+	case "\\", "f4":
 		m.editing, m.filter = true, ""
+		m.top()
 		m.refresh()
 	case "a":
 		m.agents()

@@ -66,30 +66,32 @@ type Model struct {
 	err     error // the last gather's
 	metrics *procwalk.Catalogue
 
-	view     view
-	member   string // viewMembers: the session's reference
-	from     view   // viewMembers: the view Esc goes back to
-	sortCol  map[view]int
-	reverse  bool
-	filter   string
-	editing  bool // typing a filter
-	folded   map[procwalk.ProcID]bool
-	cursor   int
-	offset   int
-	width    int
-	height   int
-	help     bool
-	plain    bool // text alone, no styles (--once)
-	confirm  *confirmation
-	status   string
-	alarm    bool // status is a warning or a refusal
-	killing  bool
-	gathered bool   // a gather is under way
-	frames   int    // frames received, to know the last one's tick
-	pending  bool   // the view waits for a frame with every session kind
-	shown    string // what the last gather was planned for (regather)
-	rows     []row
-	cols     []column
+	view      view
+	member    string // viewMembers: the session's reference
+	from      view   // viewMembers: the view Esc goes back to
+	sortCol   map[view]int
+	reverse   bool
+	filter    string
+	editing   bool // typing a filter
+	search    string
+	searching bool // typing a search
+	folded    map[procwalk.ProcID]bool
+	cursor    int
+	offset    int
+	width     int
+	height    int
+	help      bool
+	plain     bool // text alone, no styles (--once)
+	confirm   *confirmation
+	status    string
+	alarm     bool // status is a warning or a refusal
+	killing   bool
+	gathered  bool   // a gather is under way
+	frames    int    // frames received, to know the last one's tick
+	pending   bool   // the view waits for a frame with every session kind
+	shown     string // what the last gather was planned for (regather)
+	rows      []row
+	cols      []column
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
 	spare []row

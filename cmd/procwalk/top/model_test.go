@@ -204,7 +204,7 @@ func TestSortCycleAndReverse(t *testing.T) {
 
 func TestFilter(t *testing.T) {
 	m, _, _ := newTestModel(t, 120, 40)
-	press(m, "/bash", "enter") // as a terminal may deliver them: several runes at once
+	press(m, "\\bash", "enter") // as a terminal may deliver them: several runes at once
 	if got := fmt.Sprint(pids(m)); got != "[101 102]" {
 		t.Errorf("filter bash: %v", got)
 	}
@@ -219,7 +219,7 @@ func TestFilter(t *testing.T) {
 
 func TestKillAsksFirst(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
-	press(m, "/", "c", "c", "1", "enter") // pid 111 alone
+	press(m, "\\", "c", "c", "1", "enter") // pid 111 alone
 	press(m, "k")
 	if m.confirm == nil || !strings.Contains(m.Screen(), "kill pid 111 (cc1)? y/n") {
 		t.Fatalf("k did not ask:\n%s", m.Screen())
@@ -240,7 +240,7 @@ func TestKillAsksFirst(t *testing.T) {
 
 func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
-	press(m, "/", "s", "y", "s", "t", "e", "m", "d", "enter")
+	press(m, "\\", "s", "y", "s", "t", "e", "m", "d", "enter")
 	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].isDim() {
 		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
 	}
@@ -265,7 +265,7 @@ func TestSessionsDrillInAndBack(t *testing.T) {
 	if ref := m.rows[0].sess.Ref(); ref != "user:1000" {
 		t.Errorf("first session %s, want user:1000", ref)
 	}
-	press(m, "/", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
+	press(m, "\\", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
 	if m.view != viewMembers || m.member != "sid:101" {
 		t.Fatalf("Enter on sid:101: view %v, member %q", m.view, m.member)
 	}
@@ -336,7 +336,7 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	if src.need.Every != procwalk.FieldSmaps || src.fields != rowFields&^procwalk.FieldSmaps {
 		t.Errorf("sorted by USS: need %+v, then %s", src.need, src.fields)
 	}
-	press(m, "/", "make", "enter")
+	press(m, "\\", "make", "enter")
 	m.Update(m.gather()())
 	if src.need.Every != procwalk.FieldSmaps|procwalk.FieldCmdline {
 		t.Errorf("filtered and sorted by USS: need %+v", src.need)

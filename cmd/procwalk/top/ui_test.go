@@ -16,7 +16,7 @@ func TestSelectionGoesToTheTop(t *testing.T) {
 	if m.cursor != 4 || !strings.Contains(m.Screen(), fmt.Sprintf(" 5/%d ", len(m.rows))) {
 		t.Fatalf("cursor %d; status line:\n%s", m.cursor, m.Screen())
 	}
-	for _, keys := range [][]string{{"s"}, {"r"}, {"S"}, {"/", "b", "a", "s", "h", "enter", "down", "esc"}} {
+	for _, keys := range [][]string{{"s"}, {"r"}, {"S"}, {"\\", "b", "a", "s", "h", "enter", "down", "esc"}} {
 		press(m, "down", "down")
 		press(m, keys...)
 		if m.cursor != 0 || m.offset != 0 {
@@ -34,7 +34,7 @@ func TestTreeFilterKeepsAncestors(t *testing.T) {
 		t.Fatalf("view %v", m.view)
 	}
 	all := len(m.rows)
-	press(m, "/", "c", "c", "1", "enter")
+	press(m, "\\", "c", "c", "1", "enter")
 	// cc1 (111) under make (110) under bash (101) under tmux (100) under init (1).
 	if got := fmt.Sprint(pids(m)); got != "[1 100 101 110 111]" || all <= 5 {
 		t.Errorf("tree filtered by cc1: %v (of %d rows)", got, all)
@@ -138,5 +138,29 @@ func TestGaugeMarkHidesNoCell(t *testing.T) {
 		if fill := strings.Count(inner, m.glyphs.full); fill != int(pct/100*gaugeCells) {
 			t.Errorf("%.0f%%: %d filled, want %d", pct, fill, int(pct/100*gaugeCells))
 		}
+	}
+}
+
+// "/" searches: the selection jumps to the first row holding the text,
+// every row stays; n goes to the next; "\" filters.
+func TestSearchJumps(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	all := len(m.rows)
+	press(m, "/", "b", "a", "s", "h")
+	if len(m.rows) != all || m.selected().proc.Comm != "bash" {
+		t.Fatalf("search bash: %d of %d rows, selected %q", len(m.rows), all, m.selected().proc.Comm)
+	}
+	first := m.cursor
+	press(m, "enter", "n")
+	if m.cursor == first || m.selected().proc.Comm != "bash" {
+		t.Errorf("n: cursor %d (was %d) on %q; want the other bash", m.cursor, first, m.selected().proc.Comm)
+	}
+	press(m, "n")
+	if m.cursor != first {
+		t.Errorf("n wraps around: cursor %d, want %d", m.cursor, first)
+	}
+	press(m, "/", "z", "z", "z")
+	if !m.alarm || !strings.Contains(m.status, `no row holds "zzz"`) {
+		t.Errorf("not found: status %q", m.status)
 	}
 }

@@ -59,6 +59,14 @@ func (m *Model) View() tea.View {
 
 // Screen draws the screen as text.
 func (m *Model) Screen() string {
+	s := m.screen()
+	if m.cfg.ASCII {
+		s = strings.ReplaceAll(s, textwidth.Ellipsis, m.glyphs.cut) // a cut, where no "…" shows
+	}
+	return s
+}
+
+func (m *Model) screen() string {
 	st := newStyles(m.plain)
 	if !m.loaded {
 		if m.err != nil {
@@ -257,6 +265,10 @@ func (m *Model) statusLine(st styles) string {
 		s = st.alarm.Render(fit(m.confirm.warning+" "+m.confirm.prompt, m.width))
 	case m.confirm != nil:
 		s = st.title.Render(fit(m.confirm.prompt, m.width))
+	case m.searching && m.alarm:
+		s = st.alarm.Render(fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" not found (Backspace, Esc cancels)", m.width))
+	case m.searching:
+		s = fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" (Enter keeps it, n next, Esc cancels)", m.width)
 	case m.editing:
 		s = fit("filter: "+m.cfg.Escape(m.filter)+m.glyphs.cursor+" (Enter keeps it, Esc clears it)", m.width)
 	case m.status != "" && m.alarm:
@@ -271,7 +283,7 @@ func (m *Model) statusLine(st styles) string {
 		}
 		// Where the selection is: row N of the list.
 		at := fmt.Sprintf("%d/%d", min(m.cursor+1, len(m.rows)), len(m.rows))
-		s = fit(fmt.Sprintf("%s %s  q quit  ? keys  Tab view  s sort  / filter  k kill", s, at), m.width)
+		s = fit(fmt.Sprintf("%s %s  q quit  ? keys  Tab view  s sort  / search  \\ filter  a agents  k kill", s, at), m.width)
 	}
 	return s
 }
