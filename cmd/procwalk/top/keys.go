@@ -233,7 +233,15 @@ func (m *Model) nextSort() {
 // askKill asks to kill the selected process (tree: its tree, or the
 // selected session): y runs it, n or Esc cancels.
 func (m *Model) askKill(tree bool) tea.Cmd {
-	r := m.selected()
+	// The row the screen shows selected: a refresh since may have put
+	// another under the cursor.
+	r := m.drawnRow()
+	if m.drawn == (rowID{}) {
+		r = m.selected() // nothing drawn yet (a test, --once)
+	} else if r == nil && m.selected() != nil {
+		m.status, m.alarm = "the selected row is gone since the screen was drawn: select again", true
+		return nil
+	}
 	switch {
 	case m.killer == nil:
 		m.status, m.alarm = "killing is off in this view", true

@@ -101,6 +101,9 @@ type Model struct {
 
 	glyphs glyphs         // the config's: Unicode or ASCII
 	growth *growthTracker // GROW/m, a minute's regression (growth.go)
+	// drawn is the row the last screen drew selected: what k and K act
+	// on, whatever a refresh moved under the cursor since.
+	drawn rowID
 	// reset: the selection was moved to the first row (a new order or
 	// filter); the next refresh keeps it there rather than following the
 	// process selected before.
@@ -314,6 +317,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
 	case tea.PasteMsg:
 		if m.editing { // pasted into the filter: one line of it
 			line, _, _ := strings.Cut(msg.Content, "\n")
@@ -484,6 +489,33 @@ func (m *Model) keepSpare(rows []row) {
 	m.spare = rows[:0]
 }
 
+// rowID names what a row stands for: a process or a session.
+type rowID struct {
+	proc procwalk.ProcID
+	ref  string
+}
+
+func idOf(r *row) rowID {
+	if r.proc != nil {
+		return rowID{proc: r.proc.ID}
+	}
+	if r.sess != nil {
+		return rowID{ref: r.sess.Ref()}
+	}
+	return rowID{}
+}
+
+// drawnRow is the row the screen showed selected, in the rows of now; nil
+// when it is no longer listed.
+func (m *Model) drawnRow() *row {
+	for i := range m.rows {
+		if idOf(&m.rows[i]) == m.drawn {
+			return &m.rows[i]
+		}
+	}
+	return nil
+}
+
 // same reports whether two rows stand for the same process or session.
 func same(a, b *row) bool {
 	switch {
@@ -529,6 +561,12 @@ func killCmd(kill func(ctx context.Context) (string, bool)) tea.Cmd {
 	}
 }
 
+// viewHint rewords what the engine says for the command line: the view
+// has no --force.
+func viewHint(s string) string {
+	return strings.ReplaceAll(s, "; kill --force overrides the protected list", "; the live view never kills a protected process (procwalk kill --force does)")
+}
+
 // outcomeText says what happened to one target.
 func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, escape(o.Comm))
@@ -538,7 +576,7 @@ func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 	case o.Result.Done():
 		return what + ": " + o.Result.String(), false
 	case o.Err != nil:
-		return what + ": " + o.Result.String() + ": " + escape(o.Err.Error()), true
+		return what + ": " + o.Result.String() + ": " + viewHint(escape(o.Err.Error())), true
 	}
 	return what + ": " + o.Result.String(), true
 }
@@ -546,7 +584,7 @@ func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 // reportText says what happened to a tree or a session.
 func reportText(escape func(string) string, what string, r *kill.Report, err error) (string, bool) {
 	if err != nil {
-		return what + ": " + escape(err.Error()), true
+		return what + ": " + viewHint(escape(err.Error())), true
 	}
 	counts := map[string]int{}
 	for _, o := range r.Outcomes {
@@ -559,7 +597,7 @@ func reportText(escape func(string) string, what string, r *kill.Report, err err
 		}
 	}
 	if err := r.Err(); err != nil {
-		return text + ": " + escape(err.Error()), true
+		return text + ": " + viewHint(escape(err.Error())), true
 	}
 	return text, false
 }

@@ -147,6 +147,7 @@ func press(m *Model, keys ...string) {
 			r, _ := utf8.DecodeRuneInString(k)
 			msg = tea.KeyPressMsg{Code: r, Text: k}
 		}
+		m.Screen() // Bubble Tea draws after every message: what k acts on
 		_, cmd := m.Update(msg)
 		drain(m, cmd)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -162,5 +164,50 @@ func TestSearchJumps(t *testing.T) {
 	press(m, "/", "z", "z", "z")
 	if !m.alarm || !strings.Contains(m.status, `no row holds "zzz"`) {
 		t.Errorf("not found: status %q", m.status)
+	}
+}
+
+// A click selects a row, a click on a title sorts by its column (again:
+// the other way), the wheel scrolls.
+func TestMouse(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 40)
+	click := func(x, y int) { drain(m, m.mouse(tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft})) }
+	click(5, headerLines+1+3)
+	if m.cursor != 3 {
+		t.Errorf("click on the 4th row: cursor %d", m.cursor)
+	}
+	drain(m, m.mouse(tea.MouseWheelMsg{X: 5, Y: 10, Button: tea.MouseWheelDown}))
+	if m.cursor != 3+wheelRows {
+		t.Errorf("wheel down: cursor %d, want %d", m.cursor, 3+wheelRows)
+	}
+	// RSS's title: PID(7) USER(8) NAME(15) CPU%(5) USS(9) PSS(9) then RSS.
+	x := 7 + 1 + 8 + 1 + 15 + 1 + 5 + 1 + 9 + 1 + 9 + 1 + 2
+	click(x, headerLines)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.title != "RSS" || m.reverse || m.cursor != 0 {
+		t.Errorf("click on RSS: sorted by %s, reverse %v, cursor %d", c.title, m.reverse, m.cursor)
+	}
+	click(x, headerLines)
+	if !m.reverse {
+		t.Error("a second click did not reverse")
+	}
+}
+
+// k acts on the row the screen showed selected, even when a refresh put
+// another under the cursor since; a refusal names no flag the view lacks.
+func TestKillWhatTheScreenShowed(t *testing.T) {
+	m, _, k := newTestModel(t, 120, 40)
+	press(m, "\\", "c", "c", "1", "enter")
+	m.Screen() // cc1 drawn selected
+	shown := m.selected().proc.ID.PID
+	m.filter = "" // a refresh with every row: cc1 is no longer first
+	m.refresh()
+	m.cursor = 0
+	m.Update(tea.KeyPressMsg{Code: 'k', Text: "k"}) // before the next screen is drawn
+	press(m, "y")
+	if len(k.calls) != 1 || k.calls[0] != fmt.Sprintf("kill %d", shown) {
+		t.Errorf("calls %v, want kill %d (the row drawn)", k.calls, shown)
+	}
+	if got := viewHint("pid 1 (init) is protected: it matches x; kill --force overrides the protected list"); strings.Contains(got, "kill --force overrides") {
+		t.Errorf("the refusal still offers --force as the view's: %q", got)
 	}
 }

@@ -54,6 +54,7 @@ func newStyles(plain bool) styles {
 func (m *Model) View() tea.View {
 	v := tea.NewView(m.Screen())
 	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion // clicks and the wheel (mouse.go)
 	return v
 }
 
@@ -92,6 +93,9 @@ func (m *Model) screen() string {
 	h := m.tableHeight()
 	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
 		r := &m.rows[i]
+		if i == m.cursor {
+			m.drawn = idOf(r)
+		}
 		mark := lead
 		if i == m.cursor && lead != "" {
 			mark = m.glyphs.selected
