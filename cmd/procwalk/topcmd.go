@@ -36,11 +36,14 @@ pressure (PSI), and gauges of the cgroup procwalk runs in (or --cgroup):
 memory against its limit with the danger threshold marked, CPU against its
 quota.
 
-Keys: q quit, arrows/PgUp/PgDn/Home/End move, Tab switches processes /
-sessions / tree, Enter opens a session's members (or folds a tree node),
-s sorts by the next column, S or r reverses, / filters by name or command
-line, Esc clears the filter or goes back, k kills the selected process and
-K the selected session or process tree (after y/n), ? shows the keys.
+Keys: q quit, arrows/PgUp/PgDn/Home/End and the wheel move, a click selects
+(on a title: sorts), Tab switches processes / sessions / tree, a shows the
+AI agents alone (status, model, context, tmux pane) and g switches tmux to
+an agent's pane, Enter opens a session's members (or folds a tree node), s
+sorts by the next column, S or r reverses, / searches (n: next), \ filters
+by name or command line, Esc clears the filter or goes back, k kills the
+selected process and K the selected session or process tree (after y/n),
+? shows the keys.
 
 Kills go through the safe-kill engine: pid and start time verified, TERM
 then KILL after --grace, protected system processes refused (they are

@@ -149,7 +149,8 @@ func (m *Model) agents() {
 	} else {
 		m.view = viewAgents
 	}
-	m.cursor, m.offset, m.reverse, m.filter = 0, 0, false, ""
+	m.reverse, m.filter = false, ""
+	m.top()
 	m.refresh()
 }
 
@@ -181,7 +182,8 @@ func (m *Model) switchView() {
 	default:
 		m.view = viewProcesses
 	}
-	m.cursor, m.offset, m.reverse, m.filter = 0, 0, false, ""
+	m.reverse, m.filter = false, ""
+	m.top()
 	m.refresh()
 }
 
@@ -192,7 +194,8 @@ func (m *Model) enter() {
 	case r == nil:
 	case r.sess != nil:
 		m.view, m.member, m.from = viewMembers, r.sess.Ref(), m.view
-		m.cursor, m.offset, m.filter = 0, 0, ""
+		m.filter = ""
+		m.top()
 		m.refresh()
 	case (m.view == viewTree || m.view == viewMembers) && r.kids:
 		m.folded[r.proc.ID] = !m.folded[r.proc.ID]
