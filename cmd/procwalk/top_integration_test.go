@@ -191,7 +191,7 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	waitForMatch(row)
 	keys("Escape")
 	waitFor("sessions 1/") // filter cleared; a key right after Escape would read as Alt-key
-	keys("Tab")           // the tree
+	keys("Tab")            // the tree
 	waitFor("tree 1/")
 	keys("Tab") // back to processes
 	waitFor("processes 1/")
