@@ -10,7 +10,6 @@ require (
 	github.com/influxdata/line-protocol/v2 v2.2.1
 	github.com/mattn/go-runewidth v0.0.30
 	github.com/peterbourgon/ff/v3 v3.4.0
-	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
 )
 
@@ -30,7 +29,5 @@ require (
 	golang.org/x/exp v0.0.0-20231006140011-7918f672742d // indirect
 	golang.org/x/sync v0.22.0 // indirect
 )
-
-replace github.com/yuin/gopher-lua => ./scripting/luavm
 
 tool github.com/cilium/ebpf/cmd/bpf2go

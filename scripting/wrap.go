@@ -3,8 +3,9 @@ package scripting
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
@@ -36,43 +37,75 @@ func (m *module) luaWrap(L *lua.LState) int {
 	return 1
 }
 
-// wrapText is procwalk.wrap's work: each line of s at most width cells,
-// broken lines going on after indent (narrower than width).
+// wrapText is procwalk.wrap's work: each line of s at most width cells
+// (but a word longer than that, whole), broken lines going on after indent
+// (narrower than width). It is linear in s: each break looks at most at
+// width cells ahead, or to the end of a word that crosses the width (a
+// 2 MiB word took minutes when each break counted and copied the rest of
+// the line).
 func wrapText(s string, width int, indent string) string {
+	lead := textwidth.Width(indent)
+	leadText := strings.Trim(indent, " ") != ""
+	var leadRune rune
+	if indent != "" {
+		leadRune, _ = utf8.DecodeLastRuneInString(indent)
+	}
 	var b strings.Builder
 	for i, line := range strings.Split(s, "\n") {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		// The first piece starts the line; the others go on after indent.
+		at := lineStart{}
 		for {
-			if textwidth.Width(line) <= width {
+			if fits(line, width-at.runes) {
 				b.WriteString(line)
 				break
 			}
-			head, rest := breakLine(line, width)
+			head, rest := breakLine(line, width, at)
 			b.WriteString(head)
 			if rest == "" {
 				break
 			}
 			b.WriteByte('\n')
-			line = indent + rest
+			b.WriteString(indent)
+			line, at = rest, lineStart{runes: lead, text: leadText, prev: leadRune}
 		}
 	}
 	return b.String()
 }
 
-// breakLine splits line, longer than width cells, into what fits in width
-// and the rest, without the spaces between them. It breaks at the last
-// space after a comma or a colon when that keeps at least half the width
-// ("sh 202" stays whole in "1 not reaped: sh 202"), else at the last space
-// not after a digit (a size or a duration stays whole: "256.0 MiB",
-// "9 days"), else at the last space that leaves some text. A word that
-// crosses the width with no such space before it (a long path, a
-// container id) is never cut: the line breaks after it.
-func breakLine(line string, width int) (head, rest string) {
-	cut, cells, text := len(line), 0, false
+// lineStart is what comes before the text breakLine looks at on its line:
+// the indent of a broken line's rest (its cells, whether it holds text
+// other than spaces, its last rune), or nothing.
+type lineStart struct {
+	runes int
+	text  bool
+	prev  rune
+}
+
+// fits reports whether s takes at most n cells, looking at n+1 at most.
+func fits(s string, n int) bool {
+	for _, r := range s {
+		if n -= textwidth.RuneWidth(r); n < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// breakLine splits line, which with at before it is longer than width
+// cells, into what fits in width and the rest, without the spaces between
+// them. It breaks at the last space after a comma or a colon when that
+// keeps at least half the width ("sh 202" stays whole in "1 not reaped:
+// sh 202"), else at the last space not after a digit (a size or a duration
+// stays whole: "256.0 MiB", "9 days"), else at the last space that leaves
+// some text. A word that crosses the width with no such space before it
+// (a long path, a container id) is never cut: the line breaks after it.
+func breakLine(line string, width int, at lineStart) (head, rest string) {
+	cut, cells, text := len(line), at.runes, at.text
 	clause, word, space := -1, -1, -1
-	var prev rune
+	prev := at.prev
 	breakAt := func(i int) {
 		space = i
 		if !unicode.IsDigit(prev) {
@@ -103,12 +136,10 @@ func breakLine(line string, width int) (head, rest string) {
 			return strings.TrimRight(line[:at], " "), strings.TrimLeft(line[at:], " ")
 		}
 	}
-	// The first word runs past the width: it ends the line whole.
-	start := len(line) - len(strings.TrimLeft(line, " "))
-	end := strings.IndexByte(line[max(cut, start):], ' ')
+	// The word that crosses the width ends the line whole.
+	end := strings.IndexByte(line[cut:], ' ')
 	if end < 0 {
 		return line, ""
 	}
-	end += max(cut, start)
-	return strings.TrimRight(line[:end], " "), strings.TrimLeft(line[end:], " ")
+	return strings.TrimRight(line[:cut+end], " "), strings.TrimLeft(line[cut+end:], " ")
 }
