@@ -75,6 +75,7 @@ type topCommand struct {
 	protect string
 	grace   time.Duration
 	kinds   []string // parsed --kind, cgroup added
+	listed  []string // the kinds --kind asked for, which the sessions view lists
 	notes   []string // for the view's status line, escaped
 	// limitMemory sets the runtime's memory limit (topMemoryLimit).
 	limitMemory bool
@@ -118,6 +119,9 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("--view %q: want processes, sessions or agents", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
+	if c.kind != "" {
+		c.listed = slices.Clone(kinds) // before the gauges' cgroup is added
+	}
 	if err != nil {
 		return err
 	}
@@ -224,7 +228,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		return nil, nil, err
 	}
 	return top.New(top.Config{
-		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(),
+		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "),
 	}, src, topKiller{killer}), src.Close, nil

@@ -135,3 +135,18 @@ func TestTopOnceAgents(t *testing.T) {
 		}
 	}
 }
+
+// --kind is the sessions view's: --kind user lists user sessions alone,
+// though the gauges' cgroups are grouped too; the count says as many.
+func TestTopKindInSessionsView(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("COLUMNS", "120")
+	t.Setenv("LINES", "30")
+	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "user")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "\ncgroup ") || !strings.Contains(r.stdout, "\nuser ") || !strings.Contains(r.stdout, " 6 sessions ") {
+		t.Errorf("not the user sessions alone, or not their count:\n%s", r.stdout)
+	}
+}

@@ -3,6 +3,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ type Config struct {
 	Sessions bool
 	// Agents starts in the agents view ("a").
 	Agents bool
+	// Kinds are the session kinds the sessions view lists (--kind); nil:
+	// every kind grouped. The gauges' cgroups are grouped whatever it says.
+	Kinds []string
 	// Status is shown in the status line until the first key: a note from
 	// before the view started (why the BPF source did not load), already
 	// escaped.
@@ -335,7 +339,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) setFrame(f Frame) {
 	m.frame, m.loaded = f, true
 	if f.AllKinds {
-		m.sessionCount = len(f.Sessions)
+		m.sessionCount = 0
+		for i := range f.Sessions {
+			if m.listed(&f.Sessions[i]) {
+				m.sessionCount++
+			}
+		}
 	}
 	m.growth.observe(f.Snapshot)
 	m.refresh()
@@ -382,7 +391,7 @@ func (m *Model) refresh() {
 	case viewSessions:
 		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 		m.cols = sessionColumns()
-		m.rows = b.sessionRows(m.filter)
+		m.rows = b.sessionRows(m.filter, m.listed)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
 	case viewAgents:
 		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
@@ -487,6 +496,12 @@ func (m *Model) keepSpare(rows []row) {
 	}
 	clear(rows[:cap(rows)])
 	m.spare = rows[:0]
+}
+
+// listed reports whether the sessions view lists s: its kind is one asked
+// for (Config.Kinds).
+func (m *Model) listed(s *session.Session) bool {
+	return len(m.cfg.Kinds) == 0 || slices.Contains(m.cfg.Kinds, s.Kind)
 }
 
 // rowID names what a row stands for: a process or a session.

@@ -236,12 +236,12 @@ func matches(p *procwalk.Process, lower string) bool {
 }
 
 // sessionRows are the sessions whose reference matches filter.
-func (b *rowBuilder) sessionRows(filter string) []row {
+func (b *rowBuilder) sessionRows(filter string, listed func(*session.Session) bool) []row {
 	f := strings.ToLower(filter)
 	var rows []row
 	for i := range b.frame.Sessions {
 		s := &b.frame.Sessions[i]
-		if f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
+		if !listed(s) || f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
 		t := &s.Totals
