@@ -67,17 +67,18 @@ func (g glyphs) treePrefix(r *row) string {
 }
 
 // sparkline draws values (oldest first) as one cell each, scaled between
-// 0 and the largest.
-func (g glyphs) sparkline(values []float64) string {
-	top := 0.0
-	for _, v := range values {
-		top = max(top, v)
+// 0 and top (0: the largest of values).
+func (g glyphs) sparkline(values []float64, top float64) string {
+	if top <= 0 {
+		for _, v := range values {
+			top = max(top, v)
+		}
 	}
 	var b strings.Builder
 	for _, v := range values {
 		i := 0
 		if top > 0 {
-			i = min(int(v/top*float64(len(g.spark)-1)+0.5), len(g.spark)-1)
+			i = min(int(max(v, 0)/top*float64(len(g.spark)-1)+0.5), len(g.spark)-1)
 		}
 		b.WriteString(g.spark[max(i, 0)])
 	}

@@ -102,7 +102,8 @@ func (m *Model) header(st styles) []string {
 			}
 		}
 	}
-	return []string{fitParts(line1, m.width), fitParts(line2, m.width), fitParts(m.gauges(st), m.width)}
+	return []string{fitParts(line1, m.width), fitParts(line2, m.width), fitParts(m.gauges(st), m.width),
+		fitParts(m.meters.line(m.glyphs, m.cfg.Escape, m.selected()), m.width)}
 }
 
 // gaugeCells is the width of the memory gauge's bar.

@@ -105,6 +105,7 @@ type Model struct {
 
 	glyphs glyphs         // the config's: Unicode or ASCII
 	growth *growthTracker // GROW/m, a minute's regression (growth.go)
+	meters meters         // per-CPU meters, the selected row's history
 	// drawn is the row the last screen drew selected: what k and K act
 	// on, whatever a refresh moved under the cursor since.
 	drawn rowID
@@ -348,6 +349,7 @@ func (m *Model) setFrame(f Frame) {
 	}
 	m.growth.observe(f.Snapshot)
 	m.refresh()
+	m.meters.observe(f, m.selected(), m.cpuOf, m.rssOf)
 }
 
 // refresh rebuilds the rows for the view, keeping the selected process or
@@ -496,6 +498,21 @@ func (m *Model) keepSpare(rows []row) {
 	}
 	clear(rows[:cap(rows)])
 	m.spare = rows[:0]
+}
+
+// cpuOf and rssOf are a row's CPU % and RSS, a process's or a session's.
+func (m *Model) cpuOf(r *row) (float64, bool) {
+	if r.proc != nil {
+		return r.values[colCPU], r.have[colCPU]
+	}
+	return r.sess.Totals.CPUPercent, r.sess.Totals.RatesMeasured > 0
+}
+
+func (m *Model) rssOf(r *row) float64 {
+	if r.proc != nil {
+		return float64(r.proc.RSSBytes)
+	}
+	return float64(r.sess.Totals.RSSBytes)
 }
 
 // listed reports whether the sessions view lists s: its kind is one asked

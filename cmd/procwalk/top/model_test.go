@@ -327,7 +327,7 @@ func TestFitsTheTerminal(t *testing.T) {
 // rows on screen alone, unless the sort or the filter needs it of every
 // process; the sessions view asks for sessions and every process's io.
 func TestReadsWhatTheScreenShows(t *testing.T) {
-	m, src, _ := newTestModel(t, 120, 10) // 5 table rows
+	m, src, _ := newTestModel(t, 120, 11) // 5 table rows
 	m.Update(m.gather()())
 	if src.need != (Need{}) || src.more != 5 || src.fields != rowFields {
 		t.Errorf("processes by CPU%%: need %+v, then %s of %d processes; want nothing, then all of 5", src.need, src.fields, src.more)

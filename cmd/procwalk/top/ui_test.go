@@ -211,3 +211,32 @@ func TestKillWhatTheScreenShowed(t *testing.T) {
 		t.Errorf("the refusal still offers --force as the view's: %q", got)
 	}
 }
+
+// The fourth header line: a meter per CPU (the fixture's four) and the
+// selected row's CPU and RSS as sparklines, which start again when the
+// selection moves.
+func TestMetersAndSparklines(t *testing.T) {
+	m, _, _ := newTestModel(t, 120, 30)
+	for range 3 {
+		m.Update(m.gather()())
+	}
+	line := strings.Split(m.Screen(), "\n")[3]
+	cores := strings.Fields(line[strings.Index(line, "CPU ")+4:])[0]
+	if n := len([]rune(cores)); n != 4 {
+		t.Errorf("%d CPU meters, want 4: %q", n, line)
+	}
+	sel := m.selected().proc
+	if !strings.Contains(line, fmt.Sprintf("pid %d %s", sel.ID.PID, sel.Name())) || len(m.meters.rss) != 4 { // the first frame and three more
+		t.Errorf("no sparklines of the selected pid %d (%d samples): %q", sel.ID.PID, len(m.meters.rss), line)
+	}
+	press(m, "down")
+	m.Update(m.gather()())
+	if len(m.meters.rss) != 1 {
+		t.Errorf("the history did not start again: %d samples", len(m.meters.rss))
+	}
+	// A CPU's meter: 0 to 100 % over the glyphs.
+	g := glyphSet(false)
+	if got := g.sparkline([]float64{0, 50, 100}, 100); got != "▁▅█" {
+		t.Errorf("meters %q", got)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // view.go draws the screen: three header lines, the table, a status line.
 
 // headerLines is the number of lines above the table.
-const headerLines = 3
+const headerLines = 4
 
 // styles are the view's attributes and colours. The colours are the
 // terminal's own red and blue, which its palette makes readable on its
