@@ -152,11 +152,11 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	// The cursor is on the first row: the lower pid (CPU% ties).
 	first := min(victims[0].Process.Pid, victims[1].Process.Pid)
 	keys("k")
-	waitFor(fmt.Sprintf("kill pid %d (pwtopvictim)? y/n", first))
+	waitFor(fmt.Sprintf("kill pid %d (pwtopvictim)? y TERM", first))
 	keys("n")
 	waitFor("kill cancelled")
 	keys("k")
-	waitFor("? y/n")
+	waitFor("? y TERM")
 	keys("y")
 	waitFor(fmt.Sprintf("pid %d (pwtopvictim): exited", first))
 	select {

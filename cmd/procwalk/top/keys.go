@@ -3,6 +3,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"syscall"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -259,12 +260,14 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	if r.sess != nil {
 		s := *r.sess // the frame may change while the question waits
 		m.confirm = &confirmation{
-			prompt: fmt.Sprintf("kill every process of session %s (%d processes)? y/n", esc(s.Ref()), s.Totals.Procs),
+			prompt: fmt.Sprintf("kill every process of session %s (%d processes)? %s", esc(s.Ref()), s.Totals.Procs, signalChoices),
 			what:   "session " + esc(s.Ref()),
-			do: killCmd(func(ctx context.Context) (string, bool) {
-				rep, err := m.killer.KillSession(ctx, &s)
-				return reportText(esc, "session "+esc(s.Ref()), rep, err)
-			}),
+			do: func(sig syscall.Signal) tea.Cmd {
+				return killCmd(func(ctx context.Context) (string, bool) {
+					rep, err := m.killer.KillSession(ctx, &s, sig)
+					return reportText(esc, "session "+esc(s.Ref()), rep, err)
+				})
+			},
 		}
 		return nil
 	}
@@ -275,32 +278,65 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		c.warning = "SYSTEM PROCESS, killing it may break the session:"
 	}
 	if tree {
-		c.prompt = fmt.Sprintf("kill pid %d (%s) and all its descendants? y/n", id.PID, name)
+		c.prompt = fmt.Sprintf("kill pid %d (%s) and all its descendants? %s", id.PID, name, signalChoices)
 		c.what = fmt.Sprintf("the tree of pid %d", id.PID)
-		c.do = killCmd(func(ctx context.Context) (string, bool) {
-			rep, err := m.killer.KillTree(ctx, id)
-			return reportText(esc, fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
-		})
+		c.do = func(sig syscall.Signal) tea.Cmd {
+			return killCmd(func(ctx context.Context) (string, bool) {
+				rep, err := m.killer.KillTree(ctx, id, sig)
+				return reportText(esc, fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
+			})
+		}
 	} else {
-		c.prompt = fmt.Sprintf("kill pid %d (%s)? y/n", id.PID, name)
+		c.prompt = fmt.Sprintf("kill pid %d (%s)? %s", id.PID, name, signalChoices)
 		c.what = fmt.Sprintf("pid %d", id.PID)
-		c.do = killCmd(func(ctx context.Context) (string, bool) {
-			return outcomeText(esc, m.killer.Kill(ctx, id))
-		})
+		c.do = func(sig syscall.Signal) tea.Cmd {
+			return killCmd(func(ctx context.Context) (string, bool) {
+				return outcomeText(esc, m.killer.Kill(ctx, id, sig))
+			})
+		}
 	}
 	m.confirm = c
 	return nil
 }
 
+// signalChoices are the answers a kill's question takes: y for the safe
+// kill's TERM, a digit for another first signal (the grace and then KILL
+// follow it just the same), n for no.
+const signalChoices = "y TERM  1 HUP  2 INT  3 QUIT  9 KILL  n no"
+
+// pickedSignal is the first signal an answer asks for; ok is false for
+// any other key.
+func pickedSignal(k string) (syscall.Signal, bool) {
+	switch k {
+	case "y", "Y":
+		return syscall.SIGTERM, true
+	case "1":
+		return syscall.SIGHUP, true
+	case "2":
+		return syscall.SIGINT, true
+	case "3":
+		return syscall.SIGQUIT, true
+	case "9":
+		return syscall.SIGKILL, true
+	}
+	return 0, false
+}
+
+// signalName is "TERM" for SIGTERM.
+func signalName(sig syscall.Signal) string {
+	return map[syscall.Signal]string{syscall.SIGTERM: "TERM", syscall.SIGHUP: "HUP", syscall.SIGINT: "INT", syscall.SIGQUIT: "QUIT", syscall.SIGKILL: "KILL"}[sig]
+}
+
 // answer takes y or n to a pending kill.
 func (m *Model) answer(k string) tea.Cmd {
 	c := m.confirm
-	switch k {
-	case "y", "Y":
+	if sig, ok := pickedSignal(k); ok {
 		m.confirm = nil
 		m.killing = true
-		m.status, m.alarm = "terminating "+c.what+" ...", false
-		return c.do
+		m.status, m.alarm = "terminating "+c.what+" ("+signalName(sig)+" first) ...", false
+		return c.do(sig)
+	}
+	switch k {
 	case "n", "N", "esc", "q":
 		m.confirm = nil
 		m.status, m.alarm = "kill cancelled", false

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -130,7 +131,7 @@ type confirmation struct {
 	what    string // "pid 42", for the status line
 	prompt  string
 	warning string // set for a protected (system) process
-	do      tea.Cmd
+	do      func(first syscall.Signal) tea.Cmd // the kill, with this first signal
 }
 
 // New returns the model of a live view over src, killing through killer

@@ -103,8 +103,8 @@ func (k *fakeKiller) Checker() func(p *procwalk.Process) error {
 	}
 }
 
-func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
-	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID))
+func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
+	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID)+sigSuffix(sig))
 	o := kill.Outcome{Target: kill.Target{ID: id, Comm: "x"}, Result: kill.ResultExited, Signals: []syscall.Signal{syscall.SIGTERM}}
 	if id.PID == 1 {
 		o.Comm, o.Result, o.Err = "systemd", kill.ResultProtected, kill.ErrProtected
@@ -112,14 +112,22 @@ func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
 	return o
 }
 
-func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*kill.Report, error) {
-	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID))
+func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
+	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID)+sigSuffix(sig))
 	return &kill.Report{Outcomes: []kill.Outcome{{Target: kill.Target{ID: root}, Result: kill.ResultExited}}}, nil
 }
 
-func (k *fakeKiller) KillSession(_ context.Context, s *session.Session) (*kill.Report, error) {
-	k.calls = append(k.calls, "session "+s.Ref())
+func (k *fakeKiller) KillSession(_ context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
+	k.calls = append(k.calls, "session "+s.Ref()+sigSuffix(sig))
 	return nil, errors.New("refused: holds a protected process")
+}
+
+// sigSuffix is a kill's first signal in the fake's record, when not TERM.
+func sigSuffix(sig syscall.Signal) string {
+	if sig == syscall.SIGTERM {
+		return ""
+	}
+	return " " + signalName(sig)
 }
 
 // newTestModel is a model over the fixture, w × h, after its first frame.
@@ -222,7 +230,7 @@ func TestKillAsksFirst(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "\\", "c", "c", "1", "enter") // pid 111 alone
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.Screen(), "kill pid 111 (cc1)? y/n") {
+	if m.confirm == nil || !strings.Contains(m.Screen(), "kill pid 111 (cc1)? y TERM  1 HUP") {
 		t.Fatalf("k did not ask:\n%s", m.Screen())
 	}
 	press(m, "n")
@@ -246,7 +254,7 @@ func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
 	}
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.Screen(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {
+	if m.confirm == nil || !strings.Contains(m.Screen(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y TERM") {
 		t.Fatalf("no warning for a protected process:\n%s", m.Screen())
 	}
 	press(m, "y")

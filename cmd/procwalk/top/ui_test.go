@@ -240,3 +240,25 @@ func TestMetersAndSparklines(t *testing.T) {
 		t.Errorf("meters %q", got)
 	}
 }
+
+// The kill's question picks the first signal: y the safe TERM, a digit
+// another (the grace and KILL follow it all the same), n none.
+func TestSignalPicker(t *testing.T) {
+	m, _, k := newTestModel(t, 120, 40)
+	press(m, "\\", "c", "c", "1", "enter")
+	for _, tt := range []struct{ key, want string }{{"1", "kill 111 HUP"}, {"2", "kill 111 INT"}, {"9", "kill 111 KILL"}, {"y", "kill 111"}} {
+		press(m, "k")
+		if !strings.Contains(m.Screen(), signalChoices) {
+			t.Fatalf("the question lacks the choices:\n%s", m.Screen())
+		}
+		press(m, tt.key)
+		if got := k.calls[len(k.calls)-1]; got != tt.want {
+			t.Errorf("k %s: %q, want %q", tt.key, got, tt.want)
+		}
+	}
+	n := len(k.calls)
+	press(m, "k", "x", "n")
+	if len(k.calls) != n {
+		t.Errorf("x or n killed: %v", k.calls[n:])
+	}
+}
