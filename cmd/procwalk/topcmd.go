@@ -442,7 +442,9 @@ func (t *topKiller) with(sig syscall.Signal) (*kill.Killer, error) {
 	return k, nil
 }
 
-func (t *topKiller) Checker() func(p *procwalk.Process) error { return t.killers[syscall.SIGTERM].Checker() }
+func (t *topKiller) Checker() func(p *procwalk.Process) error {
+	return t.killers[syscall.SIGTERM].Checker()
+}
 func (t *topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
 	k, err := t.with(sig)
 	if err != nil {

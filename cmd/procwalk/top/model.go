@@ -130,7 +130,7 @@ type plannedRows struct {
 type confirmation struct {
 	what    string // "pid 42", for the status line
 	prompt  string
-	warning string // set for a protected (system) process
+	warning string                             // set for a protected (system) process
 	do      func(first syscall.Signal) tea.Cmd // the kill, with this first signal
 }
 
