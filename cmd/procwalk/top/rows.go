@@ -198,9 +198,14 @@ func (b *rowBuilder) processCells(r *row) []string {
 	if p.Read&procwalk.FieldStatus != 0 {
 		user = b.users.Name(p.EffectiveUID)
 	}
-	command := strings.Join(p.Cmdline, " ")
-	if command == "" {
-		command = "[" + p.Comm + "]"
+	// Not read yet (a row the last frame did not have on screen, shown
+	// after a sort until the next): "-", as any value not read; "[comm]"
+	// is for a command line read empty (a kernel thread, a zombie).
+	command := absent
+	if p.Read&procwalk.FieldCmdline != 0 {
+		if command = strings.Join(p.Cmdline, " "); command == "" {
+			command = "[" + p.Comm + "]"
+		}
 	}
 	return []string{
 		strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/procwalk/procwalk/procwalk"
+
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -260,5 +262,18 @@ func TestSignalPicker(t *testing.T) {
 	press(m, "k", "x", "n")
 	if len(k.calls) != n {
 		t.Errorf("x or n killed: %v", k.calls[n:])
+	}
+}
+
+// A row whose command line was not read yet (after a sort, until the next
+// frame reads the rows on screen) shows "-", not a made-up "[comm]" that
+// reads as a kernel thread.
+func TestUnreadCommandIsNoPlaceholder(t *testing.T) {
+	m, _, _ := newTestModel(t, 200, 40)
+	p := *m.rows[0].proc
+	p.Read &^= procwalk.FieldCmdline
+	r := row{proc: &p, builder: m.rows[0].builder}
+	if got := r.text()[len(r.text())-1]; got != absent {
+		t.Errorf("unread command line shows %q, want %q", got, absent)
 	}
 }
