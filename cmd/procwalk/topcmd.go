@@ -164,7 +164,10 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeKeys()
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout)}
+	// 20 frames a second at most: the screen changes once a refresh or a
+	// key, and Bubble Tea's renderer wakes at every frame even when nothing
+	// changed (at its default 60, half of the view's CPU when idle).
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout), tea.WithFPS(topFPS)}
 	if os.Getenv("NO_COLOR") != "" {
 		// Any value, as no-color.org says (Bubble Tea takes only a true
 		// boolean): no colours, attributes kept (reverse video marks the
@@ -177,6 +180,9 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	}
 	return nil
 }
+
+// topFPS is the live view's most frames a second.
+const topFPS = 20
 
 // keyboard is where the live view reads keys: stdin when it is a terminal,
 // else the controlling terminal (procwalk top </dev/null, or under a
