@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // header.go draws the three lines above the table: the host, memory and
@@ -106,8 +107,12 @@ func (m *Model) header(st styles) []string {
 		fitParts(m.meters.line(m.glyphs, m.cfg.Escape, m.selected()), m.width)}
 }
 
-// gaugeCells is the width of the memory gauge's bar.
-const gaugeCells = 20
+// gaugeCells is the width of the memory gauge's bar; gaugeNameCells the
+// most its cgroup's name takes.
+const (
+	gaugeCells     = 20
+	gaugeNameCells = 24
+)
 
 // gauges are the parts of the home cgroup's line: its memory against its
 // limit with the danger threshold marked, its CPU against its quota, and
@@ -118,7 +123,9 @@ func (m *Model) gauges(st styles) []part {
 		return []part{newPart("cgroup: none with a limit (run inside a cgroup or pod with memory.max set)", 10)}
 	}
 	u := s.Totals.Cgroup
-	parts := []part{newPart("cgroup "+m.cfg.Escape(s.Name), 8)}
+	// A long path (a pod's, a container's) is cut in its middle: the
+	// figures beside it matter more than its every character.
+	parts := []part{newPart("cgroup "+textwidth.CutMiddle(m.cfg.Escape(s.Name), gaugeNameCells), 8)}
 	danger := false
 	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
 		parts = append(parts, newPart("mem "+m.gauge(st, u.MemoryPercent), 5),

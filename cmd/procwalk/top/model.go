@@ -664,6 +664,7 @@ func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height
 		if msg.err != nil {
 			return "", msg.err
 		}
+		m.reset = true // one frame, shown from its first row
 		m.setFrame(msg.frame)
 	}
 	return m.Screen() + "\n", nil

@@ -277,3 +277,23 @@ func TestUnreadCommandIsNoPlaceholder(t *testing.T) {
 		t.Errorf("unread command line shows %q, want %q", got, absent)
 	}
 }
+
+// At 80 columns a column with no value on screen goes before the others,
+// and COMMAND keeps at least 20 cells.
+func TestEmptyColumnsGoFirst(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 24)
+	widths := layout(m.shownColumns(), 80)
+	if w := widths[len(widths)-1]; w < 20 {
+		t.Errorf("COMMAND is %d cells at 80 columns", w)
+	}
+	// The fixture has no rates: CPU% is "-" on every row, yet sorted by
+	// (kept); GROW/m, READ/s and WRITE/s, "-" too, go.
+	for _, c := range []int{colGrowth, colRead, colWrite} {
+		if widths[c] != 0 {
+			t.Errorf("%s, empty, kept at %d cells", m.cols[c].title, widths[c])
+		}
+	}
+	if widths[colCPU] == 0 {
+		t.Error("the sorted column went")
+	}
+}

@@ -161,10 +161,23 @@ func layout(cols []column, width int) []int {
 
 // shownColumns are the view's columns, the one sorted by kept on screen
 // however narrow the terminal.
+// A column with no value in any row on screen ("-" all down) goes first.
 func (m *Model) shownColumns() []column {
-	cols := m.cols
+	cols := append([]column(nil), m.cols...)
+	rows := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
+	for c := range cols {
+		if cols[c].text || cols[c].flex || len(rows) == 0 {
+			continue
+		}
+		empty := true
+		for i := range rows {
+			empty = empty && !rows[i].have[c] && (rows[i].proc != nil || rows[i].text()[c] == absent)
+		}
+		if empty {
+			cols[c].keep = -1
+		}
+	}
 	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
-		cols = append([]column(nil), m.cols...)
 		cols[m.sortCol[m.view]].keep = 100
 	}
 	return cols
