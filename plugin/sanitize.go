@@ -25,17 +25,17 @@ func isClean(s string, max int, tag bool) bool {
 	if len(s) > max || (tag && (s == "" || s[len(s)-1] == '\\')) {
 		return false
 	}
-	return !procwalk.NeedsEscape(s)
+	return !procwalk.NeedsDataEscape(s)
 }
 
 // appendClean appends s to dst escaped as procwalk prints every name
-// (procwalk.AppendPrintable: a control byte as \x1b, a newline as \n,
-// invalid UTF-8 as \xff, as the CLI's tables show them), stopping before
-// max bytes of output between characters. For tags, a trailing backslash
-// (which line protocol cannot round-trip) becomes '_'.
+// (procwalk.AppendData: a control byte as \x1b, a newline as \n, invalid
+// UTF-8 as \xff, as the CLI's tables show them; a valid character as it
+// is), stopping before max bytes of output between characters. For tags,
+// a trailing backslash (which line protocol cannot round-trip) becomes '_'.
 func appendClean(dst []byte, s string, max int, tag bool) []byte {
 	start := len(dst)
-	return fixTag(procwalk.AppendPrintable(dst, s, max), start, tag)
+	return fixTag(procwalk.AppendData(dst, s, max), start, tag)
 }
 
 func fixTag(dst []byte, start int, tag bool) []byte {

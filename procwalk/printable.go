@@ -22,7 +22,12 @@ func Printable(s string) string {
 }
 
 // NeedsEscape reports whether Printable would change s.
-func NeedsEscape(s string) bool {
+func NeedsEscape(s string) bool { return needsEscape(s, true) }
+
+// NeedsDataEscape reports whether AppendData would change s.
+func NeedsDataEscape(s string) bool { return needsEscape(s, false) }
+
+func needsEscape(s string, text bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < 0x20 || c == 0x7f {
@@ -30,7 +35,7 @@ func NeedsEscape(s string) bool {
 		}
 		if c >= utf8.RuneSelf {
 			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 || !unicode.IsPrint(r) {
+			if r == utf8.RuneError && size == 1 || text && !unicode.IsPrint(r) || r >= 0x80 && r < 0xa0 {
 				return true
 			}
 			i += size - 1
@@ -42,7 +47,16 @@ func NeedsEscape(s string) bool {
 // AppendPrintable appends Printable(s) to dst, stopping before max bytes of
 // it (max < 0: no limit) at the end of a character or an escape, never
 // inside one.
-func AppendPrintable(dst []byte, s string, max int) []byte {
+func AppendPrintable(dst []byte, s string, max int) []byte { return appendEscaped(dst, s, max, true) }
+
+// AppendData is AppendPrintable for data that no terminal shows as it is
+// (a line protocol tag or field): control characters and invalid UTF-8
+// are escaped alike (\x1b, \n, \xff), and every valid character else is
+// kept, a zero-width space or a byte order mark a script emitted included,
+// which Printable escapes for a terminal's sake.
+func AppendData(dst []byte, s string, max int) []byte { return appendEscaped(dst, s, max, false) }
+
+func appendEscaped(dst []byte, s string, max int, text bool) []byte {
 	start := len(dst)
 	fits := func(n int) bool { return max < 0 || len(dst)-start+n <= max }
 	for i := 0; i < len(s); {
@@ -60,7 +74,7 @@ func AppendPrintable(dst []byte, s string, max int) []byte {
 			esc = `\t`
 		case r < 0x80 && !unicode.IsPrint(r):
 			esc = fmt.Sprintf(`\x%02x`, r)
-		case r >= 0x80 && !unicode.IsPrint(r):
+		case r >= 0x80 && r < 0xa0, text && r >= 0x80 && !unicode.IsPrint(r):
 			esc = fmt.Sprintf(`\u%04x`, r)
 		}
 		if esc == "" {

@@ -56,3 +56,21 @@ func TestPrintableLen(t *testing.T) {
 		}
 	}
 }
+
+// AppendData escapes what Printable escapes but valid characters, which it
+// keeps: line protocol is data, no terminal.
+func TestAppendData(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"evil\x1b[31m\n", `evil\x1b[31m\n`},
+		{"bad\xff", `bad\xff`},
+		{"bom\ufeff zw\u200b bidi\u202e", "bom\ufeff zw\u200b bidi\u202e"},
+		{"c1\u0085", `c1\u0085`},
+	} {
+		if got := string(AppendData(nil, tt.in, -1)); got != tt.want {
+			t.Errorf("AppendData(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if got, want := NeedsDataEscape(tt.in), tt.want != tt.in; got != want {
+			t.Errorf("NeedsDataEscape(%q) = %v, want %v", tt.in, got, want)
+		}
+	}
+}

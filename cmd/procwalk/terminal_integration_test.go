@@ -164,7 +164,7 @@ func TestIntegrationTopOnSilentTerminal(t *testing.T) {
 				prog = "/bin/sh"
 			}
 			r := startOnPTY(t, prog, []string{"TERM=xterm-256color"}, args...)
-			if !r.waitFor(" processes, ") { // the header
+			if !r.waitFor(" processes") { // the header
 				err, out := r.wait()
 				t.Fatalf("no screen (%v):\n%q", err, out)
 			}

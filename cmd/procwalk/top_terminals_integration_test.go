@@ -58,12 +58,19 @@ func TestIntegrationTopTerminals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			x := newTmux(t, fmt.Sprintf("pwterm-%d-%d", os.Getpid(), len(tt.name)))
 			x.run("new-session", "-d", "-x", "100", "-y", "30", "-s", "top",
-				fmt.Sprintf("env %s %s top --interval 1h %s", tt.env, bin, tt.redirect))
-			plain := x.waitFor("the status line", func(s string) bool { return strings.Contains(s, "q quit") })
+				// Should top end too soon, its message and status stay on screen.
+				fmt.Sprintf("env %s %s top --interval 1h %s; echo top ended: $?; sleep 600", tt.env, bin, tt.redirect))
+			plain := x.waitFor("the status line", func(s string) bool {
+				if strings.Contains(s, "top ended") {
+					t.Fatalf("top ended:\n%s", s)
+				}
+				return strings.Contains(s, "q quit")
+			})
 			styled := x.out("capture-pane", "-p", "-e")
 			tt.check(t, x, plain, styled)
-			// A click on the table's fifth row (y 8: three header lines, the
-			// titles, rows from y 4), as an SGR mouse report: press, release.
+			// A click on the table's fifth row (y 9 counted from 0: four
+			// header lines, the titles, rows from y 5; SGR reports count
+			// from 1), as an SGR mouse report: press, release.
 			// In the tree, whose order no refresh changes (the selection
 			// follows its process when the order does).
 			x.run("send-keys", "Tab")
@@ -72,13 +79,13 @@ func TestIntegrationTopTerminals(t *testing.T) {
 			x.waitFor("the tree", func(s string) bool { return strings.Contains(s, "tree 1/") })
 			// Sent as bytes (-H): tmux would read a literal string as keys.
 			report := []string{"send-keys", "-H"}
-			for _, b := range []byte("\x1b[<0;10;9M\x1b[<0;10;9m") {
+			for _, b := range []byte("\x1b[<0;10;10M\x1b[<0;10;10m") {
 				report = append(report, fmt.Sprintf("%02x", b))
 			}
 			x.run(report...)
 			x.waitFor("the fifth row selected", func(s string) bool { return strings.Contains(s, " 5/") })
 			x.run("send-keys", "q")
-			x.waitFor("top to quit", func(s string) bool { return !strings.Contains(s, "q quit") })
+			x.waitFor("top to quit", func(s string) bool { return strings.Contains(s, "top ended: 0") })
 		})
 	}
 }
