@@ -122,7 +122,7 @@ func outputBudget(flag, value string) (int, error) {
 // default protected list plus --protect, each outcome logged and passed to
 // audit.
 func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
-	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
+	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit, Sentinel: e.newSentinel()}
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}

@@ -222,7 +222,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 			src.Close()
 		}
 	}()
-	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
+	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
 	if c.protect != "" {
 		extra := splitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
