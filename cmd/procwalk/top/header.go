@@ -65,7 +65,10 @@ func fitParts(parts []part, w int) string {
 func (m *Model) header(st styles) []string {
 	f := m.frame
 	sys := f.System
-	host, _ := os.Hostname()
+	host := m.cfg.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(m.cfg.Escape(host), 3),
 		newPart(fmt.Sprintf("%d processes", len(f.Snapshot.Procs)), 9)}
 	if m.sessionCount >= 0 {

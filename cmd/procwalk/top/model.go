@@ -29,6 +29,8 @@ type Config struct {
 	Sessions bool
 	// Agents starts in the agents view ("a").
 	Agents bool
+	// Host is the host's name for the header; "": os.Hostname's.
+	Host string
 	// Kinds are the session kinds the sessions view lists (--kind); nil:
 	// every kind grouped. The gauges' cgroups are grouped whatever it says.
 	Kinds []string
