@@ -279,6 +279,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newRunCommand(g, e),
 			newWatchCommand(g, e),
 			newTopCommand(g, e),
+			newRecordCommand(g, e),
+			newTestCommand(g, e),
 		},
 	}
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))

@@ -69,7 +69,12 @@ func (m *Model) header(st styles) []string {
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(m.cfg.Escape(host), 3),
+	host = m.cfg.Escape(host)
+	hostRank := 3
+	if st, ok := m.src.(Stepper); ok {
+		host, hostRank = "replay "+st.Position(), 9 // escaped by the Stepper; which frame matters
+	}
+	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(host, hostRank),
 		newPart(fmt.Sprintf("%d processes", len(f.Snapshot.Procs)), 9)}
 	if m.sessionCount >= 0 {
 		// Every kind's count, as the sessions view lists them: a process

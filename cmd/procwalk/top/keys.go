@@ -25,6 +25,7 @@ func keyHelp() [][2]string {
 		{"\\, F4", "filter: show only the rows whose name or command line holds the text (Enter keeps it, Esc clears it)"},
 		{"k", "kill the selected process (asks y/n)"},
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
+		{"[ ] { }", "a recording (--replay): the previous, next frame; ten back, on"},
 		{"?", "this help"},
 		{"GROW/m", "USS growth per minute: the slope of a least-squares line through the last minute's samples (one every 4 s at most), so a fork and reap reads flat; \"-\" before two samples a second apart"},
 	}
@@ -102,6 +103,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.agents()
 	case "g":
 		m.switchTmux()
+	case "[", "]", "{", "}":
+		return m.step(map[string]int{"[": -1, "]": 1, "{": -10, "}": 10}[k])
 	case "k":
 		return m.askKill(false)
 	case "K":
@@ -249,6 +252,9 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	switch {
 	case m.killer == nil:
 		m.status, m.alarm = "killing is off in this view", true
+		if m.cfg.NoKill != "" {
+			m.status = m.cfg.NoKill
+		}
 		return nil
 	case m.killing:
 		m.status, m.alarm = "a kill is still running", true
@@ -342,4 +348,20 @@ func (m *Model) answer(k string) tea.Cmd {
 		m.status, m.alarm = "kill cancelled", false
 	}
 	return nil
+}
+
+// step shows another frame of a recording (a Stepper source): gathered at
+// once, not at the next tick.
+func (m *Model) step(by int) tea.Cmd {
+	st, ok := m.src.(Stepper)
+	if !ok {
+		m.status = "[ and ] step through a recording: procwalk top --replay FILE"
+		return nil
+	}
+	st.Step(by)
+	if m.gathered {
+		return nil // the gather under way returns the frame stepped to
+	}
+	m.shown = "" // what the screen shows changed: the frame
+	return m.regather()
 }

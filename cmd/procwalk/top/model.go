@@ -49,6 +49,9 @@ type Config struct {
 	// video: for terminals that show no attributes (TERM=dumb). The view
 	// sets it itself when Bubble Tea finds no colour profile.
 	Marker bool
+	// NoKill says why k and K kill nothing (a recording's processes are
+	// not this host's); "" with a Killer.
+	NoKill string
 }
 
 // view is what the table shows.
