@@ -100,7 +100,7 @@ func processColumns() []column {
 		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
 		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
 		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
-		{title: "COMMAND", width: 20, keep: 10, flex: true, text: true},
+		{title: "COMMAND", width: 10, keep: 10, flex: true, text: true},
 	}
 }
 
