@@ -1,3 +1,5 @@
+//go:build linux
+
 package top
 
 import tea "charm.land/bubbletea/v2"
