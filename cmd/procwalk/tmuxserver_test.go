@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,11 +24,14 @@ func newTmux(t *testing.T, socket string) *testTmux {
 	t.Helper()
 	x := &testTmux{t: t, socket: socket}
 	t.Cleanup(func() {
-		path, _ := exec.Command("tmux", "-L", socket, "display-message", "-p", "#{socket_path}").Output()
 		exec.Command("tmux", "-L", socket, "kill-server").Run()
-		if p := strings.TrimSpace(string(path)); p != "" {
-			os.Remove(p) // kill-server may leave it; discovery would dial it later
+		// kill-server, or a server whose last pane ended, may leave the
+		// socket; discovery would dial it later. Where tmux puts it:
+		dir := os.Getenv("TMUX_TMPDIR")
+		if dir == "" {
+			dir = "/tmp"
 		}
+		os.Remove(filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), socket))
 	})
 	return x
 }
