@@ -10,6 +10,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,6 +27,13 @@ type ptyRun struct {
 	grew   *sync.Cond
 	done   chan struct{} // closed when the terminal has nothing more to read
 }
+
+// ptyHangLimit bounds a command on a pty: every command here ends in
+// moments, and one that hangs is killed after this long, which ends its
+// terminal and fails the test with what it wrote, rather than holding the
+// shared test queue for the 30-minute timeout. Not a measure of speed: a
+// loaded machine takes seconds, not minutes.
+const ptyHangLimit = 3 * time.Minute
 
 // startOnPTY starts bin with args on a new 80x24 pseudo-terminal, its
 // controlling terminal, with env (and PATH, HOME).
@@ -45,6 +53,10 @@ func startOnPTY(t *testing.T, bin string, env []string, args ...string) *ptyRun 
 		t.Fatal(err)
 	}
 	slave.Close() // the child's now: reads end (EIO) once it exits
+	hang := time.AfterFunc(ptyHangLimit, func() {
+		t.Errorf("%s %q still running after %v: killed", bin, args, ptyHangLimit)
+		r.cmd.Process.Kill() // our own child
+	})
 	go func() {
 		defer close(r.done)
 		buf := make([]byte, 4096)
@@ -60,6 +72,7 @@ func startOnPTY(t *testing.T, bin string, env []string, args ...string) *ptyRun 
 		}
 	}()
 	t.Cleanup(func() {
+		hang.Stop()
 		if r.cmd.ProcessState == nil {
 			r.cmd.Process.Kill() // our own child, on a failed test
 			r.cmd.Wait()
