@@ -45,6 +45,9 @@ EXAMPLES
 func manPage(root *ffcli.Command, version string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, ".TH PROCWALK 1 \"\" \"%s\" \"User Commands\"\n", roffText(version))
+	// Ragged right (a line broken in a list of values has no space to
+	// stretch) and no hyphens: a metric name split in two is not one to copy.
+	b.WriteString(".ad l\n.nh\n")
 	b.WriteString(".SH NAME\nprocwalk \\- report, group and safely act on the processes and sessions of a Linux host\n")
 	b.WriteString(".SH SYNOPSIS\n.B procwalk\n" + roffText(strings.TrimPrefix(root.ShortUsage, "procwalk ")) + "\n")
 	b.WriteString(".SH DESCRIPTION\n")
@@ -68,7 +71,9 @@ func manPage(root *ffcli.Command, version string) string {
 			b.WriteString(".PP\nFlags:\n")
 			for _, f := range flags {
 				name, help := flagHelp(f)
-				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffQuote(name), roffText(help))
+				// A flag's list of values (rss|pss|...) is one word to
+				// troff: each bar may break the line after it (\:).
+				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffQuote(name), strings.ReplaceAll(roffText(help), "|", `|\:`))
 			}
 		}
 	}

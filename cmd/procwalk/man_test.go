@@ -50,7 +50,7 @@ func TestManPage(t *testing.T) {
 // isRequest reports whether a line of the page is one of the requests it
 // writes.
 func isRequest(l string) bool {
-	for _, r := range []string{".TH ", ".SH ", ".SS ", ".PP", ".TP", ".B ", ".BR ", ".br", ".nf", ".fi"} {
+	for _, r := range []string{".TH ", ".SH ", ".SS ", ".PP", ".TP", ".B ", ".BR ", ".br", ".nf", ".fi", ".ad ", ".nh"} {
 		if strings.HasPrefix(l, r) {
 			return true
 		}
