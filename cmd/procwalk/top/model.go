@@ -15,6 +15,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -76,7 +77,7 @@ type Model struct {
 	frame   Frame
 	loaded  bool
 	err     error // the last gather's
-	metrics *procwalk.Catalogue
+	metrics *metric.Catalogue
 
 	view      view
 	member    string // viewMembers: the session's reference
@@ -112,7 +113,7 @@ type Model struct {
 	planned *plannedRows
 
 	glyphs glyphs         // the config's: Unicode or ASCII
-	growth *growthTracker // GROW/m, a minute's regression (growth.go)
+	growth *growthTracker // USS+, a minute's regression (growth.go)
 	meters meters         // per-CPU meters, the selected row's history
 	// drawn is the row the last screen drew selected: what k and K act
 	// on, whatever a refresh moved under the cursor since.
@@ -154,7 +155,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg.DangerPercent = session.DefaultDangerPercent
 	}
 	return &Model{
-		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
+		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
 		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: newGrowthTracker(),
@@ -425,7 +426,7 @@ func (m *Model) refresh() {
 	m.clamp()
 }
 
-// smoothGrowth sets GROW/m of the process rows to the minute's regression
+// smoothGrowth sets USS+ of the process rows to the minute's regression
 // (growth.go) in place of the rate between the last two frames, and sorts
 // again when the view is sorted by it.
 func (m *Model) smoothGrowth() {
