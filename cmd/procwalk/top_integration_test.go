@@ -193,9 +193,9 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	waitForMatch(row)
 	// The row is there without the filter too: wait until top took the
 	// filter and Enter, or Escape below would reach it before them, and
-	// "sessions (" would be the screen before them (on a loaded machine
+	// "sessions 1/" would be the screen before them (on a loaded machine
 	// Escape then arrived with the Tab after it, as alt+Tab).
-	waitFor(`sessions, filter "top" (`)
+	waitFor(`sessions, filter "top" 1/`)
 	keys("Escape")
 	waitFor("sessions 1/") // filter cleared; a key right after Escape would read as Alt-key
 	keys("Tab")            // the tree

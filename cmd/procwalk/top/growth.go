@@ -8,14 +8,14 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 )
 
-// growth.go smooths GROW/m: USS per minute as the slope of a least-squares
+// growth.go smooths USS+: USS per minute as the slope of a least-squares
 // line through the last minute's samples of each process on screen. The
 // rate between two refreshes one second apart made a shell's fork and reap
 // read as ±40 MB/min; a minute's line reads what the memory does.
 
-// growthWindow is how far back GROW/m looks; growthStep the least time
+// growthWindow is how far back USS+ looks; growthStep the least time
 // between two samples kept (16 at most per process: bounded memory even
-// when every process is read, sorted by GROW/m).
+// when every process is read, sorted by USS+).
 const (
 	growthWindow = 60 * time.Second
 	growthStep   = growthWindow / 15

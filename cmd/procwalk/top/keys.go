@@ -29,7 +29,7 @@ func keyHelp() [][2]string {
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
 		{"[ ] { }", "a recording (--replay): the previous, next frame; ten back, on"},
 		{"?", "this help"},
-		{"GROW/m", "USS growth per minute: the slope of a least-squares line through the last minute's samples (one every 4 s at most), so a fork and reap reads flat; \"-\" before two samples a second apart"},
+		{"USS+", "USS growth per minute (uss_growth_bytes_per_minute): the slope of a least-squares line through the last minute's samples (one every 4 s at most), so a fork and reap reads flat; \"-\" before two samples a second apart"},
 	}
 }
 

@@ -285,7 +285,7 @@ func TestEmptyColumnsGoFirst(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 24)
 	widths := layout(m.shownColumns(), 80)
 	// The fixture has no rates: CPU% is "-" on every row, yet sorted by
-	// (kept); GROW/m, READ/s and WRITE/s, "-" too, go.
+	// (kept); USS+, READ/s and WRITE/s, "-" too, go.
 	for _, c := range []int{colGrowth, colRead, colWrite} {
 		if widths[c] != 0 {
 			t.Errorf("%s, empty, kept at %d cells", m.cols[c].title, widths[c])
