@@ -68,6 +68,18 @@ func Cut(s string, n int) string {
 	return head + Ellipsis
 }
 
+// CutStart keeps what fits of s in n cells from its end: s itself when it
+// fits, else "…" and its end (a path whose last part matters).
+func CutStart(s string, n int) string {
+	if Width(s) <= n {
+		return s
+	}
+	if n < 1 {
+		return ""
+	}
+	return Ellipsis + suffix(s, n-1)
+}
+
 // CutMiddle fits s in n cells by putting "…" in place of its middle: a
 // path or a long name keeps its start and its end.
 func CutMiddle(s string, n int) string {

@@ -36,14 +36,18 @@ func TestCutAndPad(t *testing.T) {
 		s        string
 		n        int
 		cut, mid string
+		start    string // CutStart's
 	}{
-		{"sleep", 10, "sleep", "sleep"},
-		{"/usr/lib/systemd/systemd", 10, "/usr/lib/…", "/usr/…temd"},
-		{"日本語のコマンド", 7, "日本語…", "日本…ド"}, // never half a character: 7 cells hold 3 wide + "…"
-		{"日本語のコマンド", 8, "日本語…", "日本…ド"}, // "ンド" is 4 cells: the tail gets 3
-		{"ab", 1, "…", "…"},
-		{"abc", 0, "", "abc"},
+		{"sleep", 10, "sleep", "sleep", "sleep"},
+		{"/usr/lib/systemd/systemd", 10, "/usr/lib/…", "/usr/…temd", "…d/systemd"},
+		{"日本語のコマンド", 7, "日本語…", "日本…ド", "…マンド"}, // never half a character: 7 cells hold 3 wide + "…"
+		{"日本語のコマンド", 8, "日本語…", "日本…ド", "…マンド"}, // "ンド" is 4 cells: the tail gets 3
+		{"ab", 1, "…", "…", "…"},
+		{"abc", 0, "", "abc", ""},
 	} {
+		if got := CutStart(tt.s, tt.n); got != tt.start || Width(got) > max(tt.n, 0) {
+			t.Errorf("CutStart(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.start)
+		}
 		if got := Cut(tt.s, tt.n); got != tt.cut || (tt.n > 0 && Width(got) > tt.n) {
 			t.Errorf("Cut(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.cut)
 		}

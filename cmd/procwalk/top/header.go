@@ -73,11 +73,14 @@ func (m *Model) header(st styles) []string {
 	}
 	host = m.cfg.Escape(host)
 	hostRank := 3
+	procs := fmt.Sprintf("%d processes", len(f.Snapshot.Procs))
 	if st, ok := m.src.(Stepper); ok {
-		host, hostRank = "replay "+st.Position(), 9 // escaped by the Stepper; which frame matters
+		// Which frame matters, at the end of the position: a recording's
+		// long path is cut at its start to leave the line room for it.
+		room := m.width - width("procwalk top") - width(procs) - 2*2 - width("replay ")
+		host, hostRank = "replay "+textwidth.CutStart(st.Position(), max(room, 1)), 9 // escaped by the Stepper
 	}
-	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(host, hostRank),
-		newPart(fmt.Sprintf("%d processes", len(f.Snapshot.Procs)), 9)}
+	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(host, hostRank), newPart(procs, 9)}
 	if m.sessionCount >= 0 {
 		// Every kind's count, as the sessions view lists them: a process
 		// view groups the gauges' cgroups alone, whose count means nothing.

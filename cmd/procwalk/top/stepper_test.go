@@ -3,6 +3,7 @@
 package top
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 // stepSource serves frames gathered before, stepped through as a
 // recording is (top --replay).
 type stepSource struct {
+	path   string // the recording's name in Position
 	frames []Frame
 	at     int
 	steps  []int
@@ -33,7 +35,7 @@ func (s *stepSource) Step(by int) {
 }
 
 func (s *stepSource) Position() string {
-	return fmt.Sprintf("rec frame %d of %d", s.at+1, len(s.frames))
+	return fmt.Sprintf("%s frame %d of %d", cmp.Or(s.path, "rec"), s.at+1, len(s.frames))
 }
 
 // [ ] { } step through a Stepper's frames, the frame stepped to gathered
@@ -69,6 +71,13 @@ func TestStepThroughRecording(t *testing.T) {
 	}
 	if fmt.Sprint(src.steps) != "[1 1 1 -1 10 1 -10 -10 -1]" {
 		t.Errorf("steps %v", src.steps)
+	}
+	// A recording's long path leaves room for which frame is shown: it
+	// is cut at its start.
+	src.path = "/tmp/TestIntegrationTopReplayInTmux1234567890/001/a-long-recording-name.pwrec"
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 30})
+	if want := "replay …01/a-long-recording-name.pwrec frame 1 of 12  18 processes"; !strings.Contains(ansi.Strip(m.Screen()), want) {
+		t.Errorf("a long path at 80 columns: no %q in\n%s", want, m.Screen())
 	}
 	lm, _, _ := newTestModel(t, 120, 30)
 	press(lm, "]")
