@@ -74,14 +74,17 @@ func (x *testTmux) waitFor(what string, ok func(screen string) bool) string {
 	}
 }
 
-// waitLines waits until the pane's history holds n lines starting with
-// prefix, and returns them.
+// waitLines waits until the pane's history holds n whole lines starting
+// with prefix, and returns them. A line is whole once something was
+// written below it (the shell's next prompt): a program may write one line
+// in several writes, and the screen read between two of them shows part.
 func (x *testTmux) waitLines(prefix string, n int) []string {
 	x.t.Helper()
 	var lines []string
 	x.waitFor(fmt.Sprintf("%d lines starting %q", n, prefix), func(string) bool {
 		lines = lines[:0]
-		for _, l := range strings.Split(x.screen(true), "\n") {
+		all := strings.Split(strings.TrimRight(x.screen(true), " \n"), "\n")
+		for _, l := range all[:len(all)-1] { // the last line may be unfinished
 			if strings.HasPrefix(l, prefix) {
 				lines = append(lines, strings.TrimRight(l, " "))
 			}
