@@ -95,11 +95,6 @@ type Model struct {
 	height    int
 	help      bool
 	plain     bool // text alone, no styles (--once)
-	// prime makes the next gather read the io of every process: --once's
-	// first of two, so that whichever rows the second shows (its order
-	// comes from rates the first lacks) have a sample to take READ/s and
-	// WRITE/s from.
-	prime bool
 	confirm   *confirmation
 	status    string
 	alarm     bool // status is a warning or a refusal
@@ -113,6 +108,11 @@ type Model struct {
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
 	spare []row
+	// prime makes the next gather read the io of every process: --once's
+	// first of two, so that whichever rows the second shows (its order
+	// comes from rates the first lacks) have a sample to take READ/s and
+	// WRITE/s from.
+	prime bool
 	// planned are the rows the last gather built to know which processes
 	// its frame shows: the frame's rows, unless the view changed since.
 	planned *plannedRows
