@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -127,7 +126,7 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self, data procwalk.FS
 	// rather than let garbage grow the heap to twice what is live: what
 	// the budgets let a script keep, not what the GC leaves, bounds the
 	// worker's resident memory, well below its memory cgroup's limit.
-	debug.SetMemoryLimit(int64(l.HeapBudgetBytes + l.RetainedBytes + goSlack))
+	frame.LimitHeap(int64(l.HeapBudgetBytes + l.RetainedBytes + goSlack))
 	// Past the soft RLIMIT_CPU the kernel sends SIGXCPU, which Go ignores
 	// unless asked: end the worker, with the status the parent explains.
 	xcpu := make(chan os.Signal, 1)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -43,19 +42,19 @@ func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 		if g.longRunning {
 			choose = bpfsource.Choose
 		}
-		// Loading parses the kernel's BTF: megabytes of garbage at once.
-		// Collected as it goes and handed back after, it does not set a
-		// long-running execd's peak resident size. A one-shot command
-		// loads nothing unless --source bpf: two forced collections at its
-		// start would be its only garbage collection work.
+		// Loading parses the kernel's BTF: megabytes of garbage at once,
+		// collected as it goes for a long-running command. A one-shot
+		// command loads nothing unless --source bpf: two forced
+		// collections at its start would be its only garbage collection
+		// work.
+		var c *bpfsource.Chosen
+		var err error
+		load := func() { c, err = choose(fsys, g.source) }
 		if g.longRunning || g.source == bpfsource.ModeBPF {
-			gc := debug.SetGCPercent(10)
-			defer func() {
-				debug.SetGCPercent(gc)
-				debug.FreeOSMemory()
-			}()
+			frame.CollectingGarbage(load)
+		} else {
+			load()
 		}
-		c, err := choose(fsys, g.source)
 		if err != nil {
 			return nil, usageErrorf("--source: %v", err)
 		}
@@ -66,22 +65,6 @@ func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 	}
 	return g.chosen.Source, nil
 }
-
-// oneShotGC sets the garbage collector of a command that gathers once and
-// exits (ps, tree, sessions, telegraf's exec mode), unless GOGC is set:
-// nearly all it allocates is the snapshot, alive until it exits, so a
-// collection frees little, and each one runs a mark worker on the idle
-// core (at 10,000 processes it cost ps 4% of its CPU and sessions 8%, for
-// no smaller peak resident size).
-func oneShotGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(oneShotGCPercent)
-	}
-}
-
-// oneShotGCPercent lets a one-shot command's heap grow to five times its
-// live size before a collection (GOGC=400).
-const oneShotGCPercent = 400
 
 // closeSource unloads the BPF program, if one was loaded.
 func (g *globals) closeSource() {

@@ -112,7 +112,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	p, err := c.g.pipeline(frame.Config{Fields: plan.fields, NoRates: !plan.rates})
 	if err != nil {
 		return err

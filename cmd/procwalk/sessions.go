@@ -323,7 +323,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if !c.f.noRates || c.json {
 		extra |= procwalk.FieldIO
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, extra)
 	if err != nil {
 		return err

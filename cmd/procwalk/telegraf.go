@@ -219,7 +219,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		}
 		return nil
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	if c.rates {
 		if err := c.waitForRates(ctx, collector); err != nil {
 			return err

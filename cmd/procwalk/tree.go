@@ -88,7 +88,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	}
 	// smaps_rollup takes each target's mmap lock: with --pss it is read
 	// after the scan, for the processes drawn alone.
-	oneShotGC()
+	frame.OneShotGC()
 	p, err := c.g.pipeline(frame.Config{NoRates: true})
 	if err != nil {
 		return err
