@@ -97,10 +97,12 @@ type memoryState struct {
 // Release hands back the storage of every frame the retention still
 // holds and returns its pages to the kernel: for a consumer idle until its
 // next gather, or one leaving a view. No frame gathered so far may be used
-// afterwards (Frame.Check panics).
+// afterwards (Frame.Check panics), but with KeepAll, which recycles none.
 func (p *Pipeline) Release() {
 	p.monitor.Release()
-	p.valid = p.gen + 1
+	if p.cfg.Memory.Retention != KeepAll {
+		p.valid = p.gen + 1
+	}
 }
 
 // betweenFrames is the policy's work once a consumer is done with a frame
