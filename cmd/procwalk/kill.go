@@ -276,11 +276,11 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		}
 		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
 	}
-	snap, err := fsys.Snapshot(0)
+	f, err := frame.New(fsys, frame.Config{NoRates: true}).Gather()
 	if err != nil {
 		return procwalk.ProcID{}, err
 	}
-	p := snap.Process(pid)
+	p := f.Snapshot.Process(pid)
 	if p == nil && fsys.Hidden(pid) {
 		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
 	}
