@@ -27,9 +27,16 @@ import (
 // fields travel without a change here. An Encoder and the Decoder reading
 // its output are a pair: the gob stream sends each type once.
 
-// wireVersion is the first byte of an encoded frame; a Decoder refuses
-// another.
-const wireVersion = 1
+// wireVersion is the first byte of an encoded frame: the encoding an
+// Encoder writes. A Decoder reads it and every version down to
+// oldestWireVersion (recordings made before stay readable) and refuses
+// another. Versions: 1 every field of a process in a fixed order, a
+// session's members in the gob stream (codec_v1.go); 2 a process's
+// non-zero fields and a mask, members and roots written by hand.
+const (
+	wireVersion       = 2
+	oldestWireVersion = 1
+)
 
 // ErrCodec wraps a frame that does not decode.
 var ErrCodec = errors.New("frame: malformed encoded frame")
@@ -121,9 +128,10 @@ func NewDecoder() *Decoder {
 // Decode returns the frame of b, made elsewhere (Generation is the
 // encoder's; ReadMore reads nothing until WithReader).
 func (d *Decoder) Decode(b []byte) (f Frame, err error) {
-	if len(b) == 0 || b[0] != wireVersion {
-		return Frame{}, fmt.Errorf("%w: not version %d", ErrCodec, wireVersion)
+	if len(b) == 0 || b[0] < oldestWireVersion || b[0] > wireVersion {
+		return Frame{}, fmt.Errorf("%w: not a version from %d to %d", ErrCodec, oldestWireVersion, wireVersion)
 	}
+	version := b[0]
 	r := wireReader{b: b[1:]}
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
@@ -135,9 +143,14 @@ func (d *Decoder) Decode(b []byte) (f Frame, err error) {
 	if err := d.gob.Decode(&rest); err != nil {
 		return Frame{}, fmt.Errorf("%w: sessions: %v", ErrCodec, err)
 	}
-	for i := range rest.Sessions {
-		ss := &rest.Sessions[i]
-		ss.Members, ss.Roots = r.ids(), r.ids()
+	readProcess := d.readProcess
+	if version == 1 {
+		readProcess = d.readProcessV1 // members and roots came with the gob stream
+	} else {
+		for i := range rest.Sessions {
+			ss := &rest.Sessions[i]
+			ss.Members, ss.Roots = r.ids(), r.ids()
+		}
 	}
 	count := r.uvarint()
 	if count > uint64(len(r.b)) { // every process takes more than a byte
@@ -145,7 +158,7 @@ func (d *Decoder) Decode(b []byte) (f Frame, err error) {
 	}
 	procs := make([]procwalk.Process, count)
 	for i := range procs {
-		d.readProcess(&r, &procs[i])
+		readProcess(&r, &procs[i])
 	}
 	if r.err != nil {
 		return Frame{}, fmt.Errorf("%w: processes: %v", ErrCodec, r.err)
