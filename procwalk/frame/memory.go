@@ -205,7 +205,21 @@ func CollectingGarbage(load func()) {
 	load()
 }
 
-// LimitHeap sets the runtime's soft memory limit to bytes: a script
-// worker's budgets plus the runtime's own, so that the collector works
-// harder near them rather than let garbage double the heap.
-func LimitHeap(bytes int64) { debug.SetMemoryLimit(bytes) }
+// WorkerGC sets the collector of a script worker: the soft memory limit
+// at limitBytes (its budgets plus the runtime's own), so that the
+// collector works harder near them rather than let garbage double the
+// heap, and, unless GOGC is set, a collection once the heap is five times
+// its live size (GOGC=400): each run decodes its parent's frame (a couple
+// of megabytes at 2,500 processes) and drops the one before, and at the
+// default a collection ran nearly every run (a quarter of a run's CPU at
+// 2,500 processes, mostly write barriers while decoding). The limit, not
+// GOGC, bounds what a worker holds.
+func WorkerGC(limitBytes int64) {
+	debug.SetMemoryLimit(limitBytes)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(workerGCPercent)
+	}
+}
+
+// workerGCPercent is WorkerGC's GOGC.
+const workerGCPercent = 400
