@@ -120,7 +120,7 @@ func TestAgentFlagErrors(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q, want %q", tt.args, r.code, r.stderr, tt.want)
 		}
 	}
-	if r := cli(t, "telegraf", "--proc", fixtureProc, "--agent-active-within", "soon"); r.code == exitOK || !strings.Contains(r.stderr, `agent_active_within (--agent-active-within) "soon": want a duration`) {
+	if r := cli(t, "telegraf", "--proc", fixtureProc, "--agent-active-within", "soon"); r.code != exitUsage || !strings.Contains(r.stderr, `--agent-active-within "soon": want a duration`) {
 		t.Errorf("telegraf --agent-active-within soon: exit %d, %q", r.code, r.stderr)
 	}
 }

@@ -305,7 +305,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 			return kill.GroupScope{PGRP: n}, nil
 		}
 	}
-	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: explicitCgroupRoot(c.cgroupRoot),
+	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot,
 		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
 	if err != nil {
 		return nil, optionUsage(err)

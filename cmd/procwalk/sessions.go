@@ -95,41 +95,37 @@ session-N.scope, docker-<id>.scope) as one series for a dashboard.
 
 ` + exitCodesHelp
 
-// sessionFlags configure grouping; sessions and session share them.
+// sessionFlags configure grouping; sessions, session, top, run and watch
+// share them. Options is the struct the Telegraf input's TOML fills too.
 type sessionFlags struct {
-	tmuxSocket  stringList
-	tmuxSockets string
-	agents      stringList
-	trees       stringList
-	groups      string
-	fold        stringList
-	cgroupRoot  string
-	danger      float64
-	noRates     bool
-	transcripts stringList
-	windows     stringList
-	firstRead   string
-	status      session.AgentStatusConfig
+	session.Options
+	noRates bool
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.tmuxSocket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.StringVar(&f.tmuxSockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for telegraf and kill); added to --tmux-socket")
-	fs.Var(&f.agents, "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
-	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
-	fs.Var(&f.fold, "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD); repeat for several")
-	fs.StringVar(&f.cgroupRoot, "cgroup-root", session.DefaultCgroupRoot, "where cgroupfs is mounted")
-	fs.Float64Var(&f.danger, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	registerSessionOptions(fs, &f.Options)
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
-	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
-	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
+}
+
+// registerSessionOptions registers the flags of o, the options of session
+// grouping, as every command that groups (telegraf too) spells them.
+func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
+	fs.Var((*stringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	fs.Var((*commaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	fs.Var((*stringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
+	fs.Var((*stringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
+	fs.StringVar(&o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	fs.Var((*stringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
+	fs.StringVar(&o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
+	fs.Float64Var(&o.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.Var((*stringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
+	fs.Var((*stringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
 	d := session.DefaultAgentStatus()
-	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", d.ActiveWithin, "an agent whose transcript grew this recently is working")
-	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", d.TurnTimeout, "after a prompt or tool result, the model counts as answering (working) this long")
-	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", d.EndedKeep, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
-	fs.StringVar(&f.firstRead, "agent-first-read", "", firstReadHelp())
+	fs.Var((*durationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew this recently is working (default %v)", d.ActiveWithin))
+	fs.Float64Var(&o.AgentBusyCPU, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
+	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", d.TurnTimeout))
+	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("how long an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
+	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 }
 
 // firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
@@ -147,35 +143,31 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+// commaList is a string flag of comma-separated items, added to the list.
+type commaList []string
+
+func (l *commaList) String() string { return strings.Join(*l, ",") }
+func (l *commaList) Set(v string) error {
+	*l = append(*l, splitList(v)...)
+	return nil
+}
+
+// durationText is a duration flag kept as text, as session.Options holds
+// it (Config parses it). Get's type lets checkValue say what a bad value
+// should be.
+type durationText string
+
+func (d *durationText) String() string     { return string(*d) }
+func (d *durationText) Set(v string) error { *d = durationText(v); return nil }
+func (d *durationText) Get() any           { return time.Duration(0) }
+
 // groupConfig turns the flags into a GroupConfig for kinds
 // (session.Options, as for the Telegraf plugin).
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (session.Config, error) {
-	opts := session.Options{
-		Kinds:               kinds,
-		TmuxSockets:         append(slices.Clone(f.tmuxSocket), splitList(f.tmuxSockets)...),
-		CgroupRoot:          explicitCgroupRoot(f.cgroupRoot),
-		DangerPercent:       f.danger,
-		Trees:               f.trees,
-		GroupsFile:          f.groups,
-		Fold:                f.fold,
-		Agents:              f.agents,
-		AgentTranscripts:    f.transcripts,
-		AgentContextWindows: f.windows,
-		AgentFirstRead:      f.firstRead,
-		AgentStatus:         f.status,
-		Users:               users,
-	}
+	opts := f.Options
+	opts.Kinds, opts.Users = kinds, users
 	cfg, err := opts.Config()
 	return cfg, optionUsage(err)
-}
-
-// explicitCgroupRoot is --cgroup-root when given: the default's absence is
-// a note of the cgroup kind, not an error.
-func explicitCgroupRoot(root string) string {
-	if root == session.DefaultCgroupRoot {
-		return ""
-	}
-	return root
 }
 
 // optionUsage turns a session.OptionError into a usage error naming its

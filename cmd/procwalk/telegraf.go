@@ -36,8 +36,6 @@ type telegrafCommand struct {
 	keepMemory bool
 	kinds      string // --kind
 	kindsAlias string // --session-kinds, the same
-	sockets    string
-	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
 }
@@ -104,22 +102,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
 	fs.StringVar(&c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
 	fs.StringVar(&c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
-	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
-	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
-	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.Float64Var(&in.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
-	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
-	fs.Var((*stringList)(&in.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX (see procwalk sessions --help); repeat for several")
-	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")
-	fs.Var((*stringList)(&in.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see procwalk sessions --help); repeat for several")
-	fs.Var((*stringList)(&in.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS; repeat for several")
-	st := session.DefaultAgentStatus()
-	fs.StringVar(&in.AgentActiveWithin, "agent-active-within", "", fmt.Sprintf("an agent whose transcript grew this recently is working (default %v)", st.ActiveWithin))
-	fs.Float64Var(&in.AgentBusyCPU, "agent-busy-cpu", st.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.StringVar(&in.AgentTurnTimeout, "agent-turn-timeout", "", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", st.TurnTimeout))
-	fs.StringVar(&in.AgentEndedKeep, "agent-ended-keep", "", fmt.Sprintf("how long an ended agent's row stays (default %v; negative: not at all)", st.EndedKeep))
-	fs.StringVar(&in.AgentFirstRead, "agent-first-read", "", firstReadHelp())
+	registerSessionOptions(fs, &in.Options)
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
 	fs.StringVar(&in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
@@ -263,8 +246,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	if c.g.sources.winner("kind", "session-kinds") == "session-kinds" {
 		kinds = c.kindsAlias
 	}
-	in.SessionKinds = splitList(kinds)
-	in.TmuxSockets = append(splitList(c.sockets), c.socket...)
+	in.Kinds = splitList(kinds)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {

@@ -132,7 +132,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 			if err != nil {
 				return usageErrorf("HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT=%q: want a percentage such as 80", v)
 			}
-			c.f.danger = d
+			c.f.DangerPercent = d
 		}
 	}
 	fsys, err := c.g.openFS()
@@ -184,7 +184,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		if u := src.r.Header().UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
-		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent,
 			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
 			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
 	}
@@ -213,7 +213,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		return nil, nil, err
 	}
 	return top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions",
 		Status: strings.Join(c.notes, "; "),
 	}, src, topKiller{killer}), src.Close, nil
 }
