@@ -121,10 +121,10 @@ func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
 	fs.Var((*stringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
 	d := session.DefaultAgentStatus()
-	fs.Var((*durationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew this recently is working (default %v)", d.ActiveWithin))
+	fs.Var((*durationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew within this `duration` is working (default %v)", d.ActiveWithin))
 	fs.Float64Var(&o.AgentBusyCPU, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", d.TurnTimeout))
-	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("how long an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
+	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
+	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
 	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 }
 
