@@ -21,21 +21,6 @@ import (
 // that printed it; the sessions come from `procwalk __complete sessions`
 // (completeCommand) at the time of the <Tab>.
 
-const completionHelp = `Prints a shell completion script for bash, zsh or fish on stdout. It
-completes the commands, each command's flags, and the names of this host's
-sessions (KIND:NAME) after 'procwalk session' and 'procwalk kill --session'.
-
-  bash   eval "$(procwalk completion bash)"   in ~/.bashrc, or save it as
-         /etc/bash_completion.d/procwalk
-  zsh    eval "$(procwalk completion zsh)"    in ~/.zshrc, after compinit,
-         or save it as _procwalk in a directory of $fpath
-  fish   procwalk completion fish > ~/.config/fish/completions/procwalk.fish
-
-Session names are looked up when <Tab> is pressed (one scan of /proc, no
-rates; PROCWALK_PROC and the other PROCWALK_* variables apply).
-
-` + exitCodesHelp
-
 // completeCommand is the hidden command the scripts run for session names.
 const completeCommand = "__complete"
 
@@ -46,7 +31,7 @@ func newCompletionCommand(root *ffcli.Command, e *env) *ffcli.Command {
 		Name:       "completion",
 		ShortUsage: "procwalk completion bash|zsh|fish",
 		ShortHelp:  "print a shell completion script: commands, flags, session names",
-		LongHelp:   completionHelp,
+		LongHelp:   helpText("completion"),
 		FlagSet:    fs,
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) != 1 {

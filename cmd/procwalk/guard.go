@@ -46,66 +46,6 @@ type guardCommand struct {
 	noCgroup bool
 }
 
-const guardHelp = `Runs CMD with its stdin, stdout and stderr, watches its whole process tree
-every --interval (a global flag, 1s by default) and ends it when it breaks
-a limit:
-
-  --max-rss SIZE      summed RSS of the tree (over-counts shared pages)
-  --max-pss SIZE      summed PSS of the tree (exact; reads smaps_rollup of
-                      the tree's processes each interval)
-  --max-cpu-time D    user+system CPU of the tree, exited processes included:
-                      exact from CMD's own cgroup (v2), where guard can make
-                      one; else approximate (a process reaped by the kernel,
-                      its parent ignoring SIGCHLD, counts as last sampled)
-  --timeout D         wall-clock time since CMD started
-
-SIZE is bytes with an optional unit: 512MiB, 2G, 1.5GiB (K M G T and KiB
-MiB GiB TiB are powers of 1024; KB MB GB TB powers of 1000). D is a Go
-duration: 90s, 1h30m.
-
-POLICY (--kill)
-  tree     (default) the first signal (TERM) to every process of the tree,
-           --grace for them to exit, then SIGKILL; guard exits 124
-  biggest  for a memory limit, only the largest process (by RSS, or PSS for
-           --max-pss) is terminated; guard waits until its memory is freed
-           and keeps watching. CPU and time limits always end the tree.
-The protected list of procwalk kill does not apply (guard acts only on the
-processes CMD started); the hard rules do (guard never signals itself).
-
-The tree includes daemons CMD double-forks: guard is a child subreaper,
-so orphans are reparented to it, watched, reaped (no zombies), and ended
-with the tree. When CMD exits, whatever it left running gets the same
-two-stage terminate before guard exits.
-
-SIGTERM sent to guard is forwarded to CMD; so are SIGINT, SIGQUIT and
-SIGHUP unless guard runs in the foreground of the terminal on stdin (the
-terminal then sends them to CMD directly). Job control (Ctrl-Z) is not
-passed through.
-
---dry-run watches and reports, once per limit, exactly what would be
-signalled, and signals nothing: CMD runs to its own end, and guard then
-exits without ending (or waiting for) what CMD left running.
-
-On exit guard prints a summary to stderr: why it ended, peak tree RSS and
-PSS (sampled each interval), the largest single process's peak RSS (from
-the kernel), CPU seconds, duration, and the last 100 processes it killed.
-
-EXAMPLES
-  procwalk guard --max-rss 2G -- make -j8
-  procwalk guard --max-pss 1.5GiB --kill biggest --interval 500ms -- ./run-agents.sh
-  procwalk guard --timeout 30m --max-cpu-time 2h -- ./nightly.sh
-
-EXIT CODES
-  N    CMD's own exit status
-  128+N CMD was killed by signal N (not by guard)
-  124  guard ended CMD for breaking a limit (--max-rss, --max-pss,
-       --max-cpu-time, --timeout); with --kill biggest only when the
-       process it ended was CMD itself
-  126  CMD could not be executed
-  127  CMD was not found
-  1    guard itself failed (e.g. it could not become a subreaper)
-  2    usage error: a bad flag value (the message names the flag) or no CMD`
-
 func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	c := &guardCommand{g: g, e: e}
 	fs := newFlagSet("guard", g, e.stderr)
@@ -121,7 +61,7 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "guard",
 		ShortUsage: "procwalk guard [flags] -- CMD [ARGS...]",
 		ShortHelp:  "run a command and end its process tree when it breaks a memory, CPU or time limit",
-		LongHelp:   guardHelp,
+		LongHelp:   helpText("guard"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

@@ -27,22 +27,12 @@ import (
 	"github.com/procwalk/procwalk/scripting"
 )
 
-// Exit codes, listed in every command's --help (exitCodesHelp).
+// Exit codes, listed in every command's --help (helpText("exit-codes")).
 const (
 	exitOK    = 0
 	exitError = 1 // a run-time failure: missing /proc root, unreadable file, unknown session
 	exitUsage = 2 // bad flags or arguments
 )
-
-const exitCodesHelp = `EXIT CODES
-  0  success (partial data, e.g. processes gone mid-scan, is still success:
-     a line on stderr says what is missing)
-  1  run-time failure: /proc root missing or unreadable, pid or session
-     not found, interrupted, ...
-  2  usage error: unknown command or flag, bad flag value or argument, bad
-     PROCWALK_* env var, unreadable or malformed config file
-  124 guard: procwalk ended the command for breaking a limit (else guard
-     exits with the command's status, 128+N if a signal killed it)`
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -248,7 +238,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		LongHelp: "procwalk walks /proc once and reports processes and sessions.\n" +
 			"Every flag can also be set by env PROCWALK_<FLAG> (dashes become\n" +
 			"underscores) or by a line '<flag> <value>' in the --config file;\n" +
-			"a flag beats env, env beats the file.\n\n" + exitCodesHelp,
+			"a flag beats env, env beats the file.\n\n" + helpText("exit-codes"),
 		FlagSet: newFlagSet("procwalk", g, stderr),
 		Subcommands: []*ffcli.Command{
 			newPSCommand(g, e),

@@ -34,42 +34,6 @@ type psCommand struct {
 	wide    bool
 }
 
-const psHelp = `Lists processes in a table with human units, or as JSON with --json.
-
-By default ps scans twice, --interval apart, to measure CPU % and IO rates:
-a rate needs two samples. A process first seen in the second scan has no
-rate yet and shows "-" (absent in JSON), never a made-up 0. --no-rates
-scans once and drops the rate columns: quicker.
-
-COLUMNS (--columns, comma-separated; default: pid,ppid,user,state,threads,
-rss,[pss,uss],cpu,read,write,time,age,command)
-  pid ppid user       process id, parent id, effective user
-  state threads       state letter (R S D Z T I ...), thread count
-  rss pss uss swap    resident, proportional, unique and swapped memory
-                      (pss and uss read smaps_rollup: they turn on --pss)
-  cpu read write      CPU % of one core, storage read and write per second
-  time age            CPU time used, time since start
-  comm command        kernel name (15 bytes), or the full command line
-
-  Any metric below works as a column too, by name or short name.
-
-SORT (--sort; largest first, values not measured last, then by pid)
-  rss pss uss swap cpu io time age pid, or any metric below
-  pss and uss turn on --pss; cpu and io need rates (not --no-rates); age
-  puts the oldest first; pid sorts ascending.
-
-FILTERS (all given must match)
-  --filter TEXT  the comm or the command line contains TEXT
-  --regex RE     the comm or the command line matches RE (Go syntax;
-                 (?i) ignores case)
-  --user U       effective user name or numeric uid
-  Kernel threads are hidden unless --kernel.
-
-Partial data (processes that exited mid-scan, files denied without root,
-hidepid) is reported in one line on stderr, and in "visibility" in JSON.
-
-`
-
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
 	fs := newFlagSet("ps", g, e.stderr)
@@ -87,7 +51,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		UsageFunc:  lazyHelp(func() string { return psHelp + metricsHelp() + "\n" + exitCodesHelp }),
+		UsageFunc:  lazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

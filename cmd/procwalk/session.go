@@ -23,21 +23,6 @@ import (
 // session.go is `procwalk session KIND:NAME`: one session's totals,
 // attributes, tmux panes and member tree.
 
-const sessionHelp = `Shows one session: its totals, its attributes, its tmux panes, and the
-tree of its members (each with its own RSS, CPU % and command).
-
-KIND:NAME is a reference as procwalk sessions prints it in KIND and NAME
-(and in "ref" in JSON): tmux:build, sid:4242, tty:pts/3, user:alice,
-cgroup:nginx.service, cgroup:pod/<uid>, agent:claude/myproj.
-tree:SPEC needs no --tree: tree:1234 is the tree of pid 1234,
-tree:/run/nginx.pid of the pid in that file, tree:postgres of the oldest
-process whose command line matches "postgres".
-
-An unknown kind is a bad argument (exit 2) and the message lists the
-kinds; an unknown session is an error (exit 1) that lists those that exist. Grouping flags are those of procwalk sessions (see its help).
-
-` + exitCodesHelp
-
 type sessionCommand struct {
 	g    *globals
 	e    *env
@@ -56,7 +41,7 @@ func newSessionCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "session",
 		ShortUsage: "procwalk session [flags] KIND:NAME",
 		ShortHelp:  "show one session: totals, attributes, member tree",
-		LongHelp:   sessionHelp,
+		LongHelp:   helpText("session"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

@@ -24,77 +24,6 @@ import (
 // of every kind on this host in one table, biggest first. session.go shows
 // one session in detail; both share the flags and the gathering below.
 
-const sessionsHelp = `Groups processes into sessions and lists them, biggest first, in one
-table with units (or JSON with --json). A session is a named group of
-processes: a tmux session, a Linux session id (sid), a process group
-(pgrp), a terminal (tty), a process tree (tree, from --tree), a systemd
-unit, Kubernetes pod or cgroup (cgroup), a user (user), an AI coding
-agent with its descendants (agent), or a group from your rules (group).
-procwalk session KIND:NAME shows one in detail.
-
-Without --kind the kinds people name things by are listed: tmux, tree,
-cgroup (units, pods, login scopes), user, agent and group, at most
---limit (default 10) sessions per kind. sid, pgrp and tty are listed on
-request (--kind sid,pgrp,tty, or --kind all for every kind): they have
-one session per shell and job, so in tmux each repeats a pane, and an
-ssh login repeats its session-N.scope. With --kind every session of
-those kinds is listed. An unknown kind is an error (exit 2) that lists
-the kinds.
-
-COLUMNS
-  PROCS        member processes
-  RSS          resident memory summed over members: pages shared between
-               members count once per member (an over-count)
-  PSS          (--pss) proportional set size: shared pages divided among
-               their sharers, the honest sum
-  CPU%         CPU now, % of one core, over --interval ("-" with --no-rates)
-  TIME         CPU used by members while procwalk watched them: starts at
-               the members' own CPU time, never falls when members exit
-  READ/s WRITE/s  storage IO rates ("-" when /proc/<pid>/io is not readable)
-  AGE          since the oldest member started
-  INFO         per kind: tmux panes, unit or pod and cgroup limits (MEM% of
-               the limit, CPU quota, DANGER at --danger-percent), agent
-               project, elapsed time and tmux pane ...
-
-SORT (--sort; biggest first, a session without the value last)
-  rss pss uss swap cpu io time procs age (oldest first), name, pid (lowest
-  member), or any session metric (README, Metric names)
-
-TMUX
-  One 'tmux list-panes -a' per server per run. Servers: --tmux-socket
-  (repeat it; a name as tmux -L takes, or a socket path) or, without it,
-  every socket in $TMUX_TMPDIR/tmux-<uid>/ (all users' when root).
-  No tmux or no server is not an error: a note says so on stderr.
-
-AGENTS
-  Claude Code, Codex, Gemini CLI and Aider are found by default (the comm,
-  argv[0], or the script a node/python process runs). --agent NAME=REGEX
-  adds a rule (repeat it), e.g. --agent 'goose=^goose$'.
-  Each agent's status (working, idle, blocked, ended), model and context
-  use come from its transcript: Claude Code's and Codex's are found by
-  default; --agent-transcript NAME=PARSER:DIR gives an agent one (PARSER
-  claude or codex; DIR may hold {home}, {project}, {yyyy}, {mm}, {dd}).
-  --agent-context-window FAMILY=TOKENS sets a model family's window.
-
-GROUPS (--groups FILE), one rule a line, the first match wins:
-  # NAME-TEMPLATE  FIELD    REGEX (rest of the line)
-  web-$1           comm     ^(nginx|redis-server)$
-  py-$1            cmdline  ^python3? -m (\w+)
-  FIELD is comm, name (argv[0] base name), exe or cmdline. A matched
-  process's descendants join its group.
-
-TREES (--tree, repeat it): [NAME=]PID, [NAME=]/path/to/pidfile or
-[NAME=]REGEX (the oldest process whose command line matches).
-
-FOLD (--fold NAME=KIND:REGEX, repeat it): sessions of KIND whose names
-match become one session NAME ($1, ${name} expand from the match), with
-the members and totals of them all: per-instance names (login scopes
-session-N.scope, docker-<id>.scope) as one series for a dashboard.
-  --fold 'logins=cgroup:^session-[0-9]+\.scope$'
-  --fold 'docker=cgroup:^docker-[0-9a-f]+\.scope$'
-
-` + exitCodesHelp
-
 // sessionFlags configure grouping; sessions, session, top, run and watch
 // share them. Options is the struct the Telegraf input's TOML fills too.
 type sessionFlags struct {
@@ -253,7 +182,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "sessions",
 		ShortUsage: "procwalk sessions [flags]",
 		ShortHelp:  "the default: list tmux, cgroup, user, agent, tree and group sessions, biggest first (--kind all adds sid, pgrp, tty)",
-		LongHelp:   sessionsHelp,
+		LongHelp:   helpText("sessions"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

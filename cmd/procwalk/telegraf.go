@@ -40,56 +40,6 @@ type telegrafCommand struct {
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
 }
 
-const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
-processes of each session as procwalk_process (--process-top), and a
-procwalk line about the gather itself; or, with --schema procstat, Telegraf
-procstat's procstat and procstat_lookup measurements. plugin/README.md
-documents every measurement.
-
-EXEC MODE (default): one gather to stdout, for [[inputs.exec]] with
-data_format = "influx". Rates (cpu_percent, *_per_second, growth) need two
-samples: --rates scans twice, --interval apart; without it they are left
-out and the counters (cpu_time_seconds, read_bytes ...) are there.
-
-EXECD MODE (--execd): for [[inputs.execd]] with data_format = "influx".
-  --signal STDIN  gather once per line Telegraf writes to stdin (its
-                  signal = "STDIN")
-  --signal SIGHUP, SIGUSR1 or SIGUSR2
-                  gather once per such signal Telegraf sends (its
-                  signal = "SIGHUP" ...); in every mode each of the
-                  three signals gathers once and never ends procwalk
-  --signal none   gather every --interval on our own (signal = "none")
-Rates are measured between gathers. Each batch is written whole. stdin
-EOF, SIGTERM or a closed stdout end it with exit 0. Log lines on stderr
-start with E!, W!, I! or D! (--debug), as execd expects.
-
-Partial data still exits 0: the procwalk line counts processes gone
-mid-scan and files the kernel refused; --debug says what session grouping
-could not do (no tmux server, a tmux server that did not answer, no
-cgroupfs). Only a gather that got nothing (no /proc) exits 1.
-
-SCRIPTS (--script): a Lua script (a file, or a bundled script's name: see
-procwalk run --list) runs after each gather on its snapshot and sessions;
-its metrics, alerts (procwalk_alert) and kills (procwalk_action) join the
-same batch, before the procwalk line. --script-arg KEY=VALUE (repeatable)
-passes it arguments; --dry-run reports its kills instead of sending them;
---protect adds names it may never kill; --script-timeout and
---script-memory bound one run. Under --execd its state (pw.state) lasts
-from gather to gather, and is dropped when it keeps more than
---script-retained (64MiB). A kill waits for its target to exit (up to its
-grace) before the batch is written; a failing run is a W! line and the
-batch is still written. The script runs in a worker process under kernel
-limits (--script-isolation off: in procwalk's own): a worker that dies is
-a W! line saying its state was lost, and the next gather starts a new one.
-
-EXAMPLES
-  procwalk telegraf --kind tmux,user --process-top 3
-  procwalk telegraf --execd --signal none --interval 10s
-  procwalk telegraf --schema procstat --procstat-pattern nginx
-  procwalk telegraf --execd --script memory-guard --script-arg limit=4GiB --dry-run
-
-` + exitCodesHelp
-
 func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	c := &telegrafCommand{g: g, e: e}
 	fs := newFlagSet("telegraf", g, e.stderr)
@@ -117,7 +67,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "telegraf",
 		ShortUsage: "procwalk telegraf [--execd] [flags]",
 		ShortHelp:  "write Telegraf line protocol for inputs.exec or inputs.execd",
-		LongHelp:   telegrafHelp,
+		LongHelp:   helpText("telegraf"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

@@ -27,37 +27,6 @@ import (
 // topcmd.go is `procwalk top`: it wires the live view (package top) to a
 // Monitor, a session Grouper and the safe-kill engine.
 
-const topHelp = `A live view of this host's processes and sessions, refreshed every
---interval: CPU %, USS, PSS and RSS, memory growth (USS per minute), IO
-rates, age; sessions (tmux, agents, cgroups and pods, users, groups) with
-their totals; the process tree. The header shows load, memory, swap and
-pressure (PSI), and gauges of the cgroup procwalk runs in (or --cgroup):
-memory against its limit with the danger threshold marked, CPU against its
-quota.
-
-Keys: q quit, arrows/PgUp/PgDn/Home/End move, Tab switches processes /
-sessions / tree, Enter opens a session's members (or folds a tree node),
-s sorts by the next column, S or r reverses, / filters by name or command
-line, Esc clears the filter or goes back, k kills the selected process and
-K the selected session or process tree (after y/n), ? shows the keys.
-
-Kills go through the safe-kill engine: pid and start time verified, TERM
-then KILL after --grace, protected system processes refused (they are
-dimmed; selecting one warns in red; --protect adds names). PSS and USS are read (smaps_rollup)
-for the rows on screen only.
-
---replay FILE shows a recording's frames (procwalk record) instead of
-this host's, starting at the first or at --at (+90s, 03:12): [ and ]
-step to the previous and next frame, { and } ten back and on, and the
-header names the frame and its time; nothing can be killed.
-
---danger-percent defaults to PROCWALK_DANGER_PERCENT, else
-HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
-Without a terminal, top exits 2 unless --once prints one text frame
-(COLUMNS x LINES, default 80x24).
-
-` + exitCodesHelp
-
 type topCommand struct {
 	fs      *flag.FlagSet
 	g       *globals
@@ -94,7 +63,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "top",
 		ShortUsage: "procwalk top [flags]",
 		ShortHelp:  "live view of processes and sessions: sort, filter, drill in, kill safely",
-		LongHelp:   topHelp,
+		LongHelp:   helpText("top"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

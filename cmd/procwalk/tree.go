@@ -26,23 +26,6 @@ type treeCommand struct {
 	json   bool
 }
 
-const treeHelp = `Draws the process tree below PID (default: every root) from one scan.
-
-Each line shows a process's own RSS (and PSS with --pss), then the totals
-of its subtree, the process included: PROCS processes, TREE-RSS and
-TREE-PSS. Summing RSS counts pages shared between processes once per
-sharer; TREE-PSS (--pss) does not.
-
-A PSS total ending in "+" is a lower bound: the kernel refused
-smaps_rollup for some processes in the subtree (run as root). "-" marks
-a value that does not exist (PSS of a zombie or kernel thread) or could
-not be read.
-
-Kernel threads are hidden unless --kernel, or PID is one. Flags go before
-or after PID: procwalk tree --pss 1, procwalk tree 1 --pss.
-
-` + exitCodesHelp
-
 func newTreeCommand(g *globals, e *env) *ffcli.Command {
 	c := &treeCommand{g: g, e: e}
 	fs := newFlagSet("tree", g, e.stderr)
@@ -53,7 +36,7 @@ func newTreeCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "tree",
 		ShortUsage: "procwalk tree [flags] [PID]",
 		ShortHelp:  "draw the process tree with per-subtree totals",
-		LongHelp:   treeHelp,
+		LongHelp:   helpText("tree"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

@@ -190,7 +190,7 @@ func TestTreePSSLowerBound(t *testing.T) {
 	if got := treePSS(st); got != "3.0 MiB+" {
 		t.Errorf("partial subtree PSS = %q, want 3.0 MiB+", got)
 	}
-	if !strings.Contains(treeHelp, `ending in "+" is a lower bound`) {
+	if !strings.Contains(helpText("tree"), `ending in "+" is a lower bound`) {
 		t.Error("tree --help does not explain the + mark")
 	}
 }
