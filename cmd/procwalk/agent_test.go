@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"strings"
 	"testing"
 	"time"
@@ -72,10 +73,10 @@ func TestAgentSessionLines(t *testing.T) {
 			OutputTokens: 12, CacheReadTokens: 3, CacheCreationTokens: 4, Turns: 2, Last: session.EntryToolUse, PendingTools: 1,
 			LastActivity: now.Add(-3 * time.Minute), Bytes: 9437184, SkippedBytes: 1048576, Malformed: 1}}
 	lines := func() string {
-		var kv table
+		var kv render.Table
 		addAgentLines(&kv, &s, a, now)
 		var b strings.Builder
-		for _, r := range kv.rows {
+		for _, r := range kv.Rows {
 			b.WriteString(strings.Join(r, ": ") + "\n")
 		}
 		return b.String()

@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"maps"
 	"os"
 	"os/exec"
@@ -542,9 +543,9 @@ func (w *walk) tables() {
 			}
 			for i := range snap.Procs {
 				p := &snap.Procs[i]
-				want := notMeasured
+				want := render.NotMeasured
 				if v, ok := d.Process(snap, p); ok {
-					want = formatMetric(&d, v)
+					want = render.Metric(&d, v)
 				}
 				if got := col.value(snap, p, nil); got != want {
 					t.Errorf("ps column %s of pid %d: %q, want %q", name, p.ID.PID, got, want)
@@ -556,7 +557,7 @@ func (w *walk) tables() {
 		for _, s := range w.sessions {
 			cell := sessionCell(&d, s, snap.Fields, snap.Time)
 			v, ok := d.Session(s, snap.Fields, snap.Time)
-			if !ok && cell != notMeasured || ok && strings.TrimSuffix(cell, "+") != formatMetric(&d, v) {
+			if !ok && cell != render.NotMeasured || ok && strings.TrimSuffix(cell, "+") != render.Metric(&d, v) {
 				t.Errorf("sessions cell %s of %s: %q, the catalogue's %v (%v)", d.Name, s.Ref(), cell, v, ok)
 			}
 		}

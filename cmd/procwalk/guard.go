@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -206,16 +207,16 @@ func (r *guardReport) summary() {
 		res.End = time.Now()
 	}
 	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), res.End.Sub(res.Start).Round(time.Millisecond))
-	kernelPeak := formatBytes(uint64(max(res.MaxRSSKiB, 0)) * 1024)
+	kernelPeak := render.Bytes(uint64(max(res.MaxRSSKiB, 0)) * 1024)
 	if res.Samples == 0 {
 		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS at most %s (kernel high-water mark)\n", r.c.g.interval, kernelPeak)
 	} else {
 		pss := "PSS not read (use --max-pss or --pss)"
 		if res.PSSSeen {
-			pss = "peak tree PSS " + formatBytes(res.PeakPSSBytes)
+			pss = "peak tree PSS " + render.Bytes(res.PeakPSSBytes)
 		}
 		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
-			formatBytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
+			render.Bytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
 	how := "from its cgroup"
 	if res.CPUCgroup == "" {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"os"
 	"strconv"
@@ -304,15 +305,15 @@ func listTargets(w io.Writer, plan *kill.Plan) {
 		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
 	}
 	fmt.Fprintln(w)
-	t := &table{cols: []column{{header: "PID", right: true}, {header: "PPID", right: true}, {header: "RSS", right: true}, {header: "COMMAND"}}}
+	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "PPID", Right: true}, {Header: "RSS", Right: true}, {Header: "COMMAND"}}}
 	for _, tg := range plan.Targets {
 		cmd := tg.Args
 		if cmd == "" {
 			cmd = "[" + tg.Comm + "]"
 		}
-		t.add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), formatBytes(tg.RSSBytes), printable(cmd))
+		t.Add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), render.Bytes(tg.RSSBytes), printable(cmd))
 	}
-	t.write(w, terminalWidth(w))
+	t.Write(w, render.TerminalWidth(w))
 	for _, o := range plan.Skipped {
 		fmt.Fprintf(w, "  left alone: %s\n", printable(fmt.Sprint(o.Err)))
 	}

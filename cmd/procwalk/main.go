@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	iofs "io/fs"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -89,7 +91,7 @@ type env struct {
 
 // newEnv is the env of a procwalk process.
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
-	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: render.ColumnsFromEnv(os.Getenv("COLUMNS"))}
 }
 
 // fileOf returns the file w writes to: w itself, or what a wrapper such as
@@ -493,4 +495,46 @@ func parseError(err error, command string) error {
 		return usageErrorf("%v: procwalk %s --help lists the flags", inner, command)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
+}
+
+// metricsHelp lists the metric catalogue for --help: name, short names,
+// unit and type.
+func metricsHelp() string {
+	var b strings.Builder
+	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
+	for _, d := range metric.Processes() {
+		name := d.Name
+		if len(d.Aliases) > 0 {
+			name += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		unit := d.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
+	}
+	return b.String()
+}
+
+// printable is procwalk.Printable, the one escaping of every name shown to
+// a person, under the short name the CLI's many messages use.
+func printable(s string) string { return procwalk.Printable(s) }
+
+// outputWidth is how wide lines written to w may be: unlimited with wide;
+// else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk
+// ps | less); else the terminal's width when w is one; else unlimited (a
+// pipe or a file gets whole lines).
+func (e *env) outputWidth(w io.Writer, wide bool) int {
+	switch {
+	case wide:
+		return 0
+	case e.columns > 0:
+		return e.columns
+	}
+	return render.TerminalWidth(w)
+}
+
+// printTable writes t to w as wide as outputWidth says.
+func printTable(e *env, t *render.Table, w io.Writer, wide bool) error {
+	return t.Write(w, e.outputWidth(w, wide))
 }

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"regexp"
 	"slices"
 	"strconv"
@@ -210,32 +211,32 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwal
 	if c.json {
 		return writeJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}
-	t := &table{}
+	t := &render.Table{}
 	for _, col := range plan.cols {
-		tc := column{header: col.header, right: col.right}
+		tc := render.Column{Header: col.header, Right: col.right}
 		switch col.name {
 		case "user", "comm":
-			tc.min = 8
+			tc.Min = 8
 		case "command":
-			tc.min = 20
+			tc.Min = 20
 		}
 		if c.columns == "" {
-			tc.drop = psDropRank(col.name) // columns asked for are never dropped
+			tc.Drop = psDropRank(col.name) // columns asked for are never dropped
 		}
-		t.cols = append(t.cols, tc)
+		t.Cols = append(t.Cols, tc)
 	}
 	// One array holds every cell, rows are slices of it.
 	n := len(plan.cols)
 	cells := make([]string, len(procs)*n)
-	t.rows = make([][]string, 0, len(procs))
+	t.Rows = make([][]string, 0, len(procs))
 	for r, p := range procs {
 		row := cells[r*n : (r+1)*n : (r+1)*n]
 		for i, col := range plan.cols {
 			row[i] = col.value(snap, p, plan.users)
 		}
-		t.add(row...)
+		t.Add(row...)
 	}
-	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
+	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
@@ -392,9 +393,9 @@ func metricColumn(name string, d *metric.Desc) psColumn {
 		value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
 			v, ok := d.Process(s, p)
 			if !ok {
-				return notMeasured
+				return render.NotMeasured
 			}
-			return formatMetric(d, v)
+			return render.Metric(d, v)
 		}}
 }
 

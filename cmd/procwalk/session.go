@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"slices"
 	"strconv"
@@ -152,11 +153,11 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 	w := c.e.stdout
 	t := s.Totals
 	fmt.Fprintf(w, "%s\n", printable(s.Ref()))
-	kv := &table{cols: []column{{header: ""}, {header: ""}}}
+	kv := &render.Table{Cols: []render.Column{{Header: ""}, {Header: ""}}}
 	if s.ID() != "" {
-		kv.add("ref", printable(s.RefID())+" (kill --session refuses it once the name passes to another session)")
+		kv.Add("ref", printable(s.RefID())+" (kill --session refuses it once the name passes to another session)")
 	}
-	kv.add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
+	kv.Add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
 		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
 	cell := func(name string) string {
 		d, _ := metric.Lookup(name)
@@ -167,15 +168,15 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		mem += ", PSS " + cell("pss_bytes") + ", USS " + cell("uss_bytes")
 	}
 	mem += ", swap " + cell("swap_bytes")
-	kv.add("memory", mem)
+	kv.Add("memory", mem)
 	if t.RatesMeasured > 0 {
-		kv.add("memory growth", cell("rss_growth_bytes_per_minute")+"/min RSS")
+		kv.Add("memory growth", cell("rss_growth_bytes_per_minute")+"/min RSS")
 	}
 	cpu := cell("cpu_time_seconds") + " used by members while members"
 	if t.RatesMeasured > 0 {
 		cpu = cell("cpu_percent") + "% of one core now, " + cpu
 	}
-	kv.add("cpu", cpu)
+	kv.Add("cpu", cpu)
 	if t.IORead > 0 {
 		io := fmt.Sprintf("read %s, written %s", cell("read_bytes"), cell("write_bytes"))
 		if t.RatesMeasured > 0 {
@@ -184,9 +185,9 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		if t.IORead < t.Procs {
 			io += fmt.Sprintf("; %d of %d members readable (root sees all)", t.IORead, t.Procs)
 		}
-		kv.add("io", io)
+		kv.Add("io", io)
 	}
-	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.In(gd.Snapshot.Time.Location()).Format("2006-01-02 15:04:05"), formatDuration(gd.Snapshot.Time.Sub(t.OldestStart))))
+	kv.Add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.In(gd.Snapshot.Time.Location()).Format("2006-01-02 15:04:05"), render.Duration(gd.Snapshot.Time.Sub(t.OldestStart))))
 	if u := t.Cgroup; u != nil {
 		line := strings.Join(u.Describe(), ", ")
 		if u.MemoryLimitPath != "" {
@@ -195,7 +196,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		if u.CPUQuotaPath != "" {
 			line += "; cpu quota set by " + u.CPUQuotaPath
 		}
-		kv.add("cgroup v"+strconv.Itoa(u.Version), line)
+		kv.Add("cgroup v"+strconv.Itoa(u.Version), line)
 	}
 	if a := s.Agent; a != nil {
 		addAgentLines(kv, s, a, gd.Snapshot.Time)
@@ -212,9 +213,9 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		at := &table{cols: []column{{header: ""}, {header: ""}}}
+		at := &render.Table{Cols: []render.Column{{Header: ""}, {Header: ""}}}
 		for _, k := range keys {
-			at.add(k, printable(s.Attrs[k]))
+			at.Add(k, printable(s.Attrs[k]))
 		}
 		if err := writeBlock(w, at, width); err != nil {
 			return err
@@ -223,15 +224,15 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 
 	if len(s.Panes) > 0 {
 		fmt.Fprintln(w, "\nPANES")
-		pt := &table{cols: []column{{header: "TARGET", min: 12}, {header: "ID"}, {header: "PID", right: true}, {header: "TTY", drop: 1}, {header: "COMMAND", min: 12}, {header: "CWD", min: 12}}}
+		pt := &render.Table{Cols: []render.Column{{Header: "TARGET", Min: 12}, {Header: "ID"}, {Header: "PID", Right: true}, {Header: "TTY", Drop: 1}, {Header: "COMMAND", Min: 12}, {Header: "CWD", Min: 12}}}
 		for _, p := range s.Panes {
 			cmd := printable(p.Command)
 			if p.Dead {
 				cmd += " (dead)"
 			}
-			pt.add(printable(p.Target), p.PaneID, strconv.Itoa(p.PID), p.TTY, cmd, printable(p.Cwd))
+			pt.Add(printable(p.Target), p.PaneID, strconv.Itoa(p.PID), p.TTY, cmd, printable(p.Cwd))
 		}
-		if err := pt.write(w, width); err != nil {
+		if err := pt.Write(w, width); err != nil {
 			return err
 		}
 	}
@@ -249,26 +250,26 @@ func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 	for _, id := range s.Members {
 		member[id] = true
 	}
-	t := &table{cols: []column{{header: "PID", right: true}, {header: "USER"}, {header: "RSS", right: true}}}
+	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "USER"}, {Header: "RSS", Right: true}}}
 	if c.g.pss {
-		t.cols = append(t.cols, column{header: "PSS", right: true})
+		t.Cols = append(t.Cols, render.Column{Header: "PSS", Right: true})
 	}
-	t.cols = append(t.cols, column{header: "CPU%", right: true}, column{header: "TIME", right: true}, column{header: "COMMAND"})
+	t.Cols = append(t.Cols, render.Column{Header: "CPU%", Right: true}, render.Column{Header: "TIME", Right: true}, render.Column{Header: "COMMAND"})
 	var draw func(p *procwalk.Process, branch, indent string)
 	draw = func(p *procwalk.Process, branch, indent string) {
-		user := notMeasured
+		user := render.NotMeasured
 		if p.Read&procwalk.FieldStatus != 0 {
 			user = gd.users.Name(p.EffectiveUID)
 		}
-		row := []string{strconv.Itoa(p.ID.PID), user, formatBytes(p.RSSBytes)}
+		row := []string{strconv.Itoa(p.ID.PID), user, render.Bytes(p.RSSBytes)}
 		if c.g.pss {
 			row = append(row, ownPSS(p))
 		}
-		cpu := notMeasured
+		cpu := render.NotMeasured
 		if p.Rates.Measured {
-			cpu = formatPercent(p.Rates.CPUPercent)
+			cpu = render.Percent(p.Rates.CPUPercent)
 		}
-		t.add(append(row, cpu, formatSeconds(p.CPUSeconds()), branch+printable(commandLine(p)))...)
+		t.Add(append(row, cpu, render.Seconds(p.CPUSeconds()), branch+printable(commandLine(p)))...)
 		var kids []*procwalk.Process
 		for _, k := range snap.Children(p.ID.PID) {
 			if member[k.ID] {
@@ -288,23 +289,23 @@ func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 			draw(p, "", "")
 		}
 	}
-	return t.print(c.e, c.e.stdout, c.wide)
+	return printTable(c.e, t, c.e.stdout, c.wide)
 }
 
 // writeBlock writes a two-column key/value table without its (empty)
 // header line, indented. Given a width (0: none), a long value wraps under
 // itself, at spaces and after commas: values are data, never cut.
-func writeBlock(w io.Writer, t *table, width int) error {
+func writeBlock(w io.Writer, t *render.Table, width int) error {
 	keyWidth := 0
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		keyWidth = max(keyWidth, utf8.RuneCountInString(row[0]))
 	}
 	indent := strings.Repeat(" ", 2+keyWidth+2)
 	bw := bufio.NewWriter(w)
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		lines := []string{row[1]}
 		if room := width - len(indent); width > 0 && room >= 20 {
-			lines = wrapWords(row[1], room)
+			lines = render.WrapWords(row[1], room)
 		}
 		pad := strings.Repeat(" ", keyWidth-utf8.RuneCountInString(row[0]))
 		bw.WriteString(strings.TrimRight("  "+row[0]+pad+"  "+lines[0], " ") + "\n")
@@ -315,70 +316,37 @@ func writeBlock(w io.Writer, t *table, width int) error {
 	return bw.Flush()
 }
 
-// wrapWords breaks s into lines of at most n runes, at spaces (dropped)
-// and after commas. A piece longer than n is a line of its own, whole.
-func wrapWords(s string, n int) []string {
-	var lines []string
-	line := ""
-	for s != "" {
-		// The next piece: up to and including a space or a comma.
-		end := strings.IndexAny(s, " ,")
-		if end < 0 {
-			end = len(s) - 1
-		}
-		piece := s[:end+1]
-		s = s[end+1:]
-		if line != "" && utf8.RuneCountInString(strings.TrimRight(line+piece, " ")) > n {
-			lines = append(lines, strings.TrimRight(line, " "))
-			line = ""
-		}
-		if line == "" {
-			piece = strings.TrimLeft(piece, " ")
-		}
-		line += piece
-	}
-	return append(lines, strings.TrimRight(line, " "))
-}
-
-// formatSigned prints a byte rate with its sign: "+1.5 MiB", "-12.0 KiB".
-func formatSigned(bytes float64) string {
-	if bytes < 0 {
-		return "-" + formatBytes(uint64(-bytes))
-	}
-	return "+" + formatBytes(uint64(bytes))
-}
-
 // addAgentLines says what an agent's transcript and processes tell.
-func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now time.Time) {
-	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
+func addAgentLines(kv *render.Table, s *session.Session, a *session.AgentState, now time.Time) {
+	kv.Add("status", fmt.Sprintf("%s for %s: %s", a.Status, render.Duration(a.StatusFor), a.Why))
 	t := a.Transcript
 	if t == nil {
 		why := "none found"
 		if a.TranscriptError != "" {
 			why = "unreadable: " + a.TranscriptError
 		}
-		kv.add("transcript", printable(why))
+		kv.Add("transcript", printable(why))
 		return
 	}
 	if t.Model != "" {
-		kv.add("model", printable(t.Model))
+		kv.Add("model", printable(t.Model))
 	}
 	if t.ContextUsedTokens > 0 {
 		ctx := fmt.Sprintf("%d tokens", t.ContextUsedTokens)
 		if a.ContextWindowTokens > 0 {
-			ctx += fmt.Sprintf(" of %d (%s%%)", a.ContextWindowTokens, formatPercent(a.ContextPercent))
+			ctx += fmt.Sprintf(" of %d (%s%%)", a.ContextWindowTokens, render.Percent(a.ContextPercent))
 		}
-		kv.add("context", ctx)
+		kv.Add("context", ctx)
 	}
 	partial := ""
 	if t.SkippedBytes > 0 {
 		// A bounded first read (--agent-first-read): say so beside the sums.
-		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", formatBytes(uint64(t.SkippedBytes)))
+		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", render.Bytes(uint64(t.SkippedBytes)))
 	}
-	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
-	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
+	kv.Add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
+	kv.Add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
 	if !t.LastActivity.IsZero() {
-		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.In(now.Location()).Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
+		kv.Add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.In(now.Location()).Format("2006-01-02 15:04:05"), render.Duration(now.Sub(t.LastActivity))))
 	}
 	tr := printable(t.Path) + fmt.Sprintf(" (%d bytes read", t.Bytes-t.SkippedBytes)
 	if t.SkippedBytes > 0 {
@@ -387,5 +355,5 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 	if n := t.Malformed + t.Oversized; n > 0 {
 		tr += fmt.Sprintf(", %d lines skipped", n)
 	}
-	kv.add("transcript", tr+")")
+	kv.Add("transcript", tr+")")
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"slices"
 	"strings"
@@ -325,7 +326,7 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		drop int
 	}{{"procs", 4}, {"rss_bytes", 0}, {"pss_bytes", 0}, {"swap_bytes", 1}, {"cpu_percent", 8}, {"cpu_time_seconds", 2},
 		{"read_bytes_per_second", 7}, {"write_bytes_per_second", 6}, {"age_seconds", 3}}
-	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}}}
+	t := &render.Table{Cols: []render.Column{{Header: "KIND"}, {Header: "NAME", Min: 16}}}
 	var metrics []metric.Desc
 	for _, col := range cols {
 		d, _ := metric.Lookup(col.name)
@@ -336,9 +337,9 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 			col.drop = 5
 		}
 		metrics = append(metrics, d)
-		t.cols = append(t.cols, column{header: d.Label, right: true, drop: col.drop})
+		t.Cols = append(t.Cols, render.Column{Header: d.Label, Right: true, Drop: col.drop})
 	}
-	t.cols = append(t.cols, column{header: "INFO", min: 12})
+	t.Cols = append(t.Cols, render.Column{Header: "INFO", Min: 12})
 	snap := gd.Snapshot
 	for i := range shown {
 		s := &shown[i]
@@ -346,9 +347,9 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		for j := range metrics {
 			row = append(row, sessionCell(&metrics[j], s, snap.Fields, snap.Time))
 		}
-		t.add(append(row, printable(s.Info()))...)
+		t.Add(append(row, printable(s.Info()))...)
 	}
-	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
+	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	if len(shown) == 0 {
@@ -376,9 +377,9 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 func sessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
 	v, ok := d.Session(s, read, now)
 	if !ok {
-		return notMeasured
+		return render.NotMeasured
 	}
-	cell := formatMetric(d, v)
+	cell := render.Metric(d, v)
 	t := &s.Totals
 	if d.Needs&procwalk.FieldSmaps != 0 && t.SmapsRead < t.Procs || d.Needs&procwalk.FieldIO != 0 && t.IORead < t.Procs {
 		cell += "+"

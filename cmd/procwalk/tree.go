@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"strconv"
 	"time"
 
@@ -145,24 +146,24 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		return c.writeJSON(snap, roots, totals, shown)
 	}
 
-	t := &table{cols: []column{{header: "PID", right: true}, {header: "RSS", right: true}}}
+	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "RSS", Right: true}}}
 	if c.g.pss {
-		t.cols = append(t.cols, column{header: "PSS", right: true})
+		t.Cols = append(t.Cols, render.Column{Header: "PSS", Right: true})
 	}
-	t.cols = append(t.cols, column{header: "PROCS", right: true}, column{header: "TREE-RSS", right: true})
+	t.Cols = append(t.Cols, render.Column{Header: "PROCS", Right: true}, render.Column{Header: "TREE-RSS", Right: true})
 	if c.g.pss {
-		t.cols = append(t.cols, column{header: "TREE-PSS", right: true})
+		t.Cols = append(t.Cols, render.Column{Header: "TREE-PSS", Right: true})
 	}
-	t.cols = append(t.cols, column{header: "COMMAND"})
+	t.Cols = append(t.Cols, render.Column{Header: "COMMAND"})
 
 	var draw func(p *procwalk.Process, branch, indent string)
 	draw = func(p *procwalk.Process, branch, indent string) {
 		st := totals[p.ID.PID]
-		row := []string{strconv.Itoa(p.ID.PID), formatBytes(p.RSSBytes)}
+		row := []string{strconv.Itoa(p.ID.PID), render.Bytes(p.RSSBytes)}
 		if c.g.pss {
 			row = append(row, ownPSS(p))
 		}
-		row = append(row, strconv.Itoa(st.Procs), formatBytes(st.RSSBytes))
+		row = append(row, strconv.Itoa(st.Procs), render.Bytes(st.RSSBytes))
 		if c.g.pss {
 			row = append(row, treePSS(st))
 		}
@@ -170,7 +171,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		if p.Zombie() {
 			name += " <defunct>"
 		}
-		t.add(append(row, branch+name)...)
+		t.Add(append(row, branch+name)...)
 
 		var children []*procwalk.Process
 		for _, child := range snap.Children(p.ID.PID) {
@@ -190,7 +191,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		draw(r, "", "")
 	}
 
-	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
+	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
@@ -200,18 +201,18 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 // ownPSS is a process's PSS, or "-" when it has none or it was not read.
 func ownPSS(p *procwalk.Process) string {
 	if p.Read&procwalk.FieldSmaps == 0 {
-		return notMeasured
+		return render.NotMeasured
 	}
-	return formatBytes(p.Smaps.PSSBytes)
+	return render.Bytes(p.Smaps.PSSBytes)
 }
 
 // treePSS is a subtree's PSS sum, "+" marking a lower bound, "-" when no
 // member's PSS could be read (not "0 B+", which says nothing).
 func treePSS(t *subtree) string {
 	if t.SmapsRead == 0 {
-		return notMeasured
+		return render.NotMeasured
 	}
-	s := formatBytes(t.PSSBytes)
+	s := render.Bytes(t.PSSBytes)
 	if t.pssMissing > 0 {
 		s += "+"
 	}

@@ -5,9 +5,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,18 +101,18 @@ func TestCutCells(t *testing.T) {
 		{"héllo wörld", 5, "héll…", "hé…ld"},
 	}
 	for _, tt := range tests {
-		if got := cutEnd(tt.in, tt.n); got != tt.end {
-			t.Errorf("cutEnd(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.end)
+		if got := render.CutEnd(tt.in, tt.n); got != tt.end {
+			t.Errorf("render.CutEnd(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.end)
 		}
-		if got := cutMiddle(tt.in, tt.n); got != tt.mid {
-			t.Errorf("cutMiddle(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.mid)
+		if got := render.CutMiddle(tt.in, tt.n); got != tt.mid {
+			t.Errorf("render.CutMiddle(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.mid)
 		}
 	}
-	if got := columnsFromEnv(" 80 "); got != 80 {
+	if got := render.ColumnsFromEnv(" 80 "); got != 80 {
 		t.Errorf("COLUMNS=' 80 ': %d", got)
 	}
 	for _, bad := range []string{"", "0", "-5", "wide"} {
-		if got := columnsFromEnv(bad); got != 0 {
+		if got := render.ColumnsFromEnv(bad); got != 0 {
 			t.Errorf("COLUMNS=%q: %d, want 0 (not set)", bad, got)
 		}
 	}
@@ -162,22 +162,27 @@ func TestSessionFitsWidth(t *testing.T) {
 	}
 }
 
-func TestWrapWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want []string
-	}{
-		{"short", 20, []string{"short"}},
-		{"one two three four", 9, []string{"one two", "three", "four"}},
-		{"a,b,c", 3, []string{"a,", "b,c"}},
-		{"aaaaaaaaaaaa bb", 5, []string{"aaaaaaaaaaaa", "bb"}},
-		{"x  y", 1, []string{"x", "y"}},
-		{"", 5, []string{""}},
-	}
-	for _, tt := range tests {
-		if got := wrapWords(tt.in, tt.n); !slices.Equal(got, tt.want) {
-			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+// At 80 columns the sessions view cuts the fixture's two foo.service
+// cgroups (user-1000's and user-1001's, alike in their first 20 and last
+// 31 runes) so that they still read apart: as many NAMEs as --wide shows.
+func TestSessionNamesApartAt80(t *testing.T) {
+	clearEnv(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	args := sessionsFixture("sessions", "--no-rates")
+	names := func(out string) map[string]bool {
+		set := map[string]bool{}
+		for _, l := range strings.Split(out, "\n")[1:] {
+			if f := strings.Fields(l); len(f) > 1 && f[0] != "..." {
+				set[f[0]+" "+f[1]] = true
+			}
 		}
+		return set
+	}
+	cut, whole := cliColumns(t, 80, now, args...), cliColumns(t, 80, now, append(args, "--wide")...)
+	if cut.code != exitOK || whole.code != exitOK {
+		t.Fatalf("exit %d, %d: %s%s", cut.code, whole.code, cut.stderr, whole.stderr)
+	}
+	if got, want := len(names(cut.stdout)), len(names(whole.stdout)); got != want || !strings.Contains(whole.stdout, "user-1001.slice/user@1001.service/app.slice/foo.service") {
+		t.Errorf("%d different KIND NAME at 80 columns, %d with --wide:\n%s", got, want, cut.stdout)
 	}
 }
