@@ -29,7 +29,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	if got, want := s.Info(), "blocked 3 min, claude-opus-4-1, ctx 90%, /home/dev/app, 2 hr"; got != want {
 		t.Errorf("INFO %q, want %q", got, want)
 	}
-	b, err := json.Marshal(newJSONSession(now, 0, &s))
+	b, err := json.Marshal(render.NewJSONSession(now, 0, &s))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -437,7 +437,7 @@ func (w *walk) json() {
 	for i := range snap.Procs {
 		p := &snap.Procs[i]
 		var m map[string]any
-		unmarshal(t, newJSONProcess(snap, p, nil, metric.Processes()), &m)
+		unmarshal(t, render.NewJSONProcess(snap, p, nil, metric.Processes()), &m)
 		shown := map[string]bool{}
 		for k, v := range m {
 			switch k {
@@ -447,7 +447,7 @@ func (w *walk) json() {
 				}
 				continue
 			}
-			w.check("ps JSON", p, k, v, func(d *metric.Desc, v float64) any { return jsonNumber(d, v) })
+			w.check("ps JSON", p, k, v, func(d *metric.Desc, v float64) any { return render.JSONNumber(d, v) })
 			shown[k] = true
 		}
 		w.complete("ps JSON", p, shown)
@@ -455,7 +455,7 @@ func (w *walk) json() {
 	for _, s := range w.g.Sessions {
 		s := w.sessions[s.Ref()]
 		var m map[string]any
-		unmarshal(t, newJSONSession(snap.Time, snap.Fields, s), &m)
+		unmarshal(t, render.NewJSONSession(snap.Time, snap.Fields, s), &m)
 		metrics, _ := m["metrics"].(map[string]any)
 		shown := map[string]bool{}
 		for k, v := range metrics {
@@ -463,7 +463,7 @@ func (w *walk) json() {
 				if d.Integer || d.Flag {
 					return v
 				}
-				return round(v, 3)
+				return render.Round(v, 3)
 			})
 			shown[k] = true
 		}

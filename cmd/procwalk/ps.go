@@ -209,7 +209,7 @@ func (c *psCommand) showsSmapsRate(plan psPlan) bool {
 // print prints procs, rows of snap.
 func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwalk.Process) error {
 	if c.json {
-		return writeJSONSnapshot(c.e.stdout, snap, procs, plan.users)
+		return render.WriteJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}
 	t := &render.Table{}
 	for _, col := range plan.cols {

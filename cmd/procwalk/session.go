@@ -128,21 +128,21 @@ func readMembersSmaps(gd gathered, s *session.Session) error {
 }
 
 func (c *sessionCommand) writeJSON(gd gathered, s *session.Session) error {
-	j := newJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, s)
+	j := render.NewJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, s)
 	metrics := metric.Processes()
 	for _, id := range s.Members {
 		if p := gd.Snapshot.Lookup(id); p != nil {
-			j.Processes = append(j.Processes, newJSONProcess(gd.Snapshot, p, gd.users, metrics))
+			j.Processes = append(j.Processes, render.NewJSONProcess(gd.Snapshot, p, gd.users, metrics))
 		}
 	}
-	all := newJSONSessions(gd)
+	all := render.NewJSONSessions(gd.Snapshot, gd.Notes)
 	doc := struct {
-		Time            time.Time      `json:"time"`
-		ScanSeconds     float64        `json:"scan_seconds"`
-		IntervalSeconds float64        `json:"interval_seconds,omitempty"`
-		Visibility      jsonVisibility `json:"visibility"`
-		Notes           []string       `json:"notes"`
-		Session         jsonSession    `json:"session"`
+		Time            time.Time             `json:"time"`
+		ScanSeconds     float64               `json:"scan_seconds"`
+		IntervalSeconds float64               `json:"interval_seconds,omitempty"`
+		Visibility      render.JSONVisibility `json:"visibility"`
+		Notes           []string              `json:"notes"`
+		Session         render.JSONSession    `json:"session"`
 	}{all.Time, all.ScanSeconds, all.IntervalSeconds, all.Visibility, all.Notes, j}
 	enc := json.NewEncoder(c.e.stdout)
 	enc.SetIndent("", "  ")

@@ -434,3 +434,12 @@ func firstPID(s *session.Session) int {
 	}
 	return s.Members[0].PID
 }
+
+// writeJSONSessions writes sessions, of gd, as JSON, their panes'
+// foreground commands and cwds read first.
+func writeJSONSessions(w io.Writer, gd gathered, sessions []session.Session) error {
+	for i := range sessions {
+		gd.pipeline.Grouper().PaneForegrounds(gd.Snapshot, &sessions[i])
+	}
+	return render.WriteJSONSessions(w, gd.Snapshot, gd.Notes, sessions)
+}

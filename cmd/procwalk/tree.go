@@ -222,9 +222,9 @@ func treePSS(t *subtree) string {
 // jsonTreeNode is one process of tree --json: the process as ps --json
 // has it, its subtree's totals, and its shown children.
 type jsonTreeNode struct {
-	Process  jsonProcess     `json:"process"`
-	Subtree  jsonTreeTotals  `json:"subtree"`
-	Children []*jsonTreeNode `json:"children"`
+	Process  render.JSONProcess `json:"process"`
+	Subtree  jsonTreeTotals     `json:"subtree"`
+	Children []*jsonTreeNode    `json:"children"`
 }
 
 // jsonTreeTotals sums a subtree, the process included. pss_bytes is
@@ -245,12 +245,12 @@ func (c *treeCommand) writeJSON(snap *procwalk.Snapshot, roots []*procwalk.Proce
 	node = func(p *procwalk.Process) *jsonTreeNode {
 		st := totals[p.ID.PID]
 		n := &jsonTreeNode{
-			Process:  newJSONProcess(snap, p, users, metrics),
+			Process:  render.NewJSONProcess(snap, p, users, metrics),
 			Subtree:  jsonTreeTotals{Procs: st.Procs, RSSBytes: st.RSSBytes, PSSPartial: st.SmapsRead > 0 && st.pssMissing > 0},
 			Children: []*jsonTreeNode{},
 		}
 		if st.SmapsRead > 0 {
-			n.Subtree.PSSBytes = ptr(st.PSSBytes)
+			n.Subtree.PSSBytes = render.Ptr(st.PSSBytes)
 		}
 		for _, child := range snap.Children(p.ID.PID) {
 			if shown(child) {
@@ -260,10 +260,10 @@ func (c *treeCommand) writeJSON(snap *procwalk.Snapshot, roots []*procwalk.Proce
 		return n
 	}
 	doc := struct {
-		Time       time.Time       `json:"time"`
-		Visibility jsonVisibility  `json:"visibility"`
-		Roots      []*jsonTreeNode `json:"roots"`
-	}{snap.Time.UTC(), newJSONVisibility(snap.Visibility), make([]*jsonTreeNode, 0, len(roots))}
+		Time       time.Time             `json:"time"`
+		Visibility render.JSONVisibility `json:"visibility"`
+		Roots      []*jsonTreeNode       `json:"roots"`
+	}{snap.Time.UTC(), render.NewJSONVisibility(snap.Visibility), make([]*jsonTreeNode, 0, len(roots))}
 	for _, r := range roots {
 		doc.Roots = append(doc.Roots, node(r))
 	}
