@@ -536,9 +536,9 @@ func (w *walk) tables() {
 	snap := w.g.Snapshot
 	for _, d := range metric.Processes() {
 		for _, name := range append([]string{d.Name}, d.Aliases...) {
-			col, ok := findPSColumn(name)
-			if !ok || col.header != d.Label {
-				t.Errorf("ps --columns %s: %v, header %q, want the label %q", name, ok, col.header, d.Label)
+			col, ok := render.FindProcessColumn(name)
+			if !ok || col.Header != d.Label {
+				t.Errorf("ps --columns %s: %v, header %q, want the label %q", name, ok, col.Header, d.Label)
 				continue
 			}
 			for i := range snap.Procs {
@@ -547,7 +547,7 @@ func (w *walk) tables() {
 				if v, ok := d.Process(snap, p); ok {
 					want = render.Metric(&d, v)
 				}
-				if got := col.value(snap, p, nil); got != want {
+				if got := col.Value(snap, p, nil); got != want {
 					t.Errorf("ps column %s of pid %d: %q, want %q", name, p.ID.PID, got, want)
 				}
 			}

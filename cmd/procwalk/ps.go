@@ -62,7 +62,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 // psPlan is what the flags ask for, checked before any scan.
 type psPlan struct {
 	order  psOrder
-	cols   []psColumn
+	cols   []render.ProcessColumn
 	match  func(*procwalk.Process) bool
 	rates  bool
 	fields procwalk.Fields // read for every process in the scan
@@ -138,20 +138,20 @@ func (c *psCommand) plan() (psPlan, error) {
 	if plan.cols, err = c.tableColumns(); err != nil {
 		return plan, err
 	}
-	if slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needs&procwalk.FieldSmaps != 0 }) {
+	if slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Needs&procwalk.FieldSmaps != 0 }) {
 		c.g.pss = true
 	}
 	if c.noRates && plan.order.needsRates() {
 		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.name)
 	}
-	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates }))
+	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates }))
 	if c.limit < 0 {
 		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
 	// The user database is read only for what shows or matches a name.
 	var users *procwalk.Users
 	var usersErr error
-	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.name == "user" }) {
+	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Name == "user" }) {
 		users, usersErr = c.g.users()
 	}
 	plan.users = users
@@ -178,7 +178,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 	} else {
 		scan = plan.order.needs()
 		for _, col := range plan.cols {
-			scan |= col.needs
+			scan |= col.Needs
 		}
 		if c.filter != "" || c.regex != "" {
 			scan |= procwalk.FieldCmdline
@@ -203,7 +203,7 @@ func (c *psCommand) showsSmapsRate(plan psPlan) bool {
 	if c.json || plan.order.needsRates() && plan.order.needs()&procwalk.FieldSmaps != 0 {
 		return true
 	}
-	return slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates && col.needs&procwalk.FieldSmaps != 0 })
+	return slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates && col.Needs&procwalk.FieldSmaps != 0 })
 }
 
 // print prints procs, rows of snap.
@@ -211,31 +211,7 @@ func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwal
 	if c.json {
 		return render.WriteJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}
-	t := &render.Table{}
-	for _, col := range plan.cols {
-		tc := render.Column{Header: col.header, Right: col.right}
-		switch col.name {
-		case "user", "comm":
-			tc.Min = 8
-		case "command":
-			tc.Min = 20
-		}
-		if c.columns == "" {
-			tc.Drop = psDropRank(col.name) // columns asked for are never dropped
-		}
-		t.Cols = append(t.Cols, tc)
-	}
-	// One array holds every cell, rows are slices of it.
-	n := len(plan.cols)
-	cells := make([]string, len(procs)*n)
-	t.Rows = make([][]string, 0, len(procs))
-	for r, p := range procs {
-		row := cells[r*n : (r+1)*n : (r+1)*n]
-		for i, col := range plan.cols {
-			row[i] = col.value(snap, p, plan.users)
-		}
-		t.Add(row...)
-	}
+	t := render.ProcessTable(snap, plan.cols, procs, plan.users, c.columns == "")
 	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
@@ -351,95 +327,8 @@ func (o psOrder) sort(s *procwalk.Snapshot, procs []*procwalk.Process) {
 	metric.Sort(s, procs, o.by)
 }
 
-// psColumn is one --columns name: a metric of the catalogue, or one of the
-// text columns (user, state, comm, command).
-type psColumn struct {
-	name   string
-	header string
-	right  bool
-	needs  procwalk.Fields
-	rates  bool
-	value  func(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string
-}
-
-// psColumnNames are the short column names the help lists first.
-const psColumnNames = "pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command"
-
-// psTextColumns are the columns that are no number.
-func psTextColumns() []psColumn {
-	return []psColumn{
-		{name: "user", header: "USER", needs: procwalk.FieldStatus, value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
-			if p.Read&procwalk.FieldStatus == 0 {
-				return "?"
-			}
-			return printable(users.Name(p.EffectiveUID))
-		}},
-		{name: "state", header: "S", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return printable(string(rune(p.State)))
-		}},
-		{name: "comm", header: "COMM", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return printable(p.Comm)
-		}},
-		{name: "command", header: "COMMAND", needs: procwalk.FieldCmdline, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return commandLine(p)
-		}},
-	}
-}
-
-// metricColumn is the column of metric d: its label, its value in the
-// table's units, "-" where it has none.
-func metricColumn(name string, d *metric.Desc) psColumn {
-	return psColumn{name: name, header: d.Label, right: true, needs: d.Needs, rates: d.Kind == metric.Rate,
-		value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			v, ok := d.Process(s, p)
-			if !ok {
-				return render.NotMeasured
-			}
-			return render.Metric(d, v)
-		}}
-}
-
-// psColumn finds column name: a text column, else a metric.
-func findPSColumn(name string) (psColumn, bool) {
-	for _, c := range psTextColumns() {
-		if c.name == name {
-			return c, true
-		}
-	}
-	if d, ok := metric.Lookup(name); ok && d.OfProcess() {
-		return metricColumn(name, &d), true
-	}
-	return psColumn{}, false
-}
-
-// commandLine is what the COMMAND column shows: the arguments joined by
-// spaces, or "[comm]" when there are none (kernel threads, zombies, a
-// process that cleared its argv), as ps(1) does.
-func commandLine(p *procwalk.Process) string {
-	var s string
-	if len(p.Cmdline) == 0 || (len(p.Cmdline) == 1 && p.Cmdline[0] == "") {
-		s = "[" + printable(p.Comm) + "]"
-	} else {
-		s = printable(strings.Join(p.Cmdline, " "))
-		if p.CmdlineTruncated {
-			s += "..."
-		}
-	}
-	if p.Zombie() {
-		s += " <defunct>"
-	}
-	return s
-}
-
-// psDropRank is the order in which the default columns go when the table
-// does not fit the width: threads first, then uss, time, ppid, age, state,
-// write, read; pid, user, rss, pss, cpu and the command stay.
-func psDropRank(name string) int {
-	return slices.Index([]string{"threads", "uss", "time", "ppid", "age", "state", "write", "read"}, name) + 1
-}
-
 // tableColumns resolves --columns, or the default set for the other flags.
-func (c *psCommand) tableColumns() ([]psColumn, error) {
+func (c *psCommand) tableColumns() ([]render.ProcessColumn, error) {
 	names := c.columns
 	if names == "" {
 		names = "pid,ppid,user,state,threads,rss"
@@ -451,14 +340,14 @@ func (c *psCommand) tableColumns() ([]psColumn, error) {
 		}
 		names += ",time,age,command"
 	}
-	var cols []psColumn
+	var cols []render.ProcessColumn
 	for _, name := range strings.Split(names, ",") {
 		name = strings.ToLower(strings.TrimSpace(name))
-		col, ok := findPSColumn(name)
+		col, ok := render.FindProcessColumn(name)
 		if !ok {
-			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, psColumnNames)
+			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, render.ProcessColumnNames)
 		}
-		if col.rates && c.noRates {
+		if col.Rates && c.noRates {
 			return nil, usageErrorf("--columns %s needs rates, which --no-rates turns off: drop one of them", name)
 		}
 		cols = append(cols, col)

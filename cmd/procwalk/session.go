@@ -269,7 +269,7 @@ func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 		if p.Rates.Measured {
 			cpu = render.Percent(p.Rates.CPUPercent)
 		}
-		t.Add(append(row, cpu, render.Seconds(p.CPUSeconds()), branch+printable(commandLine(p)))...)
+		t.Add(append(row, cpu, render.Seconds(p.CPUSeconds()), branch+render.CommandLine(p))...)
 		var kids []*procwalk.Process
 		for _, k := range snap.Children(p.ID.PID) {
 			if member[k.ID] {
