@@ -555,7 +555,7 @@ func (w *walk) tables() {
 	}
 	for _, d := range metric.Sessions() {
 		for _, s := range w.sessions {
-			cell := sessionCell(&d, s, snap.Fields, snap.Time)
+			cell := render.SessionCell(&d, s, snap.Fields, snap.Time)
 			v, ok := d.Session(s, snap.Fields, snap.Time)
 			if !ok && cell != render.NotMeasured || ok && strings.TrimSuffix(cell, "+") != render.Metric(&d, v) {
 				t.Errorf("sessions cell %s of %s: %q, the catalogue's %v (%v)", d.Name, s.Ref(), cell, v, ok)

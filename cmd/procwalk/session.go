@@ -161,7 +161,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
 	cell := func(name string) string {
 		d, _ := metric.Lookup(name)
-		return sessionCell(&d, s, gd.Snapshot.Fields, gd.Snapshot.Time)
+		return render.SessionCell(&d, s, gd.Snapshot.Fields, gd.Snapshot.Time)
 	}
 	mem := "RSS " + cell("rss_bytes") + " (shared pages counted once per member)"
 	if t.SmapsRead > 0 {

@@ -317,38 +317,7 @@ func (c *sessionsCommand) limitSet() bool {
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {
-	// The metric columns, by catalogue name, and the order in which they go
-	// to fit the width: SWAP first, then TIME, AGE, PROCS (and RSS when PSS
-	// is shown), WRITE/s, READ/s, CPU%; a long NAME is cut in the middle;
-	// INFO takes the rest.
-	cols := []struct {
-		name string
-		drop int
-	}{{"procs", 4}, {"rss_bytes", 0}, {"pss_bytes", 0}, {"swap_bytes", 1}, {"cpu_percent", 8}, {"cpu_time_seconds", 2},
-		{"read_bytes_per_second", 7}, {"write_bytes_per_second", 6}, {"age_seconds", 3}}
-	t := &render.Table{Cols: []render.Column{{Header: "KIND"}, {Header: "NAME", Min: 16}}}
-	var metrics []metric.Desc
-	for _, col := range cols {
-		d, _ := metric.Lookup(col.name)
-		switch {
-		case d.Name == "pss_bytes" && !c.g.pss:
-			continue
-		case d.Name == "rss_bytes" && c.g.pss:
-			col.drop = 5
-		}
-		metrics = append(metrics, d)
-		t.Cols = append(t.Cols, render.Column{Header: d.Label, Right: true, Drop: col.drop})
-	}
-	t.Cols = append(t.Cols, render.Column{Header: "INFO", Min: 12})
-	snap := gd.Snapshot
-	for i := range shown {
-		s := &shown[i]
-		row := []string{s.Kind, printable(s.Name)}
-		for j := range metrics {
-			row = append(row, sessionCell(&metrics[j], s, snap.Fields, snap.Time))
-		}
-		t.Add(append(row, printable(s.Info()))...)
-	}
+	t := render.SessionsTable(shown, gd.Snapshot.Fields, gd.Snapshot.Time, c.g.pss)
 	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
@@ -369,22 +338,6 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
 	}
 	return nil
-}
-
-// sessionCell is metric d of s in a table's short form, "-" when absent.
-// A "+" marks a lower bound: a sum of PSS or IO that some members' refused
-// files left out (procwalk session KIND:NAME says how many).
-func sessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
-	v, ok := d.Session(s, read, now)
-	if !ok {
-		return render.NotMeasured
-	}
-	cell := render.Metric(d, v)
-	t := &s.Totals
-	if d.Needs&procwalk.FieldSmaps != 0 && t.SmapsRead < t.Procs || d.Needs&procwalk.FieldIO != 0 && t.IORead < t.Procs {
-		cell += "+"
-	}
-	return cell
 }
 
 // sessionOrder is one --sort key: a metric of the catalogue, or name or
