@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -107,14 +108,14 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	v := s.Visibility
 	var parts []string
 	if v.Gone > 0 {
-		parts = append(parts, countOf(v.Gone, "process", "processes")+" exited mid-scan")
+		parts = append(parts, render.CountOf(v.Gone, "process", "processes")+" exited mid-scan")
 	}
 	if v.Malformed > 0 {
 		// Listed processes neither gone, nor refused, nor in Procs had a
 		// stat or statm that did not parse.
 		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"] - v.Denied["statm"]
 		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat or statm)",
-			countOf(v.Malformed, "process", "processes"), max(dropped, 0)))
+			render.CountOf(v.Malformed, "process", "processes"), max(dropped, 0)))
 	}
 	fields := make([]string, 0, len(v.Denied))
 	for f := range v.Denied {
@@ -122,7 +123,7 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	}
 	slices.Sort(fields)
 	for _, f := range fields {
-		n := countOf(v.Denied[f], "process", "processes")
+		n := render.CountOf(v.Denied[f], "process", "processes")
 		if f == "stat" || f == "statm" {
 			// Without stat or statm a process is left out entirely.
 			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
@@ -131,7 +132,7 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 		}
 	}
 	if v.TimedOut > 0 {
-		parts = append(parts, countOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
+		parts = append(parts, render.CountOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
 	}
 	if v.OthersHidden {
 		parts = append(parts, fmt.Sprintf("proc is mounted hidepid=%s: other users' processes may be missing (run as root)", v.HidePID))
@@ -158,14 +159,6 @@ func writeVisibilityNote(w io.Writer, s *procwalk.Snapshot) {
 	if note := visibilityNote(s, os.Geteuid()); note != "" {
 		fmt.Fprintf(w, "procwalk: %s\n", note)
 	}
-}
-
-// countOf prints "1 process", "3 processes".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // checkRateInterval says what is wrong with --interval as the time between

@@ -216,14 +216,14 @@ func (r *guardReport) summary() {
 			pss = "peak tree PSS " + render.Bytes(res.PeakPSSBytes)
 		}
 		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
-			render.Bytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
+			render.Bytes(res.PeakRSSBytes), pss, render.CountOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
 	how := "from its cgroup"
 	if res.CPUCgroup == "" {
 		how = "approximate: no cgroup of its own"
 	}
 	fmt.Fprintf(w, "  CPU %.2fs user+system (%s); %s seen; %s reaped\n",
-		res.CPUSeconds, how, countOf(res.Seen, "process", "processes"), countOf(res.OrphansReaped, "orphan", "orphans"))
+		res.CPUSeconds, how, render.CountOf(res.Seen, "process", "processes"), render.CountOf(res.OrphansReaped, "orphan", "orphans"))
 	switch {
 	case res.Leftovers && r.c.dryRun:
 		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)

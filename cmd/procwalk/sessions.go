@@ -335,7 +335,7 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		if c.kind != "" {
 			hint = "--limit 0 lists them all"
 		}
-		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
+		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", render.CountOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
 	}
 	return nil
 }

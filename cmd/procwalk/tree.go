@@ -161,7 +161,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		st := totals[p.ID.PID]
 		row := []string{strconv.Itoa(p.ID.PID), render.Bytes(p.RSSBytes)}
 		if c.g.pss {
-			row = append(row, ownPSS(p))
+			row = append(row, render.OwnPSS(p))
 		}
 		row = append(row, strconv.Itoa(st.Procs), render.Bytes(st.RSSBytes))
 		if c.g.pss {
@@ -196,14 +196,6 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	}
 	writeVisibilityNote(c.e.stderr, snap)
 	return nil
-}
-
-// ownPSS is a process's PSS, or "-" when it has none or it was not read.
-func ownPSS(p *procwalk.Process) string {
-	if p.Read&procwalk.FieldSmaps == 0 {
-		return render.NotMeasured
-	}
-	return render.Bytes(p.Smaps.PSSBytes)
 }
 
 // treePSS is a subtree's PSS sum, "+" marking a lower bound, "-" when no
