@@ -4,16 +4,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"strconv"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
-	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // tree.go is `procwalk tree [PID]`: the process tree from one scan, each
@@ -42,21 +39,6 @@ func newTreeCommand(g *globals, e *env) *ffcli.Command {
 		Options:    ffOptions(),
 		Exec:       c.exec,
 	}
-}
-
-// subtree sums a process and its shown descendants.
-type subtree struct {
-	procwalk.Totals
-	pssMissing int // members whose smaps_rollup was denied or malformed
-}
-
-// merge adds the sums the tree shows of a child's subtree.
-func (t *subtree) merge(c *subtree) {
-	t.Procs += c.Procs
-	t.RSSBytes += c.RSSBytes
-	t.PSSBytes += c.PSSBytes
-	t.SmapsRead += c.SmapsRead
-	t.pssMissing += c.pssMissing
 }
 
 func (c *treeCommand) exec(ctx context.Context, args []string) error {
@@ -120,147 +102,14 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		}
 	}
 
-	// Sum every subtree first (post-order), then draw top-down.
-	totals := make(map[int]*subtree)
-	var sum func(p *procwalk.Process) *subtree
-	sum = func(p *procwalk.Process) *subtree {
-		t := &subtree{}
-		t.Add(p)
-		if (p.Denied|p.Malformed)&procwalk.FieldSmaps != 0 {
-			t.pssMissing++
-		}
-		for _, child := range snap.Children(p.ID.PID) {
-			if !shown(child) {
-				continue
-			}
-			t.merge(sum(child))
-		}
-		totals[p.ID.PID] = t
-		return t
-	}
-	for _, r := range roots {
-		sum(r)
-	}
-
 	if c.json {
-		return c.writeJSON(snap, roots, totals, shown)
+		users, _ := c.g.users()
+		return render.WriteJSONTree(c.e.stdout, snap, roots, shown, users)
 	}
-
-	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "RSS", Right: true}}}
-	if c.g.pss {
-		t.Cols = append(t.Cols, render.Column{Header: "PSS", Right: true})
-	}
-	t.Cols = append(t.Cols, render.Column{Header: "PROCS", Right: true}, render.Column{Header: "TREE-RSS", Right: true})
-	if c.g.pss {
-		t.Cols = append(t.Cols, render.Column{Header: "TREE-PSS", Right: true})
-	}
-	t.Cols = append(t.Cols, render.Column{Header: "COMMAND"})
-
-	var draw func(p *procwalk.Process, branch, indent string)
-	draw = func(p *procwalk.Process, branch, indent string) {
-		st := totals[p.ID.PID]
-		row := []string{strconv.Itoa(p.ID.PID), render.Bytes(p.RSSBytes)}
-		if c.g.pss {
-			row = append(row, render.OwnPSS(p))
-		}
-		row = append(row, strconv.Itoa(st.Procs), render.Bytes(st.RSSBytes))
-		if c.g.pss {
-			row = append(row, treePSS(st))
-		}
-		name := printable(p.Comm)
-		if p.Zombie() {
-			name += " <defunct>"
-		}
-		t.Add(append(row, branch+name)...)
-
-		var children []*procwalk.Process
-		for _, child := range snap.Children(p.ID.PID) {
-			if shown(child) {
-				children = append(children, child)
-			}
-		}
-		for i, child := range children {
-			if i == len(children)-1 {
-				draw(child, indent+"└─ ", indent+"   ")
-			} else {
-				draw(child, indent+"├─ ", indent+"│  ")
-			}
-		}
-	}
-	for _, r := range roots {
-		draw(r, "", "")
-	}
-
+	t := render.TreeTable(snap, roots, shown, c.g.pss)
 	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
 	return nil
-}
-
-// treePSS is a subtree's PSS sum, "+" marking a lower bound, "-" when no
-// member's PSS could be read (not "0 B+", which says nothing).
-func treePSS(t *subtree) string {
-	if t.SmapsRead == 0 {
-		return render.NotMeasured
-	}
-	s := render.Bytes(t.PSSBytes)
-	if t.pssMissing > 0 {
-		s += "+"
-	}
-	return s
-}
-
-// jsonTreeNode is one process of tree --json: the process as ps --json
-// has it, its subtree's totals, and its shown children.
-type jsonTreeNode struct {
-	Process  render.JSONProcess `json:"process"`
-	Subtree  jsonTreeTotals     `json:"subtree"`
-	Children []*jsonTreeNode    `json:"children"`
-}
-
-// jsonTreeTotals sums a subtree, the process included. pss_bytes is
-// present when some member's PSS was read; pss_partial says that a member's
-// was refused (a lower bound).
-type jsonTreeTotals struct {
-	Procs      int     `json:"procs"`
-	RSSBytes   uint64  `json:"rss_bytes"`
-	PSSBytes   *uint64 `json:"pss_bytes,omitempty"`
-	PSSPartial bool    `json:"pss_partial,omitempty"`
-}
-
-// writeJSON prints the tree below roots as nested JSON.
-func (c *treeCommand) writeJSON(snap *procwalk.Snapshot, roots []*procwalk.Process, totals map[int]*subtree, shown func(*procwalk.Process) bool) error {
-	users, _ := c.g.users()
-	metrics := metric.Processes()
-	var node func(p *procwalk.Process) *jsonTreeNode
-	node = func(p *procwalk.Process) *jsonTreeNode {
-		st := totals[p.ID.PID]
-		n := &jsonTreeNode{
-			Process:  render.NewJSONProcess(snap, p, users, metrics),
-			Subtree:  jsonTreeTotals{Procs: st.Procs, RSSBytes: st.RSSBytes, PSSPartial: st.SmapsRead > 0 && st.pssMissing > 0},
-			Children: []*jsonTreeNode{},
-		}
-		if st.SmapsRead > 0 {
-			n.Subtree.PSSBytes = render.Ptr(st.PSSBytes)
-		}
-		for _, child := range snap.Children(p.ID.PID) {
-			if shown(child) {
-				n.Children = append(n.Children, node(child))
-			}
-		}
-		return n
-	}
-	doc := struct {
-		Time       time.Time             `json:"time"`
-		Visibility render.JSONVisibility `json:"visibility"`
-		Roots      []*jsonTreeNode       `json:"roots"`
-	}{snap.Time.UTC(), render.NewJSONVisibility(snap.Visibility), make([]*jsonTreeNode, 0, len(roots))}
-	for _, r := range roots {
-		doc.Roots = append(doc.Roots, node(r))
-	}
-	enc := json.NewEncoder(c.e.stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(doc)
 }
