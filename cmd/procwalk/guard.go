@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -167,100 +166,20 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 		return startError(args[0], err)
 	}
 	stdio.wait(time.Second)
-	r := guardReport{c: c, res: res, name: name, root: fsys.Root()}
-	r.summary()
-	return r.exitError()
+	render.GuardSummary(c.e.stderr, render.GuardRun{Result: res, Name: name, Root: fsys.Root(), Interval: c.g.interval,
+		DryRun: c.dryRun, HistorySize: guardHistory})
+	return guardExit(res, name)
 }
 
-// guardReport presents a supervised run: its summary and exit code.
-type guardReport struct {
-	c    *guardCommand
-	res  *kill.SuperviseResult
-	name string
-	root string
-}
-
-// outcome says why guard ended.
-func (r *guardReport) outcome() string {
-	res := r.res
-	status := "still running"
-	if res.Status != nil {
-		status = describeStatus(*res.Status)
-	}
+// guardExit is guard's exit: 124 for an enforced limit, else CMD's status.
+func guardExit(res *kill.SuperviseResult, name string) error {
 	switch {
 	case res.Enforced != "" && res.Unenforced != nil:
-		return fmt.Sprintf("NOT stopped: %s, but every target was refused (%s %s)", res.Enforced, r.name, status)
-	case res.Enforced != "":
-		return fmt.Sprintf("stopped by procwalk: %s (%s %s)", res.Enforced, r.name, status)
-	case res.Cancelled:
-		return fmt.Sprintf("cancelled: the tree was terminated (%s %s)", r.name, status)
-	case len(res.Forwarded) > 0:
-		return fmt.Sprintf("%s %s (guard forwarded %s)", r.name, status, strings.Join(res.Forwarded, ","))
-	}
-	return r.name + " " + status
-}
-
-// summary prints how the run went to stderr.
-func (r *guardReport) summary() {
-	w, res := r.c.e.stderr, r.res
-	if res.End.IsZero() {
-		res.End = time.Now()
-	}
-	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), res.End.Sub(res.Start).Round(time.Millisecond))
-	kernelPeak := render.Bytes(uint64(max(res.MaxRSSKiB, 0)) * 1024)
-	if res.Samples == 0 {
-		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS at most %s (kernel high-water mark)\n", r.c.g.interval, kernelPeak)
-	} else {
-		pss := "PSS not read (use --max-pss or --pss)"
-		if res.PSSSeen {
-			pss = "peak tree PSS " + render.Bytes(res.PeakPSSBytes)
-		}
-		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
-			render.Bytes(res.PeakRSSBytes), pss, render.CountOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
-	}
-	how := "from its cgroup"
-	if res.CPUCgroup == "" {
-		how = "approximate: no cgroup of its own"
-	}
-	fmt.Fprintf(w, "  CPU %.2fs user+system (%s); %s seen; %s reaped\n",
-		res.CPUSeconds, how, render.CountOf(res.Seen, "process", "processes"), render.CountOf(res.OrphansReaped, "orphan", "orphans"))
-	switch {
-	case res.Leftovers && r.c.dryRun:
-		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)
-	case res.Leftovers:
-		fmt.Fprintf(w, "  %s left processes running: guard ended them\n", r.name)
-	}
-	for _, why := range res.WouldEnd {
-		fmt.Fprintf(w, "  dry run: %s: nothing was signalled\n", why)
-	}
-	if res.Abandoned > 0 {
-		fmt.Fprintf(w, "  %d processes outlived SIGKILL (uninterruptible sleep?): guard stopped waiting for them\n", res.Abandoned)
-	}
-	if res.ScanErrors > 0 {
-		fmt.Fprintf(w, "  %d scans of %s failed: limits were not checked then\n", res.ScanErrors, r.root)
-	}
-	if events := res.History.Events(); len(events) > 0 {
-		what := "signalled by guard"
-		if r.c.dryRun {
-			what = "would have been signalled"
-		}
-		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, res.History.Total(), guardHistory)
-		for _, e := range events {
-			fmt.Fprintf(w, "    %s\n", printable(e.String()))
-		}
-	}
-}
-
-// exitError is guard's exit: 124 for an enforced limit, else CMD's status.
-func (r *guardReport) exitError() error {
-	res := r.res
-	switch {
-	case res.Enforced != "" && res.Unenforced != nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", r.name, res.Unenforced)}
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", name, res.Unenforced)}
 	case res.Enforced != "":
 		return &exitErr{Code: exitLimit}
 	case res.Status == nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", r.name)}
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", name)}
 	}
 	if code := exitStatus(*res.Status); code != 0 {
 		return &exitErr{Code: code}
