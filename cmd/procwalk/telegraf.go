@@ -139,7 +139,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}
-		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory}
+		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory, StdinEnded: stdinEnded(c.e.stdin)}
 		err = x.Run(ctx)
 		if err != nil {
 			// Logged with its marker, so Telegraf shows it as an error;

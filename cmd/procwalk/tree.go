@@ -83,7 +83,16 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		}
 	}
 	shown := func(p *procwalk.Process) bool { return showKernel || !p.Kernel }
+	// Read of the processes drawn alone: PSS (--pss), and for JSON the
+	// owner and the command line, as ps --json has them.
+	var more procwalk.Fields
 	if c.g.pss {
+		more |= procwalk.FieldSmaps
+	}
+	if c.json {
+		more |= procwalk.FieldStatus | procwalk.FieldCmdline
+	}
+	if more != 0 {
 		var drawn []*procwalk.Process
 		var walk func(p *procwalk.Process)
 		walk = func(p *procwalk.Process) {
@@ -97,7 +106,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		for _, r := range roots {
 			walk(r)
 		}
-		if err := f.ReadMore(drawn, procwalk.FieldSmaps); err != nil {
+		if err := f.ReadMore(drawn, more); err != nil {
 			return err
 		}
 	}

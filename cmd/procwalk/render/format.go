@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/metric"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 	"golang.org/x/sys/unix"
 )
 
@@ -118,7 +118,7 @@ type Column struct {
 	Header string
 	Right  bool // numbers align right, text left
 	Drop   int  // 0: always shown; else dropped to fit, lowest rank first
-	Min    int  // 0: never cut; else cells may be cut down to min runes
+	Min    int  // 0: never cut; else cells may be cut down to min cells (of the terminal)
 }
 
 // Table lays rows out in columns two spaces apart. The last column is not
@@ -133,16 +133,16 @@ func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 // hidden is the width layout gives a dropped column.
 const hidden = -1
 
-// Write writes the table at most maxWidth runes wide (0: no limit), as
+// Write writes the table at most maxWidth cells wide (0: no limit), as
 // layout decides; a cut cell ends in "…" so that it never reads as data.
 func (t *Table) Write(w io.Writer, maxWidth int) error {
 	natural := make([]int, len(t.Cols))
 	for i, c := range t.Cols {
-		natural[i] = utf8.RuneCountInString(c.Header)
+		natural[i] = textwidth.Width(c.Header)
 	}
 	for _, row := range t.Rows {
 		for i, cell := range row {
-			natural[i] = max(natural[i], utf8.RuneCountInString(cell))
+			natural[i] = max(natural[i], textwidth.Width(cell))
 		}
 	}
 	widths := t.layout(natural, maxWidth)
@@ -183,7 +183,7 @@ func (t *Table) Write(w io.Writer, maxWidth int) error {
 			} else {
 				cell = CutMiddle(cell, widths[i])
 			}
-			pad := widths[i] - utf8.RuneCountInString(cell)
+			pad := widths[i] - textwidth.Width(cell)
 			if !t.Cols[i].Right {
 				b = append(b, cell...)
 			}
@@ -210,13 +210,13 @@ func (t *Table) Write(w io.Writer, maxWidth int) error {
 	return bw.Flush()
 }
 
-// layout gives each column its width for lines at most width runes wide
+// layout gives each column its width for lines at most width cells wide
 // (0: every column at its natural width, the widest cell's). Columns with
 // a drop rank go, lowest rank first, until the others at their min widths
 // fit beside the last column at its min; the space left is shared evenly
 // between the columns that may be cut and the last one, none getting more
 // than its natural width; the last column takes the rest. When even that
-// does not fit, the last column gets one rune and the line is longer.
+// does not fit, the last column gets one cell and the line is longer.
 func (t *Table) layout(natural []int, width int) []int {
 	widths := slices.Clone(natural)
 	if width <= 0 {
@@ -247,7 +247,7 @@ func (t *Table) layout(natural []int, width int) []int {
 		need -= least(drop) + 2
 	}
 	// Every shown column at its least width, then water-fill the spare
-	// runes into those that may grow.
+	// cells into those that may grow.
 	spare := width - need
 	var grow []int
 	for i := range len(t.Cols) {
@@ -282,36 +282,15 @@ func (t *Table) layout(natural []int, width int) []int {
 	return widths
 }
 
-// CutEnd keeps what fits of s in n runes: the first n-1 and "…" when s is
+// CutEnd keeps what fits of s in n cells: the start and "…" when s is
 // longer (at least the "…", so a line is never left without its last
 // column entirely).
-func CutEnd(s string, n int) string {
-	n = max(n, 1)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n-1 {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
+func CutEnd(s string, n int) string { return textwidth.Cut(s, max(n, 1)) }
 
-// CutMiddle fits s in n runes by replacing its middle with "…": a cgroup
-// path or a long session name keeps its start and its end, where the two
-// halves of what names it are.
-func CutMiddle(s string, n int) string {
-	if n < 1 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	tail := (n - 1) / 2
-	head := n - 1 - tail
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
-}
+// CutMiddle fits s in n cells by replacing its middle with "…": a
+// cgroup path or a long session name keeps its start and its end, where
+// the two halves of what names it are.
+func CutMiddle(s string, n int) string { return textwidth.CutMiddle(s, n) }
 
 // ColumnsFromEnv reads $COLUMNS: a positive number, else 0 (not set).
 func ColumnsFromEnv(value string) int {
@@ -342,29 +321,4 @@ func Signed(bytes float64) string {
 		return "-" + Bytes(uint64(-bytes))
 	}
 	return "+" + Bytes(uint64(bytes))
-}
-
-// WrapWords breaks s into lines of at most n runes, at spaces (dropped)
-// and after commas. A piece longer than n is a line of its own, whole.
-func WrapWords(s string, n int) []string {
-	var lines []string
-	line := ""
-	for s != "" {
-		// The next piece: up to and including a space or a comma.
-		end := strings.IndexAny(s, " ,")
-		if end < 0 {
-			end = len(s) - 1
-		}
-		piece := s[:end+1]
-		s = s[end+1:]
-		if line != "" && utf8.RuneCountInString(strings.TrimRight(line+piece, " ")) > n {
-			lines = append(lines, strings.TrimRight(line, " "))
-			line = ""
-		}
-		if line == "" {
-			piece = strings.TrimLeft(piece, " ")
-		}
-		line += piece
-	}
-	return append(lines, strings.TrimRight(line, " "))
 }

@@ -4,7 +4,6 @@ package render
 
 import (
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -127,26 +126,6 @@ func TestFormatMetricWholeNumbers(t *testing.T) {
 	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 42, 123456, -98765, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1 << 60, 1e21, 1.5, -0.25, math.Inf(1), math.NaN()} {
 		if got, want := Metric(d, v), strconv.FormatFloat(v, 'f', -1, 64); got != want {
 			t.Errorf("Metric(%v) = %q, want %q", v, got, want)
-		}
-	}
-}
-
-func TestWrapWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want []string
-	}{
-		{"short", 20, []string{"short"}},
-		{"one two three four", 9, []string{"one two", "three", "four"}},
-		{"a,b,c", 3, []string{"a,", "b,c"}},
-		{"aaaaaaaaaaaa bb", 5, []string{"aaaaaaaaaaaa", "bb"}},
-		{"x  y", 1, []string{"x", "y"}},
-		{"", 5, []string{""}},
-	}
-	for _, tt := range tests {
-		if got := WrapWords(tt.in, tt.n); !slices.Equal(got, tt.want) {
-			t.Errorf("WrapWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
 		}
 	}
 }

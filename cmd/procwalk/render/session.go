@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // session.go is procwalk session's page: one session in detail.
@@ -169,16 +169,16 @@ func memberTree(w io.Writer, snap *procwalk.Snapshot, s *session.Session, users 
 func writeBlock(w io.Writer, t *Table, width int) error {
 	keyWidth := 0
 	for _, row := range t.Rows {
-		keyWidth = max(keyWidth, utf8.RuneCountInString(row[0]))
+		keyWidth = max(keyWidth, textwidth.Width(row[0]))
 	}
 	indent := strings.Repeat(" ", 2+keyWidth+2)
 	bw := bufio.NewWriter(w)
 	for _, row := range t.Rows {
 		lines := []string{row[1]}
 		if room := width - len(indent); width > 0 && room >= 20 {
-			lines = WrapWords(row[1], room)
+			lines = textwidth.Wrap(row[1], room)
 		}
-		pad := strings.Repeat(" ", keyWidth-utf8.RuneCountInString(row[0]))
+		pad := strings.Repeat(" ", keyWidth-textwidth.Width(row[0]))
 		bw.WriteString(strings.TrimRight("  "+row[0]+pad+"  "+lines[0], " ") + "\n")
 		for _, l := range lines[1:] {
 			bw.WriteString(indent + l + "\n")
