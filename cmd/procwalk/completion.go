@@ -13,6 +13,7 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
@@ -221,7 +222,7 @@ func (c *completer) parse(words []string) (cmd *ffcli.Command, pos int, pending 
 			if f == nil && cmd == nil {
 				f = subcommand(c.root, defaultCommand).FlagSet.Lookup(name)
 			}
-			if f != nil && !inline && !isBoolFlag(f) {
+			if f != nil && !inline && !cmdline.IsBoolFlag(f) {
 				if i == len(words)-1 {
 					return cmd, pos, name
 				}
@@ -246,11 +247,6 @@ func (c *completer) parse(words []string) (cmd *ffcli.Command, pos int, pending 
 // takesRest reports whether a command's arguments after the first belong
 // to something else (guard's command, a script's own flags).
 func takesRest(command string) bool { return command == "guard" }
-
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
 
 // findCommand is root's command called name, or nil.
 func findCommand(root *ffcli.Command, name string) *ffcli.Command {
@@ -404,7 +400,7 @@ func (c *completer) sessionWords(words []string) []string {
 		return nil
 	}
 	fs := subcommand(c.root, "sessions").FlagSet
-	flags, _ := splitFlags(fs, words)
+	flags, _ := cmdline.SplitFlags(fs, words)
 	var known []string
 	for i := 0; i < len(flags); i++ {
 		name, _, inline := strings.Cut(strings.TrimLeft(flags[i], "-"), "=")
@@ -413,7 +409,7 @@ func (c *completer) sessionWords(words []string) []string {
 			continue // another command's flag, or one that would hide sessions
 		}
 		known = append(known, flags[i])
-		if !inline && !isBoolFlag(f) && i+1 < len(flags) {
+		if !inline && !cmdline.IsBoolFlag(f) && i+1 < len(flags) {
 			i++
 			known = append(known, flags[i])
 		}

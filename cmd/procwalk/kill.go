@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"os"
@@ -69,7 +70,7 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
 		ShortHelp:  "terminate a process, tree, process group or session safely",
-		UsageFunc: lazyHelp(func() string {
+		UsageFunc: cmdline.LazyHelp(func() string {
 			return strings.ReplaceAll(helpText("kill"), "{{protected}}", wrapList(kill.DefaultProtected(), 68, "    "))
 		}),
 		FlagSet: fs,

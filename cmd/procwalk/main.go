@@ -9,12 +9,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	iofs "io/fs"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -261,7 +261,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {
-			c.UsageFunc = usage // ffcli would set its own, which writes -flag
+			c.UsageFunc = cmdline.Usage // ffcli would set its own, which writes -flag
 		}
 	}
 	sources := newFlagSources()
@@ -344,7 +344,7 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		given, positional := splitFlags(subcommand(root, defaultCommand).FlagSet, args)
+		given, positional := cmdline.SplitFlags(subcommand(root, defaultCommand).FlagSet, args)
 		if len(positional) == 0 || !namesCommand(root, positional[0]) {
 			// procwalk --kind tmux (or --kind tree): the default command's
 			// own flags, with their values.
@@ -358,10 +358,10 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 				return nil, usageErrorf("--%s is a flag of %s: write it after the command's name (procwalk %s --%s ...)", name, c.Name, c.Name, name)
 			}
 		}
-		if mean := didYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
-			return nil, usageErrorf("%s: %s", flagMessage(err), mean)
+		if mean := cmdline.DidYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
+			return nil, usageErrorf("%s: %s", cmdline.FlagMessage(err), mean)
 		}
-		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", flagMessage(err))
+		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", cmdline.FlagMessage(err))
 	}
 	var hoisted []string
 	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
@@ -373,7 +373,7 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	for _, c := range root.Subcommands {
 		if strings.EqualFold(c.Name, name) {
 			if flagsAnywhere(c.Name) {
-				rest = flagsFirst(c.FlagSet, rest)
+				rest = cmdline.FlagsFirst(c.FlagSet, rest)
 			}
 			return append(append([]string{c.Name}, hoisted...), rest...), nil
 		}
@@ -404,16 +404,6 @@ func writeHelp(w io.Writer, c *ffcli.Command) {
 	fmt.Fprint(w, c.UsageFunc(c))
 }
 
-// lazyHelp is a UsageFunc that sets c's LongHelp from longHelp first: a
-// help text that lists a catalogue is built when help is shown, not at
-// every start.
-func lazyHelp(longHelp func() string) func(*ffcli.Command) string {
-	return func(c *ffcli.Command) string {
-		c.LongHelp = longHelp()
-		return usage(c)
-	}
-}
-
 // subcommand is root's command called name, or root.
 func subcommand(root *ffcli.Command, name string) *ffcli.Command {
 	for _, c := range root.Subcommands {
@@ -436,51 +426,6 @@ func flagsAnywhere(command string) bool {
 	return false
 }
 
-// flagsFirst moves the flags of fs found among args (with the value of a
-// flag that takes one) before the other arguments, keeping both orders.
-func flagsFirst(fs *flag.FlagSet, args []string) []string {
-	flags, positional := splitFlags(fs, args)
-	return append(flags, positional...)
-}
-
-// splitFlags parts args into fs's flags (each with its value when it takes
-// one) and the other arguments, keeping both orders; "--" ends the flags,
-// as for flag.Parse. An unknown flag goes with the flags, for the parse to
-// report it by name (tree 1 --bogus); a negative number stays an argument.
-func splitFlags(fs *flag.FlagSet, args []string) (flags, positional []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			positional = append(positional, args[i:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			positional = append(positional, a)
-			continue
-		}
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "h" || name == "help" {
-			flags = append(flags, a) // the flag package's own
-			continue
-		}
-		f := fs.Lookup(name)
-		if f == nil {
-			if _, err := strconv.Atoi(a); err == nil {
-				positional = append(positional, a)
-			} else {
-				flags = append(flags, a)
-			}
-			continue
-		}
-		flags = append(flags, a)
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	return flags, positional
-}
-
 // parseError turns an error from parsing c's flags, env or the config file
 // into a usage error (exit 2) that says how to fix it: an unknown flag
 // with the flags closest to it.
@@ -492,10 +437,10 @@ func parseError(err error, c *ffcli.Command) error {
 	// ff says "error parsing commandline arguments: " before the flag
 	// package's own message, which names the flag and the value.
 	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
-		if mean := didYouMeanFlag(inner, c.FlagSet); mean != "" {
-			return usageErrorf("%s: %s", flagMessage(inner), mean)
+		if mean := cmdline.DidYouMeanFlag(inner, c.FlagSet); mean != "" {
+			return usageErrorf("%s: %s", cmdline.FlagMessage(inner), mean)
 		}
-		return usageErrorf("%s: procwalk %s --help lists the flags", flagMessage(inner), c.Name)
+		return usageErrorf("%s: procwalk %s --help lists the flags", cmdline.FlagMessage(inner), c.Name)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
 }
@@ -540,36 +485,4 @@ func (e *env) outputWidth(w io.Writer, wide bool) int {
 // printTable writes t to w as wide as outputWidth says.
 func printTable(e *env, t *render.Table, w io.Writer, wide bool) error {
 	return t.Write(w, e.outputWidth(w, wide))
-}
-
-// flagMessage is the flag package's error as procwalk writes flags:
-// "unknown flag --x", "--sort needs a value", "invalid value ... for --x".
-func flagMessage(err error) string {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name
-	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + name + " needs a value"
-	}
-	return strings.Replace(msg, " for flag -", " for --", 1)
-}
-
-// didYouMeanFlag is "did you mean --X?" for the flag package's error about
-// an unknown flag, when fs has flags close to it; "" otherwise.
-func didYouMeanFlag(err error, fs *flag.FlagSet) string {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !ok {
-		return ""
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	close := suggest.Closest(strings.TrimLeft(name, "-"), names, 3)
-	if len(close) == 0 {
-		return ""
-	}
-	for i, c := range close {
-		close[i] = "--" + c
-	}
-	return "did you mean " + strings.Join(close, ", ") + "?"
 }

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"regexp"
 	"slices"
@@ -52,7 +53,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		UsageFunc:  lazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
+		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
