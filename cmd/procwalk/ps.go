@@ -185,7 +185,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 			scan |= procwalk.FieldCmdline
 		}
 		if c.user != "" {
-			scan |= procwalk.FieldStatus
+			scan |= procwalk.FieldOwner
 		}
 	}
 	if !c.g.pss {
@@ -240,7 +240,7 @@ func (c *psCommand) matcher(users *procwalk.Users, usersErr error) (func(*procwa
 		if p.Kernel && !c.kernel {
 			return false
 		}
-		if uid >= 0 && (p.Read&procwalk.FieldStatus == 0 || p.EffectiveUID != uid) {
+		if uid >= 0 && (p.Read&procwalk.FieldOwner == 0 || p.EffectiveUID != uid) {
 			return false // an owner we could not read never matches
 		}
 		if c.filter == "" && re == nil {

@@ -73,7 +73,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		cfg.Trees = append(cfg.Trees, spec)
 	}
 	// The member tree shows users and command lines; the totals IO.
-	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldStatus|procwalk.FieldCmdline|procwalk.FieldIO)
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldOwner|procwalk.FieldSwap|procwalk.FieldCmdline|procwalk.FieldIO)
 	if err != nil {
 		return err
 	}

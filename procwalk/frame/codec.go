@@ -31,10 +31,11 @@ import (
 // Encoder writes. A Decoder reads it and every version down to
 // oldestWireVersion (recordings made before stay readable) and refuses
 // another. Versions: 1 every field of a process in a fixed order, a
-// session's members in the gob stream (codec_v1.go); 2 a process's
-// non-zero fields and a mask, members and roots written by hand.
+// session's members in the gob stream (codec_v1.go); 2 the same with
+// Process.StartStack after DataBytes; 3 a process's non-zero fields and a
+// mask, members and roots written by hand.
 const (
-	wireVersion       = 2
+	wireVersion       = 3
 	oldestWireVersion = 1
 )
 
@@ -144,8 +145,9 @@ func (d *Decoder) Decode(b []byte) (f Frame, err error) {
 		return Frame{}, fmt.Errorf("%w: sessions: %v", ErrCodec, err)
 	}
 	readProcess := d.readProcess
-	if version == 1 {
-		readProcess = d.readProcessV1 // members and roots came with the gob stream
+	if version < 3 {
+		// Members and roots came with the gob stream.
+		readProcess = func(r *wireReader, p *procwalk.Process) { d.readProcessV1(r, p, version == 2) }
 	} else {
 		for i := range rest.Sessions {
 			ss := &rest.Sessions[i]
@@ -242,7 +244,7 @@ const (
 // and the text, each with a bit of the mask in this order.
 type processFields struct {
 	ints   [10]int64
-	uints  [25]uint64
+	uints  [26]uint64
 	floats [11]float64
 }
 
@@ -267,7 +269,7 @@ func fieldsOf(p *procwalk.Process) processFields {
 			uint64(p.Read), uint64(p.Denied), uint64(p.Malformed),
 			p.VSizeBytes, p.RSSBytes, p.SharedBytes, p.TextBytes, p.DataBytes, p.SwapBytes, p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches,
 			p.IO.RChar, p.IO.WChar, p.IO.SyscR, p.IO.SyscW, p.IO.ReadBytes, p.IO.WriteBytes, p.IO.CancelledWriteBytes,
-			p.Smaps.RSSBytes, p.Smaps.PSSBytes, p.Smaps.USSBytes, p.Smaps.SwapBytes, p.Smaps.SwapPSSBytes},
+			p.Smaps.RSSBytes, p.Smaps.PSSBytes, p.Smaps.USSBytes, p.Smaps.SwapBytes, p.Smaps.SwapPSSBytes, p.StartStack},
 		floats: [...]float64{p.UserCPUSeconds, p.SystemCPUSeconds, p.ChildrenUserCPUSeconds, p.ChildrenSystemCPUSeconds,
 			r.IntervalSeconds, r.CPUPercent, r.ReadBytesPerSecond, r.WriteBytesPerSecond,
 			r.RSSGrowthBytesPerMinute, r.PSSGrowthBytesPerMinute, r.USSGrowthBytesPerMinute},
@@ -290,6 +292,7 @@ func setFields(p *procwalk.Process, f *processFields) {
 	p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches = u[11], u[12]
 	p.IO = procwalk.IO{RChar: u[13], WChar: u[14], SyscR: u[15], SyscW: u[16], ReadBytes: u[17], WriteBytes: u[18], CancelledWriteBytes: u[19]}
 	p.Smaps = procwalk.SmapsRollup{RSSBytes: u[20], PSSBytes: u[21], USSBytes: u[22], SwapBytes: u[23], SwapPSSBytes: u[24]}
+	p.StartStack = u[25]
 	p.UserCPUSeconds, p.SystemCPUSeconds, p.ChildrenUserCPUSeconds, p.ChildrenSystemCPUSeconds = x[0], x[1], x[2], x[3]
 	r.IntervalSeconds, r.CPUPercent, r.ReadBytesPerSecond, r.WriteBytesPerSecond = x[4], x[5], x[6], x[7]
 	r.RSSGrowthBytesPerMinute, r.PSSGrowthBytesPerMinute, r.USSGrowthBytesPerMinute = x[8], x[9], x[10]

@@ -10,13 +10,15 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 )
 
-// codec_v1.go reads processes of encoding 1, which procwalk wrote until
-// the compact encoding 2: recordings made then stay readable. Nothing
-// writes it any more; change nothing here but to read it better.
+// codec_v1.go reads processes of encodings 1 and 2, which procwalk wrote
+// until the compact encoding 3: recordings made then stay readable.
+// Nothing writes them any more; change nothing here but to read them
+// better.
 
-// readProcessV1 reads a process of encoding 1: every field in a fixed
-// order, floats as 8 little-endian bytes.
-func (d *Decoder) readProcessV1(r *wireReader, p *procwalk.Process) {
+// readProcessV1 reads a process of encoding 1, or 2 (startStack: with
+// StartStack after DataBytes): every field in a fixed order, floats as 8
+// little-endian bytes.
+func (d *Decoder) readProcessV1(r *wireReader, p *procwalk.Process, startStack bool) {
 	p.ID.PID = r.int()
 	p.ID.StartTicks = r.uvarint()
 	p.PPID, p.PGRP, p.SID, p.TTY = r.int(), r.int(), r.int(), r.int()
@@ -31,8 +33,13 @@ func (d *Decoder) readProcessV1(r *wireReader, p *procwalk.Process) {
 	for _, v := range [...]*float64{&p.UserCPUSeconds, &p.SystemCPUSeconds, &p.ChildrenUserCPUSeconds, &p.ChildrenSystemCPUSeconds} {
 		*v = r.float()
 	}
-	for _, v := range [...]*uint64{&p.VSizeBytes, &p.RSSBytes, &p.SharedBytes, &p.TextBytes, &p.DataBytes, &p.SwapBytes,
-		&p.VoluntaryCtxSwitches, &p.InvoluntaryCtxSwitches,
+	for _, v := range [...]*uint64{&p.VSizeBytes, &p.RSSBytes, &p.SharedBytes, &p.TextBytes, &p.DataBytes} {
+		*v = r.uvarint()
+	}
+	if startStack {
+		p.StartStack = r.uvarint()
+	}
+	for _, v := range [...]*uint64{&p.SwapBytes, &p.VoluntaryCtxSwitches, &p.InvoluntaryCtxSwitches,
 		&p.IO.RChar, &p.IO.WChar, &p.IO.SyscR, &p.IO.SyscW, &p.IO.ReadBytes, &p.IO.WriteBytes, &p.IO.CancelledWriteBytes,
 		&p.Smaps.RSSBytes, &p.Smaps.PSSBytes, &p.Smaps.USSBytes, &p.Smaps.SwapBytes, &p.Smaps.SwapPSSBytes} {
 		*v = r.uvarint()

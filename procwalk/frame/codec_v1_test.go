@@ -13,13 +13,14 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 )
 
-// encoding1Frames returns the frames of testdata/encoding1.frames: two
-// gathers of the session fixture (../session/testdata/sessions), every
-// field, on a clock stepping 10 s from 2027-01-15 08:00 UTC, written by
-// the Encoder of encoding 1 (procwalk at d63d255), each uvarint-length
-// prefixed.
-func encoding1Frames(t *testing.T) [][]byte {
-	b, err := os.ReadFile("testdata/encoding1.frames")
+// oldFrames returns the frames of testdata/encodingN.frames: two gathers
+// of the session fixture (../session/testdata/sessions), every field, on a
+// clock stepping 10 s from 2027-01-15 08:00 UTC, written by the Encoder of
+// encoding 1 (procwalk at d63d255) or 2 (speed's d8ccbc8, StartStack set
+// to 0x7ffc00000000+pid before encoding: the fixture's stat files say 0),
+// each uvarint-length prefixed.
+func oldFrames(t *testing.T, name string) [][]byte {
+	b, err := os.ReadFile("testdata/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func encoding1Frames(t *testing.T) [][]byte {
 	for len(b) > 0 {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || uint64(len(b)-k) < n {
-			t.Fatal("testdata/encoding1.frames is cut")
+			t.Fatalf("testdata/%s is cut", name)
 		}
 		out = append(out, b[k:k+int(n)])
 		b = b[k+int(n):]
@@ -35,13 +36,23 @@ func encoding1Frames(t *testing.T) [][]byte {
 	return out
 }
 
-// TestDecodeEncoding1: frames of encoding 1, which recordings made before
-// encoding 2 hold, decode with every kind of field. The values are the
-// fixture's files' (proc/201: stat, statm, cmdline, cgroup, status).
-func TestDecodeEncoding1(t *testing.T) {
-	frames := encoding1Frames(t)
-	if len(frames) != 2 || frames[0][0] != 1 {
-		t.Fatalf("%d frames, the first of version %d: want 2 of version 1", len(frames), frames[0][0])
+// TestDecodeOldEncodings: frames of encodings 1 and 2, which recordings
+// made before encoding 3 hold, decode with every kind of field. The values
+// are the fixture's files' (proc/201: stat, statm, cmdline, cgroup,
+// status).
+func TestDecodeOldEncodings(t *testing.T) {
+	for _, c := range []struct {
+		file       string
+		version    byte
+		startStack uint64
+	}{{"encoding1.frames", 1, 0}, {"encoding2.frames", 2, 0x7ffc_0000_0000 + 201}} {
+		t.Run(c.file, func(t *testing.T) { decodeOld(t, oldFrames(t, c.file), c.version, c.startStack) })
+	}
+}
+
+func decodeOld(t *testing.T, frames [][]byte, version byte, startStack uint64) {
+	if len(frames) != 2 || frames[0][0] != version {
+		t.Fatalf("%d frames, the first of version %d: want 2 of version %d", len(frames), frames[0][0], version)
 	}
 	dec := NewDecoder()
 	for i, b := range frames {
@@ -59,7 +70,7 @@ func TestDecodeEncoding1(t *testing.T) {
 		}
 		if p.Comm != "sshd" || p.PPID != 200 || p.PGRP != 201 || p.SID != 201 || p.State != 'S' || p.Threads != 1 ||
 			p.UserCPUSeconds != 1 || p.SystemCPUSeconds != 0.5 || p.VSizeBytes != 12288000 || p.RSSBytes != 1000*4096 ||
-			p.RealUID != 1000 || p.EffectiveUID != 1000 {
+			p.RealUID != 1000 || p.EffectiveUID != 1000 || p.StartStack != startStack {
 			t.Errorf("frame %d: pid 201 %+v", i, *p)
 		}
 		if !slices.Equal(p.Cmdline, []string{"sshd: dev@pts/0"}) || p.Exe != "/usr/bin/sshd" || p.Cwd != "/" ||
@@ -80,7 +91,7 @@ func TestDecodeEncoding1(t *testing.T) {
 		}
 	}
 	// Cut anywhere (every cut in its first and last kilobyte, one in 61
-	// between), a frame of encoding 1 is an error, never a panic.
+	// between), an old frame is an error, never a panic.
 	for n := range len(frames[0]) {
 		if n > 1024 && n < len(frames[0])-1024 && n%61 != 0 {
 			continue

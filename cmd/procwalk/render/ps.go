@@ -30,8 +30,8 @@ const ProcessColumnNames = "pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,rea
 // processTextColumns are the columns that are no number.
 func processTextColumns() []ProcessColumn {
 	return []ProcessColumn{
-		{Name: "user", Header: "USER", Needs: procwalk.FieldStatus, Value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
-			if p.Read&procwalk.FieldStatus == 0 {
+		{Name: "user", Header: "USER", Needs: procwalk.FieldOwner, Value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
+			if p.Read&procwalk.FieldOwner == 0 {
 				return "?"
 			}
 			return procwalk.Printable(users.Name(p.EffectiveUID))

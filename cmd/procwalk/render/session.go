@@ -129,7 +129,7 @@ func memberTree(w io.Writer, snap *procwalk.Snapshot, s *session.Session, users 
 	var draw func(p *procwalk.Process, branch, indent string)
 	draw = func(p *procwalk.Process, branch, indent string) {
 		user := NotMeasured
-		if p.Read&procwalk.FieldStatus != 0 {
+		if p.Read&procwalk.FieldOwner != 0 {
 			user = users.Name(p.EffectiveUID)
 		}
 		row := []string{strconv.Itoa(p.ID.PID), user, Bytes(p.RSSBytes)}
