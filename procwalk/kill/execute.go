@@ -220,11 +220,16 @@ func (x *execution) send(v *victim, sig syscall.Signal) bool {
 // newcomers to a growing scope. It ends early once no target is alive.
 func (x *execution) grace(ctx context.Context) {
 	deadline := x.start.Add(x.cfg.Grace)
+	over := func(now time.Time) bool { return !now.Before(deadline) }
+	var joined []Target
+	if x.k.hooks.graceOver != nil {
+		over = func(time.Time) bool { return x.k.hooks.graceOver(joined) }
+	}
 	nextScan := time.Now().Add(x.cfg.Rescan)
 	for len(x.live) > 0 && ctx.Err() == nil {
 		x.reap(ctx)
 		now := time.Now()
-		if len(x.live) == 0 || !now.Before(deadline) {
+		if len(x.live) == 0 || over(now) {
 			return
 		}
 		if x.plan.scope.Grows() && !now.Before(nextScan) {
@@ -233,11 +238,16 @@ func (x *execution) grace(ctx context.Context) {
 					x.enlist(t)
 				}
 				x.signalFrozen(ctx)
+				joined = append(joined, fresh...)
 			}
 			nextScan = time.Now().Add(x.cfg.Rescan)
 		}
 		if len(x.live) > 0 {
-			x.live[0].h.Wait(ctx, min(time.Until(deadline), pollStep))
+			step := min(time.Until(deadline), pollStep)
+			if x.k.hooks.graceOver != nil {
+				step = pollStep
+			}
+			x.live[0].h.Wait(ctx, step)
 		}
 	}
 }

@@ -234,10 +234,23 @@ func TestLiveTreeCatchesGrandchildForkedDuringTermination(t *testing.T) {
 	// need the KILL stage.
 	cmd := startOwn(t, "sh", "-c", `trap "sleep 301 & wait" INT; sleep 300 & wait`)
 	root := liveID(t, cmd.Process.Pid)
-	// Nothing here exits on INT, so the test waits the whole grace: it must
-	// be long enough for the shell to run its trap on a loaded machine (if
-	// the trap has not run by the KILL stage, there is no grandchild).
-	k := liveKiller(t, Config{Signal: syscall.SIGINT, Grace: 2 * time.Second, Rescan: 20 * time.Millisecond})
+	// Nothing here exits on INT, so the whole grace passes, and the shell
+	// must have run its trap by the KILL stage, or there is no grandchild:
+	// the grace ends once a re-walk has found it (hooks.graceOver), not on
+	// a clock a loaded machine may outrun (it did: a 2 s grace passed with
+	// the trap's fork not done). A minute without it fails the test.
+	k := liveKiller(t, Config{Signal: syscall.SIGINT, Rescan: 20 * time.Millisecond})
+	var graceStart time.Time
+	k.hooks.graceOver = func(joined []Target) bool {
+		if graceStart.IsZero() {
+			graceStart = time.Now()
+		}
+		if time.Since(graceStart) > time.Minute {
+			t.Errorf("no re-walk of the grace found the grandchild in a minute")
+			return true
+		}
+		return len(joined) > 0
+	}
 	var plan *Plan
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		var err error

@@ -124,6 +124,12 @@ type hooks struct {
 	// stopped runs while the scope is stopped or frozen, each time it has
 	// been.
 	stopped func()
+	// graceOver, when set, ends the grace in place of the clock: it runs
+	// at each step of the grace with the targets that joined the scope
+	// during it so far, and the grace ends once it returns true (or no
+	// target is alive). A test waiting for an event of the real kernel
+	// (a fork) then depends on no machine being fast.
+	graceOver func(joined []Target) bool
 }
 
 // NewKiller returns a Killer acting on the processes of fs, which must be
