@@ -145,7 +145,7 @@ func dieHelper(t *testing.T, spec string, setup func(*exec.Cmd)) (*exec.Cmd, *bu
 // that took.
 func waitRunning(t *testing.T, pids []int, since time.Time, stderr string) time.Duration {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		stopped := 0
 		for _, pid := range pids {
 			if s := stateOf(pid); s == 'T' || s == 't' {
@@ -157,7 +157,7 @@ func waitRunning(t *testing.T, pids []int, since time.Time, stderr string) time.
 		}
 		if time.Now().After(deadline) {
 			b, _ := os.ReadFile(stderr)
-			t.Fatalf("%d of %d processes still stopped 10 s after the killer died; the killer's stderr:\n%s", stopped, len(pids), b)
+			t.Fatalf("%d of %d processes still stopped 60 s after the killer died; the killer's stderr:\n%s", stopped, len(pids), b)
 		}
 	}
 }
@@ -207,30 +207,55 @@ func TestLiveNothingStaysStopped(t *testing.T) {
 			}
 			err := helper.Wait()
 			died := time.Now()
-			if oomDir != "" && !oomExemptable() {
-				// The sentinel shares the killer's memory cgroup. Where a
-				// process may not lower its oom_score_adj (the sentinel's
-				// -1000: root without CAP_SYS_RESOURCE, some sandboxes),
-				// a second OOM kill in the cgroup, while the killer's
-				// memory is still being freed, may take the sentinel too:
-				// the README's limit, not what this case tests.
-				for deadline := time.Now().Add(time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-					if len(cgroupPIDs(t, oomDir)) == 0 && stateOf(pids[0]) == 'T' {
-						t.Skip("the OOM killer took the sentinel with the killer: its oom_score_adj cannot be lowered to -1000 here")
+			// The sentinel shares the killer's memory cgroup. Where a
+			// process may not lower its oom_score_adj (the sentinel's
+			// -1000: root without CAP_SYS_RESOURCE, some sandboxes), a
+			// second OOM kill in the cgroup, while the killer's memory is
+			// still being freed, may take the sentinel too (the README's
+			// limit): before its SIGCONT (the tree stays stopped: not
+			// what this case tests), or after it, before its message,
+			// whose write needs memory of the cgroup too (seen under
+			// load: the tree ran again, no message). So the OOM case
+			// waits until the sentinel is gone, when its work and its
+			// word are final, and asks the cgroup's OOM kill count
+			// whether anything but the killer died of it.
+			sentinelOOMKilled, kills := false, 0
+			if oomDir != "" {
+				for deadline := time.Now().Add(60 * time.Second); len(cgroupPIDs(t, oomDir)) > 0; time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("the sentinel still runs in %s 60 s after the killer died: %v", oomDir, cgroupPIDs(t, oomDir))
 					}
+				}
+				kills = oomKills(t, oomDir)
+				if kills < 1 {
+					t.Fatalf("the killer ended (%v) but %s counts %d OOM kills", err, oomDir, kills)
+				}
+				sentinelOOMKilled = kills > 1
+				if sentinelOOMKilled && oomExemptable() {
+					t.Errorf("the OOM killer took the sentinel (%d OOM kills), though its oom_score_adj can be -1000 here", kills)
+				}
+				if sentinelOOMKilled && stateOf(pids[0]) == 'T' {
+					t.Skip("the OOM killer took the sentinel with the killer, before its SIGCONT: its oom_score_adj cannot be lowered to -1000 here")
 				}
 			}
 			took := waitRunning(t, pids, died, stderr.Name())
 			// The sentinel says so once it has sent SIGCONT to all.
 			var b []byte
 			for deadline := time.Now().Add(60 * time.Second); !strings.Contains(string(b), "sent them SIGCONT"); time.Sleep(5 * time.Millisecond) {
+				b, _ = os.ReadFile(stderr.Name())
+				if strings.Contains(string(b), "sent them SIGCONT") {
+					break
+				}
+				if sentinelOOMKilled {
+					t.Logf("the OOM killer took the sentinel after its SIGCONT, before its message: the tree runs, the message is lost")
+					break
+				}
 				if time.Now().After(deadline) {
 					t.Errorf("the sentinel did not say what it did")
 					break
 				}
-				b, _ = os.ReadFile(stderr.Name())
 			}
-			t.Logf("killer ended (%v); the tree ran again %v later; its stderr:\n%s", err, took, b)
+			t.Logf("killer ended (%v); the tree ran again %v later; OOM kills in its cgroup %d; its stderr:\n%s", err, took, kills, b)
 		})
 	}
 	t.Run("cgroup frozen, SIGKILL", func(t *testing.T) {
@@ -337,6 +362,29 @@ func oomCgroup(t *testing.T) (setup func(*exec.Cmd), dir string) {
 		cmd.Path = "/bin/sh"
 		cmd.Args = append([]string{"sh", "-c", `echo $$ > "$0/cgroup.procs" && exec "$@"`, dir}, args...)
 	}, dir
+}
+
+// oomKills is how many processes the OOM killer killed in the memory
+// cgroup dir (v1 memory.oom_control, v2 memory.events: oom_kill).
+func oomKills(t *testing.T, dir string) int {
+	t.Helper()
+	for _, name := range []string{"memory.events", "memory.oom_control"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "oom_kill "); ok {
+				n, err := strconv.Atoi(strings.TrimSpace(v))
+				if err != nil {
+					t.Fatalf("%s: %q", name, line)
+				}
+				return n
+			}
+		}
+	}
+	t.Skipf("%s counts no OOM kills (oom_kill: Linux 4.13)", dir)
+	return 0
 }
 
 // oomExemptable reports whether a process may set its oom_score_adj to
