@@ -8,8 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // Each shell's script is produced and asks procwalk itself; a wrong shell
@@ -237,6 +241,15 @@ func TestIntegrationCompletionInShells(t *testing.T) {
 	writeFile(filepath.Join(home, "bashrc"), "PS1='$ '\neval \"$(command procwalk completion bash)\"\n"+wrapper+"\n")
 	writeFile(filepath.Join(home, ".zshrc"), "PS1='$ '\nautoload -Uz compinit && compinit -u -D\neval \"$(command procwalk completion zsh)\"\n"+wrapper+"\n")
 	writeFile(filepath.Join(home, ".config/fish/completions/procwalk.fish"), string(fish))
+	// fish's first interactive run with no generated_completions starts,
+	// disowned in the background, a python job that writes completions
+	// from every man page there (fish 3.6
+	// share/functions/__fish_config_interactive.fish): still writing
+	// into the temporary home when the test removed it, it failed the
+	// test ("directory not empty"). The directory present, none starts.
+	if err := os.MkdirAll(filepath.Join(home, ".local/share/fish/generated_completions"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(filepath.Join(home, ".config/fish/config.fish"), `function fish_prompt; echo '$ '; end
 function procwalk
     if test "$argv[1]" = __complete
@@ -258,6 +271,7 @@ end
 			pane := newTmux(t, fmt.Sprintf("procwalk-%s-%d", sh.name, os.Getpid()))
 			pane.run("new-session", "-d", "-x", "200", "-y", "50", "env -i "+strings.Join(shellQuoteAll(append(env, "ZDOTDIR="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))), " ")+" "+sh.cmd)
 			pane.run("set-option", "-g", "history-limit", "5000")
+			shellExits(t, pane)
 			for i, c := range cases {
 				// Keys are read in order: the completion, run at <Tab>,
 				// is done before the shell reads <Enter>.
@@ -271,6 +285,42 @@ end
 			}
 		})
 	}
+}
+
+// shellExits has the pane's shell exit, and waits until it has, before
+// the test's other cleanups (tmux killed, the temporary home removed)
+// run: a shell writes its history as it exits, and one ended by
+// kill-server's hangup could still be writing while the home is removed.
+func shellExits(t *testing.T, pane *testTmux) {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(pane.out("display-message", "-p", "#{pane_pid}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := fs.ReadStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// C-c drops a line left half typed; a pane already gone fails
+		// send-keys, and then there is nothing to wait for.
+		exec.Command("tmux", "-L", pane.socket, "send-keys", "C-c").Run()
+		exec.Command("tmux", "-L", pane.socket, "send-keys", "exit", "Enter").Run()
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			now, err := fs.ReadStat(pid)
+			if err != nil || now.StartTicks != st.StartTicks || now.State == 'Z' {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("the shell (pid %d) did not exit within 60 s of 'exit'", pid)
+				return
+			}
+		}
+	})
 }
 
 // shellQuoteAll single-quotes each word for sh.
