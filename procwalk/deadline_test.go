@@ -10,6 +10,13 @@ import (
 	"time"
 )
 
+// blockedReadTimeout is the read timeout of these tests. It bounds every
+// read of the scan, not only the one a blocker holds: 20 ms failed under
+// load (a fixture's /proc/stat read took longer, "a read of the proc root
+// blocked"), so it leaves a loaded machine 50 times that, and each test
+// waits it out about once.
+const blockedReadTimeout = time.Second
+
 // blocker makes the reads of one file of one pid block, as the kernel
 // does on a process whose memory-map lock is stuck, until released.
 type blocker struct {
@@ -82,7 +89,7 @@ func TestScanSurvivesBlockedRead(t *testing.T) {
 		}
 	}()
 	sc := NewScanner(fs)
-	sc.readTimeout = 20 * time.Millisecond
+	sc.readTimeout = blockedReadTimeout
 	sc.beforeRead = b.beforeRead
 
 	for scan := 1; scan <= 2; scan++ {
@@ -124,7 +131,7 @@ func TestScanDropsProcessWithBlockedStat(t *testing.T) {
 	b := newBlocker(110, "stat")
 	defer close(b.release)
 	sc := NewScanner(fs)
-	sc.readTimeout = 20 * time.Millisecond
+	sc.readTimeout = blockedReadTimeout
 	sc.beforeRead = b.beforeRead
 	s := snapshotWithin(t, sc, 0)
 	if s.Process(110) != nil || len(s.Procs) != len(want.Procs)-1 || s.Visibility.TimedOut != 1 {
@@ -142,7 +149,7 @@ func TestReadMoreSurvivesBlockedRead(t *testing.T) {
 	b := newBlocker(110, "smaps_rollup")
 	defer close(b.release)
 	sc := NewScanner(fs)
-	sc.readTimeout = 20 * time.Millisecond
+	sc.readTimeout = blockedReadTimeout
 	sc.beforeRead = b.beforeRead
 	s := snapshotWithin(t, sc, 0)
 	procs := []*Process{s.Process(100), s.Process(110), s.Process(111)}
@@ -175,7 +182,7 @@ func TestScanRootReadBlocked(t *testing.T) {
 	}
 	b := newBlocker(0, "stat")
 	sc := NewScanner(fs)
-	sc.readTimeout = 20 * time.Millisecond
+	sc.readTimeout = blockedReadTimeout
 	sc.beforeRead = b.beforeRead
 	for scan := 1; scan <= 2; scan++ {
 		if _, err := sc.Snapshot(0); !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "testdata/proc/stat") {
