@@ -88,6 +88,16 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 	if got := lines(); !strings.Contains(got, "transcript: unreadable: open /h/x: permission denied") {
 		t.Errorf("no transcript:\n%s", got)
 	}
+	// Files of its folders left unread, each with why, escaped.
+	a.Skipped = []session.SkippedFile{{Path: "/h/p/f.jsonl", Why: "not a regular file: a FIFO"}, {Path: "/h/p/\x1b[2J.jsonl", Why: "a symbolic link, not followed"}}
+	a.SkippedMore = 3
+	if got := lines(); !strings.Contains(got, "skipped: /h/p/f.jsonl: not a regular file: a FIFO\nskipped: /h/p/\\x1b[2J.jsonl: a symbolic link, not followed\nskipped: 3 more files\n") {
+		t.Errorf("skipped files:\n%s", got)
+	}
+	b, err := json.Marshal(newJSONAgent(&s, a, nil))
+	if err != nil || !strings.Contains(string(b), `"skipped":[{"path":"/h/p/f.jsonl","why":"not a regular file: a FIFO"},{"path":"/h/p/\u001b[2J.jsonl","why":"a symbolic link, not followed"}],"skipped_more":3`) {
+		t.Errorf("JSON %s, %v", b, err)
+	}
 }
 
 // Bad agent options are usage errors that say what was wrong.

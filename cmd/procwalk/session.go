@@ -359,6 +359,12 @@ func formatSigned(bytes float64) string {
 // addAgentLines says what an agent's transcript and processes tell.
 func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now time.Time) {
 	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
+	for _, f := range a.Skipped {
+		kv.add("skipped", printable(f.Path+": "+f.Why))
+	}
+	if a.SkippedMore > 0 {
+		kv.add("skipped", fmt.Sprintf("%d more files", a.SkippedMore))
+	}
 	t := a.Transcript
 	if t == nil {
 		why := "none found"

@@ -222,6 +222,16 @@ func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
 	}
+	if len(a.Skipped) > 0 {
+		skipped := make([]map[string]string, 0, len(a.Skipped))
+		for _, f := range a.Skipped {
+			skipped = append(skipped, map[string]string{"path": f.Path, "why": f.Why})
+		}
+		j["skipped"] = skipped
+		if a.SkippedMore > 0 {
+			j["skipped_more"] = a.SkippedMore
+		}
+	}
 	for _, d := range session.Metrics() {
 		if v, ok := metrics[d.Name]; ok && d.Agent {
 			j[d.Name] = v

@@ -1,16 +1,20 @@
 package session
 
 import (
+	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
 )
 
@@ -229,6 +233,11 @@ type AgentState struct {
 	Transcript *Transcript
 	// TranscriptError says why the transcript could not be read, if so.
 	TranscriptError string
+	// Skipped lists the files in the agent's transcript folders that were
+	// not read and why: a FIFO, a symbolic link, another user's file, an
+	// unreadable first line. At most maxSkipped; SkippedMore counts the rest.
+	Skipped     []SkippedFile
+	SkippedMore int
 	// ContextWindowTokens is the model's window, 0 when unknown;
 	// ContextPercent is ContextUsedTokens over it.
 	ContextWindowTokens int64
@@ -238,11 +247,57 @@ type AgentState struct {
 	HaveCPU    bool
 }
 
+// SkippedFile is a file of an agent's transcript folders left unread.
+type SkippedFile struct {
+	Path string
+	Why  string
+}
+
+// maxSkipped bounds the skipped files kept per agent.
+const maxSkipped = 16
+
+// skipList collects an agent's skipped files, at most maxSkipped.
+type skipList struct {
+	files []SkippedFile
+	more  int
+}
+
+func (l *skipList) add(path, why string) {
+	for i := range l.files {
+		if l.files[i].Path == path {
+			l.files[i].Why = why
+			return
+		}
+	}
+	if len(l.files) >= maxSkipped {
+		l.more++
+		return
+	}
+	l.files = append(l.files, SkippedFile{path, why})
+}
+
+// skippedSummary says in one line which files were skipped and why.
+func skippedSummary(files []SkippedFile, more int) string {
+	parts := make([]string, 0, len(files))
+	for _, f := range files {
+		parts = append(parts, f.Path+" ("+f.Why+")")
+	}
+	n := len(files) + more
+	out := fmt.Sprintf("%d file%s of its transcript folders not read: %s", n, map[bool]string{true: "s"}[n > 1], strings.Join(parts, ", "))
+	if more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
+}
+
 // agentTracker is the Grouper's memory of agents between gathers.
 type agentTracker struct {
 	byLeader map[procwalk.ProcID]*agentTrack
 	order    []procwalk.ProcID // the position of each agent in lists
 	buf      []byte            // reused transcript read buffer
+	dirBuf   []byte            // reused getdents buffer
+	// beforeOpen, when set (tests), runs before a transcript is opened.
+	beforeOpen func(path string)
 }
 
 type agentTrack struct {
@@ -258,6 +313,7 @@ type agentTrack struct {
 	// firstCWD caches the working directory a file's first line names.
 	firstCWD map[string]string
 	err      string // why the transcript could not be read last
+	skipped  skipList
 	status   string
 	since    time.Time
 	cpuSecs  float64
@@ -281,7 +337,7 @@ func (tr *agentTracker) keptNames(live []procwalk.ProcID) (leaders []procwalk.Pr
 // finish fills Agent of one gather's agent sessions, adds the rows of
 // agents ended recently and orders agents stably: known ones keep their
 // positions, new ones follow, oldest first.
-func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session {
+func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session, n *noteList) []Session {
 	tr := &k.tracker
 	if tr.byLeader == nil {
 		tr.byLeader = make(map[procwalk.ProcID]*agentTrack)
@@ -309,6 +365,9 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session)
 			newOrder = append(newOrder, id)
 		}
 		g.agentStatus(s, ss, t, tr, cfg, claimed)
+		if sk := ss.Agent.Skipped; len(sk) > 0 {
+			n.addf("agent %s: %s", ss.Name, skippedSummary(sk, ss.Agent.SkippedMore))
+		}
 	}
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
@@ -379,6 +438,7 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed, cfg.FirstReadBytes)
 	}
 	a.TranscriptError = t.err
+	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	if t.file != nil {
 		tc := t.file.t
 		tc.pending = nil
@@ -496,7 +556,8 @@ func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *Transcrip
 		}
 	}
 	if changed || t.file == nil {
-		if path, ok := g.pickTranscript(t, src, dirs, claimed); ok && (t.file == nil || t.file.path != path) {
+		t.skipped = skipList{}
+		if path, ok := g.pickTranscript(t, tr, src, dirs, claimed); ok && (t.file == nil || t.file.path != path) {
 			if t.file != nil {
 				delete(claimed, t.file.path)
 			}
@@ -508,20 +569,37 @@ func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *Transcrip
 		return
 	}
 	first := t.file.offset == 0 && len(t.file.line) == 0
+	if tr.beforeOpen != nil {
+		tr.beforeOpen(t.file.path)
+	}
 	var err error
 	_, tr.buf, err = t.file.update(tr.buf, now)
 	t.err = ""
 	if err != nil {
 		t.err = err.Error()
+		t.skipped.add(t.file.path, skipReason(err))
+		delete(claimed, t.file.path)
 		t.file = nil // deleted or refused: look again next gather
 		return
 	}
-	if first {
+	if first && t.file.modTime.Before(now) {
 		// The first read is catching up, not growth: date it by the file.
-		if fi, err := os.Stat(t.file.path); err == nil && fi.ModTime().Before(now) {
-			t.file.grew = fi.ModTime()
+		t.file.grew = t.file.modTime
+	}
+}
+
+// skipReason says why a file was not read, without the path its error
+// starts with.
+func skipReason(err error) string {
+	msg := err.Error()
+	for _, known := range []error{fsio.ErrSymlink, fsio.ErrNotRegular, fsio.ErrOtherOwner, fsio.ErrTooLarge} {
+		if errors.Is(err, known) {
+			if i := strings.Index(msg, known.Error()); i >= 0 {
+				return msg[i:]
+			}
 		}
 	}
+	return msg
 }
 
 // transcriptSlack allows for the clocks of /proc start times and of file
@@ -532,44 +610,97 @@ const transcriptSlack = 2 * time.Second
 // dirs owned by its user, not claimed by another agent, and written since
 // it started, the one created last since it started (birth time, where the
 // file system keeps it), else the one written last. A file naming another
-// working directory (Codex's session_meta) is skipped.
-func (g *Grouper) pickTranscript(t *agentTrack, src *TranscriptSource, dirs []string, claimed map[string]bool) (string, bool) {
+// working directory (Codex's session_meta) is skipped. Files that cannot
+// be transcripts (a FIFO, a link, another user's) are noted in t.skipped.
+func (g *Grouper) pickTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, dirs []string, claimed map[string]bool) (string, bool) {
 	since := t.start.Add(-transcriptSlack)
 	var best string
 	var bestBorn, bestMod time.Time
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
+		names, err := tr.listJSONL(d, t.uid)
 		if err != nil {
+			if !errors.Is(err, syscall.ENOENT) {
+				t.skipped.add(d, skipReason(err))
+			}
 			continue
 		}
-		for _, e := range entries {
-			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+		for _, e := range names {
+			path := filepath.Join(d, e.name)
+			if e.typ != syscall.DT_REG && e.typ != syscall.DT_UNKNOWN {
+				t.skipped.add(path, direntReason(e.typ))
 				continue
 			}
-			path := filepath.Join(d, e.Name())
 			if claimed[path] && (t.file == nil || t.file.path != path) {
 				continue
 			}
-			fi, err := e.Info()
-			if err != nil || fi.ModTime().Before(since) {
+			var st syscall.Stat_t
+			if err := syscall.Lstat(path, &st); err != nil {
+				continue // gone since the listing
+			}
+			if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+				t.skipped.add(path, fsio.ErrNotRegular.Error()+": "+fsio.FileType(st.Mode))
 				continue
 			}
-			if uid, ok := fileInfoUID(fi); !ok || uid != t.uid {
+			mod := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
+			if mod.Before(since) {
 				continue
 			}
-			if !t.sameProject(path, src) {
+			if st.Uid != t.uid {
+				t.skipped.add(path, fmt.Sprintf("%s (uid %d, not %d)", fsio.ErrOtherOwner, st.Uid, t.uid))
+				continue
+			}
+			if !t.sameProject(path, src, tr) {
 				continue
 			}
 			born := birthTime(path)
 			if born.Before(since) {
 				born = time.Time{}
 			}
-			if best == "" || born.After(bestBorn) || born.Equal(bestBorn) && fi.ModTime().After(bestMod) {
-				best, bestBorn, bestMod = path, born, fi.ModTime()
+			if best == "" || born.After(bestBorn) || born.Equal(bestBorn) && mod.After(bestMod) {
+				best, bestBorn, bestMod = path, born, mod
 			}
 		}
 	}
 	return best, best != ""
+}
+
+// dirName is a directory entry's name and getdents type (DT_REG ...).
+type dirName struct {
+	name string
+	typ  byte
+}
+
+// listJSONL lists the .jsonl entries of the directory d, which must be
+// uid's, opening it as one its user controls (fsio.OpenUserDir).
+func (tr *agentTracker) listJSONL(d string, uid uint32) ([]dirName, error) {
+	fd, err := fsio.OpenUserDir(d, int(uid))
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	if tr.dirBuf == nil {
+		tr.dirBuf = make([]byte, 64<<10)
+	}
+	var out []dirName
+	err = fsio.EachDirent(fd, tr.dirBuf, func(name []byte, typ byte) {
+		if bytes.HasSuffix(name, []byte(".jsonl")) {
+			out = append(out, dirName{string(name), typ})
+		}
+	})
+	return out, err
+}
+
+// direntReason names a directory entry's type as a reason to skip it.
+func direntReason(typ byte) string {
+	what := map[byte]string{syscall.DT_FIFO: "a FIFO", syscall.DT_SOCK: "a socket", syscall.DT_CHR: "a character device",
+		syscall.DT_BLK: "a block device", syscall.DT_DIR: "a directory"}[typ]
+	if typ == syscall.DT_LNK {
+		return fsio.ErrSymlink.Error()
+	}
+	if what == "" {
+		return fsio.ErrNotRegular.Error()
+	}
+	return fsio.ErrNotRegular.Error() + ": " + what
 }
 
 // maxFirstLine bounds the read of a file's first line to learn its project.
@@ -577,18 +708,22 @@ const maxFirstLine = 64 << 10
 
 // sameProject reports whether the file's first line names the agent's
 // working directory, or none.
-func (t *agentTrack) sameProject(path string, src *TranscriptSource) bool {
+func (t *agentTrack) sameProject(path string, src *TranscriptSource, tr *agentTracker) bool {
 	if t.firstCWD == nil {
 		t.firstCWD = map[string]string{}
 	}
 	cwd, ok := t.firstCWD[path]
 	if !ok {
-		f, err := os.Open(path)
+		if tr.beforeOpen != nil {
+			tr.beforeOpen(path)
+		}
+		f, err := fsio.OpenUserFile(path, int(t.uid))
 		if err != nil {
+			t.skipped.add(path, skipReason(err))
 			return false
 		}
-		b := make([]byte, maxFirstLine)
-		n, _ := f.Read(b)
+		b := make([]byte, min(f.Size, maxFirstLine))
+		n, _ := f.ReadAt(b, 0)
 		f.Close()
 		line, _, complete := strings.Cut(string(b[:n]), "\n")
 		if !complete {

@@ -225,6 +225,9 @@ func TestAgentTranscriptOtherOwner(t *testing.T) {
 	if a.Transcript != nil || a.Status != AgentIdle {
 		t.Errorf("read another user's transcript: %+v, %s", a.Transcript, a.Status)
 	}
+	if len(a.Skipped) != 1 || a.Skipped[0].Path != path || a.Skipped[0].Why != "owned by another user (uid 12345, not 0)" {
+		t.Errorf("skipped %+v", a.Skipped)
+	}
 }
 
 func TestContextWindowFamilies(t *testing.T) {

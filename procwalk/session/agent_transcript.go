@@ -2,13 +2,14 @@ package session
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // agent_transcript.go reads the transcripts AI coding agents write as they
@@ -271,54 +272,49 @@ type transcriptFile struct {
 	skip      bool   // inside an oversized line, or the line a first read starts in: drop bytes up to its newline
 	seek      bool   // the bytes skip drops are the first read's, counted in t.SkippedBytes
 	grew      time.Time
+	modTime   time.Time // the file's at the last open
 	t         Transcript
 }
 
 // ErrTranscriptOwner is returned for a transcript not owned by the agent's
 // user: procwalk never reads another user's file on an agent's behalf.
-var ErrTranscriptOwner = errors.New("transcript not owned by the agent's user")
+var ErrTranscriptOwner = fsio.ErrOtherOwner
 
 // update reads what was appended since the last call, from the start when
 // the file was replaced (another inode) or truncated (shorter than what was
 // read). A read from the start of a file larger than firstRead reads its
 // first line (which names the session: Codex's session_meta), then from the
 // first line that starts in its last firstRead bytes. buf is a reused read
-// buffer. It reports whether the file grew.
+// buffer. It reports whether the file grew. The file is opened as one
+// another user controls (fsio.OpenUserFile): a FIFO, a link or another
+// user's file is refused, never waited on.
 func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error) {
-	fd, err := syscall.Open(f.path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := fsio.OpenUserFile(f.path, int(f.uid))
 	if err != nil {
 		return false, buf, err
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return false, buf, err
-	}
-	if st.Uid != f.uid {
-		return false, buf, fmt.Errorf("%s: %w", f.path, ErrTranscriptOwner)
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return false, buf, fmt.Errorf("%s: not a regular file", f.path)
-	}
-	if uint64(st.Dev) != f.dev || st.Ino != f.ino || st.Size < f.offset+int64(len(f.line)) {
-		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: uint64(st.Dev), ino: st.Ino}
+	defer file.Close()
+	if file.Dev != f.dev || file.Ino != f.ino || file.Size < f.offset+int64(len(f.line)) {
+		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: file.Dev, ino: file.Ino}
 		f.t.Path = f.path
 	}
+	f.modTime = file.ModTime
+	size := file.Size
 	end := f.offset + int64(len(f.line))
-	if st.Size == end {
+	if size == end {
 		return false, buf, nil
 	}
 	if cap(buf) < transcriptChunk {
 		buf = make([]byte, transcriptChunk)
 	}
 	buf = buf[:transcriptChunk]
-	if end == 0 && f.firstRead > 0 && st.Size > f.firstRead {
-		end = f.seekTail(fd, buf, st.Size, now)
+	if end == 0 && f.firstRead > 0 && size > f.firstRead {
+		end = f.seekTail(file, buf, size, now)
 	}
 	start := end
 	var readErr error
-	for end < st.Size {
-		n, err := syscall.Pread(fd, buf[:min(int64(len(buf)), st.Size-end)], end)
+	for end < size {
+		n, err := file.ReadAt(buf[:min(int64(len(buf)), size-end)], end)
 		if n <= 0 {
 			readErr = err
 			if readErr == nil {
@@ -343,8 +339,8 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 // skips to the byte before the last firstRead, from where skip drops the
 // rest of the line it falls in (nothing more when that byte is a newline).
 // It returns where reading goes on.
-func (f *transcriptFile) seekTail(fd int, buf []byte, size int64, now time.Time) int64 {
-	if n, _ := syscall.Pread(fd, buf[:min(int64(len(buf)), size)], 0); n > 0 {
+func (f *transcriptFile) seekTail(file *fsio.UserFile, buf []byte, size int64, now time.Time) int64 {
+	if n, _ := file.ReadAt(buf[:min(int64(len(buf)), size)], 0); n > 0 {
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			f.feed(buf[:i+1], now)
 		}
