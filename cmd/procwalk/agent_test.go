@@ -81,8 +81,13 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		t.Errorf("got\n%s\nwant it to start\n%s", got, want)
 	}
 	a.Transcript.SkippedBytes = 0
-	if got := lines(); strings.Contains(got, "partial") || !strings.Contains(got, "(9437184 bytes read, 1 lines skipped)") {
+	if got := lines(); strings.Contains(got, "partial") || !strings.Contains(got, "(9437184 bytes read, 1 lines skipped)") || strings.Contains(got, "api errors") {
 		t.Errorf("a whole transcript:\n%s", got)
+	}
+	a.Transcript.Compactions, a.Transcript.APIErrors, a.Transcript.LastError, a.Transcript.LastErrorAt = 2, 3, "rate_limit", now.Add(-2*time.Minute)
+	if got := lines(); !strings.Contains(got, "tool uses awaiting results: 1, compactions: 2\n") ||
+		!strings.Contains(got, "api errors: 3, the last rate_limit at "+now.Add(-2*time.Minute).Format("2006-01-02 15:04:05")+", 2m00s ago\n") {
+		t.Errorf("compactions and API errors:\n%s", got)
 	}
 	a.Transcript, a.TranscriptError = nil, "open /h/x: permission denied"
 	if got := lines(); !strings.Contains(got, "transcript: unreadable: open /h/x: permission denied") {

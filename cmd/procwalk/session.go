@@ -390,7 +390,15 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", formatBytes(uint64(t.SkippedBytes)))
 	}
 	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
-	kv.add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
+	turns := fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)
+	if t.Compactions > 0 {
+		turns += fmt.Sprintf(", compactions: %d", t.Compactions)
+	}
+	kv.add("turns", turns+partial)
+	if t.APIErrors > 0 {
+		kv.add("api errors", printable(fmt.Sprintf("%d, the last %s at %s, %s ago", t.APIErrors, t.LastError,
+			t.LastErrorAt.In(now.Location()).Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastErrorAt)))))
+	}
 	if !t.LastActivity.IsZero() {
 		kv.add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.In(now.Location()).Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastActivity))))
 	}

@@ -30,6 +30,12 @@ const (
 	AgentIdle    = "idle"
 	AgentBlocked = "blocked"
 	AgentEnded   = "ended"
+	// AgentRateLimited: the conversation's last entry is a model call
+	// refused for the rate limit (Claude Code's API error "rate_limit").
+	AgentRateLimited = "rate_limited"
+	// AgentError: the conversation's last entry is a model call that
+	// failed for another reason (LastError says which).
+	AgentError = "error"
 )
 
 // AgentStatusConfig holds the thresholds of the status rules and the
@@ -440,9 +446,8 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 	a.TranscriptError = t.err
 	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	if t.file != nil {
-		tc := t.file.t
-		tc.pending = nil
-		a.Transcript = &tc
+		tc := t.file.t.shared()
+		a.Transcript = tc
 		a.ContextWindowTokens = tc.ContextWindowTokens
 		if a.ContextWindowTokens == 0 {
 			a.ContextWindowTokens = cfg.contextWindow(tc.Model)
@@ -484,6 +489,14 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 // decideStatus applies the status rules in order (README "Agent status").
 func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Session, cfg AgentStatusConfig, now time.Time) (string, string) {
 	tc := a.Transcript
+	if tc != nil && tc.Last == EntryAPIError {
+		// The turn ended on a model call that failed for good: no growth
+		// or CPU makes that work until the next entry.
+		if tc.LastError == "rate_limit" {
+			return AgentRateLimited, "its last model call was refused: rate_limit"
+		}
+		return AgentError, "its last model call failed: " + tc.LastError
+	}
 	if t.file != nil && !t.file.grew.IsZero() && now.Sub(t.file.grew) <= cfg.ActiveWithin {
 		return AgentWorking, "its transcript grew within " + cfg.ActiveWithin.String()
 	}

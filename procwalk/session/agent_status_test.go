@@ -205,7 +205,7 @@ func TestAgentStatusCodex(t *testing.T) {
 	if a.Transcript == nil || a.Transcript.Path != ours {
 		t.Fatalf("transcript %+v", a.Transcript)
 	}
-	if a.Status != AgentBlocked || a.Transcript.Model != "gpt-5-codex" || a.ContextWindowTokens != 272000 || a.Transcript.ContextUsedTokens != 12000 {
+	if a.Status != AgentBlocked || a.Transcript.Model != "gpt-5-codex" || a.ContextWindowTokens != 272000 || a.Transcript.ContextUsedTokens != 12500 {
 		t.Errorf("status %s (%s), model %q, context %d of %d", a.Status, a.Why, a.Transcript.Model, a.Transcript.ContextUsedTokens, a.ContextWindowTokens)
 	}
 }

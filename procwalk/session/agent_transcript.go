@@ -130,27 +130,66 @@ type Transcript struct {
 	// (Codex's session_meta): files of other projects are skipped.
 	CWD string
 	// ContextUsedTokens is what the last model call read: input, cache
-	// read and cache creation tokens of the last assistant turn.
+	// read and cache creation tokens of the last assistant turn (Codex:
+	// its last token count's total_tokens, Codex's own rule). After a
+	// compaction it is what the compaction left (postTokens), or 0, not
+	// known, until the next model call. An API error's zero usage leaves
+	// it as it was.
 	ContextUsedTokens int64
 	// ContextWindowTokens is the model's window when the transcript says
 	// (Codex does); 0 means the configured window applies.
 	ContextWindowTokens int64
-	// Cumulative usage over every model call in the file.
-	InputTokens         int64
-	OutputTokens        int64
-	CacheReadTokens     int64
-	CacheCreationTokens int64
-	// Turns counts the prompts the person sent.
+	// The cumulative usage over every model call in the file, each
+	// message counted once (by its id) however many lines repeat it; the
+	// fields of TokenCounts (Tokens).
+	InputTokens           int64
+	OutputTokens          int64
+	CacheReadTokens       int64
+	CacheCreationTokens   int64
+	CacheCreation5mTokens int64
+	CacheCreation1hTokens int64
+	ReasoningTokens       int64
+	WebSearchRequests     int64
+	WebFetchRequests      int64
+	// Turns counts the prompts the person sent: not local commands, bash
+	// mode, compaction summaries or interruptions.
 	Turns int
+	// Compactions counts the compactions (Claude Code's compact_boundary).
+	Compactions int
+	// APIErrors counts the model calls that failed for good (Claude Code's
+	// <synthetic> isApiErrorMessage lines); LastError is the last one's
+	// kind ("rate_limit", "server_error", "authentication_failed" ...),
+	// LastErrorAt when.
+	APIErrors   int
+	LastError   string
+	LastErrorAt time.Time
+	// Title is the session's title: Claude Code's custom-title, else its
+	// ai-title, else a summary line's.
+	Title string
+	// GitBranch, Version and PermissionMode are the last the lines name:
+	// the branch of the working directory, the agent's version (Claude
+	// Code's version, Codex's cli_version), and Claude Code's permission
+	// mode (default, acceptEdits, plan, bypassPermissions).
+	GitBranch      string
+	Version        string
+	PermissionMode string
+	// RateLimitPrimaryPercent and RateLimitSecondaryPercent are Codex's
+	// rate-limit use (rate_limits.primary/secondary.used_percent, its
+	// 5-hour and weekly windows), when HaveRateLimits.
+	RateLimitPrimaryPercent   float64
+	RateLimitSecondaryPercent float64
+	HaveRateLimits            bool
 	// LastActivity is the time of the last entry (its timestamp, else when
 	// it was read).
 	LastActivity time.Time
 	// Last is the last entry of the conversation (meta lines aside).
 	Last EntryKind
 	// PendingTools counts tool uses still awaiting their results;
-	// PendingSince is when the oldest of them was asked for.
-	PendingTools int
-	PendingSince time.Time
+	// PendingSince is when the oldest of them was asked for;
+	// PendingSubagents how many of them started a subagent (Task, Agent).
+	PendingTools     int
+	PendingSince     time.Time
+	PendingSubagents int
 	// Malformed counts lines that were not JSON objects of the format;
 	// Oversized those longer than maxTranscriptLine, skipped unread.
 	Malformed int
@@ -164,10 +203,67 @@ type Transcript struct {
 	// unless the format states totals (Codex's token_count does).
 	SkippedBytes int64
 
-	pending []string // ids of the tool uses awaiting results, oldest first
-	lastMsg string   // Claude: id of the last assistant message counted
-	lastUse usage    // its usage, replaced when the message's next block repeats it
+	pending   []pendingTool // tool uses awaiting results, oldest first
+	msgs      messageUsage  // Claude: each recent message id's usage, counted once
+	titleRank int8          // Claude: what Title came from: 1 summary, 2 ai-title, 3 custom-title
 }
+
+// TokenCounts are cumulative token counts of model calls.
+type TokenCounts struct {
+	// InputTokens are the uncached input tokens.
+	InputTokens int64
+	// OutputTokens include thinking (Claude) and reasoning (Codex)
+	// tokens: both are billed as output.
+	OutputTokens int64
+	// CacheReadTokens are input tokens read from the prompt cache.
+	CacheReadTokens int64
+	// CacheCreationTokens are input tokens written to the prompt cache,
+	// of which CacheCreation5mTokens for 5 minutes and
+	// CacheCreation1hTokens for an hour (priced differently), when the
+	// usage splits them (cache_creation.ephemeral_5m/1h_input_tokens).
+	CacheCreationTokens   int64
+	CacheCreation5mTokens int64
+	CacheCreation1hTokens int64
+	// ReasoningTokens are the output tokens spent reasoning, when the
+	// format says (Codex's reasoning_output_tokens; Claude Code's usage
+	// does not split thinking from output).
+	ReasoningTokens int64
+	// WebSearchRequests and WebFetchRequests count the server tools'
+	// requests (usage.server_tool_use).
+	WebSearchRequests int64
+	WebFetchRequests  int64
+}
+
+// Tokens are the transcript's cumulative counts.
+func (t *Transcript) Tokens() TokenCounts {
+	return TokenCounts{t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens, t.CacheCreation5mTokens,
+		t.CacheCreation1hTokens, t.ReasoningTokens, t.WebSearchRequests, t.WebFetchRequests}
+}
+
+// addTokens adds sign times u to the transcript's counts.
+func (t *Transcript) addTokens(u TokenCounts, sign int64) {
+	c := t.Tokens()
+	c.add(u, sign)
+	t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens = c.InputTokens, c.OutputTokens, c.CacheReadTokens, c.CacheCreationTokens
+	t.CacheCreation5mTokens, t.CacheCreation1hTokens, t.ReasoningTokens = c.CacheCreation5mTokens, c.CacheCreation1hTokens, c.ReasoningTokens
+	t.WebSearchRequests, t.WebFetchRequests = c.WebSearchRequests, c.WebFetchRequests
+}
+
+// add adds sign times u to c.
+func (c *TokenCounts) add(u TokenCounts, sign int64) {
+	c.InputTokens += sign * u.InputTokens
+	c.OutputTokens += sign * u.OutputTokens
+	c.CacheReadTokens += sign * u.CacheReadTokens
+	c.CacheCreationTokens += sign * u.CacheCreationTokens
+	c.CacheCreation5mTokens += sign * u.CacheCreation5mTokens
+	c.CacheCreation1hTokens += sign * u.CacheCreation1hTokens
+	c.ReasoningTokens += sign * u.ReasoningTokens
+	c.WebSearchRequests += sign * u.WebSearchRequests
+	c.WebFetchRequests += sign * u.WebFetchRequests
+}
+
+// Add adds u to c.
+func (c *TokenCounts) Add(u TokenCounts) { c.add(u, 1) }
 
 // EntryKind says what the last entry of a conversation was.
 type EntryKind uint8
@@ -179,60 +275,122 @@ const (
 	EntryToolUse               // the model asked for a tool
 	EntryReply                 // the model answered and ended its turn
 	EntryInterrupted           // the person interrupted the turn
+	EntryAPIError              // the model call failed for good: the turn ended on it
 )
 
 func (k EntryKind) String() string {
-	return [...]string{"none", "prompt", "tool_result", "tool_use", "reply", "interrupted"}[k]
+	return [...]string{"none", "prompt", "tool_result", "tool_use", "reply", "interrupted", "api_error"}[k]
 }
 
-// usage is the token counts of one model call.
-type usage struct{ input, output, cacheRead, cacheCreation int64 }
+// maxMessageIDs bounds the message ids whose usage a transcript keeps: one
+// message's lines, and those of messages interleaved with it (older
+// Claude Code wrote parallel sidechains into the main file), lie within a
+// few dozen lines of each other.
+const maxMessageIDs = 256
 
-// addUsage counts one model call; a repeat of the message last counted
-// (Claude writes one line per content block, each with the message's
-// usage) replaces its counts instead of adding them again.
-func (t *Transcript) addUsage(msgID string, u usage) {
-	if msgID != "" && msgID == t.lastMsg {
-		t.InputTokens -= t.lastUse.input
-		t.OutputTokens -= t.lastUse.output
-		t.CacheReadTokens -= t.lastUse.cacheRead
-		t.CacheCreationTokens -= t.lastUse.cacheCreation
+// messageUsage keeps the usage last counted for each of the recent
+// message ids, so that a message written in several lines, even
+// interleaved with others, counts once, with its last usage.
+type messageUsage struct {
+	byID  map[string]messageSeen
+	order []string // ids, oldest first, at most maxMessageIDs
+	seq   uint64
+}
+
+type messageSeen struct {
+	u   TokenCounts
+	seq uint64 // when the id was first seen: later ids are newer messages
+}
+
+// addUsage counts one model call's line: a message already counted has
+// its counts replaced by this line's. It reports whether the message is
+// the newest seen, whose usage then says the context.
+func (t *Transcript) addUsage(msgID string, u TokenCounts) (newest bool) {
+	m := &t.msgs
+	m.seq++
+	if msgID == "" {
+		t.addTokens(u, 1)
+		return true
 	}
-	t.lastMsg, t.lastUse = msgID, u
-	t.InputTokens += u.input
-	t.OutputTokens += u.output
-	t.CacheReadTokens += u.cacheRead
-	t.CacheCreationTokens += u.cacheCreation
+	if m.byID == nil {
+		m.byID = make(map[string]messageSeen)
+	}
+	prev, seen := m.byID[msgID]
+	if seen {
+		t.addTokens(prev.u, -1)
+		prev.u = u
+		m.byID[msgID] = prev
+		t.addTokens(u, 1)
+		return prev.seq >= m.newest()
+	}
+	if len(m.order) >= maxMessageIDs {
+		delete(m.byID, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.order = append(m.order, msgID)
+	m.byID[msgID] = messageSeen{u, m.seq}
+	t.addTokens(u, 1)
+	return true
+}
+
+// newest is when the newest message id was first seen.
+func (m *messageUsage) newest() uint64 {
+	if len(m.order) == 0 {
+		return 0
+	}
+	return m.byID[m.order[len(m.order)-1]].seq
 }
 
 // maxPendingTools bounds the tool uses remembered: a model asks for a few
 // at once; a transcript naming thousands is not one to trust for "blocked".
 const maxPendingTools = 64
 
-func (t *Transcript) toolUse(id string, at time.Time) {
+// pendingTool is a tool use awaiting its result.
+type pendingTool struct {
+	id       string
+	subagent bool // it started a subagent (Claude Code's Task, Agent)
+}
+
+func (t *Transcript) toolUse(id string, subagent bool, at time.Time) {
 	if len(t.pending) == 0 {
 		t.PendingSince = at
 	}
 	if len(t.pending) < maxPendingTools {
-		t.pending = append(t.pending, id)
+		t.pending = append(t.pending, pendingTool{id, subagent})
 	}
-	t.PendingTools = len(t.pending)
+	t.countPending()
 }
 
 func (t *Transcript) toolResult(id string) {
 	for i, p := range t.pending {
-		if p == id {
+		if p.id == id {
 			t.pending = append(t.pending[:i], t.pending[i+1:]...)
 			break
 		}
 	}
-	t.PendingTools = len(t.pending)
+	t.countPending()
 }
 
 func (t *Transcript) clearPending() {
 	t.pending = t.pending[:0]
-	t.PendingTools = 0
 	t.PendingSince = time.Time{}
+	t.countPending()
+}
+
+func (t *Transcript) countPending() {
+	t.PendingTools, t.PendingSubagents = len(t.pending), 0
+	for _, p := range t.pending {
+		if p.subagent {
+			t.PendingSubagents++
+		}
+	}
+}
+
+// shared returns a copy of t that shares nothing with t's parser state.
+func (t *Transcript) shared() *Transcript {
+	c := *t
+	c.pending, c.msgs = nil, messageUsage{}
+	return &c
 }
 
 // transcriptParser folds lines of one format into a Transcript.
@@ -273,8 +431,15 @@ type transcriptFile struct {
 	seek      bool   // the bytes skip drops are the first read's, counted in t.SkippedBytes
 	grew      time.Time
 	modTime   time.Time // the file's at the last open
-	t         Transcript
+	// head and tail are the file's first bytes and those before what was
+	// read, as read: another content there means the file was rewritten.
+	head, tail []byte
+	t          Transcript
 }
+
+// printLen is how many bytes of a file's head and of the tail of what was
+// read are kept to tell a rewritten file from one appended to.
+const printLen = 64
 
 // ErrTranscriptOwner is returned for a transcript not owned by the agent's
 // user: procwalk never reads another user's file on an agent's behalf.
@@ -294,7 +459,7 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		return false, buf, err
 	}
 	defer file.Close()
-	if file.Dev != f.dev || file.Ino != f.ino || file.Size < f.offset+int64(len(f.line)) {
+	if file.Dev != f.dev || file.Ino != f.ino || file.Size < f.offset+int64(len(f.line)) || file.Size > f.offset+int64(len(f.line)) && f.rewritten(file) {
 		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: file.Dev, ino: file.Ino}
 		f.t.Path = f.path
 	}
@@ -326,12 +491,45 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		f.feed(buf[:n], now)
 	}
 	f.t.Bytes = f.offset + int64(len(f.line))
+	f.keepPrints(file, end)
 	if end == start {
 		// Nothing read: not growth, and the error says why.
 		return false, buf, fmt.Errorf("reading %s: %w", f.path, readErr)
 	}
 	f.grew = now // what was read stands; a failure past it is met next gather
 	return true, buf, nil
+}
+
+// rewritten reports whether the file, grown since the last read, holds
+// other bytes at its head or before the end of what was read: truncated
+// and written again, longer, between two gathers. Appending never changes
+// them.
+func (f *transcriptFile) rewritten(file *fsio.UserFile) bool {
+	end := f.offset + int64(len(f.line))
+	if end == 0 {
+		return false
+	}
+	var b [printLen]byte
+	if n, _ := file.ReadAt(b[:len(f.head)], 0); !bytes.Equal(b[:n], f.head) {
+		return true
+	}
+	n, _ := file.ReadAt(b[:len(f.tail)], end-int64(len(f.tail)))
+	return !bytes.Equal(b[:n], f.tail)
+}
+
+// keepPrints keeps the file's head and the bytes before end, what was read.
+func (f *transcriptFile) keepPrints(file *fsio.UserFile, end int64) {
+	if len(f.head) < printLen && end > int64(len(f.head)) {
+		b := make([]byte, min(end, printLen))
+		n, _ := file.ReadAt(b, 0)
+		f.head = b[:n]
+	}
+	from := max(end-printLen, 0)
+	if cap(f.tail) < printLen {
+		f.tail = make([]byte, 0, printLen)
+	}
+	n, _ := file.ReadAt(f.tail[:end-from], from)
+	f.tail = f.tail[:n]
 }
 
 // seekTail starts the first read of a file of size bytes, larger than

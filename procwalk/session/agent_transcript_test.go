@@ -228,7 +228,7 @@ func TestCodexTranscript(t *testing.T) {
 	if got.SessionID != "0199a213-81c0-7800-8aa1-bbab2a035a53" || got.CWD != "/home/dev/work/app" || got.Model != "gpt-5-codex" {
 		t.Errorf("session %q cwd %q model %q", got.SessionID, got.CWD, got.Model)
 	}
-	if got.InputTokens != 6000 || got.CacheReadTokens != 15000 || got.OutputTokens != 900 || got.ContextUsedTokens != 12000 || got.ContextWindowTokens != 272000 {
+	if got.InputTokens != 6000 || got.CacheReadTokens != 15000 || got.OutputTokens != 900 || got.ContextUsedTokens != 12500 || got.ContextWindowTokens != 272000 {
 		t.Errorf("input %d cache %d output %d context %d/%d", got.InputTokens, got.CacheReadTokens, got.OutputTokens, got.ContextUsedTokens, got.ContextWindowTokens)
 	}
 	if got.Turns != 1 || got.Last != EntryToolUse || got.PendingTools != 1 || !got.PendingSince.Equal(t0.Add(8*time.Second)) || got.Malformed != 0 {
