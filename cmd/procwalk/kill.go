@@ -339,6 +339,9 @@ func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Pl
 	}
 	fmt.Fprintf(c.e.stderr, "Send %s to these %d processes? [y/N] ", what, len(plan.Targets))
 	answer, err := readLine(ctx, c.e.stdin)
+	if err != nil && ctx.Err() != nil {
+		return &exitErr{Code: exitError, Err: errors.New("not confirmed (interrupted): nothing was signalled")}
+	}
 	if err != nil {
 		return fmt.Errorf("no answer: %w", err)
 	}

@@ -262,6 +262,49 @@ func TestIntegrationKillConfirmOnTerminal(t *testing.T) {
 	}
 }
 
+// Ctrl-C at the y/N question (the context cancelled, as main's signal
+// handler does) signals nothing and says so in words, not as "context
+// canceled". The cancel comes from the prompt's own write: no timing.
+func TestIntegrationKillConfirmInterrupted(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	cmd := startGroup(t, `sleep 300 & sleep 301 & wait`, "kill-interrupt-test")
+	waitChildren(t, cmd.Process.Pid, 2)
+	master, slave := openPTY(t)
+	defer master.Close()
+	defer slave.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout strings.Builder
+	stderr := &cancelAtPrompt{marker: "[y/N] ", cancel: cancel}
+	err := run(ctx, []string{"kill", "--grace", "2s", "--pgrp", strconv.Itoa(cmd.Process.Pid)}, slave, &stdout, stderr)
+	if code := exitCode(err); code != exitError {
+		t.Fatalf("exit %d, want 1\n%s%s", code, stdout.String(), stderr.String())
+	}
+	if want := "procwalk: not confirmed (interrupted): nothing was signalled\n"; !strings.HasSuffix(stderr.String(), want) || strings.Contains(stderr.String(), "context canceled") {
+		t.Errorf("stderr ends %q, want %q", stderr.String(), want)
+	}
+	if stdout.String() != "" || len(childrenOf(t, cmd.Process.Pid)) != 2 {
+		t.Errorf("something was signalled:\n%s", stdout.String())
+	}
+}
+
+// cancelAtPrompt collects what is written and calls cancel once it holds
+// marker.
+type cancelAtPrompt struct {
+	strings.Builder
+	marker string
+	cancel context.CancelFunc
+}
+
+func (w *cancelAtPrompt) Write(b []byte) (int, error) {
+	n, err := w.Builder.Write(b)
+	if strings.Contains(w.String(), w.marker) {
+		w.cancel()
+	}
+	return n, err
+}
+
 // openPTY opens a pseudo-terminal pair.
 func openPTY(t *testing.T) (master, slave *os.File) {
 	t.Helper()

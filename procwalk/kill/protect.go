@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -53,29 +52,24 @@ func DefaultProtected() []string {
 		"containerd", "containerd-shim*", "conmon", "dockerd", "runc",
 		"kubelet", "pause", "envoy", "pilot-agent",
 		"ttyd", "jupyter-lab", "jupyter-server", "code-server",
+		// The same two run as modules: python3 -m jupyterlab.
+		"jupyterlab", "jupyter_server",
 	}
-}
-
-// isInterpreter reports whether name is a program whose first argument,
-// not its own name, says what runs: "python3 /usr/bin/jupyter-lab",
-// "node /usr/lib/code-server". Version suffixes (python3.12) are ignored.
-func isInterpreter(name string) bool {
-	switch strings.TrimRight(name, "0123456789.") {
-	case "python", "node", "nodejs", "bun", "deno", "perl", "ruby", "sh", "bash", "dash", "java":
-		return true
-	}
-	return false
 }
 
 // protectedNames are the names a protected pattern is matched against: the
-// comm, argv[0]'s base name and, for an interpreter, argv[1]'s base name.
+// comm, argv[0]'s base name and, for an interpreter, what it runs (see
+// interpreted).
 func protectedNames(p *procwalk.Process) []string {
 	names := []string{p.Comm}
 	if len(p.Cmdline) > 0 {
 		a0 := path.Base(p.Cmdline[0])
 		names = append(names, a0)
-		if len(p.Cmdline) > 1 && (isInterpreter(a0) || isInterpreter(p.Comm)) {
-			names = append(names, path.Base(p.Cmdline[1]))
+		for _, name := range []string{a0, p.Comm} {
+			if script, ok := interpreted(name, p.Cmdline[1:]); ok {
+				names = append(names, script)
+				break
+			}
 		}
 	}
 	return names
