@@ -211,3 +211,115 @@ func waitExe(t *testing.T, pid int, exe string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// Three fake Claude Codes (copies of sleep named claude) started one after
+// another in one project folder, each then writing its own transcript, in
+// reverse: with nothing saying which is whose, each is ambiguous and
+// reads none; with Claude Code 2.1's record of each process
+// (~/.claude/sessions/<pid>.json: pid, sessionId, cwd, startedAt in ms, as
+// sverrirsig/claude-control#10 shows it) each reads its own, also after a
+// new file appears in the folder.
+func TestIntegrationAgentBinding(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	dir := t.TempDir()
+	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("bindproj-%d", os.Getpid()))
+	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	claude := filepath.Join(dir, "bin", "claude")
+	copyFile(t, sleep, claude)
+	var pids []int
+	for range 3 {
+		cmd := exec.Command(claude, "600")
+		cmd.Dir, cmd.Env = proj, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		})
+		waitExe(t, cmd.Process.Pid, claude)
+		pids = append(pids, cmd.Process.Pid)
+	}
+	folder := filepath.Join(home, ".claude", "projects", regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(proj, "-"))
+	if err := os.MkdirAll(folder, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	id := func(k int) string { return fmt.Sprintf("0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4%d", k) }
+	for k := 2; k >= 0; k-- {
+		line := fmt.Sprintf(`{"type":"user","sessionId":%q,"cwd":%q,"timestamp":%q,"message":{"role":"user","content":"task %d"}}`, id(k), proj, time.Now().UTC().Format(time.RFC3339Nano), k)
+		if err := os.WriteFile(filepath.Join(folder, id(k)+".jsonl"), []byte(line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names := []string{"claude/" + filepath.Base(proj), "claude/" + filepath.Base(proj) + "#2", "claude/" + filepath.Base(proj) + "#3"}
+	agents := func() (map[string]map[string]any, string) {
+		t.Helper()
+		r := cli(t, "sessions", "--kind", "agent", "--no-rates", "--json")
+		if r.code != 0 {
+			t.Fatalf("sessions --json: exit %d: %s", r.code, r.stderr)
+		}
+		var doc struct {
+			Notes    []string `json:"notes"`
+			Sessions []struct {
+				Name  string         `json:"name"`
+				Agent map[string]any `json:"agent"`
+			} `json:"sessions"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]map[string]any{}
+		for _, s := range doc.Sessions {
+			out[s.Name] = s.Agent
+		}
+		return out, strings.Join(doc.Notes, "\n")
+	}
+	got, notes := agents()
+	for _, n := range names {
+		if a := got[n]; a == nil || a["binding"] != "ambiguous" || a["transcript"] != nil || len(a["candidates"].([]any)) != 3 {
+			t.Errorf("%s without records: %v", n, a)
+		}
+	}
+	if !strings.Contains(notes, "its transcript is one of ") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	// Claude Code 2.1 records each process: pid, session, cwd, start.
+	btime := 0
+	b, _ := os.ReadFile("/proc/stat")
+	fmt.Sscanf(regexp.MustCompile(`(?m)^btime (\d+)$`).FindStringSubmatch(string(b))[1], "%d", &btime)
+	sessions := filepath.Join(home, ".claude", "sessions")
+	os.MkdirAll(sessions, 0o700)
+	for k, pid := range pids {
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		f := strings.Fields(string(stat)[strings.LastIndexByte(string(stat), ')')+2:])
+		var ticks int64
+		fmt.Sscanf(f[19], "%d", &ticks) // starttime, at USER_HZ 100
+		rec := fmt.Sprintf(`{"pid":%d,"sessionId":%q,"cwd":%q,"startedAt":%d,"kind":"interactive","entrypoint":"cli"}`, pid, id(k), proj, int64(btime)*1000+ticks*10+350)
+		if err := os.WriteFile(filepath.Join(sessions, fmt.Sprintf("%d.json", pid)), []byte(rec), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for round := range 2 {
+		got, notes = agents()
+		for k, n := range names {
+			if a := got[n]; a == nil || a["binding"] != "session record" || a["transcript"] != filepath.Join(folder, id(k)+".jsonl") {
+				t.Errorf("round %d, %s with records: %v", round, n, a)
+			}
+		}
+		if strings.Contains(notes, "its transcript is one of") {
+			t.Errorf("round %d notes:\n%s", round, notes)
+		}
+		// Another session's file appears in the folder.
+		os.WriteFile(filepath.Join(folder, "9f9e8d7c-0000-4000-8000-000000000001.jsonl"), []byte(`{"type":"summary","summary":"x"}`+"\n"), 0o600)
+	}
+}

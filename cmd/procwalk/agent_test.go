@@ -18,7 +18,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		Attrs: map[string]string{session.AttrStatus: "blocked", session.AttrModel: "claude-opus-4-1", session.AttrCwd: "/home/dev/app",
 			session.AttrElapsed: "2 hr", session.AttrSessionID: "s-1"},
 		Agent: &session.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
-			ContextWindowTokens: 200000, ContextPercent: 90.4,
+			ContextWindowTokens: 200000, ContextPercent: 90.4, Binding: session.BindSessionRecord,
 			Transcript: &session.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute),
 				Bytes: 9000000, SkippedBytes: 600000}},
 	}
@@ -40,7 +40,9 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "status_seconds": 180.0,
 		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
 		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
-		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0}
+		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0,
+		"subagent_input_tokens": 0.0, "subagent_output_tokens": 0.0, "subagent_cache_read_tokens": 0.0, "subagent_cache_creation_tokens": 0.0,
+		"subagents": 0.0, "subagents_working": 0.0, "binding": "session record"}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -89,9 +91,23 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		!strings.Contains(got, "api errors: 3, the last rate_limit at "+now.Add(-2*time.Minute).Format("2006-01-02 15:04:05")+", 2m00s ago\n") {
 		t.Errorf("compactions and API errors:\n%s", got)
 	}
+	// Its subagents' part of the tokens, which the tokens line includes.
+	a.Subagents, a.SubagentsWorking, a.SubagentTokens = 2, 1, session.TokenCounts{InputTokens: 3, OutputTokens: 8, CacheCreationTokens: 100}
+	if got := lines(); !strings.Contains(got, "tokens: input 10, output 20, cache read 3, cache creation 104\nsubagents: 2 (1 working), their tokens: input 3, output 8, cache read 0, cache creation 100\n") {
+		t.Errorf("subagents:\n%s", got)
+	}
+	a.Subagents, a.SubagentTokens = 0, session.TokenCounts{}
 	a.Transcript, a.TranscriptError = nil, "open /h/x: permission denied"
 	if got := lines(); !strings.Contains(got, "transcript: unreadable: open /h/x: permission denied") {
 		t.Errorf("no transcript:\n%s", got)
+	}
+	// How the transcript was found; when ambiguous, the files it could be.
+	a.Binding, a.Candidates = session.BindAmbiguous, []string{"/h/p/a.jsonl", "/h/p/b.jsonl"}
+	if got := lines(); !strings.Contains(got, "binding: ambiguous: one of /h/p/a.jsonl, /h/p/b.jsonl; none read\n") {
+		t.Errorf("ambiguous:\n%s", got)
+	}
+	if b, err := json.Marshal(newJSONAgent(&s, a, nil)); err != nil || !strings.Contains(string(b), `"binding":"ambiguous","candidates":["/h/p/a.jsonl","/h/p/b.jsonl"]`) {
+		t.Errorf("JSON %s, %v", b, err)
 	}
 	// Files of its folders left unread, each with why, escaped.
 	a.Skipped = []session.SkippedFile{{Path: "/h/p/f.jsonl", Why: "not a regular file: a FIFO"}, {Path: "/h/p/\x1b[2J.jsonl", Why: "a symbolic link, not followed"}}

@@ -359,6 +359,12 @@ func formatSigned(bytes float64) string {
 // addAgentLines says what an agent's transcript and processes tell.
 func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now time.Time) {
 	kv.add("status", fmt.Sprintf("%s for %s: %s", a.Status, formatDuration(a.StatusFor), a.Why))
+	switch {
+	case a.Binding == session.BindAmbiguous:
+		kv.add("binding", printable("ambiguous: one of "+strings.Join(a.Candidates, ", ")+"; none read"))
+	case a.Binding != "":
+		kv.add("binding", "by "+a.Binding)
+	}
 	for _, f := range a.Skipped {
 		kv.add("skipped", printable(f.Path+": "+f.Why))
 	}
@@ -389,7 +395,13 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 		// A bounded first read (--agent-first-read): say so beside the sums.
 		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", formatBytes(uint64(t.SkippedBytes)))
 	}
-	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
+	all := a.Tokens()
+	kv.add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", all.InputTokens, all.OutputTokens, all.CacheReadTokens, all.CacheCreationTokens)+partial)
+	if a.Subagents > 0 {
+		st := a.SubagentTokens
+		kv.add("subagents", fmt.Sprintf("%d (%d working), their tokens: input %d, output %d, cache read %d, cache creation %d",
+			a.Subagents, a.SubagentsWorking, st.InputTokens, st.OutputTokens, st.CacheReadTokens, st.CacheCreationTokens))
+	}
 	turns := fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)
 	if t.Compactions > 0 {
 		turns += fmt.Sprintf(", compactions: %d", t.Compactions)

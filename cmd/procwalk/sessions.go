@@ -65,10 +65,11 @@ AGENTS
   Claude Code, Codex, Gemini CLI and Aider are found by default (the comm,
   argv[0], or the script a node/python process runs). --agent NAME=REGEX
   adds a rule (repeat it), e.g. --agent 'goose=^goose$'.
-  Each agent's status (working, idle, blocked, ended), model and context
-  use come from its transcript: Claude Code's and Codex's are found by
-  default; --agent-transcript NAME=PARSER:DIR gives an agent one (PARSER
-  claude or codex; DIR may hold {home}, {project}, {yyyy}, {mm}, {dd}).
+  Each agent's status (working, idle, blocked, rate_limited, error, ended),
+  model and context use come from its transcript: Claude Code's and
+  Codex's are found by default; --agent-transcript NAME=PARSER:DIR gives an
+  agent one (PARSER claude or codex; DIR may hold {home}, {claude_config},
+  {codex_home}, {project}, {yyyy}, {mm}, {dd}).
   --agent-context-window FAMILY=TOKENS sets a model family's window.
 
 GROUPS (--groups FILE), one rule a line, the first match wins:

@@ -222,6 +222,12 @@ func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
 	}
+	if a.Binding != "" {
+		j["binding"] = a.Binding
+	}
+	if len(a.Candidates) > 0 {
+		j["candidates"] = a.Candidates
+	}
 	if len(a.Skipped) > 0 {
 		skipped := make([]map[string]string, 0, len(a.Skipped))
 		for _, f := range a.Skipped {

@@ -1,12 +1,10 @@
 package session
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
-	"golang.org/x/sys/unix"
 )
 
 // agent_status.go follows agent sessions over time: it finds each agent's
@@ -237,6 +234,17 @@ type AgentState struct {
 	Why string
 	// Transcript is nil when none was found (or the agent has no source).
 	Transcript *Transcript
+	// Binding says how the transcript was found to be the agent's
+	// (BindOpenFile ... BindElimination), or BindAmbiguous: several files
+	// could be, Candidates names them, and none was read.
+	Binding    string
+	Candidates []string
+	// SubagentTokens are the cumulative counts of its subagents' own
+	// transcripts (Subagents of them, of which SubagentsWorking grew within
+	// ActiveWithin); Tokens adds them to the transcript's.
+	SubagentTokens   TokenCounts
+	Subagents        int
+	SubagentsWorking int
 	// TranscriptError says why the transcript could not be read, if so.
 	TranscriptError string
 	// Skipped lists the files in the agent's transcript folders that were
@@ -253,6 +261,17 @@ type AgentState struct {
 	HaveCPU    bool
 }
 
+// Tokens are the agent's cumulative counts: its transcript's and its
+// subagents'; zero without a transcript.
+func (a *AgentState) Tokens() TokenCounts {
+	if a.Transcript == nil {
+		return TokenCounts{}
+	}
+	c := a.Transcript.Tokens()
+	c.Add(a.SubagentTokens)
+	return c
+}
+
 // SkippedFile is a file of an agent's transcript folders left unread.
 type SkippedFile struct {
 	Path string
@@ -266,6 +285,11 @@ const maxSkipped = 16
 type skipList struct {
 	files []SkippedFile
 	more  int
+}
+
+// remove forgets path's entry.
+func (l *skipList) remove(path string) {
+	l.files = slices.DeleteFunc(l.files, func(f SkippedFile) bool { return f.Path == path })
 }
 
 func (l *skipList) add(path, why string) {
@@ -300,32 +324,72 @@ func skippedSummary(files []SkippedFile, more int) string {
 type agentTracker struct {
 	byLeader map[procwalk.ProcID]*agentTrack
 	order    []procwalk.ProcID // the position of each agent in lists
-	buf      []byte            // reused transcript read buffer
-	dirBuf   []byte            // reused getdents buffer
+	gather   uint64            // gathers so far
+	dirs     map[string]*transcriptDir
+	// prefixDirs caches the folders found by a long project name's prefix.
+	prefixDirs map[string]*prefixListing
+	buf        []byte // reused transcript read buffer
+	dirBuf     []byte // reused getdents buffer
+	headBuf    []byte // reused first-line buffer
+	// wall tells the time file systems stamp files with (time.Now when
+	// nil): a folder listed within racyWindow of its change is listed
+	// again.
+	wall func() time.Time
 	// beforeOpen, when set (tests), runs before a transcript is opened.
 	beforeOpen func(path string)
+}
+
+func (tr *agentTracker) now() time.Time {
+	if tr.wall != nil {
+		return tr.wall()
+	}
+	return time.Now()
 }
 
 type agentTrack struct {
 	leader procwalk.ProcID
 	rule   int
-	uid    uint32
-	home   string
-	cwd    string
 	start  time.Time
-	found  bool // uid and home looked up
-	file   *transcriptFile
-	dirs   map[string]time.Time // listed directory -> its mtime then
-	// firstCWD caches the working directory a file's first line names.
-	firstCWD map[string]string
-	err      string // why the transcript could not be read last
-	skipped  skipList
-	status   string
-	since    time.Time
-	cpuSecs  float64
-	cpuAt    time.Time
-	ended    time.Time
-	row      Session // the last row, shown while ended
+	found  bool // identity looked up
+	id     agentIdentity
+	source *TranscriptSource
+	// folderKey names the folder whose agents compete for its files.
+	folderKey string
+	dirIdx    []*transcriptDir // its transcript folders, this gather
+	bound     *binding
+	file      *transcriptFile
+	// The evidence already used (agent_bind.go).
+	argsUsed    bool
+	recordUsed  string
+	recordMtime time.Time
+	recordSize  int64
+	toolsSeen   map[procwalk.ProcID]bool
+	toolUsed    string
+	ambiguous   []string // the files it could own, when ambiguous
+	// cands are its candidates, kept between gathers (agent_bind.go).
+	cands   candCache
+	subs    subagents
+	err     string // why the transcript could not be read last
+	skipped skipList
+	status  string
+	since   time.Time
+	cpuSecs float64
+	cpuAt   time.Time
+	ended   time.Time
+	row     Session // the last row, shown while ended
+}
+
+// setFile makes path the agent's transcript, read from its start.
+func (t *agentTrack) setFile(path string, firstRead int64) {
+	t.file = &transcriptFile{path: path, uid: t.id.uid, parser: newTranscriptParser(t.source.Parser), firstRead: firstRead}
+	t.subs = subagents{}
+	t.ambiguous, t.cands = nil, candCache{}
+}
+
+// unbind forgets the agent's transcript: deleted, refused, or another's.
+func (t *agentTrack) unbind() {
+	t.bound, t.file = nil, nil
+	t.subs = subagents{}
 }
 
 // keptNames lists the names of agents known from earlier gathers and not
@@ -348,15 +412,12 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session,
 	if tr.byLeader == nil {
 		tr.byLeader = make(map[procwalk.ProcID]*agentTrack)
 	}
+	tr.gather++
 	cfg := g.cfg.AgentStatus
 	live := map[procwalk.ProcID]int{}
-	var claimed = map[string]bool{}
-	for _, t := range tr.byLeader {
-		if t.file != nil && t.ended.IsZero() {
-			claimed[t.file.path] = true
-		}
-	}
 	var newOrder []procwalk.ProcID
+	var tracks []*agentTrack
+	var liveSessions []*Session
 	for i := range sessions {
 		ss := &sessions[i]
 		id, ok := ss.Leader()
@@ -370,11 +431,22 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session,
 			tr.byLeader[id] = t
 			newOrder = append(newOrder, id)
 		}
-		g.agentStatus(s, ss, t, tr, cfg, claimed)
+		g.prepareTrack(s, ss, t, tr)
+		tracks, liveSessions = append(tracks, t), append(liveSessions, ss)
+	}
+	g.bindTranscripts(s, tr, tracks, liveSessions)
+	for i, t := range tracks {
+		ss := liveSessions[i]
+		g.agentStatus(s, ss, t, tr, cfg)
+		if a := ss.Agent; a.Binding == BindAmbiguous {
+			n.addf("agent %s: its transcript is one of %s (%d agents share its folder, none says which): not read; Claude Code 2.1 names it in %s",
+				ss.Name, strings.Join(a.Candidates, ", "), len(a.Candidates), filepath.Join(t.id.claudeConfig, "sessions", "<pid>.json"))
+		}
 		if sk := ss.Agent.Skipped; len(sk) > 0 {
 			n.addf("agent %s: %s", ss.Name, skippedSummary(sk, ss.Agent.SkippedMore))
 		}
 	}
+	tr.dropDirs(false)
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
 	var order []procwalk.ProcID
@@ -405,6 +477,44 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session,
 	return rows
 }
 
+// prepareTrack learns an agent's identity (once) and indexes its
+// transcript folders for this gather.
+func (g *Grouper) prepareTrack(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker) {
+	t.skipped = skipList{}
+	leader := s.Process(t.leader.PID)
+	if !t.found && leader != nil {
+		t.found = true
+		t.start = leader.Start
+		g.identify(t, leader, ss.Attrs[AttrCwd])
+		if t.rule >= 0 && t.id.home != "" && t.id.cwd != "" {
+			t.source = g.cfg.Agents[t.rule].Transcript
+		}
+	}
+	t.dirIdx = t.dirIdx[:0]
+	if t.source == nil {
+		return
+	}
+	t.folderKey = strings.Join([]string{t.source.Dir, t.id.home, t.id.claudeConfig, t.id.codexHome, t.id.project}, "\x00")
+	for _, path := range tr.transcriptDirs(t, t.source, s.Time) {
+		d := tr.dir(path, t.id.uid)
+		if !d.listed {
+			if d.err != nil && !errors.Is(d.err, syscall.ENOENT) {
+				t.skipped.add(path, skipReason(d.err))
+			}
+			continue
+		}
+		if t.bound == nil {
+			d.restatSome(restatBudget, tr.gather)
+		}
+		t.dirIdx = append(t.dirIdx, d)
+	}
+}
+
+// restatBudget is how many old entries of a folder an unbound agent's
+// gather stats again: a file written to again (an old session resumed)
+// becomes a candidate within len(folder)/restatBudget gathers.
+const restatBudget = 256
+
 // endRow turns the agent's last row into its ended row: no members, the
 // cumulative counters kept.
 func (t *agentTrack) endRow() {
@@ -423,28 +533,29 @@ func (t *agentTrack) endRow() {
 		CumulativeWriteBytes: r.Totals.CumulativeWriteBytes,
 	}
 	a := AgentState{Status: AgentEnded, StatusSince: t.ended, Why: "its process is gone"}
-	if r.Agent != nil {
-		a.Transcript, a.ContextWindowTokens, a.ContextPercent = r.Agent.Transcript, r.Agent.ContextWindowTokens, r.Agent.ContextPercent
+	if p := r.Agent; p != nil {
+		a.Transcript, a.ContextWindowTokens, a.ContextPercent = p.Transcript, p.ContextWindowTokens, p.ContextPercent
+		a.SubagentTokens, a.Subagents, a.Binding = p.SubagentTokens, p.Subagents, p.Binding
 	}
 	r.Agent = &a
 }
 
-// agentStatus reads the agent's transcript and decides its status.
-func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig, claimed map[string]bool) {
+// agentStatus reads the agent's transcript and subagents and decides its
+// status.
+func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig) {
 	now := s.Time
 	a := &AgentState{}
 	ss.Agent = a
-	leader := s.Process(t.leader.PID)
-	if !t.found && leader != nil {
-		t.found = true
-		t.start, t.cwd = leader.Start, ss.Attrs[AttrCwd]
-		t.uid, t.home = g.agentOwner(leader)
+	if t.file != nil {
+		g.readTranscript(t, tr, now)
 	}
-	if t.rule >= 0 && g.cfg.Agents[t.rule].Transcript != nil && t.home != "" && t.cwd != "" {
-		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed, cfg.FirstReadBytes)
+	switch {
+	case t.bound != nil:
+		a.Binding = t.bound.kind
+	case len(t.ambiguous) > 0:
+		a.Binding, a.Candidates = BindAmbiguous, slices.Clone(t.ambiguous)
 	}
 	a.TranscriptError = t.err
-	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	if t.file != nil {
 		tc := t.file.t.shared()
 		a.Transcript = tc
@@ -462,7 +573,10 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 		if tc.SessionID != "" {
 			ss.Attrs[AttrSessionID] = tc.SessionID
 		}
+		g.readSubagents(t, tr, now, cfg.FirstReadBytes)
+		a.SubagentTokens, a.Subagents, a.SubagentsWorking = t.subs.tokens(), len(t.subs.files), t.subs.working(now, cfg.ActiveWithin)
 	}
+	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	// CPU: the rate between gathers when the Sampler measured it, else the
 	// cumulative counter's change since this Grouper's last gather.
 	tot := &ss.Totals
@@ -500,10 +614,16 @@ func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Sessio
 	if t.file != nil && !t.file.grew.IsZero() && now.Sub(t.file.grew) <= cfg.ActiveWithin {
 		return AgentWorking, "its transcript grew within " + cfg.ActiveWithin.String()
 	}
+	if a.SubagentsWorking > 0 {
+		return AgentWorking, "a subagent's transcript grew within " + cfg.ActiveWithin.String()
+	}
 	if a.HaveCPU && a.CPUPercent >= cfg.BusyCPUPercent {
 		return AgentWorking, fmt.Sprintf("its processes use %.0f%% CPU", a.CPUPercent)
 	}
 	if tc == nil {
+		if a.Binding == BindAmbiguous {
+			return AgentIdle, "its transcript is ambiguous, and its processes are quiet"
+		}
 		return AgentIdle, "no transcript found, and its processes are quiet"
 	}
 	if tc.PendingTools > 0 {
@@ -513,31 +633,23 @@ func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Sessio
 				return AgentWorking, "a tool it started is running"
 			}
 		}
+		if tc.PendingSubagents > 0 {
+			// A subagent works inside the agent's process: working while
+			// it (or, before it writes, the tool use) is recent.
+			last := tc.PendingSince
+			if sl := t.subs.lastActivity(); sl.After(last) {
+				last = sl
+			}
+			if now.Sub(last) <= cfg.TurnTimeout {
+				return AgentWorking, "a subagent it started is working"
+			}
+		}
 		return AgentBlocked, "a tool use awaits its result, and nothing runs"
 	}
 	if (tc.Last == EntryPrompt || tc.Last == EntryToolResult) && now.Sub(tc.LastActivity) <= cfg.TurnTimeout {
 		return AgentWorking, "the model is answering"
 	}
 	return AgentIdle, "its last turn ended"
-}
-
-// agentOwner finds the agent's uid (the owner of /proc/<pid>) and home
-// (HOME of its environment, else its user's home in the passwd file).
-func (g *Grouper) agentOwner(p *procwalk.Process) (uint32, string) {
-	fi, err := os.Stat(g.fs.PIDPath(p.ID.PID, ""))
-	if err != nil {
-		return 0, ""
-	}
-	uid, ok := fileInfoUID(fi)
-	if !ok {
-		return 0, ""
-	}
-	if b, err := g.environs.Read(p.ID.PID); err == nil {
-		if h := environValue(b, "HOME"); strings.HasPrefix(h, "/") {
-			return uid, h
-		}
-	}
-	return uid, g.cfg.Users.Home(int(uid))
 }
 
 // environValue finds KEY's value in an environ block.
@@ -550,37 +662,9 @@ func environValue(b []byte, key string) string {
 	return ""
 }
 
-// readTranscript finds the agent's transcript (again when a directory
-// changed) and reads what was appended to it.
-// A first read reads at most firstRead bytes of its end (transcriptFile).
-func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, now time.Time, claimed map[string]bool, firstRead int64) {
-	if t.dirs == nil {
-		t.dirs = map[string]time.Time{}
-	}
-	changed := false
-	dirs := src.dirs(t.home, t.cwd, t.start, now)
-	for _, d := range dirs {
-		fi, err := os.Stat(d)
-		if err != nil {
-			continue
-		}
-		if mt := fi.ModTime(); !mt.Equal(t.dirs[d]) {
-			t.dirs[d], changed = mt, true
-		}
-	}
-	if changed || t.file == nil {
-		t.skipped = skipList{}
-		if path, ok := g.pickTranscript(t, tr, src, dirs, claimed); ok && (t.file == nil || t.file.path != path) {
-			if t.file != nil {
-				delete(claimed, t.file.path)
-			}
-			t.file = &transcriptFile{path: path, uid: t.uid, parser: newTranscriptParser(src.Parser), firstRead: firstRead}
-			claimed[path] = true
-		}
-	}
-	if t.file == nil {
-		return
-	}
+// readTranscript reads what was appended to the agent's transcript.
+// A first read reads at most FirstReadBytes of its end (transcriptFile).
+func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, now time.Time) {
 	first := t.file.offset == 0 && len(t.file.line) == 0
 	if tr.beforeOpen != nil {
 		tr.beforeOpen(t.file.path)
@@ -591,8 +675,7 @@ func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *Transcrip
 	if err != nil {
 		t.err = err.Error()
 		t.skipped.add(t.file.path, skipReason(err))
-		delete(claimed, t.file.path)
-		t.file = nil // deleted or refused: look again next gather
+		t.unbind() // deleted or refused: look again next gather
 		return
 	}
 	if first && t.file.modTime.Before(now) {
@@ -619,90 +702,6 @@ func skipReason(err error) string {
 // times disagreeing by a little.
 const transcriptSlack = 2 * time.Second
 
-// pickTranscript chooses the agent's transcript: of the .jsonl files in
-// dirs owned by its user, not claimed by another agent, and written since
-// it started, the one created last since it started (birth time, where the
-// file system keeps it), else the one written last. A file naming another
-// working directory (Codex's session_meta) is skipped. Files that cannot
-// be transcripts (a FIFO, a link, another user's) are noted in t.skipped.
-func (g *Grouper) pickTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, dirs []string, claimed map[string]bool) (string, bool) {
-	since := t.start.Add(-transcriptSlack)
-	var best string
-	var bestBorn, bestMod time.Time
-	for _, d := range dirs {
-		names, err := tr.listJSONL(d, t.uid)
-		if err != nil {
-			if !errors.Is(err, syscall.ENOENT) {
-				t.skipped.add(d, skipReason(err))
-			}
-			continue
-		}
-		for _, e := range names {
-			path := filepath.Join(d, e.name)
-			if e.typ != syscall.DT_REG && e.typ != syscall.DT_UNKNOWN {
-				t.skipped.add(path, direntReason(e.typ))
-				continue
-			}
-			if claimed[path] && (t.file == nil || t.file.path != path) {
-				continue
-			}
-			var st syscall.Stat_t
-			if err := syscall.Lstat(path, &st); err != nil {
-				continue // gone since the listing
-			}
-			if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-				t.skipped.add(path, fsio.ErrNotRegular.Error()+": "+fsio.FileType(st.Mode))
-				continue
-			}
-			mod := time.Unix(st.Mtim.Sec, st.Mtim.Nsec)
-			if mod.Before(since) {
-				continue
-			}
-			if st.Uid != t.uid {
-				t.skipped.add(path, fmt.Sprintf("%s (uid %d, not %d)", fsio.ErrOtherOwner, st.Uid, t.uid))
-				continue
-			}
-			if !t.sameProject(path, src, tr) {
-				continue
-			}
-			born := birthTime(path)
-			if born.Before(since) {
-				born = time.Time{}
-			}
-			if best == "" || born.After(bestBorn) || born.Equal(bestBorn) && mod.After(bestMod) {
-				best, bestBorn, bestMod = path, born, mod
-			}
-		}
-	}
-	return best, best != ""
-}
-
-// dirName is a directory entry's name and getdents type (DT_REG ...).
-type dirName struct {
-	name string
-	typ  byte
-}
-
-// listJSONL lists the .jsonl entries of the directory d, which must be
-// uid's, opening it as one its user controls (fsio.OpenUserDir).
-func (tr *agentTracker) listJSONL(d string, uid uint32) ([]dirName, error) {
-	fd, err := fsio.OpenUserDir(d, int(uid))
-	if err != nil {
-		return nil, err
-	}
-	defer syscall.Close(fd)
-	if tr.dirBuf == nil {
-		tr.dirBuf = make([]byte, 64<<10)
-	}
-	var out []dirName
-	err = fsio.EachDirent(fd, tr.dirBuf, func(name []byte, typ byte) {
-		if bytes.HasSuffix(name, []byte(".jsonl")) {
-			out = append(out, dirName{string(name), typ})
-		}
-	})
-	return out, err
-}
-
 // direntReason names a directory entry's type as a reason to skip it.
 func direntReason(typ byte) string {
 	what := map[byte]string{syscall.DT_FIFO: "a FIFO", syscall.DT_SOCK: "a socket", syscall.DT_CHR: "a character device",
@@ -714,51 +713,4 @@ func direntReason(typ byte) string {
 		return fsio.ErrNotRegular.Error()
 	}
 	return fsio.ErrNotRegular.Error() + ": " + what
-}
-
-// maxFirstLine bounds the read of a file's first line to learn its project.
-const maxFirstLine = 64 << 10
-
-// sameProject reports whether the file's first line names the agent's
-// working directory, or none.
-func (t *agentTrack) sameProject(path string, src *TranscriptSource, tr *agentTracker) bool {
-	if t.firstCWD == nil {
-		t.firstCWD = map[string]string{}
-	}
-	cwd, ok := t.firstCWD[path]
-	if !ok {
-		if tr.beforeOpen != nil {
-			tr.beforeOpen(path)
-		}
-		f, err := fsio.OpenUserFile(path, int(t.uid))
-		if err != nil {
-			t.skipped.add(path, skipReason(err))
-			return false
-		}
-		b := make([]byte, min(f.Size, maxFirstLine))
-		n, _ := f.ReadAt(b, 0)
-		f.Close()
-		line, _, complete := strings.Cut(string(b[:n]), "\n")
-		if !complete {
-			return false // the first line is not written yet: look again later
-		}
-		var tc Transcript
-		newTranscriptParser(src.Parser).line([]byte(line), &tc, time.Time{})
-		cwd = tc.CWD
-		if len(t.firstCWD) < 1024 {
-			t.firstCWD[path] = cwd
-		}
-	}
-	return cwd == "" || cwd == t.cwd
-}
-
-// birthTime is when the file was created, zero where the file system or
-// kernel does not say.
-func birthTime(path string) time.Time {
-	var st unix.Statx_t
-	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &st)
-	if err != nil || st.Mask&unix.STATX_BTIME == 0 {
-		return time.Time{}
-	}
-	return time.Unix(st.Btime.Sec, int64(st.Btime.Nsec))
 }

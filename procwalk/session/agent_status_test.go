@@ -37,7 +37,7 @@ func claudeFile(home, id string) string {
 }
 
 // writeTranscript writes lines to path, last modified at mod.
-func writeTranscript(t *testing.T, path string, lines []string, mod time.Time) {
+func writeTranscript(t testing.TB, path string, lines []string, mod time.Time) {
 	t.Helper()
 	writeLines(t, path, lines, "")
 	if err := os.Chtimes(path, mod, mod); err != nil {
@@ -245,9 +245,12 @@ func TestAgentMetrics(t *testing.T) {
 	now := agentNow
 	full := &AgentState{Status: AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
 		Transcript: &Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
-			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1}}
+			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1},
+		SubagentTokens: TokenCounts{InputTokens: 5, OutputTokens: 7, CacheCreationTokens: 1}, Subagents: 2, SubagentsWorking: 1}
 	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
-		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
+		"input_tokens": 15, "output_tokens": 27, "cache_read_tokens": 30, "cache_creation_tokens": 41, "turns": 3, "pending_tools": 1,
+		"subagent_input_tokens": 5, "subagent_output_tokens": 7, "subagent_cache_read_tokens": 0, "subagent_cache_creation_tokens": 1,
+		"subagents": 2, "subagents_working": 1,
 		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_skipped_bytes": 4000, "transcript_malformed_lines": 2}
 	none := &Session{Kind: KindTmux}
 	bare := &Session{Kind: KindAgent, Agent: &AgentState{Status: AgentIdle}}
@@ -328,8 +331,9 @@ func TestAgentFirstReadBound(t *testing.T) {
 	}
 }
 
-// Two agents in one folder never share a transcript: each takes its own of
-// the files written since it started.
+// Two agents in one folder never share a transcript, nor take each
+// other's: with nothing saying which is whose (both started before both
+// files), both are ambiguous, naming both files, and neither is read.
 func TestAgentTranscriptsNotShared(t *testing.T) {
 	root, home := agentFixture(t)
 	for _, pid := range []string{"203", "207"} { // claude/other/app and claude/other/app#2
@@ -342,9 +346,11 @@ func TestAgentTranscriptsNotShared(t *testing.T) {
 	writeTranscript(t, a, claudeConversation(agentNow.Add(-3*time.Minute)), agentNow.Add(-2*time.Minute))
 	writeTranscript(t, b, claudeConversation(agentNow.Add(-2*time.Minute)), agentNow.Add(-time.Minute))
 	sessions := newAgentGatherer(t, root, AgentStatusConfig{}).gather(agentNow)
-	one, two := agentOf(t, sessions, "agent:claude/other/app"), agentOf(t, sessions, "agent:claude/other/app#2")
-	if one.Transcript == nil || two.Transcript == nil || one.Transcript.Path == two.Transcript.Path {
-		t.Errorf("transcripts %+v and %+v, want a.jsonl and b.jsonl, one each", one.Transcript, two.Transcript)
+	for _, ref := range []string{"agent:claude/other/app", "agent:claude/other/app#2"} {
+		got := agentOf(t, sessions, ref)
+		if got.Transcript != nil || got.Binding != BindAmbiguous || !slices.Equal(got.Candidates, []string{a, b}) {
+			t.Errorf("%s: transcript %+v, binding %q, candidates %q", ref, got.Transcript, got.Binding, got.Candidates)
+		}
 	}
 }
 
@@ -374,7 +380,7 @@ func TestAgentTranscriptRotatedAndDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || !strings.Contains(a.TranscriptError, "no such file") {
+	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || a.TranscriptError != second+": deleted" {
 		t.Errorf("after deletion: transcript %q, status %s, error %q", p, a.Status, a.TranscriptError)
 	}
 }

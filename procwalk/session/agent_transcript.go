@@ -25,26 +25,28 @@ import (
 type TranscriptSource struct {
 	// Dir is the directory holding the agent's transcripts, with
 	// placeholders: {home} the agent's home directory (HOME of its
-	// environment, else its owner's home in the passwd file), {project}
-	// the agent's working directory with every character that is not an
-	// ASCII letter or digit turned into '-' (Claude Code's folder names),
-	// and {yyyy}, {mm}, {dd} each day (UTC and local) from the agent's
-	// start to the gather, at most maxTranscriptDays days back.
+	// environment, else its owner's home in the passwd file);
+	// {claude_config} CLAUDE_CONFIG_DIR of its environment, else
+	// {home}/.claude; {codex_home} CODEX_HOME, else {home}/.codex;
+	// {project} Claude Code's folder name for the agent's working
+	// directory (codex -C DIR's for Codex; claudeProjectDir); and {yyyy},
+	// {mm}, {dd} each day (UTC and local) from the agent's start to the
+	// gather, at most maxTranscriptDays days back.
 	Dir string
 	// Parser names the format: "claude" or "codex" (TranscriptParsers).
 	Parser string
 }
 
 // ClaudeTranscripts is where Claude Code keeps its transcripts:
-// ~/.claude/projects/<cwd with non-alphanumerics as '-'>/<session id>.jsonl.
+// $CLAUDE_CONFIG_DIR (~/.claude)/projects/<cwd's folder name>/<session id>.jsonl.
 func ClaudeTranscripts() *TranscriptSource {
-	return &TranscriptSource{Dir: "{home}/.claude/projects/{project}", Parser: "claude"}
+	return &TranscriptSource{Dir: "{claude_config}/projects/{project}", Parser: "claude"}
 }
 
 // CodexTranscripts is where the Codex CLI keeps its session files:
-// ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl.
+// $CODEX_HOME (~/.codex)/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl.
 func CodexTranscripts() *TranscriptSource {
-	return &TranscriptSource{Dir: "{home}/.codex/sessions/{yyyy}/{mm}/{dd}", Parser: "codex"}
+	return &TranscriptSource{Dir: "{codex_home}/sessions/{yyyy}/{mm}/{dd}", Parser: "codex"}
 }
 
 // TranscriptParsers lists the parser names a TranscriptSource may name.
@@ -69,56 +71,10 @@ func (src *TranscriptSource) check() error {
 	if newTranscriptParser(src.Parser) == nil {
 		return fmt.Errorf("unknown parser %q: parsers are %s", src.Parser, strings.Join(TranscriptParsers(), ", "))
 	}
-	if !strings.HasPrefix(src.Dir, "/") && !strings.HasPrefix(src.Dir, "{home}") {
-		return fmt.Errorf("directory %q: want an absolute path or one starting with {home}", src.Dir)
+	if !strings.HasPrefix(src.Dir, "/") && !strings.HasPrefix(src.Dir, "{home}") && !strings.HasPrefix(src.Dir, "{claude_config}") && !strings.HasPrefix(src.Dir, "{codex_home}") {
+		return fmt.Errorf("directory %q: want an absolute path or one starting with {home}, {claude_config} or {codex_home}", src.Dir)
 	}
 	return nil
-}
-
-// maxTranscriptDays bounds the days {yyyy}/{mm}/{dd} expand to: an agent
-// running for weeks keeps writing today's file, not one of its first day.
-const maxTranscriptDays = 7
-
-// dirs expands Dir for an agent.
-func (src *TranscriptSource) dirs(home, cwd string, start, now time.Time) []string {
-	d := strings.NewReplacer("{home}", home, "{project}", projectDir(cwd)).Replace(src.Dir)
-	if !strings.Contains(d, "{yyyy}") && !strings.Contains(d, "{mm}") && !strings.Contains(d, "{dd}") {
-		return []string{d}
-	}
-	var out []string
-	seen := map[string]bool{}
-	from := now.AddDate(0, 0, -maxTranscriptDays)
-	if start.After(from) {
-		from = start
-	}
-	for _, loc := range []*time.Location{time.UTC, time.Local} {
-		for day := from.In(loc); ; day = day.AddDate(0, 0, 1) {
-			y, m, dd := day.Date()
-			e := strings.NewReplacer("{yyyy}", fmt.Sprintf("%04d", y), "{mm}", fmt.Sprintf("%02d", m), "{dd}", fmt.Sprintf("%02d", dd)).Replace(d)
-			if !seen[e] {
-				seen[e] = true
-				out = append(out, e)
-			}
-			ny, nm, nd := now.In(loc).Date()
-			if y > ny || y == ny && (m > nm || m == nm && dd >= nd) {
-				break
-			}
-		}
-	}
-	return out
-}
-
-// projectDir is Claude Code's folder name for a working directory: every
-// character that is not an ASCII letter or digit becomes '-' (byte-wise, as
-// observed: "/home/me/my_app" is "-home-me-my-app").
-func projectDir(cwd string) string {
-	b := []byte(cwd)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			b[i] = '-'
-		}
-	}
-	return string(b)
 }
 
 // Transcript is what an agent's transcript says, read up to its end.

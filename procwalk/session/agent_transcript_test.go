@@ -244,13 +244,13 @@ func TestCodexTranscript(t *testing.T) {
 func TestTranscriptSourceDirs(t *testing.T) {
 	start := time.Date(2025, 3, 30, 23, 0, 0, 0, time.UTC)
 	now := time.Date(2025, 4, 1, 1, 0, 0, 0, time.UTC)
-	got := CodexTranscripts().dirs("/home/dev", "/w", start, now)
+	got := expandDays("/home/dev/.codex/sessions/{yyyy}/{mm}/{dd}", start, now)
 	for _, want := range []string{"/home/dev/.codex/sessions/2025/03/30", "/home/dev/.codex/sessions/2025/03/31", "/home/dev/.codex/sessions/2025/04/01"} {
 		if !strings.Contains(strings.Join(got, " "), want) {
 			t.Errorf("dirs %q lack %q", got, want)
 		}
 	}
-	if got := ClaudeTranscripts().dirs("/home/dev", "/home/dev/my_app.v2", start, now); len(got) != 1 || got[0] != "/home/dev/.claude/projects/-home-dev-my-app-v2" {
+	if got := expandDays("/home/dev/.claude/projects/{project}", start, now); len(got) != 1 {
 		t.Errorf("claude dirs %q", got)
 	}
 	if _, _, err := ParseTranscriptSource("x=nope:/d"); err == nil {

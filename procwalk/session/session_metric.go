@@ -161,6 +161,26 @@ func agentMetrics() []MetricDesc {
 			return float64(f(a.Transcript)), true
 		})
 	}
+	// tok is a cumulative count of the agent's, its subagents' included,
+	// absent without a transcript.
+	tok := func(f func(c *TokenCounts) int64) v {
+		return agent(func(a *AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil {
+				return 0, false
+			}
+			c := a.Tokens()
+			return float64(f(&c)), true
+		})
+	}
+	// sub is a count of its subagents', absent without a transcript.
+	sub := func(f func(a *AgentState) int64) v {
+		return agent(func(a *AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil {
+				return 0, false
+			}
+			return float64(f(a)), true
+		})
+	}
 	contextKnown := func(a *AgentState) bool { return a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 }
 	return []MetricDesc{
 		{Name: "status_seconds", Unit: "seconds", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "time in the current status",
@@ -182,14 +202,26 @@ func agentMetrics() []MetricDesc {
 			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
 				return a.ContextPercent, contextKnown(a) && a.ContextWindowTokens > 0
 			})},
-		{Name: "input_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "uncached input tokens of every model call, cumulative (of the part read: transcript_skipped_bytes)",
-			value: tr(func(t *Transcript) int64 { return t.InputTokens })},
-		{Name: "output_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "output tokens, cumulative (of the part read)",
-			value: tr(func(t *Transcript) int64 { return t.OutputTokens })},
-		{Name: "cache_read_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "input tokens read from the prompt cache, cumulative (of the part read)",
-			value: tr(func(t *Transcript) int64 { return t.CacheReadTokens })},
-		{Name: "cache_creation_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "input tokens written to the prompt cache, cumulative (of the part read)",
-			value: tr(func(t *Transcript) int64 { return t.CacheCreationTokens })},
+		{Name: "input_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "uncached input tokens of every model call, its subagents' included, cumulative (of the part read: transcript_skipped_bytes)",
+			value: tok(func(c *TokenCounts) int64 { return c.InputTokens })},
+		{Name: "output_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "output tokens, its subagents' included, cumulative (of the part read)",
+			value: tok(func(c *TokenCounts) int64 { return c.OutputTokens })},
+		{Name: "cache_read_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "input tokens read from the prompt cache, its subagents' included, cumulative (of the part read)",
+			value: tok(func(c *TokenCounts) int64 { return c.CacheReadTokens })},
+		{Name: "cache_creation_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "input tokens written to the prompt cache, its subagents' included, cumulative (of the part read)",
+			value: tok(func(c *TokenCounts) int64 { return c.CacheCreationTokens })},
+		{Name: "subagent_input_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of input_tokens, its subagents' (their own transcripts)",
+			value: sub(func(a *AgentState) int64 { return a.SubagentTokens.InputTokens })},
+		{Name: "subagent_output_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of output_tokens, its subagents'",
+			value: sub(func(a *AgentState) int64 { return a.SubagentTokens.OutputTokens })},
+		{Name: "subagent_cache_read_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of cache_read_tokens, its subagents'",
+			value: sub(func(a *AgentState) int64 { return a.SubagentTokens.CacheReadTokens })},
+		{Name: "subagent_cache_creation_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of cache_creation_tokens, its subagents'",
+			value: sub(func(a *AgentState) int64 { return a.SubagentTokens.CacheCreationTokens })},
+		{Name: "subagents", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "subagent transcripts of its session (Claude Code's Task subagents)",
+			value: sub(func(a *AgentState) int64 { return int64(a.Subagents) })},
+		{Name: "subagents_working", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "subagents whose transcript grew within agent_active_within",
+			value: sub(func(a *AgentState) int64 { return int64(a.SubagentsWorking) })},
 		{Name: "turns", Type: procwalk.Counter, Integer: true, Agent: true, Help: "prompts the person sent (in the part read)",
 			value: tr(func(t *Transcript) int64 { return int64(t.Turns) })},
 		{Name: "pending_tools", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "tool uses awaiting their results",

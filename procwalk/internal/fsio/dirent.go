@@ -33,6 +33,38 @@ func EachDirent(fd int, buf []byte, fn func(name []byte, typ byte)) error {
 	}
 }
 
+// EachDirentIno is EachDirent with each entry's inode number too: a name
+// whose inode changed between two listings is another file.
+func EachDirentIno(fd int, buf []byte, fn func(name []byte, typ byte, ino uint64)) error {
+	for {
+		n, err := syscall.Getdents(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if n <= 0 {
+			return nil
+		}
+		b := buf[:n]
+		for len(b) >= DirentNameOffset {
+			reclen := int(binary.NativeEndian.Uint16(b[direntReclenOffset:]))
+			if reclen < DirentNameOffset || reclen > len(b) {
+				break
+			}
+			name := b[DirentNameOffset:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
+				name = name[:i]
+			}
+			if len(name) > 0 {
+				fn(name, b[direntTypeOffset], binary.NativeEndian.Uint64(b))
+			}
+			b = b[reclen:]
+		}
+	}
+}
+
 // ParseDirents calls fn with the NUL-terminated name and the type of each
 // getdents64 record in b. A record too short or running past b ends the
 // walk and an empty name is skipped: the kernel writes neither, and neither

@@ -33,6 +33,7 @@ var openAccounts = map[string]string{
 	"procwalk/snapshot.go Scanner.read fsio.Openat":                         "a /proc/PID file, O_NONBLOCK",
 	"procwalk/environ.go FS.ReadPIDFile syscall.Open":                       "a /proc/PID file, O_NONBLOCK",
 	"procwalk/fs.go readFile syscall.Open":                                  "a /proc file, O_NONBLOCK",
+	"procwalk/session/agent_bind.go Grouper.openFiles syscall.Open":         "/proc/PID/fd, O_NONBLOCK",
 	"procwalk/fs.go NewFS os.ReadDir":                                       "the --proc root the operator named, listed to explain an error",
 	"procwalk/bpfsource/source.go Source.listPids unix.Open":                "the /proc root directory",
 	"procwalk/bpfsource/source.go boottimeOffset os.ReadFile":               "/proc/self/timens_offsets",
