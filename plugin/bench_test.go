@@ -48,6 +48,7 @@ func benchCollector(b *testing.B, cfg Config) *Collector {
 // collection on other threads included, which ns/op leaves out). With
 // returnMemory, each gather is followed by what Execd.ReturnMemory does.
 func benchGathers(b *testing.B, c *Collector, returnMemory bool) {
+	c.pipeline.SetReturn(returnMemory)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -55,11 +56,15 @@ func benchGathers(b *testing.B, c *Collector, returnMemory bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := c.WriteBatch(io.Discard, nil); err != nil {
+		f, err := c.Gather()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.writeFrame(f, io.Discard, nil); err != nil {
 			b.Fatal(err)
 		}
 		if returnMemory {
-			c.returnMemory()
+			c.pipeline.ReturnMemory(f) // as Execd does between gathers
 		}
 	}
 	b.StopTimer()
@@ -155,6 +160,7 @@ func BenchmarkExecdRatio(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			col := benchCollector(b, c.cfg)
+			col.pipeline.SetReturn(true)
 			raw := newRawLoop(b)
 			raw.scan(b)
 			var rawCPU, gatherCPU float64
@@ -165,10 +171,14 @@ func BenchmarkExecdRatio(b *testing.B) {
 			}
 			scan := func() { raw.scan(b) }
 			gather := func() {
-				if err := col.WriteBatch(io.Discard, nil); err != nil {
+				f, err := col.Gather()
+				if err != nil {
 					b.Fatal(err)
 				}
-				col.returnMemory() // as execd does between gathers
+				if err := col.writeFrame(f, io.Discard, nil); err != nil {
+					b.Fatal(err)
+				}
+				col.pipeline.ReturnMemory(f) // as execd does between gathers
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {

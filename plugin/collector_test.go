@@ -3,17 +3,16 @@ package plugin
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"reflect"
 	"regexp"
-	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -103,8 +102,8 @@ func TestProcessTop(t *testing.T) {
 }
 
 func TestHookAddsLinesBeforeSelfMetrics(t *testing.T) {
-	hook := func(g *Gather, b *Batch) error {
-		if err := b.Add("script_result", map[string]string{"rule": "r1"}, map[string]any{"sessions": len(g.Sessions)}); err != nil {
+	hook := func(f frame.Frame, b *Batch) error {
+		if err := b.Add("script_result", map[string]string{"rule": "r1"}, map[string]any{"sessions": len(f.Sessions)}); err != nil {
 			return err
 		}
 		return errors.New("rule r2 failed")
@@ -149,64 +148,13 @@ func TestWriteBatchWithoutProc(t *testing.T) {
 // the hook on it itself.
 func TestGatherWithoutBatch(t *testing.T) {
 	called := false
-	c := userSessions(t, Config{Hook: func(*Gather, *Batch) error { called = true; return nil }})
-	g, err := c.Gather()
+	c := userSessions(t, Config{Hook: func(frame.Frame, *Batch) error { called = true; return nil }})
+	f, err := c.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if called || len(g.Snapshot.Procs) == 0 || len(g.Sessions) != 2 || g.ReadMore == nil {
-		t.Errorf("hook called %v, %d processes, %d sessions, ReadMore %v: want no call, the fixture's processes, 2 user sessions",
-			called, len(g.Snapshot.Procs), len(g.Sessions), g.ReadMore != nil)
-	}
-}
-
-// TestReturnMemoryCollects checks when execd's memory return forces a
-// garbage collection: after the first gather, then on a small host only
-// once a megabyte was allocated since the last one, on a big host after
-// every batch.
-func TestReturnMemoryCollects(t *testing.T) {
-	fs, err := procwalk.NewFS(fixtureProc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := NewCollector(fs, Config{Schema: SchemaProcstat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	forced := func() uint64 {
-		s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
-		metrics.Read(s)
-		return s[0].Value.Uint64()
-	}
-	batch := func() {
-		if err := c.WriteBatch(io.Discard, nil); err != nil {
-			t.Fatal(err)
-		}
-	}
-	before := forced()
-	c.returnMemory() // the first: always
-	if got := forced() - before; got != 1 {
-		t.Fatalf("first returnMemory forced %d collections, want 1", got)
-	}
-	before = forced()
-	batch()
-	c.returnMemory() // a fixture's gather allocates far less than 1 MiB
-	if got := forced() - before; got != 0 {
-		t.Errorf("returnMemory after a small gather forced %d collections, want 0", got)
-	}
-	allocated := 0
-	for range 64 { // 2 MiB of garbage, on the heap: its size is not constant
-		allocated += len(make([]byte, collectAfterBytes/32+c.lastProcesses))
-	}
-	c.returnMemory()
-	if got := forced() - before; got != 1 {
-		t.Errorf("returnMemory after allocating %d bytes forced %d collections, want 1", allocated, got)
-	}
-	before = forced()
-	batch()
-	c.lastProcesses = collectEveryBatchProcs // as if the host were big
-	c.returnMemory()
-	if got := forced() - before; got != 1 {
-		t.Errorf("returnMemory after a gather of %d processes forced %d collections, want 1", c.lastProcesses, got)
+	if called || len(f.Snapshot.Procs) == 0 || len(f.Sessions) != 2 {
+		t.Errorf("hook called %v, %d processes, %d sessions: want no call, the fixture's processes, 2 user sessions",
+			called, len(f.Snapshot.Procs), len(f.Sessions))
 	}
 }

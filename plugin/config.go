@@ -56,6 +56,11 @@ type Config struct {
 	// Hook, when set, adds lines to every batch after procwalk's own (a
 	// script's metrics and actions, for example).
 	Hook Hook
+	// HookCopies says Hook keeps nothing of a frame once it returns: it
+	// copies what it needs (a script worker gets a copy of each frame over
+	// a pipe). The frames' storage is then reused from gather to gather;
+	// without it a Collector with a hook keeps every frame (see Hook).
+	HookCopies bool
 }
 
 // DefaultKinds are the session kinds emitted when none are configured: the

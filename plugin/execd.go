@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // Signal modes of Telegraf's execd input that Execd supports.
@@ -58,71 +60,98 @@ type Execd struct {
 	// and SIGUSR2 modes (the caller's signal.Notify): one gather each.
 	// Nil when nobody sends any.
 	Signals <-chan os.Signal
-	// ReturnMemory, after the first, silent gather and after each batch
-	// (under 5,000 processes, once the gathers since the last one
-	// allocated a megabyte: see Collector.returnMemory), runs a garbage
-	// collection and returns the freed memory to the kernel; after every
-	// batch it hands back the pages of the Process array the Collector
-	// keeps for the next gather (zeroed, the next scan maps them again in
-	// one call): between gathers the process holds little more than
-	// the rate samples and the sessions' counters. At 10,000 processes the
-	// collection is about 1 ms of CPU, and the whole 1 to 7 % of a gather
-	// in our runs of BenchmarkExecd*ReturnMemory against BenchmarkExecd*,
-	// about the noise between runs. The runtime's GC settings are left
-	// alone: with the array reused, a gather leaves about 1 MB of garbage
-	// at 10,000 processes, and what the peak holds beyond the
-	// between-gathers size is data live during the gather, which a lower
-	// GOGC or a memory limit cannot free, only chase at a CPU cost.
+	// ReturnMemory gives the kernel back, after the first, silent gather
+	// and after each batch, what the process does not need until the next
+	// gather (frame.Memory.Return says what and what it costs).
 	ReturnMemory bool
-
-	stopped bool // the reader of Stdout went away
 }
 
-// Run gathers until told to stop. Its error is a failure to write the
-// output other than a closed pipe.
+// Run gathers until told to stop: the pipeline's driver, with a Trigger
+// that fires per stdin line (merged when several queued up), per signal
+// or per Interval. Its error is a failure to write the output other than
+// a closed pipe.
 func (e *Execd) Run(ctx context.Context) error {
 	if e.Signal == SignalNone && e.Interval <= 0 {
 		return fmt.Errorf("%w: signal %q needs a positive interval", ErrConfig, SignalNone)
 	}
 	stop := make(chan struct{})
 	defer close(stop)
-	queued, lines, eof := readLines(e.Stdin, stop)
+	t := &execdTrigger{e: e}
+	t.queued, t.lines, t.eof = readLines(e.Stdin, stop)
 
+	p := e.Collector.pipeline
+	p.SetReturn(e.ReturnMemory)
 	// A first, silent gather: the first batch written then has rates.
-	if err := e.Collector.Prime(); err != nil {
+	f, err := e.Collector.Gather()
+	if err != nil {
 		e.Log.Errorf("%v", err)
 	}
-	if e.ReturnMemory {
-		e.Collector.returnMemory()
-	}
-	var tick <-chan time.Time
+	p.ReturnMemory(f)
 	if e.Signal == SignalNone {
-		t := time.NewTicker(e.Interval)
-		defer t.Stop()
-		tick = t.C
+		tick := time.NewTicker(e.Interval)
+		defer tick.Stop()
+		t.tick = tick.C
+	}
+	return p.Run(ctx, t, func(f frame.Frame, err error) error {
+		c := e.Collector
+		c.problems, c.notes = c.problems[:0], nil
+		if err != nil {
+			e.Log.Errorf("%v", fmt.Errorf("%w: %w", ErrNothingGathered, err)) // try again next time: /proc may come back
+			return nil
+		}
+		c.notes = f.Notes
+		switch err := c.writeFrame(f, e.Stdout, e.Log); {
+		case err == nil:
+			return nil
+		case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
+			return frame.ErrStop // the reader went away: nothing left to do
+		default:
+			return fmt.Errorf("writing metrics: %w", err)
+		}
+	})
+}
+
+// execdTrigger fires the gathers of Execd: per stdin line (every mode but
+// SignalNone), per signal (every mode), per tick (SignalNone).
+type execdTrigger struct {
+	e      *Execd
+	queued *atomic.Int64
+	lines  <-chan struct{}
+	eof    <-chan struct{}
+	tick   <-chan time.Time
+	// ended is set once stdin closed: the gather for lines that came
+	// before the end, if any, is the last.
+	ended bool
+}
+
+func (t *execdTrigger) Wait(ctx context.Context) bool {
+	e := t.e
+	if t.ended {
+		e.Log.Debugf("stdin closed: stopping")
+		return false
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			e.Log.Debugf("stopping: %v", context.Cause(ctx))
-			return nil
-		case <-eof:
-			var err error
-			if e.Signal != SignalNone && e.merge(queued.Swap(0)) {
-				err = e.write() // lines came before the end: one last batch
+			return false
+		case <-t.eof:
+			t.ended = true
+			if e.Signal != SignalNone && e.merge(t.queued.Swap(0)) {
+				return true // lines came before the end: one last batch
 			}
 			e.Log.Debugf("stdin closed: stopping")
-			return err
-		case <-lines:
-			if e.Signal == SignalNone || !e.merge(queued.Swap(0)) {
+			return false
+		case <-t.lines:
+			if e.Signal == SignalNone || !e.merge(t.queued.Swap(0)) {
 				continue // stdin is read only to see EOF; or already answered
 			}
+			return true
 		case sig := <-e.Signals:
 			e.Log.Debugf("gathering on %v", sig)
-		case <-tick:
-		}
-		if err := e.write(); err != nil || e.stopped {
-			return err
+			return true
+		case <-t.tick:
+			return true
 		}
 	}
 }
@@ -138,24 +167,6 @@ func (e *Execd) merge(n int64) bool {
 	}
 	e.Collector.skippedGathers += int(n - 1)
 	return true
-}
-
-// write gathers and writes one batch. A closed reader sets e.stopped.
-func (e *Execd) write() error {
-	err := e.Collector.WriteBatch(e.Stdout, e.Log)
-	if e.ReturnMemory {
-		e.Collector.returnMemory()
-	}
-	switch {
-	case err == nil:
-	case errors.Is(err, ErrNothingGathered):
-		e.Log.Errorf("%v", err) // try again next time: /proc may come back
-	case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
-		e.stopped = true // the reader went away: nothing left to do
-	default:
-		return fmt.Errorf("writing metrics: %w", err)
-	}
-	return nil
 }
 
 // readLines counts the lines read from r in queued and signals lines

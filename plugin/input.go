@@ -65,6 +65,9 @@ type Input struct {
 
 	// Hook adds lines to every gather (see Config.Hook); set it before Init.
 	Hook Hook `toml:"-"`
+	// HookCopies says Hook keeps nothing of a frame once it returns (see
+	// Config.HookCopies).
+	HookCopies bool `toml:"-"`
 
 	// SkipPID is a process the procstat lookups and process_match never
 	// select (see Config.SkipPID): procwalk telegraf sets its own pid. The
@@ -139,7 +142,7 @@ func (in *Input) Gather(acc Accumulator) error {
 
 // config turns the options into a Config and opens the procfs root.
 func (in *Input) config() (Config, procwalk.FS, error) {
-	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook, SkipPID: in.SkipPID, Source: in.Source}
+	cfg := Config{Schema: in.Schema, NoSelfMetrics: in.SkipSelfMetrics, Hook: in.Hook, HookCopies: in.HookCopies, SkipPID: in.SkipPID, Source: in.Source}
 	root := in.Proc
 	if root == "" {
 		root = procwalk.DefaultRoot

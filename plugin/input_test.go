@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // fakeAcc records what Gather adds, as Telegraf's accumulator would see it.
@@ -209,7 +210,7 @@ func TestSampleConfigDocumentsEveryOption(t *testing.T) {
 // are still added; Gather itself succeeds.
 func TestGatherReportsPartialFailuresWithAddError(t *testing.T) {
 	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"},
-		Hook: func(*Gather, *Batch) error { return errors.New("rule r2 failed") }}
+		Hook: func(frame.Frame, *Batch) error { return errors.New("rule r2 failed") }}
 	if err := in.Init(); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -92,9 +93,9 @@ func TestHookKeepsItsSnapshot(t *testing.T) {
 		comms []string
 	}
 	var all []kept
-	hook := func(g *Gather, _ *Batch) error {
-		k := kept{snap: g.Snapshot}
-		for _, p := range g.Snapshot.Procs {
+	hook := func(f frame.Frame, _ *Batch) error {
+		k := kept{snap: f.Snapshot}
+		for _, p := range f.Snapshot.Procs {
 			k.ids, k.comms = append(k.ids, p.ID), append(k.comms, p.Comm)
 		}
 		all = append(all, k)

@@ -99,6 +99,11 @@ func NewMonitor(fs FS, cfg MonitorConfig, stages ...Stage) *Monitor {
 // row, so rates of a field just added start one gather later.
 func (m *Monitor) SetFields(f Fields) { m.cfg.Fields = f }
 
+// SetStages replaces the stages taking part in every gather from the next
+// one on: a live view groups every session kind for its sessions view and
+// the cgroups of its gauges alone for the others.
+func (m *Monitor) SetStages(stages ...Stage) { m.stages = stages }
+
 // Plan returns what every gather reads: the fields read for every process
 // (the config's and the stages') and a Selector for the fields read for
 // some.
@@ -214,8 +219,18 @@ func (m *Monitor) scan(fields Fields, sel Selector) (*Snapshot, error) {
 // session, the subtree a tree draws, the processes a filter kept) rather
 // than for every process. The last snapshot's Selected and Visibility
 // count what was read, refused or malformed, as if its scan had read it.
-// Rates are not measured for fields read this way.
+// The Sampler measures the rates of io and smaps_rollup read this way
+// (IO rates, PSS and USS growth) against the gather before, where that
+// read them of the same process too: a live view reading its rows on
+// screen each refresh has their rates from the second refresh on.
 func (m *Monitor) ReadMore(procs []*Process, f Fields) error {
+	return m.ReadMoreOf(m.last, procs, f)
+}
+
+// ReadMoreOf is ReadMore of the processes of snapshot s, which may be an
+// older one the consumer still holds: s's Selected and Visibility count
+// what was read, and the Sampler measures rates only when s is the last.
+func (m *Monitor) ReadMoreOf(s *Snapshot, procs []*Process, f Fields) error {
 	type outcome struct{ denied, malformed Fields }
 	before := make([]outcome, len(procs))
 	for i, p := range procs {
@@ -224,16 +239,19 @@ func (m *Monitor) ReadMore(procs []*Process, f Fields) error {
 	if err := m.src.ReadMore(procs, f); err != nil {
 		return err
 	}
-	if m.last == nil {
+	if s == nil {
 		return nil
 	}
-	m.last.Selected |= f &^ m.last.Fields
-	v := &m.last.Visibility
+	s.Selected |= f &^ s.Fields
+	v := &s.Visibility
 	for i, p := range procs {
 		if before[i].malformed == 0 && p.Malformed != 0 {
 			v.Malformed++ // the scan counts a process once, however many files
 		}
 		(p.Denied &^ before[i].denied).each(func(d Fields) { v.addDenied(d.String()) })
+	}
+	if !m.cfg.NoRates && f&rateFields != 0 && s == m.last {
+		m.sampler.ObserveMore(s.members(procs), f)
 	}
 	return nil
 }

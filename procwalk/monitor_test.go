@@ -276,3 +276,60 @@ func TestMonitorSetFields(t *testing.T) {
 		t.Errorf("after SetFields(cmdline): fields %v, 111 read %v, err %v", snap.Fields, snap.Process(111).Read, err)
 	}
 }
+
+// TestMonitorReadMoreRates checks that io and smaps_rollup read after the
+// scan get rates from the Monitor's one Sampler, from the second gather
+// that reads them on; that processes of an older snapshot are read but
+// leave the last one's samples alone; and that NoRates measures nothing.
+func TestMonitorReadMoreRates(t *testing.T) {
+	clock := &stepClock{t: time.Unix(1800000000, 0), step: 2 * time.Second}
+	m := NewMonitor(fixtureFS(t), MonitorConfig{Clock: clock, KeepLast: true})
+	first, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.ReadMore([]*Process{first.Process(1)}, FieldIO|FieldSmaps); err != nil {
+		t.Fatal(err)
+	}
+	second, err := m.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := second.Process(1)
+	if !p.Rates.Measured || p.Rates.HaveIO || p.Rates.HaveSmaps {
+		t.Fatalf("pid 1 before its late read: %+v; want CPU measured alone", p.Rates)
+	}
+	// The older snapshot's process is not the last one's: its counters
+	// (made to differ here) must not become the last one's samples.
+	first.Process(1).IO.ReadBytes += 4000
+	if err := m.ReadMore([]*Process{first.Process(1)}, FieldIO); err != nil {
+		t.Fatal(err)
+	}
+	if p.Rates.HaveIO {
+		t.Fatal("a read of the older snapshot's pid 1 set the last one's rates")
+	}
+	if err := m.ReadMore([]*Process{p, second.Process(100)}, FieldIO|FieldSmaps); err != nil {
+		t.Fatal(err)
+	}
+	// The fixture's counters do not move: measured, at 0.
+	if r := p.Rates; !r.HaveIO || !r.HaveSmaps || r.IntervalSeconds != 2 || r.ReadBytesPerSecond != 0 || r.USSGrowthBytesPerMinute != 0 {
+		t.Errorf("pid 1 read late twice: %+v; want io and smaps rates measured over 2s", r)
+	}
+	if r := second.Process(100).Rates; r.HaveIO || r.HaveSmaps {
+		t.Errorf("pid 100, read late once: %+v; want no io or smaps rates", r)
+	}
+
+	quiet := NewMonitor(fixtureFS(t), MonitorConfig{Clock: clock, NoRates: true})
+	for range 2 {
+		s, err := quiet.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := quiet.ReadMore([]*Process{s.Process(1)}, FieldIO); err != nil {
+			t.Fatal(err)
+		}
+		if r := s.Process(1).Rates; r != (Rates{}) {
+			t.Errorf("NoRates: pid 1 has %+v", r)
+		}
+	}
+}

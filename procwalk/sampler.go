@@ -38,6 +38,10 @@ type Sampler struct {
 	// and a snapshot's processes come in pid order already.
 	prev, next []sample
 	prevTime   time.Time
+	// Until the next Observe, next still holds the samples of the
+	// snapshot before prev's, taken at olderTime (zero: none): ObserveMore
+	// measures against them.
+	olderTime time.Time
 }
 
 // sample is what a Sampler keeps of one process between snapshots: CPU in
@@ -103,7 +107,61 @@ func (sm *Sampler) Observe(s *Snapshot) {
 		slices.SortFunc(next, compareSamples) // a snapshot built by hand, not in pid order
 	}
 	sm.prev, sm.next = next, sm.prev
-	sm.prevTime = s.Time
+	sm.olderTime, sm.prevTime = sm.prevTime, s.Time
+}
+
+// ObserveMore adds to the last snapshot given to Observe the fields f of
+// procs read after it (a Monitor's ReadMore: the rows on screen, a
+// session's members), and sets their rates of those fields against the
+// snapshot before, where that read them too (by its scan or by a
+// ObserveMore of its own). The rates are over the two snapshots' interval:
+// a late read comes at about the same point after each scan. procs must
+// belong to the last snapshot given to Observe.
+func (sm *Sampler) ObserveMore(procs []*Process, f Fields) {
+	f &= FieldIO | FieldSmaps
+	if f == 0 {
+		return
+	}
+	dt := sm.prevTime.Sub(sm.olderTime).Seconds()
+	older := sm.next
+	if sm.olderTime.IsZero() {
+		older = nil
+	}
+	for _, p := range procs {
+		cur := findSample(sm.prev, p.ID)
+		if cur == nil {
+			continue // not in the last snapshot observed
+		}
+		if f&FieldIO != 0 && p.Read&FieldIO != 0 && !cur.haveIO {
+			cur.readBytes, cur.writeBytes, cur.haveIO = p.IO.ReadBytes, p.IO.WriteBytes, true
+		}
+		if f&FieldSmaps != 0 && p.Read&FieldSmaps != 0 && !cur.haveSmaps {
+			cur.pss, cur.uss, cur.haveSmaps = p.Smaps.PSSBytes, p.Smaps.USSBytes, true
+		}
+		old := findSample(older, p.ID)
+		if old == nil || dt <= 0 || !p.Rates.Measured {
+			continue
+		}
+		r := &p.Rates
+		if !r.HaveIO && cur.haveIO && old.haveIO && cur.readBytes >= old.readBytes && cur.writeBytes >= old.writeBytes {
+			r.HaveIO = true
+			r.ReadBytesPerSecond = float64(cur.readBytes-old.readBytes) / dt
+			r.WriteBytesPerSecond = float64(cur.writeBytes-old.writeBytes) / dt
+		}
+		if !r.HaveSmaps && cur.haveSmaps && old.haveSmaps {
+			r.HaveSmaps = true
+			r.PSSGrowthBytesPerMinute = (float64(cur.pss) - float64(old.pss)) / dt * 60
+			r.USSGrowthBytesPerMinute = (float64(cur.uss) - float64(old.uss)) / dt * 60
+		}
+	}
+}
+
+// findSample returns the sample of id in samples (in ProcID order), or nil.
+func findSample(samples []sample, id ProcID) *sample {
+	if i, ok := slices.BinarySearchFunc(samples, id, func(s sample, id ProcID) int { return compareIDs(s.id, id) }); ok {
+		return &samples[i]
+	}
+	return nil
 }
 
 // find returns the previous sample of id, or nil. A snapshot's processes
@@ -113,10 +171,7 @@ func (sm *Sampler) Observe(s *Snapshot) {
 func (sm *Sampler) find(id ProcID, j *int) *sample {
 	prev := sm.prev
 	if *j > 0 && compareIDs(prev[*j-1].id, id) >= 0 {
-		if i, ok := slices.BinarySearchFunc(prev, id, func(s sample, id ProcID) int { return compareIDs(s.id, id) }); ok {
-			return &prev[i]
-		}
-		return nil
+		return findSample(prev, id)
 	}
 	for *j < len(prev) && compareIDs(prev[*j].id, id) < 0 {
 		*j++

@@ -162,3 +162,81 @@ func TestSamplerUnsortedSnapshots(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerObserveMore checks the rates of fields read after the scan (a
+// live view's rows on screen): measured against the snapshot before when
+// that read them too, late or in its scan, never against a field read in
+// one snapshot alone.
+func TestSamplerObserveMore(t *testing.T) {
+	t0 := time.Unix(1700000000, 0)
+	late := func(s *Snapshot, i int, sp sampleProc) *Process {
+		p := &s.Procs[i]
+		if sp.haveIO {
+			p.IO, p.Read = IO{ReadBytes: sp.read, WriteBytes: sp.written}, p.Read|FieldIO
+		}
+		if sp.haveSma {
+			p.Smaps, p.Read = SmapsRollup{PSSBytes: sp.pss, USSBytes: sp.uss}, p.Read|FieldSmaps
+		}
+		return p
+	}
+	var sm Sampler
+	first := sampleSnapshot(t0,
+		sampleProc{id: ProcID{10, 100}, user: 1},
+		sampleProc{id: ProcID{11, 110}, user: 1},
+		sampleProc{id: ProcID{12, 120}, user: 1, read: 100, haveIO: true}, // io in the first scan
+		sampleProc{id: ProcID{13, 130}, user: 1})
+	sm.Observe(first)
+	sm.ObserveMore([]*Process{
+		late(first, 0, sampleProc{read: 1000, written: 10, haveIO: true, pss: 4000, uss: 3000, haveSma: true}),
+		late(first, 3, sampleProc{read: 50, haveIO: true}),
+	}, FieldIO|FieldSmaps)
+	if r := first.Procs[0].Rates; r != (Rates{}) {
+		t.Errorf("first sight read late: Rates = %+v; want none", r)
+	}
+
+	second := sampleSnapshot(t0.Add(2*time.Second),
+		sampleProc{id: ProcID{10, 100}, user: 2},
+		sampleProc{id: ProcID{11, 110}, user: 2},
+		sampleProc{id: ProcID{12, 120}, user: 2},
+		sampleProc{id: ProcID{13, 130}, user: 2},
+		sampleProc{id: ProcID{14, 140}, user: 2}) // new
+	sm.Observe(second)
+	outsider := &Process{ID: ProcID{10, 100}, IO: IO{ReadBytes: 1 << 40}, Read: FieldIO} // not in the snapshot
+	sm.ObserveMore([]*Process{
+		late(second, 0, sampleProc{read: 5000, written: 1010, haveIO: true, pss: 3000, uss: 6000, haveSma: true}),
+		late(second, 1, sampleProc{read: 7, haveIO: true}), // read late now only
+		late(second, 2, sampleProc{read: 300, haveIO: true}),
+		late(second, 3, sampleProc{read: 10, haveIO: true}), // went backwards
+		late(second, 4, sampleProc{read: 9, haveIO: true}),
+		outsider,
+	}, FieldIO|FieldSmaps)
+	cpu := Rates{Measured: true, IntervalSeconds: 2, CPUPercent: 50}
+	want := []Rates{
+		{Measured: true, IntervalSeconds: 2, CPUPercent: 50, HaveIO: true, ReadBytesPerSecond: 2000, WriteBytesPerSecond: 500,
+			HaveSmaps: true, PSSGrowthBytesPerMinute: -1000.0 / 2 * 60, USSGrowthBytesPerMinute: 3000.0 / 2 * 60},
+		cpu,
+		{Measured: true, IntervalSeconds: 2, CPUPercent: 50, HaveIO: true, ReadBytesPerSecond: 100},
+		cpu,
+		{},
+	}
+	for i, w := range want {
+		if got := second.Procs[i].Rates; !ratesEqual(got, w) {
+			t.Errorf("pid %d: Rates = %+v; want %+v", second.Procs[i].ID.PID, got, w)
+		}
+	}
+	if outsider.Rates != (Rates{}) {
+		t.Errorf("a process of no snapshot observed got Rates %+v", outsider.Rates)
+	}
+
+	// The late reads of the second count as its samples for the third,
+	// whose scan reads io itself.
+	third := sampleSnapshot(t0.Add(4*time.Second),
+		sampleProc{id: ProcID{10, 100}, user: 3, read: 9000, written: 1010, haveIO: true},
+		sampleProc{id: ProcID{11, 110}, user: 3, read: 27, haveIO: true})
+	sm.Observe(third)
+	for i, w := range []float64{2000, 10} {
+		if r := third.Procs[i].Rates; !r.HaveIO || !near(r.ReadBytesPerSecond, w) {
+			t.Errorf("pid %d after a late read: Rates = %+v; want %v B/s read", third.Procs[i].ID.PID, r, w)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package procwalk
 
+import "slices"
+
 // tree.go links the processes of a Snapshot by ppid, in the same pass that
 // read them. It never uses /proc/<pid>/task/<tid>/children: that file needs
 // CONFIG_PROC_CHILDREN, which most kernels lack.
@@ -50,6 +52,25 @@ func (s *Snapshot) cutCycles() {
 			state[j] = done
 		}
 	}
+}
+
+// members returns those of procs that point into s.Procs: a caller may
+// hand a Monitor processes of an older snapshot it still holds.
+func (s *Snapshot) members(procs []*Process) []*Process {
+	owns := func(p *Process) bool {
+		i := s.Index(p.ID.PID)
+		return i >= 0 && &s.Procs[i] == p
+	}
+	if !slices.ContainsFunc(procs, func(p *Process) bool { return !owns(p) }) {
+		return procs
+	}
+	var own []*Process
+	for _, p := range procs {
+		if owns(p) {
+			own = append(own, p)
+		}
+	}
+	return own
 }
 
 // Index returns the position of pid in Procs, or -1.

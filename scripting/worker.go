@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -25,9 +26,11 @@ import (
 // that dies costs one error and a new worker at the next run, with the
 // script's state lost; the parent (watch, telegraf --execd) goes on.
 //
-// The worker gathers its own snapshot (its own Monitor, the same flags):
-// sending the parent's snapshot over a pipe would cost an encoding of every
-// process each run, and the script reads fields lazily from /proc anyway.
+// The worker runs on its parent's frame, sent with each run (frame's
+// codec: about a microsecond a process, both ends): it never scans /proc,
+// so a script costs its run, not a second gather. Fields the frame lacks
+// are read when the script asks: io and smaps_rollup by the parent, whose
+// one Sampler gives their rates, the others by the worker itself.
 
 // workerGrace is how long past its deadline a run may take before the
 // parent kills its worker: the worker's own deadline stops a Lua loop within
@@ -56,8 +59,26 @@ var ErrWorker = errors.New("the script's worker process")
 // by the worker, the same way).
 type workerStart struct{ Args []string }
 
-// workerTick asks the worker for one run.
-type workerTick struct{}
+// workerCtl is one message to a worker: exactly one field is set.
+type workerCtl struct {
+	Tick *workerTick      // run the script on this frame
+	Read *workerReadReply // what a workerRead asked for
+}
+
+// workerTick asks the worker for one run on Frame (frame.Encoder's bytes;
+// the worker's Decoder reads the frames of one Encoder, made with it).
+type workerTick struct{ Frame []byte }
+
+// workerRead asks the parent to read Fields of the processes IDs of the
+// run's frame: those whose rates its Sampler measures (io, smaps_rollup).
+type workerRead struct {
+	IDs    []procwalk.ProcID
+	Fields procwalk.Fields
+}
+
+// workerReadReply answers a workerRead: each process as the parent read
+// it, in the order asked; a zero ID for one not in the frame.
+type workerReadReply struct{ Procs []procwalk.Process }
 
 // workerPhase marks where a run is, so that the parent's deadline counts
 // what the script's own deadline counts.
@@ -75,6 +96,7 @@ type workerMsg struct {
 	Stdout, Stderr []byte            // to write, as the in-process run would
 	Emit           *WorkerEmit       // telegraf: a metric for the batch
 	Action         *kill.ActionEvent // telegraf: a kill's outcome for the batch
+	Read           *workerRead       // read fields of the frame's processes
 	Phase          workerPhase
 	Done           *WorkerDone
 }
@@ -125,11 +147,12 @@ type WorkerConfig struct {
 type Worker struct {
 	cfg WorkerConfig
 
-	cmd  *exec.Cmd
-	ctl  *gob.Encoder
-	ctlW *os.File
-	msgs chan workerMsg
-	out  *crashOutput
+	cmd    *exec.Cmd
+	ctl    *gob.Encoder
+	ctlW   *os.File
+	frames *frame.Encoder // this worker's: its Decoder reads its frames alone
+	msgs   chan workerMsg
+	out    *crashOutput
 	// cgroup is the workers' memory cgroup, nil where none can be made.
 	cgroup *memoryCgroup
 	ooms   uint64 // the cgroup's OOM kills when the worker started
@@ -189,7 +212,7 @@ func (w *Worker) start() error {
 		msgR.Close()
 		return fmt.Errorf("starting the script's worker process: %w", err)
 	}
-	w.cmd, w.ctlW, w.ctl = cmd, ctlW, gob.NewEncoder(ctlW)
+	w.cmd, w.ctlW, w.ctl, w.frames = cmd, ctlW, gob.NewEncoder(ctlW), frame.NewEncoder()
 	w.msgs = make(chan workerMsg, 16)
 	go func() { // ends when the worker's fd 3 closes: it exited
 		defer close(w.msgs)
@@ -221,17 +244,21 @@ func (w *Worker) start() error {
 	return nil
 }
 
-// Tick asks the worker for one run and relays its output until the run
-// ends. The error is a worker's death, which wraps ErrWorker; the run's own
-// error is in WorkerDone. ctx ending stops the worker and returns ctx's
-// error.
-func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
+// Tick asks the worker for one run on f and relays its output until the
+// run ends, reading for it what it asks of f's processes. The error is a
+// worker's death, which wraps ErrWorker; the run's own error is in
+// WorkerDone. ctx ending stops the worker and returns ctx's error.
+func (w *Worker) Tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 	if w.cmd == nil {
 		if err := w.start(); err != nil {
 			return WorkerDone{}, err
 		}
 	}
-	if err := w.ctl.Encode(workerTick{}); err != nil {
+	b, err := w.frames.Encode(f)
+	if err != nil {
+		return WorkerDone{}, err
+	}
+	if err := w.ctl.Encode(workerCtl{Tick: &workerTick{Frame: b}}); err != nil {
 		return WorkerDone{}, w.died("")
 	}
 	timer := time.NewTimer(w.cfg.GatherWait)
@@ -263,6 +290,10 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 				w.cfg.Emit(*m.Emit)
 			case m.Action != nil && w.cfg.Action != nil:
 				w.cfg.Action(*m.Action)
+			case m.Read != nil:
+				if err := w.ctl.Encode(workerCtl{Read: readFor(f, m.Read)}); err != nil {
+					return WorkerDone{}, w.died("")
+				}
 			case m.Phase == phaseRunning:
 				running, left, since = true, timeout+workerGrace, time.Now()
 				timer.Reset(left)
@@ -277,6 +308,24 @@ func (w *Worker) Tick(ctx context.Context) (WorkerDone, error) {
 			}
 		}
 	}
+}
+
+// readFor reads what a worker asked of the processes of f.
+func readFor(f frame.Frame, r *workerRead) *workerReadReply {
+	procs := make([]*procwalk.Process, 0, len(r.IDs))
+	for _, id := range r.IDs {
+		if p := f.Snapshot.Lookup(id); p != nil {
+			procs = append(procs, p)
+		}
+	}
+	f.ReadMore(procs, r.Fields&workerReadFields) // a failed read leaves the fields unread
+	reply := &workerReadReply{Procs: make([]procwalk.Process, len(r.IDs))}
+	for i, id := range r.IDs {
+		if p := f.Snapshot.Lookup(id); p != nil {
+			reply.Procs[i] = *p
+		}
+	}
+	return reply
 }
 
 // Close asks the worker to end (its stdin closes), waits for it, and

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -107,11 +108,14 @@ func (c *WorkerConn) Emit(m WorkerEmit) { c.send(workerMsg{Emit: &m}) }
 // Action sends a kill's outcome to the parent's batch.
 func (c *WorkerConn) Action(e kill.ActionEvent) { c.send(workerMsg{Action: &e}) }
 
-// Serve answers the parent's requests, one run each, until the parent
-// closes stdin. tick does the run: its note and error go back in
-// WorkerDone, with code(err) as the exit code the error means. self reads
-// the worker's own /proc (its address space, for RLIMIT_AS).
-func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick func(context.Context) (note string, err error), code func(error) int) error {
+// Serve answers the parent's requests, one run each on the frame the
+// parent sent, until the parent closes stdin. tick does the run: its note
+// and error go back in WorkerDone, with code(err) as the exit code the
+// error means. self reads the worker's own /proc (its address space, for
+// RLIMIT_AS); data is the /proc the frames are of, where the worker reads
+// the fields a script asks of a process that the frame lacks (io and
+// smaps_rollup excepted: the parent reads those, for their rates).
+func (c *WorkerConn) Serve(ctx context.Context, l Limits, self, data procwalk.FS, tick func(context.Context, frame.Frame) (note string, err error), code func(error) int) error {
 	l = l.withDefaults()
 	limitAddressSpace(self, l)
 	// The GC works harder as the worker nears its budgets plus goSlack,
@@ -129,12 +133,21 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick
 		}
 	}()
 	defer signal.Stop(xcpu)
+	frames := frame.NewDecoder()
+	reader := &workerReader{c: c, local: procwalk.NewScanner(data)}
 	for ctx.Err() == nil {
-		var t workerTick
-		if c.ctl.Decode(&t) != nil {
+		var m workerCtl
+		if c.ctl.Decode(&m) != nil {
 			return nil // the parent is done with us
 		}
-		note, err := tick(ctx)
+		if m.Tick == nil {
+			return nil // out of step: only a reply to our own read comes otherwise
+		}
+		var note string
+		f, err := frames.Decode(m.Tick.Frame)
+		if err == nil {
+			note, err = tick(ctx, f.WithReader(reader))
+		}
 		d := WorkerDone{Note: note}
 		if err != nil {
 			d.Err, d.Code = err.Error(), code(err)
@@ -142,6 +155,64 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self procwalk.FS, tick
 		c.send(workerMsg{Done: &d})
 	}
 	return nil
+}
+
+// workerReadFields are the fields a worker asks its parent to read: those
+// the parent's Sampler turns into rates.
+const workerReadFields = procwalk.FieldIO | procwalk.FieldSmaps
+
+// workerReader reads more of a decoded frame's processes: workerReadFields
+// through the parent, the rest from /proc here, each read bounded as a
+// scan's is.
+type workerReader struct {
+	c     *WorkerConn
+	local *procwalk.Scanner
+}
+
+func (r *workerReader) ReadMore(procs []*procwalk.Process, f procwalk.Fields) error {
+	if local := f &^ workerReadFields; local != 0 {
+		if err := r.local.ReadMore(procs, local); err != nil {
+			return err
+		}
+	}
+	f &= workerReadFields
+	if f == 0 || len(procs) == 0 {
+		return nil
+	}
+	req := &workerRead{IDs: make([]procwalk.ProcID, len(procs)), Fields: f}
+	for i, p := range procs {
+		req.IDs[i] = p.ID
+	}
+	r.c.send(workerMsg{Read: req})
+	var m workerCtl
+	if err := r.c.ctl.Decode(&m); err != nil || m.Read == nil || len(m.Read.Procs) != len(procs) {
+		r.c.exit(1) // the parent is gone, or out of step: nothing sane is left to do
+		return errors.New("the parent did not answer a read")
+	}
+	for i, p := range procs {
+		if got := &m.Read.Procs[i]; got.ID == p.ID {
+			mergeRead(p, got, f)
+		}
+	}
+	return nil
+}
+
+// mergeRead copies into p what the parent read of fields f (io,
+// smaps_rollup) into its copy got: the values, their outcome bits and
+// their rates. What the worker read itself stays.
+func mergeRead(p, got *procwalk.Process, f procwalk.Fields) {
+	if f&procwalk.FieldIO != 0 {
+		p.IO = got.IO
+		p.Rates.HaveIO, p.Rates.ReadBytesPerSecond, p.Rates.WriteBytesPerSecond = got.Rates.HaveIO, got.Rates.ReadBytesPerSecond, got.Rates.WriteBytesPerSecond
+	}
+	if f&procwalk.FieldSmaps != 0 {
+		p.Smaps, p.SwapBytes = got.Smaps, got.SwapBytes
+		p.Rates.HaveSmaps, p.Rates.PSSGrowthBytesPerMinute, p.Rates.USSGrowthBytesPerMinute = got.Rates.HaveSmaps, got.Rates.PSSGrowthBytesPerMinute, got.Rates.USSGrowthBytesPerMinute
+	}
+	p.Read = p.Read&^f | got.Read&f
+	p.Denied = p.Denied&^f | got.Denied&f
+	p.Malformed = p.Malformed&^f | got.Malformed&f
+	p.ReadTimedOut = p.ReadTimedOut || got.ReadTimedOut
 }
 
 // RunGuard brackets a run of the script in a worker: the parent's deadline

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // hogEnv makes this test binary, started as a worker, a memory hog: it
@@ -65,7 +66,7 @@ func TestIntegrationWorkerMemoryCgroup(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err = w.Tick(ctx)
+	_, err = w.Tick(ctx, frame.Frame{Snapshot: procwalk.NewSnapshot(procwalk.Host{}, 0, 0, nil, procwalk.Visibility{})})
 	t.Logf("cgroup %s, limit %s: %v", dir, procwalk.FormatBytes(limit), err)
 	if want := uint64(2<<20 + cgroupSlack); limit != want {
 		t.Errorf("limit %d, want %d", limit, want)

@@ -345,8 +345,8 @@ func complete(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return &exitErr{Code: exitError}
 	}
-	for i := range gd.sessions {
-		fmt.Fprintln(e.stdout, printable(gd.sessions[i].Ref()))
+	for i := range gd.Sessions {
+		fmt.Fprintln(e.stdout, printable(gd.Sessions[i].Ref()))
 	}
 	return nil
 }

@@ -12,23 +12,23 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // gather.go takes the snapshot a command shows, and says what it missed.
 
-// monitor opens --proc and returns a Monitor reading fields, and what the
-// stages plan, on the command's clock; without rates it keeps no samples
-// for them (a one-shot gather).
-func (g *globals) monitor(fields procwalk.Fields, rates bool, stages ...procwalk.Stage) (*procwalk.Monitor, error) {
+// pipeline opens --proc and returns a Pipeline of cfg on the command's
+// clock and --source (cfg.Clock and cfg.Source are set here).
+func (g *globals) pipeline(cfg frame.Config) (*frame.Pipeline, error) {
 	fsys, err := g.openFS()
 	if err != nil {
 		return nil, err // names the root and the fix
 	}
-	src, err := g.snapshotSource(fsys)
-	if err != nil {
+	if cfg.Source, err = g.snapshotSource(fsys); err != nil {
 		return nil, err
 	}
-	return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Source: src, NoRates: !rates}, stages...), nil
+	cfg.Clock = g.clock
+	return frame.New(fsys, cfg), nil
 }
 
 // snapshotSource returns the source --source chooses on fsys, once per
@@ -88,24 +88,24 @@ func (g *globals) closeSource() {
 	}
 }
 
-// gather takes the snapshot a command shows through m: one scan or, when
+// gather takes the frame a command shows through p: one scan or, when
 // rates are wanted, two --interval apart. CPU % and IO bytes/s need two
-// samples, and the Monitor fills Rates on the second scan for every process
-// seen in both; the first reads only what rates need. Processes first seen
-// in the second scan have no rates (Rates.Measured false). ctx cancels the
-// wait between the scans.
-func (g *globals) gather(ctx context.Context, m *procwalk.Monitor, rates bool) (*procwalk.Snapshot, error) {
+// samples, and the pipeline fills Rates on the second scan for every
+// process seen in both; the first reads only what rates need. Processes
+// first seen in the second scan have no rates (Rates.Measured false). ctx
+// cancels the wait between the scans.
+func (g *globals) gather(ctx context.Context, p *frame.Pipeline, rates bool) (frame.Frame, error) {
 	if !rates {
-		return m.Gather()
+		return p.Gather()
 	}
 	if err := checkRateInterval(g.interval); err != nil {
-		return nil, err
+		return frame.Frame{}, err
 	}
-	snap, err := m.Sample(ctx, g.interval)
+	f, err := p.Sample(ctx, g.interval)
 	if err != nil && ctx.Err() != nil {
-		return nil, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, context.Cause(ctx))
+		return f, fmt.Errorf("interrupted while sampling rates over --interval %v: %w", g.interval, context.Cause(ctx))
 	}
-	return snap, err
+	return f, err
 }
 
 // users reads --passwd. Callers that only print names may ignore the error:

@@ -14,6 +14,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"golang.org/x/sys/unix"
@@ -308,14 +309,13 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
-	snap, err := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{NoRates: true}, grouper).Gather()
+	f, err := frame.New(fsys, frame.Config{Grouper: grouper, NoRates: true}).Gather()
 	if err != nil {
 		return nil, err
 	}
-	sessions, notes := grouper.Group(snap)
-	s, err := session.Find(sessions, c.session)
+	s, err := session.Find(f.Sessions, c.session)
 	if err != nil {
-		for _, n := range notes {
+		for _, n := range f.Notes {
 			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // ps.go is `procwalk ps`: one row per process, sorted and filtered.
@@ -110,25 +111,26 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	oneShotGC()
-	m, err := c.g.monitor(plan.fields, plan.rates)
+	p, err := c.g.pipeline(frame.Config{Fields: plan.fields, NoRates: !plan.rates})
 	if err != nil {
 		return err
 	}
-	snap, err := c.g.gather(ctx, m, plan.rates)
+	f, err := c.g.gather(ctx, p, plan.rates)
 	if err != nil {
 		return err
 	}
-	procs, err := c.rows(m, snap, plan)
+	procs, err := c.rows(f, plan)
 	if err != nil {
 		return err
 	}
-	return c.print(snap, plan, procs)
+	return c.print(f.Snapshot, plan, procs)
 }
 
 // rows selects and sorts the processes to show, reading plan.later of
 // those alone: of the matches when the order needs it, else of the rows
 // left after --limit.
-func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPlan) ([]*procwalk.Process, error) {
+func (c *psCommand) rows(f frame.Frame, plan psPlan) ([]*procwalk.Process, error) {
+	snap := f.Snapshot
 	procs := make([]*procwalk.Process, 0, len(snap.Procs))
 	for i := range snap.Procs {
 		if p := &snap.Procs[i]; plan.match(p) {
@@ -137,7 +139,7 @@ func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPl
 	}
 	sortNeeds := plan.later & plan.order.needs()
 	if sortNeeds != 0 {
-		if err := m.ReadMore(procs, sortNeeds); err != nil {
+		if err := f.ReadMore(procs, sortNeeds); err != nil {
 			return nil, err
 		}
 	}
@@ -146,7 +148,7 @@ func (c *psCommand) rows(m *procwalk.Monitor, snap *procwalk.Snapshot, plan psPl
 		procs = procs[:c.limit]
 	}
 	if rest := plan.later &^ sortNeeds; rest != 0 {
-		if err := m.ReadMore(procs, rest); err != nil {
+		if err := f.ReadMore(procs, rest); err != nil {
 			return nil, err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 func TestPSTable(t *testing.T) {
@@ -361,7 +362,7 @@ func TestPSRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock := &stepClock{now: time.Unix(1700001000, 0)}
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: plan.fields, Clock: clock})
+	m := frame.New(fsys, frame.Config{Fields: plan.fields, Clock: clock})
 	if _, err := m.Gather(); err != nil {
 		t.Fatal(err)
 	}
@@ -383,11 +384,11 @@ func TestPSRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	procs, err := c.rows(m, second, plan)
+	procs, err := c.rows(second, plan)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.print(second, plan, procs); err != nil {
+	if err := c.print(second.Snapshot, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	// Measured first, largest CPU first; unmeasured (200 reused, 500 new)
@@ -416,7 +417,7 @@ func TestPSRates(t *testing.T) {
 
 	stdout.Reset()
 	c.json = true
-	if err := c.print(second, plan, procs); err != nil {
+	if err := c.print(second.Snapshot, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -455,10 +456,10 @@ func TestPSRates(t *testing.T) {
 	// that rates were sampled and over what interval.
 	stdout.Reset()
 	c.filter = "newborn"
-	if procs, err = c.rows(m, second, plan); err != nil {
+	if procs, err = c.rows(second, plan); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.print(second, plan, procs); err != nil {
+	if err := c.print(second.Snapshot, plan, procs); err != nil {
 		t.Fatal(err)
 	}
 	doc.IntervalSeconds, doc.Processes = 0, nil

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -106,5 +108,44 @@ func TestREADMEKindTable(t *testing.T) {
 	}
 	if want := session.Kinds(); !slices.Equal(kinds, want) {
 		t.Errorf("README's table of kinds lists %v, want a row for each of %v, in that order", kinds, want)
+	}
+}
+
+// The README's table of Frame fields lists every exported field of
+// frame.Frame and its methods but Check and WithReader, in order: a field
+// added to the Frame fails this test until the README says what it holds.
+func TestREADMEFrameTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "| Frame field | type | what |\n|---|---|---|\n")
+	if !ok {
+		t.Fatal(`README.md lacks the table of Frame fields ("| Frame field | type | what |")`)
+	}
+	var got []string
+	for _, line := range strings.Split(table, "\n") {
+		name, found := strings.CutPrefix(line, "| `")
+		if !found {
+			break
+		}
+		name, _, _ = strings.Cut(name, "`")
+		name, _, _ = strings.Cut(name, "(")
+		got = append(got, name)
+	}
+	var want []string
+	ft := reflect.TypeOf(frame.Frame{})
+	for i := range ft.NumField() {
+		if f := ft.Field(i); f.IsExported() {
+			want = append(want, f.Name)
+		}
+	}
+	for i := range ft.NumMethod() {
+		if m := ft.Method(i).Name; m != "Check" && m != "WithReader" {
+			want = append(want, m)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("README.md's Frame fields %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
@@ -105,7 +106,9 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	defer sr.close()
 	switch {
 	case c.e.conn != nil:
-		return serveWorker(ctx, c.e, sr.limits, func(ctx context.Context) (string, error) { return c.once(ctx, sr, c.e.stdout) })
+		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
+			return sr.runFrame(ctx, f, c.e.stdout)
+		})
 	case c.s.isolated(c.e):
 		return c.inWorker(ctx, sr, stdout)
 	}
@@ -119,34 +122,26 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	return err
 }
 
-// once scans, runs the script and writes its lines to stdout; it returns
-// the snapshot's visibility note and the run's error.
+// once gathers a frame, runs the script on it and writes its lines to
+// stdout; it returns the frame's visibility note and the run's error.
 func (c *runCommand) once(ctx context.Context, sr *scriptRun, stdout io.Writer) (string, error) {
-	snap, err := c.g.gather(ctx, sr.monitor, !c.f.noRates)
+	f, err := c.g.gather(ctx, sr.pipeline, !c.f.noRates)
 	if err != nil {
 		return "", err
 	}
-	runErr := sr.run(ctx, snap)
-	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
-		return "", fmt.Errorf("writing metrics: %w", err)
-	}
-	return visibilityNote(snap, os.Geteuid()), runErr
+	return sr.runFrame(ctx, f, stdout)
 }
 
-// inWorker is once in a worker process. A run that fails says what the
-// worker's memory peaked at: what the script cost.
+// inWorker is once with the script run in a worker process, on the frame
+// gathered here. A run that fails says what the worker's memory peaked
+// at: what the script cost.
 func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *readerGone) error {
-	if !c.f.noRates {
-		if err := checkRateInterval(c.g.interval); err != nil {
-			return err // before starting a worker that would say the same
-		}
+	f, err := c.g.gather(ctx, sr.pipeline, !c.f.noRates)
+	if err != nil {
+		return err
 	}
-	wait := scripting.WorkerGatherWait
-	if !c.f.noRates {
-		wait += c.g.interval
-	}
-	w := sr.worker(stdout, wait)
-	d, err := w.Tick(ctx)
+	w := sr.worker(stdout, scripting.WorkerGatherWait)
+	d, err := w.Tick(ctx, f)
 	w.Close()
 	switch {
 	case stdout.Gone():
@@ -177,18 +172,20 @@ func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
 // scriptRun is a compiled script with its runtime and surroundings, ready
 // to run against snapshots (run: one, watch: one per tick).
 type scriptRun struct {
-	script  *scripting.Script
-	rt      *scripting.Runtime
-	monitor *procwalk.Monitor
-	grouper *session.Grouper
-	out     *lineEmitter
-	e       *env
-	limits  scripting.Limits
-	guard   *scripting.RunGuard // in a worker: brackets each run
+	script *scripting.Script
+	rt     *scripting.Runtime
+	// pipeline gathers the frames the script runs on; nil in a worker,
+	// which runs on its parent's.
+	pipeline *frame.Pipeline
+	out      *lineEmitter
+	e        *env
+	limits   scripting.Limits
+	guard    *scripting.RunGuard // in a worker: brackets each run
 }
 
-// newScriptRun compiles the script call names and builds its runtime and
-// its Monitor (keep: the script may keep process objects across runs).
+// newScriptRun compiles the script call names and builds its runtime and,
+// unless it is a worker, its pipeline (keep: the script may keep process
+// objects across runs, in this process unless it runs in a worker).
 func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env, print io.Writer) (*scriptRun, error) {
 	script, err := loadScript(call.name)
 	if err != nil {
@@ -203,15 +200,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		return nil, err
 	}
 	users, _ := g.users() // without a passwd file, users show as uids
-	cfg, err := f.groupConfig(nil, users)
-	if err != nil {
-		return nil, err
-	}
-	grouper, err := session.NewGrouper(fsys, cfg)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	sr := &scriptRun{script: script, grouper: grouper, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
+	sr := &scriptRun{script: script, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
 	log := textLogger(e.stderr)
 	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
@@ -220,17 +209,11 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if err != nil {
 		return nil, err
 	}
-	// The scan reads what rates need and the grouper plans; a field the
-	// script asks of a process beyond that is read then (Input.ReadMore).
-	fields := procwalk.FieldIO
-	if g.pss {
-		fields |= procwalk.FieldSmaps
+	if e.conn == nil {
+		if sr.pipeline, err = scriptPipeline(g, f, users, keep && !s.isolated(e)); err != nil {
+			return nil, err
+		}
 	}
-	src, err := g.snapshotSource(fsys)
-	if err != nil {
-		return nil, err
-	}
-	sr.monitor = procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: fields, Clock: g.clock, Keep: keep, Source: src}, grouper)
 	sr.rt = scripting.New(scripting.Config{
 		Killer:  killer,
 		Emitter: sr.out,
@@ -245,18 +228,55 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	return sr, nil
 }
 
-// run runs the script once against snap, grouping sessions only if the
-// script asks for them. A failing script is an exit-1 error.
-func (sr *scriptRun) run(ctx context.Context, snap *procwalk.Snapshot) error {
+// scriptPipeline is the pipeline of run and watch: every session kind;
+// the scan reads what rates need and the kinds plan, a field the script
+// asks of a process beyond that is read then (Input.ReadMore). keep: the
+// script keeps process objects from run to run in this process.
+func scriptPipeline(g *globals, f *sessionFlags, users *procwalk.Users, keep bool) (*frame.Pipeline, error) {
+	fsys, err := g.openFS()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := f.groupConfig(nil, users)
+	if err != nil {
+		return nil, err
+	}
+	grouper, err := session.NewGrouper(fsys, cfg)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	fields := procwalk.FieldIO
+	if g.pss {
+		fields |= procwalk.FieldSmaps
+	}
+	mem := frame.Memory{Retention: frame.Recycle}
+	if keep {
+		mem.Retention = frame.KeepAll
+	}
+	return g.pipeline(frame.Config{Fields: fields, Grouper: grouper, Memory: mem})
+}
+
+// runFrame runs the script on f, writes its lines to stdout, and returns
+// f's visibility note and the run's error.
+func (sr *scriptRun) runFrame(ctx context.Context, f frame.Frame, stdout io.Writer) (string, error) {
+	runErr := sr.run(ctx, f)
+	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
+		return "", fmt.Errorf("writing metrics: %w", err)
+	}
+	return visibilityNote(f.Snapshot, os.Geteuid()), runErr
+}
+
+// run runs the script once on f; the notes of grouping are printed when
+// the script asks for sessions. A failing script is an exit-1 error.
+func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
 	sessions := func() ([]session.Session, error) {
-		s, notes := sr.grouper.Group(snap)
-		for _, n := range notes {
+		for _, n := range f.Notes {
 			fmt.Fprintf(sr.e.stderr, "procwalk: note: %s\n", printable(n))
 		}
-		return s, nil
+		return f.Sessions, nil
 	}
 	sr.guard.Begin()
-	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: snap, Sessions: sessions, ReadMore: sr.monitor.ReadMore})
+	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore})
 	sr.guard.End()
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
@@ -356,6 +357,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
 	in.Hook = hook.run
 	if execd && t.s.isolated(e) {
+		in.HookCopies = true // the worker gets a copy of each frame
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
 		cfg.Emit = func(m scripting.WorkerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) } // checked again by the batch
 		cfg.Action = func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }                         // logged by the worker
@@ -397,11 +399,11 @@ type scriptHook struct {
 	guard  *scripting.RunGuard
 }
 
-func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
+func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
 	h.batch, h.out.to = b, batchEmitter{b}
 	defer func() { h.batch, h.out.to = nil, nil }()
 	if h.worker != nil {
-		d, err := h.worker.Tick(h.ctx)
+		d, err := h.worker.Tick(h.ctx, f)
 		if err != nil {
 			return err
 		}
@@ -410,9 +412,9 @@ func (h *scriptHook) run(g *plugin.Gather, b *plugin.Batch) error {
 	if h.conn != nil {
 		h.out.to = &forwardEmitter{c: h.conn}
 	}
-	sessions := func() ([]session.Session, error) { return g.Sessions, nil }
+	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
 	h.guard.Begin()
-	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: g.Snapshot, Sessions: sessions, ReadMore: g.ReadMore}))
+	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore}))
 	h.guard.End()
 	return err
 }

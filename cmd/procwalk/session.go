@@ -92,12 +92,12 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := session.Find(gd.sessions, ref)
+	s, err := session.Find(gd.Sessions, ref)
 	if err != nil {
 		// One line for one failure: the grouping notes say why none
 		// matched ("no tmux server", "no process matches").
-		if len(gd.notes) > 0 {
-			return fmt.Errorf("%w (%s)", err, strings.Join(gd.notes, "; "))
+		if len(gd.Notes) > 0 {
+			return fmt.Errorf("%w (%s)", err, strings.Join(gd.Notes, "; "))
 		}
 		return err
 	}
@@ -106,7 +106,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	gd.grouper.PaneForegrounds(gd.snap, s)
+	gd.pipeline.Grouper().PaneForegrounds(gd.Snapshot, s)
 	if c.json {
 		err = c.writeJSON(gd, s)
 	} else {
@@ -125,11 +125,11 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 func readMembersSmaps(gd gathered, s *session.Session) error {
 	members := make([]*procwalk.Process, 0, len(s.Members))
 	for _, id := range s.Members {
-		if p := gd.snap.Lookup(id); p != nil {
+		if p := gd.Snapshot.Lookup(id); p != nil {
 			members = append(members, p)
 		}
 	}
-	if err := gd.monitor.ReadMore(members, procwalk.FieldSmaps); err != nil {
+	if err := gd.ReadMore(members, procwalk.FieldSmaps); err != nil {
 		return err
 	}
 	for _, p := range members {
@@ -139,11 +139,11 @@ func readMembersSmaps(gd gathered, s *session.Session) error {
 }
 
 func (c *sessionCommand) writeJSON(gd gathered, s *session.Session) error {
-	j := newJSONSession(gd.snap.Time, gd.snap.Fields, s)
+	j := newJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, s)
 	metrics := procwalk.Metrics()
 	for _, id := range s.Members {
-		if p := gd.snap.Lookup(id); p != nil {
-			j.Processes = append(j.Processes, newJSONProcess(gd.snap, p, gd.users, metrics))
+		if p := gd.Snapshot.Lookup(id); p != nil {
+			j.Processes = append(j.Processes, newJSONProcess(gd.Snapshot, p, gd.users, metrics))
 		}
 	}
 	all := newJSONSessions(gd)
@@ -194,7 +194,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		}
 		kv.add("io", io)
 	}
-	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.In(gd.snap.Time.Location()).Format("2006-01-02 15:04:05"), formatDuration(gd.snap.Time.Sub(t.OldestStart))))
+	kv.add("oldest", fmt.Sprintf("%s, %s ago", t.OldestStart.In(gd.Snapshot.Time.Location()).Format("2006-01-02 15:04:05"), formatDuration(gd.Snapshot.Time.Sub(t.OldestStart))))
 	if u := t.Cgroup; u != nil {
 		line := strings.Join(u.Describe(), ", ")
 		if u.MemoryLimitPath != "" {
@@ -206,7 +206,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 		kv.add("cgroup v"+strconv.Itoa(u.Version), line)
 	}
 	if a := s.Agent; a != nil {
-		addAgentLines(kv, s, a, gd.snap.Time)
+		addAgentLines(kv, s, a, gd.Snapshot.Time)
 	}
 	width := c.e.outputWidth(w, c.wide)
 	if err := writeBlock(w, kv, width); err != nil {
@@ -252,7 +252,7 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 // that are members (a non-member in between breaks the line: its member
 // descendants start a root of their own).
 func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
-	snap := gd.snap
+	snap := gd.Snapshot
 	member := make(map[procwalk.ProcID]bool, len(s.Members))
 	for _, id := range s.Members {
 		member[id] = true

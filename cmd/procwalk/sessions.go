@@ -13,6 +13,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -179,18 +180,15 @@ func optionUsage(err error) error {
 	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + flag), Flag: flag}
 }
 
-// gathered is one run's sessions and what they came from.
+// gathered is one run's frame and the pipeline that gathered it.
 type gathered struct {
-	monitor  *procwalk.Monitor // read more of the processes shown
-	grouper  *session.Grouper
-	snap     *procwalk.Snapshot
-	sessions []session.Session
-	notes    []string
+	frame.Frame
+	pipeline *frame.Pipeline // its Grouper, for what a frame lacks
 	users    *procwalk.Users
 }
 
-// gatherSessions snapshots with the fields the kinds need and extra, twice --interval apart unless --no-rates, and
-// groups the last snapshot.
+// gatherSessions gathers a frame grouped by cfg, with the fields the kinds
+// need and extra, twice --interval apart unless --no-rates.
 func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg session.Config, extra procwalk.Fields) (gathered, error) {
 	fsys, err := g.openFS()
 	if err != nil {
@@ -205,25 +203,23 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg sessio
 	}
 	// The first of two samples reads what rates need; the one shown adds
 	// what the kinds (the grouper's plan) and the caller need.
-	src, err := g.snapshotSource(fsys)
+	p, err := g.pipeline(frame.Config{Fields: extra, Grouper: grouper, NoRates: f.noRates})
 	if err != nil {
 		return gathered{}, err
 	}
-	m := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Fields: extra, Clock: g.clock, Source: src, NoRates: f.noRates}, grouper)
-	snap, err := g.gather(ctx, m, !f.noRates)
+	fr, err := g.gather(ctx, p, !f.noRates)
 	if err != nil {
 		return gathered{}, err
 	}
-	sessions, notes := grouper.Group(snap)
-	return gathered{monitor: m, grouper: grouper, snap: snap, sessions: sessions, notes: notes, users: cfg.Users}, nil
+	return gathered{Frame: fr, pipeline: p, users: cfg.Users}, nil
 }
 
 // writeNotes prints grouping notes and the visibility note to w.
 func writeNotes(w io.Writer, gd gathered) {
-	for _, n := range gd.notes {
+	for _, n := range gd.Notes {
 		fmt.Fprintf(w, "procwalk: note: %s\n", printable(n))
 	}
-	writeVisibilityNote(w, gd.snap)
+	writeVisibilityNote(w, gd.Snapshot)
 }
 
 type sessionsCommand struct {
@@ -321,7 +317,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sessions := slices.Clone(gd.sessions)
+	sessions := slices.Clone(gd.Sessions)
 	order.sort(sessions)
 	shown, hidden := limitPerKind(sessions, limit)
 	if c.json {
@@ -412,7 +408,7 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		}
 		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
 		read, write := sessionIORates(tot)
-		row = append(row, read, write, formatDuration(gd.snap.Time.Sub(tot.OldestStart)), printable(s.Info()))
+		row = append(row, read, write, formatDuration(gd.Snapshot.Time.Sub(tot.OldestStart)), printable(s.Info()))
 		t.add(row...)
 	}
 	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {

@@ -248,14 +248,14 @@ func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]
 
 func newJSONSessions(gd gathered) jsonSessions {
 	doc := jsonSessions{
-		Time: gd.snap.Time.UTC(), ScanSeconds: round(gd.snap.Duration.Seconds(), 6),
-		Visibility: newJSONVisibility(gd.snap.Visibility), Notes: gd.notes, Sessions: []jsonSession{},
+		Time: gd.Snapshot.Time.UTC(), ScanSeconds: round(gd.Snapshot.Duration.Seconds(), 6),
+		Visibility: newJSONVisibility(gd.Snapshot.Visibility), Notes: gd.Notes, Sessions: []jsonSession{},
 	}
 	if doc.Notes == nil {
 		doc.Notes = []string{}
 	}
-	for i := range gd.snap.Procs {
-		if r := gd.snap.Procs[i].Rates; r.Measured {
+	for i := range gd.Snapshot.Procs {
+		if r := gd.Snapshot.Procs[i].Rates; r.Measured {
 			doc.IntervalSeconds = round(r.IntervalSeconds, 3)
 			break
 		}
@@ -266,8 +266,8 @@ func newJSONSessions(gd gathered) jsonSessions {
 func writeJSONSessions(w io.Writer, gd gathered, sessions []session.Session) error {
 	doc := newJSONSessions(gd)
 	for i := range sessions {
-		gd.grouper.PaneForegrounds(gd.snap, &sessions[i]) // the panes' command and cwd
-		doc.Sessions = append(doc.Sessions, newJSONSession(gd.snap.Time, gd.snap.Fields, &sessions[i]))
+		gd.pipeline.Grouper().PaneForegrounds(gd.Snapshot, &sessions[i]) // the panes' command and cwd
+		doc.Sessions = append(doc.Sessions, newJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, &sessions[i]))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -15,6 +15,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -179,21 +180,17 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		return err
 	}
 	defer closeScript()
+	if c.e.conn != nil && hook != nil {
+		// The worker of the parent's --script: the hook on each frame the
+		// parent sends, as watch runs its script; the script's metrics go
+		// to the parent's batch, which holds procwalk's own lines.
+		return serveWorker(ctx, c.e, c.g, hook.limits, func(_ context.Context, f frame.Frame) (string, error) {
+			return "", hook.run(f, nil)
+		})
+	}
 	collector, err := c.collector()
 	if err != nil {
 		return err
-	}
-	if c.e.conn != nil && hook != nil {
-		// The worker of the parent's --script: a gather per run and the
-		// hook on it, as watch runs its script; the script's metrics go to
-		// the parent's batch, which holds procwalk's own lines.
-		return serveWorker(ctx, c.e, hook.limits, func(context.Context) (string, error) {
-			g, err := collector.Gather()
-			if err != nil {
-				return "", err
-			}
-			return "", hook.run(g, nil)
-		})
 	}
 	// A closed stdout must end us with EPIPE from Write, which we handle,
 	// not with SIGPIPE, which Go raises for writes to fd 1 otherwise.

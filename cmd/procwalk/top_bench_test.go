@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"runtime/debug"
@@ -51,10 +52,11 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.danger = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	model, err := c.model(fsys)
+	model, closeSource, err := c.model(context.Background(), fsys)
 	if err != nil {
 		b.Fatal(err)
 	}
+	defer closeSource()
 	model.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	model.Update(model.Init()()) // the first frame: no rates yet
 
@@ -142,7 +144,7 @@ func BenchmarkTopViews(b *testing.B) {
 	c.f.danger = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for range b.N {
-		model, err := c.model(fsys)
+		model, closeSource, err := c.model(context.Background(), fsys)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -172,6 +174,7 @@ func BenchmarkTopViews(b *testing.B) {
 			b.ReportMetric(float64(cpu.Microseconds())/1000/topChunk, v.name+"-cpu-ms/refresh")
 		}
 		b.ReportMetric(float64(model.Processes()), "procs")
+		closeSource()
 	}
 	b.ReportMetric(float64(statusBytes(b, os.Getpid(), "VmHWM"))/(1<<20), "peak-rss-mib")
 }

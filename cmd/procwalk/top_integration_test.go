@@ -15,7 +15,8 @@ import (
 
 // TestIntegrationTopInTmux runs procwalk top in an 80×24 pane of a tmux
 // server of the test's own, drives it with send-keys and reads the screen
-// with capture-pane: the test's own processes appear, the filter works, k
+// with capture-pane: the test's own processes appear with their RSS, USS
+// and PSS, the filter works, k
 // then n spares one and k then y ends it, a protected process (the test's
 // tmux server) is refused with a warning, and no line is wider than the
 // pane.
@@ -123,6 +124,29 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	if row := regexp.MustCompile(fmt.Sprintf(`(?m)^\s*%d root .*\b%s\b`, victims[0].Process.Pid, regexp.QuoteMeta(rss))); !row.MatchString(screen()) {
 		t.Errorf("pid %d: no RSS %s on its row:\n%s", victims[0].Process.Pid, rss, screen())
 	}
+
+	// USS and PSS are read for the rows on screen, on the frame before it
+	// is shown: a victim's USS as its smaps_rollup says (a sleeping
+	// sleep's private pages do not move), and a PSS (it moves as other
+	// processes map libc): never "-", which top showed on every row when
+	// it built its rows before reading them.
+	smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", victims[0].Process.Pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ussKB uint64
+	for _, line := range strings.Split(string(smaps), "\n") {
+		var kb uint64
+		for _, key := range []string{"Private_Clean:", "Private_Dirty:", "Private_Hugetlb:"} {
+			if rest, ok := strings.CutPrefix(line, key); ok {
+				fmt.Sscan(rest, &kb)
+				ussKB += kb
+			}
+		}
+	}
+	uss := procwalk.FormatBytes(ussKB << 10)
+	waitForMatch(regexp.MustCompile(fmt.Sprintf(`(?m)^\s*%d root\s+pwtopvictim\s+\S+\s+%s\s+\d[\d.]* [KMG]?i?B\s`,
+		victims[0].Process.Pid, regexp.QuoteMeta(uss))))
 
 	// The cursor is on the first row: the lower pid (CPU% ties).
 	first := min(victims[0].Process.Pid, victims[1].Process.Pid)

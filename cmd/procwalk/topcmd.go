@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
+
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
@@ -131,10 +133,11 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
 	c.limitMemory = os.Getenv("GOMEMLIMIT") == ""
-	model, err := c.viewModel(fsys)
+	model, closeSource, err := c.viewModel(ctx, fsys)
 	if err != nil {
 		return err
 	}
+	defer closeSource()
 
 	if c.once {
 		return c.printOnce(ctx, model)
@@ -150,82 +153,83 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 // (why BPF did not load) printed now would be hidden by the full-screen
 // view and seen only after quitting: the view shows it in its status line
 // instead. --once keeps it on stderr, before the frame.
-func (c *topCommand) viewModel(fsys procwalk.FS) (*top.Model, error) {
+func (c *topCommand) viewModel(ctx context.Context, fsys procwalk.FS) (*top.Model, func(), error) {
 	if !c.once {
 		c.g.note = func(n string) { c.notes = append(c.notes, "note: "+printable(n)) }
 	}
-	return c.model(fsys)
+	return c.model(ctx, fsys)
 }
 
-// model builds the live view over fsys: its Source, the safe-kill engine
-// and the view, as the command runs it (BenchmarkTopRefresh measures it).
-func (c *topCommand) model(fsys procwalk.FS) (*top.Model, error) {
-	src, users, err := c.source(fsys)
+// model builds the live view over fsys: its Source (stopped by close),
+// the safe-kill engine and the view, as the command runs it
+// (BenchmarkTopRefresh measures it).
+func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model, close func(), err error) {
+	src, users, err := c.source(ctx, fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	defer func() {
+		if err != nil {
+			src.Close()
+		}
+	}()
 	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
 	if c.protect != "" {
 		extra := splitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
-			return nil, usageErrorf("--protect: %v", err)
+			return nil, nil, usageErrorf("--protect: %v", err)
 		}
 		kcfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
 	killer, err := kill.NewKiller(fsys, kcfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	return top.New(top.Config{
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
 		Status: strings.Join(c.notes, "; "),
-	}, src, topKiller{killer}), nil
+	}, src, topKiller{killer}), src.Close, nil
 }
 
-// topMemoryLimit is top's soft memory limit (GOMEMLIMIT, which wins when
-// set) at n processes: 34 MiB of the runtime's memory up to 10,000
-// processes, about 38 MiB resident with the binary's pages, in every view
-// (the sessions views hold a Grouper's state besides the snapshots); more
-// in proportion beyond, so the collector never chases a live heap the
-// limit cannot hold. It, not a low GOGC, bounds top's memory: a refresh
-// makes little garbage (rows and snapshots reuse their storage), and
-// collecting at GOGC's default spends less CPU on marking.
-func topMemoryLimit(n int) int64 {
-	const bytes = 34 << 20
-	return bytes * int64(max(n, 10_000)) / 10_000
-}
-
-// source builds the live view's Source: two Monitors that keep snapshots
-// (the view shows one while the next is gathered), one grouping every
-// session kind for the sessions views, one only the cgroups the gauges
-// need for the process views. The first is built again for each visit to
-// the sessions views (topSource.Gather).
-func (c *topCommand) source(fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
+// source builds the live view's Source: one pipeline whose frames stay
+// valid while the next is gathered (the view shows one meanwhile), its
+// driver on a goroutine of its own until ctx ends. It groups every
+// session kind for the sessions views, the cgroups the gauges need alone
+// for the others.
+func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
 	users, _ := c.g.users()
-	// One snapshot source (--source) for both Monitors: a BPF program is
-	// loaded once, and each Monitor recycles only its own snapshots.
-	snaps, err := c.g.snapshotSource(fsys)
-	if err != nil {
-		return nil, nil, err
-	}
-	monitor := func(kinds []string) (*procwalk.Monitor, *session.Grouper, error) {
+	grouper := func(kinds []string) (*session.Grouper, error) {
 		cfg, err := c.f.groupConfig(kinds, users)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		g, err := session.NewGrouper(fsys, cfg)
 		if err != nil {
-			return nil, nil, usageErrorf("%v", err)
+			return nil, usageErrorf("%v", err)
 		}
-		return procwalk.NewMonitor(fsys, procwalk.MonitorConfig{Clock: c.g.clock, KeepLast: true, Source: snaps}, g), g, nil
+		return g, nil
 	}
-	src := &topSource{fs: fsys, home: c.cgroup, limitMemory: c.limitMemory, newSessions: func() (*procwalk.Monitor, *session.Grouper, error) { return monitor(c.kinds) }}
-	if src.sessions, src.sessionsGrouper, err = monitor(c.kinds); err != nil {
+	src := &topSource{home: c.cgroup, newSessions: func() (*session.Grouper, error) { return grouper(c.kinds) }, reqs: make(chan topRequest)}
+	var err error
+	if src.sessions, err = src.newSessions(); err != nil {
 		return nil, nil, err
 	}
-	if src.processes, src.processesGrouper, err = monitor([]string{session.KindCgroup}); err != nil {
+	if src.processes, err = grouper([]string{session.KindCgroup}); err != nil {
 		return nil, nil, err
 	}
+	mem := frame.Memory{Retention: frame.HoldLast}
+	if c.limitMemory {
+		mem.Limit = frame.LiveViewLimit
+	}
+	if src.pipeline, err = c.g.pipeline(frame.Config{Grouper: src.processes, System: true, Memory: mem}); err != nil {
+		return nil, nil, err
+	}
+	ctx, src.stop = context.WithCancel(ctx)
+	src.done = make(chan struct{})
+	go func() {
+		defer close(src.done)
+		src.pipeline.Run(ctx, src, src.deliver)
+	}()
 	return src, users, nil
 }
 
@@ -248,87 +252,108 @@ func envSize(name string, def int) int {
 	return def
 }
 
-// topSource gathers the live view's frames.
+// topSource gathers the live view's frames: the view's requests trigger
+// the pipeline's driver, which runs on a goroutine of its own; a request
+// says what the frame needs and what to read of it before it is handed
+// over (the rows on screen), all on the driver's goroutine.
 type topSource struct {
-	fs                                procwalk.FS
-	sessions, processes               *procwalk.Monitor
-	sessionsGrouper, processesGrouper *session.Grouper
-	// newSessions builds the sessions Monitor and Grouper again, after
-	// they were dropped on leaving the sessions views.
-	newSessions func() (*procwalk.Monitor, *session.Grouper, error)
-	home        string // --cgroup
-	// limitMemory sets the runtime's memory limit for the number of
-	// processes at each gather (topMemoryLimit); off when GOMEMLIMIT is set.
-	limitMemory bool
-	last        *procwalk.Monitor
-	// idle is the Monitor of the view left, released at the gather after
-	// the switch: the screen shows its last frame until then.
-	idle *procwalk.Monitor
+	pipeline *frame.Pipeline
+	// processes groups the cgroups of the gauges; sessions every kind of
+	// the sessions views, nil after they were left (its memory of every
+	// session is megabytes) until they are shown again (newSessions).
+	processes, sessions *session.Grouper
+	newSessions         func() (*session.Grouper, error)
+	home                string // --cgroup
+	reqs                chan topRequest
+	cur                 topRequest // the driver's, while it gathers for it
+	stop                context.CancelFunc
+	done                chan struct{}
 }
 
-func (s *topSource) Gather(need top.Need) (top.Frame, error) {
-	if s.idle != nil && s.idle != s.monitorFor(need) {
-		// Its snapshots (two at 10,000 processes: megabytes) would stay
-		// resident while the other kind of view is shown.
-		s.idle.Release()
-		if s.idle == s.sessions {
-			// So would the sessions Grouper's memory of every session's
-			// members (its cumulative counters) and the Monitor's rate
-			// samples: megabytes that a later visit would find stale.
-			s.sessions, s.sessionsGrouper = nil, nil
+// topRequest asks the driver for a frame: what it needs, what runs on it
+// before it is handed over, and where it goes.
+type topRequest struct {
+	need  top.Need
+	shown func(top.Frame)
+	reply chan topReply
+}
+
+type topReply struct {
+	f   top.Frame
+	err error
+}
+
+// errTopClosed answers a request after the source stopped.
+var errTopClosed = errors.New("top: the source is closed")
+
+// Gather asks the driver for a frame for need and waits for it.
+func (s *topSource) Gather(need top.Need, shown func(top.Frame)) (top.Frame, error) {
+	r := topRequest{need: need, shown: shown, reply: make(chan topReply, 1)}
+	select {
+	case s.reqs <- r:
+	case <-s.done:
+		return top.Frame{}, errTopClosed
+	}
+	rep := <-r.reply
+	return rep.f, rep.err
+}
+
+// Close stops the driver and waits for it.
+func (s *topSource) Close() {
+	s.stop()
+	<-s.done
+}
+
+// Wait is the driver's Trigger: the next request, whose need it sets on
+// the pipeline for the gather.
+func (s *topSource) Wait(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case r := <-s.reqs:
+		s.cur = r
+	}
+	g := s.processes
+	if s.cur.need.Sessions {
+		if s.sessions == nil {
+			var err error
+			if s.sessions, err = s.newSessions(); err != nil {
+				s.cur.reply <- topReply{err: err}
+				return s.Wait(ctx)
+			}
 		}
-		debug.FreeOSMemory() // once a switch: the freed megabytes, now
+		g = s.sessions
+	} else if s.sessions != nil {
+		// Left: its memory of every session's members would stay
+		// resident, and be stale when the view comes back.
+		s.sessions = nil
+		s.pipeline.Trim()
 	}
-	s.idle = nil
-	if s.last != nil && s.last != s.monitorFor(need) {
-		// The screen shows the last frame of the view left until this
-		// gather's: the one before it is shown no more, and its storage
-		// serves this scan rather than adding to the peak.
-		s.last.ReleaseHeld()
-	}
-	if need.Sessions && s.sessions == nil {
-		var err error
-		if s.sessions, s.sessionsGrouper, err = s.newSessions(); err != nil {
-			return top.Frame{}, err
-		}
-	}
-	m, g := s.processes, s.processesGrouper
-	if need.Sessions {
-		m, g = s.sessions, s.sessionsGrouper
-	}
-	if s.last != nil && s.last != m {
-		s.idle = s.last
-	}
-	m.SetFields(need.Every)
-	snap, err := m.Gather()
+	s.pipeline.SetGrouper(g)
+	s.pipeline.SetFields(s.cur.need.Every)
+	return true
+}
+
+// deliver hands a frame to the request it was gathered for, after the
+// request's reads.
+func (s *topSource) deliver(f frame.Frame, err error) error {
+	r := s.cur
+	s.cur = topRequest{}
 	if err != nil {
-		return top.Frame{}, err
+		r.reply <- topReply{err: err}
+		return nil
 	}
-	s.last = m
-	if s.limitMemory {
-		debug.SetMemoryLimit(topMemoryLimit(len(snap.Procs)))
-	}
-	sessions, notes := g.Group(snap)
-	f := top.Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}
+	tf := top.Frame{Frame: f}
 	if s.home != "" {
-		f.Home, _ = session.Find(sessions, s.home)
-	} else if self := snap.Process(os.Getpid()); self != nil {
-		f.Home = cgroupSessionOf(sessions, self.ID)
+		tf.Home, _ = session.Find(f.Sessions, s.home)
+	} else if self := f.Snapshot.Process(os.Getpid()); self != nil {
+		tf.Home = cgroupSessionOf(f.Sessions, self.ID)
 	}
-	return f, nil
-}
-
-// monitorFor is the Monitor that gathers for need, nil when it is to be
-// built.
-func (s *topSource) monitorFor(need top.Need) *procwalk.Monitor {
-	if need.Sessions {
-		return s.sessions
+	if r.shown != nil {
+		r.shown(tf)
 	}
-	return s.processes
-}
-
-func (s *topSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
-	s.last.ReadMore(procs, f)
+	r.reply <- topReply{f: tf}
+	return nil
 }
 
 // cgroupSessionOf is the cgroup session with member id, or nil.

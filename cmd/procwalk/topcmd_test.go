@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -86,10 +87,11 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := c.viewModel(fsys)
+	model, closeSource, err := c.viewModel(context.Background(), fsys)
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer closeSource()
 	model.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
 	model.Update(model.Init()())
 	screen := model.View()

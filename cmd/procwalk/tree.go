@@ -9,6 +9,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // tree.go is `procwalk tree [PID]`: the process tree from one scan, each
@@ -86,14 +87,15 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	// smaps_rollup takes each target's mmap lock: with --pss it is read
 	// after the scan, for the processes drawn alone.
 	oneShotGC()
-	m, err := c.g.monitor(0, false)
+	p, err := c.g.pipeline(frame.Config{NoRates: true})
 	if err != nil {
 		return err
 	}
-	snap, err := c.g.gather(ctx, m, false)
+	f, err := c.g.gather(ctx, p, false)
 	if err != nil {
 		return err
 	}
+	snap := f.Snapshot
 
 	var roots []*procwalk.Process
 	showKernel := c.kernel
@@ -126,7 +128,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		for _, r := range roots {
 			walk(r)
 		}
-		if err := m.ReadMore(drawn, procwalk.FieldSmaps); err != nil {
+		if err := f.ReadMore(drawn, procwalk.FieldSmaps); err != nil {
 			return err
 		}
 	}

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -119,12 +117,11 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	defer sr.close()
-	w := &watchLoop{sr: sr, monitor: sr.monitor, e: c.e, stdout: stdout}
+	w := &watchLoop{sr: sr, e: c.e, stdout: stdout}
 	switch {
 	case c.e.conn != nil:
-		return serveWorker(ctx, c.e, sr.limits, func(ctx context.Context) (string, error) {
-			note, err, _ := w.once(ctx, c.e.stdout)
-			return note, err
+		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
+			return sr.runFrame(ctx, f, c.e.stdout)
 		})
 	case c.s.isolated(c.e):
 		w.worker = sr.worker(stdout, scripting.WorkerGatherWait)
@@ -134,54 +131,49 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	return nil
 }
 
-// watchLoop is the state kept across ticks: the Monitor (buffers, rate
-// sampler) and (in sr) the Lua state and the session grouper.
+// watchLoop is the state kept across ticks: (in sr) the pipeline, the Lua
+// state and the session grouper, or the worker running the script.
 type watchLoop struct {
-	sr      *scriptRun
-	monitor *procwalk.Monitor
-	e       *env
-	stdout  *readerGone
-	failed  int               // consecutive failed ticks
-	worker  *scripting.Worker // runs the ticks when scripts are isolated
+	sr     *scriptRun
+	e      *env
+	stdout *readerGone
+	failed int               // consecutive failed ticks
+	worker *scripting.Worker // runs the ticks when scripts are isolated
 }
 
-// loop ticks until ctx ends, count ticks have run, or stdout is closed.
+// loop ticks until ctx ends, count ticks have run, or stdout is closed:
+// the pipeline's driver, a frame every interval from the first at once.
 // Ticks that a slow run overlaps are skipped, not queued.
 func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int) {
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
-	for n := 1; ; n++ {
-		if !w.tick(ctx, n) || (count > 0 && n >= count) {
-			return
+	n := 0
+	w.sr.pipeline.Run(ctx, frame.Count(frame.Every(interval, true), count), func(f frame.Frame, err error) error {
+		n++
+		if !w.tick(ctx, n, f, err) {
+			return frame.ErrStop
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticker.C:
-		}
-	}
+		return nil
+	})
 }
 
-// tick scans and runs the script once, here or in the worker, and reports
+// tick runs the script once on f, here or in the worker, and reports
 // whether to go on: only a closed stdout stops the loop; every other
-// failure is logged and the next tick goes on.
-func (w *watchLoop) tick(ctx context.Context, n int) bool {
+// failure (gatherErr: the gather's) is logged and the next tick goes on.
+func (w *watchLoop) tick(ctx context.Context, n int, f frame.Frame, gatherErr error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
 	var note string
 	var err error
-	if w.worker != nil {
+	switch {
+	case gatherErr != nil:
+		err = fmt.Errorf("scanning /proc: %w", gatherErr)
+	case w.worker != nil:
 		var d scripting.WorkerDone
-		if d, err = w.worker.Tick(ctx); err == nil {
+		if d, err = w.worker.Tick(ctx, f); err == nil {
 			note, err = d.Note, doneErr(d)
 		}
-	} else {
-		var ferr error
-		note, err, ferr = w.once(ctx, w.stdout)
-		if ferr != nil && !closedPipe(ferr) {
-			w.fail(n, fmt.Errorf("writing metrics: %w", ferr))
-		}
+	default:
+		note, err = w.sr.runFrame(ctx, f, w.stdout)
 	}
 	switch {
 	case w.stdout.Gone():
@@ -196,17 +188,6 @@ func (w *watchLoop) tick(ctx context.Context, n int) bool {
 		}
 	}
 	return true
-}
-
-// once scans and runs the script once and writes its lines to out: the
-// snapshot's visibility note, the run's error, and the write's.
-func (w *watchLoop) once(ctx context.Context, out io.Writer) (note string, err, ferr error) {
-	snap, err := w.monitor.Gather()
-	if err != nil {
-		return "", fmt.Errorf("scanning /proc: %w", err), nil
-	}
-	err = w.sr.run(ctx, snap)
-	return visibilityNote(snap, os.Geteuid()), err, w.sr.out.flush(out)
 }
 
 // fail logs a failed tick; a run of failures says how many in a row.

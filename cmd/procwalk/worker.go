@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -16,9 +17,8 @@ import (
 // scripts run in procwalk re-executed by itself (/proc/self/exe
 // script-worker), which reads its command line from its parent and runs it
 // as procwalk would, with e.conn set: run, watch and telegraf then serve
-// the parent's requests instead of running the script themselves.
-// watch and run scan once, in the worker; telegraf --execd scans twice,
-// once for its own lines and once for the script (README: the cost).
+// the parent's requests instead of running the script themselves, each on
+// the frame the parent gathered and sent: a worker never scans /proc.
 
 // workerArg is argv[1] of a worker. It is no command: only a parent that
 // sends it its command line on stdin gets anything from it.
@@ -38,9 +38,14 @@ func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer) error
 	return runEnv(ctx, e, args)
 }
 
-// serveWorker answers the parent's requests with tick, one run each.
-func serveWorker(ctx context.Context, e *env, l scripting.Limits, tick func(context.Context) (string, error)) error {
-	return e.conn.Serve(ctx, l, hostFS(), tick, exitCode)
+// serveWorker answers the parent's requests with tick, one run each on
+// the parent's frame, of --proc.
+func serveWorker(ctx context.Context, e *env, g *globals, l scripting.Limits, tick func(context.Context, frame.Frame) (string, error)) error {
+	data, err := g.openFS()
+	if err != nil {
+		return err
+	}
+	return e.conn.Serve(ctx, l, hostFS(), data, tick, exitCode)
 }
 
 // workerConfig is the config of the parent's side of a worker running this

@@ -20,8 +20,6 @@ type Config struct {
 	Users  *procwalk.Users
 	// DangerPercent marks the gauges' danger threshold (80 by default).
 	DangerPercent float64
-	// Now is the clock of the USS growth column; nil is time.Now.
-	Now func() time.Time
 	// Sessions starts in the sessions view (Tab's second), not the
 	// processes view.
 	Sessions bool
@@ -50,10 +48,6 @@ type Model struct {
 	frame   Frame
 	loaded  bool
 	err     error // the last gather's
-	prevUSS map[procwalk.ProcID]ussSample
-	growth  map[procwalk.ProcID]float64 // USS, bytes per minute
-	prevIO  map[procwalk.ProcID]ioSample
-	ioRates map[procwalk.ProcID]ioRate
 	metrics *procwalk.Catalogue
 
 	view     view
@@ -93,24 +87,6 @@ type plannedRows struct {
 	rows []row
 }
 
-// ussSample is a process's USS at one refresh, for the growth column.
-type ussSample struct {
-	bytes uint64
-	at    time.Time
-}
-
-// ioSample is a process's IO counters at one refresh; ioRate their rates
-// between two refreshes, bytes per second. The view reads io of the rows
-// on screen, so it measures their rates itself rather than the Monitor
-// measuring every process's.
-type (
-	ioSample struct {
-		read, write uint64
-		at          time.Time
-	}
-	ioRate struct{ read, write float64 }
-)
-
 // confirmation is a kill waiting for y or n.
 type confirmation struct {
 	what    string // "pid 42", for the status line
@@ -128,16 +104,11 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	if cfg.Escape == nil {
 		cfg.Escape = func(s string) string { return s }
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
 	if cfg.DangerPercent <= 0 {
 		cfg.DangerPercent = session.DefaultDangerPercent
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
-		prevUSS: map[procwalk.ProcID]ussSample{}, growth: map[procwalk.ProcID]float64{},
-		prevIO: map[procwalk.ProcID]ioSample{}, ioRates: map[procwalk.ProcID]ioRate{},
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
 		status: cfg.Status,
@@ -186,16 +157,17 @@ func sortNeeds(c int) procwalk.Fields {
 	case colUSS, colPSS:
 		return procwalk.FieldSmaps
 	case colGrowth, colRead, colWrite:
-		// The view measures these rates itself, between frames: the rows
-		// a frame puts on screen are known only once it is measured, so
-		// every row is read.
+		// Rates need their field read in two frames: of the rows on
+		// screen alone, only they would have one to sort by.
 		return rowFields
 	}
 	return 0
 }
 
 // gather fetches a frame outside the UI's goroutine with what the view
-// needs of every process, then reads the rest of the rows on screen.
+// needs of every process, and the rest of the rows on screen (read on the
+// frame, before the source hands it over: their rates too come from the
+// source's one Sampler).
 func (m *Model) gather() tea.Cmd {
 	m.gathered = true
 	m.shown = m.shownKey()
@@ -203,18 +175,13 @@ func (m *Model) gather() tea.Cmd {
 	need, visible := m.plan()
 	key := m.shown
 	return func() tea.Msg {
-		f, err := src.Gather(need)
-		f.AllKinds = need.Sessions
 		var planned *plannedRows
-		if err == nil {
-			rows, procs := visible(f)
-			if len(procs) > 0 {
-				src.ReadMore(procs, rowFields&^need.Every)
-			}
-			if rows != nil {
+		f, err := src.Gather(need, func(f Frame) {
+			if rows := visible(f); rows != nil {
 				planned = &plannedRows{key, rows}
 			}
-		}
+		})
+		f.AllKinds = need.Sessions
 		return frameMsg{f, err, planned}
 	}
 }
@@ -225,18 +192,18 @@ func (m *Model) shownKey() string {
 }
 
 // plan works out, from the view as it is now, what the next frame needs of
-// every process and which of its processes will be on screen: the rows
-// of the frame (built in the spare storage) and their processes on screen.
-func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
+// every process, and returns with it what builds the rows of the frame
+// (in the spare storage) and reads the rest of those on screen.
+func (m *Model) plan() (Need, func(Frame) []row) {
 	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
-	cfg, killer, growth, rates, metrics := m.cfg, m.killer, m.growth, m.ioRates, m.metrics
+	cfg, killer, metrics := m.cfg, m.killer, m.metrics
 	var need Need
 	switch v {
 	case viewSessions:
 		// Session IO rates are summed over every member.
-		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) ([]row, []*procwalk.Process) { return nil, nil }
+		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []row { return nil }
 	case viewMembers:
 		need.Sessions = true
 	case viewProcesses:
@@ -247,18 +214,24 @@ func (m *Model) plan() (Need, func(Frame) ([]row, []*procwalk.Process)) {
 	}
 	spare := m.spare
 	m.spare = nil // the gather's now
-	return need, func(f Frame) ([]row, []*procwalk.Process) {
-		b := newRowBuilder(f, cfg, killer, growth, rates, metrics)
+	return need, func(f Frame) []row {
+		b := newRowBuilder(f, cfg, killer, metrics)
 		rows, found := b.viewRows(spare, v, filter, member, folded, c, reverse)
 		if !found {
-			return nil, nil
+			return nil
 		}
-		end := min(offset+height, len(rows))
-		procs := make([]*procwalk.Process, 0, height)
-		for _, r := range rows[min(offset, end):end] {
+		shown := rows[min(offset, len(rows)):min(offset+height, len(rows))]
+		procs := make([]*procwalk.Process, 0, len(shown))
+		for _, r := range shown {
 			procs = append(procs, r.proc)
 		}
-		return rows, procs
+		if more := rowFields &^ need.Every; len(procs) > 0 {
+			f.ReadMore(procs, more) // a failed read leaves cells "-"
+			for i := range shown {
+				b.setValues(&shown[i]) // with what was just read
+			}
+		}
+		return rows
 	}
 }
 
@@ -305,40 +278,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, nil
 }
 
-// setFrame takes a new frame and works out, for the processes whose files
-// were read in this frame and the last, USS growth and IO rates. The
-// sessions view shows none (its rates are the sessions'), and every
-// process's io is read for it: it keeps no samples, so as to hold no map
-// of 10,000 processes.
+// setFrame takes a new frame and shows it.
 func (m *Model) setFrame(f Frame) {
-	now := m.cfg.Now()
-	uss, _ := m.metrics.Lookup("uss_bytes")
-	growth := make(map[procwalk.ProcID]float64)
-	nextUSS := make(map[procwalk.ProcID]ussSample, len(m.prevUSS))
-	nextIO := make(map[procwalk.ProcID]ioSample, len(m.prevIO))
-	rates := make(map[procwalk.ProcID]ioRate)
-	procs := f.Snap.Procs
-	if m.view == viewSessions {
-		procs = nil
-	}
-	for i := range procs {
-		p := &procs[i]
-		if v, ok := uss.Value(f.Snap, p); ok {
-			nextUSS[p.ID] = ussSample{uint64(v), now}
-			if prev, ok := m.prevUSS[p.ID]; ok && now.After(prev.at) {
-				growth[p.ID] = (v - float64(prev.bytes)) / now.Sub(prev.at).Minutes()
-			}
-		}
-		if p.Read&procwalk.FieldIO != 0 {
-			cur := ioSample{p.IO.ReadBytes, p.IO.WriteBytes, now}
-			nextIO[p.ID] = cur
-			if prev, ok := m.prevIO[p.ID]; ok && now.After(prev.at) && cur.read >= prev.read && cur.write >= prev.write {
-				dt := now.Sub(prev.at).Seconds()
-				rates[p.ID] = ioRate{float64(cur.read-prev.read) / dt, float64(cur.write-prev.write) / dt}
-			}
-		}
-	}
-	m.prevUSS, m.growth, m.prevIO, m.ioRates = nextUSS, growth, nextIO, rates
 	m.frame, m.loaded = f, true
 	m.refresh()
 }
@@ -378,7 +319,7 @@ func (m *Model) refresh() {
 		return
 	}
 	if m.view == viewSessions { // planned nothing (plan)
-		b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
+		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 		m.cols = sessionColumns()
 		m.rows = b.sessionRows(m.filter)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
@@ -399,28 +340,16 @@ func (m *Model) refresh() {
 
 // processViewRows are the rows of a process view (the list, the tree, a
 // session's members): the ones the gather planned when the view is still
-// the one it planned for, with this frame's rates, else built anew in the
-// spare storage. old are the rows shown until now, not to be reused here.
+// the one it planned for, else built anew in the spare storage. old are
+// the rows shown until now, not to be reused here.
 func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	if planned != nil && planned.key == m.shownKey() {
-		rows := planned.rows
-		if len(rows) > 0 {
-			b := rows[0].builder
-			b.growth, b.ioRates = m.growth, m.ioRates
-			for i := range rows {
-				b.setRates(&rows[i])
-				rows[i].cells = nil // formatted for a sort by text, with the rates before
-			}
-			if c := m.sortCol[viewProcesses]; m.view == viewProcesses && rateColumn(c) {
-				sortRows(rows, m.cols, c, m.reverse) // measured since the plan
-			}
-		}
-		return rows
+		return planned.rows
 	}
 	m.keepSpare(planned.take())
 	spare := m.spare
 	m.spare = nil
-	b := newRowBuilder(m.frame, m.cfg, m.killer, m.growth, m.ioRates, m.metrics)
+	b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 	rows, found := b.viewRows(spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
 	if !found {
 		m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
@@ -436,13 +365,13 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 func (b *rowBuilder) viewRows(spare []row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []row, found bool) {
 	switch v {
 	case viewTree:
-		return b.treeRows(spare, hostRoots(b.frame.Snap), nil, folded), true
+		return b.treeRows(spare, hostRoots(b.frame.Snapshot), nil, folded), true
 	case viewMembers:
 		s, err := session.Find(b.frame.Sessions, member)
 		if err != nil {
 			return nil, false
 		}
-		roots, keep := memberRoots(b.frame.Snap, s)
+		roots, keep := memberRoots(b.frame.Snapshot, s)
 		return b.treeRows(spare, roots, keep, folded), true
 	}
 	rows = b.processRows(spare, filter)
@@ -558,7 +487,7 @@ func (m *Model) Processes() int {
 	if !m.loaded {
 		return 0
 	}
-	return len(m.frame.Snap.Procs)
+	return len(m.frame.Snapshot.Procs)
 }
 
 // Frame gathers twice, interval apart (rates need two samples), and draws

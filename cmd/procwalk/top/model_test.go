@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,27 +16,30 @@ import (
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 const fixtureProc = "../../../procwalk/testdata/proc"
 
-// fixtureSource gathers the fixture /proc with sid and user sessions and
-// no rates (two scans of a fixture measure nothing), recording what it was
-// asked to read.
+// fixtureSource gathers the fixture /proc with sid and user sessions,
+// recording what it was asked to read. Its frames are kept (a test
+// compares frames); its clock steps a second a gather.
 type fixtureSource struct {
-	fs      procwalk.FS
-	monitor *procwalk.Monitor
-	grouper *session.Grouper
-	need    Need
-	more    int // processes ReadMore was asked for, last time
-	fields  procwalk.Fields
+	pipeline *frame.Pipeline
+	need     Need
+	more     int // processes ReadMore was asked for, last time
+	fields   procwalk.Fields
 }
 
 func newFixtureSource(t *testing.T) *fixtureSource {
+	return newFixtureSourceAt(t, fixtureProc)
+}
+
+func newFixtureSourceAt(t *testing.T, root string) *fixtureSource {
 	t.Helper()
-	fs, err := procwalk.NewFS(fixtureProc)
+	fs, err := procwalk.NewFS(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,26 +47,46 @@ func newFixtureSource(t *testing.T) *fixtureSource {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := procwalk.NewMonitor(fs, procwalk.MonitorConfig{
-		Clock: procwalk.NewOffsetClock(time.Unix(1700000000+86400, 0)), Keep: true, NoRates: true,
-	}, g)
-	return &fixtureSource{fs: fs, monitor: m, grouper: g}
+	p := frame.New(fs, frame.Config{Grouper: g, System: true, Memory: frame.Memory{Retention: frame.KeepAll},
+		Clock: &stepClock{t: time.Unix(1700000000+86400, 0), step: time.Second}})
+	return &fixtureSource{pipeline: p}
 }
 
-func (s *fixtureSource) Gather(need Need) (Frame, error) {
+// stepClock reads t, then t+step, t+2*step ... one step per call.
+type stepClock struct {
+	t    time.Time
+	step time.Duration
+}
+
+func (c *stepClock) Now() time.Time {
+	now := c.t
+	c.t = c.t.Add(c.step)
+	return now
+}
+
+func (s *fixtureSource) Gather(need Need, shown func(Frame)) (Frame, error) {
 	s.need = need
-	s.monitor.SetFields(need.Every)
-	snap, err := s.monitor.Gather()
+	s.pipeline.SetFields(need.Every)
+	f, err := s.pipeline.Gather()
 	if err != nil {
 		return Frame{}, err
 	}
-	sessions, notes := s.grouper.Group(snap)
-	return Frame{Snap: snap, Sessions: sessions, System: s.fs.System(), Notes: notes}, nil
+	tf := Frame{Frame: f.WithReader(recordingReader{s, f})}
+	if shown != nil {
+		shown(tf)
+	}
+	return tf, nil
 }
 
-func (s *fixtureSource) ReadMore(procs []*procwalk.Process, f procwalk.Fields) {
-	s.more, s.fields = len(procs), f
-	s.monitor.ReadMore(procs, f)
+// recordingReader reads more of a frame, recording what it was asked.
+type recordingReader struct {
+	s *fixtureSource
+	f frame.Frame
+}
+
+func (r recordingReader) ReadMore(procs []*procwalk.Process, f procwalk.Fields) error {
+	r.s.more, r.s.fields = len(procs), f
+	return r.f.ReadMore(procs, f)
 }
 
 // fakeKiller records kills and answers as the engine would, signalling
@@ -328,29 +354,73 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	}
 }
 
-// Growth is USS per minute between two frames, per process.
+// Growth is USS per minute between two frames, per process, read for the
+// rows on screen: the source's one Sampler measures it.
 func TestUSSGrowth(t *testing.T) {
-	now := time.Unix(1700000000, 0)
-	m, _, _ := newTestModel(t, 200, 40)
-	m.cfg.Now = func() time.Time { return now }
-	press(m, "s") // USS: every row's smaps read
+	root := copyFixture(t)
+	src := newFixtureSourceAt(t, root)
+	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
-	first := m.frame.Snap
-	next := *first
-	next.Procs = append([]procwalk.Process(nil), first.Procs...)
-	for i := range next.Procs {
-		if next.Procs[i].ID.PID == 111 {
-			next.Procs[i].Smaps.USSBytes += 30 << 20 // 30 MiB in 30 s
-		}
+	if strings.Contains(m.View(), "+0.0") {
+		t.Fatalf("growth after one frame:\n%s", m.View())
 	}
-	now = now.Add(30 * time.Second)
-	m.setFrame(Frame{Snap: &next, Sessions: m.frame.Sessions})
-	g, ok := m.growth[first.Process(111).ID]
-	if !ok || g != 60<<20 {
-		t.Errorf("pid 111 growth %v (%v), want %d bytes/min", g, ok, 60<<20)
+	// cc1's USS: +1 MiB in the second between the frames.
+	replaceInFile(t, root+"/111/smaps_rollup", "Private_Dirty:     90000 kB", "Private_Dirty:     91024 kB")
+	m.Update(m.gather()())
+	p := m.frame.Snapshot.Process(111)
+	if r := p.Rates; !r.HaveSmaps || r.USSGrowthBytesPerMinute != 60<<20 {
+		t.Errorf("pid 111: rates %+v, want USS growth %d bytes/min", r, 60<<20)
 	}
 	if !strings.Contains(m.View(), "+62.9") {
 		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
+	}
+}
+
+// copyFixture copies the fixture /proc into a temporary directory, for a
+// test that changes it between frames.
+func copyFixture(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(fixtureProc, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(fixtureProc, path)
+		target := filepath.Join(dst, rel)
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			link, err := os.Readlink(path)
+			if err != nil {
+				return err
+			}
+			return os.Symlink(link, target)
+		case d.IsDir():
+			return os.MkdirAll(target, 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func replaceInFile(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s lacks %q:\n%s", path, old, b)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -411,18 +481,44 @@ func TestOneTickAfterARegather(t *testing.T) {
 }
 
 // Rows a gather planned and formatted (to sort by a text column) show the
-// rates measured when their frame arrived, not the ones before.
+// values read for the rows on screen, and the rates measured of them.
 func TestPlannedRowsShowTheFramesRates(t *testing.T) {
-	now := time.Unix(1700000000, 0)
 	m, _, _ := newTestModel(t, 200, 40)
-	m.cfg.Now = func() time.Time { now = now.Add(30 * time.Second); return now }
 	m.sortCol[viewProcesses] = colName
 	m.Update(m.gather()())
-	m.Update(m.gather()()) // USS read in two frames: growth known
-	if len(m.growth) == 0 {
-		t.Fatal("no growth measured over two frames")
-	}
-	if view := m.View(); !strings.Contains(view, "+0.0") {
+	m.Update(m.gather()()) // USS and io read of the rows in two frames: rates known
+	view := m.View()
+	if !strings.Contains(view, "+0.0") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
+	}
+	if uss := bytesCell(91000<<10, true); !strings.Contains(view, " "+uss+" ") {
+		t.Errorf("sorted by name, cc1's USS (%s) is missing:\n%s", uss, view)
+	}
+}
+
+// The rows on screen show USS and PSS, read after the scan for them alone:
+// procwalk top showed "-" on every row, its rows built before the read.
+func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
+	m, _, _ := newTestModel(t, 200, 12)
+	for range 2 { // the first frame and a refresh
+		m.Update(m.gather()())
+		shown := 0
+		for _, r := range m.rows[m.offset:min(m.offset+m.tableHeight(), len(m.rows))] {
+			p := r.proc
+			if p.Zombie() || p.Read&procwalk.FieldSmaps == 0 {
+				continue
+			}
+			shown++
+			cells := r.text()
+			if want := bytesCell(float64(p.Smaps.USSBytes), true); cells[colUSS] != want || cells[colUSS] == absent {
+				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[colUSS], want)
+			}
+			if want := bytesCell(float64(p.Smaps.PSSBytes), true); cells[colPSS] != want {
+				t.Errorf("pid %d: PSS cell %q, want %q", p.ID.PID, cells[colPSS], want)
+			}
+		}
+		if shown == 0 {
+			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.View())
+		}
 	}
 }

@@ -135,20 +135,18 @@ const sessionRSSColumn = 3
 
 // rowBuilder holds what building rows needs besides the frame.
 type rowBuilder struct {
-	frame   Frame
-	escape  func(string) string
-	users   *procwalk.Users
-	killer  Killer
-	check   func(*procwalk.Process) error // the killer's, for this frame; made when first needed
-	growth  map[procwalk.ProcID]float64   // USS growth, bytes per minute
-	ioRates map[procwalk.ProcID]ioRate
+	frame  Frame
+	escape func(string) string
+	users  *procwalk.Users
+	killer Killer
+	check  func(*procwalk.Process) error // the killer's, for this frame; made when first needed
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
-	cpu, uss, pss, rss, age *procwalk.MetricDesc
+	cpu, uss, pss, rss, growth, read, write, age *procwalk.MetricDesc
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
-func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcID]float64, rates map[procwalk.ProcID]ioRate, metrics *procwalk.Catalogue) *rowBuilder {
+func newRowBuilder(f Frame, cfg Config, killer Killer, metrics *procwalk.Catalogue) *rowBuilder {
 	metric := func(name string) *procwalk.MetricDesc {
 		d, ok := metrics.Lookup(name)
 		if !ok {
@@ -157,38 +155,36 @@ func newRowBuilder(f Frame, cfg Config, killer Killer, growth map[procwalk.ProcI
 		return d
 	}
 	return &rowBuilder{
-		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer, growth: growth, ioRates: rates,
-		cpu: metric("cpu_percent"), uss: metric("uss_bytes"), pss: metric("pss_bytes"), rss: metric("rss_bytes"), age: metric("age_seconds"),
+		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer,
+		cpu: metric("cpu_percent"), uss: metric("uss_bytes"), pss: metric("pss_bytes"), rss: metric("rss_bytes"),
+		growth: metric("uss_growth_bytes_per_minute"), read: metric("read_bytes_per_second"), write: metric("write_bytes_per_second"),
+		age: metric("age_seconds"),
 	}
 }
 
 // processRow is the row of p: the values it sorts by; its cells are
 // formatted when shown (processCells).
 func (b *rowBuilder) processRow(p *procwalk.Process) row {
-	s := b.frame.Snap
 	r := row{proc: p, builder: b}
+	b.setValues(&r)
+	return r
+}
+
+// setValues sets the values of r's process, again after fields were read
+// of it (the rows on screen), forgetting cells formatted before.
+func (b *rowBuilder) setValues(r *row) {
+	s, p := b.frame.Snapshot, r.proc
+	r.cells = nil
 	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
 	r.values[colCPU], r.have[colCPU] = b.cpu.Value(s, p)
 	r.values[colUSS], r.have[colUSS] = b.uss.Value(s, p)
 	r.values[colPSS], r.have[colPSS] = b.pss.Value(s, p)
 	r.values[colRSS], r.have[colRSS] = b.rss.Value(s, p)
-	b.setRates(&r)
+	r.values[colGrowth], r.have[colGrowth] = b.growth.Value(s, p)
+	r.values[colRead], r.have[colRead] = b.read.Value(s, p)
+	r.values[colWrite], r.have[colWrite] = b.write.Value(s, p)
 	r.values[colAge], r.have[colAge] = b.age.Value(s, p)
-	return r
 }
-
-// setRates sets the values of the columns the view measures between
-// frames (USS growth, IO rates) from the builder's.
-func (b *rowBuilder) setRates(r *row) {
-	id := r.proc.ID
-	r.values[colGrowth], r.have[colGrowth] = b.growth[id]
-	io, ok := b.ioRates[id]
-	r.values[colRead], r.values[colWrite], r.have[colRead], r.have[colWrite] = io.read, io.write, ok, ok
-}
-
-// rateColumn says whether column c of the process table is one the view
-// measures between frames.
-func rateColumn(c int) bool { return c == colGrowth || c == colRead || c == colWrite }
 
 // processCells formats a process row.
 func (b *rowBuilder) processCells(r *row) []string {
@@ -212,7 +208,7 @@ func (b *rowBuilder) processCells(r *row) []string {
 // processRows appends to rows (emptied: storage reused from frame to
 // frame) the processes that match filter (name or command line).
 func (b *rowBuilder) processRows(rows []row, filter string) []row {
-	s := b.frame.Snap
+	s := b.frame.Snapshot
 	rows = slices.Grow(rows[:0], len(s.Procs))
 	f := strings.ToLower(filter)
 	for i := range s.Procs {
@@ -247,7 +243,7 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 		pssOK := t.SmapsRead > 0
 		rates := t.RatesMeasured > 0
 		ioOK := rates && t.IORead > 0
-		age := b.frame.Snap.Time.Sub(t.OldestStart).Seconds()
+		age := b.frame.Snapshot.Time.Sub(t.OldestStart).Seconds()
 		r := row{
 			cells: []string{
 				s.Kind, b.escape(s.Name), strconv.Itoa(t.Procs), bytesCell(float64(t.RSSBytes), true),
@@ -294,7 +290,7 @@ func sessionInfo(s *session.Session) string {
 // descendants (within keep, when not nil) depth first, children in pid
 // order, skipping what folded hides.
 func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*procwalk.Process) bool, folded map[procwalk.ProcID]bool) []row {
-	s := b.frame.Snap
+	s := b.frame.Snapshot
 	// Room for every process at once: append's doublings would leave up
 	// to twice the storage for the frames that reuse it.
 	rows = slices.Grow(rows[:0], len(s.Procs))

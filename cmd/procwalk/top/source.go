@@ -11,26 +11,25 @@ import (
 	"context"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
-// Frame is one refresh: what the Source gathered.
+// Frame is one refresh: a frame of the source's pipeline and what the
+// view adds to it.
 type Frame struct {
-	Snap     *procwalk.Snapshot
-	Sessions []session.Session
-	System   procwalk.System
+	frame.Frame
 	// Home is the cgroup session the gauges are for (the cgroup or pod
 	// procwalk runs in, or the one chosen); nil when there is none.
-	Home  *session.Session
-	Notes []string
+	Home *session.Session
 	// AllKinds says Sessions holds every kind (gathered for a sessions
 	// view); without it, only the cgroups the gauges need.
 	AllKinds bool
 }
 
 // Need says what a frame must hold for the view that will show it, so that
-// a Source reads no more: the screen's rows get the rest (ReadMore).
+// a Source reads no more: the screen's rows get the rest (Frame.ReadMore).
 type Need struct {
 	// Sessions asks for every session kind (the sessions views); without
 	// it only the cgroup sessions the gauges need.
@@ -42,11 +41,12 @@ type Need struct {
 
 // A Source gathers frames. Gather runs outside the UI's goroutine, one call
 // at a time; the frame it returns must stay valid while the UI shows it
-// (a Monitor that keeps snapshots). ReadMore reads fields of processes of
-// the frame Gather just returned, before the UI sees it.
+// (frame.HoldLast). shown, when not nil, runs on the frame before Gather
+// returns it, where the source may read more of it: the view reads the
+// rows on screen there (Frame.ReadMore), and their rates come from the
+// source's one Sampler.
 type Source interface {
-	Gather(need Need) (Frame, error)
-	ReadMore(procs []*procwalk.Process, f procwalk.Fields)
+	Gather(need Need, shown func(Frame)) (Frame, error)
 }
 
 // A Killer ends processes through the safe-kill engine (pid + start time,
