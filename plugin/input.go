@@ -44,6 +44,7 @@ type Input struct {
 	AgentTurnTimeout    string   `toml:"agent_turn_timeout"`
 	AgentEndedKeep      string   `toml:"agent_ended_keep"`
 	AgentFirstRead      string   `toml:"agent_first_read"`
+	AgentPrices         string   `toml:"agent_prices"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
 	ProcessTop          int      `toml:"process_top"`
@@ -165,6 +166,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		AgentTranscripts:    in.AgentTranscripts,
 		AgentContextWindows: in.AgentContextWindows,
 		AgentFirstRead:      in.AgentFirstRead,
+		AgentPrices:         in.AgentPrices,
 		AgentStatus:         session.AgentStatusConfig{BusyCPUPercent: in.AgentBusyCPU}, // 0: the default
 	}
 	for _, d := range []struct {

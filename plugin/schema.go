@@ -54,12 +54,12 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 		}
 	}
 	if s.Agent != nil {
-		// An agent's strings; its numbers are session metrics marked Agent.
-		if m := s.Attrs[session.AttrModel]; m != "" {
-			w.stringField("model", m)
-		}
-		if id := s.Attrs[session.AttrSessionID]; id != "" {
-			w.stringField("session_id", id)
+		// An agent's strings (its transcript's path aside); its numbers
+		// are session metrics marked Agent.
+		for _, attr := range session.AgentStrings() {
+			if v := s.Attrs[attr]; v != "" && attr != session.AttrTranscript {
+				w.stringField(attr, v)
+			}
 		}
 	}
 	w.end(t)

@@ -249,8 +249,9 @@ func cgroupTable(L *lua.LState, c *session.CgroupUsage, rates bool) *lua.LTable 
 }
 
 // agentTable converts an agent session's status and transcript figures:
-// {status, why, status_since, model, session_id, transcript, and the
-// session metrics marked Agent}; what is unknown is nil.
+// {status, why, status_since, the strings of session.AgentStrings (model,
+// session_id, transcript, title ...), and the session metrics marked
+// Agent}; what is unknown is nil.
 func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua.LTable {
 	a := s.Agent
 	t := L.NewTable()
@@ -259,9 +260,9 @@ func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua
 	if !a.StatusSince.IsZero() {
 		t.RawSetString("status_since", lua.LNumber(float64(a.StatusSince.UnixNano())/1e9))
 	}
-	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
+	for _, attr := range session.AgentStrings() {
 		if v := s.Attrs[attr]; v != "" {
-			t.RawSetString(key, lua.LString(v))
+			t.RawSetString(attr, lua.LString(v))
 		}
 	}
 	for _, d := range session.Metrics() {

@@ -128,6 +128,15 @@ func TestIntegrationAgentStatus(t *testing.T) {
 			t.Errorf("telegraf line lacks %s:\n%q\nin\n%s%s", field, got, r.stdout, r.stderr)
 		}
 	}
+	// Its cost by a price table: Opus 4.1's prices, per million tokens.
+	prices := filepath.Join(dir, "prices.conf")
+	if err := os.WriteFile(prices, []byte("# FAMILY INPUT OUTPUT CACHE-READ CACHE-WRITE-5M CACHE-WRITE-1H\nclaude-opus-4-1 15 75 1.50 18.75 30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = cli(t, "telegraf", "--session-kinds", "agent", "--skip-self-metrics", "--agent-active-within", "1s", "--agent-prices", prices)
+	if !strings.Contains(r.stdout, ",cost_usd=0.79048125,") { // (5×15 + 40×75 + 150000×1.5 + 29995×18.75) / 1e6
+		t.Errorf("telegraf --agent-prices: no cost_usd=0.79048125 in\n%s%s", r.stdout, r.stderr)
+	}
 	// procwalk session agent:NAME says all of it; the bundled agents report
 	// has its row.
 	r = cli(t, "session", "--no-rates", "--agent-active-within", "1s", "agent:"+name)

@@ -42,7 +42,8 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
 		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0,
 		"subagent_input_tokens": 0.0, "subagent_output_tokens": 0.0, "subagent_cache_read_tokens": 0.0, "subagent_cache_creation_tokens": 0.0,
-		"subagents": 0.0, "subagents_working": 0.0, "binding": "session record"}
+		"subagents": 0.0, "subagents_working": 0.0, "binding": "session record", "cache_creation_5m_tokens": 0.0, "cache_creation_1h_tokens": 0.0,
+		"compactions": 0.0, "api_errors": 0.0}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -91,6 +92,18 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		!strings.Contains(got, "api errors: 3, the last rate_limit at "+now.Add(-2*time.Minute).Format("2006-01-02 15:04:05")+", 2m00s ago\n") {
 		t.Errorf("compactions and API errors:\n%s", got)
 	}
+	// What the session says of itself, its cost and rate limits.
+	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode = "lexer \x1b[1mv2", "main", "2.1.42", "plan"
+	a.CostUSD, a.HaveCost, a.Transcript.HaveRateLimits, a.Transcript.RateLimitPrimaryPercent, a.Transcript.RateLimitSecondaryPercent = 0.33796, true, true, 7, 77.5
+	if got := lines(); !strings.Contains(got, "session: title lexer \\x1b[1mv2, branch main, version 2.1.42, permission mode plan\n") ||
+		!strings.Contains(got, "cost: $0.3380\n") || !strings.Contains(got, "rate limits: primary 7.0%, secondary 77.5% used\n") {
+		t.Errorf("session, cost and rate limits:\n%s", got)
+	}
+	a.HaveCost, a.Unpriced = false, []string{"gemini-3"}
+	if got := lines(); !strings.Contains(got, "cost: unknown: no price for gemini-3\n") {
+		t.Errorf("unpriced:\n%s", got)
+	}
+	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode, a.Unpriced, a.Transcript.HaveRateLimits = "", "", "", "", nil, false
 	// Its subagents' part of the tokens, which the tokens line includes.
 	a.Subagents, a.SubagentsWorking, a.SubagentTokens = 2, 1, session.TokenCounts{InputTokens: 3, OutputTokens: 8, CacheCreationTokens: 100}
 	if got := lines(); !strings.Contains(got, "tokens: input 10, output 20, cache read 3, cache creation 104\nsubagents: 2 (1 working), their tokens: input 3, output 8, cache read 0, cache creation 100\n") {
@@ -135,6 +148,7 @@ func TestAgentFlagErrors(t *testing.T) {
 		{[]string{"--agent-first-read", "lots"}, `--agent-first-read "lots": bad size "lots"`},
 		{[]string{"--agent-busy-cpu", "-1"}, `--agent-busy-cpu -1: must not be negative`},
 		{[]string{"--agent-turn-timeout", "-1s"}, `--agent-turn-timeout -1s: must not be negative`},
+		{[]string{"--agent-prices", "/nonexistent/prices.conf"}, `--agent-prices "/nonexistent/prices.conf": bad price table: /nonexistent/prices.conf: no such file or directory`},
 	} {
 		r := cli(t, fixture(append([]string{"sessions", "--no-rates", "--kind", "agent"}, tt.args...)...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {

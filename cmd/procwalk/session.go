@@ -383,6 +383,15 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 	if t.Model != "" {
 		kv.add("model", printable(t.Model))
 	}
+	var about []string
+	for _, f := range [][2]string{{"title", t.Title}, {"branch", t.GitBranch}, {"version", t.Version}, {"permission mode", t.PermissionMode}} {
+		if f[1] != "" {
+			about = append(about, f[0]+" "+f[1])
+		}
+	}
+	if len(about) > 0 {
+		kv.add("session", printable(strings.Join(about, ", ")))
+	}
 	if t.ContextUsedTokens > 0 {
 		ctx := fmt.Sprintf("%d tokens", t.ContextUsedTokens)
 		if a.ContextWindowTokens > 0 {
@@ -407,6 +416,15 @@ func addAgentLines(kv *table, s *session.Session, a *session.AgentState, now tim
 		turns += fmt.Sprintf(", compactions: %d", t.Compactions)
 	}
 	kv.add("turns", turns+partial)
+	switch {
+	case a.HaveCost:
+		kv.add("cost", fmt.Sprintf("$%.4f", a.CostUSD)+partial)
+	case len(a.Unpriced) > 0:
+		kv.add("cost", printable("unknown: no price for "+strings.Join(a.Unpriced, ", ")))
+	}
+	if t.HaveRateLimits {
+		kv.add("rate limits", fmt.Sprintf("primary %s%%, secondary %s%% used", formatPercent(t.RateLimitPrimaryPercent), formatPercent(t.RateLimitSecondaryPercent)))
+	}
 	if t.APIErrors > 0 {
 		kv.add("api errors", printable(fmt.Sprintf("%d, the last %s at %s, %s ago", t.APIErrors, t.LastError,
 			t.LastErrorAt.In(now.Location()).Format("2006-01-02 15:04:05"), formatDuration(now.Sub(t.LastErrorAt)))))

@@ -98,6 +98,7 @@ type sessionFlags struct {
 	transcripts stringList
 	windows     stringList
 	firstRead   string
+	prices      string
 	status      session.AgentStatusConfig
 }
 
@@ -118,7 +119,11 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", d.TurnTimeout, "after a prompt or tool result, the model counts as answering (working) this long")
 	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", d.EndedKeep, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
 	fs.StringVar(&f.firstRead, "agent-first-read", "", firstReadHelp())
+	fs.StringVar(&f.prices, "agent-prices", "", pricesHelp)
 }
+
+// pricesHelp is --agent-prices', for sessions and telegraf alike.
+const pricesHelp = "price table file for each agent's cost_usd: FAMILY INPUT OUTPUT CACHE-READ CACHE-WRITE-5M [CACHE-WRITE-1H] a line, USD per million tokens (none built in)"
 
 // firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
 func firstReadHelp() string {
@@ -149,6 +154,7 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (sessi
 		AgentTranscripts:    f.transcripts,
 		AgentContextWindows: f.windows,
 		AgentFirstRead:      f.firstRead,
+		AgentPrices:         f.prices,
 		AgentStatus:         f.status,
 		Users:               users,
 	}

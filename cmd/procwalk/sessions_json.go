@@ -214,9 +214,9 @@ func newJSONAgent(s *session.Session, a *session.AgentState, metrics map[string]
 	if !a.StatusSince.IsZero() {
 		j["status_since"] = a.StatusSince.UTC()
 	}
-	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
+	for _, attr := range session.AgentStrings() {
 		if v := s.Attrs[attr]; v != "" {
-			j[key] = v
+			j[attr] = v
 		}
 	}
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {

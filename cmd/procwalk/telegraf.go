@@ -116,6 +116,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.AgentTurnTimeout, "agent-turn-timeout", "", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", st.TurnTimeout))
 	fs.StringVar(&in.AgentEndedKeep, "agent-ended-keep", "", fmt.Sprintf("how long an ended agent's row stays (default %v; negative: not at all)", st.EndedKeep))
 	fs.StringVar(&in.AgentFirstRead, "agent-first-read", "", firstReadHelp())
+	fs.StringVar(&in.AgentPrices, "agent-prices", "", pricesHelp)
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
 	fs.StringVar(&in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))

@@ -59,6 +59,9 @@ type AgentStatusConfig struct {
 	// its context window in tokens; the longest matching prefix wins. A
 	// window the transcript states (Codex does) wins over these.
 	ContextWindows map[string]int64
+	// Prices, when set, prices each agent's tokens (AgentState.CostUSD):
+	// procwalk carries no prices of its own (agent_cost.go).
+	Prices *PriceTable
 }
 
 // DefaultAgentStatus is the configuration a zero AgentStatusConfig means:
@@ -259,6 +262,12 @@ type AgentState struct {
 	// CPUPercent is the CPU of the agent's processes when measured.
 	CPUPercent float64
 	HaveCPU    bool
+	// CostUSD is what its tokens, its subagents' included, cost by
+	// AgentStatusConfig.Prices, when HaveCost: with prices for every model
+	// it ran. Unpriced names the models the table has no price for.
+	CostUSD  float64
+	HaveCost bool
+	Unpriced []string
 }
 
 // Tokens are the agent's cumulative counts: its transcript's and its
@@ -270,6 +279,13 @@ func (a *AgentState) Tokens() TokenCounts {
 	c := a.Transcript.Tokens()
 	c.Add(a.SubagentTokens)
 	return c
+}
+
+// AgentStrings are the attributes of an agent session that outputs list
+// beside its metrics (JSON's and Lua's agent objects, Telegraf's string
+// fields): what its transcript says, when it says.
+func AgentStrings() []string {
+	return []string{AttrModel, AttrSessionID, AttrTranscript, AttrTitle, AttrGitBranch, AttrAgentVersion, AttrPermissionMode, AttrLastError}
 }
 
 // SkippedFile is a file of an agent's transcript folders left unread.
@@ -442,6 +458,9 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session,
 			n.addf("agent %s: its transcript is one of %s (%d agents share its folder, none says which): not read; Claude Code 2.1 names it in %s",
 				ss.Name, strings.Join(a.Candidates, ", "), len(a.Candidates), filepath.Join(t.id.claudeConfig, "sessions", "<pid>.json"))
 		}
+		if a := ss.Agent; len(a.Unpriced) > 0 {
+			n.addf("agent %s: no price for %s in %s: cost_usd left out (add the model family's line)", ss.Name, strings.Join(a.Unpriced, ", "), cfg.Prices.Source)
+		}
 		if sk := ss.Agent.Skipped; len(sk) > 0 {
 			n.addf("agent %s: %s", ss.Name, skippedSummary(sk, ss.Agent.SkippedMore))
 		}
@@ -536,6 +555,7 @@ func (t *agentTrack) endRow() {
 	if p := r.Agent; p != nil {
 		a.Transcript, a.ContextWindowTokens, a.ContextPercent = p.Transcript, p.ContextWindowTokens, p.ContextPercent
 		a.SubagentTokens, a.Subagents, a.Binding = p.SubagentTokens, p.Subagents, p.Binding
+		a.CostUSD, a.HaveCost = p.CostUSD, p.HaveCost
 	}
 	r.Agent = &a
 }
@@ -570,11 +590,18 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 		if tc.Model != "" {
 			ss.Attrs[AttrModel] = tc.Model
 		}
-		if tc.SessionID != "" {
-			ss.Attrs[AttrSessionID] = tc.SessionID
+		for attr, v := range map[string]string{AttrSessionID: tc.SessionID, AttrTitle: tc.Title, AttrGitBranch: tc.GitBranch,
+			AttrAgentVersion: tc.Version, AttrPermissionMode: tc.PermissionMode, AttrLastError: tc.LastError} {
+			if v != "" {
+				ss.Attrs[attr] = v
+			}
 		}
 		g.readSubagents(t, tr, now, cfg.FirstReadBytes)
 		a.SubagentTokens, a.Subagents, a.SubagentsWorking = t.subs.tokens(), len(t.subs.files), t.subs.working(now, cfg.ActiveWithin)
+		if cfg.Prices != nil {
+			a.CostUSD, a.Unpriced = cfg.Prices.Cost(mergeModels(tc.ByModel, t.subs.byModel()))
+			a.HaveCost = len(a.Unpriced) == 0
+		}
 	}
 	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	// CPU: the rate between gathers when the Sampler measured it, else the

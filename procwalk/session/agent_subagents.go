@@ -29,8 +29,9 @@ type subagents struct {
 	// retired are the counts of subagent transcripts no longer followed
 	// (past maxSubagents, the least recently written): kept, so that the
 	// agent's counters never go back; retiredPaths are not followed again.
-	retired      TokenCounts
-	retiredPaths map[string]bool
+	retired        TokenCounts
+	retiredByModel []ModelTokens
+	retiredPaths   map[string]bool
 	// scanned is the session folder looked through for older versions'
 	// subagent files; later only its new names are.
 	scanned *transcriptDir
@@ -51,6 +52,15 @@ func (s *subagents) tokens() TokenCounts {
 		c.Add(sf.f.t.Tokens())
 	}
 	return c
+}
+
+// byModel are the subagents' counts by model.
+func (s *subagents) byModel() []ModelTokens {
+	lists := [][]ModelTokens{s.retiredByModel}
+	for _, sf := range s.files {
+		lists = append(lists, sf.f.t.ByModel)
+	}
+	return mergeModels(lists...)
 }
 
 // working counts the subagents whose transcript grew within d of now.
@@ -167,6 +177,7 @@ func (s *subagents) retire() {
 			}
 		}
 		s.retired.Add(s.files[oldest].f.t.Tokens())
+		s.retiredByModel = mergeModels(s.retiredByModel, s.files[oldest].f.t.ByModel)
 		delete(s.files, oldest)
 		if s.retiredPaths == nil {
 			s.retiredPaths = map[string]bool{}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -107,6 +108,14 @@ type Transcript struct {
 	ReasoningTokens       int64
 	WebSearchRequests     int64
 	WebFetchRequests      int64
+	// ByModel splits the counts by model (an agent switches models; its
+	// subagents run others), for their cost.
+	ByModel []ModelTokens
+	// HaveReasoning and HaveServerTools say whether the format stated
+	// reasoning tokens (Codex) and server tool requests (Claude Code's
+	// server_tool_use) at all.
+	HaveReasoning   bool
+	HaveServerTools bool
 	// Turns counts the prompts the person sent: not local commands, bash
 	// mode, compaction summaries or interruptions.
 	Turns int
@@ -254,18 +263,20 @@ type messageUsage struct {
 }
 
 type messageSeen struct {
-	u   TokenCounts
-	seq uint64 // when the id was first seen: later ids are newer messages
+	u     TokenCounts
+	model string
+	seq   uint64 // when the id was first seen: later ids are newer messages
 }
 
 // addUsage counts one model call's line: a message already counted has
 // its counts replaced by this line's. It reports whether the message is
 // the newest seen, whose usage then says the context.
-func (t *Transcript) addUsage(msgID string, u TokenCounts) (newest bool) {
+func (t *Transcript) addUsage(msgID, model string, u TokenCounts) (newest bool) {
 	m := &t.msgs
 	m.seq++
 	if msgID == "" {
 		t.addTokens(u, 1)
+		t.ByModel = addModelTokens(t.ByModel, model, u, 1)
 		return true
 	}
 	if m.byID == nil {
@@ -274,9 +285,11 @@ func (t *Transcript) addUsage(msgID string, u TokenCounts) (newest bool) {
 	prev, seen := m.byID[msgID]
 	if seen {
 		t.addTokens(prev.u, -1)
-		prev.u = u
+		t.ByModel = addModelTokens(t.ByModel, prev.model, prev.u, -1)
+		prev.u, prev.model = u, model
 		m.byID[msgID] = prev
 		t.addTokens(u, 1)
+		t.ByModel = addModelTokens(t.ByModel, model, u, 1)
 		return prev.seq >= m.newest()
 	}
 	if len(m.order) >= maxMessageIDs {
@@ -284,9 +297,35 @@ func (t *Transcript) addUsage(msgID string, u TokenCounts) (newest bool) {
 		m.order = m.order[1:]
 	}
 	m.order = append(m.order, msgID)
-	m.byID[msgID] = messageSeen{u, m.seq}
+	m.byID[msgID] = messageSeen{u, model, m.seq}
 	t.addTokens(u, 1)
+	t.ByModel = addModelTokens(t.ByModel, model, u, 1)
 	return true
+}
+
+// ModelTokens are cumulative counts of one model's calls.
+type ModelTokens struct {
+	Model string
+	TokenCounts
+}
+
+// maxModels bounds the models counted apart per transcript; the calls of
+// more are counted under the model "".
+const maxModels = 16
+
+// addModelTokens adds sign times u to model's counts in by.
+func addModelTokens(by []ModelTokens, model string, u TokenCounts, sign int64) []ModelTokens {
+	i := slices.IndexFunc(by, func(m ModelTokens) bool { return m.Model == model })
+	if i < 0 && len(by) >= maxModels {
+		model = ""
+		i = slices.IndexFunc(by, func(m ModelTokens) bool { return m.Model == "" })
+	}
+	if i < 0 {
+		by = append(by, ModelTokens{Model: model})
+		i = len(by) - 1
+	}
+	by[i].add(u, sign)
+	return by
 }
 
 // newest is when the newest message id was first seen.
@@ -346,6 +385,7 @@ func (t *Transcript) countPending() {
 func (t *Transcript) shared() *Transcript {
 	c := *t
 	c.pending, c.msgs = nil, messageUsage{}
+	c.ByModel = slices.Clone(t.ByModel)
 	return &c
 }
 

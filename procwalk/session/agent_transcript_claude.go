@@ -209,7 +209,10 @@ func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
 			return true
 		}
 		if m.Usage != nil {
-			newest := t.addUsage(m.ID, m.Usage.counts())
+			if m.Usage.Server != nil {
+				t.HaveServerTools = true
+			}
+			newest := t.addUsage(m.ID, m.Model, m.Usage.counts())
 			if !l.IsSidechain && newest {
 				t.ContextUsedTokens = m.Usage.Input + m.Usage.CacheRead + m.Usage.CacheCreation
 			}

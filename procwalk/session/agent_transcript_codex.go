@@ -167,10 +167,15 @@ func codexTokenCount(i *codexInfo, t *Transcript) {
 		}
 		return
 	}
-	t.InputTokens = i.Total.Input - i.Total.CachedInput
-	t.CacheReadTokens = i.Total.CachedInput
-	t.OutputTokens = i.Total.Output
-	t.ReasoningTokens = i.Total.Reasoning
+	// The totals are the session's: what they grew by since the last
+	// count was the current model's.
+	total := TokenCounts{InputTokens: i.Total.Input - i.Total.CachedInput, CacheReadTokens: i.Total.CachedInput,
+		OutputTokens: i.Total.Output, ReasoningTokens: i.Total.Reasoning}
+	delta := total
+	delta.add(t.Tokens(), -1)
+	t.ByModel = addModelTokens(t.ByModel, t.Model, delta, 1)
+	t.InputTokens, t.CacheReadTokens, t.OutputTokens, t.ReasoningTokens = total.InputTokens, total.CacheReadTokens, total.OutputTokens, total.ReasoningTokens
+	t.HaveReasoning = true
 	switch {
 	case i.Last.Total > 0:
 		t.ContextUsedTokens = i.Last.Total

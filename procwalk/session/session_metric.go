@@ -22,7 +22,7 @@ type MetricDesc struct {
 	Name string
 	// Aliases are short names Lua accepts too, e.g. "rss".
 	Aliases []string
-	Unit    string // bytes, seconds, percent, cores, bytes/s, bytes/min, or "" for a count
+	Unit    string // bytes, seconds, percent, cores, bytes/s, bytes/min, tokens, usd, or "" for a count
 	Type    procwalk.MetricType
 	// Integer values are whole numbers; Flag values are 1 or 0, written
 	// as true or false.
@@ -181,6 +181,15 @@ func agentMetrics() []MetricDesc {
 			return float64(f(a)), true
 		})
 	}
+	// when is a figure of the transcript present when ok says so.
+	when := func(ok func(t *Transcript) bool, f func(a *AgentState) float64) v {
+		return agent(func(a *AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil || !ok(a.Transcript) {
+				return 0, false
+			}
+			return f(a), true
+		})
+	}
 	contextKnown := func(a *AgentState) bool { return a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 }
 	return []MetricDesc{
 		{Name: "status_seconds", Unit: "seconds", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "time in the current status",
@@ -210,6 +219,18 @@ func agentMetrics() []MetricDesc {
 			value: tok(func(c *TokenCounts) int64 { return c.CacheReadTokens })},
 		{Name: "cache_creation_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "input tokens written to the prompt cache, its subagents' included, cumulative (of the part read)",
 			value: tok(func(c *TokenCounts) int64 { return c.CacheCreationTokens })},
+		{Name: "cache_creation_5m_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of cache_creation_tokens, those cached for 5 minutes (the default, and those the usage does not split)",
+			value: tok(func(c *TokenCounts) int64 { return c.CacheCreationTokens - c.CacheCreation1hTokens })},
+		{Name: "cache_creation_1h_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of cache_creation_tokens, those cached for an hour (priced higher)",
+			value: tok(func(c *TokenCounts) int64 { return c.CacheCreation1hTokens })},
+		{Name: "reasoning_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of output_tokens, those spent reasoning, where the transcript says (Codex; Claude Code does not split thinking from output)",
+			value: when(func(t *Transcript) bool { return t.HaveReasoning }, func(a *AgentState) float64 { return float64(a.Tokens().ReasoningTokens) })},
+		{Name: "web_search_requests", Type: procwalk.Counter, Integer: true, Agent: true, Help: "web searches the model ran on the server (usage.server_tool_use)",
+			value: when(func(t *Transcript) bool { return t.HaveServerTools }, func(a *AgentState) float64 { return float64(a.Tokens().WebSearchRequests) })},
+		{Name: "web_fetch_requests", Type: procwalk.Counter, Integer: true, Agent: true, Help: "web fetches the model ran on the server (usage.server_tool_use)",
+			value: when(func(t *Transcript) bool { return t.HaveServerTools }, func(a *AgentState) float64 { return float64(a.Tokens().WebFetchRequests) })},
+		{Name: "cost_usd", Unit: "usd", Type: procwalk.Counter, Agent: true, Help: "what its tokens, its subagents' included, cost by the price table of agent_prices (--agent-prices); absent without one, or without a price for a model it ran",
+			value: agent(func(a *AgentState, _ time.Time) (float64, bool) { return a.CostUSD, a.HaveCost })},
 		{Name: "subagent_input_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of input_tokens, its subagents' (their own transcripts)",
 			value: sub(func(a *AgentState) int64 { return a.SubagentTokens.InputTokens })},
 		{Name: "subagent_output_tokens", Unit: "tokens", Type: procwalk.Counter, Integer: true, Agent: true, Help: "of output_tokens, its subagents'",
@@ -226,6 +247,14 @@ func agentMetrics() []MetricDesc {
 			value: tr(func(t *Transcript) int64 { return int64(t.Turns) })},
 		{Name: "pending_tools", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "tool uses awaiting their results",
 			value: tr(func(t *Transcript) int64 { return int64(t.PendingTools) })},
+		{Name: "compactions", Type: procwalk.Counter, Integer: true, Agent: true, Help: "compactions of the context: /compact or the automatic one (in the part read)",
+			value: tr(func(t *Transcript) int64 { return int64(t.Compactions) })},
+		{Name: "api_errors", Type: procwalk.Counter, Integer: true, Agent: true, Help: "model calls that failed for good: rate limit, overload, authentication (in the part read; last_error names the last)",
+			value: tr(func(t *Transcript) int64 { return int64(t.APIErrors) })},
+		{Name: "rate_limit_primary_percent", Unit: "percent", Type: procwalk.Gauge, Agent: true, Help: "use of the agent's primary rate limit, where the transcript says (Codex: the 5-hour window)",
+			value: when(func(t *Transcript) bool { return t.HaveRateLimits }, func(a *AgentState) float64 { return a.Transcript.RateLimitPrimaryPercent })},
+		{Name: "rate_limit_secondary_percent", Unit: "percent", Type: procwalk.Gauge, Agent: true, Help: "use of the agent's secondary rate limit, where the transcript says (Codex: the weekly window)",
+			value: when(func(t *Transcript) bool { return t.HaveRateLimits }, func(a *AgentState) float64 { return a.Transcript.RateLimitSecondaryPercent })},
 		{Name: "last_activity_unix_seconds", Unit: "seconds", Type: procwalk.Gauge, Integer: true, Agent: true, Help: "time of the transcript's last entry, seconds since 1970",
 			value: agent(func(a *AgentState, _ time.Time) (float64, bool) {
 				if a.Transcript == nil || a.Transcript.LastActivity.IsZero() {
