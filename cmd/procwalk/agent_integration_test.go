@@ -36,17 +36,7 @@ func TestIntegrationAgentStatus(t *testing.T) {
 	}
 	claude := filepath.Join(dir, "bin", "claude")
 	copyFile(t, sleep, claude)
-	cmd := exec.Command(claude, "600")
-	cmd.Dir, cmd.Env = proj, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	waitExe(t, cmd.Process.Pid, claude)
+	startFakeAgent(t, claude, proj, home)
 	// Written after the agent started: its transcript.
 	project := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(proj, "-")
 	path := filepath.Join(home, ".claude", "projects", project, "0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d.jsonl")
@@ -194,6 +184,25 @@ print(a.status, a.model, a.context_percent, a.pending_tools)
 	}
 }
 
+// startFakeAgent starts exe (a copy of sleep named as an agent) in dir with
+// HOME home, in a process group of its own killed at the test's end, and
+// returns its pid once it runs exe.
+func startFakeAgent(t *testing.T, exe, dir, home string) int {
+	t.Helper()
+	cmd := exec.Command(exe, "600")
+	cmd.Dir, cmd.Env = dir, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+	})
+	waitExe(t, cmd.Process.Pid, exe)
+	return cmd.Process.Pid
+}
+
 func copyFile(t *testing.T, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
@@ -246,18 +255,7 @@ func TestIntegrationAgentBinding(t *testing.T) {
 	copyFile(t, sleep, claude)
 	var pids []int
 	for range 3 {
-		cmd := exec.Command(claude, "600")
-		cmd.Dir, cmd.Env = proj, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			cmd.Wait()
-		})
-		waitExe(t, cmd.Process.Pid, claude)
-		pids = append(pids, cmd.Process.Pid)
+		pids = append(pids, startFakeAgent(t, claude, proj, home))
 	}
 	folder := filepath.Join(home, ".claude", "projects", regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(proj, "-"))
 	if err := os.MkdirAll(folder, 0o700); err != nil {

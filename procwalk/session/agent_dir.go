@@ -52,9 +52,7 @@ type dirFile struct {
 	name string
 	typ  byte // getdents type (DT_REG, DT_FIFO ... DT_UNKNOWN)
 	ino  uint64
-	// born is the gather that listed it first; listing the listing that
-	// saw it last.
-	born    uint64
+	// listing is the listing that saw it last.
 	listing uint64
 	// lstat facts, when statted.
 	statted bool
@@ -92,7 +90,7 @@ func (tr *agentTracker) dir(path string, uid uint32) *transcriptDir {
 	d := tr.dirs[path]
 	if d == nil || d.owner != uid {
 		if len(tr.dirs) >= maxDirs {
-			tr.dropDirs(false)
+			tr.dropDirs()
 		}
 		d = &transcriptDir{path: path, owner: uid}
 		tr.dirs[path] = d
@@ -104,10 +102,10 @@ func (tr *agentTracker) dir(path string, uid uint32) *transcriptDir {
 	return d
 }
 
-// dropDirs forgets folders not asked for in this gather (all: any).
-func (tr *agentTracker) dropDirs(all bool) {
+// dropDirs forgets the folders not asked for in this gather.
+func (tr *agentTracker) dropDirs() {
 	for p, d := range tr.dirs {
-		if all || d.seen != tr.gather {
+		if d.seen != tr.gather {
 			delete(tr.dirs, p)
 		}
 	}
@@ -154,7 +152,7 @@ func (tr *agentTracker) refreshDir(d *transcriptDir) {
 		}
 		// A new name, or another file under an old one.
 		n := string(name)
-		d.files[n] = &dirFile{name: n, typ: typ, ino: ino, born: tr.gather, listing: d.listing}
+		d.files[n] = &dirFile{name: n, typ: typ, ino: ino, listing: d.listing}
 		if !first && len(added) < maxAdded {
 			added = append(added, n)
 		}

@@ -465,7 +465,7 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session,
 			n.addf("agent %s: %s", ss.Name, skippedSummary(sk, ss.Agent.SkippedMore))
 		}
 	}
-	tr.dropDirs(false)
+	tr.dropDirs()
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
 	var order []procwalk.ProcID

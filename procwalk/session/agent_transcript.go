@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
@@ -607,13 +605,4 @@ func (f *transcriptFile) feed(b []byte, now time.Time) {
 func (f *transcriptFile) oversized() {
 	f.t.Oversized++
 	f.t.clearPending()
-}
-
-// fileInfoUID is the owner of a file, false when the system does not say.
-func fileInfoUID(fi os.FileInfo) (uint32, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return st.Uid, true
 }

@@ -18,19 +18,7 @@ const (
 // every entry of the open directory fd, using buf for the records. Names
 // alias buf: copy to keep.
 func EachDirent(fd int, buf []byte, fn func(name []byte, typ byte)) error {
-	for {
-		n, err := syscall.Getdents(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if n <= 0 {
-			return nil
-		}
-		ParseDirents(buf[:n], fn)
-	}
+	return EachDirentIno(fd, buf, func(name []byte, typ byte, _ uint64) { fn(name, typ) })
 }
 
 // EachDirentIno is EachDirent with each entry's inode number too: a name
@@ -47,21 +35,7 @@ func EachDirentIno(fd int, buf []byte, fn func(name []byte, typ byte, ino uint64
 		if n <= 0 {
 			return nil
 		}
-		b := buf[:n]
-		for len(b) >= DirentNameOffset {
-			reclen := int(binary.NativeEndian.Uint16(b[direntReclenOffset:]))
-			if reclen < DirentNameOffset || reclen > len(b) {
-				break
-			}
-			name := b[DirentNameOffset:reclen]
-			if i := bytes.IndexByte(name, 0); i >= 0 {
-				name = name[:i]
-			}
-			if len(name) > 0 {
-				fn(name, b[direntTypeOffset], binary.NativeEndian.Uint64(b))
-			}
-			b = b[reclen:]
-		}
+		parseDirents(buf[:n], fn)
 	}
 }
 
@@ -70,6 +44,10 @@ func EachDirentIno(fd int, buf []byte, fn func(name []byte, typ byte, ino uint64
 // walk and an empty name is skipped: the kernel writes neither, and neither
 // may panic.
 func ParseDirents(b []byte, fn func(name []byte, typ byte)) {
+	parseDirents(b, func(name []byte, typ byte, _ uint64) { fn(name, typ) })
+}
+
+func parseDirents(b []byte, fn func(name []byte, typ byte, ino uint64)) {
 	for len(b) >= DirentNameOffset {
 		reclen := int(binary.NativeEndian.Uint16(b[direntReclenOffset:]))
 		if reclen < DirentNameOffset || reclen > len(b) {
@@ -80,7 +58,7 @@ func ParseDirents(b []byte, fn func(name []byte, typ byte)) {
 			name = name[:i]
 		}
 		if len(name) > 0 {
-			fn(name, b[direntTypeOffset])
+			fn(name, b[direntTypeOffset], binary.NativeEndian.Uint64(b))
 		}
 		b = b[reclen:]
 	}
