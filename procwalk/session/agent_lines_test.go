@@ -116,6 +116,27 @@ func TestClaudeLocalCommandsAndBashMode(t *testing.T) {
 	}
 }
 
+// A custom slash command (or skill) the person typed expands to a prompt:
+// the model answers it (working), and its expanded prompt is the turn. The
+// line shapes are those public transcript readers' fixtures record
+// ("<command-message>NAME is running…</command-message>").
+func TestClaudePromptCommand(t *testing.T) {
+	lines := fixtureLines(t, "claude-local-and-bash.jsonl", 2) // a prompt and its answer
+	command := strings.Replace(lines[0], `"content":"what changed?"`, `"content":"<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>"`, 1)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	writeLines(t, path, append(lines, command), "")
+	f := newTestTranscript(path, "claude")
+	f.update(nil, time.Time{})
+	if f.t.Last != EntryPrompt || f.t.Turns != 1 {
+		t.Errorf("after the command: last %v, turns %d", f.t.Last, f.t.Turns)
+	}
+	appendText(t, path, strings.Replace(lines[0], "what changed?", "Review pull request 12: read its diff, then ...", 1)+"\n")
+	f.update(nil, time.Time{})
+	if f.t.Last != EntryPrompt || f.t.Turns != 2 {
+		t.Errorf("after its expanded prompt: last %v, turns %d", f.t.Last, f.t.Turns)
+	}
+}
+
 // A model call refused for the rate limit: its zero usage leaves the
 // context as it was, the error is kept, and the agent is rate_limited,
 // even while the transcript just grew; another error kind is "error"; a

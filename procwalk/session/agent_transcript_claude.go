@@ -152,6 +152,15 @@ func claudeLocalText(text string) bool {
 	return false
 }
 
+// claudePromptCommand reports a typed slash command that expands to a
+// prompt for the model: Claude Code writes
+// "<command-message>NAME is running…</command-message><command-name>/NAME…"
+// for those (custom commands, skills), and "<command-message>NAME</…" for
+// the local ones (/model, /cost).
+func claudePromptCommand(text string) bool {
+	return strings.HasPrefix(strings.TrimLeft(text, " \n"), "<command-message>") && strings.Contains(text, " is running…</command-message>")
+}
+
 func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
 	if len(b) > claudeBigLine && bytes.HasPrefix(b[bytes.Index(b, []byte(`"type":"`))+1:], []byte(`type":"user"`)) {
 		return claudeBigUserLine(b, t, now) // the first "type" key is the line's
@@ -259,6 +268,12 @@ func (claudeParser) line(b []byte, t *Transcript, now time.Time) bool {
 		t.Last = EntryInterrupted
 	case results > 0:
 		t.Last = EntryToolResult
+	case claudePromptCommand(text):
+		// A custom slash command or skill the person typed: its expanded
+		// prompt follows (counted as the turn when not a meta line), and
+		// the model answers.
+		t.clearPending()
+		t.Last = EntryPrompt
 	case claudeLocalText(text):
 		// Done locally: no turn for the model.
 	case text != "":
