@@ -9,7 +9,6 @@ require (
 	github.com/influxdata/line-protocol/v2 v2.2.1
 	github.com/mattn/go-runewidth v0.0.16
 	github.com/peterbourgon/ff/v3 v3.4.0
-	github.com/yuin/gopher-lua v1.1.2
 	golang.org/x/sys v0.49.0
 )
 
@@ -30,7 +29,5 @@ require (
 	github.com/xo/terminfo v0.0.0-20220910002029-abceb7e1c41e // indirect
 	golang.org/x/text v0.3.8 // indirect
 )
-
-replace github.com/yuin/gopher-lua => ./scripting/luavm
 
 tool github.com/cilium/ebpf/cmd/bpf2go

@@ -5,12 +5,16 @@ import (
 	"io"
 	"strings"
 	"sync"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // LineLogger writes one line per message, prefixed with the level marker
 // Telegraf's execd input reads from a plugin's stderr: "E! ", "W! ", "I! ",
 // "D! ". A message's own newlines become spaces, so a message is never split
-// into a line Telegraf would log as an unmarked error.
+// into a line Telegraf would log as an unmarked error, and a line longer
+// than procwalk.MaxLogLineBytes is cut (procwalk.CapLines): execd stops
+// reading stderr for good at a line over 64 KiB.
 type LineLogger struct {
 	mu    sync.Mutex
 	w     io.Writer
@@ -19,7 +23,7 @@ type LineLogger struct {
 
 // NewLineLogger logs to w; Debugf writes only when debug is set.
 func NewLineLogger(w io.Writer, debug bool) *LineLogger {
-	return &LineLogger{w: w, debug: debug}
+	return &LineLogger{w: procwalk.CapLines(w), debug: debug}
 }
 
 func (l *LineLogger) Errorf(format string, args ...interface{}) { l.log("E! ", format, args) }

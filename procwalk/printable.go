@@ -2,6 +2,7 @@ package procwalk
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -44,4 +45,28 @@ func Printable(s string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// PrintableLen returns len(Printable(s)) without making it: an escaped
+// string is up to four times as long (an invalid byte becomes \xff), and a
+// caller bounding what it makes (Lua's procwalk.printable) checks first.
+func PrintableLen(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			n += 4 // \xff
+		case r == '\n' || r == '\t':
+			n += 2
+		case r < 0x80 && !unicode.IsPrint(r):
+			n += 4
+		case !unicode.IsPrint(r):
+			n += 2 + max(4, len(strconv.FormatInt(int64(r), 16))) // \u%04x
+		default:
+			n += size
+		}
+		i += size
+	}
+	return n
 }

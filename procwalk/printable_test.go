@@ -22,3 +22,11 @@ func TestPrintable(t *testing.T) {
 		}
 	}
 }
+
+func TestPrintableLen(t *testing.T) {
+	for _, s := range []string{"", "plain", "evil\nname\t", "\x1b[31m", "bad \xff\xfe", "bom\ufeff zw\u200b", "\U0001F600 emoji", "é ü 日本", "\x7f\u0085\U000E0001"} {
+		if got, want := PrintableLen(s), len(Printable(s)); got != want {
+			t.Errorf("PrintableLen(%q) = %d, want %d (%q)", s, got, want, Printable(s))
+		}
+	}
+}

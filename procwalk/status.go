@@ -14,8 +14,22 @@ import (
 type Status struct {
 	RealUID, EffectiveUID  int
 	SwapBytes              uint64 // VmSwap
+	PeakRSSBytes           uint64 // VmHWM: the peak resident memory of this process's own address space
 	VoluntaryCtxSwitches   uint64
 	InvoluntaryCtxSwitches uint64
+}
+
+// ReadStatus reads and parses <root>/<pid>/status.
+func (fs FS) ReadStatus(pid int) (Status, error) {
+	b, err := readFile(fs.PIDPath(pid, "status"))
+	if err != nil {
+		return Status{}, err
+	}
+	st, err := parseStatus(b)
+	if err != nil {
+		return Status{}, fmt.Errorf("pid %d: %w", pid, err)
+	}
+	return st, nil
 }
 
 func parseStatus(b []byte) (Status, error) {
@@ -49,6 +63,8 @@ func parseStatus(b []byte) (Status, error) {
 				return Status{}, fmt.Errorf("%w: status: bad VmSwap", ErrMalformed)
 			}
 			s.SwapBytes = v
+		case "VmHWM":
+			s.PeakRSSBytes, _ = kBToBytes(val())
 		case "voluntary_ctxt_switches":
 			s.VoluntaryCtxSwitches, _ = fsio.Atou(val())
 		case "nonvoluntary_ctxt_switches":

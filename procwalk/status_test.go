@@ -8,7 +8,7 @@ import (
 // statusUser is a trimmed real /proc/<pid>/status of a user process.
 const statusUser = "Name:\tbash\nUmask:\t0022\nState:\tS (sleeping)\nTgid:\t4242\nNgid:\t0\nPid:\t4242\nPPid:\t1\n" +
 	"TracerPid:\t0\nUid:\t1000\t1001\t1002\t1003\nGid:\t100\t100\t100\t100\nFDSize:\t256\nGroups:\t 100 \n" +
-	"VmPeak:\t    9060 kB\nVmSize:\t    9060 kB\nVmRSS:\t    3720 kB\nRssAnon:\t     512 kB\nVmSwap:\t     128 kB\n" +
+	"VmPeak:\t    9060 kB\nVmSize:\t    9060 kB\nVmHWM:\t    4100 kB\nVmRSS:\t    3720 kB\nRssAnon:\t     512 kB\nVmSwap:\t     128 kB\n" +
 	"Threads:\t1\nSigQ:\t0/96343\nvoluntary_ctxt_switches:\t57\nnonvoluntary_ctxt_switches:\t3\n"
 
 // statusKernel is a kernel thread's status: no Vm* lines at all.
@@ -21,7 +21,7 @@ func TestParseStatus(t *testing.T) {
 		in   string
 		want Status
 	}{
-		{"user", statusUser, Status{RealUID: 1000, EffectiveUID: 1001, SwapBytes: 128 << 10, VoluntaryCtxSwitches: 57, InvoluntaryCtxSwitches: 3}},
+		{"user", statusUser, Status{RealUID: 1000, EffectiveUID: 1001, SwapBytes: 128 << 10, PeakRSSBytes: 4100 << 10, VoluntaryCtxSwitches: 57, InvoluntaryCtxSwitches: 3}},
 		{"kernel thread", statusKernel, Status{VoluntaryCtxSwitches: 1914, InvoluntaryCtxSwitches: 12}},
 		{"largest VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\t18014398509481983 kB\n", Status{RealUID: 1, EffectiveUID: 1, SwapBytes: 1<<64 - 1024}},
 		{"uid only", "Uid:\t65534\t65534\t65534\t65534", Status{RealUID: 65534, EffectiveUID: 65534}},

@@ -215,14 +215,14 @@ func TestKill(t *testing.T) {
 	cases := []struct{ src, want, calls string }{
 		{`local r = pw.process(121):kill() print(r.ok, r.scope, r.dry_run, r.outcomes[1].pid, r.outcomes[1].result, r.outcomes[1].signals[1], r.outcomes[1].done)`,
 			"true\tprocess 121@180100\tfalse\t121\texited\tTERM\ttrue",
-			"process 121@180100 sig=0 grace=0s dry=false by=rule:api.lua"},
+			"process 121@180100 sig=0 grace=5s dry=false by=rule:api.lua"},
 		{`local r = pw.kill(pw.process(120), {scope = "tree", signal = "INT", grace = 2.5}) print(#r.outcomes, r.outcomes[1].comm)`,
 			"3\tmake", "tree 120@180000 sig=2 grace=2.5s dry=false by=rule:api.lua"},
 		{`local r = pw.kill(121, {scope = "group", signal = 9, dry_run = true}) print(r.dry_run, r.outcomes[1].result, r.outcomes[1].planned[2])`,
 			"true\tdry_run\tKILL", "pgrp 120 sig=9 grace=0s dry=true by=rule:api.lua"},
 		{`local r = pw.session("tmux:build"):kill{signal = "TERM"} print(r.ok, #r.outcomes)`,
-			"true\t4", "session tmux:build sig=15 grace=0s dry=false by=rule:api.lua"},
-		{`local r = pw.kill("agent:claude/myproj") print(r.scope)`, "session agent:claude/myproj", "session agent:claude/myproj sig=0 grace=0s dry=false by=rule:api.lua"},
+			"true\t4", "session tmux:build sig=15 grace=5s dry=false by=rule:api.lua"},
+		{`local r = pw.kill("agent:claude/myproj") print(r.scope)`, "session agent:claude/myproj", "session agent:claude/myproj sig=0 grace=5s dry=false by=rule:api.lua"},
 		{`print(pw.kill(99999))`, "nil\tno process 99999", ""},
 		{`print(pw.kill("tmux:gone"))`, "nil\tno such session tmux:gone: tmux sessions are build, work", ""},
 	}

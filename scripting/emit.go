@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // emit.go is procwalk.emit, procwalk.log and procwalk.alert. Emitted lines
@@ -49,6 +49,7 @@ func (m *module) luaEmit(L *lua.LState) int {
 		L.ArgError(3, "at least one field is needed")
 	}
 	m.r.checkMetricSize(L, "procwalk.emit", tags, fields)
+	m.r.spendMetric(L, MetricBytes(measurement, tags, fields))
 	return m.emit(L, measurement, tags, fields)
 }
 
@@ -147,7 +148,9 @@ func fieldValue(L *lua.LState, n int, what string, v lua.LValue) any {
 // procwalk.log(...): the arguments, converted with tostring and joined by
 // spaces, as an info record on stderr.
 func (m *module) luaLog(L *lua.LState) int {
-	m.r.cfg.Logger.Info(m.r.joinArgs(L, "procwalk.log", " "), "script", m.script.Name)
+	msg := m.r.joinArgs(L, "procwalk.log", " ")
+	m.r.spendText(L, len(msg))
+	m.r.cfg.Logger.Info(msg, "script", m.script.Name)
 	return 0
 }
 
@@ -198,7 +201,12 @@ func (m *module) luaAlert(L *lua.LState) int {
 		L.ArgError(1, "alert needs a message string")
 	}
 	tags["severity"] = level
+	size := MetricBytes(alertMeasurement, tags, fields)
 	m.r.checkMetricSize(L, "procwalk.alert", tags, fields)
+	m.r.spendText(L, size)
+	if m.r.cfg.Emitter != nil {
+		m.r.spendMetric(L, size)
+	}
 	for _, k := range sortedKeys(tags) {
 		if k != "rule" {
 			attrs = append(attrs, k, tags[k])

@@ -5,10 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
-// guards.go holds the checks the patched VM (luavm/) calls back, and the
+// guards.go holds the checks the patched VM (internal/_luavm) calls back, and the
 // library functions replaced because gopher-lua's let a Go panic through.
 
 // concatCheckBytes is the size below which a .. is not checked: smaller

@@ -83,17 +83,26 @@ type fakeKiller struct {
 	calls   []string
 	results map[int]kill.Result
 	err     error
+	// call is what a call takes besides waiting (slept); waited is how
+	// long ago the call says it sent its first signal: the wait for the
+	// targets, which the run's deadline does not count.
+	call, waited time.Duration
 }
 
 func (k *fakeKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOptions) (*kill.Report, error) {
 	k.calls = append(k.calls, fmt.Sprintf("%s sig=%d grace=%s dry=%v by=%s", scope, opts.Signal, opts.Grace, opts.DryRun, opts.Requester))
+	time.Sleep(k.call)
 	if k.err != nil {
 		return nil, k.err
 	}
 	r := &kill.Report{Scope: scope.String(), DryRun: opts.DryRun}
-	for _, p := range scope.Members(k.snap, nil) {
+	members := scope.Members(k.snap, nil)
+	overBudget := !opts.DryRun && opts.MaxTargets >= 0 && len(members) > opts.MaxTargets // as EngineKiller
+	for _, p := range members {
 		o := kill.Outcome{Target: kill.Target{ID: p.ID, Comm: p.Comm, RSSBytes: p.RSSBytes}}
 		switch {
+		case overBudget:
+			o.Result, o.Err = kill.ResultBudget, fmt.Errorf("%w: %d processes to signal, %s", kill.ErrBudget, len(members), opts.Budget)
 		case opts.DryRun:
 			o.Result, o.Planned = kill.ResultDryRun, []syscall.Signal{15, 9}
 		case k.results[p.ID.PID] != 0:
@@ -103,6 +112,7 @@ func (k *fakeKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOption
 			}
 		default:
 			o.Result, o.Signals, o.GoneAfter = kill.ResultExited, []syscall.Signal{15}, 20*time.Millisecond
+			o.SignalledAt = time.Now().Add(-k.waited)
 		}
 		r.Outcomes = append(r.Outcomes, o)
 	}

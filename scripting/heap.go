@@ -18,7 +18,18 @@ import (
 
 // heapObjectsMetric counts live objects plus garbage not yet swept: cheap to
 // read, and an over-estimate, so crossing the budget is confirmed after a GC.
-const heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+// heapStacksMetric counts goroutine stacks, which the Lua VM's Go recursion
+// grows (a coroutine resumed inside another, kept from run to run): they
+// are memory a script makes the process hold too.
+const (
+	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
+	heapStacksMetric  = "/memory/classes/heap/stacks:bytes"
+)
+
+// heapSample is what heapBytes reads.
+func heapSample() []metrics.Sample {
+	return []metrics.Sample{{Name: heapObjectsMetric}, {Name: heapStacksMetric}}
+}
 
 // heapCheckInterval is how often the watchdog looks: a script allocating at
 // memory bandwidth gains a few hundred MB at most between two looks.
@@ -33,13 +44,16 @@ func (e errHeapBudget) Error() string {
 
 func (e errHeapBudget) Unwrap() error { return ErrMemory }
 
-// heapBytes reads the heap objects metric.
+// heapBytes reads heapSample: heap objects and goroutine stacks.
 func heapBytes(sample []metrics.Sample) uint64 {
 	metrics.Read(sample)
-	if sample[0].Value.Kind() != metrics.KindUint64 {
-		return 0 // metric unsupported: the watchdog then never fires
+	var n uint64
+	for _, s := range sample {
+		if s.Value.Kind() == metrics.KindUint64 { // else unsupported: not counted
+			n += s.Value.Uint64()
+		}
 	}
-	return sample[0].Value.Uint64()
+	return n
 }
 
 // heapWatch is the watchdog of one run.
@@ -60,7 +74,7 @@ type heapWatch struct {
 // not a goroutine of its own, so a run of a few microseconds pays only for
 // the first reading; stop ends it.
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
-	w := &heapWatch{budget: budget, cancel: cancel, sample: []metrics.Sample{{Name: heapObjectsMetric}}}
+	w := &heapWatch{budget: budget, cancel: cancel, sample: heapSample()}
 	w.base = heapBytes(w.sample)
 	// Garbage left by what ran before counts in the base, and then as room
 	// the run has once it is swept: the checks made before big allocations
@@ -144,14 +158,14 @@ func (e errRetained) Unwrap() []error { return []error{ErrMemory, ErrRetained} }
 // liveHeap returns the heap's size after a GC.
 func liveHeap() uint64 {
 	runtime.GC()
-	return heapBytes([]metrics.Sample{{Name: heapObjectsMetric}})
+	return heapBytes(heapSample())
 }
 
 // retained returns how far the live heap is over base, when it is over by
 // more than budget; 0 otherwise. The first reading counts garbage too, so
 // a GC runs only when it is over.
 func retained(base, budget uint64) uint64 {
-	if now := heapBytes([]metrics.Sample{{Name: heapObjectsMetric}}); now <= base || now-base <= budget {
+	if now := heapBytes(heapSample()); now <= base || now-base <= budget {
 		return 0
 	}
 	if now := liveHeap(); now > base && now-base > budget {

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -56,8 +56,11 @@ func luaBytes(L *lua.LState) int {
 // other unprintable runes escaped ("a\tb\x1b[31m"), as procwalk prints
 // every name: for a report that lays out process or session names, which
 // print leaves tabs and line breaks in.
-func luaPrintable(L *lua.LState) int {
-	L.Push(lua.LString(procwalk.Printable(L.CheckString(1))))
+func (m *module) luaPrintable(L *lua.LState) int {
+	s := L.CheckString(1)
+	// Up to four times s: bounded as every string a Go call makes.
+	m.r.checkSize(L, "procwalk.printable", float64(procwalk.PrintableLen(s)))
+	L.Push(lua.LString(procwalk.Printable(s)))
 	return 1
 }
 

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // holes_test.go: the hostile-script classes of issue 10, each closed in
@@ -161,10 +161,10 @@ func TestHoleErrorTextCapped(t *testing.T) {
 		{`error(setmetatable({}, {__tostring = function() return string.rep("x", 4e6) .. string.rep("y", 4e6) end}))`, ErrLimit,
 			"(an error object whose __tostring failed: big.lua:2: an error object's __tostring would make a string of 7.6 MiB, over the 4.0 MiB limit of an error message)"},
 		{`error(setmetatable({}, {__tostring = function() local s = "" for i = 1, 10 do s = s .. string.rep("x", 1e6) end return s end}))`, ErrLimit, "over the 4.0 MiB limit of an error message"},
-		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) error(setmetatable({}, {__tostring = function() return big end}))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) error(setmetatable({}, {__tostring = function() return big end}))`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
 		{`error(setmetatable({}, {__tostring = function() error("no text") end}))`, ErrScript, "(an error object whose __tostring failed: big.lua:2: no text)"},
-		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
-		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at the 4.0 MiB string limit)"},
+		{`error(string.rep("x", 4e6) .. string.rep("y", 4e6))`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
+		{`local big = string.rep("x", 4e6) .. string.rep("y", 4e6) local t = setmetatable({}, {__index = function() error(big) end}) local v = t.x`, ErrScript, "(error message of 7.6 MiB cut at 2.0 KiB)"},
 		{`local s = string.rep("x", 4e6) local big = s .. s .. s .. s .. s .. s error(big)`, ErrMemory, "error would copy a message of 22.9 MiB with the Go heap already"},
 	} {
 		cfg := w.cfg
@@ -221,8 +221,11 @@ func TestHoleGoPanicNamesTheLine(t *testing.T) {
 		return p.Len() // a nil dereference
 	}))
 	err = r.Run(t.Context(), s, w.in)
-	if !errors.Is(err, ErrScript) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), ErrScript.Error()+": "), "panic.lua:2: runtime error: invalid memory address") {
+	if !errors.Is(err, ErrLimit) || !strings.HasPrefix(strings.TrimPrefix(err.Error(), ErrLimit.Error()+": "), "panic.lua:2: a Go panic in the Lua VM (runtime error: invalid memory address") {
 		t.Errorf("got %v", err)
+	}
+	if r.L != nil {
+		t.Error("the state was kept after a Go panic")
 	}
 }
 
@@ -277,5 +280,99 @@ pw.state[pw.state.n] = string.rep("x", 4e6) .. pw.state.n .. string.rep("y", 4e6
 		if err != nil {
 			t.Errorf("run mode, tick %d: %v", i+1, err)
 		}
+	}
+}
+
+// A Go panic inside the VM stops the run at the script's line and drops
+// the state, whether pcall caught it, a coroutine's resume did, or it
+// escaped the protected call; unpack's count no longer overflows.
+func TestGoPanicsStopTheRun(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		// Depending on how the value stack grew, pcall catches a registry
+		// overflow, or the VM panics with an index out of range [-1] that
+		// escaped pcall without a line.
+		{"vararg tail call in pcall", "local function g(...) return g(1,2,3,4,5,6,7,8,...) end\nprint(pcall(g))\nerror('registry overflow, caught')", "panic.lua:2: a Go panic in the Lua VM (runtime error: index out of range [-1])|panic.lua:4: registry overflow, caught"},
+		{"wrap of yield, twice", "local f = coroutine.wrap(coroutine.yield)\nprint(pcall(f))\nprint(pcall(f))", "panic.lua:4: a Go panic in the Lua VM (runtime error: invalid memory address or nil pointer dereference)"},
+		{"unpack's count", "print(unpack({}, -1e300, 1))", "panic.lua:2: unpack: 1e+300 results are too many (at most 8000)"},
+		{"a table of 25,550 items works", "local t = {" + strings.Repeat("7,", 25550) + "}\nassert(#t == 25550 and t[25550] == 7 and t[0] == nil)", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newWorld(t)
+			w.cfg.Mode = "watch" // a state that lasts: is it dropped?
+			s, err := Compile("panic.lua", []byte("local pw = require 'procwalk' pw.state.kept = true\n"+c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := New(w.cfg)
+			defer r.Close()
+			err = r.Run(t.Context(), s, w.in)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if err == nil || !mentionsAny(err.Error(), c.want) {
+				t.Fatalf("got %v\nwant %q", err, c.want)
+			}
+			if errors.Is(err, ErrLimit) && r.L != nil {
+				t.Error("the state was kept")
+			}
+		})
+	}
+}
+
+// mentionsAny reports whether text holds one of want's |-separated parts.
+func mentionsAny(text, want string) bool {
+	for _, w := range strings.Split(want, "|") {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// Coroutines kept from run to run may resume each other inside each other
+// without end (each run adds one to the chain): each such resume recursed
+// in Go until the goroutine stack limit, a fatal error. At most
+// MaxCoroutines nest; past it the run fails and the state is dropped.
+func TestNestedResumesAcrossRuns(t *testing.T) {
+	w := newWorld(t)
+	w.cfg.Mode = "watch"
+	s, err := Compile("chain.lua", []byte(`local pw = require "procwalk"
+local prev = pw.state.top
+pw.state.n = (pw.state.n or 0) + 1
+pw.state.top = coroutine.wrap(function() while true do if prev then prev() end coroutine.yield() end end)
+pw.state.top()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(w.cfg)
+	defer r.Close()
+	for run := 1; run <= 70; run++ {
+		err := r.Run(t.Context(), s, w.in)
+		switch {
+		case run <= 64 && err != nil:
+			t.Fatalf("run %d: %v", run, err)
+		case run == 65:
+			if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "more than 64 coroutines resumed inside each other") {
+				t.Fatalf("run 65: %v, want the nesting limit", err)
+			}
+			return
+		}
+	}
+}
+
+// The helpers' Go calls, which no deadline interrupts, are bounded in
+// procwalk's own process too: pw.printable checks what it would make.
+func TestHelpersBounded(t *testing.T) {
+	w := newWorld(t)
+	_, err := run(t, w.cfg, "helpers.lua", `local pw = require "procwalk" local s = pw.printable(("\255"):rep(2^21))`, w.in)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "procwalk.printable: a result of 8.0 MiB is over the 4.0 MiB string limit") {
+		t.Errorf("printable of 2 MiB of invalid bytes: %v", err)
+	}
+	out, err := run(t, w.cfg, "helpers.lua", `local pw = require "procwalk" print(#pw.printable(("\255"):rep(2^20)), #pw.wrap(("w"):rep(2^21), 80))`, w.in)
+	if err != nil || out != "4194304\t2123366\n" {
+		t.Errorf("got %q, %v", out, err)
 	}
 }

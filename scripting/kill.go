@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -33,6 +34,12 @@ type KillOptions struct {
 	Grace     time.Duration  // 0 means the Killer's default
 	DryRun    bool
 	Requester string // "rule:<script>"
+	// MaxTargets is the most processes this kill may signal (what is left
+	// of the script's kill budget): a plan with more targets is refused
+	// whole, each target kill.ResultBudget with Budget's text. A dry run is
+	// never refused. Negative: no bound.
+	MaxTargets int
+	Budget     string // says which budget MaxTargets is, for the refusal
 }
 
 // EngineKiller is the Killer of procwalk's engine: each kill runs a
@@ -60,7 +67,14 @@ func (k EngineKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOptio
 	if err != nil {
 		return nil, err
 	}
-	return killer.TerminateScope(ctx, scope)
+	plan, err := killer.Plan(scope)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.DryRun && opts.MaxTargets >= 0 && len(plan.Targets) > opts.MaxTargets {
+		return killer.Refuse(plan, fmt.Errorf("%w: %d processes to signal, %s", kill.ErrBudget, len(plan.Targets), opts.Budget)), nil
+	}
+	return killer.Execute(ctx, plan), nil
 }
 
 // errNoKiller is returned to scripts when the host gave no Killer.
@@ -189,17 +203,50 @@ func (m *module) killSession(L *lua.LState, s *session.Session, n int) int {
 	return m.kill(L, kill.NewSessionScope(s, false), opts)
 }
 
-// kill runs the Killer with the run's deadline paused: the grace period is
-// time the script asked to wait.
+// kill runs the Killer within the run's budgets. The time it waits for its
+// targets to exit, from its first signal, is not counted against the
+// deadline, up to what is left of the run's grace budget; the rest of the
+// call (planning, refusals, signalling) is. Its grace is cut to what is
+// left of that budget, and it may signal no more processes than are left
+// of the kill budget.
 func (m *module) kill(L *lua.LState, scope kill.Scope, opts KillOptions) int {
 	if m.r.cfg.Killer == nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(errNoKiller.Error()))
 		return 2
 	}
-	m.deadline.pause()
+	lim := m.r.limits
+	opts.MaxTargets = m.killsLeft
+	opts.Budget = fmt.Sprintf("%d left of the script's %d a run and %d an hour (--script-kills-per-run, --script-kills-per-hour)", m.killsLeft, lim.KillsPerRun, lim.KillsPerHour)
+	grace := cmp.Or(opts.Grace, kill.DefaultGrace)
+	if !opts.DryRun && opts.Signal != syscall.SIGKILL {
+		if m.graceLeft <= 0 {
+			L.Push(lua.LNil)
+			L.Push(lua.LString(fmt.Sprintf("kill %s refused: this run's kills have waited the whole grace budget of %s (--script-grace-budget); the next run may kill again", scope, lim.GraceBudget)))
+			return 2
+		}
+		grace = min(grace, m.graceLeft)
+		opts.Grace = grace
+	}
+	// The most this call may wait, within the budget: the grace, then the
+	// wait after KILL.
+	most := kill.DefaultKillWait
+	if opts.Signal != syscall.SIGKILL {
+		most += grace
+	}
+	allow := min(most, max(m.graceLeft, 0))
+	if opts.DryRun {
+		allow = 0
+	}
+	m.deadline.move(allow)
 	report, err := m.r.cfg.Killer.Kill(m.ctx, scope, opts)
-	m.deadline.resume()
+	end := time.Now()
+	waited, signalled := waitedFor(report, end)
+	waited = min(waited, allow)
+	m.graceLeft -= waited
+	m.deadline.move(waited - allow)
+	m.killsLeft = max(m.killsLeft-signalled, 0)
+	m.r.cfg.KillBudget.Spend(signalled)
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(fmt.Sprintf("kill %s: %v", scope, err)))
@@ -211,6 +258,28 @@ func (m *module) kill(L *lua.LState, scope kill.Scope, opts KillOptions) int {
 		return 2
 	}
 	return 1
+}
+
+// waitedFor returns how long a kill waited for its targets to exit, from
+// its first signal to end, and how many processes it signalled.
+func waitedFor(r *kill.Report, end time.Time) (waited time.Duration, signalled int) {
+	if r == nil {
+		return 0, 0
+	}
+	var first time.Time
+	for _, o := range r.Outcomes {
+		if len(o.Signals) == 0 {
+			continue
+		}
+		signalled++
+		if !o.SignalledAt.IsZero() && (first.IsZero() || o.SignalledAt.Before(first)) {
+			first = o.SignalledAt
+		}
+	}
+	if first.IsZero() {
+		return 0, signalled
+	}
+	return max(end.Sub(first), 0), signalled
 }
 
 // reportTable converts a Report:

@@ -5,9 +5,20 @@ import "time"
 // Limits bound what one run of a script may use. A zero (or negative) field
 // means its default, listed by DefaultLimits.
 type Limits struct {
-	// Timeout is the wall-clock budget of one run, not counting the time
-	// spent inside kills waiting for a grace period. Default 2 s.
+	// Timeout is the wall-clock budget of one run. The time kills wait for
+	// their targets to exit, from a kill's first signal, is not counted,
+	// up to GraceBudget; the rest of a kill call counts. Default 2 s.
 	Timeout time.Duration
+	// GraceBudget is how long the kills of one run may wait, in all, for
+	// their targets to exit: a kill's grace is cut to what is left, and a
+	// kill asked for when nothing is left is refused. Default 30 s.
+	GraceBudget time.Duration
+	// KillsPerRun and KillsPerHour bound the processes a script's kills
+	// may signal: a kill whose plan has more targets than are left is
+	// refused whole (each target refused_budget). Dry runs do not count.
+	// Defaults 5 and 30.
+	KillsPerRun  int
+	KillsPerHour int
 	// CallStackSize bounds Lua call depth (recursion). Default 200.
 	CallStackSize int
 	// RegistrySize is the initial value-stack size, RegistryMaxSize the
@@ -31,6 +42,13 @@ type Limits struct {
 	// the run is cancelled. It is process-wide and coarse (checked every
 	// 10 ms). Default 256 MiB.
 	HeapBudgetBytes uint64
+	// MaxPrintBytes bounds the text one run writes with print, pw.log and
+	// pw.alert; MaxEmitLines and MaxEmitBytes the metrics it emits
+	// (pw.emit, pw.alert; MetricBytes). A run past one is stopped.
+	// Defaults 16 MiB, 20,000 and 16 MiB.
+	MaxPrintBytes int
+	MaxEmitLines  int
+	MaxEmitBytes  int
 	// RetainedBytes is how much more the Go heap may hold after a run than
 	// when the Lua state was built, for runtimes whose state lasts from run
 	// to run (Config.Mode watch and telegraf): what procwalk.state, globals
@@ -44,6 +62,9 @@ type Limits struct {
 func DefaultLimits() Limits {
 	return Limits{
 		Timeout:              2 * time.Second,
+		GraceBudget:          30 * time.Second,
+		KillsPerRun:          5,
+		KillsPerHour:         30,
 		CallStackSize:        200,
 		RegistrySize:         5120,
 		RegistryMaxSize:      65536,
@@ -53,6 +74,9 @@ func DefaultLimits() Limits {
 		MaxCoroutines:        64,
 		HeapBudgetBytes:      256 << 20,
 		RetainedBytes:        64 << 20,
+		MaxPrintBytes:        16 << 20,
+		MaxEmitLines:         20000,
+		MaxEmitBytes:         16 << 20,
 	}
 }
 
@@ -60,6 +84,9 @@ func DefaultLimits() Limits {
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits()
 	orDefault(&l.Timeout, d.Timeout)
+	orDefault(&l.GraceBudget, d.GraceBudget)
+	orDefault(&l.KillsPerRun, d.KillsPerRun)
+	orDefault(&l.KillsPerHour, d.KillsPerHour)
 	orDefault(&l.CallStackSize, d.CallStackSize)
 	orDefault(&l.RegistrySize, d.RegistrySize)
 	orDefault(&l.RegistryMaxSize, d.RegistryMaxSize)
@@ -70,6 +97,9 @@ func (l Limits) withDefaults() Limits {
 	orDefault(&l.MaxCoroutines, d.MaxCoroutines)
 	orDefault(&l.HeapBudgetBytes, d.HeapBudgetBytes)
 	orDefault(&l.RetainedBytes, d.RetainedBytes)
+	orDefault(&l.MaxPrintBytes, d.MaxPrintBytes)
+	orDefault(&l.MaxEmitLines, d.MaxEmitLines)
+	orDefault(&l.MaxEmitBytes, d.MaxEmitBytes)
 	return l
 }
 

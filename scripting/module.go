@@ -4,8 +4,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -53,6 +54,10 @@ type module struct {
 	groupErr error
 	members  map[string]map[procwalk.ProcID]int // kind -> member -> index in sessions
 	deadline *deadline
+	// killsLeft is how many more processes this run's kills may signal;
+	// graceLeft how much longer they may wait for targets to exit.
+	killsLeft int
+	graceLeft time.Duration
 }
 
 // forgetState drops the tables of a closed Lua state.
@@ -137,7 +142,7 @@ func (m *module) Loader(L *lua.LState) int {
 		"log":         m.luaLog,
 		"alert":       m.luaAlert,
 		"bytes":       luaBytes,
-		"printable":   luaPrintable,
+		"printable":   m.luaPrintable,
 		"parse_bytes": luaParseBytes,
 		"duration":    luaDuration,
 		"now":         m.luaNow,

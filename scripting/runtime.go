@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,17 +12,19 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
-	"github.com/yuin/gopher-lua/parse"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/parse"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // maxSourceBytes bounds a script's source, and with it the time and memory
-// compiling may take: the patched parser and compiler (luavm/) refuse deep
-// nesting, what is left costs about a second per MiB on a loaded machine.
+// compiling may take: deep nesting is refused before the parser runs
+// (precheck.go), what is left costs about a second per MiB on a loaded
+// machine.
 // The biggest bundled script is 5 KiB.
 const maxSourceBytes = 256 << 10
 
@@ -37,6 +40,9 @@ type Script struct {
 func Compile(name string, src []byte) (*Script, error) {
 	if len(src) > maxSourceBytes {
 		return nil, fmt.Errorf("%w: %s: %s of source is over the %s limit", ErrCompile, name, formatBytes(float64(len(src))), formatBytes(maxSourceBytes))
+	}
+	if err := checkSyntaxDepth(name, src); err != nil {
+		return nil, err
 	}
 	chunk, err := parse.Parse(bytes.NewReader(src), name)
 	var perr *parse.Error
@@ -54,6 +60,9 @@ func Compile(name string, src []byte) (*Script, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrCompile, name, err)
 	case chunk == nil && len(bytes.TrimSpace(src)) > 0:
 		return nil, fmt.Errorf("%w: %s: the parser gave up", ErrCompile, name)
+	}
+	if err := checkChunk(name, chunk); err != nil {
+		return nil, err
 	}
 	proto, err := lua.Compile(chunk, name)
 	if err != nil {
@@ -111,9 +120,18 @@ type Config struct {
 	Users *procwalk.Users
 	// Hostname is procwalk.hostname(); "" means os.Hostname().
 	Hostname string
-	// Now is the clock of procwalk.now(); nil means time.Now.
+	// Now is the clock of procwalk.now() and of the hourly kill budget;
+	// nil means time.Now.
 	Now    func() time.Time
 	Limits Limits
+	// KillBudget bounds the processes kills may signal over the runs; nil
+	// means an hourly ledger of Limits.KillsPerHour on Now. A worker's is
+	// its parent's allowance (WorkerConn).
+	KillBudget KillBudget
+	// DeadlineMoved is told when a kill moves the run's deadline (later
+	// while it may wait for its targets, back by what it did not wait),
+	// so that a worker's parent moves its own; nil: nobody to tell.
+	DeadlineMoved func(by time.Duration)
 }
 
 // Input is what one run looks at.
@@ -157,6 +175,11 @@ type Runtime struct {
 	// errorText is set while an error object's __tostring runs: a .. in
 	// it is bounded by MaxStringBytes, the error message's limit.
 	errorText bool
+	// printed, emitted and emittedBytes are the current run's output
+	// (output.go).
+	printed, emitted, emittedBytes int
+	// nested counts the coroutines resumed inside each other now (nest).
+	nested int
 }
 
 // New returns a Runtime; the Lua state is built on the first run.
@@ -177,6 +200,9 @@ func New(cfg Config) *Runtime {
 		cfg.Hostname, _ = os.Hostname()
 	}
 	r := &Runtime{cfg: cfg, limits: cfg.Limits.withDefaults()}
+	if r.cfg.KillBudget == nil {
+		r.cfg.KillBudget = NewKillLedger(r.limits.KillsPerHour, cfg.Now)
+	}
 	r.mod = newModule(r)
 	return r
 }
@@ -210,13 +236,16 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	}
 	L := r.L
 	r.coroutines, r.limitMsg = 0, ""
+	r.printed, r.emitted, r.emittedBytes, r.nested = 0, 0, 0, 0
 	r.mod.begin(ctx, s, in)
 	defer r.mod.end()
 
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	r.mod.deadline = newDeadline(r.limits.Timeout, cancel)
+	r.mod.deadline = newDeadline(r.limits.Timeout, cancel, r.cfg.DeadlineMoved)
 	defer r.mod.deadline.stop()
+	r.mod.killsLeft = min(r.limits.KillsPerRun, r.cfg.KillBudget.Left())
+	r.mod.graceLeft = r.limits.GraceBudget
 	r.heap, r.cancel = watchHeap(cancel, r.limits.HeapBudgetBytes), cancel
 	L.SetContext(runCtx)
 
@@ -258,13 +287,20 @@ func (r *Runtime) keepsState() bool { return r.cfg.Mode != "run" }
 // call runs fn in protected mode with the traceback handler. gopher-lua's
 // protected call pushes the handler onto the value stack; when the error was
 // a full stack ("registry overflow") that push raises again and the panic
-// escapes its recovery. It is caught here: the state is then unusable, and
+// escapes its recovery, as do some Go panics inside the VM (an index out of
+// range [-1] after a vararg tail call). It is caught here, at the script's
+// line if the VM's stack still tells it: the state is then unusable, and
 // Run discards it as after any limit.
 func (r *Runtime) call(L *lua.LState, fn *lua.LFunction, args []lua.LValue) (escaped bool, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if aerr, ok := v.(*lua.ApiError); ok { // a Lua error: a full stack
+				r.limitMsg = aerr.Object.String()
+				escaped, err = true, errors.New(r.limitMsg)
+				return
+			}
 			r.limitMsg = fmt.Sprint(v)
-			escaped, err = true, errors.New(r.limitMsg)
+			escaped, err = true, errGoPanic{where: luaPosition(L), msg: r.limitMsg}
 		}
 	}()
 	return false, L.CallByParam(lua.P{Fn: fn, NRet: 0, Protect: true, Handler: r.handler}, args...)
@@ -279,6 +315,15 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 	}
 	where := luaWhere(msg, s.Name)
 	first, _, _ := strings.Cut(msg, "\n")
+	var gp errGoPanic
+	if errors.As(cause, &gp) || errors.As(err, &gp) {
+		return fmt.Errorf("%w: %s %v", ErrLimit, cmp.Or(gp.where, where), gp)
+	}
+	if panicMsg, ok := isGoPanic(err); ok {
+		// Recovered by the run's own protected call, the traceback after
+		// it: the position is the traceback's.
+		return fmt.Errorf("%w: %s %v\n%s", ErrLimit, where, errGoPanic{msg: panicMsg}, strings.TrimPrefix(msg, first+"\n"))
+	}
 	switch {
 	case parent.Err() != nil:
 		return fmt.Errorf("%s interrupted: %w", where, context.Cause(parent))
@@ -286,14 +331,11 @@ func (r *Runtime) runError(s *Script, err error, cause error, parent context.Con
 		return fmt.Errorf("%w: %s ran past its %s deadline", ErrTimeout, where, r.limits.Timeout)
 	case errors.Is(cause, ErrMemory):
 		return fmt.Errorf("%w: %s %v", ErrMemory, where, cause)
+	case errors.Is(cause, ErrLimit):
+		return fmt.Errorf("%w: %s %v", ErrLimit, where, cause)
 	case r.limitMsg != "" && strings.Contains(msg, r.limitMsg),
 		strings.HasSuffix(first, "stack overflow") || strings.HasSuffix(first, "registry overflow"):
 		return fmt.Errorf("%w: %s", ErrLimit, msg)
-	}
-	if strings.HasPrefix(first, "runtime error: ") {
-		// A Go panic inside gopher-lua, recovered by its protected call
-		// without a position: name the line the traceback found.
-		msg = where + " " + msg
 	}
 	return fmt.Errorf("%w: %s", ErrScript, msg)
 }
@@ -320,6 +362,11 @@ func (r *Runtime) limitError(L *lua.LState, format string, args ...any) {
 	L.RaiseError("%s", r.limitMsg)
 }
 
+// maxErrorText is how much of an error message a run's error keeps: it
+// and the traceback after it fit in the 4 KiB of a stderr line
+// (procwalk.MaxLogLineBytes), which cuts anything longer.
+const maxErrorText = 2 << 10
+
 // maxTraceback bounds the frames a traceback lists, maxTracebackLevels the
 // levels it looks at.
 const (
@@ -333,10 +380,15 @@ const (
 func (r *Runtime) traceback(L *lua.LState) int {
 	msg := L.Get(1)
 	var b strings.Builder
-	// An error message may be of any size: cap it as print is.
+	// An error message may be of any size: keep its start, so that it and
+	// the traceback fit in one stderr line.
 	text := r.errorMessage(L, msg)
-	if len(text) > r.limits.MaxStringBytes {
-		text = fmt.Sprintf("%s... (error message of %s cut at the %s string limit)", text[:r.limits.MaxStringBytes], formatBytes(float64(len(text))), formatBytes(float64(r.limits.MaxStringBytes)))
+	if len(text) > maxErrorText {
+		cut := maxErrorText
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = fmt.Sprintf("%s... (error message of %s cut at %s)", text[:cut], formatBytes(float64(len(text))), formatBytes(maxErrorText))
 	}
 	b.WriteString(text)
 	n := 0
@@ -401,29 +453,34 @@ const maxErrorInError = 1 << 10
 // errRunTimeout is the cancel cause of a run past its deadline.
 var errRunTimeout = errors.New("deadline exceeded")
 
-// deadline cancels a run when its time is up. Time spent waiting inside a
-// kill (a grace period) is not counted: pause and resume bracket it.
+// deadline cancels a run when its time is up. A kill moves it later by
+// the time the kill may wait for its targets, then back by what it did not
+// wait (see module.kill): only the waiting is not counted.
 type deadline struct {
-	left   time.Duration
-	start  time.Time
+	end    time.Time
 	timer  *time.Timer
 	cancel context.CancelCauseFunc
+	moved  func(by time.Duration) // nil: nobody to tell
 }
 
-func newDeadline(d time.Duration, cancel context.CancelCauseFunc) *deadline {
-	dl := &deadline{left: d, cancel: cancel}
-	dl.resume()
+func newDeadline(d time.Duration, cancel context.CancelCauseFunc, moved func(time.Duration)) *deadline {
+	dl := &deadline{end: time.Now().Add(d), cancel: cancel, moved: moved}
+	dl.timer = time.AfterFunc(d, func() { dl.cancel(errRunTimeout) })
 	return dl
 }
 
-func (d *deadline) resume() {
-	d.start = time.Now()
-	d.timer = time.AfterFunc(max(d.left, 0), func() { d.cancel(errRunTimeout) })
-}
-
-func (d *deadline) pause() {
+// move moves the deadline by, later or earlier. A deadline that has
+// passed already cancelled the run: moving it changes nothing then.
+func (d *deadline) move(by time.Duration) {
+	if by == 0 {
+		return
+	}
+	d.end = d.end.Add(by)
 	if d.timer.Stop() {
-		d.left -= time.Since(d.start)
+		d.timer.Reset(max(time.Until(d.end), 0))
+	}
+	if d.moved != nil {
+		d.moved(by)
 	}
 }
 

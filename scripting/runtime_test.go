@@ -127,12 +127,15 @@ func TestCompileErrors(t *testing.T) {
 		{"print('a')\nif x then\n", "broken.lua: at end of file"},
 		{"x = 'unfinished", "broken.lua: at end of file: unterminated string"},
 		{"goto x", "no visible label 'x' for <goto> at line 1"},
+		// gopher-lua lost the items past 25,550 (SETLIST's operand).
+		{"local t = {" + strings.Repeat("1,", 25551) + "}", "broken.lua:1: a table constructor of 25551 list items, more than 25550 (Lua 5.1's limit): fill the table in a loop"},
 		{strings.Repeat("-", 2<<20), "over the 256.0 KiB limit"},
 		// Deep nesting: the compiler recurses, the Go stack grows; no crash.
 		{"return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "broken.lua:1: chunk has too many syntax levels"},
 		// Compile cost (issue 10, class 6): each shape below cost seconds to
-		// minutes and up to a GiB at a megabyte; the patched parser and
-		// compiler (luavm/) refuse them at a depth of 1000, whatever the size.
+		// minutes and up to a GiB at a megabyte; the checks before the
+		// parser and the compiler (precheck.go) refuse them at a depth of
+		// 1000, whatever the size.
 		{"return " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), "broken.lua:1: chunk has too many syntax levels"},
 		{strings.Repeat("do ", 2000) + strings.Repeat(" end", 2000), "broken.lua:1: chunk has too many syntax levels"},
 		{"local a = ''\nreturn " + strings.Repeat("a..", 20000) + "a", "broken.lua:2: chunk has too many syntax levels"},

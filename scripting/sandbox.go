@@ -2,8 +2,10 @@ package scripting
 
 import (
 	"io"
+	"math"
+	"strconv"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // sandbox.go builds the Lua state scripts run in. Scripts are rules users
@@ -79,6 +81,7 @@ func (r *Runtime) newState(w io.Writer) *lua.LState {
 	r.lockPackage(L)
 	r.wrapStrings(L)
 	r.capCoroutines(L)
+	r.catchGoPanics(L) // after capCoroutines: its resume is wrapped
 	r.capResults(L)
 	math := L.GetGlobal(lua.MathLibName).(*lua.LTable)
 	math.RawSetString("random", L.NewFunction(mathRandom))
@@ -190,6 +193,7 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 			}
 			th.SetContext(L.Context())
 		}
+		defer r.nest(L, "resume")()
 		return resume(L)
 	}))
 	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
@@ -203,10 +207,23 @@ func (r *Runtime) capCoroutines(L *lua.LState) {
 				L.RaiseError("%s", errNotSuspended)
 			}
 			th.(*lua.LState).SetContext(L.Context())
+			defer r.nest(L, "wrap")()
 			return inner.GFunction(L) // reads the coroutine from this closure's upvalue
 		}, th))
 		return 1
 	}))
+}
+
+// nest counts a coroutine resumed inside the ones running, and returns
+// the count's undo. Each such resume recurses in Go: coroutines kept from
+// run to run could nest without end, until Go's stack limit (a fatal
+// error no recover catches). At most Limits.MaxCoroutines nest.
+func (r *Runtime) nest(L *lua.LState, fn string) func() {
+	if r.nested >= r.limits.MaxCoroutines {
+		r.limitError(L, "coroutine.%s: more than %d coroutines resumed inside each other", fn, r.limits.MaxCoroutines)
+	}
+	r.nested++
+	return func() { r.nested-- }
 }
 
 // errNotSuspended is Lua 5.1's word for resuming a coroutine that is
@@ -234,29 +251,31 @@ const maxResults = 8000
 // capResults bounds unpack and string.byte: unpack({}, 1, 1e8) would fill
 // the value stack, which gopher-lua fails to recover from cleanly.
 func (r *Runtime) capResults(L *lua.LState) {
-	check := func(L *lua.LState, fn string, first, last int) {
-		if n := int64(last) - int64(first) + 1; n > maxResults {
-			r.limitError(L, "%s: %d results are too many (at most %d)", fn, n, maxResults)
+	// In floats: unpack({}, -1e300, 1) overflowed the count in ints.
+	check := func(L *lua.LState, fn string, first, last float64) {
+		if n := math.Floor(last) - math.Floor(first) + 1; n > maxResults || math.IsNaN(n) {
+			r.limitError(L, "%s: %s results are too many (at most %d)", fn, strconv.FormatFloat(n, 'g', 15, 64), maxResults)
 		}
 	}
 	unpack := L.GetGlobal("unpack").(*lua.LFunction).GFunction
 	L.SetGlobal("unpack", L.NewFunction(func(L *lua.LState) int {
 		t := L.CheckTable(1)
-		check(L, "unpack", L.OptInt(2, 1), L.OptInt(3, t.Len()))
+		check(L, "unpack", float64(L.OptNumber(2, 1)), float64(L.OptNumber(3, lua.LNumber(t.Len()))))
 		return unpack(L)
 	}))
 	str := L.GetGlobal(lua.StringLibName).(*lua.LTable)
 	strByte := str.RawGetString("byte").(*lua.LFunction).GFunction
 	str.RawSetString("byte", L.NewFunction(func(L *lua.LState) int {
 		s := L.CheckString(1)
-		first, last := L.OptInt(2, 1), L.OptInt(3, L.OptInt(2, 1))
+		first := float64(L.OptNumber(2, 1))
+		last := float64(L.OptNumber(3, lua.LNumber(first)))
 		if first < 0 {
-			first += len(s) + 1
+			first += float64(len(s) + 1)
 		}
 		if last < 0 {
-			last += len(s) + 1
+			last += float64(len(s) + 1)
 		}
-		check(L, "string.byte", max(first, 1), min(last, len(s)))
+		check(L, "string.byte", max(first, 1), min(last, float64(len(s))))
 		return strByte(L)
 	}))
 }
@@ -265,7 +284,9 @@ func (r *Runtime) capResults(L *lua.LState) {
 // the line-protocol stream. One call writes at most MaxStringBytes.
 func (r *Runtime) printTo(w io.Writer) lua.LGFunction {
 	return func(L *lua.LState) int {
-		_, _ = io.WriteString(w, r.joinArgs(L, "print", "\t")+"\n") // a closed stderr must not fail the script
+		s := r.joinArgs(L, "print", "\t") + "\n"
+		r.spendText(L, len(s))
+		_, _ = io.WriteString(w, s) // a closed stderr must not fail the script
 		return 0
 	}
 }

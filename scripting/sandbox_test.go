@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // TestSandboxEscapes runs hostile scripts. Each must end with a clear error

@@ -3,7 +3,7 @@ package scripting
 import (
 	"strings"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // strings.go caps the functions that make strings, which can allocate

@@ -67,7 +67,12 @@ type workerCtl struct {
 
 // workerTick asks the worker for one run on Frame (frame.Encoder's bytes;
 // the worker's Decoder reads the frames of one Encoder, made with it).
-type workerTick struct{ Frame []byte }
+// KillsLeft is what is left of the hourly kill budget, which the parent
+// keeps (a new worker must not start a new hour).
+type workerTick struct {
+	Frame     []byte
+	KillsLeft int
+}
 
 // workerRead asks the parent to read Fields of the processes IDs of the
 // run's frame: those whose rates its Sampler measures (io, smaps_rollup).
@@ -80,32 +85,25 @@ type workerRead struct {
 // it, in the order asked; a zero ID for one not in the frame.
 type workerReadReply struct{ Procs []procwalk.Process }
 
-// workerPhase marks where a run is, so that the parent's deadline counts
-// what the script's own deadline counts.
-type workerPhase int
-
-const (
-	phaseNone    workerPhase = iota
-	phaseRunning             // the script starts: the deadline runs
-	phasePause               // a kill waits out its grace: the deadline stops
-	phaseResume              // the kill is done: the deadline goes on
-)
-
 // workerMsg is one message from a worker: exactly one field is set.
 type workerMsg struct {
 	Stdout, Stderr []byte            // to write, as the in-process run would
-	Emit           *WorkerEmit       // telegraf: a metric for the batch
-	Action         *kill.ActionEvent // telegraf: a kill's outcome for the batch
+	Emit           *WorkerEmit       // a metric for the parent to encode
+	Action         *kill.ActionEvent // a kill's outcome, for the parent to encode
 	Read           *workerRead       // read fields of the frame's processes
-	Phase          workerPhase
+	Running        bool              // the script starts: the deadline runs
+	Moved          time.Duration     // a kill moved the script's deadline by this
 	Done           *WorkerDone
 }
 
 // WorkerEmit is a metric a script emitted, already checked by the worker.
+// The parent encodes it itself, as the in-process run does: line protocol
+// never passes through the escaping of the worker's text.
 type WorkerEmit struct {
 	Measurement string
 	Tags        map[string]string
 	Fields      map[string]any
+	Time        time.Time
 }
 
 // WorkerDone ends a run: its error (the message, the exit code it means),
@@ -134,12 +132,17 @@ type WorkerConfig struct {
 	// passes them through its one escaping function.
 	Stdout, Stderr io.Writer
 	// Emit and Action receive the metrics and kill outcomes of a run, for
-	// a batch (nil: not expected).
+	// the parent to encode (nil: not expected), in the order the script
+	// made them, when the run ends (RunOutput.End: a failed run's metrics
+	// are dropped, its kills' outcomes kept). What the worker prints and
+	// logs is streamed to Stdout and Stderr as it comes.
 	Emit   func(WorkerEmit)
 	Action func(kill.ActionEvent)
 	// Self reads the host's own /proc (never a --proc fixture): where the
 	// memory cgroup goes. Zero: the worker gets none.
 	Self procwalk.FS
+	// Now is the clock of the hourly kill budget; nil: time.Now.
+	Now func() time.Time
 }
 
 // Worker is the parent's side of a worker, started at the first run and
@@ -156,8 +159,18 @@ type Worker struct {
 	// cgroup is the workers' memory cgroup, nil where none can be made.
 	cgroup *memoryCgroup
 	ooms   uint64 // the cgroup's OOM kills when the worker started
-	// peakRSS is the last worker's peak resident memory, once it ended.
-	peakRSS uint64
+	// peakRSS is the worker's peak resident memory as last read (its
+	// status's VmHWM, at the start and end of each run and before the
+	// parent kills it); peakFinal is set when that was its last moment.
+	// wait4's ru_maxrss cannot say it: it keeps the parent's peak, whose
+	// address space the worker shared until exec.
+	peakRSS   uint64
+	peakFinal bool
+	// kills is the hourly kill budget, kept here across workers: spent
+	// by the outcomes the workers report.
+	kills *KillLedger
+	// pending keeps a run's metrics and kills' outcomes until it ends.
+	pending RunOutput
 }
 
 // NewWorker returns a Worker, with its memory cgroup where one can be made;
@@ -173,12 +186,30 @@ func NewWorker(cfg WorkerConfig) *Worker {
 	if cfg.Stderr == nil {
 		cfg.Stderr = io.Discard
 	}
-	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits))}
+	return &Worker{cfg: cfg, cgroup: newMemoryCgroup(cfg.Self, cgroupLimit(cfg.Limits)), kills: NewKillLedger(cfg.Limits.KillsPerHour, cfg.Now)}
 }
 
-// PeakRSSBytes is the peak resident memory of the last worker that ended,
-// its own (wait4's rusage of it alone).
+// PeakRSSBytes is the peak resident memory of the worker, its own (its
+// VmHWM), as last read: at the end of its last run, or before the parent
+// killed it.
 func (w *Worker) PeakRSSBytes() uint64 { return w.peakRSS }
+
+// readPeak reads the running worker's peak resident memory.
+func (w *Worker) readPeak() {
+	if w.cfg.Self.Root() == "" || w.cmd == nil {
+		return
+	}
+	if st, err := w.cfg.Self.ReadStatus(w.cmd.Process.Pid); err == nil && st.PeakRSSBytes > 0 {
+		w.peakRSS = max(w.peakRSS, st.PeakRSSBytes)
+	}
+}
+
+// kill reads the worker's peak resident memory one last time and kills it.
+func (w *Worker) kill() {
+	w.readPeak()
+	w.peakFinal = true
+	w.cmd.Process.Kill()
+}
 
 // start starts a worker and sends it the command line.
 func (w *Worker) start() error {
@@ -213,6 +244,7 @@ func (w *Worker) start() error {
 		return fmt.Errorf("starting the script's worker process: %w", err)
 	}
 	w.cmd, w.ctlW, w.ctl, w.frames = cmd, ctlW, gob.NewEncoder(ctlW), frame.NewEncoder()
+	w.peakRSS, w.peakFinal = 0, false
 	w.msgs = make(chan workerMsg, 16)
 	go func() { // ends when the worker's fd 3 closes: it exited
 		defer close(w.msgs)
@@ -247,8 +279,27 @@ func (w *Worker) start() error {
 // Tick asks the worker for one run on f and relays its output until the
 // run ends, reading for it what it asks of f's processes. The error is a
 // worker's death, which wraps ErrWorker; the run's own error is in
-// WorkerDone. ctx ending stops the worker and returns ctx's error.
-func (w *Worker) Tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
+// WorkerDone. ctx ending stops the worker and returns ctx's error. The
+// run's metrics reach cfg.Emit only when it succeeded; its kills' outcomes
+// reach cfg.Action in every case.
+func (w *Worker) Tick(ctx context.Context, f frame.Frame) (d WorkerDone, err error) {
+	defer func() { w.pending.End(err == nil && d.Err == "", w.emit, w.action) }()
+	return w.tick(ctx, f)
+}
+
+func (w *Worker) emit(m WorkerEmit) {
+	if w.cfg.Emit != nil {
+		w.cfg.Emit(m)
+	}
+}
+
+func (w *Worker) action(e kill.ActionEvent) {
+	if w.cfg.Action != nil {
+		w.cfg.Action(e)
+	}
+}
+
+func (w *Worker) tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 	if w.cmd == nil {
 		if err := w.start(); err != nil {
 			return WorkerDone{}, err
@@ -258,14 +309,13 @@ func (w *Worker) Tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 	if err != nil {
 		return WorkerDone{}, err
 	}
-	if err := w.ctl.Encode(workerCtl{Tick: &workerTick{Frame: b}}); err != nil {
+	if err := w.ctl.Encode(workerCtl{Tick: &workerTick{Frame: b, KillsLeft: w.kills.Left()}}); err != nil {
 		return WorkerDone{}, w.died("")
 	}
 	timer := time.NewTimer(w.cfg.GatherWait)
 	defer timer.Stop()
 	timeout := w.cfg.Limits.Timeout
-	var left time.Duration // of the deadline, while paused
-	var since time.Time
+	var end time.Time // the deadline, once running
 	running := false
 	for {
 		select {
@@ -273,7 +323,7 @@ func (w *Worker) Tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 			w.stop(syscall.SIGTERM)
 			return WorkerDone{}, ctx.Err()
 		case <-timer.C:
-			w.cmd.Process.Kill()
+			w.kill()
 			if running {
 				return WorkerDone{}, w.died(fmt.Sprintf("ran past the script's %v deadline by %v and was killed", timeout, workerGrace))
 			}
@@ -286,24 +336,32 @@ func (w *Worker) Tick(ctx context.Context, f frame.Frame) (WorkerDone, error) {
 				w.cfg.Stdout.Write(m.Stdout)
 			case m.Stderr != nil:
 				w.cfg.Stderr.Write(m.Stderr)
-			case m.Emit != nil && w.cfg.Emit != nil:
-				w.cfg.Emit(*m.Emit)
-			case m.Action != nil && w.cfg.Action != nil:
-				w.cfg.Action(*m.Action)
+			case m.Emit != nil:
+				w.pending.Emit(*m.Emit)
+				// The worker stops a run at its budget before it sends
+				// more: one that sends more is not ours to trust.
+				if lines, bytes := w.pending.Metrics(); lines > w.cfg.Limits.MaxEmitLines || bytes > w.cfg.Limits.MaxEmitBytes {
+					w.kill()
+					return WorkerDone{}, w.died(fmt.Sprintf("sent more than a run's budget of %d metrics and %s and was killed", w.cfg.Limits.MaxEmitLines, procwalk.FormatBytes(uint64(w.cfg.Limits.MaxEmitBytes))))
+				}
+			case m.Action != nil:
+				if len(m.Action.Signals) > 0 && !m.Action.DryRun {
+					w.kills.Spend(1)
+				}
+				w.pending.Action(*m.Action)
 			case m.Read != nil:
 				if err := w.ctl.Encode(workerCtl{Read: readFor(f, m.Read)}); err != nil {
 					return WorkerDone{}, w.died("")
 				}
-			case m.Phase == phaseRunning:
-				running, left, since = true, timeout+workerGrace, time.Now()
-				timer.Reset(left)
-			case m.Phase == phasePause && running:
-				timer.Stop()
-				left -= time.Since(since)
-			case m.Phase == phaseResume && running:
-				since = time.Now()
-				timer.Reset(max(left, 0))
+			case m.Running:
+				w.readPeak()
+				running, end = true, time.Now().Add(timeout+workerGrace)
+				timer.Reset(timeout + workerGrace)
+			case m.Moved != 0 && running:
+				end = end.Add(m.Moved)
+				timer.Reset(max(time.Until(end), 0))
 			case m.Done != nil:
+				w.readPeak()
 				return *m.Done, nil
 			}
 		}
@@ -357,9 +415,6 @@ func (w *Worker) stop(sig syscall.Signal) {
 // wait reaps the worker, once its messages have ended, and forgets it.
 func (w *Worker) wait() {
 	w.cmd.Wait()
-	if ru, ok := w.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		w.peakRSS = uint64(ru.Maxrss) << 10 // kernel's unit: KiB
-	}
 	w.cmd, w.ctl, w.msgs = nil, nil, nil
 	w.ctlW.Close()
 }
@@ -378,8 +433,12 @@ func (w *Worker) died(why string) error {
 	if why == "" {
 		why = w.deathCause(state.ProcessState, w.cgroup.oomKills() > w.ooms, procwalk.Printable(w.out.cause()))
 	}
-	return fmt.Errorf("%w (pid %d) %s after a peak RSS of %s; the script's state was lost, and the next run starts a new worker",
-		ErrWorker, pid, why, procwalk.FormatBytes(w.peakRSS))
+	peak := "after a peak RSS of " + procwalk.FormatBytes(w.peakRSS)
+	if !w.peakFinal {
+		peak = "after a peak RSS of at least " + procwalk.FormatBytes(w.peakRSS) + " (its last reading, at a run's start or end)"
+	}
+	return fmt.Errorf("%w (pid %d) %s %s; the script's state was lost, and the next run starts a new worker",
+		ErrWorker, pid, why, peak)
 }
 
 // deathCause says how a worker ended, from its exit status, whether its

@@ -51,6 +51,9 @@ type WorkerConn struct {
 	enc  *gob.Encoder
 	ctl  *gob.Decoder
 	exit func(code int)
+	// killsLeft is the parent's hourly allowance for this run, less what
+	// the run's kills signalled (the worker's KillBudget).
+	killsLeft int
 }
 
 // errNotAWorker is AcceptWorker's error when no parent sent a command line.
@@ -143,6 +146,7 @@ func (c *WorkerConn) Serve(ctx context.Context, l Limits, self, data procwalk.FS
 		if m.Tick == nil {
 			return nil // out of step: only a reply to our own read comes otherwise
 		}
+		c.killsLeft = m.Tick.KillsLeft
 		var note string
 		f, err := frames.Decode(m.Tick.Frame)
 		if err == nil {
@@ -240,7 +244,7 @@ func (g *RunGuard) Begin() {
 	if g == nil {
 		return
 	}
-	g.c.send(workerMsg{Phase: phaseRunning})
+	g.c.send(workerMsg{Running: true})
 	var ru unix.Rusage
 	var lim unix.Rlimit
 	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil || unix.Getrlimit(unix.RLIMIT_CPU, &lim) != nil {
@@ -287,17 +291,12 @@ func limitAddressSpace(self procwalk.FS, l Limits) {
 	unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: limit, Max: limit})
 }
 
-// Killer returns k telling the parent when a kill waits out its grace,
-// time the script's deadline does not count either.
-func (c *WorkerConn) Killer(k Killer) Killer { return pausingKiller{k, c} }
+// DeadlineMoved is Config.DeadlineMoved of a worker's runtime: the parent
+// moves its own deadline by as much.
+func (c *WorkerConn) DeadlineMoved(by time.Duration) { c.send(workerMsg{Moved: by}) }
 
-type pausingKiller struct {
-	Killer
-	c *WorkerConn
-}
-
-func (k pausingKiller) Kill(ctx context.Context, scope kill.Scope, opts KillOptions) (*kill.Report, error) {
-	k.c.send(workerMsg{Phase: phasePause})
-	defer k.c.send(workerMsg{Phase: phaseResume})
-	return k.Killer.Kill(ctx, scope, opts)
-}
+// Left and Spend make the connection the worker's KillBudget: the parent's
+// hourly allowance, sent with each run. The parent spends its own ledger
+// from the kill outcomes the worker reports.
+func (c *WorkerConn) Left() int   { return c.killsLeft }
+func (c *WorkerConn) Spend(n int) { c.killsLeft = max(c.killsLeft-n, 0) }

@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	lua "github.com/yuin/gopher-lua"
+	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
 
 // reportWidth is the width procwalk.wrap fits by default: the bundled
@@ -35,43 +35,88 @@ func (m *module) luaWrap(L *lua.LState) int {
 }
 
 // wrapText is procwalk.wrap's work: each line of s at most width runes,
-// broken lines going on after indent (narrower than width).
+// broken lines going on after indent (narrower than width). It is linear
+// in s: each break looks at most at width runes ahead (a 2 MiB word took
+// minutes when each break counted and copied the rest of the line).
 func wrapText(s string, width int, indent string) string {
+	lead := utf8.RuneCountInString(indent)
+	leadText := strings.Trim(indent, " ") != ""
+	var leadRune rune
+	if indent != "" {
+		leadRune, _ = utf8.DecodeLastRuneInString(indent)
+	}
 	var b strings.Builder
 	for i, line := range strings.Split(s, "\n") {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
+		// The first piece starts the line; the others go on after indent.
+		at := lineStart{}
 		for {
-			if utf8.RuneCountInString(line) <= width {
+			if fits(line, width-at.runes) {
 				b.WriteString(line)
 				break
 			}
-			head, rest := breakLine(line, width, width-utf8.RuneCountInString(indent))
+			head, rest := breakLine(line, width, width-lead, at)
 			b.WriteString(head)
 			if rest == "" {
 				break
 			}
 			b.WriteByte('\n')
-			line = indent + rest
+			b.WriteString(indent)
+			line, at = rest, lineStart{runes: lead, text: leadText, prev: leadRune}
 		}
 	}
 	return b.String()
 }
 
-// breakLine splits line, longer than width runes, into what fits in width
-// and the rest, without the spaces between them. It breaks at the last
-// space after a comma or a colon when that keeps at least half the width
-// ("sh 202" stays whole in "1 not reaped: sh 202"), else at the last space
-// not after a digit (a size or a duration stays whole: "256.0 MiB",
-// "9 days"), else at the last space that leaves some text, else at width;
-// at width too when the word after the space is longer than room, the
-// width of a line after the indent, and so would be cut anyway ("!!" is
-// not left alone on a line before a name that cannot fit).
-func breakLine(line string, width, room int) (head, rest string) {
-	cut, runes, text := len(line), 0, false
+// lineStart is what comes before the text breakLine looks at on its line:
+// the indent of a broken line's rest (its runes, whether it holds text
+// other than spaces, its last rune), or nothing.
+type lineStart struct {
+	runes int
+	text  bool
+	prev  rune
+}
+
+// fits reports whether s holds at most n runes, looking at n+1 at most.
+func fits(s string, n int) bool {
+	for i := range s {
+		if n--; n < 0 {
+			return i >= len(s)
+		}
+	}
+	return true
+}
+
+// wordFits reports whether the word s starts with (up to a space) holds
+// at most n runes, looking at n+1 at most.
+func wordFits(s string, n int) bool {
+	for _, r := range s {
+		if r == ' ' {
+			return true
+		}
+		if n--; n < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// breakLine splits line, which with at before it is longer than width
+// runes, into what fits in width and the rest, without the spaces between
+// them. It breaks at the last space after a comma or a colon when that
+// keeps at least half the width ("sh 202" stays whole in "1 not reaped:
+// sh 202"), else at the last space not after a digit (a size or a duration
+// stays whole: "256.0 MiB", "9 days"), else at the last space that leaves
+// some text, else at width; at width too when the word after the space is
+// longer than room, the width of a line after the indent, and so would be
+// cut anyway ("!!" is not left alone on a line before a name that cannot
+// fit).
+func breakLine(line string, width, room int, at lineStart) (head, rest string) {
+	cut, runes, text := len(line), at.runes, at.text
 	clause, word, space := -1, -1, -1
-	var prev rune
+	prev := at.prev
 	breakAt := func(i int) {
 		space = i
 		if !unicode.IsDigit(prev) {
@@ -99,8 +144,7 @@ func breakLine(line string, width, room int) (head, rest string) {
 	}
 	for _, at := range []int{clause, word, space} {
 		if at >= 0 {
-			next, _, _ := strings.Cut(strings.TrimLeft(line[at:], " "), " ")
-			if utf8.RuneCountInString(next) <= room {
+			if wordFits(strings.TrimLeft(line[at:], " "), room) {
 				cut = at
 			}
 			break

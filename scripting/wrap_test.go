@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -37,5 +38,65 @@ func TestWrapText(t *testing.T) {
 		if strings.ReplaceAll(strings.ReplaceAll(got, "\n"+tt.indent, ""), " ", "") != strings.ReplaceAll(strings.ReplaceAll(tt.in, "\n", ""), " ", "") {
 			t.Errorf("wrapText(%q) = %q lost or added text", tt.in, got)
 		}
+	}
+}
+
+// wrapTextReference is wrapText as it was, quadratic (it counted and
+// copied the rest of a line at each break): the new one must break every
+// input the same way.
+func wrapTextReference(s string, width int, indent string) string {
+	var b strings.Builder
+	for i, line := range strings.Split(s, "\n") {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		for {
+			if utf8.RuneCountInString(line) <= width {
+				b.WriteString(line)
+				break
+			}
+			head, rest := breakLine(line, width, width-utf8.RuneCountInString(indent), lineStart{})
+			b.WriteString(head)
+			if rest == "" {
+				break
+			}
+			b.WriteByte('\n')
+			line = indent + rest
+		}
+	}
+	return b.String()
+}
+
+func TestWrapTextAsBefore(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := []string{"a", "bb", "ccc", "1.5", "GiB,", "sh:", "héé", "pod/1234abcd-5678", "  ", ",", ":", "9", "x"}
+	for n := 0; n < 3000; n++ {
+		var b strings.Builder
+		for k := rng.IntN(30); k > 0; k-- {
+			b.WriteString(words[rng.IntN(len(words))])
+			if rng.IntN(3) > 0 {
+				b.WriteByte(' ')
+			}
+			if rng.IntN(20) == 0 {
+				b.WriteByte('\n')
+			}
+		}
+		width := 2 + rng.IntN(20)
+		indent := strings.Repeat(" ", rng.IntN(width-1))
+		in := b.String()
+		if got, want := wrapText(in, width, indent), wrapTextReference(in, width, indent); got != want {
+			t.Fatalf("wrapText(%q, %d, %q) = %q, before %q", in, width, indent, got, want)
+		}
+	}
+}
+
+// A word of 1 MiB wraps in one pass: it took minutes (a 2 MiB word 65 s+)
+// when each break counted and copied the rest of the line.
+func TestWrapLongWord(t *testing.T) {
+	word := strings.Repeat("w", 1<<20)
+	got := wrapText(word+" end", 80, "  ")
+	lines := strings.Split(got, "\n")
+	if len(lines) != (1<<20-80)/78+2 || lines[0] != word[:80] || lines[len(lines)-1] != "  "+word[:(1<<20-80)%78]+" end" {
+		t.Errorf("%d lines, the last %q", len(lines), lines[len(lines)-1])
 	}
 }

@@ -84,7 +84,7 @@ func newChildIO(e *env) (*childIO, error) {
 }
 
 func (c *childIO) output(w io.Writer) (*os.File, error) {
-	if f, ok := w.(*os.File); ok {
+	if f, ok := fileOf(w); ok { // the command's own lines are not ours to cut
 		return f, nil
 	}
 	r, wf, err := os.Pipe()

@@ -38,7 +38,7 @@ func hostileScripts() []struct{ class, name, src, msg string } {
 		{"6", "nested constructors", "return " + strings.Repeat("{", 100000) + strings.Repeat("}", 100000), "chunk has too many syntax levels"},
 		{"6", "call chain", "local f\nreturn f" + strings.Repeat("()", 100000), "expression too complex"},
 		{"7", "huge error object", "local s = string.rep('x', 4e6)\nerror(setmetatable({}, {__tostring = function() return s .. s .. s .. s .. s end}))", "over the 4.0 MiB limit of an error message"},
-		{"7", "error object returning a kept string", "local s = string.rep('x', 4e6)\nlocal big = s .. s .. s .. s .. s\nerror(setmetatable({}, {__tostring = function() return big end}))", "cut at the 4.0 MiB string limit"},
+		{"7", "error object returning a kept string", "local s = string.rep('x', 4e6)\nlocal big = s .. s .. s .. s .. s\nerror(setmetatable({}, {__tostring = function() return big end}))", "cut at 2.0 KiB)"},
 		{"7", "huge error string", "local s = string.rep('x', 4e6)\nlocal big = s .. s .. s .. s .. s .. s .. s .. s .. s .. s .. s .. s\nfor i = 1, 10 do pcall(error, big) end", "error would copy a message of"},
 		{"8", "forged action", "require('procwalk').emit('procwalk_action', {}, {pid = 1})", "measurement procwalk_action is reserved"},
 		{"8", "comment measurement", "require('procwalk').emit('#x', {}, {v = 1})", "must not start with #"},

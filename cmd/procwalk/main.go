@@ -49,7 +49,7 @@ func main() {
 	go func() { <-ctx.Done(); stop() }()
 	var err error
 	if len(os.Args) > 1 && os.Args[1] == workerArg {
-		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr)
+		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr, procwalk.SystemClock{})
 	} else {
 		e := newEnv(os.Stdin, os.Stdout, os.Stderr)
 		// Scripts run in a worker: this binary again, whatever its path
@@ -83,6 +83,21 @@ type env struct {
 // newEnv is the env of a procwalk process.
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
+}
+
+// fileOf returns the file w writes to: w itself, or what a wrapper such as
+// stderr's line cap writes to (Unwrap).
+func fileOf(w io.Writer) (*os.File, bool) {
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			return v, v != nil
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return nil, false
+		}
+	}
 }
 
 // exitErr ends the program with Code after printing Err (when not nil).
@@ -202,6 +217,11 @@ const defaultCommand = "sessions"
 // clock.
 func runEnv(ctx context.Context, e *env, args []string) error {
 	e.args = args
+	// Every line on stderr, in every mode, is cut at one length
+	// (procwalk.MaxLogLineBytes): a reader such as Telegraf's execd stops
+	// reading at a line over 64 KiB, and a script's print or error can be
+	// of any length.
+	e.stderr = procwalk.CapLines(e.stderr)
 	stderr := e.stderr
 	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
 	defer g.closeSource()
@@ -275,7 +295,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	err = sources.named(root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
-		if f, ok := stderr.(*os.File); ok && ctx.Err() != nil && isTerminal(f) {
+		if f, ok := fileOf(stderr); ok && ctx.Err() != nil && isTerminal(f) {
 			fmt.Fprintln(stderr) // the terminal echoed ^C where the message would start
 		}
 		return fail(err)

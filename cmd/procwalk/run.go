@@ -143,6 +143,9 @@ func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *reader
 	w := sr.worker(stdout, scripting.WorkerGatherWait)
 	d, err := w.Tick(ctx, f)
 	w.Close()
+	if ferr := sr.out.flush(stdout); ferr != nil && !closedPipe(ferr) && err == nil {
+		err = fmt.Errorf("writing metrics: %w", ferr)
+	}
 	switch {
 	case stdout.Gone():
 		return nil
@@ -178,6 +181,7 @@ type scriptRun struct {
 	// which runs on its parent's.
 	pipeline *frame.Pipeline
 	out      *lineEmitter
+	pending  scripting.RunOutput // the run's metrics and kills' outcomes, until it ends
 	e        *env
 	limits   scripting.Limits
 	guard    *scripting.RunGuard // in a worker: brackets each run
@@ -202,9 +206,17 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	users, _ := g.users() // without a passwd file, users show as uids
 	sr := &scriptRun{script: script, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
 	log := textLogger(e.stderr)
+	// Metrics and kills' outcomes wait for the run's end (sr.pending); in
+	// a worker they go to the parent, which keeps them the same way: the
+	// same bytes either way.
+	emitter := &checkedEmitter{to: sr.pending.Emit}
+	action := sr.pending.Action
+	if e.conn != nil {
+		emitter.to, action = e.conn.Emit, e.conn.Action
+	}
 	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
-		sr.out.action(ev)
+		action(ev)
 	})
 	if err != nil {
 		return nil, err
@@ -214,9 +226,9 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 			return nil, err
 		}
 	}
-	sr.rt = scripting.New(scripting.Config{
+	sr.rt = scripting.New(workerSide(e, scripting.Config{
 		Killer:  killer,
-		Emitter: sr.out,
+		Emitter: emitter,
 		Logger:  log,
 		Print:   escapingWriter{print},
 		DryRun:  s.dryRun,
@@ -224,7 +236,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Args:    call.args,
 		Users:   users,
 		Limits:  limits,
-	})
+	}))
 	return sr, nil
 }
 
@@ -278,6 +290,7 @@ func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
 	sr.guard.Begin()
 	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore})
 	sr.guard.End()
+	sr.pending.End(err == nil, sr.out.emit, sr.out.action)
 	if err != nil && ctx.Err() == nil {
 		return &exitErr{Code: exitError, Err: withHint(err)}
 	}
@@ -287,9 +300,12 @@ func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
 func (sr *scriptRun) close() { sr.rt.Close() }
 
 // worker returns the parent's side of a worker running this script, its
-// stdout and stderr relayed to stdout and sr's stderr.
+// stdout and stderr relayed to stdout and sr's stderr, its metrics and
+// kill outcomes encoded into sr.out.
 func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
-	return scripting.NewWorker(workerConfig(sr.e, sr.limits, stdout, gatherWait))
+	cfg := workerConfig(sr.e, sr.limits, stdout, gatherWait)
+	cfg.Emit, cfg.Action = sr.out.emit, sr.out.action
+	return scripting.NewWorker(cfg)
 }
 
 // doneErr is the error of a run a worker ended, with its exit code.

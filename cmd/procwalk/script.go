@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,12 +27,18 @@ import (
 
 // scriptFlags are the flags every command running a script shares.
 type scriptFlags struct {
-	dryRun    bool
-	timeout   time.Duration
-	maxMemory string
-	retained  string
-	protect   string
-	isolation string
+	dryRun       bool
+	timeout      time.Duration
+	maxMemory    string
+	retained     string
+	protect      string
+	isolation    string
+	graceBudget  time.Duration
+	killsPerRun  int
+	killsPerHour int
+	printBytes   string
+	emitLines    int
+	emitBytes    string
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
@@ -41,6 +48,13 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
 	fs.StringVar(&f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
+	d := scripting.DefaultLimits()
+	fs.DurationVar(&f.graceBudget, "script-grace-budget", d.GraceBudget, "how long the kills of one run may wait, in all, for their targets to exit (not counted in --script-timeout): each kill's grace is cut to what is left, and a kill asked for when nothing is left is refused")
+	fs.IntVar(&f.killsPerRun, "script-kills-per-run", d.KillsPerRun, "the most processes the script's kills may signal in one run: a kill with more targets than are left is refused whole (dry runs do not count)")
+	fs.IntVar(&f.killsPerHour, "script-kills-per-hour", d.KillsPerHour, "the most processes the script's kills may signal in an hour (watch, telegraf --execd), across runs and workers")
+	fs.StringVar(&f.printBytes, "script-print-bytes", "16MiB", "how much text one run may print and log (print, pw.log, pw.alert) before it is stopped")
+	fs.IntVar(&f.emitLines, "script-emit-lines", d.MaxEmitLines, "how many metrics one run may emit (pw.emit, pw.alert) before it is stopped")
+	fs.StringVar(&f.emitBytes, "script-emit-bytes", "16MiB", "how many bytes of metrics one run may emit before it is stopped")
 }
 
 // Values of --script-isolation.
@@ -57,9 +71,16 @@ func (f *scriptFlags) isolated(e *env) bool {
 
 // limits checks the flags and returns the runtime's limits.
 func (f *scriptFlags) limits() (scripting.Limits, error) {
-	l := scripting.Limits{Timeout: f.timeout}
-	if f.timeout <= 0 {
+	l := scripting.Limits{Timeout: f.timeout, GraceBudget: f.graceBudget, KillsPerRun: f.killsPerRun, KillsPerHour: f.killsPerHour}
+	switch {
+	case f.timeout <= 0:
 		return l, usageErrorf("--script-timeout %v: want a positive duration such as 2s", f.timeout)
+	case f.graceBudget <= 0:
+		return l, usageErrorf("--script-grace-budget %v: want a positive duration such as 30s", f.graceBudget)
+	case f.killsPerRun <= 0:
+		return l, usageErrorf("--script-kills-per-run %d: want 1 or more (--dry-run turns every kill into a report)", f.killsPerRun)
+	case f.killsPerHour < f.killsPerRun:
+		return l, usageErrorf("--script-kills-per-hour %d: want at least --script-kills-per-run (%d)", f.killsPerHour, f.killsPerRun)
 	}
 	if f.isolation != isolationWorker && f.isolation != isolationOff {
 		return l, usageErrorf("--script-isolation %q: want %s or %s", f.isolation, isolationWorker, isolationOff)
@@ -72,7 +93,28 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	if l.RetainedBytes, err = procwalk.ParseBytes(f.retained); err != nil || l.RetainedBytes < 1<<20 {
 		return l, usageErrorf("--script-retained %q: want a size of at least 1MiB, such as 64MiB", f.retained)
 	}
+	if l.MaxPrintBytes, err = outputBudget("script-print-bytes", f.printBytes); err != nil {
+		return l, err
+	}
+	if l.MaxEmitBytes, err = outputBudget("script-emit-bytes", f.emitBytes); err != nil {
+		return l, err
+	}
+	if f.emitLines < 1 || f.emitLines > 10_000_000 {
+		return l, usageErrorf("--script-emit-lines %d: want 1 to 10000000", f.emitLines)
+	}
+	l.MaxEmitLines = f.emitLines
 	return l, nil
+}
+
+// outputBudget parses the value of an output budget's flag: from 1 KiB to
+// 1 GiB, one run's output being what a worker's parent may hold (its
+// metrics) or write in one go.
+func outputBudget(flag, value string) (int, error) {
+	n, err := procwalk.ParseBytes(value)
+	if err != nil || n < 1<<10 || n > 1<<30 {
+		return 0, usageErrorf("--%s %q: want a size from 1KiB to 1GiB, such as 16MiB", flag, value)
+	}
+	return int(n), nil
 }
 
 // killer returns the Killer behind the script's kills: procwalk's, with the
@@ -89,9 +131,6 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 			return nil, usageErrorf("--protect: %v", err)
 		}
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
-	}
-	if e.conn != nil {
-		return e.conn.Killer(scripting.EngineKiller{FS: fsys, Base: cfg}), nil
 	}
 	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
 }
@@ -195,6 +234,10 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 	return err
 }
 
+// emit adds a metric a run kept (scripting.RunOutput); one the encoder
+// refuses was refused when the script emitted it (checkedEmitter).
+func (e *lineEmitter) emit(m scripting.WorkerEmit) { e.Emit(m.Measurement, m.Tags, m.Fields, m.Time) }
+
 // action adds the procwalk_action line of a kill's outcome.
 func (e *lineEmitter) action(ev kill.ActionEvent) {
 	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
@@ -210,22 +253,23 @@ func (e *lineEmitter) flush(w io.Writer) error {
 	return err
 }
 
-// batchEmitter adds a script's metrics to a telegraf gather's batch.
-type batchEmitter struct{ b *plugin.Batch }
-
-func (e batchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, _ time.Time) error {
-	return e.b.Add(measurement, tags, fields)
+// checkedEmitter is a script's Emitter in every mode: a metric the
+// encoder takes (checked as it will be encoded) goes on to to, a run's
+// RunOutput or, in a worker, the parent; one it refuses is the script's
+// nil, err. The line is encoded once more where it is written.
+type checkedEmitter struct {
+	to  func(scripting.WorkerEmit)
+	buf []byte
 }
 
-// switchEmitter forwards to the emitter of the current gather: a Runtime's
-// Emitter is fixed, a telegraf batch is new every gather.
-type switchEmitter struct{ to scripting.Emitter }
-
-func (e *switchEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	if e.to == nil {
-		return errors.New("no batch being written")
+func (c *checkedEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
+	b, err := plugin.AppendMetric(c.buf[:0], measurement, tags, fields, t)
+	c.buf = b
+	if err != nil {
+		return err
 	}
-	return e.to.Emit(measurement, tags, fields, t)
+	c.to(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields, Time: t})
+	return nil
 }
 
 // textLogger logs script records as text lines on w: "time=... level=...
@@ -245,13 +289,15 @@ func (h *lineLogHandler) Enabled(context.Context, slog.Level) bool { return true
 
 func (h *lineLogHandler) Handle(_ context.Context, r slog.Record) error {
 	var b strings.Builder
-	b.WriteString(r.Message)
+	// A script logs process names: escaped as everything procwalk prints
+	// (a quoted value by strconv.Quote, which escapes the same runes).
+	b.WriteString(printable(r.Message))
 	add := func(a slog.Attr) bool {
 		v := a.Value.String()
 		if strings.ContainsAny(v, " \t\"=") || v == "" {
-			v = fmt.Sprintf("%q", v)
+			v = strconv.Quote(v)
 		}
-		fmt.Fprintf(&b, " %s=%s", a.Key, v)
+		fmt.Fprintf(&b, " %s=%s", printable(a.Key), printable(v))
 		return true
 	}
 	for _, a := range h.attrs {
@@ -332,10 +378,12 @@ func (t *telegrafScript) register(fs *flag.FlagSet) {
 // attach sets in.Hook to run the script, when --script names one. Call it
 // before in.Init. The script sees every field: those the gather does not
 // read are read of the processes it asks about (rates need --io or --pss
-// in the gather); close releases its Lua state, or its worker. Under
-// --execd the script runs in a worker process (--script-isolation); in
-// exec mode, one gather per process, in procwalk's own.
-func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd bool, in *plugin.Input, log *plugin.LineLogger) (hook *scriptHook, close func(), err error) {
+// in the gather); close releases its Lua state, or its worker. The script
+// runs in a worker process (--script-isolation), under --execd and in exec
+// mode alike: in-process, a Go call a script makes cannot be interrupted,
+// and only a worker's kernel limits bound what the Go runtime does (its
+// stacks, an allocation of gigabytes at once).
+func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plugin.Input, log *plugin.LineLogger) (hook *scriptHook, close func(), err error) {
 	if t.name == "" {
 		if len(t.args) > 0 {
 			return nil, nil, usageErrorf("--script-arg needs --script")
@@ -356,20 +404,23 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 	}
 	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
 	in.Hook = hook.run
-	if execd && t.s.isolated(e) {
+	if t.s.isolated(e) {
 		in.HookCopies = true // the worker gets a copy of each frame
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
-		cfg.Emit = func(m scripting.WorkerEmit) { hook.batch.Add(m.Measurement, m.Tags, m.Fields) } // checked again by the batch
-		cfg.Action = func(ev kill.ActionEvent) { hook.batch.AddAction(ev) }                         // logged by the worker
+		cfg.Emit, cfg.Action = hook.toBatch, hook.actionToBatch // an action was logged by the worker
 		hook.worker = scripting.NewWorker(cfg)
 		return hook, hook.worker.Close, nil
+	}
+	hook.out.to = hook.pending.Emit
+	if e.conn != nil {
+		hook.out.to = e.conn.Emit
 	}
 	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
 	if err != nil {
 		return nil, nil, err
 	}
 	users, _ := g.users()
-	hook.rt = scripting.New(scripting.Config{
+	hook.rt = scripting.New(workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: &hook.out,
 		Logger:  slog.New(&lineLogHandler{log: log}),
@@ -379,7 +430,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 		Args:    t.args,
 		Users:   users,
 		Limits:  limits,
-	})
+	}))
 	return hook, hook.rt.Close, nil
 }
 
@@ -387,21 +438,22 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, execd b
 // (worker set), or as the worker (conn set), where it runs on a gather
 // without a batch (serveHook).
 type scriptHook struct {
-	ctx    context.Context
-	script *scripting.Script
-	rt     *scripting.Runtime
-	log    *plugin.LineLogger
-	out    switchEmitter
-	batch  *plugin.Batch // the gather's, during a run
-	limits scripting.Limits
-	worker *scripting.Worker     // the parent's side of the worker running the script
-	conn   *scripting.WorkerConn // in the worker: emits and actions go to the parent too
-	guard  *scripting.RunGuard
+	ctx     context.Context
+	script  *scripting.Script
+	rt      *scripting.Runtime
+	log     *plugin.LineLogger
+	out     checkedEmitter
+	pending scripting.RunOutput // in-process: the run's output, for the batch once it ends
+	batch   *plugin.Batch       // the gather's, during a run
+	limits  scripting.Limits
+	worker  *scripting.Worker     // the parent's side of the worker running the script
+	conn    *scripting.WorkerConn // in the worker: emits and actions go to the parent too
+	guard   *scripting.RunGuard
 }
 
 func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
-	h.batch, h.out.to = b, batchEmitter{b}
-	defer func() { h.batch, h.out.to = nil, nil }()
+	h.batch = b
+	defer func() { h.batch = nil }()
 	if h.worker != nil {
 		d, err := h.worker.Tick(h.ctx, f)
 		if err != nil {
@@ -409,41 +461,35 @@ func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
 		}
 		return doneErr(d)
 	}
-	if h.conn != nil {
-		h.out.to = &forwardEmitter{c: h.conn}
-	}
 	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
 	h.guard.Begin()
 	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore}))
 	h.guard.End()
+	h.pending.End(err == nil, h.toBatch, h.actionToBatch)
 	return err
 }
 
-// forwardEmitter is a worker's emitter under telegraf: a metric the
-// encoder takes (checked as the parent's batch will) goes to the parent.
-type forwardEmitter struct {
-	c   *scripting.WorkerConn
-	buf []byte
-}
-
-func (f *forwardEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	b, err := plugin.AppendMetric(f.buf[:0], measurement, tags, fields, t)
-	f.buf = b
-	if err != nil {
-		return err
+// toBatch and actionToBatch add a run's metric and kill outcome to the
+// gather's batch (none in a worker, which sends them to its parent).
+func (h *scriptHook) toBatch(m scripting.WorkerEmit) {
+	if h.batch != nil {
+		h.batch.Add(m.Measurement, m.Tags, m.Fields) // checked when the script emitted it
 	}
-	f.c.Emit(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields})
-	return nil
 }
 
-// action logs a kill's audit event and adds it to the batch as
-// procwalk_action.
-func (h *scriptHook) action(e kill.ActionEvent) {
-	h.log.Warnf("%s", e.String())
+func (h *scriptHook) actionToBatch(e kill.ActionEvent) {
 	if h.batch != nil {
 		h.batch.AddAction(e)
 	}
+}
+
+// action logs a kill's audit event and keeps it for the batch as
+// procwalk_action (a worker sends it to its parent).
+func (h *scriptHook) action(e kill.ActionEvent) {
+	h.log.Warnf("%s", e.String())
 	if h.conn != nil {
 		h.conn.Action(e)
+		return
 	}
+	h.pending.Action(e)
 }

@@ -77,10 +77,9 @@ passes it arguments; --dry-run reports its kills instead of sending them;
 from gather to gather, and is dropped when it keeps more than
 --script-retained (64MiB). A kill waits for its target to exit (up to its
 grace) before the batch is written; a failing run is a W! line and the
-batch is still written. Under --execd the script runs in a worker process
-under kernel limits (--script-isolation off: in procwalk's own): a worker
-that dies is a W! line saying its state was lost, and the next gather
-starts a new one.
+batch is still written. The script runs in a worker process under kernel
+limits (--script-isolation off: in procwalk's own): a worker that dies is
+a W! line saying its state was lost, and the next gather starts a new one.
 
 EXAMPLES
   procwalk telegraf --session-kinds tmux,user --process-top 3
@@ -176,7 +175,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 	if c.e.conn != nil {
 		c.g.note = func(string) {} // a script worker: the parent said it
 	}
-	hook, closeScript, err := c.script.attach(ctx, c.g, c.e, c.execd, &c.in, log)
+	hook, closeScript, err := c.script.attach(ctx, c.g, c.e, &c.in, log)
 	if err != nil {
 		return err
 	}
@@ -313,7 +312,7 @@ const pipeReleaseWait = 100 * time.Millisecond
 func releasePipes(outputs ...io.Writer) {
 	closed := false
 	for _, w := range outputs {
-		if f, ok := w.(*os.File); ok && f.Close() == nil {
+		if f, ok := fileOf(w); ok && f.Close() == nil {
 			closed = true
 		}
 	}

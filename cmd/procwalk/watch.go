@@ -172,6 +172,10 @@ func (w *watchLoop) tick(ctx context.Context, n int, f frame.Frame, gatherErr er
 		if d, err = w.worker.Tick(ctx, f); err == nil {
 			note, err = d.Note, doneErr(d)
 		}
+		// The run's lines, kept by the worker's parent side until it ended.
+		if ferr := w.sr.out.flush(w.stdout); ferr != nil && !closedPipe(ferr) && err == nil {
+			err = fmt.Errorf("writing metrics: %w", ferr)
+		}
 	default:
 		note, err = w.sr.runFrame(ctx, f, w.stdout)
 	}

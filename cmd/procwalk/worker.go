@@ -25,16 +25,16 @@ import (
 const workerArg = "script-worker"
 
 // runWorker is main for a worker: it reads the command line from ctl and
-// runs it with its output sent to the parent through msgs; stderr hears
-// only why it could not start.
-func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer) error {
+// runs it on clock with its output sent to the parent through msgs;
+// stderr hears only why it could not start.
+func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer, clock procwalk.Clock) error {
 	conn, args, err := scripting.AcceptWorker(ctl, msgs, os.Exit)
 	if err != nil {
 		fmt.Fprintf(stderr, "procwalk: %s: %v\n", workerArg, err)
 		return &exitErr{Code: exitUsage}
 	}
 	e := newEnv(strings.NewReader(""), conn.Stdout(), conn.Stderr())
-	e.conn = conn
+	e.conn, e.clock = conn, clock
 	return runEnv(ctx, e, args)
 }
 
@@ -64,6 +64,16 @@ func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.
 		Stderr:      escapingWriter{e.stderr},
 		Self:        hostFS(),
 	}
+}
+
+// workerSide is cfg for a runtime in a worker (e.conn set): the hourly
+// kill budget is the parent's allowance, and a kill that moves the
+// script's deadline moves the parent's too. Elsewhere cfg as it is.
+func workerSide(e *env, cfg scripting.Config) scripting.Config {
+	if e.conn != nil {
+		cfg.KillBudget, cfg.DeadlineMoved = e.conn, e.conn.DeadlineMoved
+	}
+	return cfg
 }
 
 // hostFS is the FS of procwalk's own /proc, never --proc's: the worker's

@@ -819,3 +819,69 @@ func countProcs(t *testing.T) int {
 	}
 	return len(names)
 }
+
+// longLinesScript prints and logs a line of 100 KB on every gather, and
+// fails every other gather with an error message of 200,000 characters;
+// the gathers in between emit a metric numbering them.
+const longLinesScript = `
+local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+print(("p"):rep(100000))
+pw.log(("l"):rep(100000))
+if pw.state.n % 2 == 1 then error(("e"):rep(200000)) end
+pw.emit("e2e_long", {}, {n = pw.state.n})
+`
+
+// TestExecdLongLogLines runs a script whose print, log and error lines are
+// each longer than the 64 KiB Telegraf's execd reads a stderr line with:
+// one such line used to make execd stop reading procwalk's stderr for good,
+// after which procwalk blocked on the full pipe and its metrics stopped.
+// With every stderr line cut at 4 KiB, gathers go on (6 script runs at
+// least, 3 of them failing with the long error) and Telegraf logs the cut
+// lines, stops on SIGTERM, and never says "token too long".
+func TestExecdLongLogLines(t *testing.T) {
+	e := setup(t)
+	script := filepath.Join(t.TempDir(), "long.lua")
+	if err := os.WriteFile(script, []byte(longLinesScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	conf := fmt.Sprintf(`
+[[inputs.execd]]
+  command = ["procwalk", "telegraf", "--execd", "--signal", "STDIN", "--session-kinds", "user", "--skip-self-metrics", "--script", %q]
+  signal = "STDIN"
+  data_format = "influx"
+  restart_delay = "10s"
+`, script)
+	runs := regexp.MustCompile(`(?m)^e2e_long n=(\d+)`)
+	out, log := e.run([]string{common("OUTFILE", ""), conf}, func(out []byte) bool {
+		m := runs.FindAllSubmatch(out, -1)
+		if len(m) == 0 {
+			return false
+		}
+		n, _ := strconv.Atoi(string(m[len(m)-1][1]))
+		return n >= 6
+	})
+	if strings.Contains(log, "token too long") || strings.Contains(log, "error reading stderr") {
+		t.Errorf("Telegraf stopped reading procwalk's stderr:\n%.4000s", log)
+	}
+	for _, want := range []string{"I! [inputs.execd] pppp", "I! [inputs.execd] l", "W! [inputs.execd] "} {
+		if !strings.Contains(log, want) {
+			t.Errorf("Telegraf's log lacks %q", want)
+		}
+	}
+	if n := strings.Count(log, " ... [line cut at 4 KiB]"); n < 6+6 {
+		t.Errorf("%d cut lines in Telegraf's log, want at least 12 (print and log of 6 runs)", n)
+	}
+	// A run's error keeps 2 KiB of its message, so that the traceback fits.
+	if n := strings.Count(log, "eee... (error message of 195.3 KiB cut at 2.0 KiB)"); n < 3 {
+		t.Errorf("%d errors cut at 2 KiB in Telegraf's log, want 3 or more", n)
+	}
+	for _, line := range strings.Split(log, "\n") {
+		if len(line) > 8<<10 {
+			t.Errorf("Telegraf logged a line of %d bytes: %.100s...", len(line), line)
+		}
+	}
+	if n := len(runs.FindAll(out, -1)); n < 3 {
+		t.Errorf("%d gathers with the script's metric, want 3 or more", n)
+	}
+}

@@ -34,6 +34,10 @@ const (
 	// was never signalled (forked after the last walk, orphaned by its
 	// parent's death). Reported, not signalled: see ErrEscaped.
 	ResultEscaped
+	// ResultBudget: refused: the plan had more targets than the
+	// requester's kill budget allows (a rule's kills per run and per hour;
+	// see Killer.Refuse and ErrBudget).
+	ResultBudget
 )
 
 // String is the result's stable name, used as the outcome tag/field.
@@ -61,6 +65,8 @@ func (r Result) String() string {
 		return "failed"
 	case ResultEscaped:
 		return "escaped"
+	case ResultBudget:
+		return "refused_budget"
 	}
 	return "result(" + strconv.Itoa(int(r)) + ")"
 }
@@ -73,7 +79,7 @@ func (r Result) Done() bool {
 
 // Refused reports whether the target was left alone on purpose.
 func (r Result) Refused() bool {
-	return r == ResultProtected || r == ResultIdentityChanged || r == ResultDenied
+	return r == ResultProtected || r == ResultIdentityChanged || r == ResultDenied || r == ResultBudget
 }
 
 // Target is one process a plan will signal, as the plan's snapshot saw it.

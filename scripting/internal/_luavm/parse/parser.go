@@ -8,7 +8,7 @@ import __yyfmt__ "fmt"
 //line parser.go.y:2
 
 import (
-	"github.com/yuin/gopher-lua/ast"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/ast"
 )
 
 //line parser.go.y:34
@@ -513,12 +513,6 @@ out:
 	return char, token
 }
 
-// MaxSyntaxDepth bounds the parser's stack (procwalk patch): nested
-// brackets, blocks, unary operators and chains of right-associative
-// operators (.. and ^) each push on it, and a megabyte of them cost
-// minutes and a GiB.
-const MaxSyntaxDepth = 1000
-
 func yyParse(yylex yyLexer) int {
 	return yyNewParser().Parse(yylex)
 }
@@ -557,9 +551,6 @@ yystack:
 	}
 
 	yyp++
-	if yyp >= MaxSyntaxDepth { // procwalk patch
-		yylex.Error("chunk has too many syntax levels")
-	}
 	if yyp >= len(yyS) {
 		nyys := make([]yySymType, len(yyS)*2)
 		copy(nyys, yyS)

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/yuin/gopher-lua/ast"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/ast"
 )
 
 const EOF = -1

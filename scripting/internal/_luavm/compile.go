@@ -5,7 +5,7 @@ import (
 	"math"
 	"reflect"
 
-	"github.com/yuin/gopher-lua/ast"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/ast"
 )
 
 /* internal constants & structs  {{{ */
@@ -410,14 +410,7 @@ type funcContext struct {
 	labelPc         map[int]int
 	gotosCount      int
 	unresolvedGotos map[int]*gotoLabelDesc
-	exprDepth       int // procwalk patch: see maxExprDepth
 }
-
-// maxExprDepth bounds the nesting of expressions the compiler recurses
-// over (procwalk patch): chains of left-associative operators, calls and
-// indexes (f()()(), t.a.b.c) parse flat but compile recursively, minutes
-// for a megabyte of them.
-const maxExprDepth = 1000
 
 func newFuncContext(sourcename string, parent *funcContext) *funcContext {
 	fc := &funcContext{
@@ -1147,11 +1140,6 @@ func compileGotoStmt(context *funcContext, stmt *ast.GotoStmt) { // {{{
 } // }}}
 
 func compileExpr(context *funcContext, reg int, expr ast.Expr, ec *expcontext) int { // {{{
-	context.exprDepth++ // procwalk patch
-	defer func() { context.exprDepth-- }()
-	if context.exprDepth > maxExprDepth {
-		raiseCompileError(context, expr.Line(), "expression too complex (more than %d levels)", maxExprDepth)
-	}
 	code := context.Code
 	sreg := savereg(ec, reg)
 	sused := 1
@@ -1279,18 +1267,11 @@ func compileExprWithMVPropagation(context *funcContext, expr ast.Expr, reg *int,
 	compileExprWithPropagation(context, expr, reg, save, context.Code.PropagateMV)
 } // }}}
 
-func constFold(exp ast.Expr) ast.Expr { return constFoldAt(exp, 0) }
-
-// constFoldAt folds no deeper than maxExprDepth (procwalk patch): each
-// level of a chain folded the whole chain below it again, quadratic.
-func constFoldAt(exp ast.Expr, depth int) ast.Expr { // {{{
-	if depth > maxExprDepth {
-		return exp
-	}
+func constFold(exp ast.Expr) ast.Expr { // {{{
 	switch expr := exp.(type) {
 	case *ast.ArithmeticOpExpr:
-		lvalue, lisconst := lnumberValue(constFoldAt(expr.Lhs, depth+1))
-		rvalue, risconst := lnumberValue(constFoldAt(expr.Rhs, depth+1))
+		lvalue, lisconst := lnumberValue(constFold(expr.Lhs))
+		rvalue, risconst := lnumberValue(constFold(expr.Rhs))
 		if lisconst && risconst {
 			switch expr.Operator {
 			case "+":
@@ -1312,7 +1293,7 @@ func constFoldAt(exp ast.Expr, depth int) ast.Expr { // {{{
 			return expr
 		}
 	case *ast.UnaryMinusOpExpr:
-		expr.Expr = constFoldAt(expr.Expr, depth+1)
+		expr.Expr = constFold(expr.Expr)
 		if value, ok := lnumberValue(expr.Expr); ok {
 			return &constLValueExpr{Value: LNumber(-value)}
 		}
@@ -1593,11 +1574,6 @@ func compileLogicalOpExpr(context *funcContext, reg int, expr *ast.LogicalOpExpr
 } // }}}
 
 func compileLogicalOpExprAux(context *funcContext, reg int, expr ast.Expr, ec *expcontext, thenlabel, elselabel int, hasnextcond bool, lb *lblabels) { // {{{
-	context.exprDepth++ // procwalk patch: see maxExprDepth
-	defer func() { context.exprDepth-- }()
-	if context.exprDepth > maxExprDepth {
-		raiseCompileError(context, expr.Line(), "expression too complex (more than %d levels)", maxExprDepth)
-	}
 	// TODO folding constants?
 	code := context.Code
 	flip := 0

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/yuin/gopher-lua/pm"
+	"github.com/procwalk/procwalk/scripting/internal/_luavm/pm"
 )
 
 const emptyLString LString = LString("")
