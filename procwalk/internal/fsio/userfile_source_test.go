@@ -56,9 +56,9 @@ var openAccounts = map[string]string{
 	"scripting/runtime.go LoadFile os.Open":                     "the Lua script the operator runs",
 	"procwalk/session/tmux.go TmuxConfig.sockets filepath.Glob": "lists $TMUX_TMPDIR (/tmp, root's) for tmux-* names; each is opened with OpenUserDir",
 	// gopher-lua's loaders, which the sandbox strips (scripting/sandbox).
-	"scripting/luavm/auxlib.go LState.LoadFile os.Open": "upstream's loadfile: stripped from the sandbox",
-	"scripting/luavm/baselib.go baseLoadFile os.Open":   "upstream's loadfile: stripped from the sandbox",
-	"scripting/luavm/iolib.go newFile os.OpenFile":      "upstream's io library: not opened in the sandbox",
+	"scripting/internal/_luavm/auxlib.go LState.LoadFile os.Open": "upstream's loadfile: stripped from the sandbox",
+	"scripting/internal/_luavm/baselib.go baseLoadFile os.Open":   "upstream's loadfile: stripped from the sandbox",
+	"scripting/internal/_luavm/iolib.go newFile os.OpenFile":      "upstream's io library: not opened in the sandbox",
 }
 
 // openCalls are the functions that open a file or directory by path.
