@@ -1,7 +1,10 @@
 package procwalk
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -85,4 +88,36 @@ func HasController(list, c string) bool {
 		}
 	}
 	return false
+}
+
+// OwnCgroup is the directory of a cgroup a process makes for its children
+// below parent: prefix, the pid namespace's inode number and the process's
+// pid (procwalk-worker-4026531836-1234). The namespace is in the name:
+// processes of two namespaces may share parent, and each knows only its
+// own pids. Cgroups of the same prefix and namespace that a process no
+// longer running left there (one killed by SIGKILL cannot remove its own)
+// are removed first; removing a cgroup succeeds only when no process is in
+// it, so a live one stays whatever its name. ok is false when the
+// namespace cannot be read.
+func (fs FS) OwnCgroup(parent, prefix string) (dir string, ok bool) {
+	ns, err := os.Readlink(fs.Path("self", "ns", "pid")) // "pid:[4026531836]"
+	if err != nil {
+		return "", false
+	}
+	prefix += strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
+	if entries, err := os.ReadDir(parent); err == nil {
+		for _, e := range entries {
+			pid, ok := strings.CutPrefix(e.Name(), prefix)
+			if !ok || !e.IsDir() {
+				continue
+			}
+			if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(fs.root, pid)); errors.Is(err, os.ErrNotExist) {
+				os.Remove(filepath.Join(parent, e.Name()))
+			}
+		}
+	}
+	return filepath.Join(parent, prefix+strconv.Itoa(os.Getpid())), true
 }

@@ -1,6 +1,8 @@
 package procwalk
 
 import (
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -156,6 +158,40 @@ func TestReadMoreSurvivesBlockedRead(t *testing.T) {
 		blocked := p.ID.PID == 110
 		if p.ReadTimedOut != blocked || (p.Read&FieldSmaps != 0) == blocked {
 			t.Errorf("pid %d: timed out %v, read %v", p.ID.PID, p.ReadTimedOut, p.Read)
+		}
+	}
+}
+
+// A read of the root itself (its stat, here) that blocks fails the scan
+// with ErrBlocked after the read timeout instead of hanging it, and while
+// it is still blocked a later scan fails at once without reading again;
+// once it returns, scans work again.
+func TestScanRootReadBlocked(t *testing.T) {
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBlocker(0, "stat")
+	sc := NewScanner(fs)
+	sc.readTimeout = 20 * time.Millisecond
+	sc.beforeRead = b.beforeRead
+	for scan := 1; scan <= 2; scan++ {
+		if _, err := sc.Snapshot(0); !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "testdata/proc/stat") {
+			t.Fatalf("scan %d: %v, want ErrBlocked naming the root's stat", scan, err)
+		}
+		if b.count() != 1 {
+			t.Errorf("scan %d: the root's stat was read %d times, want once", scan, b.count())
+		}
+	}
+	close(b.release)
+	sc.beforeRead = nil
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		s, err := sc.Snapshot(0)
+		if err == nil && len(s.Procs) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no scan after the read returned: %v", err)
 		}
 	}
 }

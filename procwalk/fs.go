@@ -25,6 +25,9 @@ var (
 	ErrMalformed = errors.New("malformed /proc file")
 	// ErrNoProc means the root given to NewFS is not a procfs mount.
 	ErrNoProc = errors.New("not a proc filesystem")
+	// ErrBlocked means a read of the root itself (its stat, meminfo, the
+	// listing of its pids) blocked past the read timeout: a hung mount.
+	ErrBlocked = errors.New("a read of the proc root blocked")
 )
 
 // FS is a procfs tree rooted at a path: /proc on a live host, a fixture

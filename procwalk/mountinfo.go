@@ -144,3 +144,51 @@ func unescapeOctal(s string) string {
 	}
 	return b.String()
 }
+
+// CgroupDir returns the directory of a process's cgroup, one line of its
+// /proc/<pid>/cgroup, in this mount namespace: below the cgroup2 mount for
+// the unified line ("0::/a/b"), below the v1 mount holding the line's
+// controllers otherwise ("4:memory:/a/b", "9:name=systemd:/a/b"), less the
+// mount's own root (a cgroup namespace or a bind mount shows a subtree).
+// ok is false when that hierarchy is not mounted here or the cgroup lies
+// outside what is mounted.
+func (fs FS) CgroupDir(l CgroupLine) (string, bool) {
+	b, err := readFile(fs.Path("self", "mountinfo"))
+	if err != nil {
+		return "", false
+	}
+	return parseCgroupDir(b, l)
+}
+
+func parseCgroupDir(mountinfo []byte, l CgroupLine) (string, bool) {
+	dir, ok := "", false
+	eachMount(mountinfo, func(m mountLine) {
+		if ok {
+			return
+		}
+		switch {
+		case l.HierarchyID == 0 && string(m.fsType) == "cgroup2":
+		case l.HierarchyID != 0 && string(m.fsType) == "cgroup" && hasControllers(string(m.options), l.Controllers):
+		default:
+			return
+		}
+		root := unescapeOctal(string(m.root))
+		rel, under := strings.CutPrefix(l.Path, root)
+		if !under || (rel != "" && root != "/" && !strings.HasPrefix(rel, "/")) {
+			return
+		}
+		dir, ok = filepath.Join(unescapeOctal(string(m.point)), rel), true
+	})
+	return dir, ok
+}
+
+// hasControllers reports whether a v1 mount's options name every
+// controller of list ("cpu,cpuacct", "name=systemd").
+func hasControllers(options, list string) bool {
+	for _, c := range strings.Split(list, ",") {
+		if !HasController(options, c) {
+			return false
+		}
+	}
+	return list != ""
+}

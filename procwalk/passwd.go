@@ -3,7 +3,9 @@ package procwalk
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
@@ -105,4 +107,31 @@ func (u *Users) LookupUID(name string) (int, bool) {
 	}
 	uid, ok := u.uids[name]
 	return uid, ok
+}
+
+// NewUsers returns Users naming the uids of names (a recording's user
+// database); the first uid of a name wins its reverse lookup, as in
+// parsePasswd.
+func NewUsers(names map[int]string) *Users {
+	u := &Users{names: make(map[int]string, len(names)), uids: make(map[string]int, len(names)), homes: make(map[int]string)}
+	uids := make([]int, 0, len(names))
+	for uid := range names {
+		uids = append(uids, uid)
+	}
+	slices.Sort(uids)
+	for _, uid := range uids {
+		u.names[uid] = names[uid]
+		if _, dup := u.uids[names[uid]]; !dup {
+			u.uids[names[uid]] = uid
+		}
+	}
+	return u
+}
+
+// Names returns every uid's name, a copy.
+func (u *Users) Names() map[int]string {
+	if u == nil {
+		return nil
+	}
+	return maps.Clone(u.names)
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -175,25 +176,11 @@ func (sc *Scanner) Snapshot(fields Fields) (*Snapshot, error) {
 // each process.
 func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error) {
 	start := time.Now()
-	host, err := sc.fs.Host()
+	host, root, err := sc.readRoot()
 	if err != nil {
 		return nil, err
 	}
-	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
-	}
 	defer syscall.Close(root)
-
-	sc.pids = sc.pids[:0]
-	err = fsio.EachDirent(root, sc.dents, func(name []byte, _ byte) {
-		if pid, ok := fsio.PIDName(name); ok {
-			sc.pids = append(sc.pids, pid)
-		}
-	})
-	if err != nil {
-		return nil, fmt.Errorf("listing %s: %w", sc.fs.root, Classify(err))
-	}
 	if !slices.IsSorted(sc.pids) {
 		slices.Sort(sc.pids)
 	}
@@ -222,6 +209,102 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	s.buildTree()
 	s.Duration = time.Since(start)
 	return s, nil
+}
+
+// rootDone and rootAbandoned end a root read (readRoot): whichever of the
+// reading goroutine and its watcher sets its state first decides.
+const (
+	rootReading int32 = iota
+	rootDone
+	rootAbandoned
+)
+
+// readRoot reads what a scan needs of the root itself: the host's files
+// (stat, meminfo, self/auxv, self/mountinfo), then the root opened and its
+// pids listed into sc.pids; the caller closes the root. Bounded as every
+// read of a scan is (deadline.go): on a hung mount (a --proc on FUSE, NFS)
+// it fails with ErrBlocked after the read timeout, leaving the reading
+// goroutine, blocked in the kernel, its buffers; while that read is still
+// blocked, later scans fail at once rather than block one more thread.
+func (sc *Scanner) readRoot() (Host, int, error) {
+	if sc.readTimeout <= 0 {
+		return sc.readRootInto(&sc.pids, sc.dents, func(string) {})
+	}
+	if f := sc.stuck.lookup(0); f != "" {
+		return Host{}, -1, fmt.Errorf("%w: reading %s still blocks since an earlier scan (a hung mount?)", ErrBlocked, f)
+	}
+	type result struct {
+		host Host
+		root int
+		err  error
+	}
+	pids, dents := sc.pids[:0], sc.dents
+	var state atomic.Int32
+	var stage atomic.Pointer[string]
+	done := make(chan result, 1)
+	stuck := sc.stuck
+	go func() {
+		var r result
+		r.host, r.root, r.err = sc.readRootInto(&pids, dents, func(at string) { stage.Store(&at) })
+		if state.CompareAndSwap(rootReading, rootDone) {
+			done <- r
+			return
+		}
+		if r.err == nil { // abandoned while it blocked: nobody owns the root now
+			syscall.Close(r.root)
+		}
+		stuck.remove(0)
+	}()
+	timer := time.NewTimer(sc.readTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		sc.pids = pids
+		return r.host, r.root, r.err
+	case <-timer.C:
+	}
+	if !state.CompareAndSwap(rootReading, rootAbandoned) {
+		r := <-done // it ended just now
+		sc.pids = pids
+		return r.host, r.root, r.err
+	}
+	at := sc.fs.root
+	if p := stage.Load(); p != nil {
+		at = *p
+	}
+	stuck.add(0, at)
+	// The blocked goroutine keeps the buffers it was given.
+	sc.pids, sc.dents = nil, make([]byte, len(dents))
+	return Host{}, -1, fmt.Errorf("%w: reading %s blocked for more than %s (a hung mount?)", ErrBlocked, at, sc.readTimeout)
+}
+
+// readRootInto is readRoot's reading, inline: stage is told what it reads
+// next, to name it should it block.
+func (sc *Scanner) readRootInto(pids *[]int, dents []byte, stage func(string)) (Host, int, error) {
+	stage(sc.fs.Path("stat") + " (or meminfo, self/auxv, self/mountinfo)")
+	if sc.beforeRead != nil {
+		sc.beforeRead(0, "stat")
+	}
+	host, err := sc.fs.Host()
+	if err != nil {
+		return Host{}, -1, err
+	}
+	stage(sc.fs.root + " (its listing)")
+	root, err := syscall.Open(sc.fs.root, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return Host{}, -1, fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
+	}
+	*pids = (*pids)[:0]
+	err = fsio.EachDirent(root, dents, func(name []byte, _ byte) {
+		if pid, ok := fsio.PIDName(name); ok {
+			*pids = append(*pids, pid)
+		}
+	})
+	if err != nil {
+		syscall.Close(root)
+		return Host{}, -1, fmt.Errorf("listing %s: %w", sc.fs.root, Classify(err))
+	}
+	return host, root, nil
 }
 
 // ReadProcesses appends to procs the processes of pids, read from /proc

@@ -425,6 +425,8 @@ func TestHelperMisuse(t *testing.T) {
 		{`pw.wrap("a b", 0)`, "bad argument #2 to wrap (the width must be at least 1)"},
 		{`pw.debounce("k", true, 0)`, "n must be at least 1"},
 		{`pw.debounce("k", true, 1.5)`, "integer expected"},
+		{`pw.debounce("k", true, "5 minutes")`, `a number of runs or a duration such as "5m" expected, got "5 minutes"`},
+		{`pw.debounce("k", true, "-5m")`, `a number of runs or a duration such as "5m" expected, got "-5m"`},
 		{`pw.top("memory")`, `unknown metric "memory"; metrics are pid, ppid`},
 		{`pw.top("rss", 0)`, "count must be positive"},
 		{`pw.processes{color = "red"}`, "unknown filter key color; keys are comm"},

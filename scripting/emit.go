@@ -261,3 +261,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// AlertMeasurement is the measurement of the metric procwalk.alert emits.
+const AlertMeasurement = alertMeasurement

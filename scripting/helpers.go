@@ -104,19 +104,39 @@ func (m *module) luaHostname(L *lua.LState) int {
 }
 
 // procwalk.debounce(key, condition, n) -> bool: true when condition has
-// been true in n consecutive runs (ticks), this one included. A key not
-// checked in a run starts again from zero.
+// been true in n consecutive runs (ticks), this one included; with n a
+// duration ("5m", "90s", "1h30m"), true once it has been true in every run
+// for that long, on the snapshots' clock (the first run it held in to this
+// one: the recorded clock in a replay), as an alert rule's "for". A key
+// not checked in a run, or checked false, starts again.
 func (m *module) luaDebounce(L *lua.LState) int {
 	key := L.CheckString(1)
 	cond := lua.LVAsBool(L.Get(2))
-	n := checkInteger(L, 3)
-	if n <= 0 {
+	var hold time.Duration
+	n := 0
+	if s, ok := L.Get(3).(lua.LString); ok {
+		d, err := time.ParseDuration(string(s))
+		if err != nil || d <= 0 {
+			L.ArgError(3, fmt.Sprintf("a number of runs or a duration such as \"5m\" expected, got %q", string(s)))
+		}
+		hold = d
+	} else if n = checkInteger(L, 3); n <= 0 {
 		L.ArgError(3, fmt.Sprintf("n must be at least 1, got %d", n))
 	}
 	m.touched[key] = true
 	if !cond {
 		delete(m.held, key)
+		delete(m.since, key)
 		L.Push(lua.LFalse)
+		return 1
+	}
+	if hold > 0 {
+		now := m.snap.Time
+		since, ok := m.since[key]
+		if !ok {
+			m.since[key], since = now, now
+		}
+		L.Push(lua.LBool(now.Sub(since) >= hold))
 		return 1
 	}
 	m.held[key]++

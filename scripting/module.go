@@ -40,6 +40,7 @@ type module struct {
 	// Across runs: debounce counters, kept in Go so that a state rebuilt
 	// after a limit error still counts.
 	held    map[string]int
+	since   map[string]time.Time // debounce with a duration: held since
 	touched map[string]bool
 
 	// Per run.
@@ -66,7 +67,7 @@ func (m *module) forgetState() {
 }
 
 func newModule(r *Runtime) *module {
-	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), touched: make(map[string]bool),
+	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), since: make(map[string]time.Time), touched: make(map[string]bool),
 		sessionMetrics: make(map[string]*session.MetricDesc)}
 	list := session.Metrics()
 	for i := range list {
@@ -95,6 +96,11 @@ func (m *module) end() {
 			delete(m.held, k)
 		}
 	}
+	for k := range m.since {
+		if !m.touched[k] {
+			delete(m.since, k)
+		}
+	}
 	m.ctx, m.snap, m.group, m.readMore, m.sessions, m.members, m.deadline = nil, nil, nil, nil, nil, nil, nil
 }
 
@@ -112,45 +118,15 @@ func (m *module) need(snap *procwalk.Snapshot, p *procwalk.Process, f procwalk.F
 
 // Loader builds the module table; given to L.PreloadModule.
 func (m *module) Loader(L *lua.LState) int {
-	m.procMethods = L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"parent":      m.procParent,
-		"children":    m.procChildren,
-		"descendants": m.procDescendants,
-		"tree":        m.procTree,
-		"session":     m.procSession,
-		"kill":        m.procKill,
-	})
+	// The functions and methods are the API's table (api.go), which
+	// procwalk run --api prints.
+	m.procMethods = L.SetFuncs(L.NewTable(), m.funcsOn(onProcess))
 	m.procMT = newType(L, processType, m.procIndex, m.procString, procEqual)
 
-	m.sessionMethods = L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"processes": m.sessionProcesses,
-		"roots":     m.sessionRoots,
-		"top":       m.sessionTop,
-		"tree":      m.sessionTree,
-		"kill":      m.sessionKill,
-	})
+	m.sessionMethods = L.SetFuncs(L.NewTable(), m.funcsOn(onSession))
 	m.sessionMT = newType(L, sessionType, m.sessionIndex, sessionString, sessionEqual)
 
-	mod := L.SetFuncs(L.NewTable(), map[string]lua.LGFunction{
-		"processes":   m.luaProcesses,
-		"process":     m.luaProcess,
-		"top":         m.luaTop,
-		"sessions":    m.luaSessions,
-		"session":     m.luaSession,
-		"kill":        m.luaKill,
-		"emit":        m.luaEmit,
-		"log":         m.luaLog,
-		"alert":       m.luaAlert,
-		"bytes":       luaBytes,
-		"printable":   m.luaPrintable,
-		"parse_bytes": luaParseBytes,
-		"duration":    luaDuration,
-		"now":         m.luaNow,
-		"hostname":    m.luaHostname,
-		"debounce":    m.luaDebounce,
-		"snapshot":    m.luaSnapshot,
-		"wrap":        m.luaWrap,
-	})
+	mod := L.SetFuncs(L.NewTable(), m.funcsOn(onModule))
 	for name, v := range map[string]float64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30, "TiB": 1 << 40} {
 		mod.RawSetString(name, lua.LNumber(v))
 	}

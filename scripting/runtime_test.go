@@ -79,6 +79,48 @@ print(held, gone)`, 6)
 	}
 }
 
+// TestDebounceDuration: with a duration, debounce holds once the
+// condition has held in every run for that long on the snapshots' clock,
+// whatever the number of runs: snapshots 2 minutes apart reach "5m" at the
+// fourth (6 minutes after the first), a false run starts again (false at
+// 10m: held again from 12m, at 18m), and so does a key not asked about in
+// a run ("asked", 3 minutes from 16m: at 20m).
+func TestDebounceDuration(t *testing.T) {
+	w := newWorld(t)
+	s, err := Compile("held.lua", []byte(`local pw = require "procwalk"
+local t = pw.state.t or 0
+pw.state.t = t + 1
+local held = pw.debounce("hot", t ~= 5, "5m")
+local asked = (t < 2 or t > 7) and pw.debounce("asked", true, "3m")
+print(held, asked)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	cfg := w.cfg
+	cfg.Print = &out
+	r := New(cfg)
+	defer r.Close()
+	start := w.in.Snapshot.Time
+	var got []string
+	for i := range 11 {
+		snap := *w.in.Snapshot
+		snap.Time = start.Add(time.Duration(i) * 2 * time.Minute)
+		in := w.in
+		in.Snapshot = &snap
+		out.Reset()
+		if err := r.Run(context.Background(), s, in); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, strings.TrimSuffix(out.String(), "\n"))
+	}
+	want := []string{"false\tfalse", "false\tfalse", "false\tfalse", "true\tfalse", "true\tfalse", "false\tfalse",
+		"false\tfalse", "false\tfalse", "false\tfalse", "true\tfalse", "true\ttrue"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
 func TestScriptErrorKeepsStateLimitErrorResetsIt(t *testing.T) {
 	w := newWorld(t)
 	// Tick 3 loops until this deadline; the others take microseconds, so a

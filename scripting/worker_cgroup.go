@@ -2,11 +2,9 @@ package scripting
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -59,15 +57,11 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 			return nil // not delegated: a child would have no memory controller
 		}
 	}
-	// The pid namespace is in the name: procwalks of two namespaces may
-	// share this parent, and each knows only its own pids.
-	ns, err := os.Readlink(self.Path("self", "ns", "pid")) // "pid:[4026531836]"
-	if err != nil {
+	dir, ok := self.OwnCgroup(parent.Dir, workerCgroupPrefix)
+	if !ok {
 		return nil
 	}
-	prefix := workerCgroupPrefix + strings.Trim(strings.TrimPrefix(ns, "pid:"), "[]") + "-"
-	removeStaleCgroups(parent.Dir, prefix, self.Root())
-	c := &memoryCgroup{dir: filepath.Join(parent.Dir, prefix+strconv.Itoa(os.Getpid())), v2: parent.V2, limit: limit}
+	c := &memoryCgroup{dir: dir, v2: parent.V2, limit: limit}
 	if err := os.Mkdir(c.dir, 0o755); err != nil && !os.IsExist(err) {
 		return nil
 	}
@@ -92,30 +86,6 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 // namespace's inode number and its parent's pid in that namespace:
 // procwalk-worker-4026531836-1234.
 const workerCgroupPrefix = "procwalk-worker-"
-
-// removeStaleCgroups removes the worker cgroups in dir of our pid namespace
-// (named prefix<pid>) that a procwalk no longer running left (one killed by
-// SIGKILL cannot remove its own), found by their pid missing under
-// procRoot. Removing a cgroup directory succeeds only when no process is in
-// it, so a live one stays whatever its name.
-func removeStaleCgroups(dir, prefix, procRoot string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		pid, ok := strings.CutPrefix(e.Name(), prefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		if n, err := strconv.Atoi(pid); err != nil || n <= 0 {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(procRoot, pid)); errors.Is(err, os.ErrNotExist) {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-	}
-}
 
 func (c *memoryCgroup) write(file, value string) error {
 	return os.WriteFile(filepath.Join(c.dir, file), []byte(value), 0)

@@ -40,6 +40,8 @@ type guardCommand struct {
 	kill    string
 	grace   time.Duration
 	dryRun  bool
+	// noCgroup keeps CMD in guard's own cgroup.
+	noCgroup bool
 }
 
 const guardHelp = `Runs CMD with its stdin, stdout and stderr, watches its whole process tree
@@ -49,7 +51,10 @@ a limit:
   --max-rss SIZE      summed RSS of the tree (over-counts shared pages)
   --max-pss SIZE      summed PSS of the tree (exact; reads smaps_rollup of
                       the tree's processes each interval)
-  --max-cpu-time D    user+system CPU of the tree, exited processes included
+  --max-cpu-time D    user+system CPU of the tree, exited processes included:
+                      exact from CMD's own cgroup (v2), where guard can make
+                      one; else approximate (a process reaped by the kernel,
+                      its parent ignoring SIGCHLD, counts as last sampled)
   --timeout D         wall-clock time since CMD started
 
 SIZE is bytes with an optional unit: 512MiB, 2G, 1.5GiB (K M G T and KiB
@@ -109,6 +114,7 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
 	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after TERM before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "report what each broken limit would end, once per limit; signal nothing")
+	fs.BoolVar(&c.noCgroup, "no-cgroup", false, "do not run CMD in a cgroup of its own (its CPU is then counted approximately)")
 	return &ffcli.Command{
 		Name:       "guard",
 		ShortUsage: "procwalk guard [flags] -- CMD [ARGS...]",
@@ -199,13 +205,15 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	// A guard killed with SIGKILL cannot end the command: the kernel does
 	// (PDEATHSIG, set by Supervise). What the command started and left
 	// behind is not covered (README "procwalk guard").
+	sentinel := c.e.newSentinel()
+	defer sentinel.Close()
 	res, err := kill.Supervise(ctx, fsys, cmd, kill.SuperviseConfig{
 		MaxRSSBytes: lim.rssBytes, MaxPSSBytes: lim.pssBytes, MaxCPUTime: c.maxCPU, Timeout: lim.timeout,
 		KillBiggest: lim.biggest, ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
 		Names: kill.LimitNames{RSS: "--max-rss", PSS: "--max-pss", CPUTime: "--max-cpu-time", Timeout: "--timeout"},
 		Name:  name, Requester: "guard", Signals: sigs, Foreground: terminalForeground(c.e.stdin),
 		Log:   func(msg string) { fmt.Fprintf(c.e.stderr, "procwalk guard: %s\n", printable(msg)) },
-		Clock: c.g.clock, HistorySize: guardHistory,
+		Clock: c.g.clock, HistorySize: guardHistory, Sentinel: sentinel, NoCgroup: c.noCgroup,
 	})
 	stdio.started()
 	if errors.Is(err, kill.ErrSubreaper) {
@@ -267,8 +275,12 @@ func (r *guardReport) summary() {
 		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
 			formatBytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
 	}
-	fmt.Fprintf(w, "  CPU %.2fs user+system; %s seen; %s reaped\n",
-		res.CPUSeconds, countOf(res.Seen, "process", "processes"), countOf(res.OrphansReaped, "orphan", "orphans"))
+	how := "from its cgroup"
+	if res.CPUCgroup == "" {
+		how = "approximate: no cgroup of its own"
+	}
+	fmt.Fprintf(w, "  CPU %.2fs user+system (%s); %s seen; %s reaped\n",
+		res.CPUSeconds, how, countOf(res.Seen, "process", "processes"), countOf(res.OrphansReaped, "orphan", "orphans"))
 	switch {
 	case res.Leftovers && r.c.dryRun:
 		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)

@@ -466,18 +466,19 @@ func TestGuardSummaryWording(t *testing.T) {
 	for _, tt := range []struct {
 		samples, seen int
 		want          string
+		cgroup        string
 	}{
 		{1, 1, "procwalk guard: make exited with status 0 after 1.5s\n" +
 			"  peak tree RSS 2.0 MiB, PSS not read (use --max-pss or --pss), sampled 1 time every 1s; largest process peak RSS at most 1.0 MiB (kernel high-water mark)\n" +
-			"  CPU 0.25s user+system; 1 process seen; 0 orphans reaped\n"},
+			"  CPU 0.25s user+system (approximate: no cgroup of its own); 1 process seen; 0 orphans reaped\n", ""},
 		{3, 2, "procwalk guard: make exited with status 0 after 1.5s\n" +
 			"  peak tree RSS 2.0 MiB, PSS not read (use --max-pss or --pss), sampled 3 times every 1s; largest process peak RSS at most 1.0 MiB (kernel high-water mark)\n" +
-			"  CPU 0.25s user+system; 2 processes seen; 0 orphans reaped\n"},
+			"  CPU 0.25s user+system (from its cgroup); 2 processes seen; 0 orphans reaped\n", "/sys/fs/cgroup/g"},
 	} {
 		stderr.Reset()
 		c := &guardCommand{g: &globals{interval: time.Second}, e: &env{stderr: &stderr}}
 		res := &kill.SuperviseResult{Status: &status, Start: start, End: start.Add(1500 * time.Millisecond), Samples: tt.samples,
-			PeakRSSBytes: 2 << 20, CPUSeconds: 0.25, MaxRSSKiB: 1024, Seen: tt.seen, History: kill.NewAuditLog(guardHistory)}
+			PeakRSSBytes: 2 << 20, CPUSeconds: 0.25, MaxRSSKiB: 1024, Seen: tt.seen, History: kill.NewAuditLog(guardHistory), CPUCgroup: tt.cgroup}
 		(&guardReport{c: c, res: res, name: "make"}).summary()
 		if got := stderr.String(); got != tt.want {
 			t.Errorf("summary:\n%s\nwant:\n%s", got, tt.want)

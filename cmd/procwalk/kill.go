@@ -71,8 +71,10 @@ STAGES
      re-walk, except for a single PID; then SIGKILL through the same pidfds;
   4. a last walk: anything of the scope alive and never signalled (joined
      after the last walk, or orphaned) is reported as escaped, exit 1.
-A cgroup v2 session is killed through its cgroup.kill when the cgroup
-holds nothing but the targets.
+A cgroup session's members are the cgroup's at each walk (daemons that
+left the tree included); a v2 one is frozen (cgroup.freeze) around each
+signal instead of stopped member by member, and what its cgroup.procs
+still lists after the end that procwalk cannot see is named, exit 1.
 
 PROTECTION
   Never signalled, whatever the flags: procwalk itself, its ancestors
@@ -171,6 +173,8 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	}
 	out := &eventPrinter{w: c.e.stdout, json: c.json}
 	cfg.Audit = out.print
+	cfg.Sentinel = c.e.newSentinel()
+	defer cfg.Sentinel.Close()
 	k, err := kill.NewKiller(fsys, cfg)
 	if err != nil {
 		return usageErrorf("%v", err)
@@ -187,12 +191,11 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	stopHolding := holdSignals(ctx, cfg.Sentinel)
 	report := k.Execute(ctx, plan)
+	stopHolding()
 	for _, n := range report.Notes {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n)) // notes name cgroups and tmux sessions
-	}
-	if out.err != nil {
-		return out.err
 	}
 	if len(report.Outcomes) == 0 {
 		return fmt.Errorf("%s has no processes: nothing to signal", plan.Scope)
@@ -406,25 +409,30 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 	}
 }
 
-// eventPrinter writes audit events as text or JSON lines.
+// eventPrinter writes audit events as text or JSON lines. A write that
+// fails (EPIPE: the reader has gone; EIO: the terminal hung up) stops the
+// printing, never the kill: the outcomes are final whether or not anyone
+// reads them, and the exit status says how the kill went.
 type eventPrinter struct {
-	w    io.Writer
-	json bool
-	err  error
+	w      io.Writer
+	json   bool
+	failed bool
 }
 
 func (p *eventPrinter) print(e kill.ActionEvent) {
-	if p.err != nil {
+	if p.failed {
 		return
 	}
+	line := printable(e.String())
 	if p.json {
 		b, err := json.Marshal(e)
 		if err != nil {
-			p.err = err
-			return
+			line = fmt.Sprintf(`{"error":%q}`, err.Error()) // cannot happen: the event's fields all encode
+		} else {
+			line = string(b)
 		}
-		_, p.err = fmt.Fprintf(p.w, "%s\n", b)
-		return
 	}
-	_, p.err = fmt.Fprintln(p.w, printable(e.String()))
+	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
+		p.failed = true
+	}
 }

@@ -213,7 +213,7 @@ func TestIntegrationKillForkStormCgroupFreeze(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := kill.NewKiller(fs, kill.Config{Requester: "test", Grace: 2 * time.Second})
+	k, err := kill.NewKiller(fs, kill.Config{Requester: "test", Grace: 2 * time.Second, Sentinel: kill.NewSentinel(testSentinelCommand())})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -48,16 +49,26 @@ func main() {
 	// read the kernel will not interrupt (a target's mmap lock held).
 	go func() { <-ctx.Done(); stop() }()
 	var err error
-	if len(os.Args) > 1 && os.Args[1] == workerArg {
+	switch {
+	case len(os.Args) > 1 && os.Args[1] == workerArg:
 		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr, procwalk.SystemClock{})
-	} else {
+	case len(os.Args) > 1 && os.Args[1] == sentinelArg:
+		err = runSentinel()
+	default:
 		e := newEnv(os.Stdin, os.Stdout, os.Stderr)
 		// Scripts run in a worker: this binary again, whatever its path
 		// now (an upgrade may have replaced the file).
 		e.worker = "/proc/self/exe"
+		e.sentinel = kill.SentinelCommand{Path: "/proc/self/exe", Args: []string{sentinelArg}}
 		err = runEnv(ctx, e, os.Args[1:])
 	}
 	stop()
+	// Close our output before exiting: a thread stuck in the kernel (a
+	// read of a hung mount, which not even SIGKILL ends) keeps the process,
+	// its exit status and its descriptors until the read returns, and a
+	// reader of our stdout (| cat, a shell's $(...)) would wait as long.
+	os.Stdout.Close()
+	os.Stderr.Close()
 	os.Exit(exitCode(err))
 }
 
@@ -78,6 +89,10 @@ type env struct {
 	worker string
 	// conn is set in a script worker: its pipes to the parent.
 	conn *scripting.WorkerConn
+	// sentinel starts the process that continues and thaws what a kill
+	// stopped should procwalk die (sentinel.go); no Path: none, and kills
+	// stop nothing.
+	sentinel kill.SentinelCommand
 }
 
 // newEnv is the env of a procwalk process.
@@ -244,6 +259,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newRunCommand(g, e),
 			newWatchCommand(g, e),
 			newTopCommand(g, e),
+			newRecordCommand(g, e),
+			newTestCommand(g, e),
 		},
 	}
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // The tests run the command on the engine's fixture /proc (see
@@ -63,7 +64,7 @@ func cliAt(t *testing.T, now time.Time, args ...string) result {
 func cliClock(t *testing.T, ctx context.Context, clock procwalk.Clock, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: utcClock{clock}}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, clock: utcClock{clock}, sentinel: testSentinelCommand()}
 	err := runEnv(ctx, e, args)
 	return result{stdout.String(), stderr.String(), exitCode(err)}
 }
@@ -483,5 +484,27 @@ func TestBadValueNamesItsSource(t *testing.T) {
 
 // run is the command line on the given streams, the way tests drive it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	return runEnv(ctx, newEnv(stdin, stdout, stderr), args)
+	e := newEnv(stdin, stdout, stderr)
+	e.sentinel = testSentinelCommand()
+	return runEnv(ctx, e, args)
+}
+
+// sentinelProcessEnv makes the test binary a sentinel (TestSentinelProcess).
+const sentinelProcessEnv = "GO_PROCWALK_SENTINEL"
+
+// testSentinelCommand starts the test binary as the sentinel of the kills
+// that tests run in-process: the procwalk binary's own is itself.
+func testSentinelCommand() kill.SentinelCommand {
+	return kill.SentinelCommand{Path: os.Args[0], Args: []string{"-test.run=^TestSentinelProcess$"},
+		Env: append(os.Environ(), sentinelProcessEnv+"=1")}
+}
+
+func TestSentinelProcess(t *testing.T) {
+	if os.Getenv(sentinelProcessEnv) != "1" {
+		t.Skip("the sentinel process of in-process kills")
+	}
+	if err := runSentinel(); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }

@@ -27,15 +27,19 @@ type runCommand struct {
 	f    sessionFlags
 	s    scriptFlags
 	list bool
+	api  bool
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
+	replay    string // --replay: a recording's frames instead of this host's
+	at        string // --at: the one frame of --replay to run on
 }
 
 const runHelp = `Runs a Lua script once against this host's processes and sessions.
 SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
 bundled script; --list shows the bundled ones. Arguments after -- reach the
 script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
-the chunk's "...". scripting/README.md documents the Lua API.
+the chunk's "...". --api prints the Lua API, one line a function;
+scripting/README.md documents it.
 
 The script sees one snapshot: two scans --interval apart so that CPU %,
 IO rates and memory growth are measured (--no-rates: one scan, those are
@@ -54,9 +58,11 @@ past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
+  procwalk run --api | grep kill
   procwalk run session-report
   procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
   procwalk run ./my-rule.lua -- threshold=90
+  procwalk run --replay host.pwrec --at 03:12 session-report
 
 EXIT CODES
   0  the script ran to its end, or stdout was closed (its reader, such as
@@ -73,10 +79,13 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	fs.BoolVar(&c.api, "api", false, "print the Lua API reference: every function and method, its arguments and what it returns, one line each; the fields of processes and sessions")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
+	fs.StringVar(&c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
+	fs.StringVar(&c.at, "at", "", "with --replay, run on the frame shown at this time only: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "run",
-		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list",
+		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list | --api",
 		ShortHelp:  "run a Lua script once: reports, rules, actions",
 		LongHelp:   runHelp,
 		FlagSet:    fs,
@@ -86,6 +95,13 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *runCommand) exec(ctx context.Context, args []string) error {
+	if c.api {
+		if len(args) > 0 {
+			return usageErrorf("--api takes no script, got %q", args)
+		}
+		_, err := io.WriteString(c.e.stdout, scripting.Reference())
+		return err
+	}
 	if c.list {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)
@@ -99,7 +115,10 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	}
 	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, false)
 	defer stop()
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e, printTo(stdout, c.e.stderr, c.linesOnly))
+	if c.at != "" && c.replay == "" {
+		return usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
+	}
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
 	if err != nil {
 		return err
 	}
@@ -109,6 +128,8 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
 			return sr.runFrame(ctx, f, c.e.stdout)
 		})
+	case sr.replay != nil:
+		return c.replayRun(ctx, sr, stdout)
 	case c.s.isolated(c.e):
 		return c.inWorker(ctx, sr, stdout)
 	}
@@ -177,20 +198,25 @@ func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
 type scriptRun struct {
 	script *scripting.Script
 	rt     *scripting.Runtime
+	cfg    scripting.Config // rt's, for a fresh runtime (fresh)
 	// pipeline gathers the frames the script runs on; nil in a worker,
-	// which runs on its parent's.
+	// which runs on its parent's, and in a replay.
 	pipeline *frame.Pipeline
 	out      *lineEmitter
 	pending  scripting.RunOutput // the run's metrics and kills' outcomes, until it ends
 	e        *env
 	limits   scripting.Limits
 	guard    *scripting.RunGuard // in a worker: brackets each run
+	// replay is set when the script runs on a recording's frames
+	// (--replay): its clock is the frame's, its kills rehearsed on it.
+	replay *replay
 }
 
 // newScriptRun compiles the script call names and builds its runtime and,
-// unless it is a worker, its pipeline (keep: the script may keep process
-// objects across runs, in this process unless it runs in a worker).
-func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env, print io.Writer) (*scriptRun, error) {
+// unless it is a worker or replays (replayFile), its pipeline (keep: the
+// script may keep process objects across runs, in this process unless it
+// runs in a worker).
+func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env, print io.Writer, replayFile string) (*scriptRun, error) {
 	script, err := loadScript(call.name)
 	if err != nil {
 		return nil, err
@@ -205,7 +231,18 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	}
 	users, _ := g.users() // without a passwd file, users show as uids
 	sr := &scriptRun{script: script, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
+	if replayFile != "" {
+		if sr.replay, err = openReplay(replayFile, e.conn == nil); err != nil {
+			return nil, err
+		}
+		if u := sr.replay.header.UserNames(); u != nil {
+			users = u // the recorded host's names
+		}
+	}
 	log := textLogger(e.stderr)
+	if sr.replay != nil {
+		log = sr.replay.logger(e.stderr)
+	}
 	// Metrics and kills' outcomes wait for the run's end (sr.pending); in
 	// a worker they go to the parent, which keeps them the same way: the
 	// same bytes either way.
@@ -214,29 +251,40 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 	if e.conn != nil {
 		emitter.to, action = e.conn.Emit, e.conn.Action
 	}
-	killer, err := s.killer(e, fsys, script.Name, g.pss, func(ev kill.ActionEvent) {
+	audit := func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
 		action(ev)
-	})
-	if err != nil {
+	}
+	var killer scripting.Killer
+	if sr.replay != nil {
+		kc, err := s.killConfig(script.Name, g.pss, audit)
+		if err != nil {
+			return nil, err
+		}
+		killer = scripting.ReplayKiller{Base: kc, Snapshot: sr.replay.snapshot}
+	} else if killer, err = s.killer(e, fsys, script.Name, g.pss, audit); err != nil {
 		return nil, err
 	}
-	if e.conn == nil {
+	if e.conn == nil && sr.replay == nil {
 		if sr.pipeline, err = scriptPipeline(g, f, users, keep && !s.isolated(e)); err != nil {
 			return nil, err
 		}
 	}
-	sr.rt = scripting.New(workerSide(e, scripting.Config{
+	sr.cfg = workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: emitter,
 		Logger:  log,
 		Print:   escapingWriter{print},
-		DryRun:  s.dryRun,
+		DryRun:  s.dryRun || sr.replay != nil,
 		Mode:    mode,
 		Args:    call.args,
 		Users:   users,
 		Limits:  limits,
-	}))
+	})
+	if sr.replay != nil {
+		sr.cfg.Now = sr.replay.now
+	}
+	sr.rt = scripting.New(sr.cfg)
 	return sr, nil
 }
 
@@ -281,6 +329,9 @@ func (sr *scriptRun) runFrame(ctx context.Context, f frame.Frame, stdout io.Writ
 // run runs the script once on f; the notes of grouping are printed when
 // the script asks for sessions. A failing script is an exit-1 error.
 func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
+	if sr.replay != nil {
+		sr.replay.at(f, sr)
+	}
 	sessions := func() ([]session.Session, error) {
 		for _, n := range f.Notes {
 			fmt.Fprintf(sr.e.stderr, "procwalk: note: %s\n", printable(n))
@@ -297,7 +348,12 @@ func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
 	return err
 }
 
-func (sr *scriptRun) close() { sr.rt.Close() }
+func (sr *scriptRun) close() {
+	sr.rt.Close()
+	if sr.replay != nil {
+		sr.replay.close()
+	}
+}
 
 // worker returns the parent's side of a worker running this script, its
 // stdout and stderr relayed to stdout and sr's stderr, its metrics and

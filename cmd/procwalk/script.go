@@ -121,6 +121,18 @@ func outputBudget(flag, value string) (int, error) {
 // default protected list plus --protect, each outcome logged and passed to
 // audit.
 func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, audit func(kill.ActionEvent)) (scripting.Killer, error) {
+	cfg, err := f.killConfig(name, pss, audit)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Sentinel = e.newSentinel()
+	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
+}
+
+// killConfig is the configuration of the script's kills (killer), without
+// the sentinel a kill that sends signals needs: a replay's kills, planned
+// on recorded frames, send none.
+func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEvent)) (kill.Config, error) {
 	cfg := kill.Config{DryRun: f.dryRun, Requester: "rule:" + name, Audit: audit}
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
@@ -128,11 +140,11 @@ func (f *scriptFlags) killer(e *env, fsys procwalk.FS, name string, pss bool, au
 	if f.protect != "" {
 		extra := splitList(f.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
-			return nil, usageErrorf("--protect: %v", err)
+			return cfg, usageErrorf("--protect: %v", err)
 		}
 		cfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
-	return scripting.EngineKiller{FS: fsys, Base: cfg}, nil
+	return cfg, nil
 }
 
 // scriptCall is a command line naming a script: its name and arguments.
@@ -225,6 +237,9 @@ func listScripts(w io.Writer) {
 // from the goroutine running the script.
 type lineEmitter struct {
 	buf []byte
+	// alert, when set, is told of each procwalk_alert a run kept (watch
+	// --on-alert).
+	alert func(scripting.WorkerEmit)
 }
 
 // Emit encodes one metric; a metric the encoder refuses is left out.
@@ -236,7 +251,12 @@ func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields ma
 
 // emit adds a metric a run kept (scripting.RunOutput); one the encoder
 // refuses was refused when the script emitted it (checkedEmitter).
-func (e *lineEmitter) emit(m scripting.WorkerEmit) { e.Emit(m.Measurement, m.Tags, m.Fields, m.Time) }
+func (e *lineEmitter) emit(m scripting.WorkerEmit) {
+	e.Emit(m.Measurement, m.Tags, m.Fields, m.Time)
+	if e.alert != nil && m.Measurement == scripting.AlertMeasurement {
+		e.alert(m)
+	}
+}
 
 // action adds the procwalk_action line of a kill's outcome.
 func (e *lineEmitter) action(ev kill.ActionEvent) {

@@ -100,23 +100,47 @@ func (r *stuckRun) output(t *testing.T) (stdout, stderr string) {
 	return string(o), string(e)
 }
 
-// exited waits until procwalk's main thread has exited (its /proc state is
-// Z, or it is gone), while another thread of it may still be blocked.
+// exited waits until procwalk has exited as far as the kernel lets it: no
+// thread of it is left but those blocked in the kernel (state D: a read of
+// the stuck file, which not even SIGKILL ends) and an exited main thread
+// (Z). Which thread blocks is the Go scheduler's choice, the main one
+// included, so the main thread's state alone does not tell.
 func (r *stuckRun) exited(t *testing.T, within time.Duration) bool {
 	t.Helper()
-	stat := fmt.Sprintf("/proc/%d/stat", r.cmd.Process.Pid)
+	tasks := fmt.Sprintf("/proc/%d/task", r.cmd.Process.Pid)
 	for deadline := time.Now().Add(within); ; time.Sleep(20 * time.Millisecond) {
-		b, err := os.ReadFile(stat)
-		if err != nil {
-			return true
-		}
-		if i := strings.LastIndexByte(string(b), ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'Z' {
+		if onlyBlocked(tasks) {
 			return true
 		}
 		if time.Now().After(deadline) {
 			return false
 		}
 	}
+}
+
+// onlyBlocked reports whether every thread listed under tasks is in state
+// D, Z or X (or there are none left).
+func onlyBlocked(tasks string) bool {
+	entries, err := os.ReadDir(tasks)
+	if err != nil {
+		return true // gone
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(tasks, e.Name(), "stat"))
+		if err != nil {
+			continue // exited meanwhile
+		}
+		i := strings.LastIndexByte(string(b), ')')
+		if i < 0 || i+2 >= len(b) {
+			return false
+		}
+		switch b[i+2] {
+		case 'D', 'Z', 'X':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // wait releases the stuck reads and returns how procwalk ended.

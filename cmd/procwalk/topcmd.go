@@ -44,6 +44,11 @@ then KILL after --grace, protected system processes refused (they are
 dimmed; selecting one warns in red; --protect adds names). PSS and USS are read (smaps_rollup)
 for the rows on screen only.
 
+--replay FILE shows a recording's frames (procwalk record) instead of
+this host's, starting at the first or at --at (+90s, 03:12): [ and ]
+step to the previous and next frame, { and } ten back and on, and the
+header names the frame and its time; nothing can be killed.
+
 --danger-percent defaults to PROCWALK_DANGER_PERCENT, else
 HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
 Without a terminal, top exits 2 unless --once prints one text frame
@@ -62,6 +67,8 @@ type topCommand struct {
 	view    string
 	protect string
 	grace   time.Duration
+	replay  string   // --replay: a recording's frames instead of this host's
+	at      string   // --at: the frame of --replay to start at
 	kinds   []string // parsed --kind, cgroup added
 	notes   []string // for the view's status line, escaped
 	// limitMemory sets the runtime's memory limit (topMemoryLimit).
@@ -79,6 +86,8 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes or sessions")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
+	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
+	fs.StringVar(&c.at, "at", "", "with --replay, start at the frame shown at this time: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "top",
 		ShortUsage: "procwalk top [flags]",
@@ -164,6 +173,22 @@ func (c *topCommand) viewModel(ctx context.Context, fsys procwalk.FS) (*top.Mode
 // the safe-kill engine and the view, as the command runs it
 // (BenchmarkTopRefresh measures it).
 func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model, close func(), err error) {
+	if c.replay != "" {
+		src, err := newReplayTopSource(c.replay, c.at)
+		if err != nil {
+			return nil, nil, err
+		}
+		users, _ := c.g.users()
+		if u := src.r.Header().UserNames(); u != nil {
+			users = u // the recorded host's names
+		}
+		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
+			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
+	}
+	if c.at != "" {
+		return nil, nil, usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
+	}
 	src, users, err := c.source(ctx, fsys)
 	if err != nil {
 		return nil, nil, err
@@ -173,7 +198,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 			src.Close()
 		}
 	}()
-	kcfg := kill.Config{Grace: c.grace, Requester: "top"}
+	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
 	if c.protect != "" {
 		extra := splitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {

@@ -25,6 +25,8 @@ type watchCommand struct {
 	count int
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
+	replay    string // --replay: a recording's frames instead of this host's
+	onAlert   onAlertFlags
 }
 
 // defaultWatchInterval is watch's tick when --interval is not given: the
@@ -52,6 +54,13 @@ print() output goes to stdout, then its emitted lines together, as line
 protocol (--lines-only: print() to stderr, stdout for line protocol alone).
 When stdout's reader goes (procwalk watch agents | head -1), watch ends.
 
+--on-alert CMD runs a shell command for each alert, the alert as one JSON
+object on its stdin (notify-send, logger, curl to a webhook): one at a
+time beside the ticks, which never wait for it, each killed after
+--on-alert-timeout (10s), at most --on-alert-max (10) a minute; a failure
+is a line on stderr. --replay FILE runs on a recording's frames instead
+(procwalk record), on the recorded clock, every kill a dry run.
+
 SIGINT or SIGTERM ends watch with exit 0, also in the middle of a tick: a
 kill waiting out its grace stops waiting and sends no SIGKILL.
 
@@ -59,6 +68,8 @@ EXAMPLES
   procwalk watch memory-guard --interval 10s --dry-run -- limit=4GiB ticks=3
   procwalk watch --pss growth-watch --interval 30s -- rate=300MiB
   procwalk watch ./my-rule.lua --count 6
+  procwalk watch memory-guard --on-alert 'logger -t procwalk' -- limit=4GiB
+  procwalk watch --replay host.pwrec memory-guard -- limit=2GiB
 
 EXIT CODES
   0  interrupted (SIGINT, SIGTERM), --count ticks done, or stdout closed
@@ -79,6 +90,8 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	c.s.register(fs)
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
+	c.onAlert.register(fs)
+	fs.StringVar(&c.replay, "replay", "", "run on the frames of this recording (procwalk record) instead of this host's, on the recorded clock; every kill a dry run")
 	return &ffcli.Command{
 		Name:       "watch",
 		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",
@@ -96,10 +109,10 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	interval := defaultWatchInterval
+	interval, intervalGiven := defaultWatchInterval, false
 	c.fs.Visit(func(f *flag.Flag) {
 		if f.Name == "interval" {
-			interval = c.g.interval
+			interval, intervalGiven = c.g.interval, true
 		}
 	})
 	switch {
@@ -110,13 +123,23 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.f.noRates:
 		return usageErrorf("--no-rates does not apply to watch: rates are measured between ticks")
 	}
+	if err := c.onAlert.check(); err != nil {
+		return err
+	}
 	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
 	defer stop()
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly))
+	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
 	if err != nil {
 		return err
 	}
 	defer sr.close()
+	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
+		alerts := newAlertRunner(c.onAlert, c.e.stderr)
+		defer alerts.close()
+		if alerts != nil {
+			sr.out.alert = alerts.alert
+		}
+	}
 	w := &watchLoop{sr: sr, e: c.e, stdout: stdout}
 	switch {
 	case c.e.conn != nil:
@@ -126,6 +149,13 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	case c.s.isolated(c.e):
 		w.worker = sr.worker(stdout, scripting.WorkerGatherWait)
 		defer w.worker.Close()
+	}
+	if sr.replay != nil {
+		if !intervalGiven {
+			interval = 0 // every recorded frame
+		}
+		w.replayWatch(ctx, interval, c.count)
+		return nil
 	}
 	w.loop(ctx, interval, c.count)
 	return nil
@@ -139,6 +169,9 @@ type watchLoop struct {
 	stdout *readerGone
 	failed int               // consecutive failed ticks
 	worker *scripting.Worker // runs the ticks when scripts are isolated
+	// what names a tick in a failure's line: "watch: tick" unless set.
+	what        string
+	failedTotal int
 }
 
 // loop ticks until ctx ends, count ticks have run, or stdout is closed:
@@ -197,6 +230,7 @@ func (w *watchLoop) tick(ctx context.Context, n int, f frame.Frame, gatherErr er
 // fail logs a failed tick; a run of failures says how many in a row.
 func (w *watchLoop) fail(n int, err error) {
 	w.failed++
+	w.failedTotal++
 	var ee *exitErr
 	if errors.As(err, &ee) && ee.Err != nil {
 		err = ee.Err
@@ -207,5 +241,9 @@ func (w *watchLoop) fail(n int, err error) {
 	}
 	// One line, escaped: the message may name a process, and holds the
 	// script's traceback.
-	fmt.Fprintf(w.e.stderr, "procwalk: watch: tick %d failed%s: %s\n", n, suffix, printable(err.Error()))
+	what := w.what
+	if what == "" {
+		what = "watch: tick"
+	}
+	fmt.Fprintf(w.e.stderr, "procwalk: %s %d failed%s: %s\n", what, n, suffix, printable(err.Error()))
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/procwalk/procwalk/procwalk/kill"
 	"io"
 	"os"
 	"strings"
@@ -35,6 +36,7 @@ func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer, clock
 	}
 	e := newEnv(strings.NewReader(""), conn.Stdout(), conn.Stderr())
 	e.conn, e.clock = conn, clock
+	e.sentinel = kill.SentinelCommand{Path: "/proc/self/exe", Args: []string{sentinelArg}} // the worker's kills stop what they end too
 	return runEnv(ctx, e, args)
 }
 

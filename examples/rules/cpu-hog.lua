@@ -3,6 +3,7 @@
 -- Run it once, or every 10 seconds:
 --   procwalk run examples/rules/cpu-hog.lua -- percent=150
 --   procwalk watch examples/rules/cpu-hog.lua --interval 10s --dry-run -- percent=150 ticks=6 kill=1
+--   procwalk watch examples/rules/cpu-hog.lua --interval 30s -- percent=150 for=5m
 --
 -- A rule is a plain Lua 5.1 script. procwalk runs it against one snapshot
 -- of /proc per run (per tick under watch); scripting/README.md lists the
@@ -22,6 +23,9 @@ local ticks = tonumber(pw.args.ticks or "3")
 if not ticks or ticks < 1 or ticks % 1 ~= 0 then
   error("ticks must be a whole number >= 1, got " .. tostring(pw.args.ticks))
 end
+-- for=5m instead of ticks: how long the CPU must stay high, measured on
+-- the snapshots' clock whatever the interval (a duration, as Go writes one).
+local hold = pw.args["for"]
 local kill = pw.args.kill == "1"
 
 -- 3. Sessions. Each kind groups processes a different way: tmux sessions,
@@ -49,7 +53,9 @@ for _, s in ipairs(sessions) do
 
       -- 6. Debounce: true once the condition has held this many runs in a
       -- row. Under procwalk run there is one run, so ticks=1 acts at once.
-      if pw.debounce("cpu-hog " .. s.ref, cpu > percent, ticks) then
+      -- With a duration ("5m") it is true once the condition has held in
+      -- every run for that long.
+      if pw.debounce("cpu-hog " .. s.ref, cpu > percent, hold or ticks) then
         -- 7. State that lasts from tick to tick: alert once per episode,
         -- not on every tick while it lasts.
         pw.state.alerted = pw.state.alerted or {}
@@ -59,8 +65,8 @@ for _, s in ipairs(sessions) do
           -- 8. An alert: a structured line on stderr, and a procwalk_alert
           -- metric next to the emitted ones.
           pw.alert {
-            message = string.format("cpu-hog: %s used %.0f%% CPU for %d ticks; busiest: %s %d",
-              s.ref, cpu, ticks, top and top.comm or "?", top and top.pid or 0),
+            message = string.format("cpu-hog: %s used %.0f%% CPU for %s; busiest: %s %d",
+              s.ref, cpu, hold or (ticks .. " ticks"), top and top.comm or "?", top and top.pid or 0),
             session = s, process = top, value = cpu, threshold = percent,
           }
           -- 9. A kill. It goes through procwalk's verified terminate: the

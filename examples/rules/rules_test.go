@@ -103,12 +103,12 @@ func TestCPUHog(t *testing.T) {
 	// A bad argument ends the run with the rule's file and line.
 	rt2 := scripting.New(scripting.Config{Args: []string{"percent=lots"}})
 	defer rt2.Close()
-	if err := rt2.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:19: percent must be a number") {
+	if err := rt2.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:20: percent must be a number") {
 		t.Errorf("percent=lots: %v", err)
 	}
 	rt3 := scripting.New(scripting.Config{Args: []string{"ticks=0"}})
 	defer rt3.Close()
-	if err := rt3.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:23: ticks must be a whole number >= 1, got 0") {
+	if err := rt3.Run(context.Background(), script, in); err == nil || !strings.Contains(err.Error(), "cpu-hog.lua:24: ticks must be a whole number >= 1, got 0") {
 		t.Errorf("ticks=0: %v", err)
 	}
 }

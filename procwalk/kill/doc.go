@@ -9,7 +9,13 @@
 // A scope is one process, a tree, a process group, a cgroup or a session
 // (Scope); a tree of a fork storm is stopped top-down before it is
 // signalled and re-checked after, and anything left alive is reported as
-// escaped, never as success.
+// escaped, never as success. A cgroup scope's members are the cgroup's at
+// every walk; it is frozen, never killed as a whole, and what it still
+// holds after the end is reported (Report.Left).
+//
+// Nothing is stopped or frozen without a Sentinel (Config.Sentinel): a
+// process of its own that continues and thaws what an execution holds
+// should this process die first. ServeSentinel is its main.
 //
 // Supervise is procwalk guard's engine: it runs a command, samples its
 // whole tree and ends that tree through a Killer when it breaks a memory,

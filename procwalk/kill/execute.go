@@ -23,6 +23,8 @@ type victim struct {
 	h   handle
 	// stopped: freeze sent SIGSTOP and thaw has not sent SIGCONT since.
 	stopped bool
+	// held: the keeper (the sentinel) holds its pidfd.
+	held bool
 }
 
 // execution is the state of one Execute.
@@ -43,6 +45,11 @@ type execution struct {
 	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
 	// thaw writes 0.
 	frozen string
+	// keeper holds what is stopped or frozen, so that it runs again should
+	// procwalk die first; nil until first needed, or when there is none
+	// (keepTried: asked already).
+	keeper    keeper
+	keepTried bool
 }
 
 // Execute carries out plan: the first signal to every target, re-walks of a
@@ -97,6 +104,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		x.afterwards(ctx)
 		return x.report
 	}
+	defer x.letGo()
 	for _, t := range plan.Targets {
 		x.known[t.ID] = true
 		x.enlist(t)
@@ -119,12 +127,22 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 }
 
 // enlist opens a handle on t and makes it a live victim; nothing is sent.
+// In a growing scope, a target the walk saw in its first clock tick that
+// looks like another process now (it exec'd, or its pid was reused within
+// the tick) is forgotten rather than refused: the next walk reads it again
+// and decides whether the process holding the pid now is of the scope (a
+// daemon's `setsid` that became `sleep` is), and the last one reports it
+// if it is and still runs.
 func (x *execution) enlist(t Target) {
 	v := &victim{out: Outcome{Target: t}}
 	h, err := x.k.open(t.ID)
 	if err == nil {
 		if err = x.k.sameYoung(t); err != nil {
 			h.Close()
+			if x.plan.scope.Grows() {
+				delete(x.known, t.ID)
+				return
+			}
 		}
 	}
 	if err != nil {
@@ -142,7 +160,7 @@ func (x *execution) enlist(t Target) {
 // missed, and one that survives it (a handler, the signal ignored) resumes
 // with its children still below it, where the next re-walk finds them.
 func (x *execution) signalFrozen(ctx context.Context) {
-	if x.plan.scope.Grows() && !x.freezeCgroup(ctx) {
+	if x.plan.scope.Grows() && !x.freezeCgroup(ctx, "the first signal") {
 		x.freeze(ctx)
 	}
 	for _, v := range slices.Clone(x.live) {
@@ -265,35 +283,29 @@ func (x *execution) newcomers() []Target {
 	return out
 }
 
-// kill is the second stage. A growing scope is frozen first (see freeze),
-// so that nothing forks between the last walk and SIGKILL (the walk runs
-// even when every target has exited, to catch what they left behind); the
-// newcomers it finds get SIGKILL alone. A cgroup v2 scope without refused
-// members is killed through cgroup.kill instead.
+// kill is the second stage. A growing scope is stopped first, frozen with
+// cgroup.freeze or member by member (see freezeCgroup and freeze), so that
+// nothing forks between the last walk and SIGKILL (the walk runs even when
+// every target has exited, to catch what they left behind); the newcomers
+// it finds get SIGKILL alone. SIGKILL goes to each victim through its own
+// verified pidfd, never to a cgroup as a whole: a process moved into a
+// cgroup after the last walk is not killed unchecked (it is reported as
+// left there instead, see cgroupLeft).
 func (x *execution) kill(ctx context.Context) {
 	x.reap(ctx)
-	if cg := x.cgroupToKill(); cg != "" {
-		err := os.WriteFile(cg, []byte("1"), 0)
-		if err == nil {
-			x.report.Notes = append(x.report.Notes, "wrote 1 to "+cg)
-			for _, v := range x.live {
-				v.out.Signals = append(v.out.Signals, syscall.SIGKILL)
-				v.out.KillAfter = time.Since(v.out.SignalledAt)
-				v.out.Note = "killed through " + cg
-			}
-			x.waitKilled(ctx)
-			return
-		}
-		x.report.Notes = append(x.report.Notes, fmt.Sprintf("cgroup.kill failed, killing members one by one: %v", err))
-	}
-	if x.plan.scope.Grows() {
+	if x.plan.scope.Grows() && !x.freezeCgroup(ctx, "SIGKILL") {
 		x.freeze(ctx)
+	}
+	if x.k.hooks.beforeKill != nil {
+		x.k.hooks.beforeKill()
 	}
 	for _, v := range slices.Clone(x.live) {
 		if x.send(v, syscall.SIGKILL) {
+			v.stopped = false   // SIGKILL ends a stopped process too: no SIGCONT needed
 			v.h.ReleaseMemory() // best effort: frees memory now, not when the last thread is done
 		}
 	}
+	x.thaw() // a frozen cgroup's members die of SIGKILL frozen or not; thawed, nothing stays frozen
 	x.waitKilled(ctx)
 }
 
@@ -306,18 +318,77 @@ func (x *execution) kill(ctx context.Context) {
 // its child must be in /proc before the walk that finds nothing new.
 func (x *execution) freeze(ctx context.Context) {
 	for round := 0; round < maxFreezeRounds && ctx.Err() == nil; round++ {
+		if !x.holdVictims() {
+			return // not stopped: signalled as they run, and the last walk reports what escaped
+		}
 		for _, v := range slices.Clone(x.live) {
 			if !v.stopped && x.send(v, syscall.SIGSTOP) {
 				v.stopped = true
 			}
 		}
 		x.waitStopped(ctx)
+		if x.k.hooks.stopped != nil {
+			x.k.hooks.stopped()
+		}
 		fresh := x.newcomers()
 		if len(fresh) == 0 {
 			return
 		}
 		for _, t := range fresh {
 			x.enlist(t)
+		}
+	}
+}
+
+// holdVictims has the keeper hold every live victim not held yet, before
+// they are stopped; false when it cannot (no sentinel, no pidfd), and
+// then nothing may be stopped.
+func (x *execution) holdVictims() bool {
+	var hs []handle
+	var vs []*victim
+	for _, v := range x.live {
+		if !v.held {
+			hs, vs = append(hs, v.h), append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return true
+	}
+	kp := x.keep()
+	if kp == nil {
+		return false
+	}
+	if err := kp.procs(hs); err != nil {
+		x.note("the scope was not stopped around the signals: " + err.Error())
+		return false
+	}
+	for _, v := range vs {
+		v.held = true
+	}
+	return true
+}
+
+// keep returns the execution's keeper, asking the Killer for it once; nil
+// (noted) when there is none.
+func (x *execution) keep() keeper {
+	if !x.keepTried {
+		x.keepTried = true
+		var err error
+		if x.keeper, err = x.k.newKeeper(); err != nil {
+			x.note("the scope was not stopped around the signals: " + err.Error())
+		}
+	}
+	return x.keeper
+}
+
+// letGo ends the execution's hold: whatever may still be stopped or
+// frozen is continued and thawed, by the execution and then, as a safety
+// net, by the keeper.
+func (x *execution) letGo() {
+	x.thaw()
+	if x.keeper != nil {
+		if err := x.keeper.release(true); err != nil {
+			x.note("the sentinel did not confirm that nothing is left stopped: " + err.Error())
 		}
 	}
 }
@@ -420,7 +491,8 @@ func resultOf(err error) Result {
 
 // recheck walks the scope once more after SIGKILL and reports each process
 // of it still alive that was never a target as ResultEscaped: a member of
-// the scope that joined after the last walk, or an orphan, one forked by a
+// the scope that joined after the last walk (for a cgroup, anything the
+// cgroup holds then), or an orphan, one forked by a
 // member that died before a walk saw the child, adopted by init or a
 // subreaper and so no longer below the tree. An orphan is known by its
 // process group (one a signalled target leads) and its start (after the
@@ -469,5 +541,13 @@ func (x *execution) recheck() {
 		}
 		x.finish(&Outcome{Target: targetOf(p), Result: ResultEscaped,
 			Err: fmt.Errorf("%w: pid %d (%s), parent %d, process group %d", ErrEscaped, p.ID.PID, p.Comm, p.PPID, p.PGRP)})
+	}
+	x.cgroupLeft(func(pid int) bool { return snap.Process(pid) != nil })
+}
+
+// note records a scope-wide action or the reason one was not taken, once.
+func (x *execution) note(s string) {
+	if !slices.Contains(x.report.Notes, s) {
+		x.report.Notes = append(x.report.Notes, s)
 	}
 }

@@ -2,10 +2,12 @@ package kill
 
 import (
 	"fmt"
+	"os"
 	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"golang.org/x/sys/unix"
 )
 
@@ -44,12 +46,34 @@ func (k *Killer) pinYoung(t *Target, before time.Duration, hz uint64) {
 	t.exe, _ = k.exeOf(t.ID.PID) // unreadable (another user's): comm alone
 }
 
+// exeOf reads the device and inode of pid's executable. The stat follows
+// /proc/<pid>/exe to the file itself, which may ask its filesystem (a hung
+// FUSE or NFS mount never answers): it is given procwalk's read timeout,
+// after which it is left blocked on a goroutine of its own and the
+// executable counts as unreadable (the young check then has the comm
+// alone).
 func (k *Killer) exeOf(pid int) (exeID, error) {
-	var st syscall.Stat_t
-	if err := syscall.Stat(k.fs.Path(strconv.Itoa(pid), "exe"), &st); err != nil {
-		return exeID{}, err
+	type result struct {
+		id  exeID
+		err error
 	}
-	return exeID{uint64(st.Dev), st.Ino}, nil
+	done := make(chan result, 1)
+	go func() {
+		var st syscall.Stat_t
+		if err := syscall.Stat(k.fs.Path(strconv.Itoa(pid), "exe"), &st); err != nil {
+			done <- result{err: err}
+			return
+		}
+		done <- result{id: exeID{uint64(st.Dev), st.Ino}}
+	}()
+	timer := time.NewTimer(procwalk.DefaultReadTimeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.id, r.err
+	case <-timer.C:
+		return exeID{}, fmt.Errorf("pid %d: stat of its executable blocked for more than %s: %w", pid, procwalk.DefaultReadTimeout, os.ErrDeadlineExceeded)
+	}
 }
 
 // sameYoung checks, for a young target whose pid is open, that comm and

@@ -33,6 +33,9 @@ type Plan struct {
 	// scanner took the plan's walk; the execution's re-walks reuse it, so
 	// that a process whose read is still blocked is not read again.
 	scanner *procwalk.Scanner
+	// cgroupDir is the directory of a cgroup scope's cgroup ("" for other
+	// scopes, or when its hierarchy is not mounted here).
+	cgroupDir string
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -44,6 +47,9 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		}
 	}
 	cfg := k.Config()
+	if scope.Grows() && !cfg.DryRun && cfg.Sentinel != nil {
+		cfg.Sentinel.Start() // now, so that no walk takes it for a member; a failure is noted when it is needed
+	}
 	sc := procwalk.NewScanner(k.fs)
 	snap, before, err := k.scan(sc, scope, cfg)
 	if err != nil {
@@ -51,12 +57,15 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
 		Partial: hidesProcesses(snap.Visibility), taken: snap.Time, scanner: sc}
-	p.rails = guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
+	p.rails = guardRails{self: cfg.SelfPID, sentinel: cfg.Sentinel.PID(), ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
 		p.rails.ancestors[a.ID.PID] = true
 	}
 	members := scope.Members(snap, nil)
+	if cs := cgroupOf(scope); cs != nil {
+		p.cgroupDir = k.cgroupDir(cs, members)
+	}
 	if root, ok := rootOf(scope); ok && snap.Lookup(root) == nil {
 		o := Outcome{Target: Target{ID: root}, Result: ResultGone, Err: fmt.Errorf("pid %d: %w", root.PID, procwalk.ErrGone)}
 		if k.fs.Hidden(root.PID) {
@@ -161,7 +170,7 @@ func (k *Killer) Check(p *procwalk.Process) error { return k.Checker()(p) }
 // live view checks the rows of one frame with it.
 func (k *Killer) Checker() func(p *procwalk.Process) error {
 	cfg := k.Config()
-	rails := guardRails{self: cfg.SelfPID, ancestors: k.fs.Ancestors(cfg.SelfPID)}
+	rails := guardRails{self: cfg.SelfPID, sentinel: cfg.Sentinel.PID(), ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	return func(p *procwalk.Process) error { return k.check(p, &rails, cfg) }
 }
 

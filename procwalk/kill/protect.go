@@ -100,7 +100,10 @@ func ValidateProtected(patterns []string) error {
 // guardRails holds what the hard rules need: our own pid and the pids of
 // our ancestors, read once per plan.
 type guardRails struct {
-	self      int
+	self int
+	// sentinel is the pid of procwalk's sentinel (0: none), procwalk's
+	// own as much as self.
+	sentinel  int
 	ancestors map[int]bool
 	// cutsTrees: a refused process shields its descendants (tree scopes).
 	cutsTrees bool
@@ -116,6 +119,8 @@ func (g *guardRails) hardRule(p *procwalk.Process) *ProtectedError {
 		return refuse("pid 1 (init) is never signalled")
 	case pid == g.self:
 		return refuse("it is procwalk itself")
+	case pid == g.sentinel && pid != 0:
+		return refuse("it is procwalk's sentinel")
 	case g.ancestors[pid]:
 		return refuse("it is an ancestor of procwalk (its parent chain)")
 	case p.Kernel:

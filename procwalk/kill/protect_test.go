@@ -33,10 +33,10 @@ func TestHardRuleKernelThreadsByFlagOnly(t *testing.T) {
 	}
 }
 
-// cgroup.kill ends every process of a cgroup tree, those procwalk cannot
-// see included: inside a pid namespace cgroup.procs lists processes
-// outside it as 0. It is written only when every pid listed, in the
-// cgroup and below, is a live target.
+// cgroup.freeze stops every process of a cgroup tree, those procwalk
+// cannot see included: inside a pid namespace cgroup.procs lists processes
+// outside it as 0. It is written only when no pid listed, in the cgroup
+// and below, is refused.
 func TestCgroupLists(t *testing.T) {
 	root := t.TempDir()
 	write := func(dir, procs string) {
@@ -52,19 +52,19 @@ func TestCgroupLists(t *testing.T) {
 	write("child", "12\n")
 	live := map[int]bool{10: true, 11: true, 12: true}
 	notLive := func(pid int) bool { return !live[pid] }
-	if why := cgroupLists(root, notLive); why != "" {
+	if why := cgroupLists(root, nil, notLive); why != "" {
 		t.Errorf("only targets: %q", why)
 	}
 	write("child/grandchild", "0\n")
-	if why := cgroupLists(root, notLive); !strings.Contains(why, "outside procwalk's pid namespace") {
+	if why := cgroupLists(root, nil, notLive); !strings.Contains(why, "outside procwalk's pid namespace") {
 		t.Errorf("a pid 0 below: %q", why)
 	}
 	write("child/grandchild", "")
 	write("other", "99\n")
-	if why := cgroupLists(root, notLive); !strings.Contains(why, "holds pid 99, which is not a target") {
+	if why := cgroupLists(root, nil, notLive); !strings.Contains(why, "holds pid 99, which is not a target") {
 		t.Errorf("a stranger: %q", why)
 	}
-	if why := cgroupLists(filepath.Join(root, "missing"), notLive); why == "" {
+	if why := cgroupLists(filepath.Join(root, "missing"), nil, notLive); why == "" {
 		t.Error("an unreadable cgroup passed")
 	}
 	// cgroup.freeze's rule: members not yet planned may be frozen, a
@@ -73,14 +73,31 @@ func TestCgroupLists(t *testing.T) {
 	refusedOrHidden := func(pid int) bool { return pid == 0 || pid == 11 }
 	write(".", "10\n")
 	write("child", "12\n13\n")
-	if why := cgroupLists(root, refusedOrHidden); why != "" {
+	if why := cgroupLists(root, nil, refusedOrHidden); why != "" {
 		t.Errorf("a newcomer blocked the freeze: %q", why)
 	}
 	write(".", "10\n11\n")
-	if why := cgroupLists(filepath.Join(root, "child"), refusedOrHidden); why != "" {
+	if why := cgroupLists(filepath.Join(root, "child"), nil, refusedOrHidden); why != "" {
 		t.Errorf("a refused pid outside the subtree blocked it: %q", why)
 	}
-	if why := cgroupLists(root, refusedOrHidden); !strings.Contains(why, "holds pid 11") {
+	if why := cgroupLists(root, nil, refusedOrHidden); !strings.Contains(why, "holds pid 11") {
 		t.Errorf("a refused member: %q", why)
+	}
+	// A plain path's child cgroup is a session of its own: a cgroup
+	// session scope may not freeze it along.
+	write(".", "10\n")
+	write("child", "12\n")
+	plain := &CgroupScope{Path: "/batch", session: true}
+	if why := cgroupLists(root, plain, refusedOrHidden); !strings.Contains(why, "belongs to another cgroup session") {
+		t.Errorf("a child session: %q", why)
+	}
+	write("child", "")
+	if why := cgroupLists(root, plain, refusedOrHidden); why != "" {
+		t.Errorf("an empty child session: %q", why)
+	}
+	unit := &CgroupScope{Path: "/system.slice/x.service", session: true}
+	write("child", "12\n")
+	if why := cgroupLists(root, unit, refusedOrHidden); why != "" {
+		t.Errorf("a unit's child cgroup is the unit's: %q", why)
 	}
 }

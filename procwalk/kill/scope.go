@@ -116,16 +116,18 @@ func (s GroupScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool)
 // SessionScope is the members of a session of any kind (see Session), with
 // the descendants they fork while being terminated. With KillTmuxSession,
 // a tmux session is also removed with `tmux kill-session` once every member
-// is gone, so no empty panes linger (remain-on-exit). A cgroup v2 session
-// whose cgroup has cgroup.kill may be killed through it at the KILL stage
-// (see CgroupScope).
+// is gone, so no empty panes linger (remain-on-exit). A cgroup session's
+// members are its cgroup's, read again at every walk (see CgroupScope):
+// whatever is placed in the session when a walk runs is of the scope,
+// however it got there (a daemon double-forked out of the tree, a process
+// started by a unit's other processes).
 type SessionScope struct {
 	Ref    string // "KIND:NAME"
 	IDs    []procwalk.ProcID
 	Kind   string
 	Name   string
 	Attrs  map[string]string
-	Cgroup *CgroupScope // set for a cgroup v2 session
+	Cgroup *CgroupScope // set for a cgroup session
 	Tmux   bool         // kill-session was asked and the session is a tmux one
 }
 
@@ -134,17 +136,26 @@ type SessionScope struct {
 func NewSessionScope(s *session.Session, killTmuxSession bool) *SessionScope {
 	sc := &SessionScope{Ref: s.Ref(), IDs: slices.Clone(s.Members), Kind: s.Kind, Name: s.Name, Attrs: s.Attrs}
 	sc.Tmux = killTmuxSession && s.Kind == session.KindTmux && s.Attrs[session.AttrSocket] != ""
-	if s.Kind == session.KindCgroup && s.Attrs[session.AttrCgroupVer] == "2" && s.Attrs[session.AttrCgroup] != "" {
-		sc.Cgroup = &CgroupScope{Path: s.Attrs[session.AttrCgroup]}
+	if s.Kind == session.KindCgroup && s.Attrs[session.AttrCgroup] != "" {
+		sc.Cgroup = &CgroupScope{Path: s.Attrs[session.AttrCgroup], session: true, v1: s.Attrs[session.AttrCgroupVer] == "1"}
 	}
 	return sc
 }
 
-func (s *SessionScope) String() string          { return "session " + s.Ref }
-func (s *SessionScope) Fields() procwalk.Fields { return 0 }
-func (s *SessionScope) Grows() bool             { return true }
+func (s *SessionScope) String() string { return "session " + s.Ref }
+func (s *SessionScope) Grows() bool    { return true }
+
+func (s *SessionScope) Fields() procwalk.Fields {
+	if s.Cgroup != nil {
+		return procwalk.FieldCgroup
+	}
+	return 0
+}
 
 func (s *SessionScope) Members(snap *procwalk.Snapshot, known map[procwalk.ProcID]bool) []*procwalk.Process {
+	if s.Cgroup != nil {
+		return s.Cgroup.Members(snap, known)
+	}
 	seen := make(map[procwalk.ProcID]bool, len(s.IDs))
 	var out []*procwalk.Process
 	add := func(p *procwalk.Process) {
@@ -174,18 +185,31 @@ func (s *SessionScope) Members(snap *procwalk.Snapshot, known map[procwalk.ProcI
 // is the cgroup path as /proc/<pid>/cgroup shows it ("/system.slice/x.service").
 // Hierarchy "" means the unified (v2) hierarchy, the "0::" line; otherwise a
 // v1 controller list as it appears in the line ("memory", "name=systemd").
-// On v2, when the cgroup has a cgroup.kill file (Linux 5.14+) and a fresh,
-// complete scan finds nothing in it but live targets (no refused member, no
-// process outside the scope), the KILL stage writes to it: the kernel kills
-// every member at once, including any forked meanwhile. The first signal
-// goes to the cgroup frozen with cgroup.freeze when it holds no refused
-// member and no process outside procwalk's pid namespace.
+// Membership is read again at every walk, so a process that left the tree
+// (double-forked, reparented to init) but not the cgroup stays in the
+// scope, and after the end every process the cgroup's cgroup.procs still
+// lists is reported: a member alive as escaped, one procwalk cannot see
+// (outside its pid namespace, hidden) in Report.Left; the cgroup is
+// emptied, or the report says what is left.
+// On v2 the cgroup is frozen with cgroup.freeze (Linux 5.2+) around each
+// signal, when it holds no refused member and no process outside
+// procwalk's pid namespace: frozen, nothing in it forks, one walk finds
+// every member, and each is signalled through its own verified pidfd
+// (cgroup.kill, which kills whatever is in the cgroup when it is written,
+// is never used: a process moved in after the last check would die
+// unverified).
 type CgroupScope struct {
 	Path      string
 	Hierarchy string
 	// Mount is the cgroup2 mount point; "" means found in
 	// <proc>/self/mountinfo.
 	Mount string
+
+	// session: the members are the processes placed in the cgroup session
+	// Path as session.Group places them (session.CgroupSession), on the v1
+	// hierarchies when v1, else on the unified one.
+	session bool
+	v1      bool
 }
 
 func (s *CgroupScope) String() string          { return "cgroup " + s.Path }
@@ -203,7 +227,19 @@ func (s *CgroupScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]boo
 	return parentsFirst(snap, out)
 }
 
+// v2 reports whether the scope's cgroup is on the unified hierarchy.
+func (s *CgroupScope) v2() bool {
+	if s.session {
+		return !s.v1
+	}
+	return s.Hierarchy == ""
+}
+
 func (s *CgroupScope) contains(p *procwalk.Process) bool {
+	if s.session {
+		dir, line, ok := session.CgroupSession(p.Cgroups)
+		return ok && dir == s.Path && (line.HierarchyID == 0) != s.v1
+	}
 	for _, l := range p.Cgroups {
 		if s.Hierarchy == "" && l.HierarchyID != 0 || s.Hierarchy != "" && l.Controllers != s.Hierarchy {
 			continue
@@ -213,6 +249,32 @@ func (s *CgroupScope) contains(p *procwalk.Process) bool {
 		}
 	}
 	return false
+}
+
+// line returns the cgroup line of p that places it in the scope, which
+// names the scope's hierarchy; ok is false when p is no member.
+func (s *CgroupScope) line(p *procwalk.Process) (procwalk.CgroupLine, bool) {
+	if s.session {
+		dir, line, ok := session.CgroupSession(p.Cgroups)
+		return line, ok && dir == s.Path && (line.HierarchyID == 0) != s.v1
+	}
+	for _, l := range p.Cgroups {
+		if (s.Hierarchy == "") == (l.HierarchyID == 0) && (s.Hierarchy == "" || l.Controllers == s.Hierarchy) {
+			return l, s.contains(p)
+		}
+	}
+	return procwalk.CgroupLine{}, false
+}
+
+// inScope reports whether the cgroup at path (a directory of the scope's
+// hierarchy, as /proc/<pid>/cgroup shows it) holds members of the scope:
+// it is Path or below it, and for a session it places its processes in
+// the session (a plain path's child cgroups are sessions of their own).
+func (s *CgroupScope) inScope(path string) bool {
+	if path != s.Path && !strings.HasPrefix(path, strings.TrimSuffix(s.Path, "/")+"/") {
+		return false
+	}
+	return !s.session || session.CgroupSessionDir(path) == s.Path
 }
 
 // validate refuses the root cgroup, which holds every process.

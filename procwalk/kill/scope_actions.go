@@ -2,6 +2,7 @@ package kill
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,28 +17,27 @@ import (
 )
 
 // scope_actions.go holds what acts on a scope as a whole rather than on one
-// process: cgroup.freeze around the first signal, cgroup.kill at the KILL
-// stage and tmux kill-session afterwards. They reach beyond the pidfds, so
-// they are taken only when they hit nothing but what the plan meant to end.
+// process: cgroup.freeze around each signal, the cgroup's remains after
+// the end, and tmux kill-session afterwards. They reach beyond the pidfds,
+// so they are taken only when they hit nothing but what the plan meant to
+// end.
 
 // freezeCgroup stops a cgroup v2 scope with cgroup.freeze, instead of
-// SIGSTOP to each member, when the cgroup and those below it list no
-// process outside procwalk's pid namespace and no refused member. Frozen,
-// no member can fork; one walk then finds them all, and the first signal
-// is sent to each before thaw. It returns false, leaving the scope as it
-// was, when the scope is not such a cgroup or it did not report frozen
+// SIGSTOP to each member, when the part of the cgroup tree that is the
+// scope lists no process outside procwalk's pid namespace and no refused
+// member, and nothing below it belongs to another scope. Frozen, no member
+// can fork; one walk then finds them all and enlists them, and the signal
+// that follows goes to each through its own pidfd before thaw. It returns
+// false, leaving the scope as it was, when the scope is not such a cgroup,
+// the sentinel cannot hold it (see Sentinel) or it did not report frozen
 // within stopWait (a member in uninterruptible sleep): then the members
 // are stopped one by one (freeze).
-func (x *execution) freezeCgroup(ctx context.Context) bool {
+func (x *execution) freezeCgroup(ctx context.Context, stage string) bool {
 	cs := cgroupOf(x.plan.scope)
-	if cs == nil || len(x.live) == 0 {
+	dir := x.plan.cgroupDir
+	if cs == nil || !cs.v2() || dir == "" || len(x.live) == 0 {
 		return false
 	}
-	kill := x.cgroupKillFile(cs)
-	if kill == "" {
-		return false
-	}
-	dir := filepath.Dir(kill)
 	f := filepath.Join(dir, "cgroup.freeze")
 	if _, err := os.Stat(f); err != nil {
 		return false
@@ -49,12 +49,15 @@ func (x *execution) freezeCgroup(ctx context.Context) bool {
 	// Members that joined since the plan are in the scope (it is the
 	// cgroup) and are found by the walk below; only a process procwalk
 	// cannot see or has refused must not be frozen.
-	if why := cgroupLists(dir, func(pid int) bool { return pid == 0 || refused[pid] }); why != "" {
-		x.report.Notes = append(x.report.Notes, "cgroup.freeze not used, members stopped one by one: "+why)
+	if why := cgroupLists(dir, cs, func(pid int) bool { return pid == 0 || refused[pid] }); why != "" {
+		x.note("cgroup.freeze not used, members stopped one by one: " + why)
+		return false
+	}
+	if !x.holdCgroup(dir) {
 		return false
 	}
 	if err := os.WriteFile(f, []byte("1"), 0); err != nil {
-		x.report.Notes = append(x.report.Notes, fmt.Sprintf("cgroup.freeze failed, members stopped one by one: %v", err))
+		x.note(fmt.Sprintf("cgroup.freeze failed, members stopped one by one: %v", err))
 		return false
 	}
 	x.frozen = f
@@ -65,54 +68,27 @@ func (x *execution) freezeCgroup(ctx context.Context) bool {
 		}
 		if ctx.Err() != nil || !time.Now().Before(deadline) {
 			x.thaw()
-			x.report.Notes = append(x.report.Notes, dir+" did not freeze within "+stopWait.String()+": members stopped one by one")
+			x.note(dir + " did not freeze within " + stopWait.String() + ": members stopped one by one")
 			return false
 		}
 	}
-	x.report.Notes = append(x.report.Notes, "froze "+dir+" with cgroup.freeze for the first signal")
+	x.note("froze " + dir + " with cgroup.freeze for " + stage)
+	if x.k.hooks.stopped != nil {
+		x.k.hooks.stopped()
+	}
 	for _, t := range x.newcomers() {
 		x.enlist(t)
 	}
 	return true
 }
 
-// cgroupToKill returns the cgroup.kill file to write, or "" when the scope
-// is not a cgroup v2 one, the file is missing, or the write would hit a
-// process that is not one of the live victims. cgroup.kill kills every
-// process in the cgroup and its descendants, unchecked: it is used only
-// when a fresh, complete scan finds nothing else there (a refused member,
-// a process outside the session, one hidden from us).
-func (x *execution) cgroupToKill() string {
-	cs := cgroupOf(x.plan.scope)
-	if cs == nil || len(x.live) == 0 {
-		return ""
-	}
-	f := x.cgroupKillFile(cs)
-	if f == "" {
-		return ""
-	}
-	live := make(map[int]bool, len(x.live))
-	for _, v := range x.live {
-		live[v.out.ID.PID] = true
-	}
-	// cgroup.procs lists every member, those /proc cannot show included:
-	// a process outside procwalk's pid namespace is listed as 0.
-	if why := cgroupLists(filepath.Dir(f), func(pid int) bool { return !live[pid] }); why != "" {
-		x.report.Notes = append(x.report.Notes, "cgroup.kill not used, members signalled one by one: "+why)
-		return ""
-	}
-	if !x.cgroupHoldsOnlyVictims(cs) {
-		x.report.Notes = append(x.report.Notes, "cgroup.kill not used, members signalled one by one: /proc shows a process in the cgroup that is not a live target, or hides some")
-		return ""
-	}
-	return f
-}
-
-// cgroupLists reads cgroup.procs of dir and of every cgroup below it, and
-// says why when one lists a pid that bad refuses: 0 is a process outside
-// this pid namespace, any other pid one that is not a target. "" when no
-// pid listed is bad.
-func cgroupLists(dir string, bad func(pid int) bool) string {
+// cgroupLists reads cgroup.procs of dir, the directory of scope cs's
+// cgroup, and of every cgroup below it, and says why when one lists a pid
+// that bad refuses (0 is a process outside this pid namespace, any other
+// pid one that is not a target), or a cgroup below that is not of the
+// scope lists any (a plain path's child cgroup is a session of its own).
+// "" when none does.
+func cgroupLists(dir string, cs *CgroupScope, bad func(pid int) bool) string {
 	var why string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -121,16 +97,18 @@ func cgroupLists(dir string, bad func(pid int) bool) string {
 		if !d.IsDir() {
 			return nil
 		}
-		b, err := os.ReadFile(filepath.Join(path, "cgroup.procs"))
+		pids, err := readCgroupProcs(path)
 		if err != nil {
 			return err
 		}
-		for _, field := range strings.Fields(string(b)) {
-			pid, err := strconv.ParseUint(field, 10, 31)
+		mine := cs == nil || cs.inScope(strings.TrimSuffix(cs.Path, "/")+strings.TrimPrefix(path, dir))
+		for _, pid := range pids {
 			switch {
-			case err != nil:
-				why = fmt.Sprintf("%s/cgroup.procs holds %q, not a pid", path, field)
-			case !bad(int(pid)):
+			case pid < 0:
+				why = fmt.Sprintf("%s/cgroup.procs holds something that is not a pid", path)
+			case !mine:
+				why = fmt.Sprintf("%s holds pid %d, which belongs to another cgroup session", path, pid)
+			case !bad(pid):
 			case pid == 0:
 				why = path + " holds a process outside procwalk's pid namespace (listed as pid 0)"
 			default:
@@ -148,58 +126,106 @@ func cgroupLists(dir string, bad func(pid int) bool) string {
 	return why
 }
 
-// cgroupOf returns the v2 cgroup of a cgroup or cgroup session scope.
-func cgroupOf(s Scope) *CgroupScope {
-	var cs *CgroupScope
-	switch s := s.(type) {
-	case *CgroupScope:
-		cs = s
-	case *SessionScope:
-		cs = s.Cgroup
+// readCgroupProcs reads the pids a cgroup.procs file lists; -1 stands for
+// a line that is not one.
+func readCgroupProcs(dir string) ([]int, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+	if err != nil {
+		return nil, err
 	}
-	if cs == nil || cs.Hierarchy != "" {
-		return nil
-	}
-	return cs
-}
-
-// cgroupKillFile is the cgroup.kill file of cs, or "" when there is none.
-func (x *execution) cgroupKillFile(cs *CgroupScope) string {
-	mount := cs.Mount
-	if mount == "" {
-		mount = x.k.fs.Cgroup2Mount()
-	}
-	if mount == "" {
-		return ""
-	}
-	f := strings.TrimSuffix(mount, "/") + "/" + strings.Trim(cs.Path, "/") + "/cgroup.kill"
-	if _, err := os.Stat(f); err != nil {
-		return ""
-	}
-	return f
-}
-
-// cgroupHoldsOnlyVictims scans /proc and reports whether every live
-// process in cs is a live victim, and the scan saw every process.
-func (x *execution) cgroupHoldsOnlyVictims(cs *CgroupScope) bool {
-	snap, err := x.k.fs.Snapshot(procwalk.FieldCgroup)
-	if err != nil || hidesProcesses(snap.Visibility) {
-		return false
-	}
-	live := make(map[procwalk.ProcID]bool, len(x.live))
-	for _, v := range x.live {
-		live[v.out.ID] = true
-	}
-	for i := range snap.Procs {
-		p := &snap.Procs[i]
-		if p.Kernel || p.Zombie() {
+	var pids []int
+	for _, field := range strings.Fields(string(b)) {
+		pid, err := strconv.ParseUint(field, 10, 31)
+		if err != nil {
+			pids = append(pids, -1)
 			continue
 		}
-		if p.Read&procwalk.FieldCgroup == 0 || cs.contains(p) && !live[p.ID] {
-			return false // not ours, or we cannot tell
-		}
+		pids = append(pids, int(pid))
 	}
-	return true
+	return pids, nil
+}
+
+// cgroupLeft reads, after the end, what the scope's part of the cgroup
+// tree still holds that a walk of /proc cannot report: processes outside
+// procwalk's pid namespace (listed as 0) and processes /proc does not
+// show (hidepid). seen are the pids the last walk saw.
+func (x *execution) cgroupLeft(seen func(pid int) bool) {
+	cs := cgroupOf(x.plan.scope)
+	dir := x.plan.cgroupDir
+	if cs == nil || dir == "" {
+		return
+	}
+	outside, hidden := 0, 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() || !cs.inScope(strings.TrimSuffix(cs.Path, "/")+strings.TrimPrefix(path, dir)) {
+			return nil
+		}
+		pids, err := readCgroupProcs(path)
+		if err != nil {
+			return err
+		}
+		for _, pid := range pids {
+			switch {
+			case pid == 0:
+				outside++
+			case pid > 0 && !seen(pid) && x.k.fs.Hidden(pid):
+				hidden++
+			}
+		}
+		return nil
+	})
+	switch {
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		x.report.Left = append(x.report.Left, fmt.Sprintf("cannot read what %s still holds: %v", dir, err))
+	case outside > 0:
+		x.report.Left = append(x.report.Left, fmt.Sprintf("%s still holds %d processes outside procwalk's pid namespace (cgroup.procs lists them as 0): procwalk cannot verify them, so it signalled none of them", dir, outside))
+	}
+	if hidden > 0 {
+		x.report.Left = append(x.report.Left, fmt.Sprintf("%s still holds %d processes that /proc hides from this user (hidepid): run as root", dir, hidden))
+	}
+}
+
+// cgroupOf returns the cgroup of a cgroup or cgroup session scope.
+func cgroupOf(s Scope) *CgroupScope {
+	switch s := s.(type) {
+	case *CgroupScope:
+		return s
+	case *SessionScope:
+		return s.Cgroup
+	}
+	return nil
+}
+
+// cgroupDir finds the directory of cgroup scope cs in this mount
+// namespace, on the hierarchy of its members' lines ("" when it is not
+// mounted here or, for a v1 session, no member shows the hierarchy).
+func (k *Killer) cgroupDir(cs *CgroupScope, members []*procwalk.Process) string {
+	line := procwalk.CgroupLine{Controllers: cs.Hierarchy, Path: cs.Path}
+	switch {
+	case cs.v2() && cs.Mount != "":
+		return filepath.Join(cs.Mount, cs.Path)
+	case !cs.v2() && cs.session:
+		line.HierarchyID = -1
+		for _, m := range members {
+			if l, ok := cs.line(m); ok {
+				line.HierarchyID, line.Controllers = l.HierarchyID, l.Controllers
+				break
+			}
+		}
+		if line.HierarchyID < 0 {
+			return ""
+		}
+	case !cs.v2():
+		line.HierarchyID = 1 // any v1 hierarchy: found by its controllers
+	}
+	dir, ok := k.fs.CgroupDir(line)
+	if !ok {
+		return ""
+	}
+	return dir
 }
 
 // noteScopeActions says, in a dry run, which scope-wide actions a real run
@@ -208,13 +234,11 @@ func (x *execution) noteScopeActions() {
 	if len(x.plan.Targets) == 0 {
 		return
 	}
-	if cs := cgroupOf(x.plan.scope); cs != nil {
-		if f := x.cgroupKillFile(cs); f != "" {
-			x.report.Notes = append(x.report.Notes, "would write 1 to "+f+" at the KILL stage, if the cgroup then holds only these targets")
-		}
+	if cs := cgroupOf(x.plan.scope); cs != nil && cs.v2() && x.plan.cgroupDir != "" {
+		x.note("would freeze " + x.plan.cgroupDir + " with cgroup.freeze around each signal, if it then holds only processes of the scope that procwalk can see and may signal")
 	}
 	if s, ok := x.plan.scope.(*SessionScope); ok && s.Tmux {
-		x.report.Notes = append(x.report.Notes, "would run tmux kill-session -t "+s.Name+" once every member is gone")
+		x.note("would run tmux kill-session -t " + s.Name + " once every member is gone")
 	}
 }
 
@@ -227,7 +251,7 @@ func (x *execution) afterwards(ctx context.Context) {
 	}
 	for _, o := range x.report.Outcomes {
 		if !o.Result.Done() {
-			x.report.Notes = append(x.report.Notes, "tmux session "+s.Name+" kept: not every member is gone")
+			x.note("tmux session " + s.Name + " kept: not every member is gone")
 			return
 		}
 	}
@@ -237,13 +261,13 @@ func (x *execution) afterwards(ctx context.Context) {
 		if tmuxSessionGone(err) {
 			// tmux ends a session with its last pane, and the server with
 			// its last session: what kill-session was for is done.
-			x.report.Notes = append(x.report.Notes, "tmux session "+s.Name+" ended with its last pane")
+			x.note("tmux session " + s.Name + " ended with its last pane")
 			return
 		}
-		x.report.Notes = append(x.report.Notes, fmt.Sprintf("tmux kill-session -t %s: %v", s.Name, err))
+		x.note(fmt.Sprintf("tmux kill-session -t %s: %v", s.Name, err))
 		return
 	}
-	x.report.Notes = append(x.report.Notes, "tmux kill-session -t "+s.Name)
+	x.note("tmux kill-session -t " + s.Name)
 }
 
 // tmuxSessionGone reports whether a failed tmux command says its session
@@ -267,4 +291,17 @@ func runTmux(ctx context.Context, args ...string) error {
 		return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
 	}
 	return nil
+}
+
+// holdCgroup has the keeper hold the cgroup at dir before it is frozen.
+func (x *execution) holdCgroup(dir string) bool {
+	kp := x.keep()
+	if kp == nil {
+		return false
+	}
+	if err := kp.cgroup(dir); err != nil {
+		x.note("cgroup.freeze not used: " + err.Error())
+		return false
+	}
+	return true
 }

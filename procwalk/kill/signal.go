@@ -38,6 +38,9 @@ var (
 	// ErrEscaped means a process of the scope was found alive after the
 	// end, never signalled: it joined after the last walk or was orphaned.
 	ErrEscaped = errors.New("still alive after the kill, never signalled (joined the scope after the last walk, or orphaned by a member's death)")
+	// ErrLeft means the scope's cgroup still holds processes procwalk
+	// cannot see after the end (Report.Left).
+	ErrLeft = errors.New("the scope is not empty")
 )
 
 // ProcHandle is a verified handle on one process. It is not safe for

@@ -104,8 +104,13 @@ func waitComm(t *testing.T, pid int, comm string) {
 	t.Fatalf("pid %d never became %s", pid, comm)
 }
 
+// liveKiller is a Killer of the live /proc, with a sentinel of its own
+// unless cfg names one.
 func liveKiller(t *testing.T, cfg Config) *Killer {
 	t.Helper()
+	if cfg.Sentinel == nil {
+		cfg.Sentinel = testSentinel(t, os.Stderr)
+	}
 	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
 	if err != nil {
 		t.Fatal(err)
@@ -313,7 +318,7 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 	}
 }
 
-func TestLiveCgroupKill(t *testing.T) {
+func TestLiveCgroupFrozenKill(t *testing.T) {
 	needIntegration(t)
 	mount := mustFS(t).Cgroup2Mount()
 	if mount == "" || os.Geteuid() != 0 {
@@ -355,11 +360,10 @@ func TestLiveCgroupKill(t *testing.T) {
 	if err := r.Err(); err != nil {
 		t.Fatal(err)
 	}
-	// A cgroup.freeze for the first signal may come first.
-	if !slices.ContainsFunc(r.Notes, func(n string) bool {
-		return strings.HasPrefix(n, "wrote 1 to ") && strings.HasSuffix(n, "/cgroup.kill")
-	}) {
-		t.Errorf("notes %v, want a cgroup.kill write", r.Notes)
+	// Frozen for each signal, each member signalled through its pidfd:
+	// cgroup.kill is never written.
+	if !slices.Contains(r.Notes, "froze "+dir+" with cgroup.freeze for SIGKILL") || slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "cgroup.kill") }) {
+		t.Errorf("notes %v, want the cgroup frozen for SIGKILL, and no cgroup.kill", r.Notes)
 	}
 	for _, o := range r.Outcomes {
 		if o.Result != ResultKilled {

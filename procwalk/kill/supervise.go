@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"syscall"
 	"time"
 
@@ -25,7 +26,7 @@ import (
 type SuperviseConfig struct {
 	MaxRSSBytes uint64        // summed RSS of the tree (over-counts shared pages)
 	MaxPSSBytes uint64        // summed PSS of the tree (reads smaps_rollup each interval)
-	MaxCPUTime  time.Duration // user+system CPU of the tree, exited processes included
+	MaxCPUTime  time.Duration // user+system CPU of the tree, exited processes included (see CPUExact)
 	Timeout     time.Duration // wall-clock time since the command started
 	// KillBiggest ends only the largest process on a memory limit (by RSS,
 	// or PSS for MaxPSSBytes), waits until its memory is freed and keeps
@@ -64,6 +65,14 @@ type SuperviseConfig struct {
 	// Clock stamps the snapshots and the result's Start and End; nil is
 	// the system clock.
 	Clock procwalk.Clock
+	// NoCgroup keeps the command in this process's cgroup: its CPU is
+	// then counted approximately (see supervise_cpu.go).
+	NoCgroup bool
+	// Sentinel continues what ending the tree stopped should this process
+	// die meanwhile (see Config.Sentinel); nil: the tree is not stopped
+	// around its signals. Its processes, children of this one, are never
+	// part of the tree.
+	Sentinel *Sentinel
 }
 
 // LimitNames name the limits in messages.
@@ -87,16 +96,20 @@ type SuperviseResult struct {
 	Abandoned   int      // processes that outlived SIGKILL
 	WouldEnd    []string // dry run: each limit broken, and why
 
-	Start, End    time.Time
-	Samples       int // checks made
-	ScanErrors    int // checks whose scan failed: limits were not checked then
-	PeakRSSBytes  uint64
-	PeakPSSBytes  uint64
-	PSSSeen       bool    // PeakPSSBytes was measured
-	CPUSeconds    float64 // the tree's user+system CPU, exited processes included
-	MaxRSSKiB     int64   // the largest reaped process's peak RSS (wait4's ru_maxrss)
-	OrphansReaped int     // children reaped other than the command
-	Seen          int     // processes seen in the tree
+	Start, End   time.Time
+	Samples      int // checks made
+	ScanErrors   int // checks whose scan failed: limits were not checked then
+	PeakRSSBytes uint64
+	PeakPSSBytes uint64
+	PSSSeen      bool    // PeakPSSBytes was measured
+	CPUSeconds   float64 // the tree's user+system CPU, exited processes included
+	// CPUCgroup is the cgroup the command ran in, whose usage CPUSeconds
+	// is, exact; "" when none could be made: CPUSeconds is then
+	// approximate (a process the kernel reaped counts as last sampled).
+	CPUCgroup     string
+	MaxRSSKiB     int64 // the largest reaped process's peak RSS (wait4's ru_maxrss)
+	OrphansReaped int   // children reaped other than the command
+	Seen          int   // processes seen in the tree
 	History       *AuditLog
 }
 
@@ -135,7 +148,7 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 		monitor: procwalk.NewMonitor(fs, procwalk.MonitorConfig{NoRates: true, Clock: cfg.Clock}),
 		res:     &SuperviseResult{History: NewAuditLog(cfg.HistorySize)}}
 	var err error
-	r.killer, err = NewKiller(fs, Config{Grace: cfg.Grace, Force: true, Requester: cfg.Requester, Audit: r.record, DryRun: cfg.DryRun})
+	r.killer, err = NewKiller(fs, Config{Grace: cfg.Grace, Force: true, Requester: cfg.Requester, Audit: r.record, DryRun: cfg.DryRun, Sentinel: cfg.Sentinel})
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +158,29 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 	// A supervisor killed with SIGKILL cannot end the command: the kernel
 	// does, so the command never runs on unwatched.
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	if !cfg.NoCgroup {
+		r.cgroup = newCPUCgroup(fs)
+	}
+	if r.cgroup != nil {
+		defer r.cgroup.remove()
+		cmd.SysProcAttr.UseCgroupFD, cmd.SysProcAttr.CgroupFD = true, r.cgroup.fd
+		r.res.CPUCgroup = r.cgroup.dir
+	}
 	r.res.Start = r.cfg.Clock.Now()
-	if err := cmd.Start(); err != nil {
+	err = cmd.Start()
+	if err != nil && r.cgroup != nil && !errors.Is(err, exec.ErrNotFound) && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, os.ErrPermission) {
+		// clone3 into a cgroup refused (a kernel before 5.7, a seccomp
+		// filter): start it where we are, and count approximately.
+		r.cgroup.remove()
+		r.cgroup, r.res.CPUCgroup = nil, ""
+		attr := *cmd.SysProcAttr
+		attr.UseCgroupFD = false
+		// A Cmd whose Start failed is not started again: a fresh one.
+		*cmd = exec.Cmd{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Stdin: cmd.Stdin, Stdout: cmd.Stdout,
+			Stderr: cmd.Stderr, ExtraFiles: cmd.ExtraFiles, SysProcAttr: &attr}
+		err = cmd.Start()
+	}
+	if err != nil {
 		return nil, err
 	}
 	r.child = cmd.Process.Pid
@@ -157,7 +191,7 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 	r.loop(ctx, reaps)
 	cmd.Process.Release() // reaped by reapAll, never by os/exec
 	r.res.Seen = len(r.seen)
-	r.res.CPUSeconds = max(r.res.CPUSeconds, r.reapedCPU) // exits after the last check
+	r.res.CPUSeconds = max(r.res.CPUSeconds, r.treeCPU(nil)) // exits after the last check
 	return r.res, nil
 }
 
@@ -208,6 +242,9 @@ type supervision struct {
 	childID     procwalk.ProcID
 	childHandle *ProcHandle // forwards signals; nil if it exited at once
 	reapedCPU   float64
+	cgroup      *cpuCgroup // the command's, for its CPU; nil when none
+	cpu         cpuTracker // without one
+	statusBuf   []byte
 	seen        map[procwalk.ProcID]bool
 	reported    map[string]bool // dry run: limits reported
 }
@@ -299,6 +336,9 @@ func (r *supervision) loop(ctx context.Context, reaps <-chan reaped) {
 
 // reaped accounts for one reaped child; true when it was the command.
 func (r *supervision) reaped(rp reaped) bool {
+	if r.cfg.Sentinel.Started(rp.pid) {
+		return false // ours, not the command's
+	}
 	r.reapedCPU += rp.cpuSeconds()
 	r.res.MaxRSSKiB = max(r.res.MaxRSSKiB, rp.usage.Maxrss)
 	if rp.pid != r.child {
@@ -349,17 +389,16 @@ func (r *supervision) check(ctx context.Context) {
 		res.ScanErrors++
 		return
 	}
-	tree := snap.Descendants(r.self)
+	tree := slices.DeleteFunc(snap.Descendants(r.self), func(p *procwalk.Process) bool { return r.cfg.Sentinel.Started(p.ID.PID) })
 	var t procwalk.Totals
-	cpu := r.reapedCPU
 	if cfg.MaxPSSBytes > 0 || cfg.ReadPSS {
 		r.monitor.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
 	}
 	for _, p := range tree {
 		t.Add(p)
-		cpu += p.CPUSeconds() + p.ChildrenUserCPUSeconds + p.ChildrenSystemCPUSeconds
 		r.seen[p.ID] = true
 	}
+	cpu := r.treeCPU(tree)
 	res.Samples++
 	res.PeakRSSBytes = max(res.PeakRSSBytes, t.RSSBytes)
 	if t.SmapsRead > 0 {
@@ -376,6 +415,27 @@ func (r *supervision) check(ctx context.Context) {
 	case cfg.MaxCPUTime > 0 && cpu > cfg.MaxCPUTime.Seconds():
 		r.endTree(ctx, cfg.Names.CPUTime, fmt.Sprintf("tree CPU time %.1fs over %s %s", cpu, cfg.Names.CPUTime, cfg.MaxCPUTime))
 	}
+}
+
+// treeCPU is the tree's user+system CPU: its cgroup's usage, or the
+// approximate count over tree, the live processes of a sample (nil: none
+// sampled, only what was reaped and last sampled counts).
+func (r *supervision) treeCPU(tree []*procwalk.Process) float64 {
+	if r.cgroup != nil {
+		if s, ok := r.cgroup.cpuSeconds(); ok {
+			return s
+		}
+	}
+	if tree == nil {
+		return r.reapedCPU + r.cpu.lost
+	}
+	ignores := make(map[int]bool)
+	for _, p := range tree {
+		if _, ok := ignores[p.PPID]; !ok {
+			ignores[p.PPID] = p.PPID != r.self && ignoresSIGCHLD(r.fs, p.PPID, r.statusBuf)
+		}
+	}
+	return r.cpu.sample(tree, r.reapedCPU, func(p *procwalk.Process) bool { return ignores[p.PPID] })
 }
 
 // dryRunOnce reports whether a dry run has already reported limit; the
@@ -466,7 +526,7 @@ func (r *supervision) endLeftovers(ctx context.Context) {
 // terminate runs the two-stage terminate over every descendant of this
 // process and returns its report (nil when it could not plan).
 func (r *supervision) terminate(ctx context.Context, why string) *Report {
-	rep, err := r.killer.TerminateScope(ctx, supervisedScope{self: r.self, why: why})
+	rep, err := r.killer.TerminateScope(ctx, supervisedScope{self: r.self, why: why, sentinel: r.cfg.Sentinel})
 	if err != nil {
 		r.logf("ending the tree: %v", err)
 	}
@@ -481,7 +541,7 @@ func (r *supervision) countTree() int {
 	}
 	n := 0
 	for _, p := range snap.Descendants(r.self) {
-		if !p.Zombie() {
+		if !p.Zombie() && !r.cfg.Sentinel.Started(p.ID.PID) {
 			n++
 		}
 	}
@@ -491,15 +551,17 @@ func (r *supervision) countTree() int {
 // supervisedScope is every descendant of this process: the command's tree
 // and the orphans reparented to it as subreaper.
 type supervisedScope struct {
-	self int
-	why  string
+	self     int
+	why      string
+	sentinel *Sentinel // its processes are ours, not the command's
 }
 
 func (s supervisedScope) String() string          { return fmt.Sprintf("guarded tree (%s)", s.why) }
 func (s supervisedScope) Fields() procwalk.Fields { return 0 }
 func (s supervisedScope) Grows() bool             { return true }
 func (s supervisedScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
-	return snap.Descendants(s.self)
+	tree := snap.Descendants(s.self)
+	return slices.DeleteFunc(tree, func(p *procwalk.Process) bool { return s.sentinel.Started(p.ID.PID) })
 }
 
 // reaped is one child collected by wait4.

@@ -81,6 +81,11 @@ type Config struct {
 	Audit func(ActionEvent)
 	// Rescan paces the re-walks of a growing scope; 0 means 100ms.
 	Rescan time.Duration
+	// Sentinel continues and thaws what an execution stopped or froze
+	// should this process die first (see Sentinel). Without one nothing
+	// is stopped: a growing scope is signalled as it runs, and what
+	// escapes is reported.
+	Sentinel *Sentinel
 }
 
 // handle is what the Killer needs of an open process; *ProcHandle is one.
@@ -102,6 +107,21 @@ type Killer struct {
 	tmux func(ctx context.Context, args ...string) error
 	// selfPID is os.Getpid() under our own procfs, -1 under a foreign root.
 	selfPID int
+	// hooks let tests act inside a race window, deterministically.
+	hooks hooks
+	// keep makes an execution's keeper; nil means Config.Sentinel's.
+	keep func() (keeper, error)
+}
+
+// hooks are called at points of an execution where the world may change
+// under it; nil ones are skipped. Only tests set them.
+type hooks struct {
+	// beforeKill runs after the KILL stage's last walk and check, right
+	// before SIGKILL is sent.
+	beforeKill func()
+	// stopped runs while the scope is stopped or frozen, each time it has
+	// been.
+	stopped func()
 }
 
 // NewKiller returns a Killer acting on the processes of fs, which must be
@@ -170,8 +190,12 @@ type Report struct {
 	Session  string
 	DryRun   bool
 	Outcomes []Outcome
-	// Notes are scope-wide actions: a cgroup.kill write, tmux kill-session.
+	// Notes are scope-wide actions: a cgroup frozen, tmux kill-session.
 	Notes []string
+	// Left says what the scope still holds after the end that no outcome
+	// names: processes of a cgroup outside procwalk's pid namespace, or
+	// hidden from it. Err reports them.
+	Left []string
 }
 
 // Err summarises the outcomes that are not Done: nil when every target is
@@ -191,13 +215,20 @@ func (r *Report) Err() error {
 			first = o.Err
 		}
 	}
-	if len(bad) == 0 {
+	if len(bad) == 0 && len(r.Left) == 0 {
 		return nil
+	}
+	if len(bad) == 0 {
+		return fmt.Errorf("%w: %s", ErrLeft, strings.Join(r.Left, "; "))
 	}
 	if first == nil {
 		first = errors.New("no reason recorded")
 	}
-	return fmt.Errorf("%d of %d targets not terminated (%s); first: %w", len(bad), len(r.Outcomes), strings.Join(bad, ", "), first)
+	left := ""
+	if len(r.Left) > 0 {
+		left = "; and " + strings.Join(r.Left, "; ")
+	}
+	return fmt.Errorf("%d of %d targets not terminated (%s)%s; first: %w", len(bad), len(r.Outcomes), strings.Join(bad, ", "), left, first)
 }
 
 // Terminate terminates one process: first signal, grace, SIGKILL.

@@ -140,9 +140,20 @@ func newTestKiller(t *testing.T, cfg Config) (*Killer, *fakeKernel, *[]ActionEve
 	}
 	fk := newFakeKernel()
 	k.open = fk.open
+	k.keep = func() (keeper, error) { return &fakeKeeper{}, nil }
 	k.tmux = func(context.Context, ...string) error { t.Error("tmux must not run"); return nil }
 	return k, fk, &events
 }
+
+// fakeKeeper holds whatever it is given, as a live sentinel would.
+type fakeKeeper struct {
+	procs_, cgroups int
+	released        bool
+}
+
+func (f *fakeKeeper) procs(hs []handle) error { f.procs_ += len(hs); return nil }
+func (f *fakeKeeper) cgroup(string) error     { f.cgroups++; return nil }
+func (f *fakeKeeper) release(bool) error      { f.released = true; return nil }
 
 // fixtureID returns the ProcID of pid in the fixture.
 func killFixtureID(t *testing.T, pid int) procwalk.ProcID {
@@ -602,28 +613,38 @@ func TestExecuteNoTargetsSignalsNothing(t *testing.T) {
 	}
 }
 
-// cgroup.kill kills everything in the cgroup unchecked: it is written only
-// when the cgroup holds nothing but live victims.
-func TestCgroupKillOnlyOverVictims(t *testing.T) {
+// A cgroup is never killed as a whole (cgroup.kill ends whatever is in it
+// when it is written, unverified): it is frozen around each signal when it
+// holds nothing procwalk refuses or cannot see, and each member gets its
+// signals through its own pidfd; what cgroup.procs still lists after the
+// end that no walk could see is reported (Report.Left, ErrLeft).
+func TestCgroupFrozenNeverKilledWhole(t *testing.T) {
 	mount := t.TempDir()
 	const path = "/user.slice/tmux.scope/build" // 80-85 in the fixture
-	file := filepath.Join(mount, path, "cgroup.kill")
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+	dir := filepath.Join(mount, path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	procs := filepath.Join(mount, path, "cgroup.procs")
-	members := func(list string) {
+	write := func(name, text string) {
 		t.Helper()
-		if err := os.WriteFile(procs, []byte(list), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	members("80\n81\n82\n83\n84\n") // 85 ends at TERM
-	run := func(cfg Config, scope Scope) (written bool, r *Report) {
+	read := func(name string) string {
 		t.Helper()
-		if err := os.WriteFile(file, nil, 0o644); err != nil {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
 			t.Fatal(err)
 		}
+		return string(b)
+	}
+	write("cgroup.procs", "80\n81\n82\n83\n84\n") // 85 ends at TERM
+	run := func(cfg Config, scope Scope) *Report {
+		t.Helper()
+		write("cgroup.kill", "")
+		write("cgroup.freeze", "")
+		write("cgroup.events", "populated 1\nfrozen 1\n") // the fake kernel's cgroup freezes at once
 		k, fk, _ := newTestKiller(t, cfg)
 		for pid := 80; pid <= 84; pid++ {
 			fk.proc(pid).ignores[syscall.SIGTERM] = true // alive at the KILL stage
@@ -632,37 +653,71 @@ func TestCgroupKillOnlyOverVictims(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
+		if got := read("cgroup.kill"); got != "" {
+			t.Errorf("cgroup.kill written: %q", got)
 		}
-		return string(b) == "1", r
+		return r
+	}
+	hasNote := func(r *Report, s string) bool {
+		return slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, s) })
 	}
 	cg := &CgroupScope{Path: path, Mount: mount}
-	if written, r := run(Config{Force: true, DryRun: true}, cg); written || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "would write 1 to "+file) {
-		t.Errorf("dry run: written %v, notes %q; want a note only", written, r.Notes)
+	if r := run(Config{Force: true, DryRun: true}, cg); read("cgroup.freeze") != "" || len(r.Notes) != 1 || !strings.HasPrefix(r.Notes[0], "would freeze "+dir) {
+		t.Errorf("dry run: cgroup.freeze %q, notes %q; want a note only", read("cgroup.freeze"), r.Notes)
 	}
-	if written, r := run(Config{Force: true}, cg); !written || len(r.Notes) == 0 || !strings.HasPrefix(r.Notes[0], "wrote 1 to ") {
-		t.Errorf("every member a victim: written %v, notes %v; want cgroup.kill", written, r.Notes)
+	r := run(Config{Force: true}, cg)
+	if read("cgroup.freeze") != "0" || !hasNote(r, "froze "+dir+" with cgroup.freeze for the first signal") || !hasNote(r, "froze "+dir+" with cgroup.freeze for SIGKILL") || r.Err() != nil {
+		t.Errorf("every member a victim: cgroup.freeze %q, notes %q, %v; want frozen for each signal, then thawed", read("cgroup.freeze"), r.Notes, r.Err())
 	}
-	// jupyter-lab (83) is refused and would die with the cgroup.
-	if written, r := run(Config{}, cg); written || r.Outcomes[len(r.Outcomes)-1].Result != ResultKilled {
-		t.Errorf("a refused member: written %v, outcomes %+v; want members one by one", written, r.Outcomes)
+	for _, o := range r.Outcomes {
+		if want := []string{"TERM", "KILL"}; o.ID.PID != 85 && !slices.Equal(signalNames(o.Signals), want) {
+			t.Errorf("pid %d got %v, want %v through its pidfd (no SIGSTOP: the cgroup was frozen)", o.ID.PID, signalNames(o.Signals), want)
+		}
 	}
-	// A session of make's tree alone: the shell (80) and 83 are no victims.
-	s := &session.Session{Kind: session.KindCgroup, Name: "build", Attrs: map[string]string{session.AttrCgroup: path, session.AttrCgroupVer: "2"},
-		Members: []procwalk.ProcID{killFixtureID(t, 81)}}
-	sc := NewSessionScope(s, false)
-	sc.Cgroup.Mount = mount
-	if written, _ := run(Config{Force: true}, sc); written {
-		t.Error("cgroup.kill written over processes outside the session")
+	// jupyter-lab (83) is refused: it must not be frozen along.
+	if r := run(Config{}, cg); read("cgroup.freeze") != "" || !hasNote(r, "holds pid 83") || r.Outcomes[len(r.Outcomes)-1].Result != ResultKilled {
+		t.Errorf("a refused member: cgroup.freeze %q, notes %q; want members stopped one by one", read("cgroup.freeze"), r.Notes)
 	}
 	// Inside a pid namespace cgroup.procs lists processes outside it as 0:
-	// /proc shows only victims, but cgroup.kill would end a stranger.
-	members("0\n80\n81\n82\n83\n84\n")
-	written, r := run(Config{Force: true}, cg)
-	if written || !slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "outside procwalk's pid namespace") }) {
-		t.Errorf("a pid 0 in cgroup.procs: written %v, notes %q; want members one by one, and why", written, r.Notes)
+	// not frozen, not signalled, and said to be left.
+	write("cgroup.procs", "0\n80\n81\n82\n83\n84\n")
+	r = run(Config{Force: true}, cg)
+	if read("cgroup.freeze") != "" || !hasNote(r, "outside procwalk's pid namespace") || !errors.Is(r.Err(), ErrLeft) ||
+		len(r.Left) != 1 || !strings.Contains(r.Left[0], "still holds 1 processes outside procwalk's pid namespace") {
+		t.Errorf("a pid 0 in cgroup.procs: cgroup.freeze %q, notes %q, left %q, err %v; want no freeze and the stranger reported", read("cgroup.freeze"), r.Notes, r.Left, r.Err())
+	}
+}
+
+// A cgroup session's members are the cgroup's, by the session's own
+// placement: the whole unit and its child cgroups, whichever members the
+// session listed.
+func TestCgroupSessionScopeIsMembership(t *testing.T) {
+	k, fk, _ := newTestKiller(t, Config{Force: true})
+	for pid := 80; pid <= 84; pid++ {
+		fk.proc(pid).ignores[syscall.SIGTERM] = true
+	}
+	s := &session.Session{Kind: session.KindCgroup, Name: "tmux.scope",
+		Attrs:   map[string]string{session.AttrCgroup: "/user.slice/tmux.scope", session.AttrCgroupVer: "1"},
+		Members: []procwalk.ProcID{killFixtureID(t, 81)}}
+	r, err := k.TerminateScope(context.Background(), NewSessionScope(s, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The unit holds the tmux server, its shell and procwalk (60, 61, 70:
+	// refused by the hard rules) and the build's shell, make, cc1, the
+	// python3 --force lets through and sleep (80-84; 85 is a zombie).
+	if got := slices.Sorted(slices.Values(outcomePIDs(r.Outcomes))); !slices.Equal(got, []int{60, 61, 70, 80, 81, 82, 83, 84}) {
+		t.Errorf("outcomes for %v, want the unit's processes", got)
+	}
+	for _, o := range r.Outcomes {
+		if want := o.ID.PID >= 80; o.Result.Done() != want {
+			t.Errorf("pid %d (%s): %v %v", o.ID.PID, o.Comm, o.Result, o.Err)
+		}
+	}
+	s.Attrs[session.AttrCgroupVer] = "2" // the fixture's processes are placed by the v1 name=systemd line
+	r, err = k.TerminateScope(context.Background(), NewSessionScope(s, false))
+	if err != nil || len(r.Outcomes) != 0 {
+		t.Errorf("a v2 session of that path: %v, outcomes %v; want none", err, outcomePIDs(r.Outcomes))
 	}
 }
 

@@ -349,3 +349,20 @@ func (k *cgroupKind) addPodMeta(fs procwalk.FS, s *procwalk.Snapshot, ss *Sessio
 		ss.Attrs[AttrNamespace] = meta.namespace
 	}
 }
+
+// CgroupSession returns the directory of the cgroup session a process
+// with these cgroup lines belongs to, as Group places it (its pod, its
+// innermost systemd unit, or its cgroup path), and the line that places
+// it. ok is false without lines. A killer of a cgroup session asks it of
+// every process, to follow the session's membership while it acts.
+func CgroupSession(lines []procwalk.CgroupLine) (dir string, line procwalk.CgroupLine, ok bool) {
+	line, ok = membershipLine(lines)
+	if !ok {
+		return "", line, false
+	}
+	return placeCgroup(line.Path).dir, line, true
+}
+
+// CgroupSessionDir is the directory of the session that a process in the
+// cgroup at path belongs to: the cgroup's pod, innermost unit, or path.
+func CgroupSessionDir(path string) string { return placeCgroup(path).dir }

@@ -20,6 +20,7 @@ func keyHelp() [][2]string {
 		{"/", "filter by name or command line (Enter keeps it, Esc clears it)"},
 		{"k", "kill the selected process (asks y/n)"},
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
+		{"[ ] { }", "a recording (--replay): the previous, next frame; ten back, on"},
 		{"?", "this help"},
 	}
 }
@@ -83,6 +84,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case "/":
 		m.editing, m.filter = true, ""
 		m.refresh()
+	case "[", "]", "{", "}":
+		return m.step(map[string]int{"[": -1, "]": 1, "{": -10, "}": 10}[k])
 	case "k":
 		return m.askKill(false)
 	case "K":
@@ -184,6 +187,9 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	switch {
 	case m.killer == nil:
 		m.status, m.alarm = "killing is off in this view", true
+		if m.cfg.NoKill != "" {
+			m.status = m.cfg.NoKill
+		}
 		return nil
 	case m.killing:
 		m.status, m.alarm = "a kill is still running", true
@@ -242,4 +248,20 @@ func (m *Model) answer(k string) tea.Cmd {
 		m.status, m.alarm = "kill cancelled", false
 	}
 	return nil
+}
+
+// step shows another frame of a recording (a Stepper source): gathered at
+// once, not at the next tick.
+func (m *Model) step(by int) tea.Cmd {
+	st, ok := m.src.(Stepper)
+	if !ok {
+		m.status = "[ and ] step through a recording: procwalk top --replay FILE"
+		return nil
+	}
+	st.Step(by)
+	if m.gathered {
+		return nil // the gather under way returns the frame stepped to
+	}
+	m.shown = "" // what the screen shows changed: the frame
+	return m.regather()
 }

@@ -27,6 +27,9 @@ type Config struct {
 	// before the view started (why the BPF source did not load), already
 	// escaped.
 	Status string
+	// NoKill says why k and K kill nothing (a recording's processes are
+	// not this host's); "" with a Killer.
+	NoKill string
 }
 
 // view is what the table shows.

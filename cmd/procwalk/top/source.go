@@ -49,6 +49,17 @@ type Source interface {
 	Gather(need Need, shown func(Frame)) (Frame, error)
 }
 
+// A Stepper is a Source of frames recorded before (top --replay): [ and ]
+// show the previous and the next frame, { and } ten back and forth, and
+// the header says which frame is shown. Gather returns the frame stepped
+// to, the same one until the next step.
+type Stepper interface {
+	Step(by int)
+	// Position says which frame is shown: "host.pwrec frame 12 of 60,
+	// 2026-11-28 03:12:05 (+11s)", escaped.
+	Position() string
+}
+
 // A Killer ends processes through the safe-kill engine (pid + start time,
 // pidfd, TERM then KILL after a grace, protections).
 type Killer interface {

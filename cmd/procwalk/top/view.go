@@ -86,7 +86,11 @@ func (m *Model) header(st styles) []string {
 	f := m.frame
 	sys := f.System
 	host, _ := os.Hostname()
-	line1 := fmt.Sprintf("procwalk top  %s  %d processes, %d sessions  %d CPUs", m.cfg.Escape(host), len(f.Snapshot.Procs), len(f.Sessions), f.Snapshot.Host.CPUs)
+	host = m.cfg.Escape(host)
+	if st, ok := m.src.(Stepper); ok {
+		host = "replay " + st.Position() // escaped by the Stepper
+	}
+	line1 := fmt.Sprintf("procwalk top  %s  %d processes, %d sessions  %d CPUs", host, len(f.Snapshot.Procs), len(f.Sessions), f.Snapshot.Host.CPUs)
 	if sys.HaveLoad {
 		line1 += fmt.Sprintf("  load %.2f %.2f %.2f", sys.Load1, sys.Load5, sys.Load15)
 	}

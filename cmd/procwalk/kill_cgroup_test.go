@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
+)
+
+// kill_cgroup_test.go: issue 22, class 1. A cgroup session kill empties the
+// cgroup or exits 1 naming what is left. Each case starts a TERM-ignoring
+// loop in a cgroup of the test's own that keeps starting processes which
+// leave its tree (setsid'd daemons, double forks, a fork storm whose
+// members die of TERM and orphan their children), bounded by a v1 pids
+// cgroup, and kills the cgroup while it runs.
+
+// daemonLoops are the loops, each ignoring TERM (as what it starts does).
+var daemonLoops = []struct{ name, script string }{
+	{"setsid daemons", `while :; do (setsid sleep 1000 &); sleep 0.02; done`},
+	{"double forks", `while :; do (sleep 1000 &); sleep 0.02; done`},
+	{"orphaning storm", `while :; do (sh -c 'sleep 1000 & sleep 1000 & exit' &); sleep 0.01; done`},
+}
+
+// testCgroup makes the cgroup name under each hierarchy mount given, and
+// at the end SIGKILLs what is left in it (every process there is the
+// test's: only the test's loop was put there) and removes it.
+func testCgroup(t *testing.T, name string, mounts ...string) []string {
+	t.Helper()
+	var dirs []string
+	for _, m := range mounts {
+		dir := filepath.Join(m, name)
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Skipf("cannot make a cgroup under %s: %v", m, err)
+		}
+		dirs = append(dirs, dir)
+	}
+	t.Cleanup(func() {
+		for _, dir := range dirs {
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
+				for _, f := range strings.Fields(string(b)) {
+					if pid, _ := strconv.Atoi(f); pid > 0 {
+						syscall.Kill(pid, syscall.SIGKILL)
+					}
+				}
+				err := os.Remove(dir)
+				if err == nil || errors.Is(err, os.ErrNotExist) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("cannot remove the test's cgroup %s: %v", dir, err)
+					break
+				}
+			}
+		}
+	})
+	return dirs
+}
+
+// v1Mount is the mount point of the v1 hierarchy with controller c, or
+// skips.
+func v1Mount(t *testing.T, c string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		_, after, ok := strings.Cut(line, " - cgroup ")
+		if !ok {
+			continue
+		}
+		f := strings.Fields(after)
+		if len(f) == 2 && procwalk.HasController(f[1], c) {
+			return strings.Fields(line)[4]
+		}
+	}
+	t.Skipf("no v1 %s hierarchy mounted", c)
+	return ""
+}
+
+// startInCgroups starts the TERM-ignoring loop after moving its shell into
+// each of dirs.
+func startInCgroups(t *testing.T, loop string, dirs ...string) *exec.Cmd {
+	t.Helper()
+	moves := ""
+	for _, d := range dirs {
+		moves += fmt.Sprintf("echo $$ > %s/cgroup.procs && ", d)
+	}
+	cmd := exec.Command("sh", "-c", moves+`trap "" TERM; `+loop)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd
+}
+
+// waitCgroupLive waits until dir holds at least n live processes.
+func waitCgroupLive(t *testing.T, dir string, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); len(cgroupLive(t, dir)) < n; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never held %d live processes", dir, n)
+		}
+	}
+}
+
+// TestIntegrationKillCgroupSessionV1: kill --session cgroup:NAME on a
+// session placed by the v1 name=systemd hierarchy (as on our hybrid hosts).
+func TestIntegrationKillCgroupSessionV1(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups: needs root")
+	}
+	systemd, pids := v1Mount(t, "name=systemd"), v1Mount(t, "pids")
+	for i, loop := range daemonLoops {
+		t.Run(loop.name, func(t *testing.T) {
+			name := fmt.Sprintf("procwalk-test-daemons-%d-%d", os.Getpid(), i)
+			dirs := testCgroup(t, name, systemd, pids)
+			// The bound of the fork storm: the loop and all it starts.
+			if err := os.WriteFile(filepath.Join(dirs[1], "pids.max"), []byte("300"), 0); err != nil {
+				t.Fatal(err)
+			}
+			startInCgroups(t, loop.script, dirs...)
+			waitCgroupLive(t, dirs[0], 30)
+			r := cli(t, "kill", "--yes", "--grace", "1s", "--session", "cgroup:/"+name)
+			left := cgroupLive(t, dirs[0])
+			t.Logf("exit %d, %d lines, %d left alive", r.code, strings.Count(r.stdout, "\n"), len(left))
+			checkEmptiedOrNamed(t, r, left)
+		})
+	}
+}
+
+// checkEmptiedOrNamed: the cgroup is empty and the exit 0, or the exit is 1
+// and each process left is named (escaped or survived).
+func checkEmptiedOrNamed(t *testing.T, r result, left []int) {
+	t.Helper()
+	if len(left) == 0 {
+		if r.code != exitOK {
+			t.Errorf("the cgroup is empty, but exit %d:\n%s%s", r.code, r.stdout, tail(r.stderr))
+		}
+		return
+	}
+	if r.code != exitError {
+		t.Errorf("exit %d, yet %d processes are left in the cgroup (%v)", r.code, len(left), left)
+	}
+	for _, pid := range left {
+		if !strings.Contains(r.stdout, fmt.Sprintf("escaped pid %d ", pid)) && !strings.Contains(r.stdout, fmt.Sprintf("survived pid %d ", pid)) {
+			t.Errorf("pid %d is left in the cgroup and the output does not say so", pid)
+		}
+	}
+}
+
+func tail(s string) string {
+	if len(s) > 2000 {
+		return "..." + s[len(s)-2000:]
+	}
+	return s
+}
+
+// TestIntegrationKillCgroupV2: the same loops in a v2 cgroup of the test's
+// own, killed through the engine's cgroup scope (the CLI names cgroup
+// sessions by the v1 hierarchies on a hybrid host): frozen for each
+// signal, nothing is left and nothing escapes.
+func TestIntegrationKillCgroupV2(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups: needs root")
+	}
+	mount := cgroup2Mount(t)
+	pids := v1Mount(t, "pids")
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, loop := range daemonLoops {
+		t.Run(loop.name, func(t *testing.T) {
+			name := fmt.Sprintf("procwalk-test-daemons2-%d-%d", os.Getpid(), i)
+			dirs := testCgroup(t, name, mount, pids)
+			if _, err := os.Stat(filepath.Join(dirs[0], "cgroup.freeze")); err != nil {
+				t.Skipf("no cgroup.freeze (Linux 5.2+): %v", err)
+			}
+			if err := os.WriteFile(filepath.Join(dirs[1], "pids.max"), []byte("300"), 0); err != nil {
+				t.Fatal(err)
+			}
+			startInCgroups(t, loop.script, dirs...)
+			waitCgroupLive(t, dirs[0], 30)
+			k, err := kill.NewKiller(fs, kill.Config{Requester: "test", Grace: time.Second, Sentinel: kill.NewSentinel(testSentinelCommand())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			report, err := k.TerminateScope(context.Background(), &kill.CgroupScope{Path: "/" + name})
+			if err != nil {
+				t.Fatal(err)
+			}
+			left := cgroupLive(t, dirs[0])
+			t.Logf("%d outcomes, %d left alive, err %v; notes %q", len(report.Outcomes), len(left), report.Err(), report.Notes)
+			if len(left) > 0 || report.Err() != nil {
+				t.Errorf("%d left alive (%v), err %v", len(left), left, report.Err())
+			}
+		})
+	}
+}

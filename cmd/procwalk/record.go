@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/recording"
+	"github.com/procwalk/procwalk/procwalk/session"
+)
+
+// record.go is `procwalk record -o FILE`: the frames of this host, one
+// every --interval, into a recording (procwalk/recording) that run, watch
+// and top replay and rule tests read.
+
+type recordCommand struct {
+	g         *globals
+	e         *env
+	fs        *flag.FlagSet
+	f         sessionFlags
+	out       string
+	count     int
+	kind      string
+	anonymize bool
+	maxSize   string
+}
+
+// defaultRecordInterval is record's time between frames when --interval is
+// not given: watch's tick, so that a rule replayed over the recording sees
+// the frames watch would have run it on.
+const defaultRecordInterval = defaultWatchInterval
+
+const recordHelp = `Records this host's processes and sessions into FILE, a frame every
+--interval (10s unless given), until --count frames, --max-size, or an
+interrupt (SIGINT, SIGTERM: the frames so far are kept). Each frame is
+what a gather sees: every process with every field (--pss: PSS and USS
+too), their rates, every session of --kind (all kinds without it), and
+the host's load, memory and pressure, at the time it was gathered.
+
+A recording is for trying rules where the interesting moment happened:
+  procwalk run --replay FILE SCRIPT     one run per frame, on the recorded clock
+  procwalk watch --replay FILE SCRIPT   as watch would have ticked
+  procwalk test RULE.ruletest           a rule test whose frames are
+                                        'replay FILE'
+Kills are never sent in a replay: each is reported as a dry run.
+
+--anonymize replaces every name, command line argument, user name, path
+component, session name and tmux target with a keyed hash, the same hash
+for the same text throughout the file (the key is not kept), so that a
+recording can go into a bug report; numbers, times and the process tree
+stay as recorded, so rules replay as they would have on the host.
+
+The file starts with two lines of text (procwalk-recording and its format
+version, then a JSON header: the procwalk that recorded, the interval,
+the kinds), then the frames, each compressed on its own. A newer
+procwalk's format is refused with a message saying so.
+
+EXAMPLES
+  procwalk record -o host.pwrec --interval 1s --count 60
+  procwalk record -o agents.pwrec --kind agent,tmux --interval 30s
+  procwalk record -o bug.pwrec --anonymize --count 30
+
+EXIT CODES
+  0  done: --count frames recorded, --max-size reached, or interrupted
+  1  /proc could not be read, or FILE could not be written
+  2  usage: bad flags`
+
+func newRecordCommand(g *globals, e *env) *ffcli.Command {
+	c := &recordCommand{g: g, e: e}
+	fs := newFlagSet("record", g, e.stderr)
+	iv := fs.Lookup("interval")
+	iv.DefValue, iv.Usage = defaultRecordInterval.String(), "time between frames (env PROCWALK_INTERVAL)"
+	c.fs = fs
+	c.f.register(fs)
+	fs.Lookup("no-rates").Usage = "refused: rates are measured between frames"
+	fs.StringVar(&c.out, "o", "", "the recording to write (replaced if it exists)")
+	fs.IntVar(&c.count, "count", 0, "stop after this many frames (0: until interrupted or --max-size)")
+	fs.StringVar(&c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
+	fs.BoolVar(&c.anonymize, "anonymize", false, "hash names, command lines, users and paths, consistently, so that the file can be shared")
+	fs.StringVar(&c.maxSize, "max-size", "256MiB", "stop before the file passes this size")
+	return &ffcli.Command{
+		Name:       "record",
+		ShortUsage: "procwalk record -o FILE [--count N] [--interval D] [--kind LIST] [--anonymize]",
+		ShortHelp:  "record this host's frames into a file, for replaying rules and the live view",
+		LongHelp:   recordHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *recordCommand) exec(ctx context.Context, args []string) error {
+	c.g.longRunning = true
+	interval := defaultRecordInterval
+	c.fs.Visit(func(f *flag.Flag) {
+		if f.Name == "interval" {
+			interval = c.g.interval
+		}
+	})
+	maxSize, err := procwalk.ParseBytes(c.maxSize)
+	switch {
+	case len(args) > 0:
+		return usageErrorf("unexpected %q: record takes no arguments (the file is -o FILE)", args[0])
+	case c.out == "":
+		return usageErrorf("name the recording to write: -o FILE")
+	case interval <= 0:
+		return usageErrorf("--interval %v: want a positive time between frames such as 10s", interval)
+	case c.count < 0:
+		return usageErrorf("--count %d: want 0 (no end) or more", c.count)
+	case c.f.noRates:
+		return usageErrorf("--no-rates does not apply to record: rates are measured between frames")
+	case err != nil || maxSize < 1<<20:
+		return usageErrorf("--max-size %q: want a size of at least 1MiB, such as 256MiB", c.maxSize)
+	}
+	var kinds []string
+	if c.kind != "" && c.kind != "all" {
+		kinds = splitList(c.kind)
+	}
+	users, _ := c.g.users()
+	cfg, err := c.f.groupConfig(kinds, users)
+	if err != nil {
+		return err
+	}
+	fsys, err := c.g.openFS()
+	if err != nil {
+		return err
+	}
+	grouper, err := session.NewGrouper(fsys, cfg)
+	if err != nil {
+		return usageErrorf("--kind: %v", err)
+	}
+	// Every field a rule may ask of a process: a replay cannot read /proc
+	// later, as a live run does for the fields its scan left out.
+	fields := procwalk.AllFields
+	if c.g.pss {
+		fields |= procwalk.FieldSmaps
+	}
+	p, err := c.g.pipeline(frame.Config{Fields: fields, Grouper: grouper, System: true})
+	if err != nil {
+		return err
+	}
+	file, err := os.Create(c.out)
+	if err != nil {
+		return &exitErr{Code: exitError, Err: fmt.Errorf("recording: %w", err)}
+	}
+	host, _ := os.Hostname()
+	h := recording.Header{Procwalk: versionLine(), Created: c.g.clock.Now(), Host: host, IntervalSeconds: interval.Seconds(),
+		Kinds: kinds, Fields: fields.String(), Users: userTable(users)}
+	w, err := recording.NewWriter(file, h, recording.Options{MaxBytes: int64(maxSize), Anonymize: c.anonymize})
+	if err != nil {
+		file.Close()
+		return &exitErr{Code: exitError, Err: fmt.Errorf("recording to %s: %w", c.out, err)}
+	}
+	var stopped error
+	err = p.Run(ctx, frame.Count(frame.Every(interval, true), c.count), func(f frame.Frame, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := w.Write(f); err != nil {
+			stopped = err
+			return frame.ErrStop
+		}
+		return nil
+	})
+	if cerr := file.Close(); err == nil && (stopped == nil || errors.Is(stopped, recording.ErrFull)) {
+		err = cerr
+	}
+	if stopped != nil && !errors.Is(stopped, recording.ErrFull) && err == nil {
+		err = stopped
+	}
+	if err != nil {
+		return &exitErr{Code: exitError, Err: fmt.Errorf("recording to %s: %w (%d frames written)", c.out, err, w.Frames())}
+	}
+	why := ""
+	if stopped != nil {
+		why = ": stopped at --max-size " + c.maxSize
+	}
+	fmt.Fprintf(c.e.stderr, "procwalk: recorded %d frames, %s, to %s%s\n", w.Frames(), procwalk.FormatBytes(uint64(w.Size())), printable(c.out), why)
+	return nil
+}
+
+// userTable is users' names by decimal uid, for a recording's header.
+func userTable(users *procwalk.Users) map[string]string {
+	names := users.Names()
+	if len(names) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(names))
+	for uid, name := range names {
+		out[strconv.Itoa(uid)] = name
+	}
+	return out
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/scripting/ruletest"
+	"github.com/procwalk/procwalk/scripts"
+)
+
+// testcmd.go is `procwalk test PATH...`: rule tests (scripting/ruletest),
+// each a rule over input frames and the alerts, kills and metrics it must
+// make at given times.
+
+type testCommand struct {
+	g *globals
+	e *env
+	s scriptFlags
+}
+
+const testHelp = `Runs rule tests: each FILE (a folder: every *.ruletest file in it) names a
+rule, its input frames (a recording, or a few lines per frame describing
+sessions and processes over time) and the alerts, kills and metrics it
+must make at given times. The rule runs as watch --replay would run it:
+on the frames' clock, every kill a dry run planned on its frame, never
+sent. A test passes when every expectation holds, no alert or kill came
+that none expects, and no run failed; a failing test shows, time by
+time, what was expected and not got (-) and what was got and not
+expected (+). The format is in scripting/README.md, "Testing rules".
+
+  rule memory-guard -- limit=2GiB ticks=3
+  at 0s
+    session tmux:build
+      100 bash rss=5MiB
+        102 cc1 rss=2.5GiB
+  every 10s until 30s
+  expect 20s kill pid=102 outcome=dry_run
+  expect 20s alert severity=warning session=build
+
+EXAMPLES
+  procwalk test rules/
+  procwalk test memory-guard.ruletest agents.ruletest
+
+EXIT CODES
+  0  every test passed
+  1  a test failed
+  2  usage: no file named, a file that cannot be read or does not parse,
+     a rule that does not compile`
+
+func newTestCommand(g *globals, e *env) *ffcli.Command {
+	c := &testCommand{g: g, e: e}
+	fs := newFlagSet("test", g, e.stderr)
+	c.s.register(fs)
+	return &ffcli.Command{
+		Name:       "test",
+		ShortUsage: "procwalk test FILE|DIR...",
+		ShortHelp:  "run rule tests: a rule over given frames, its alerts, kills and metrics checked",
+		LongHelp:   testHelp,
+		FlagSet:    fs,
+		Options:    ffOptions(),
+		Exec:       c.exec,
+	}
+}
+
+func (c *testCommand) exec(ctx context.Context, args []string) error {
+	if len(args) == 0 {
+		return usageErrorf("name test files or folders, as in procwalk test rules/")
+	}
+	limits, err := c.s.limits()
+	if err != nil {
+		return err
+	}
+	kc, err := c.s.killConfig("test", false, nil)
+	if err != nil {
+		return err
+	}
+	files, err := testFiles(args)
+	if err != nil {
+		return err
+	}
+	opt := ruletest.Options{Limits: limits, Protected: kc.Protected, Bundled: func(name string) ([]byte, bool) {
+		s, ok := scripts.Lookup(name)
+		return s.Source, ok
+	}}
+	failed := 0
+	for _, path := range files {
+		r, err := ruletest.RunFile(ctx, path, opt)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return usageErrorf("%v", err)
+		}
+		if r.Pass() {
+			fmt.Fprintf(c.e.stdout, "ok    %s (%d frames, %d expectations)\n", printable(path), r.Frames, r.Checked)
+			continue
+		}
+		failed++
+		fmt.Fprintf(c.e.stdout, "FAIL  %s (%d frames)\n", printable(path), r.Frames)
+		for _, e := range r.Errors {
+			fmt.Fprintf(c.e.stdout, "  run failed %s\n", printable(e))
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(r.Diff, "\n"), "\n") {
+			if line != "" {
+				fmt.Fprintln(c.e.stdout, printable(line))
+			}
+		}
+	}
+	if failed > 0 {
+		return &exitErr{Code: exitError, Err: fmt.Errorf("%d of %d rule tests failed", failed, len(files))}
+	}
+	return nil
+}
+
+// testFiles expands folders into their *.ruletest files, in name order.
+func testFiles(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		if !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(a, "*.ruletest"))
+		if err != nil {
+			return nil, usageErrorf("%v", err)
+		}
+		if len(found) == 0 {
+			return nil, usageErrorf("%s: no *.ruletest file in this folder", a)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}

@@ -1,0 +1,75 @@
+package top
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// stepSource serves frames gathered before, stepped through as a
+// recording is (top --replay).
+type stepSource struct {
+	frames []Frame
+	at     int
+	steps  []int
+}
+
+func (s *stepSource) Gather(_ Need, shown func(Frame)) (Frame, error) {
+	f := s.frames[s.at]
+	if shown != nil {
+		shown(f)
+	}
+	return f, nil
+}
+
+func (s *stepSource) Step(by int) {
+	s.steps = append(s.steps, by)
+	s.at = min(max(s.at+by, 0), len(s.frames)-1)
+}
+
+func (s *stepSource) Position() string {
+	return fmt.Sprintf("rec frame %d of %d", s.at+1, len(s.frames))
+}
+
+// [ ] { } step through a Stepper's frames, the frame stepped to gathered
+// at once, and the header says which; a live source says how to get one.
+func TestStepThroughRecording(t *testing.T) {
+	live := newFixtureSource(t)
+	src := &stepSource{}
+	for range 12 {
+		f, err := live.Gather(Need{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.frames = append(src.frames, f)
+	}
+	m := New(Config{NoKill: "a replay"}, src, nil)
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
+	m.Update(m.Init()())
+	for _, c := range []struct {
+		keys string
+		at   int
+	}{{"]", 2}, {"]]", 4}, {"[", 3}, {"}", 12}, {"]", 12}, {"{{", 1}, {"[", 1}} {
+		press(m, c.keys)
+		if !m.frame.Snapshot.Time.Equal(src.frames[c.at-1].Snapshot.Time) {
+			t.Errorf("after %q: the frame of %v is shown, want frame %d's", c.keys, m.frame.Snapshot.Time, c.at)
+		}
+		if want := fmt.Sprintf("procwalk top  replay rec frame %d of 12", c.at); !strings.Contains(m.View(), want) {
+			t.Errorf("after %q: no %q in\n%s", c.keys, want, m.View())
+		}
+	}
+	press(m, "k")
+	if !strings.Contains(m.View(), "a replay") {
+		t.Errorf("k in a replay:\n%s", m.View())
+	}
+	if fmt.Sprint(src.steps) != "[1 1 1 -1 10 1 -10 -10 -1]" {
+		t.Errorf("steps %v", src.steps)
+	}
+	lm, _, _ := newTestModel(t, 120, 30)
+	press(lm, "]")
+	if !strings.Contains(lm.View(), "[ and ] step through a recording: procwalk top --replay FILE") {
+		t.Errorf("] on a live view:\n%s", lm.View())
+	}
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/top"
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/recording"
+)
+
+// topreplay.go is top --replay FILE: the live view over a recording's
+// frames instead of this host's, stepped through with [ and ] (a
+// top.Stepper). Nothing is killed: the recording's pids are not this
+// host's processes.
+
+// replayTopSource serves a recording's frames to the live view: Gather
+// returns the frame stepped to, decoded once.
+type replayTopSource struct {
+	r     *recording.Reader
+	path  string
+	count int
+	first time.Time
+
+	mu   sync.Mutex // Step and Position run on the UI's goroutine, Gather outside it
+	at   int        // the frame to show
+	seen int        // the frame Gather returned last, and its time
+	when time.Time
+
+	cur    frame.Frame // Gather's alone: the frame decoded last
+	curAt  int
+	loaded bool
+}
+
+// newReplayTopSource opens the recording at path, showing first the last
+// frame at or before at ("": the first frame; parseAt's forms).
+func newReplayTopSource(path, at string) (*replayTopSource, error) {
+	r, err := recording.Open(path)
+	if err != nil {
+		return nil, usageErrorf("--replay: %v", err)
+	}
+	s := &replayTopSource{r: r, path: path}
+	fail := func(err error) (*replayTopSource, error) {
+		r.Close()
+		return nil, err
+	}
+	if s.count, err = r.Len(); err != nil {
+		return fail(usageErrorf("--replay: %v", err))
+	}
+	if s.count == 0 {
+		return fail(usageErrorf("--replay %s: the recording has no frame", path))
+	}
+	f0, err := r.Frame(0)
+	if err != nil {
+		return fail(usageErrorf("--replay: %v", err))
+	}
+	s.first, s.when = f0.Snapshot.Time, f0.Snapshot.Time
+	if at != "" {
+		t, err := parseAt(at, s.first)
+		if err != nil {
+			return fail(usageErrorf("%v", err))
+		}
+		if t.Before(s.first) {
+			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.first.Local().Format(time.RFC3339)))
+		}
+		for i := 1; i < s.count; i++ {
+			f, err := r.Frame(i)
+			if err != nil || f.Snapshot.Time.After(t) {
+				break
+			}
+			s.at = i
+		}
+	}
+	return s, nil
+}
+
+// Gather returns the frame stepped to; need is what the recording holds.
+func (s *replayTopSource) Gather(_ top.Need, shown func(top.Frame)) (top.Frame, error) {
+	s.mu.Lock()
+	at := s.at
+	s.mu.Unlock()
+	if !s.loaded || s.curAt != at {
+		f, err := s.r.Frame(at)
+		if err != nil {
+			return top.Frame{}, err
+		}
+		s.cur, s.curAt, s.loaded = f, at, true
+	}
+	tf := top.Frame{Frame: s.cur, AllKinds: true}
+	if shown != nil {
+		shown(tf)
+	}
+	s.mu.Lock()
+	s.seen, s.when = at, s.cur.Snapshot.Time
+	s.mu.Unlock()
+	return tf, nil
+}
+
+// Step moves the frame to show by frames, within the recording.
+func (s *replayTopSource) Step(by int) {
+	s.mu.Lock()
+	s.at = min(max(s.at+by, 0), s.count-1)
+	s.mu.Unlock()
+}
+
+// Position names the frame shown.
+func (s *replayTopSource) Position() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%s frame %d of %d, %s (+%s)", printable(s.path), s.seen+1, s.count,
+		s.when.Local().Format("2006-01-02 15:04:05"), s.when.Sub(s.first).Round(time.Second))
+}
+
+func (s *replayTopSource) Close() { s.r.Close() }

@@ -1,0 +1,5 @@
+//go:build !race
+
+package kill
+
+const raceDetector = false

@@ -1,0 +1,448 @@
+package recording
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
+)
+
+// recording.go is the file: a recording is what `procwalk record` saw of
+// a host, frame by frame, for `run --replay`, `watch --replay`,
+// `top --replay` and rule tests. The layout, in order:
+//
+//	procwalk-recording 1\n      the magic and the format version, plain text
+//	{"format_version":1,...}\n  the Header, one line of JSON
+//	record*                     one per frame, in the order gathered
+//
+// A record is the length of what follows (a uvarint) and one gzip member
+// holding one frame as frame.Encoder wrote it; one Encoder writes every
+// frame of a file, so its Decoder reads them in order (the first frame
+// carries the types of the gob stream). Each frame compressed on its own
+// costs little (gzip's window is 32 KiB, a frame hundreds of KiB), and
+// lets a reader index the file and step back without decompressing every
+// frame before; a recorder killed mid-write leaves every frame before the
+// cut readable.
+
+// FormatVersion is the version of the layout above, written in the magic
+// line; a reader refuses a newer one with a message saying so.
+const FormatVersion = 1
+
+const magic = "procwalk-recording"
+
+// Bounds on what a reader takes from a file, which may come from anyone
+// (a bug report): the header line, one record, and one frame decompressed.
+// A frame of 10,000 processes with command lines is about 2 MiB.
+const (
+	maxHeaderBytes = 1 << 20
+	maxRecordBytes = 64 << 20
+	maxFrameBytes  = 256 << 20
+	// maxFrames bounds the index of a file's frames (8 bytes each): a
+	// year at a frame every 10 seconds is 3.2 million.
+	maxFrames = 1 << 22
+)
+
+// DefaultMaxBytes bounds a recording when Options.MaxBytes is 0: about 20
+// minutes of a host of 2,000 processes at one frame a second.
+const DefaultMaxBytes = 256 << 20
+
+// Errors of Writer.Write and of readers, checked with errors.Is.
+var (
+	// ErrFull: the next frame would take the file past its MaxBytes; it
+	// was not written, the file is complete without it.
+	ErrFull = errors.New("the recording reached its size bound")
+	// ErrFormat: the file is no recording this procwalk reads (not one,
+	// a newer format, a damaged header or frame).
+	ErrFormat = errors.New("not a recording this procwalk reads")
+	// ErrTruncated: the file ends inside a frame (its recorder was killed,
+	// or the disk filled up); every frame before the cut was read.
+	ErrTruncated = errors.New("the recording ends in the middle of a frame")
+)
+
+// Header describes a recording: who made it, how, and what it holds.
+type Header struct {
+	// FormatVersion is the file layout's (FormatVersion when written).
+	FormatVersion int `json:"format_version"`
+	// FrameCodec is the frame encoding's version (frame.WireVersion).
+	FrameCodec int `json:"frame_codec"`
+	// Procwalk is the version line of the procwalk that recorded.
+	Procwalk string    `json:"procwalk"`
+	Created  time.Time `json:"created"`
+	// Host is the recorded host's name (hashed when anonymized).
+	Host string `json:"host,omitempty"`
+	// IntervalSeconds is the time asked for between frames.
+	IntervalSeconds float64 `json:"interval_seconds,omitempty"`
+	// Kinds are the session kinds grouped (empty: every kind).
+	Kinds []string `json:"kinds,omitempty"`
+	// Fields are the optional fields read of every process (Fields.String).
+	Fields string `json:"fields,omitempty"`
+	// Anonymized is set when names, command lines, users and paths are
+	// hashes (Anonymizer).
+	Anonymized bool `json:"anonymized"`
+	// Users names the uids of the recorded host's user database, so that
+	// a replay names them as the host did (decimal uid -> name).
+	Users map[string]string `json:"users,omitempty"`
+}
+
+// Interval is IntervalSeconds as a Duration.
+func (h Header) Interval() time.Duration {
+	return time.Duration(h.IntervalSeconds * float64(time.Second))
+}
+
+// UserNames returns Users as procwalk.Users, nil when the header has none.
+func (h Header) UserNames() *procwalk.Users {
+	if len(h.Users) == 0 {
+		return nil
+	}
+	names := make(map[int]string, len(h.Users))
+	for k, v := range h.Users {
+		if uid, err := strconv.Atoi(k); err == nil {
+			names[uid] = v
+		}
+	}
+	return procwalk.NewUsers(names)
+}
+
+// Options of a Writer.
+type Options struct {
+	// MaxBytes bounds the file: a frame that would take it past is not
+	// written (ErrFull). 0 means DefaultMaxBytes.
+	MaxBytes int64
+	// Anonymize hashes names, command lines, users and paths (Anonymizer).
+	Anonymize bool
+}
+
+// Writer writes a recording. Not safe for concurrent use.
+type Writer struct {
+	w      io.Writer
+	enc    *frame.Encoder
+	anon   *Anonymizer
+	max    int64
+	size   int64
+	frames int
+	gz     *gzip.Writer
+	buf    bytes.Buffer
+}
+
+// NewWriter writes the magic line and h to w and returns a Writer of
+// frames after them. It fills in h's versions and, anonymizing, hashes
+// its host and user names.
+func NewWriter(w io.Writer, h Header, opt Options) (*Writer, error) {
+	wr := &Writer{w: w, enc: frame.NewEncoder(), max: opt.MaxBytes}
+	if wr.max <= 0 {
+		wr.max = DefaultMaxBytes
+	}
+	h.FormatVersion, h.FrameCodec, h.Anonymized = FormatVersion, frame.WireVersion, opt.Anonymize
+	if opt.Anonymize {
+		wr.anon = NewAnonymizer()
+		h.Host = wr.anon.String(h.Host)
+		users := make(map[string]string, len(h.Users))
+		for uid, name := range h.Users {
+			users[uid] = wr.anon.String(name)
+		}
+		h.Users = users
+	}
+	head, err := json.Marshal(h)
+	if err != nil {
+		return nil, fmt.Errorf("recording header: %w", err)
+	}
+	line := fmt.Sprintf("%s %d\n%s\n", magic, FormatVersion, head)
+	if int64(len(line)) > wr.max {
+		return nil, fmt.Errorf("%w: its header alone takes %d bytes", ErrFull, len(line))
+	}
+	n, err := io.WriteString(w, line)
+	wr.size += int64(n)
+	if err != nil {
+		return nil, err
+	}
+	wr.gz, _ = gzip.NewWriterLevel(&wr.buf, gzip.DefaultCompression)
+	return wr, nil
+}
+
+// Write appends f, anonymized when the Writer does. A frame that would
+// take the file past its bound is not written: ErrFull.
+func (w *Writer) Write(f frame.Frame) error {
+	if w.anon != nil {
+		f = w.anon.Frame(f)
+	}
+	b, err := w.enc.Encode(f)
+	if err != nil {
+		return err
+	}
+	w.buf.Reset()
+	w.gz.Reset(&w.buf)
+	w.gz.Write(b) // into a bytes.Buffer: no error
+	if err := w.gz.Close(); err != nil {
+		return err
+	}
+	prefix := binary.AppendUvarint(nil, uint64(w.buf.Len()))
+	if w.size+int64(len(prefix)+w.buf.Len()) > w.max {
+		return fmt.Errorf("%w of %s after %d frames (the next takes %s)", ErrFull, procwalk.FormatBytes(uint64(w.max)), w.frames, procwalk.FormatBytes(uint64(len(prefix)+w.buf.Len())))
+	}
+	n, err := w.w.Write(append(prefix, w.buf.Bytes()...))
+	w.size += int64(n)
+	if err != nil {
+		return err
+	}
+	w.frames++
+	return nil
+}
+
+// Frames is how many frames were written; Size the file's bytes so far.
+func (w *Writer) Frames() int    { return w.frames }
+func (w *Writer) Size() int64    { return w.size }
+func (w *Writer) MaxSize() int64 { return w.max }
+
+// Reader reads a recording: frames in order (Next), or any frame by its
+// index (Frame), as a live view steps back and forth.
+type Reader struct {
+	name   string // for errors: the file's path
+	f      io.ReadSeeker
+	closer io.Closer
+	h      Header
+	// offsets are where the records found so far start; end is set once
+	// the whole file was indexed (count: len(offsets)).
+	offsets []int64
+	indexed bool
+	// next is Next's position; dec its Decoder, which has read the frames
+	// before next in order.
+	next int
+	dec  *frame.Decoder
+	// seek decodes frames out of order (Frame): it read frame 0, whose
+	// gob part carries every type the others use.
+	seek      *frame.Decoder
+	zr        *gzip.Reader
+	buf       bytes.Buffer
+	truncated error // why indexing stopped before the file's end
+}
+
+// Open opens the recording at path.
+func Open(path string) (*Reader, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	r, err := NewReader(f, path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = f
+	return r, nil
+}
+
+// NewReader reads the recording in f, named name in errors.
+func NewReader(f io.ReadSeeker, name string) (*Reader, error) {
+	r := &Reader{name: name, f: f, dec: frame.NewDecoder()}
+	br := bufio.NewReaderSize(io.LimitReader(f, maxHeaderBytes+int64(len(magic))+32), 64<<10)
+	first, err := br.ReadString('\n')
+	if err != nil && first == "" {
+		return nil, fmt.Errorf("%w: %s is empty", ErrFormat, name)
+	}
+	version, ok := strings.CutPrefix(strings.TrimSuffix(first, "\n"), magic+" ")
+	v, verr := strconv.Atoi(version)
+	if !ok || verr != nil || v < 1 {
+		return nil, fmt.Errorf("%w: %s is not a procwalk recording: it starts with %q, not %q (procwalk record -o FILE makes one)",
+			ErrFormat, name, procwalk.Printable(cut(first, 40)), fmt.Sprintf("%s %d", magic, FormatVersion))
+	}
+	line, err := br.ReadString('\n')
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: the header line is cut or longer than %s", ErrFormat, name, procwalk.FormatBytes(maxHeaderBytes))
+	}
+	if err := json.Unmarshal([]byte(line), &r.h); err != nil && v == FormatVersion {
+		return nil, fmt.Errorf("%w: %s: the header line: %v", ErrFormat, name, err)
+	}
+	switch {
+	case v > FormatVersion:
+		return nil, fmt.Errorf("%w: %s is a recording of format %d (by %s), newer than this procwalk reads (format %d): replay it with a newer procwalk",
+			ErrFormat, name, v, cmpOr(procwalk.Printable(r.h.Procwalk), "a newer procwalk"), FormatVersion)
+	case r.h.FrameCodec > frame.WireVersion:
+		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), newer than this procwalk reads (encoding %d): replay it with a newer procwalk",
+			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "a newer procwalk"), frame.WireVersion)
+	case r.h.FrameCodec < frame.WireVersion:
+		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), which this procwalk no longer reads (it reads encoding %d): replay it with the procwalk that recorded it",
+			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "an older procwalk"), frame.WireVersion)
+	}
+	r.offsets = []int64{int64(len(first) + len(line))}
+	return r, nil
+}
+
+func cmpOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func cut(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "..."
+	}
+	return s
+}
+
+// Header is the recording's header.
+func (r *Reader) Header() Header { return r.h }
+
+// Close closes the file Open opened.
+func (r *Reader) Close() error {
+	if r.closer != nil {
+		return r.closer.Close()
+	}
+	return nil
+}
+
+// Next returns the next frame in order; io.EOF after the last, ErrTruncated
+// (wrapped) when the file ends inside one.
+func (r *Reader) Next() (frame.Frame, error) {
+	f, err := r.decode(r.next, r.dec)
+	if err == nil {
+		r.next++
+	}
+	return f, err
+}
+
+// Len returns how many whole frames the file holds, indexing it once
+// (record lengths only: nothing is decompressed). A file cut inside its
+// last frame counts the frames before it; Truncated says so.
+func (r *Reader) Len() (int, error) {
+	for !r.indexed {
+		if _, err := r.locate(len(r.offsets) - 1); err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, ErrTruncated) {
+			return 0, err
+		}
+	}
+	return len(r.offsets) - 1, nil
+}
+
+// Truncated is why the file ended inside a frame, once Len or a read
+// found that; nil for a whole file.
+func (r *Reader) Truncated() error { return r.truncated }
+
+// Frame returns frame i (from 0), in any order.
+func (r *Reader) Frame(i int) (frame.Frame, error) {
+	if i < 0 {
+		return frame.Frame{}, fmt.Errorf("frame %d: no such frame", i)
+	}
+	if r.seek == nil || i == 0 {
+		r.seek = frame.NewDecoder()
+		f, err := r.decode(0, r.seek)
+		if err != nil || i == 0 {
+			return f, err
+		}
+	}
+	f, err := r.decode(i, r.seek)
+	if errors.Is(err, frame.ErrCodec) {
+		// A type first sent after frame 0 (none today): read the frames
+		// before it in order.
+		r.seek = frame.NewDecoder()
+		for j := 0; j <= i; j++ {
+			if f, err = r.decode(j, r.seek); err != nil {
+				return f, err
+			}
+		}
+	}
+	return f, err
+}
+
+// locate returns where record i starts, indexing up to it: io.EOF when
+// the file has no record i.
+func (r *Reader) locate(i int) (int64, error) {
+	for len(r.offsets) <= i+1 && !r.indexed {
+		last := len(r.offsets) - 1
+		start := r.offsets[last]
+		if _, err := r.f.Seek(start, io.SeekStart); err != nil {
+			return 0, err
+		}
+		var head [binary.MaxVarintLen64]byte
+		n, err := io.ReadFull(r.f, head[:])
+		if n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			r.indexed = true
+			break
+		}
+		size, k := binary.Uvarint(head[:n])
+		if last >= maxFrames {
+			r.indexed = true
+			r.truncated = fmt.Errorf("%w: %s: more than %d frames: the first %d are read", ErrTruncated, r.name, maxFrames, last)
+			break
+		}
+		if k <= 0 || size > maxRecordBytes {
+			r.indexed = true
+			r.truncated = fmt.Errorf("%w: %s: frame %d has a damaged length: the %d frames before it are read", ErrTruncated, r.name, last+1, last)
+			break
+		}
+		end := start + int64(k) + int64(size)
+		if got, err := r.f.Seek(end-1, io.SeekStart); err != nil || got != end-1 {
+			r.indexed, r.truncated = true, r.cutAt(last)
+			break
+		}
+		var one [1]byte
+		if _, err := io.ReadFull(r.f, one[:]); err != nil {
+			r.indexed, r.truncated = true, r.cutAt(last)
+			break
+		}
+		r.offsets = append(r.offsets, end)
+	}
+	if i+1 < len(r.offsets) {
+		return r.offsets[i], nil
+	}
+	if r.truncated != nil {
+		return 0, r.truncated
+	}
+	return 0, io.EOF
+}
+
+func (r *Reader) cutAt(frames int) error {
+	return fmt.Errorf("%w: %s ends inside frame %d (its recorder was stopped, or the disk filled up); the %d frames before it are read", ErrTruncated, r.name, frames+1, frames)
+}
+
+// decode reads record i with dec.
+func (r *Reader) decode(i int, dec *frame.Decoder) (frame.Frame, error) {
+	start, err := r.locate(i)
+	if err != nil {
+		return frame.Frame{}, err
+	}
+	if _, err := r.f.Seek(start, io.SeekStart); err != nil {
+		return frame.Frame{}, err
+	}
+	br := bufio.NewReader(io.LimitReader(r.f, r.offsets[i+1]-start))
+	if _, err := binary.ReadUvarint(br); err != nil {
+		return frame.Frame{}, r.damaged(i, err)
+	}
+	if r.zr == nil {
+		r.zr, err = gzip.NewReader(br)
+	} else {
+		err = r.zr.Reset(br)
+	}
+	if err != nil {
+		return frame.Frame{}, r.damaged(i, err)
+	}
+	r.zr.Multistream(false)
+	r.buf.Reset()
+	n, err := r.buf.ReadFrom(io.LimitReader(r.zr, maxFrameBytes+1))
+	switch {
+	case err != nil:
+		return frame.Frame{}, r.damaged(i, err)
+	case n > maxFrameBytes:
+		return frame.Frame{}, r.damaged(i, fmt.Errorf("more than %s decompressed", procwalk.FormatBytes(maxFrameBytes)))
+	}
+	f, err := dec.Decode(r.buf.Bytes())
+	if err != nil {
+		return frame.Frame{}, r.damaged(i, err)
+	}
+	return f, nil
+}
+
+func (r *Reader) damaged(i int, err error) error {
+	return fmt.Errorf("%w: %s: frame %d is damaged: %w", ErrFormat, r.name, i+1, err)
+}

@@ -1,0 +1,447 @@
+package recording
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/session"
+)
+
+// fixturePipeline gathers frames of the session fixture (procwalk/session/
+// testdata/sessions: tmux, sids, users, an agent's tree ...) with every
+// kind and every field, on a clock of its own.
+func fixturePipeline(t testing.TB) *frame.Pipeline {
+	fs, err := procwalk.NewFS("../session/testdata/sessions/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := session.NewGrouper(fs, session.Config{
+		CgroupRoot: "/nonexistent",
+		Tmux: session.TmuxConfig{
+			Sockets: []string{"/tmp/tmux-1000/default"},
+			ListPanes: func(string) ([]byte, error) {
+				return os.ReadFile("../session/testdata/sessions/tmux/default.txt")
+			},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frame.New(fs, frame.Config{Grouper: g, System: true, Fields: procwalk.AllFields | procwalk.FieldSmaps,
+		Clock: &procwalk.OffsetClock{Start: time.Unix(1800000000, 0), Base: time.Now()}})
+}
+
+// record gathers n frames of the fixture into a recording, returning its
+// bytes and the frames (kept: the pipeline keeps every frame valid).
+func record(t testing.TB, n int, opt Options) ([]byte, []frame.Frame) {
+	t.Helper()
+	p := fixturePipeline(t)
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Procwalk: "procwalk test", Created: time.Unix(1800000000, 0), Host: "fixturehost",
+		IntervalSeconds: 10, Users: map[string]string{"1000": "alice", "0": "root"}}, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var frames []frame.Frame
+	for i := range n {
+		f, err := p.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.System = procwalk.System{Load1: 1.5 + float64(i), HaveLoad: true, MemTotalBytes: 8 << 30, HaveMemory: true, Pressure: map[string]float64{"memory": 2.5}}
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		frames = append(frames, deepCopy(f))
+	}
+	if w.Frames() != n || w.Size() != int64(buf.Len()) {
+		t.Errorf("writer: %d frames, %d bytes; the file has %d bytes", w.Frames(), w.Size(), buf.Len())
+	}
+	return buf.Bytes(), frames
+}
+
+// deepCopy is f through a codec of its own: the frame as recorded, kept
+// past the pipeline's next gather.
+func deepCopy(f frame.Frame) frame.Frame {
+	b, err := frame.NewEncoder().Encode(f)
+	if err != nil {
+		panic(err)
+	}
+	c, err := frame.NewDecoder().Decode(b)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// TestRoundTrip reads a recording of three gathers in order and out of
+// order: every process field, session, system figure and note arrives as
+// recorded, and so does every value of the metric catalogue.
+func TestRoundTrip(t *testing.T) {
+	b, want := record(t, 3, Options{})
+	r, err := NewReader(bytes.NewReader(b), "test.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := r.Header()
+	if h.FormatVersion != FormatVersion || h.FrameCodec != frame.WireVersion || h.Procwalk != "procwalk test" || h.Host != "fixturehost" ||
+		h.Interval() != 10*time.Second || h.Anonymized || h.UserNames().Name(1000) != "alice" {
+		t.Errorf("header: %+v", h)
+	}
+	for i := range want {
+		got, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		sameFrame(t, fmt.Sprintf("frame %d in order", i), got, want[i])
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after the last frame: %v, want io.EOF", err)
+	}
+	if n, err := r.Len(); n != 3 || err != nil || r.Truncated() != nil {
+		t.Errorf("Len: %d, %v (truncated: %v), want 3", n, err, r.Truncated())
+	}
+	for _, i := range []int{2, 0, 1, 2} {
+		got, err := r.Frame(i)
+		if err != nil {
+			t.Fatalf("Frame(%d): %v", i, err)
+		}
+		sameFrame(t, fmt.Sprintf("Frame(%d)", i), got, want[i])
+	}
+	if _, err := r.Frame(3); err != io.EOF {
+		t.Errorf("Frame(3) of 3: %v, want io.EOF", err)
+	}
+}
+
+// sameFrame fails t when got differs from want in what a consumer reads,
+// and compares every catalogue value of every process and session.
+func sameFrame(t *testing.T, what string, got, want frame.Frame) {
+	t.Helper()
+	gs, ws := got.Snapshot, want.Snapshot
+	if !gs.Time.Equal(ws.Time) || gs.Host != ws.Host || gs.Fields != ws.Fields || !reflect.DeepEqual(gs.Visibility, ws.Visibility) {
+		t.Errorf("%s: snapshot header %v %+v, want %v %+v", what, gs.Time, gs.Host, ws.Time, ws.Host)
+	}
+	if !reflect.DeepEqual(gs.Procs, ws.Procs) {
+		t.Errorf("%s: processes differ", what)
+	}
+	if !reflect.DeepEqual(got.Sessions, want.Sessions) || !reflect.DeepEqual(got.System, want.System) || !reflect.DeepEqual(got.Notes, want.Notes) {
+		t.Errorf("%s: sessions, system or notes differ:\n got %+v %+v %q\nwant %+v %+v %q", what, got.Sessions, got.System, got.Notes, want.Sessions, want.System, want.Notes)
+	}
+	compared := 0
+	for _, d := range procwalk.Metrics() {
+		for i := range ws.Procs {
+			g, gok := d.Value(gs, &gs.Procs[i])
+			w, wok := d.Value(ws, &ws.Procs[i])
+			if g != w || gok != wok {
+				t.Errorf("%s: pid %d %s = %v (%v), recorded %v (%v)", what, ws.Procs[i].ID.PID, d.Name, g, gok, w, wok)
+			}
+			compared++
+		}
+	}
+	for _, d := range session.Metrics() {
+		for i := range want.Sessions {
+			g, gok := d.Value(&got.Sessions[i], gs.Fields, gs.Time)
+			w, wok := d.Value(&want.Sessions[i], ws.Fields, ws.Time)
+			if g != w || gok != wok {
+				t.Errorf("%s: session %s %s = %v (%v), recorded %v (%v)", what, want.Sessions[i].Ref(), d.Name, g, gok, w, wok)
+			}
+			compared++
+		}
+	}
+	if compared < 100 {
+		t.Errorf("%s: only %d catalogue values compared", what, compared)
+	}
+}
+
+// TestAnonymize records the fixture anonymized: no name, command line
+// argument, user, path component or session name of the host is left in
+// the file, compressed or not, and the numbers and the shape (members,
+// the tree, a path's depth) are as recorded.
+func TestAnonymize(t *testing.T) {
+	b, want := record(t, 2, Options{Anonymize: true})
+	plain := decompressed(t, b)
+	secrets := map[string]bool{"alice": true, "root": true, "fixturehost": true}
+	for _, f := range want {
+		for _, p := range f.Snapshot.Procs {
+			secrets[p.Comm] = true
+			for _, a := range p.Cmdline {
+				secrets[a] = true
+			}
+			for _, s := range []string{p.Exe, p.Cwd} {
+				secrets[s] = true
+				for _, c := range strings.Split(s, "/") {
+					secrets[c] = true
+				}
+			}
+			for _, c := range p.Cgroups {
+				for _, part := range strings.Split(c.Path, "/") {
+					secrets[part] = true
+				}
+			}
+		}
+		for _, s := range f.Sessions {
+			secrets[s.Name] = true
+			for k, v := range s.Attrs {
+				if !keptAttr(k) {
+					secrets[v] = true
+				}
+			}
+			for _, p := range s.Panes {
+				secrets[p.Target], secrets[p.WindowName], secrets[p.Cwd], secrets[p.Command] = true, true, true, true
+			}
+		}
+		for _, n := range f.Notes {
+			secrets[n] = true
+		}
+	}
+	// procwalk's and the kernel's own words stay: session kinds, attribute
+	// names and kept values (an agent rule's name, a QoS class), cgroup
+	// controllers ("name=systemd"). A name that is one of them (a process
+	// called tmux) cannot be told from them.
+	var vocabulary []string
+	for _, f := range want {
+		for _, s := range f.Sessions {
+			vocabulary = append(vocabulary, s.Kind)
+			for k, v := range s.Attrs {
+				vocabulary = append(vocabulary, k)
+				if keptAttr(k) {
+					vocabulary = append(vocabulary, v)
+				}
+			}
+		}
+		for _, p := range f.Snapshot.Procs {
+			for _, c := range p.Cgroups {
+				vocabulary = append(vocabulary, c.Controllers)
+			}
+		}
+	}
+	ours := func(s string) bool {
+		for _, v := range vocabulary {
+			if strings.Contains(v, s) {
+				return true
+			}
+		}
+		return false
+	}
+	checked := 0
+	for s := range secrets {
+		if len(s) < 4 || isNumber(s) || s == "(deleted)" || ours(s) {
+			continue // too short to be told from chance bytes, or our own word
+		}
+		checked++
+		if bytes.Contains(plain, []byte(s)) || bytes.Contains(b, []byte(s)) {
+			t.Errorf("%q is in the anonymized recording", s)
+		}
+	}
+	if checked < 30 {
+		t.Fatalf("only %d names checked: the fixture lost its names", checked)
+	}
+
+	r, err := NewReader(bytes.NewReader(b), "anon.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := r.Header(); !h.Anonymized || h.Host == "fixturehost" || h.Users["1000"] == "alice" || h.Users["1000"] == "" {
+		t.Errorf("header: %+v", h)
+	}
+	for i := range want {
+		got, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		gs, ws := got.Snapshot, want[i].Snapshot
+		if len(gs.Procs) != len(ws.Procs) || len(got.Sessions) != len(want[i].Sessions) || got.Notes != nil {
+			t.Fatalf("frame %d: %d processes, %d sessions, notes %q; recorded %d, %d", i, len(gs.Procs), len(got.Sessions), got.Notes, len(ws.Procs), len(want[i].Sessions))
+		}
+		for j := range ws.Procs {
+			g, w := gs.Procs[j], ws.Procs[j]
+			if g.ID != w.ID || g.PPID != w.PPID || g.RSSBytes != w.RSSBytes || g.Rates != w.Rates || g.Smaps != w.Smaps ||
+				len(g.Cmdline) != len(w.Cmdline) || strings.Count(g.Cwd, "/") != strings.Count(w.Cwd, "/") {
+				t.Errorf("frame %d: pid %d: %+v\nrecorded %+v", i, w.ID.PID, g, w)
+			}
+			if g.Comm == w.Comm && len(w.Comm) >= 4 {
+				t.Errorf("pid %d: comm %q kept", w.ID.PID, w.Comm)
+			}
+		}
+		for j := range want[i].Sessions {
+			g, w := got.Sessions[j], want[i].Sessions[j]
+			if g.Kind != w.Kind || !reflect.DeepEqual(g.Members, w.Members) || g.Totals != w.Totals {
+				t.Errorf("frame %d: session %s: %+v\nrecorded %+v", i, w.Ref(), g, w)
+			}
+		}
+	}
+}
+
+// TestAnonymizerConsistent: one name, one hash across kinds of strings;
+// a path keeps its depth; numbers, "" and " (deleted)" stay.
+func TestAnonymizerConsistent(t *testing.T) {
+	a := NewAnonymizer()
+	for _, c := range []struct{ in, want string }{
+		{"", ""},
+		{"1000", "1000"},
+		{"/home/alice/src", "/" + a.String("home") + "/" + a.String("alice") + "/" + a.String("src")},
+		{"/usr/bin/python3 (deleted)", a.String("/usr/bin/python3") + " (deleted)"},
+		{"/a/../b/./", "/" + a.String("a") + "/../" + a.String("b") + "/./"},
+	} {
+		if got := a.String(c.in); got != c.want {
+			t.Errorf("String(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	h := a.String("python3")
+	if len(h) != 1+tokenLen || h == "python3" || a.String("python3") != h || NewAnonymizer().String("python3") == h {
+		t.Errorf("hash of python3: %q (another key: %q)", h, NewAnonymizer().String("python3"))
+	}
+}
+
+func decompressed(t *testing.T, b []byte) []byte {
+	t.Helper()
+	_, rest, _ := bytes.Cut(b, []byte("\n"))
+	head, rest, _ := bytes.Cut(rest, []byte("\n"))
+	out := append([]byte(nil), head...)
+	for len(rest) > 0 {
+		n, k := binary.Uvarint(rest)
+		zr, err := gzip.NewReader(bytes.NewReader(rest[k : k+int(n)]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, plain...)
+		rest = rest[k+int(n):]
+	}
+	return out
+}
+
+// TestReadErrors: what is not a recording, a newer format or encoding,
+// and a file cut anywhere are errors that say so; the frames before a cut
+// are read.
+func TestReadErrors(t *testing.T) {
+	b, _ := record(t, 2, Options{})
+	headerEnd := bytes.Index(b[bytes.IndexByte(b, '\n')+1:], []byte("\n")) + bytes.IndexByte(b, '\n') + 2
+	for _, c := range []struct {
+		name string
+		file []byte
+		want string
+	}{
+		{"empty", nil, "is empty"},
+		{"not a recording", []byte("PID COMM\n1 init\n"), `not a procwalk recording: it starts with "PID COMM\\n"`},
+		{"newer format", append([]byte("procwalk-recording 2\n"), b[bytes.IndexByte(b, '\n')+1:]...),
+			"is a recording of format 2 (by procwalk test), newer than this procwalk reads (format 1)"},
+		{"newer encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":9`), 1),
+			"holds frames of encoding 9 (by procwalk test), newer than this procwalk reads (encoding 1)"},
+		{"older encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":0`), 1),
+			"which this procwalk no longer reads"},
+		{"cut header", b[:headerEnd-5], "the header line is cut"},
+	} {
+		_, err := NewReader(bytes.NewReader(c.file), "f.pwrec")
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrFormat saying %q", c.name, err, c.want)
+		}
+	}
+
+	_, size := binary.Uvarint(b[headerEnd:])
+	first, _ := binary.Uvarint(b[headerEnd:])
+	secondStart := headerEnd + size + int(first)
+	for cut := headerEnd; cut < len(b); cut += max(1, (len(b)-headerEnd)/200) {
+		r, err := NewReader(bytes.NewReader(b[:cut]), "cut.pwrec")
+		if err != nil {
+			t.Fatalf("cut at %d: %v", cut, err)
+		}
+		frames := 0
+		for {
+			_, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrFormat) {
+					t.Fatalf("cut at %d: %v", cut, err)
+				}
+				break
+			}
+			frames++
+		}
+		if want := map[bool]int{true: 1, false: 0}[cut >= secondStart]; frames != want {
+			t.Errorf("cut at %d of %d: %d frames read, want %d", cut, len(b), frames, want)
+		}
+	}
+
+	// A damaged byte inside a frame is an error naming the frame, never a panic.
+	bad := bytes.Clone(b)
+	bad[secondStart+40] ^= 0xff
+	r, _ := NewReader(bytes.NewReader(bad), "bad.pwrec")
+	r.Next()
+	if _, err := r.Next(); !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), "frame 2 is damaged") {
+		t.Errorf("a damaged second frame: %v", err)
+	}
+}
+
+// TestMaxBytes: a frame that would pass the bound is not written, and
+// the file stays whole.
+func TestMaxBytes(t *testing.T) {
+	oneFrame := func(max int64) (*Writer, *bytes.Buffer, error) {
+		var buf bytes.Buffer
+		w, err := NewWriter(&buf, Header{Procwalk: "procwalk test"}, Options{MaxBytes: max})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := fixturePipeline(t)
+		f, _ := p.Gather()
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		f, _ = p.Gather()
+		return w, &buf, w.Write(f)
+	}
+	w, _, err := oneFrame(0)
+	if err != nil || w.Frames() != 2 || w.MaxSize() != DefaultMaxBytes {
+		t.Fatalf("unbounded: %v, %d frames, bound %d", err, w.Frames(), w.MaxSize())
+	}
+	w, buf, err := oneFrame(w.Size() - 256) // short of two frames (times make sizes differ by a few bytes)
+	if !errors.Is(err, ErrFull) {
+		t.Fatalf("second frame past the bound: %v, want ErrFull", err)
+	}
+	if w.Frames() != 1 || int64(buf.Len()) > w.MaxSize() || w.Size() != int64(buf.Len()) {
+		t.Errorf("%d frames in %d bytes, bound %d", w.Frames(), buf.Len(), w.MaxSize())
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()), "full.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := r.Len(); n != 1 || err != nil || r.Truncated() != nil {
+		t.Errorf("Len: %d %v %v", n, err, r.Truncated())
+	}
+}
+
+// TestOpen reads a recording from a file.
+func TestOpen(t *testing.T) {
+	b, want := record(t, 1, Options{})
+	path := filepath.Join(t.TempDir(), "host.pwrec")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameFrame(t, "from a file", f, want[0])
+}
