@@ -28,7 +28,6 @@ var openAccounts = map[string]string{
 	// operator's), opened O_NONBLOCK; their reads are bounded by deadline.go.
 	"procwalk/snapshot.go Scanner.ReadMore syscall.Open":                    "the --proc root directory, the operator's",
 	"procwalk/snapshot.go Scanner.ReadProcesses syscall.Open":               "the --proc root directory, the operator's",
-	"procwalk/snapshot.go Scanner.SnapshotSelect syscall.Open":              "the --proc root directory, the operator's",
 	"procwalk/snapshot.go Scanner.countFDs fsio.Openat":                     "/proc/PID/fd, O_NONBLOCK",
 	"procwalk/snapshot.go Scanner.read fsio.Openat":                         "a /proc/PID file, O_NONBLOCK",
 	"procwalk/environ.go FS.ReadPIDFile syscall.Open":                       "a /proc/PID file, O_NONBLOCK",
@@ -40,7 +39,6 @@ var openAccounts = map[string]string{
 	"procwalk/bpfsource/source.go identityUIDs os.ReadFile":                 "/proc/self/uid_map",
 	"procwalk/bpfsource/source.go possibleCPUs os.ReadFile":                 "/sys/devices/system/cpu/possible",
 	"procwalk/kill/scope_actions.go cgroupLists filepath.WalkDir":           "a cgroupfs directory: no FIFO can be made there",
-	"procwalk/kill/scope_actions.go cgroupLists os.ReadFile":                "cgroup.procs of cgroupfs",
 	"procwalk/kill/scope_actions.go execution.freezeCgroup os.ReadFile":     "cgroup.events of cgroupfs",
 	"procwalk/session/cgroup_walk.go cgroupWalk.readProcs fsio.Openat":      "cgroup.procs of cgroupfs, O_NONBLOCK",
 	"procwalk/session/cgroup_walk.go cgroupWalk.readSmall syscall.Open":     "a cgroupfs control file, O_NONBLOCK",
@@ -49,7 +47,6 @@ var openAccounts = map[string]string{
 	"procwalk/session/cgroupfs.go cgroupFS.read os.ReadFile":                "a cgroupfs control file",
 	"scripting/worker_cgroup.go memoryCgroup.oomKills os.ReadFile":          "memory.events of procwalk's own worker cgroup",
 	"scripting/worker_cgroup.go newMemoryCgroup os.ReadFile":                "cgroup.subtree_control of procwalk's own cgroup",
-	"scripting/worker_cgroup.go removeStaleCgroups os.ReadDir":              "procwalk's own cgroup directory",
 	// Root's files and the operator's own, named in flags or config.
 	"procwalk/passwd.go ReadUsers os.ReadFile":                  "/etc/passwd, root's",
 	"procwalk/session/group.go LoadGroupRules os.Open":          "the --groups file, the operator's",
@@ -59,6 +56,22 @@ var openAccounts = map[string]string{
 	"scripting/internal/_luavm/auxlib.go LState.LoadFile os.Open": "upstream's loadfile: stripped from the sandbox",
 	"scripting/internal/_luavm/baselib.go baseLoadFile os.Open":   "upstream's loadfile: stripped from the sandbox",
 	"scripting/internal/_luavm/iolib.go newFile os.OpenFile":      "upstream's io library: not opened in the sandbox",
+	// Added by others' landings: the kernel's files, procwalk's own
+	// cgroups, and the operator's files.
+	"procwalk/snapshot.go Scanner.readRootInto syscall.Open":               "the --proc root directory, the operator's",
+	"procwalk/cgroup_self.go FS.OwnCgroup os.ReadDir":                      "the parent of procwalk's own cgroup, in cgroupfs",
+	"procwalk/kill/scope_actions.go execution.cgroupLeft filepath.WalkDir": "a cgroupfs directory: no FIFO can be made there",
+	"procwalk/kill/scope_actions.go readCgroupProcs os.ReadFile":           "cgroup.procs of cgroupfs",
+	"procwalk/kill/sentinel.go heldSet.resume unix.Openat":                 "cgroup.freeze of a cgroupfs directory, for writing",
+	"procwalk/kill/sentinel.go parentGone os.ReadFile":                     "/proc/PID/stat of procwalk's parent",
+	"procwalk/kill/sentinel.go sentinelHold.cgroup unix.Open":              "a cgroupfs directory, O_PATH",
+	"procwalk/kill/supervise_cpu.go cpuCgroup.cpuSeconds os.ReadFile":      "cpu.stat of procwalk's own cgroup",
+	"procwalk/kill/supervise_cpu.go newCPUCgroup os.ReadFile":              "/proc/self/cgroup",
+	"procwalk/kill/supervise_cpu.go newCPUCgroup unix.Open":                "procwalk's own cgroup directory, O_PATH",
+	"procwalk/recording/recording.go Open os.Open":                         "a recording the operator names (replay)",
+	"cmd/procwalk/record.go recordCommand.exec os.Create":                  "the recording file the operator names, created",
+	"cmd/procwalk/testcmd.go testFiles filepath.Glob":                      "the rule tests the operator names",
+	"scripting/ruletest/run.go RunFile os.ReadFile":                        "a rule test file the operator names",
 }
 
 // openCalls are the functions that open a file or directory by path.
