@@ -1,3 +1,5 @@
+//go:build linux
+
 package plugin
 
 import (
@@ -277,6 +279,8 @@ func selfUsage() (cpuSeconds float64, maxRSSBytes uint64) {
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
 		return 0, 0
 	}
-	tv := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
-	return tv(ru.Utime) + tv(ru.Stime), uint64(ru.Maxrss) << 10 // Maxrss is in KiB on Linux
+	// Summed in whole microseconds, getrusage's resolution, and divided
+	// once: a sum of float seconds prints noise (0.30000000000000004).
+	us := func(t syscall.Timeval) int64 { return int64(t.Sec)*1e6 + int64(t.Usec) }
+	return float64(us(ru.Utime)+us(ru.Stime)) / 1e6, uint64(ru.Maxrss) << 10 // Maxrss is in KiB on Linux
 }

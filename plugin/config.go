@@ -1,3 +1,5 @@
+//go:build linux
+
 package plugin
 
 import (
@@ -180,6 +182,8 @@ func optionFlag(key string) string {
 		return "tree"
 	case "agents":
 		return "agent"
+	case "session_kinds":
+		return "kind" // as sessions and top; --session-kinds is its alias
 	}
 	return strings.ReplaceAll(key, "_", "-")
 }

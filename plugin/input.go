@@ -1,8 +1,9 @@
+//go:build linux
+
 package plugin
 
 import (
 	"cmp"
-	_ "embed"
 	"errors"
 	"fmt"
 	"regexp"
@@ -18,9 +19,6 @@ import (
 // DefaultPasswd is the user database Input reads for uid -> name.
 const DefaultPasswd = "/etc/passwd"
 
-//go:embed sample.conf
-var sampleConfig string
-
 // Input is procwalk as a Telegraf input: its fields are the TOML options of
 // sample.conf. Fill them (Telegraf does, from its config), call Init once,
 // then Gather once per interval. The zero value plus Init emits the procwalk
@@ -34,6 +32,7 @@ type Input struct {
 	DangerPercent float64  `toml:"danger_percent"`
 	Trees         []string `toml:"trees"`
 	Groups        string   `toml:"groups"`
+	Fold          []string `toml:"fold"`
 	Agents        []string `toml:"agents"`
 	// Agent status options (session.AgentStatusConfig): durations such as
 	// "10s"; "" is the default.
@@ -162,6 +161,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		DangerPercent:       cmp.Or(in.DangerPercent, session.DefaultDangerPercent), // 0: unset
 		Trees:               in.Trees,
 		GroupsFile:          in.Groups,
+		Fold:                in.Fold,
 		Agents:              in.Agents,
 		AgentTranscripts:    in.AgentTranscripts,
 		AgentContextWindows: in.AgentContextWindows,

@@ -1,8 +1,11 @@
+//go:build linux
+
 package procwalk
 
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -22,6 +25,18 @@ type Host struct {
 	// HidePID is the hidepid= option of the proc mount ("" when off or
 	// unknown): other users' processes may be invisible or opaque.
 	HidePID string
+}
+
+// RoundToTicks rounds seconds to whole clock ticks, the resolution of every
+// CPU time /proc gives: a sum of tick counts each divided by USER_HZ gathers
+// float noise (3.0 + 0.76 = 3.7600000000000002) that Telegraf and JSON
+// would print. ClockTicks 0 (unknown) leaves seconds alone.
+func (h *Host) RoundToTicks(seconds float64) float64 {
+	if h.ClockTicks == 0 {
+		return seconds
+	}
+	hz := float64(h.ClockTicks)
+	return math.Round(seconds*hz) / hz
 }
 
 // DefaultClockTicks is USER_HZ on every Linux architecture we target; used

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procwalk
 
 // meminfo.go parses /proc/meminfo: "Key:   value kB" lines. Only MemTotal

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procwalk
 
 import (
@@ -124,7 +126,7 @@ func Metrics() []MetricDesc {
 			value: rate(measured, func(r *Rates) float64 { return r.CPUPercent })},
 		{Name: "cpu_time_seconds", Aliases: []string{"time", "cpu_time"}, Label: "TIME", Unit: "seconds", Type: Counter,
 			Help:  "CPU time used, user and system",
-			value: always(func(p *Process) float64 { return p.CPUSeconds() })},
+			value: func(s *Snapshot, p *Process) (float64, bool) { return s.Host.RoundToTicks(p.CPUSeconds()), true }},
 		{Name: "cpu_user_seconds", Aliases: []string{"user_time"}, Label: "UTIME", Unit: "seconds", Type: Counter, Help: "CPU time in user mode",
 			value: always(func(p *Process) float64 { return p.UserCPUSeconds })},
 		{Name: "cpu_system_seconds", Aliases: []string{"system_time"}, Label: "STIME", Unit: "seconds", Type: Counter, Help: "CPU time in the kernel",

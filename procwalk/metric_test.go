@@ -1,9 +1,12 @@
+//go:build linux
+
 package procwalk
 
 import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -148,5 +151,24 @@ func TestSortByMetricOrder(t *testing.T) {
 		if len(seen) != n {
 			t.Fatalf("round %d: %d distinct processes after sorting, want %d", round, len(seen), n)
 		}
+	}
+}
+
+// cpu_time_seconds is whole clock ticks: user plus system time summed as
+// floats prints noise Telegraf and JSON would show.
+func TestCPUTimeSecondsIsTicks(t *testing.T) {
+	p := Process{UserCPUSeconds: 2.0 / 100, SystemCPUSeconds: 374.0 / 100} // 2 and 374 ticks
+	if noisy := strconv.FormatFloat(p.CPUSeconds(), 'f', -1, 64); noisy != "3.7600000000000002" {
+		t.Fatalf("the sum is %s: this test no longer shows the noise", noisy)
+	}
+	s := NewSnapshot(Host{ClockTicks: 100}, 0, 0, []Process{p}, Visibility{})
+	d, _ := LookupMetric("cpu_time_seconds")
+	v, ok := d.Value(s, &s.Procs[0])
+	if got := strconv.FormatFloat(v, 'f', -1, 64); !ok || got != "3.76" {
+		t.Errorf("cpu_time_seconds = %s, %v; want 3.76", got, ok)
+	}
+	h := Host{}
+	if got := h.RoundToTicks(p.CPUSeconds()); got != p.CPUSeconds() {
+		t.Errorf("unknown ClockTicks: got %v, want the value unchanged", got)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package procwalk
 
 // Totals sums a set of processes. RSSBytes over-counts pages shared between

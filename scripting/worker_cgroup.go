@@ -1,3 +1,5 @@
+//go:build linux
+
 package scripting
 
 import (
@@ -84,8 +86,9 @@ func newMemoryCgroup(self procwalk.FS, limit uint64) *memoryCgroup {
 
 // workerCgroupPrefix starts a worker cgroup's name, followed by the pid
 // namespace's inode number and its parent's pid in that namespace:
-// procwalk-worker-4026531836-1234.
-const workerCgroupPrefix = "procwalk-worker-"
+// procwalk-worker-4026531836-1234, one of procwalk's own cgroups, never a
+// session (procwalk.IsOwnCgroup).
+const workerCgroupPrefix = procwalk.OwnCgroupPrefix + "worker-"
 
 func (c *memoryCgroup) write(file, value string) error {
 	return os.WriteFile(filepath.Join(c.dir, file), []byte(value), 0)

@@ -6,6 +6,8 @@
 --   ticks=N      how many consecutive ticks over the limit before acting
 --                (default 3); after a kill the count starts again, so the
 --                next victim is chosen only if memory stays high
+--   for=DURATION instead of ticks: how long memory must stay over the limit
+--                before acting, whatever the interval ("5m", "90s")
 --   kinds=LIST   session kinds to guard, comma-separated (default tmux,agent)
 --   session=REF  guard only this session, e.g. tmux:build
 --   signal=SIG   first signal (default TERM; KILL after the grace)
@@ -20,6 +22,8 @@ local limit, err = pw.parse_bytes(pw.args.limit or "4GiB")
 if not limit then error("limit: " .. err) end
 local ticks = tonumber(pw.args.ticks or "3")
 if not ticks or ticks < 1 or ticks % 1 ~= 0 then error("ticks must be a whole number >= 1, got " .. tostring(pw.args.ticks)) end
+local hold = pw.args["for"] -- a duration, checked by pw.debounce
+local held = hold or (ticks .. " ticks")
 local grace = tonumber(pw.args.grace or "10")
 if not grace or grace <= 0 then error("grace must be seconds > 0, got " .. tostring(pw.args.grace)) end
 local signal = pw.args.signal or "TERM"
@@ -63,8 +67,8 @@ local function kill_biggest(s, metric, used)
       killed[victim.id] = true
       local verb = report.dry_run and "would kill" or (o and o.result or "killed")
       pw.alert { level = report.ok and "warning" or "critical",
-        message = string.format("memory-guard: %s used %s for %d ticks (limit %s): %s %s %d (%s)",
-          s.ref, pw.bytes(used), ticks, pw.bytes(limit), verb, victim.comm, victim.pid, pw.bytes(victim[metric])),
+        message = string.format("memory-guard: %s used %s for %s (limit %s): %s %s %d (%s)",
+          s.ref, pw.bytes(used), held, pw.bytes(limit), verb, victim.comm, victim.pid, pw.bytes(victim[metric])),
         session = s, process = victim, value = used, threshold = limit, result = o and o.result or "none",
         dry_run = report.dry_run }
       return
@@ -80,12 +84,12 @@ for _, s in ipairs(sessions) do
     local used = s[metric]
     local key = "memory-guard " .. s.ref
     local over = used > limit
-    if pw.debounce(key, over, ticks) then
+    if pw.debounce(key, over, hold or ticks) then
       kill_biggest(s, metric, used)
       pw.debounce(key, false, 1) -- count again: act next only if memory stays high
     elseif over then
-      pw.log(string.format("memory-guard: %s uses %s %s, over the %s limit; acting after %d ticks over it",
-        s.ref, pw.bytes(used), metric, pw.bytes(limit), ticks))
+      pw.log(string.format("memory-guard: %s uses %s %s, over the %s limit; acting after %s over it",
+        s.ref, pw.bytes(used), metric, pw.bytes(limit), held))
     end
     if pw.mode == "run" then -- fits 80 columns: a long ref on a line of its own
       local ref = pw.printable(s.ref)

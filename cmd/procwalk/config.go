@@ -1,7 +1,10 @@
+//go:build linux
+
 package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -180,6 +183,16 @@ func newFlagSources() *flagSources {
 	return &flagSources{commandLine: map[string]bool{}, config: map[string]string{}}
 }
 
+// flagAlias is the other name of a flag that has one: telegraf's
+// --session-kinds (after Telegraf's session_kinds option) is --kind, as
+// for sessions and top.
+func flagAlias(name string) string {
+	if name == "kind" {
+		return "session-kinds"
+	}
+	return ""
+}
+
 // envVar is the env var that sets flag name, as ff maps it.
 func envVar(name string) string {
 	return "PROCWALK_" + strings.ToUpper(strings.NewReplacer("-", "_", ".", "_", "/", "_").Replace(name))
@@ -188,6 +201,9 @@ func envVar(name string) string {
 // of names where flag name's value came from: "" for the command line or
 // a default, else the env var or the config file's line.
 func (s *flagSources) of(name string) string {
+	if alias := flagAlias(name); alias != "" {
+		name = cmp.Or(s.winner(name, alias), name)
+	}
 	if s.commandLine[name] {
 		return ""
 	}
@@ -195,6 +211,30 @@ func (s *flagSources) of(name string) string {
 		return env
 	}
 	return s.config[name]
+}
+
+// winner is the one of names, each a flag setting the same thing (a flag
+// and its aliases), whose value counts: set on the command line, else by
+// its env var, else in the config file, the first name first within each;
+// "" when none was set (the default). ff applies each name's env var and
+// config line alone, so an alias's env var would otherwise override the
+// flag given on the command line. Nil s (no run) is the first name.
+func (s *flagSources) winner(names ...string) string {
+	if s == nil {
+		return names[0]
+	}
+	for _, set := range []func(string) bool{
+		func(n string) bool { return s.commandLine[n] },
+		func(n string) bool { return os.Getenv(envVar(n)) != "" },
+		func(n string) bool { return s.config[n] != "" },
+	} {
+		for _, n := range names {
+			if set(n) {
+				return n
+			}
+		}
+	}
+	return ""
 }
 
 // readCommandLine records the flags of fs that args set, up to "--", and

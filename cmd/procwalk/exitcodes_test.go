@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -83,7 +85,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"run, syntax error", scriptFixture("run", "--no-rates", broken), exitUsage, "procwalk: lua syntax error: broken.lua:1:", ""},
 		{"watch, bad count", fixture("watch", "--count", "-1", "zombies"), exitUsage, "procwalk: --count -1", ""},
 		{"watch, syntax error", scriptFixture("watch", "--count", "1", broken), exitUsage, "procwalk: lua syntax error: broken.lua:1:", ""},
-		{"telegraf, bad kinds", fixture("telegraf", "--session-kinds", "bogus"), exitUsage, `procwalk: bad procwalk plugin option: session_kinds (--session-kinds) "bogus"`, ""},
+		{"telegraf, bad kinds", fixture("telegraf", "--session-kinds", "bogus"), exitUsage, `procwalk: bad procwalk plugin option: session_kinds (--kind) "bogus"`, ""},
 		{"telegraf, bad signal", fixture("telegraf", "--signal", "bogus"), exitUsage, `procwalk: bad procwalk plugin option: signal (--signal) "bogus"`, ""},
 		{"top without a terminal", fixture("top"), exitUsage, "procwalk: top needs a terminal", ""},
 		{"top, bad kind", sessionsFixture("top", "--once", "--kind", "bogus"), exitUsage, `procwalk: --kind "bogus": unknown session kind`, ""},

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -126,7 +128,9 @@ func TestIntegrationKillCgroupSessionV1(t *testing.T) {
 	systemd, pids := v1Mount(t, "name=systemd"), v1Mount(t, "pids")
 	for i, loop := range daemonLoops {
 		t.Run(loop.name, func(t *testing.T) {
-			name := fmt.Sprintf("procwalk-test-daemons-%d-%d", os.Getpid(), i)
+			// Not procwalk-*: procwalk's own cgroups are never sessions
+			// (procwalk.IsOwnCgroup), and this one must be.
+			name := fmt.Sprintf("pwtest-daemons-%d-%d", os.Getpid(), i)
 			dirs := testCgroup(t, name, systemd, pids)
 			// The bound of the fork storm: the loop and all it starts.
 			if err := os.WriteFile(filepath.Join(dirs[1], "pids.max"), []byte("300"), 0); err != nil {

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command procwalk reports, groups and safely acts on the processes and
 // sessions of a Linux host.
 package main

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -59,8 +61,10 @@ stay as recorded, so rules replay as they would have on the host.
 
 The file starts with two lines of text (procwalk-recording and its format
 version, then a JSON header: the procwalk that recorded, the interval,
-the kinds), then the frames, each compressed on its own. A newer
-procwalk's format is refused with a message saying so.
+the kinds), then the frames, each compressed on its own and holding only
+the processes and sessions that changed since the frame before (every
+30th holds them all). A newer procwalk's format is refused with a
+message saying so.
 
 EXAMPLES
   procwalk record -o host.pwrec --interval 1s --count 60

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -282,7 +284,7 @@ func TestReplayBadFile(t *testing.T) {
 	rec := writeRecording(t, time.Unix(1800000000, 0), 3, nil)
 	b, _ := os.ReadFile(rec)
 	newer := filepath.Join(dir, "newer.pwrec")
-	os.WriteFile(newer, bytes.Replace(b, []byte("procwalk-recording 1\n"), []byte("procwalk-recording 7\n"), 1), 0o644)
+	os.WriteFile(newer, bytes.Replace(b, []byte(fmt.Sprintf("procwalk-recording %d\n", recording.FormatVersion)), []byte("procwalk-recording 7\n"), 1), 0o644)
 	cut := filepath.Join(dir, "cut.pwrec")
 	os.WriteFile(cut, b[:len(b)-100], 0o644)
 	rule := writeScript(t, "n.lua", `print(require("procwalk").snapshot().procs)`)
@@ -291,7 +293,7 @@ func TestReplayBadFile(t *testing.T) {
 		code       int
 	}{
 		{notRec, "is not a procwalk recording", exitUsage},
-		{newer, "is a recording of format 7 (by test), newer than this procwalk reads (format 1)", exitUsage},
+		{newer, fmt.Sprintf("is a recording of format 7 (by test), newer than this procwalk reads (format %d)", recording.FormatVersion), exitUsage},
 		{filepath.Join(dir, "missing"), "no such file", exitUsage},
 		{cut, "replay stopped: the recording ends in the middle of a frame: " + cut + " ends inside frame 3", exitOK},
 	} {

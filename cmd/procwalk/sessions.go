@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -83,6 +85,13 @@ GROUPS (--groups FILE), one rule a line, the first match wins:
 TREES (--tree, repeat it): [NAME=]PID, [NAME=]/path/to/pidfile or
 [NAME=]REGEX (the oldest process whose command line matches).
 
+FOLD (--fold NAME=KIND:REGEX, repeat it): sessions of KIND whose names
+match become one session NAME ($1, ${name} expand from the match), with
+the members and totals of them all: per-instance names (login scopes
+session-N.scope, docker-<id>.scope) as one series for a dashboard.
+  --fold 'logins=cgroup:^session-[0-9]+\.scope$'
+  --fold 'docker=cgroup:^docker-[0-9a-f]+\.scope$'
+
 ` + exitCodesHelp
 
 // sessionFlags configure grouping; sessions and session share them.
@@ -92,6 +101,7 @@ type sessionFlags struct {
 	agents      stringList
 	trees       stringList
 	groups      string
+	fold        stringList
 	cgroupRoot  string
 	danger      float64
 	noRates     bool
@@ -108,6 +118,7 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 	fs.Var(&f.agents, "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
 	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
+	fs.Var(&f.fold, "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD); repeat for several")
 	fs.StringVar(&f.cgroupRoot, "cgroup-root", session.DefaultCgroupRoot, "where cgroupfs is mounted")
 	fs.Float64Var(&f.danger, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
@@ -150,6 +161,7 @@ func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (sessi
 		DangerPercent:       f.danger,
 		Trees:               f.trees,
 		GroupsFile:          f.groups,
+		Fold:                f.fold,
 		Agents:              f.agents,
 		AgentTranscripts:    f.transcripts,
 		AgentContextWindows: f.windows,

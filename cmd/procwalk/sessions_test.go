@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -569,5 +571,31 @@ func TestSessionRefID(t *testing.T) {
 	r = cli(t, fixture("session", "tree:101@101.9")...)
 	if want := "session changed: tree:101 now names tree:101@101.150050, not tree:101@101.9"; r.code != exitError || !strings.Contains(r.stderr, want) {
 		t.Errorf("stale ID: exit %d, want 1 with %q\n%s", r.code, want, r.stderr)
+	}
+}
+
+// --fold merges sessions by name, for sessions and telegraf alike; a bad
+// rule is a usage error naming the flag.
+func TestFoldFlag(t *testing.T) {
+	clearEnv(t)
+	needPages4K(t)
+	fold := []string{"--fold", `pods=cgroup:^pod/`, "--fold", `units=cgroup:\.(service|scope)$`}
+	r := cli(t, sessionsFixture("sessions", append([]string{"--no-rates", "--kind", "cgroup"}, fold...)...)...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	rows := tableRows(r.stdout)
+	if len(rows) != 3 || rows["cgroup pods"][2] != "4" || rows["cgroup units"][2] != "27" || rows["cgroup /batch/job42"] == nil ||
+		!strings.Contains(r.stdout, "2 sessions folded") {
+		t.Errorf("want pods (4 processes), units (27) and /batch/job42:\n%s", r.stdout)
+	}
+	r = cli(t, sessionsFixture("telegraf", append([]string{"--session-kinds", "cgroup", "--skip-self-metrics"}, fold...)...)...)
+	if r.code != exitOK || !strings.Contains(r.stdout, "procwalk_session,kind=cgroup,session=pods procs=4i,") ||
+		strings.Contains(r.stdout, "session=pod/") {
+		t.Errorf("exit %d, want a pods line of 4 processes and no pod/ line:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = cli(t, sessionsFixture("sessions", "--no-rates", "--fold", "pods=agent:.")...)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "--fold") || !strings.Contains(r.stderr, "agent sessions cannot be folded") {
+		t.Errorf("exit %d, want a usage error naming --fold: %s", r.code, r.stderr)
 	}
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -32,7 +34,8 @@ type telegrafCommand struct {
 	rates      bool
 	debug      bool
 	keepMemory bool
-	kinds      string
+	kinds      string // --kind
+	kindsAlias string // --session-kinds, the same
 	sockets    string
 	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
@@ -82,7 +85,7 @@ limits (--script-isolation off: in procwalk's own): a worker that dies is
 a W! line saying its state was lost, and the next gather starts a new one.
 
 EXAMPLES
-  procwalk telegraf --session-kinds tmux,user --process-top 3
+  procwalk telegraf --kind tmux,user --process-top 3
   procwalk telegraf --execd --signal none --interval 10s
   procwalk telegraf --schema procstat --procstat-pattern nginx
   procwalk telegraf --execd --script memory-guard --script-arg limit=4GiB --dry-run
@@ -99,13 +102,15 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
 	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: keep memory between gathers instead of returning it to the kernel after each batch (a garbage collection, and the pages of the process array kept for the next scan): lower CPU, higher resident memory")
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
-	fs.StringVar(&c.kinds, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
+	fs.StringVar(&c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
+	fs.StringVar(&c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
 	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
 	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
 	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
 	fs.Float64Var(&in.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
 	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	fs.Var((*stringList)(&in.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX (see procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")
 	fs.Var((*stringList)(&in.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see procwalk sessions --help); repeat for several")
 	fs.Var((*stringList)(&in.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS; repeat for several")
@@ -255,7 +260,11 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in := &c.in
 	in.Proc = c.g.proc
 	in.PSS = c.g.pss
-	in.SessionKinds = splitList(c.kinds)
+	kinds := c.kinds
+	if c.g.sources.winner("kind", "session-kinds") == "session-kinds" {
+		kinds = c.kindsAlias
+	}
+	in.SessionKinds = splitList(kinds)
 	in.TmuxSockets = append(splitList(c.sockets), c.socket...)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd

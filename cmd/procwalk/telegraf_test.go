@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -151,7 +153,7 @@ func TestTelegrafErrors(t *testing.T) {
 		want string
 	}{
 		{"option out of range", []string{"--process-top", "500"}, exitUsage, "process_top (--process-top) 500"},
-		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--session-kinds) "pods"`},
+		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--kind) "pods"`},
 		{"procstat option without the schema", []string{"--procstat-user", "root"}, exitUsage, "schema (--schema)"},
 		{"unsupported signal", []string{"--execd", "--signal", "SIGTERM"}, exitUsage, `signal (--signal) "SIGTERM"`},
 		{"no interval for signal none", []string{"--execd", "--signal", "none", "--interval", "0s"}, exitUsage, "--interval 0s"},
@@ -527,11 +529,14 @@ func TestTelegrafBadValueNamesItsSource(t *testing.T) {
 		code      int
 		want      string
 	}{
-		{[]string{"PROCWALK_SESSION_KINDS", "bogus"}, nil, exitUsage, `PROCWALK_SESSION_KINDS: bad procwalk plugin option: session_kinds (--session-kinds) "bogus": want any of`},
+		{[]string{"PROCWALK_SESSION_KINDS", "bogus"}, nil, exitUsage, `PROCWALK_SESSION_KINDS: bad procwalk plugin option: session_kinds (--kind) "bogus": want any of`},
 		{[]string{"PROCWALK_SIGNAL", "bogus"}, nil, exitUsage, `PROCWALK_SIGNAL: bad procwalk plugin option: signal (--signal) "bogus"`},
 		{[]string{"PROCWALK_PROC", "/nope"}, nil, exitError, `PROCWALK_PROC: bad procwalk plugin option: proc (--proc): not a proc filesystem: /nope has no stat file`},
-		{nil, []string{"--config", conf}, exitUsage, "config file " + conf + ` line 2: bad procwalk plugin option: session_kinds (--session-kinds) "bogus"`},
-		{[]string{"PROCWALK_SESSION_KINDS", "tmux"}, []string{"--session-kinds", "bogus"}, exitUsage, `bad procwalk plugin option: session_kinds (--session-kinds) "bogus"`},
+		{nil, []string{"--config", conf}, exitUsage, "config file " + conf + ` line 2: bad procwalk plugin option: session_kinds (--kind) "bogus"`},
+		{[]string{"PROCWALK_SESSION_KINDS", "tmux"}, []string{"--session-kinds", "bogus"}, exitUsage, `bad procwalk plugin option: session_kinds (--kind) "bogus"`},
+		// --kind, whose alias is --session-kinds: the error names the source.
+		{[]string{"PROCWALK_SESSION_KINDS", "tmux"}, []string{"--kind", "bogus"}, exitUsage, `bad procwalk plugin option: session_kinds (--kind) "bogus"`},
+		{[]string{"PROCWALK_KIND", "bogus"}, nil, exitUsage, `PROCWALK_KIND: bad procwalk plugin option: session_kinds (--kind) "bogus"`},
 	} {
 		clearEnv(t)
 		if c.env != nil {
@@ -558,6 +563,22 @@ func TestTmuxSocketSpellingsEverywhere(t *testing.T) {
 		r := cli(t, "help", command)
 		if r.code != exitOK || !strings.Contains(r.stdout, "\n  -tmux-socket ") || !strings.Contains(r.stdout, "\n  -tmux-sockets ") {
 			t.Errorf("%s: exit %d; want --tmux-socket and --tmux-sockets among its flags:\n%s", command, r.code, r.stdout)
+		}
+	}
+}
+
+// --session-kinds is --kind: either on the command line wins over the
+// other's env var (ff applies each name's env var on its own).
+func TestTelegrafKindAlias(t *testing.T) {
+	for _, c := range []struct{ env, flag string }{
+		{"PROCWALK_SESSION_KINDS", "--kind"},
+		{"PROCWALK_KIND", "--session-kinds"},
+	} {
+		clearEnv(t)
+		t.Setenv(c.env, "bogus")
+		r := telegrafRun(t, "", c.flag, "user", "--skip-self-metrics")
+		if r.code != exitOK || !strings.Contains(r.stdout, "procwalk_session,kind=user,") || strings.Contains(r.stdout, "kind=tmux") {
+			t.Errorf("%s=bogus %s user: exit %d, want user sessions only:\n%s%s", c.env, c.flag, r.code, r.stdout, r.stderr)
 		}
 	}
 }

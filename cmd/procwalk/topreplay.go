@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -28,10 +30,16 @@ type replayTopSource struct {
 	seen int        // the frame Gather returned last, and its time
 	when time.Time
 
-	cur    frame.Frame // Gather's alone: the frame decoded last
-	curAt  int
-	loaded bool
+	// recent are the frames decoded last, by index (Gather's alone): a
+	// step back to one of them decodes nothing (a recording's frame is
+	// decoded from the key frame before it, up to 30 of them).
+	recent map[int]frame.Frame
+	order  []int
 }
+
+// recentFrames is how many decoded frames the source keeps: about 1 MiB
+// each at 2,000 processes.
+const recentFrames = 16
 
 // newReplayTopSource opens the recording at path, showing first the last
 // frame at or before at ("": the first frame; parseAt's forms).
@@ -80,19 +88,27 @@ func (s *replayTopSource) Gather(_ top.Need, shown func(top.Frame)) (top.Frame, 
 	s.mu.Lock()
 	at := s.at
 	s.mu.Unlock()
-	if !s.loaded || s.curAt != at {
-		f, err := s.r.Frame(at)
-		if err != nil {
+	f, ok := s.recent[at]
+	if !ok {
+		var err error
+		if f, err = s.r.Frame(at); err != nil {
 			return top.Frame{}, err
 		}
-		s.cur, s.curAt, s.loaded = f, at, true
+		if s.recent == nil {
+			s.recent = make(map[int]frame.Frame, recentFrames)
+		}
+		if len(s.order) == recentFrames {
+			delete(s.recent, s.order[0])
+			s.order = s.order[1:]
+		}
+		s.recent[at], s.order = f, append(s.order, at)
 	}
-	tf := top.Frame{Frame: s.cur, AllKinds: true}
+	tf := top.Frame{Frame: f, AllKinds: true}
 	if shown != nil {
 		shown(tf)
 	}
 	s.mu.Lock()
-	s.seen, s.when = at, s.cur.Snapshot.Time
+	s.seen, s.when = at, f.Snapshot.Time
 	s.mu.Unlock()
 	return tf, nil
 }

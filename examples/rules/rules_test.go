@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package rules holds example Lua rules; this test runs the tutorial rule
 // against the Lua runtime's fixture /proc.
 package rules

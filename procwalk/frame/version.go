@@ -1,3 +1,5 @@
+//go:build linux
+
 package frame
 
 // WireVersion is the version of the encoding Encoder writes and Decoder

@@ -1,3 +1,5 @@
+//go:build linux
+
 package kill
 
 import (
@@ -276,10 +278,13 @@ func (x *execution) afterwards(ctx context.Context) {
 // PATH (No such file or directory)" once the server removed its socket, or
 // "(Connection refused)" before; "server exited unexpectedly" or "lost
 // server" when the server exits, its last session gone, while the command
-// talks to it). A server that is gone holds no session.
+// talks to it; "no current target" from a server whose last session ended
+// and that has not exited yet: tmux's cmd-find finds no session at all to
+// start from). A server that is gone, or has no session, holds none.
 func tmuxSessionGone(err error) bool {
 	msg := err.Error()
 	return strings.Contains(msg, "can't find session") || strings.Contains(msg, "no server running") ||
+		strings.Contains(msg, "no current target") ||
 		strings.Contains(msg, "server exited unexpectedly") || strings.Contains(msg, "lost server") ||
 		strings.Contains(msg, "error connecting to") &&
 			(strings.Contains(msg, "No such file or directory") || strings.Contains(msg, "Connection refused"))

@@ -1,3 +1,5 @@
+//go:build linux
+
 package kill
 
 import (
@@ -29,8 +31,9 @@ import (
 
 // guardCgroupPrefix starts the name of a supervised command's cgroup,
 // followed by the pid namespace's inode number and this process's pid:
-// procwalk-guard-4026531836-1234.
-const guardCgroupPrefix = "procwalk-guard-"
+// procwalk-guard-4026531836-1234, one of procwalk's own cgroups, never a
+// session (procwalk.IsOwnCgroup).
+const guardCgroupPrefix = procwalk.OwnCgroupPrefix + "guard-"
 
 // cpuCgroup is the cgroup the command runs in.
 type cpuCgroup struct {

@@ -1,3 +1,5 @@
+//go:build linux
+
 package kill_test
 
 import (

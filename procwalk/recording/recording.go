@@ -1,3 +1,5 @@
+//go:build linux
+
 package recording
 
 import (
@@ -22,22 +24,28 @@ import (
 // a host, frame by frame, for `run --replay`, `watch --replay`,
 // `top --replay` and rule tests. The layout, in order:
 //
-//	procwalk-recording 1\n      the magic and the format version, plain text
-//	{"format_version":1,...}\n  the Header, one line of JSON
+//	procwalk-recording 2\n      the magic and the format version, plain text
+//	{"format_version":2,...}\n  the Header, one line of JSON
 //	record*                     one per frame, in the order gathered
 //
-// A record is the length of what follows (a uvarint) and one gzip member
-// holding one frame as frame.Encoder wrote it; one Encoder writes every
-// frame of a file, so its Decoder reads them in order (the first frame
-// carries the types of the gob stream). Each frame compressed on its own
-// costs little (gzip's window is 32 KiB, a frame hundreds of KiB), and
-// lets a reader index the file and step back without decompressing every
-// frame before; a recorder killed mid-write leaves every frame before the
-// cut readable.
+// A record is a kind byte ('K' a key frame, 'D' a delta), the length of
+// what follows (a uvarint) and one gzip member. A key frame's member holds
+// the frame as frame.Encoder wrote it. A delta's holds the processes that
+// did not change since the frame before (their ids alone: most of a host
+// sleeps from one second to the next), the rates' interval, and the frame
+// without them as frame.Encoder wrote it (delta.go). One Encoder writes
+// every frame of a file, so its Decoder reads them (the first frame
+// carries the types of the gob stream). A key frame comes every
+// keyEvery frames, so that a reader stepping back decodes a few frames,
+// not the whole file. Each record compressed on its own costs little
+// (gzip's window is 32 KiB, a frame hundreds of KiB), and lets a reader
+// index the file without decompressing it; a recorder killed mid-write
+// leaves every frame before the cut readable. Format 1 (no kind byte,
+// every frame whole) is read too.
 
 // FormatVersion is the version of the layout above, written in the magic
 // line; a reader refuses a newer one with a message saying so.
-const FormatVersion = 1
+const FormatVersion = 2
 
 const magic = "procwalk-recording"
 
@@ -133,6 +141,7 @@ type Writer struct {
 	frames int
 	gz     *gzip.Writer
 	buf    bytes.Buffer
+	delta  deltaWriter
 }
 
 // NewWriter writes the magic line and h to w and returns a Writer of
@@ -176,17 +185,22 @@ func (w *Writer) Write(f frame.Frame) error {
 	if w.anon != nil {
 		f = w.anon.Frame(f)
 	}
-	b, err := w.enc.Encode(f)
+	f.Check()
+	kind, kept, reduced := w.delta.split(f, w.frames%keyEvery == 0)
+	b, err := w.enc.Encode(reduced)
 	if err != nil {
 		return err
 	}
 	w.buf.Reset()
 	w.gz.Reset(&w.buf)
-	w.gz.Write(b) // into a bytes.Buffer: no error
+	if kind == kindDelta {
+		w.gz.Write(kept) // into a bytes.Buffer: no error
+	}
+	w.gz.Write(b)
 	if err := w.gz.Close(); err != nil {
 		return err
 	}
-	prefix := binary.AppendUvarint(nil, uint64(w.buf.Len()))
+	prefix := binary.AppendUvarint([]byte{kind}, uint64(w.buf.Len()))
 	if w.size+int64(len(prefix)+w.buf.Len()) > w.max {
 		return fmt.Errorf("%w of %s after %d frames (the next takes %s)", ErrFull, procwalk.FormatBytes(uint64(w.max)), w.frames, procwalk.FormatBytes(uint64(len(prefix)+w.buf.Len())))
 	}
@@ -195,6 +209,7 @@ func (w *Writer) Write(f frame.Frame) error {
 	if err != nil {
 		return err
 	}
+	w.delta.wrote(f)
 	w.frames++
 	return nil
 }
@@ -207,21 +222,20 @@ func (w *Writer) MaxSize() int64 { return w.max }
 // Reader reads a recording: frames in order (Next), or any frame by its
 // index (Frame), as a live view steps back and forth.
 type Reader struct {
-	name   string // for errors: the file's path
-	f      io.ReadSeeker
-	closer io.Closer
-	h      Header
-	// offsets are where the records found so far start; end is set once
-	// the whole file was indexed (count: len(offsets)).
+	name    string // for errors: the file's path
+	f       io.ReadSeeker
+	closer  io.Closer
+	h       Header
+	version int
+	// offsets are where the records found so far start, keys whether each
+	// is a key frame; indexed is set once the whole file was indexed.
 	offsets []int64
+	keys    []bool
 	indexed bool
-	// next is Next's position; dec its Decoder, which has read the frames
-	// before next in order.
-	next int
-	dec  *frame.Decoder
-	// seek decodes frames out of order (Frame): it read frame 0, whose
-	// gob part carries every type the others use.
-	seek      *frame.Decoder
+	// seq reads the frames in order for Next, next is its place; any reads
+	// those Frame asks for.
+	seq, any  cursor
+	next      int
 	zr        *gzip.Reader
 	buf       bytes.Buffer
 	truncated error // why indexing stopped before the file's end
@@ -244,7 +258,7 @@ func Open(path string) (*Reader, error) {
 
 // NewReader reads the recording in f, named name in errors.
 func NewReader(f io.ReadSeeker, name string) (*Reader, error) {
-	r := &Reader{name: name, f: f, dec: frame.NewDecoder()}
+	r := &Reader{name: name, f: f, seq: newCursor(), any: newCursor()}
 	br := bufio.NewReaderSize(io.LimitReader(f, maxHeaderBytes+int64(len(magic))+32), 64<<10)
 	first, err := br.ReadString('\n')
 	if err != nil && first == "" {
@@ -274,6 +288,7 @@ func NewReader(f io.ReadSeeker, name string) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), which this procwalk no longer reads (it reads encoding %d): replay it with the procwalk that recorded it",
 			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "an older procwalk"), frame.WireVersion)
 	}
+	r.version = v
 	r.offsets = []int64{int64(len(first) + len(line))}
 	return r, nil
 }
@@ -306,7 +321,7 @@ func (r *Reader) Close() error {
 // Next returns the next frame in order; io.EOF after the last, ErrTruncated
 // (wrapped) when the file ends inside one.
 func (r *Reader) Next() (frame.Frame, error) {
-	f, err := r.decode(r.next, r.dec)
+	f, err := r.at(&r.seq, r.next)
 	if err == nil {
 		r.next++
 	}
@@ -329,30 +344,60 @@ func (r *Reader) Len() (int, error) {
 // found that; nil for a whole file.
 func (r *Reader) Truncated() error { return r.truncated }
 
-// Frame returns frame i (from 0), in any order.
+// Frame returns frame i (from 0), in any order: the key frame at or
+// before it and the deltas after that are decoded (keyEvery at most),
+// none when it follows the frame Frame returned last.
 func (r *Reader) Frame(i int) (frame.Frame, error) {
 	if i < 0 {
 		return frame.Frame{}, fmt.Errorf("frame %d: no such frame", i)
 	}
-	if r.seek == nil || i == 0 {
-		r.seek = frame.NewDecoder()
-		f, err := r.decode(0, r.seek)
-		if err != nil || i == 0 {
-			return f, err
-		}
-	}
-	f, err := r.decode(i, r.seek)
-	if errors.Is(err, frame.ErrCodec) {
+	f, err := r.at(&r.any, i)
+	if errors.Is(err, frame.ErrCodec) && r.any.at >= 0 {
 		// A type first sent after frame 0 (none today): read the frames
-		// before it in order.
-		r.seek = frame.NewDecoder()
-		for j := 0; j <= i; j++ {
-			if f, err = r.decode(j, r.seek); err != nil {
-				return f, err
-			}
+		// before it in order, with a Decoder of their own.
+		r.any = newCursor()
+		for j := 0; j <= i && err == nil; j++ {
+			f, err = r.at(&r.any, j)
 		}
 	}
 	return f, err
+}
+
+// cursor decodes the frames of a file with one Decoder, keeping the
+// processes of the frame it decoded last (a delta's base).
+type cursor struct {
+	dec  *frame.Decoder
+	at   int // the frame decoded last, -1 before the first
+	base frame.Frame
+}
+
+func newCursor() cursor { return cursor{dec: frame.NewDecoder(), at: -1} }
+
+// at decodes frame i with c: the next one as it is, another from the key
+// frame at or before it (and frame 0 first, for its gob types).
+func (r *Reader) at(c *cursor, i int) (frame.Frame, error) {
+	if _, err := r.locate(i); err != nil {
+		return frame.Frame{}, err
+	}
+	from := i
+	if i != c.at+1 {
+		for from > 0 && !r.keys[from] {
+			from--
+		}
+		if c.at < 0 && from > 0 {
+			if _, err := r.decode(c, 0); err != nil {
+				return frame.Frame{}, err
+			}
+		}
+	}
+	var f frame.Frame
+	var err error
+	for j := from; j <= i; j++ {
+		if f, err = r.decode(c, j); err != nil {
+			return frame.Frame{}, err
+		}
+	}
+	return f, nil
 }
 
 // locate returns where record i starts, indexing up to it: io.EOF when
@@ -364,13 +409,23 @@ func (r *Reader) locate(i int) (int64, error) {
 		if _, err := r.f.Seek(start, io.SeekStart); err != nil {
 			return 0, err
 		}
-		var head [binary.MaxVarintLen64]byte
+		var head [1 + binary.MaxVarintLen64]byte
 		n, err := io.ReadFull(r.f, head[:])
 		if n == 0 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
 			r.indexed = true
 			break
 		}
-		size, k := binary.Uvarint(head[:n])
+		key, lenAt := true, 0
+		if r.version >= 2 {
+			key, lenAt = head[0] == kindKey, 1
+			if head[0] != kindKey && head[0] != kindDelta {
+				r.indexed = true
+				r.truncated = fmt.Errorf("%w: %s: frame %d is of no kind this procwalk knows (%q): the %d frames before it are read", ErrTruncated, r.name, last+1, head[0], last)
+				break
+			}
+		}
+		size, k := binary.Uvarint(head[min(lenAt, n):n])
+		k += lenAt
 		if last >= maxFrames {
 			r.indexed = true
 			r.truncated = fmt.Errorf("%w: %s: more than %d frames: the first %d are read", ErrTruncated, r.name, maxFrames, last)
@@ -392,6 +447,7 @@ func (r *Reader) locate(i int) (int64, error) {
 			break
 		}
 		r.offsets = append(r.offsets, end)
+		r.keys = append(r.keys, key)
 	}
 	if i+1 < len(r.offsets) {
 		return r.offsets[i], nil
@@ -406,8 +462,9 @@ func (r *Reader) cutAt(frames int) error {
 	return fmt.Errorf("%w: %s ends inside frame %d (its recorder was stopped, or the disk filled up); the %d frames before it are read", ErrTruncated, r.name, frames+1, frames)
 }
 
-// decode reads record i with dec.
-func (r *Reader) decode(i int, dec *frame.Decoder) (frame.Frame, error) {
+// decode reads record i with c, which decoded record i-1 when i is a
+// delta.
+func (r *Reader) decode(c *cursor, i int) (frame.Frame, error) {
 	start, err := r.locate(i)
 	if err != nil {
 		return frame.Frame{}, err
@@ -416,6 +473,9 @@ func (r *Reader) decode(i int, dec *frame.Decoder) (frame.Frame, error) {
 		return frame.Frame{}, err
 	}
 	br := bufio.NewReader(io.LimitReader(r.f, r.offsets[i+1]-start))
+	if r.version >= 2 {
+		br.ReadByte() // the kind, read by locate
+	}
 	if _, err := binary.ReadUvarint(br); err != nil {
 		return frame.Frame{}, r.damaged(i, err)
 	}
@@ -436,10 +496,32 @@ func (r *Reader) decode(i int, dec *frame.Decoder) (frame.Frame, error) {
 	case n > maxFrameBytes:
 		return frame.Frame{}, r.damaged(i, fmt.Errorf("more than %s decompressed", procwalk.FormatBytes(maxFrameBytes)))
 	}
-	f, err := dec.Decode(r.buf.Bytes())
+	if i == 0 && c.at != -1 {
+		// Frame 0 carries the gob stream's types: a Decoder that read
+		// it already would take them for a second definition.
+		c.dec = frame.NewDecoder()
+	}
+	b := r.buf.Bytes()
+	var kept []procwalk.ProcID
+	var codes []uint64
+	var interval float64
+	if !r.keys[i] {
+		if c.at != i-1 {
+			return frame.Frame{}, r.damaged(i, errors.New("a delta read without the frame before it"))
+		}
+		if kept, interval, codes, b, err = readKept(b); err != nil {
+			return frame.Frame{}, r.damaged(i, err)
+		}
+	}
+	f, err := c.dec.Decode(b)
+	if err == nil && !r.keys[i] {
+		f, err = rebuild(f, c.base, kept, interval, codes)
+	}
 	if err != nil {
+		c.at = -2 // its base is lost: only a key frame goes on
 		return frame.Frame{}, r.damaged(i, err)
 	}
+	c.at, c.base = i, f
 	return f, nil
 }
 

@@ -1,3 +1,5 @@
+//go:build linux
+
 package recording
 
 import (
@@ -311,6 +313,7 @@ func decompressed(t *testing.T, b []byte) []byte {
 	head, rest, _ := bytes.Cut(rest, []byte("\n"))
 	out := append([]byte(nil), head...)
 	for len(rest) > 0 {
+		rest = rest[1:] // the record's kind
 		n, k := binary.Uvarint(rest)
 		zr, err := gzip.NewReader(bytes.NewReader(rest[k : k+int(n)]))
 		if err != nil {
@@ -339,8 +342,8 @@ func TestReadErrors(t *testing.T) {
 	}{
 		{"empty", nil, "is empty"},
 		{"not a recording", []byte("PID COMM\n1 init\n"), `not a procwalk recording: it starts with "PID COMM\\n"`},
-		{"newer format", append([]byte("procwalk-recording 2\n"), b[bytes.IndexByte(b, '\n')+1:]...),
-			"is a recording of format 2 (by procwalk test), newer than this procwalk reads (format 1)"},
+		{"newer format", append([]byte(fmt.Sprintf("procwalk-recording %d\n", FormatVersion+1)), b[bytes.IndexByte(b, '\n')+1:]...),
+			fmt.Sprintf("is a recording of format %d (by procwalk test), newer than this procwalk reads (format %d)", FormatVersion+1, FormatVersion)},
 		{"newer encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":9`), 1),
 			"holds frames of encoding 9 (by procwalk test), newer than this procwalk reads (encoding 1)"},
 		{"older encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":0`), 1),
@@ -353,9 +356,8 @@ func TestReadErrors(t *testing.T) {
 		}
 	}
 
-	_, size := binary.Uvarint(b[headerEnd:])
-	first, _ := binary.Uvarint(b[headerEnd:])
-	secondStart := headerEnd + size + int(first)
+	first, size := binary.Uvarint(b[headerEnd+1:]) // after the kind
+	secondStart := headerEnd + 1 + size + int(first)
 	for cut := headerEnd; cut < len(b); cut += max(1, (len(b)-headerEnd)/200) {
 		r, err := NewReader(bytes.NewReader(b[:cut]), "cut.pwrec")
 		if err != nil {
@@ -444,4 +446,102 @@ func TestOpen(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFrame(t, "from a file", f, want[0])
+}
+
+// TestDelta: a process unchanged since the frame before is written as its
+// id; the frames read back are whole, in order and in any order, across
+// key frames; a host that mostly sleeps takes a fraction of the bytes.
+func TestDelta(t *testing.T) {
+	p := fixturePipeline(t)
+	var whole, delta bytes.Buffer
+	dw, err := NewWriter(&delta, Header{Procwalk: "test"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 2*keyEvery + 5
+	var want []frame.Frame
+	enc := frame.NewEncoder()
+	for i := range n {
+		f, err := p.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%7 == 3 { // one process changes now and then
+			procs := append([]procwalk.Process(nil), f.Snapshot.Procs...)
+			procs[len(procs)/2].RSSBytes += uint64(i) << 20
+			s := procwalk.NewSnapshot(f.Snapshot.Host, f.Snapshot.Fields, f.Snapshot.Selected, procs, f.Snapshot.Visibility)
+			s.Time, s.Duration, s.Source = f.Snapshot.Time, f.Snapshot.Duration, f.Snapshot.Source
+			f.Snapshot = s
+		}
+		if err := dw.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := enc.Encode(f)
+		zw := gzip.NewWriter(&whole)
+		zw.Write(b)
+		zw.Close()
+		want = append(want, deepCopy(f))
+	}
+	t.Logf("%d frames of %d processes: %d bytes, %d as whole frames", n, len(want[0].Snapshot.Procs), delta.Len(), whole.Len())
+	if delta.Len()*2 > whole.Len() {
+		t.Errorf("%d bytes for %d frames of a sleeping fixture, %d as whole frames", delta.Len(), n, whole.Len())
+	}
+	r, err := NewReader(bytes.NewReader(delta.Bytes()), "delta.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		sameFrame(t, fmt.Sprintf("frame %d in order", i), f, want[i])
+	}
+	if keys := strings.Count(fmt.Sprint(r.keys), "true"); keys != 3 {
+		t.Errorf("%d key frames in %d, want 3: %v", keys, n, r.keys)
+	}
+	for _, i := range []int{n - 1, 0, keyEvery + 3, keyEvery + 4, keyEvery - 1, 5, 4, 2 * keyEvery, n - 2} {
+		f, err := r.Frame(i)
+		if err != nil {
+			t.Fatalf("Frame(%d): %v", i, err)
+		}
+		sameFrame(t, fmt.Sprintf("Frame(%d)", i), f, want[i])
+	}
+}
+
+// TestReadFormat1: a recording of format 1 (no kind bytes, every frame
+// whole) reads as it did.
+func TestReadFormat1(t *testing.T) {
+	p := fixturePipeline(t)
+	var buf bytes.Buffer
+	buf.WriteString("procwalk-recording 1\n{\"format_version\":1,\"frame_codec\":1,\"procwalk\":\"old\"}\n")
+	enc := frame.NewEncoder()
+	var want []frame.Frame
+	for range 3 {
+		f, _ := p.Gather()
+		b, _ := enc.Encode(f)
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		buf.Write(binary.AppendUvarint(nil, uint64(z.Len())))
+		buf.Write(z.Bytes())
+		want = append(want, deepCopy(f))
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()), "v1.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFrame(t, fmt.Sprintf("format 1, frame %d", i), f, want[i])
+	}
+	if f, err := r.Frame(1); err != nil {
+		t.Error(err)
+	} else {
+		sameFrame(t, "format 1, Frame(1)", f, want[1])
+	}
 }

@@ -1,7 +1,11 @@
+//go:build linux
+
 package session
 
 import (
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // cgroup_path.go reads meaning out of cgroup paths: systemd units and
@@ -26,11 +30,16 @@ type cgroupPlace struct {
 }
 
 // placeCgroup finds the session a cgroup path belongs to: its Kubernetes pod,
-// else its innermost systemd unit, else the path itself.
+// else its innermost systemd unit, else the path itself. A cgroup procwalk
+// made for its own processes (a script worker's, a test's) is never a
+// session: the path is cut before it (procwalk.OwnCgroupParent), so those
+// processes count in the cgroup around it, and the procwalk-worker-<pid>
+// names, new with every procwalk, make no series of their own.
 func placeCgroup(path string) cgroupPlace {
 	if path == "" {
 		path = "/"
 	}
+	path = procwalk.OwnCgroupParent(path)
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	for i, part := range parts {
 		uid, ok := podUID(part)

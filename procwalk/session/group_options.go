@@ -1,3 +1,5 @@
+//go:build linux
+
 package session
 
 import (
@@ -27,6 +29,7 @@ type Options struct {
 	DangerPercent       float64
 	Trees               []string // [NAME=]SPEC each (ParseTreeSpec)
 	GroupsFile          string   // group rules (LoadGroupRules); "" for none
+	Fold                []string // NAME=KIND:REGEX each (ParseFoldRule)
 	Agents              []string // NAME=REGEX each, added to DefaultAgents
 	AgentTranscripts    []string // NAME=PARSER:DIR each (WithTranscripts)
 	AgentContextWindows []string // FAMILY=TOKENS each (ContextWindows)
@@ -148,6 +151,13 @@ func (o Options) Config() (Config, error) {
 			return bad("trees", "", err)
 		}
 		cfg.Trees = append(cfg.Trees, spec)
+	}
+	for _, f := range o.Fold {
+		rule, err := ParseFoldRule(f)
+		if err != nil {
+			return bad("fold", "", err)
+		}
+		cfg.Fold = append(cfg.Fold, rule)
 	}
 	if o.GroupsFile != "" {
 		if cfg.Groups, err = LoadGroupRules(o.GroupsFile); err != nil {

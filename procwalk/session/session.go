@@ -1,3 +1,5 @@
+//go:build linux
+
 package session
 
 import (
@@ -190,6 +192,10 @@ type Config struct {
 
 	// Trees are the tree sessions to build.
 	Trees []TreeSpec
+
+	// Fold merges sessions whose names match into one (see FoldRule); the
+	// first matching rule of a session's kind names it.
+	Fold []FoldRule
 
 	// Users names user sessions (see ReadUsers); nil names them by uid.
 	Users *procwalk.Users

@@ -1,6 +1,9 @@
+//go:build linux
+
 package session
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -47,6 +50,12 @@ func TestPlaceCgroup(t *testing.T) {
 		{"/batch/job42", cgroupPlace{dir: "/batch/job42", name: "/batch/job42"}},
 		{"/", cgroupPlace{dir: "/", name: "/"}},
 		{"", cgroupPlace{dir: "/", name: "/"}},
+		// procwalk's own cgroups are no sessions: their processes count in
+		// the cgroup around them.
+		{"/system.slice/telegraf.service/procwalk-worker-4026531836-1234", cgroupPlace{dir: "/system.slice/telegraf.service", name: "telegraf.service", unit: "telegraf.service", slice: "system.slice"}},
+		{"/procwalk-test-freeze-77", cgroupPlace{dir: "/", name: "/"}},
+		{"/batch/procwalk-test-77/sub", cgroupPlace{dir: "/batch", name: "/batch"}},
+		{"/system.slice/procwalk-telegraf.service", cgroupPlace{dir: "/system.slice/procwalk-telegraf.service", name: "procwalk-telegraf.service", unit: "procwalk-telegraf.service", slice: "system.slice"}},
 		// "pod" in a name without a uid after it is no pod.
 		{"/podcast.service", cgroupPlace{dir: "/podcast.service", name: "podcast.service", unit: "podcast.service"}},
 	}
@@ -85,6 +94,45 @@ func TestGroupCgroupPodContainersMerge(t *testing.T) {
 		if len(sessions) != 1 || sessions[0].Name != "pod/"+fixturePod2 || !slices.Equal(memberPIDs(&sessions[0]), []int{10, 20}) ||
 			sessions[0].Attrs[AttrContainerID] != a+","+b {
 			t.Errorf("%s: sessions %+v, want one pod/%s holding 10 and 20, containers %s,%s", form, sessions, fixturePod2, a, b)
+		}
+	}
+}
+
+// A script worker in procwalk's own cgroup below /batch/job42 counts in
+// /batch/job42, on v2 and on a v1 hybrid (memory line only), and a test's own
+// cgroup at the top counts in "/": no session is named after either. (Below
+// a systemd unit, the unit names the session anyway.)
+func TestGroupCgroupOwnCgroupsFold(t *testing.T) {
+	const job, worker = "/batch/job42", "/batch/job42/procwalk-worker-4026531836-10"
+	for form, lines := range map[string][3][]procwalk.CgroupLine{
+		"v2": {{{Path: job}}, {{Path: worker}}, {{Path: "/procwalk-test-77"}}},
+		"v1 memory": {
+			{{HierarchyID: 4, Controllers: "memory", Path: job}, {Path: "/"}},
+			{{HierarchyID: 4, Controllers: "memory", Path: worker}, {Path: "/"}},
+			{{HierarchyID: 4, Controllers: "memory", Path: "/procwalk-test-77"}, {Path: "/"}},
+		},
+	} {
+		s := synthetic(time.Unix(1700000000, 0), [6]int{10, 1, 10}, [6]int{20, 10, 10}, [6]int{30, 1, 30})
+		s.Fields |= procwalk.FieldCgroup
+		for i := range lines {
+			s.Procs[i].Cgroups = lines[i]
+			s.Procs[i].Read |= procwalk.FieldCgroup
+		}
+		fs, err := procwalk.NewFS(sessionFixture)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions, _, err := Group(fs, s, Config{Kinds: []string{KindCgroup}, CgroupRoot: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ss := range sessions {
+			got = append(got, fmt.Sprintf("%s %v %s", ss.Name, memberPIDs(&ss), ss.Attrs[AttrCgroup]))
+		}
+		want := []string{"/ [30] /", "/batch/job42 [10 20] /batch/job42"}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: sessions %q, want %q", form, got, want)
 		}
 	}
 }

@@ -1,8 +1,9 @@
+//go:build linux
+
 package session
 
 import (
 	"cmp"
-	"math"
 	"slices"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -62,7 +63,7 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 		// A sum of many float seconds gathers noise (953.2900000000001)
 		// that would only grow from gather to gather. Every term is whole
 		// clock ticks, so the exact sum is too: round to the tick.
-		sc.cpuSeconds = roundToTicks(sc.cpuSeconds, s.Host.ClockTicks)
+		sc.cpuSeconds = s.Host.RoundToTicks(sc.cpuSeconds)
 		ss.Totals.CumulativeCPUSeconds = sc.cpuSeconds
 		ss.Totals.CumulativeReadBytes = sc.readBytes
 		ss.Totals.CumulativeWriteBytes = sc.writeBytes
@@ -163,13 +164,4 @@ func (ss *Session) member(s *procwalk.Snapshot, m int) *procwalk.Process {
 		}
 	}
 	return s.Lookup(ss.Members[m])
-}
-
-// roundToTicks rounds seconds to the nearest whole clock tick at hz ticks a
-// second (USER_HZ); hz 0 (unknown) leaves it alone.
-func roundToTicks(seconds float64, hz uint64) float64 {
-	if hz == 0 {
-		return seconds
-	}
-	return math.Round(seconds*float64(hz)) / float64(hz)
 }

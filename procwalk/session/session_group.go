@@ -1,3 +1,5 @@
+//go:build linux
+
 package session
 
 import (
@@ -87,6 +89,14 @@ func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
 	for i, t := range g.cfg.Trees {
 		if err := t.check(); err != nil {
 			return nil, fmt.Errorf("%w: tree %d: %w", ErrBadConfig, i+1, err)
+		}
+	}
+	for i, r := range g.cfg.Fold {
+		if err := r.checkKind(); err != nil {
+			return nil, fmt.Errorf("%w: fold rule %d: %w", ErrBadConfig, i+1, err)
+		}
+		if r.Match == nil || strings.TrimSpace(r.Name) == "" {
+			return nil, fmt.Errorf("%w: fold rule %d needs a name and a regex", ErrBadConfig, i+1)
 		}
 	}
 	for _, k := range g.kinds {
@@ -216,7 +226,7 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 	for _, last := range []bool{false, true} {
 		for i, k := range g.kinds {
 			if g.plans[i].tmux == last {
-				byKind[i] = k.group(x)
+				byKind[i] = fold(s, g.cfg.Fold, k.name(), k.group(x))
 			}
 		}
 	}

@@ -1,6 +1,9 @@
+//go:build linux
+
 package session
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -108,6 +111,9 @@ func (s *Session) Info() string {
 	if k := s.sessionKind(); k != nil {
 		parts = k.info(s)
 	}
+	if n := s.Attrs[AttrFolded]; n != "" && n != "1" {
+		parts = append([]string{n + " sessions folded"}, parts...)
+	}
 	if s.Partial {
 		parts = append(parts, "partial: see the note")
 	}
@@ -125,12 +131,16 @@ func (s *Session) TagAttrs() []string {
 }
 
 // NumberAttrs are the keys of the session's Attrs that hold counts or ids
-// ("panes", "uid"), which JSON writes as numbers.
+// ("panes", "uid", "folded"), which JSON writes as numbers.
 func (s *Session) NumberAttrs() []string {
+	var keys []string
 	if k := s.sessionKind(); k != nil {
-		return k.numberAttrs()
+		keys = k.numberAttrs()
 	}
-	return nil
+	if _, ok := s.Attrs[AttrFolded]; ok {
+		keys = append(slices.Clip(keys), AttrFolded)
+	}
+	return keys
 }
 
 // sessionKind is the kind that built s, or the kind named s.Kind for a

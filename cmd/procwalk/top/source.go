@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package top is procwalk's live view: a terminal UI (bubbletea) of the
 // host's sessions and processes, refreshed from a Source, killing through
 // the safe-kill engine. It reads what the screen shows: PSS and USS only of

@@ -1,3 +1,5 @@
+//go:build linux
+
 package fsio
 
 // Interner returns one string for equal bytes, so that the names a scan
