@@ -13,7 +13,8 @@ import (
 )
 
 // An agent's INFO starts with its status (for how long, when blocked or
-// ended), model and context use; its JSON has them in "agent".
+// ended), model and context use; its JSON has its status and strings in
+// "agent", its numbers in "metrics".
 func TestAgentInfoAndJSON(t *testing.T) {
 	now := time.Unix(1700003600, 0)
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
@@ -33,19 +34,14 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	var j struct {
 		Agent   map[string]any `json:"agent"`
+		Metrics map[string]any `json:"metrics"`
 		Members []any          `json:"members"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"status": "blocked", "why": "a tool use awaits its result, and nothing runs", "status_since": "2023-11-14T23:10:20Z",
-		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "status_seconds": 180.0,
-		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
-		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
-		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0,
-		"subagent_input_tokens": 0.0, "subagent_output_tokens": 0.0, "subagent_cache_read_tokens": 0.0, "subagent_cache_creation_tokens": 0.0,
-		"subagents": 0.0, "subagents_working": 0.0, "binding": "session record", "cache_creation_5m_tokens": 0.0, "cache_creation_1h_tokens": 0.0,
-		"compactions": 0.0, "api_errors": 0.0}
+		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "binding": "session record"}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -53,6 +49,18 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	if len(j.Agent) != len(want) || j.Members == nil {
 		t.Errorf("agent %v, members %v (an ended agent's row has [] members)", j.Agent, j.Members)
+	}
+	wantMetrics := map[string]any{"status_seconds": 180.0,
+		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
+		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
+		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0,
+		"subagent_input_tokens": 0.0, "subagent_output_tokens": 0.0, "subagent_cache_read_tokens": 0.0, "subagent_cache_creation_tokens": 0.0,
+		"subagents": 0.0, "subagents_working": 0.0, "cache_creation_5m_tokens": 0.0, "cache_creation_1h_tokens": 0.0,
+		"compactions": 0.0, "api_errors": 0.0}
+	for k, v := range wantMetrics {
+		if j.Metrics[k] != v {
+			t.Errorf("metrics.%s = %#v, want %#v", k, j.Metrics[k], v)
+		}
 	}
 }
 
@@ -121,7 +129,7 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 	if got := lines(); !strings.Contains(got, "binding: ambiguous: one of /h/p/a.jsonl, /h/p/b.jsonl; none read\n") {
 		t.Errorf("ambiguous:\n%s", got)
 	}
-	if b, err := json.Marshal(newJSONAgent(&s, a, nil)); err != nil || !strings.Contains(string(b), `"binding":"ambiguous","candidates":["/h/p/a.jsonl","/h/p/b.jsonl"]`) {
+	if b, err := json.Marshal(newJSONAgent(&s, a)); err != nil || !strings.Contains(string(b), `"binding":"ambiguous","candidates":["/h/p/a.jsonl","/h/p/b.jsonl"]`) {
 		t.Errorf("JSON %s, %v", b, err)
 	}
 	// Files of its folders left unread, each with why, escaped.
@@ -130,7 +138,7 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 	if got := lines(); !strings.Contains(got, "skipped: /h/p/f.jsonl: not a regular file: a FIFO\nskipped: /h/p/\\x1b[2J.jsonl: a symbolic link, not followed\nskipped: 3 more files\n") {
 		t.Errorf("skipped files:\n%s", got)
 	}
-	b, err := json.Marshal(newJSONAgent(&s, a, nil))
+	b, err := json.Marshal(newJSONAgent(&s, a))
 	if err != nil || !strings.Contains(string(b), `"skipped":[{"path":"/h/p/f.jsonl","why":"not a regular file: a FIFO"},{"path":"/h/p/\u001b[2J.jsonl","why":"a symbolic link, not followed"}],"skipped_more":3`) {
 		t.Errorf("JSON %s, %v", b, err)
 	}
