@@ -74,6 +74,7 @@ var openAccounts = map[string]string{
 	"cmd/procwalk/record.go recordCommand.exec os.Create":                  "the recording file the operator names, created",
 	"cmd/procwalk/testcmd.go testFiles filepath.Glob":                      "the rule tests the operator names",
 	"scripting/ruletest/run.go RunFile os.ReadFile":                        "a rule test file the operator names",
+	"cmd/procwalk/topcmd.go keyboard os.OpenFile":                          "/dev/tty, procwalk's own controlling terminal (top's keys)",
 }
 
 // openCalls are the functions that open a file or directory by path.
