@@ -195,12 +195,13 @@ print(s.agent.status, s.agent.model, s.context_percent, s.pending_tools)
 }
 
 // startFakeAgent starts exe (a copy of sleep named as an agent) in dir with
-// HOME home, in a process group of its own killed at the test's end, and
-// returns its pid once it runs exe.
-func startFakeAgent(t *testing.T, exe, dir, home string) int {
+// HOME home, holding open the files open (as its fds 3, 4 ...), in a
+// process group of its own killed at the test's end, and returns its pid
+// once it runs exe.
+func startFakeAgent(t *testing.T, exe, dir, home string, open ...*os.File) int {
 	t.Helper()
 	cmd := exec.Command(exe, "600")
-	cmd.Dir, cmd.Env = dir, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	cmd.Dir, cmd.Env, cmd.ExtraFiles = dir, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}, open
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -338,5 +339,93 @@ func TestIntegrationAgentBinding(t *testing.T) {
 		}
 		// Another session's file appears in the folder.
 		os.WriteFile(filepath.Join(folder, "9f9e8d7c-0000-4000-8000-000000000001.jsonl"), []byte(`{"type":"summary","summary":"x"}`+"\n"), 0o600)
+	}
+}
+
+// Two fake Codex CLIs (copies of sleep named codex) of one project folder,
+// each holding its own rollout file open as Codex does (/proc/PID/fd), with
+// a third rollout of the day that neither holds: each reads the file it
+// holds ("open file"), whatever the files' times say. The rollout lines are
+// Codex CLI 0.106's shapes (procwalk/session/testdata/transcripts/README.md).
+func TestIntegrationAgentBindingOpenFile(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	dir := t.TempDir()
+	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("openproj-%d", os.Getpid()))
+	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	codex := filepath.Join(dir, "bin", "codex")
+	copyFile(t, sleep, codex)
+	day := filepath.Join(home, ".codex", "sessions", time.Now().Format("2006/01/02"))
+	if err := os.MkdirAll(day, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	id := func(k int) string { return fmt.Sprintf("019ca5e2-7b3d-7c10-9f4e-2d8b6a1c0e5%d", k) }
+	rollout := func(k int) string {
+		return filepath.Join(day, fmt.Sprintf("rollout-%s-%s.jsonl", time.Now().Format("2006-01-02T15-04-05"), id(k)))
+	}
+	// The files are written in the reverse order of the agents' starts:
+	// by times alone the first agent would take the last file.
+	var files []string
+	var held []*os.File
+	for k := range 3 {
+		files = append(files, rollout(k))
+		f, err := os.OpenFile(files[k], os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.Close() })
+		held = append(held, f)
+	}
+	pids := []int{startFakeAgent(t, codex, proj, home, held[1]), startFakeAgent(t, codex, proj, home, held[0])}
+	for k := 2; k >= 0; k-- {
+		ts := time.Now().UTC().Format(time.RFC3339Nano)
+		lines := []string{
+			fmt.Sprintf(`{"timestamp":%q,"type":"session_meta","payload":{"id":%q,"timestamp":%q,"cwd":%q,"originator":"codex_cli_rs","cli_version":"0.106.0","source":"cli","model_provider":"openai","base_instructions":{"text":"You are Codex."}}}`, ts, id(k), ts, proj),
+			fmt.Sprintf(`{"timestamp":%q,"type":"turn_context","payload":{"cwd":%q,"approval_policy":"on-request","model":"gpt-5.3-codex-%d","effort":"high","summary":"auto"}}`, ts, proj, k),
+			fmt.Sprintf(`{"timestamp":%q,"type":"event_msg","payload":{"type":"user_message","message":"task %d","images":[]}}`, ts, k),
+			fmt.Sprintf(`{"timestamp":%q,"type":"event_msg","payload":{"type":"task_complete","turn_id":"1","last_agent_message":"Done."}}`, ts),
+		}
+		if _, err := held[k].WriteString(strings.Join(lines, "\n") + "\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := cli(t, "sessions", "--kind", "agent", "--no-rates", "--json")
+	if r.code != 0 {
+		t.Fatalf("sessions --json: exit %d: %s", r.code, r.stderr)
+	}
+	var doc struct {
+		Sessions []struct {
+			Name  string `json:"name"`
+			Roots []struct {
+				PID int `json:"pid"`
+			} `json:"roots"`
+			Agent map[string]any `json:"agent"`
+		} `json:"sessions"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]string{pids[0]: files[1], pids[1]: files[0]}
+	found := 0
+	for _, s := range doc.Sessions {
+		if len(s.Roots) != 1 || want[s.Roots[0].PID] == "" {
+			continue
+		}
+		found++
+		pid := s.Roots[0].PID
+		if a := s.Agent; a["binding"] != "open file" || a["transcript"] != want[pid] {
+			t.Errorf("%s (pid %d): %v, want %s by open file", s.Name, pid, a, want[pid])
+		}
+	}
+	if found != 2 {
+		t.Errorf("%d of the 2 codex agents found:\n%s", found, r.stdout)
 	}
 }
