@@ -46,6 +46,7 @@ type Input struct {
 	AgentPrices         string   `toml:"agent_prices"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
+	Swap                bool     `toml:"swap"`
 	ProcessTop          int      `toml:"process_top"`
 	ProcessTopBy        string   `toml:"process_top_by"`
 	ProcessMatch        string   `toml:"process_match"`
@@ -202,6 +203,9 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	}
 	if in.IO {
 		cfg.Fields |= procwalk.FieldIO
+	}
+	if in.Swap {
+		cfg.Fields |= procwalk.FieldSwap
 	}
 	cfg.Processes = ProcessConfig{Top: in.ProcessTop, By: in.ProcessTopBy}
 	for _, re := range []struct {

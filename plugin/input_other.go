@@ -35,6 +35,7 @@ type Input struct {
 	AgentPrices         string   `toml:"agent_prices"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
+	Swap                bool     `toml:"swap"`
 	ProcessTop          int      `toml:"process_top"`
 	ProcessTopBy        string   `toml:"process_top_by"`
 	ProcessMatch        string   `toml:"process_match"`
