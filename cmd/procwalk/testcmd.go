@@ -25,35 +25,6 @@ type testCommand struct {
 	s scriptFlags
 }
 
-const testHelp = `Runs rule tests: each FILE (a folder: every *.ruletest file in it) names a
-rule, its input frames (a recording, or a few lines per frame describing
-sessions and processes over time) and the alerts, kills and metrics it
-must make at given times. The rule runs as watch --replay would run it:
-on the frames' clock, every kill a dry run planned on its frame, never
-sent. A test passes when every expectation holds, no alert or kill came
-that none expects, and no run failed; a failing test shows, time by
-time, what was expected and not got (-) and what was got and not
-expected (+). The format is in scripting/README.md, "Testing rules".
-
-  rule memory-guard -- limit=2GiB ticks=3
-  at 0s
-    session tmux:build
-      100 bash rss=5MiB
-        102 cc1 rss=2.5GiB
-  every 10s until 30s
-  expect 20s kill pid=102 outcome=dry_run
-  expect 20s alert severity=warning session=build
-
-EXAMPLES
-  procwalk test rules/
-  procwalk test memory-guard.ruletest agents.ruletest
-
-EXIT CODES
-  0  every test passed
-  1  a test failed
-  2  usage: no file named, a file that cannot be read or does not parse,
-     a rule that does not compile`
-
 func newTestCommand(g *globals, e *env) *ffcli.Command {
 	c := &testCommand{g: g, e: e}
 	fs := newFlagSet("test", g, e.stderr)
@@ -62,7 +33,7 @@ func newTestCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "test",
 		ShortUsage: "procwalk test FILE|DIR...",
 		ShortHelp:  "run rule tests: a rule over given frames, its alerts, kills and metrics checked",
-		LongHelp:   testHelp,
+		LongHelp:   helpText("test"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
