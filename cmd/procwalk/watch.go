@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/onalert"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
 )
@@ -94,10 +95,10 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	defer sr.close()
 	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
-		alerts := newAlertRunner(c.onAlert, c.e.stderr)
-		defer alerts.close()
+		alerts := onalert.New(c.onAlert.Config, c.e.stderr)
+		defer alerts.Close()
 		if alerts != nil {
-			sr.out.alert = alerts.alert
+			sr.out.alert = alerts.Alert
 		}
 	}
 	w := &watchLoop{sr: sr, e: c.e, stdout: stdout}
