@@ -51,7 +51,7 @@ var openAccounts = map[string]string{
 	"scripting/worker_cgroup.go memoryCgroup.oomKills os.ReadFile":          "memory.events of procwalk's own worker cgroup",
 	"scripting/worker_cgroup.go newMemoryCgroup os.ReadFile":                "cgroup.subtree_control of procwalk's own cgroup",
 	// Root's files and the operator's own, named in flags or config.
-	"procwalk/passwd.go ReadUsers os.ReadFile":         "/etc/passwd, root's",
+	"procwalk/passwd.go Users.read os.Open":            "/etc/passwd, root's",
 	"procwalk/session/group.go LoadGroupRules os.Open": "the --groups file, the operator's",
 	"scripting/runtime.go LoadFile os.Open":            "the Lua script the operator runs",
 	"procwalk/session/tmux.go tmuxDirs syscall.Open":   "lists $TMUX_TMPDIR (/tmp, root's) for tmux-* names; each is opened with OpenUserDir",
