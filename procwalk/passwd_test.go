@@ -195,3 +195,54 @@ func TestUsersRefresh(t *testing.T) {
 		t.Error("Refresh without a file reported a read")
 	}
 }
+
+// Lookups run while another goroutine refreshes (top's rows while its
+// gather goroutine groups): each sees one table whole. Meant for -race.
+func TestUsersRefreshWhileLooking(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "passwd")
+	lines := []string{"bob:x:1001:1001::/home/bob:/bin/sh\n", "rob:x:1001:1001::/home/rob:/bin/sh\n"}
+	if err := os.WriteFile(path, []byte(lines[0]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	u, err := ReadUsers(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	bad := make(chan string, 1)
+	go func() {
+		defer close(bad)
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			// Never a table half made or none: 1001 is always named.
+			if name, home := u.Name(1001), u.Home(1001); (name != "bob" && name != "rob") || (home != "/home/bob" && home != "/home/rob") {
+				bad <- name + " " + home
+				return
+			}
+		}
+	}()
+	for i := range 50 {
+		tmp := filepath.Join(dir, "passwd+")
+		if err := os.WriteFile(tmp, []byte(lines[(i+1)%2]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			t.Fatal(err)
+		}
+		if !u.Refresh() {
+			t.Fatalf("rename %d not seen", i+1)
+		}
+	}
+	close(done)
+	if b, ok := <-bad; ok {
+		t.Errorf("a lookup saw %q", b)
+	}
+	if got := u.Name(1001); got != "bob" { // 50 renames: back to the first
+		t.Errorf("Name(1001) = %q after 50 renames, want bob", got)
+	}
+}

@@ -249,7 +249,7 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 			continue
 		}
 		lo, hi := bounds[i][0], bounds[i][1]
-		rows := f.finish(g, s, sessions[lo:hi:hi])
+		rows := f.finish(g, s, sessions[lo:hi:hi], &n)
 		sessions = slices.Concat(sessions[:lo], rows, sessions[hi:])
 	}
 	return sessions, n.list
