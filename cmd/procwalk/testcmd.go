@@ -33,7 +33,7 @@ on the frames' clock, every kill a dry run planned on its frame, never
 sent. A test passes when every expectation holds, no alert or kill came
 that none expects, and no run failed; a failing test shows, time by
 time, what was expected and not got (-) and what was got and not
-expected (+). The format is in scripting/README.md, "Testing rules".
+expected (+).
 
   rule memory-guard -- limit=2GiB ticks=3
   at 0s
@@ -43,6 +43,37 @@ expected (+). The format is in scripting/README.md, "Testing rules".
   every 10s until 30s
   expect 20s kill pid=102 outcome=dry_run
   expect 20s alert severity=warning session=build
+
+A test file has one statement a line, # comments:
+  rule NAME [-- ARGS]      a bundled script, or a file beside the test
+  mode watch|run           one state across the frames (watch, the
+                           default), or a fresh run each frame
+  user NAME UID            a user name, for user=NAME and p.user
+  host cpus=N mem=SIZE     the host (4 CPUs, 16GiB unless given)
+  at TIME                  a frame (0s, 90s, 5m from the first): the one
+                           before, changed by the lines indented below
+    session KIND:NAME k=v  its members: the processes under it and their
+                           descendants
+    PID [NAME] k=v ...     a process: new (named), or a known one changed;
+                           indented below another, its child
+    exit PID               the process has exited
+  every STEP until TIME    frames like the last one, STEP apart
+  replay FILE              the frames of a recording instead
+  expect TIME alert k=v    an alert with these tags and fields (message,
+                           severity, kind, session, pid, comm, value ...)
+  expect TIME kill k=v     a kill's outcome (pid, comm, outcome, signals)
+  expect TIME emit M k=v   an emitted metric M
+  expect TIME print "T"    a printed line holding T (log "T": logged)
+Process keys: ppid pgrp sid tty comm cmdline exe cwd cgroup user uid state
+threads kernel rss vsize shared swap pss uss read_bytes write_bytes
+cpu_time fds oom_score age; rates are measured between frames, or set:
+cpu growth read_rate write_rate. Session keys: status status_for why
+model context_percent context_window context_used and token counts
+(agents), memory_limit memory_usage cpu_quota (cgroups), any other an
+attribute. k~REGEXP matches a regular expression; numbers compare as
+numbers. Alerts and kills are checked at every frame, emits at the times
+an expectation names their measurement. scripting/README.md, "Testing
+rules", says more.
 
 EXAMPLES
   procwalk test rules/
