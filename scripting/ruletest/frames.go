@@ -109,6 +109,11 @@ func (w *world) apply(fs *frameSpec, now time.Time) error {
 				return w.errorf(st.line, "exit %d: no such process", st.pid)
 			}
 			delete(w.procs, st.pid)
+			for _, c := range w.procs {
+				if c.p.PPID == st.pid {
+					c.p.PPID = 1 // orphans go to init, as the kernel does
+				}
+			}
 		case "session":
 			s, err := w.session(st, now)
 			if err != nil {

@@ -303,3 +303,32 @@ func TestFrameTimes(t *testing.T) {
 		}
 	}
 }
+
+// A process whose parent exits is init's child, as the kernel makes it;
+// written under its session, it stays a member (as tmux's grouping finds
+// an escaped process by its TMUX variable), its parent gone.
+func TestOrphansGoToInit(t *testing.T) {
+	test, err := Parse("o.ruletest", []byte(`rule x
+at 0s
+  1 init
+  session tmux:build
+    100 bash
+      101 make
+        102 cc1
+at 1m
+  exit 101
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := buildFrames(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := frames[1].Snapshot.Process(102); p == nil || p.PPID != 1 {
+		t.Errorf("cc1 after make exited: %+v", p)
+	}
+	if s := sessionOf(t, frames[1], "tmux:build"); len(s.Members) != 2 || len(s.Roots) != 2 {
+		t.Errorf("tmux:build after make exited: members %v, roots %v; want bash and cc1, both roots", s.Members, s.Roots)
+	}
+}
