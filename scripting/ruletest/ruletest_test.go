@@ -285,7 +285,7 @@ func TestFrameTimes(t *testing.T) {
 		var out []frame.Frame
 		for _, o := range offsets {
 			snap := procwalk.NewSnapshot(procwalk.Host{}, 0, 0, nil, procwalk.Visibility{})
-			snap.Time = start.Add(o)
+			snap.Time = start().Add(o)
 			out = append(out, frame.Frame{Snapshot: snap})
 		}
 		return out
