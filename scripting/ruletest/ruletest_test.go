@@ -131,20 +131,13 @@ expect `+c.at+` alert session=build message=held
 // TestReplayInput: a test's frames may be a recording's, times counted
 // from its first frame; the rule sees its processes and clock.
 func TestReplayInput(t *testing.T) {
-	src, err := Parse("gen.ruletest", []byte(`rule x
+	frames := framesOf(t, `rule x
 at 0s
   session tmux:build
     100 bash
       101 cc1 rss=3GiB
 every 1m until 3m
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := buildFrames(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	dir := t.TempDir()
 	file, err := os.Create(filepath.Join(dir, "host.pwrec"))
 	if err != nil {
@@ -216,7 +209,7 @@ func TestSyntaxErrors(t *testing.T) {
 // members with their descendants, totals and cumulative counters, an
 // agent's status time, a cgroup's usage against its limit.
 func TestFramesDescribed(t *testing.T) {
-	test, err := Parse("f.ruletest", []byte(`rule x
+	frames := framesOf(t, `rule x
 user alice 1000
 at 0s
   session tmux:build tmux_target=build:0.0
@@ -231,14 +224,7 @@ at 1m
     102 cc1 cpu_time=5
 at 2m
   exit 102
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := buildFrames(test)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	f := frames[1]
 	make101 := f.Snapshot.Process(101)
 	if r := make101.Rates; !r.Measured || r.CPUPercent != 50 || r.RSSGrowthBytesPerMinute != 60<<20 || r.IntervalSeconds != 60 {
@@ -264,6 +250,20 @@ at 2m
 	if c := pod.Totals.Cgroup; c == nil || c.MemoryUsageBytes != 900<<20 || c.MemoryPercent < 87.8 || c.MemoryPercent > 87.9 || !c.Danger {
 		t.Errorf("pod: %+v", c)
 	}
+}
+
+// framesOf parses a test's source and builds its frames.
+func framesOf(t *testing.T, src string) []frame.Frame {
+	t.Helper()
+	test, err := Parse("frames.ruletest", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := buildFrames(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames
 }
 
 func sessionOf(t *testing.T, f frame.Frame, ref string) procsession.Session {
@@ -308,7 +308,7 @@ func TestFrameTimes(t *testing.T) {
 // written under its session, it stays a member (as tmux's grouping finds
 // an escaped process by its TMUX variable), its parent gone.
 func TestOrphansGoToInit(t *testing.T) {
-	test, err := Parse("o.ruletest", []byte(`rule x
+	frames := framesOf(t, `rule x
 at 0s
   1 init
   session tmux:build
@@ -317,14 +317,7 @@ at 0s
         102 cc1
 at 1m
   exit 101
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := buildFrames(test)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if p := frames[1].Snapshot.Process(102); p == nil || p.PPID != 1 {
 		t.Errorf("cc1 after make exited: %+v", p)
 	}
