@@ -10,6 +10,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -27,9 +28,9 @@ type Hook func(f frame.Frame, b *Batch) error
 type Collector struct {
 	cfg      Config
 	pipeline *frame.Pipeline
-	rank     procwalk.MetricDesc   // ranks the processes of each session
-	procMets []procwalk.MetricDesc // procwalk_process's fields
-	sessMets []session.MetricDesc  // procwalk_session's fields
+	rank     metric.Desc   // ranks the processes of each session
+	procMets []metric.Desc // procwalk_process's fields
+	sessMets []metric.Desc // procwalk_session's fields
 	lookup   procstatLookup
 	lw       lineWriter
 	top      []*procwalk.Process // reused by writeProcesses
@@ -54,8 +55,8 @@ func NewCollector(fs procwalk.FS, cfg Config) (*Collector, error) {
 		c.cfg.Schema = SchemaProcwalk
 	}
 	c.rank, _ = processRanking(cfg.Processes.By)
-	c.procMets = processFields()
-	c.sessMets = sessionFields()
+	c.procMets = ProcessFields()
+	c.sessMets = SessionFields()
 	fields := cfg.Fields | c.rank.Needs
 	var grouper *session.Grouper
 	switch c.cfg.Schema {
@@ -181,6 +182,9 @@ func (c *Collector) collect(f frame.Frame, w metricWriter) {
 	default:
 		for i := range f.Sessions {
 			writeSession(w, &f.Sessions[i], snap.Fields, t, c.sessMets)
+			if f.Sessions[i].Agent != nil {
+				writeAgentStatus(w, &f.Sessions[i], t)
+			}
 		}
 		if c.cfg.Processes.Top > 0 {
 			for i := range f.Sessions {
@@ -242,7 +246,7 @@ func (c *Collector) writeProcesses(w metricWriter, f frame.Frame, s *session.Ses
 		}
 		top = append(top, p)
 	}
-	top = procwalk.TopN(snap, top, c.cfg.Processes.Top, c.rank)
+	top = metric.Top(snap, top, c.cfg.Processes.Top, &c.rank)
 	if err := f.ReadMore(top, procwalk.FieldCmdline); err != nil {
 		c.problems = append(c.problems, fmt.Errorf("reading the command lines of session %s:%s's top processes: %w", s.Kind, s.Name, err))
 	}

@@ -40,8 +40,8 @@ func TestSessionsFromFixture(t *testing.T) {
 		"rss_bytes":  (1000 + 2000) * page,
 		"swap_bytes": int64((64 + 128) << 10), // VmSwap of bash and evil
 		// utime+stime of bash (50+25), evil (700+100) and the zombie (1+1) at 100 Hz
-		"cpu_time_seconds":          8.77,
-		"oldest_start_unix_seconds": int64(1700000010),
+		"cpu_time_seconds":   8.77,
+		"start_unix_seconds": int64(1700000010),
 	}
 	if !reflect.DeepEqual(alice.fields, want) {
 		t.Errorf("fields =\n%v\nwant\n%v", alice.fields, want)
@@ -61,9 +61,9 @@ func TestRatesAppearOnTheSecondGather(t *testing.T) {
 	}
 	time.Sleep(time.Millisecond) // the Sampler needs time to pass
 	second := only(batch(t, c), MeasurementSession)[0]
-	if second.fields["cpu_percent"] != 0.0 || second.fields["growth_bytes_per_minute"] != 0.0 {
+	if second.fields["cpu_percent"] != 0.0 || second.fields["rss_growth_bytes_per_minute"] != 0.0 {
 		t.Errorf("second gather: cpu_percent=%#v growth=%#v, want measured zeros (the fixture does not change)",
-			second.fields["cpu_percent"], second.fields["growth_bytes_per_minute"])
+			second.fields["cpu_percent"], second.fields["rss_growth_bytes_per_minute"])
 	}
 }
 

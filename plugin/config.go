@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -88,22 +89,23 @@ type ProcessConfig struct {
 const MaxTop = 100
 
 // ProcessMetrics are the names ProcessConfig.By accepts: the metrics of
-// procwalk's catalogue that rank processes by size or activity. Each one's
-// short name (rss, cpu ...) is accepted too.
-func ProcessMetrics() []string {
-	return []string{"rss_bytes", "pss_bytes", "uss_bytes", "swap_bytes", "cpu_percent", "cpu_time_seconds",
-		"read_bytes_per_second", "write_bytes_per_second", "io_bytes_per_second", "rss_growth_bytes_per_minute",
-		"pss_growth_bytes_per_minute", "uss_growth_bytes_per_minute", "fds", "threads"}
+// procwalk's catalogue that a process has, ids (pid, uid ...) aside. Each
+// one's short name (rss, cpu ...) is accepted too.
+func ProcessMetrics() []string { return metric.Names(rankings()) }
+
+// rankings are the metrics that rank processes.
+func rankings() []metric.Desc {
+	return slices.DeleteFunc(metric.Processes(), func(d metric.Desc) bool { return d.ID })
 }
 
 // processRanking returns the metric to rank processes by ("" means
 // rss_bytes), and false for a name ProcessMetrics does not list.
-func processRanking(by string) (procwalk.MetricDesc, bool) {
+func processRanking(by string) (metric.Desc, bool) {
 	if by == "" {
 		by = "rss_bytes"
 	}
-	d, ok := procwalk.LookupMetric(by)
-	return d, ok && slices.Contains(ProcessMetrics(), d.Name)
+	d, ok := metric.Lookup(by)
+	return d, ok && d.OfProcess() && !d.ID
 }
 
 // ProcstatConfig selects the processes of the procstat schema, like

@@ -5,6 +5,7 @@ package plugin
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -17,29 +18,91 @@ import (
 	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
-// fakeAcc records what Gather adds, as Telegraf's accumulator would see it.
+// fakeAcc records what Gather adds, as InfluxDB would store it: the
+// metrics of one measurement, tag set and time that Telegraf gets in turn
+// (a line's gauges, counters and strings) are one point. kinds records how
+// each field was added: "gauge", "counter" or "untyped".
 type fakeAcc struct {
 	points []point
+	kinds  map[string]string // "measurement field" -> kind
 	errs   []error
 }
 
+func (a *fakeAcc) add(kind, m string, f map[string]interface{}, tags map[string]string, t []time.Time) {
+	if a.kinds == nil {
+		a.kinds = map[string]string{}
+	}
+	for k := range f {
+		a.kinds[m+" "+k] = kind
+	}
+	if n := len(a.points); n > 0 {
+		last := &a.points[n-1]
+		if last.measurement == m && last.time.Equal(t[0]) && maps.Equal(last.tags, tags) {
+			for k, v := range f {
+				last.fields[k] = v
+			}
+			return
+		}
+	}
+	a.points = append(a.points, point{measurement: m, tags: tags, fields: maps.Clone(f), time: t[0]})
+}
+
 func (a *fakeAcc) AddFields(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
-	a.points = append(a.points, point{measurement: m, tags: tags, fields: f, time: t[0]})
+	a.add("untyped", m, f, tags, t)
 }
 func (a *fakeAcc) AddGauge(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
-	a.AddFields(m, f, tags, t...)
+	a.add("gauge", m, f, tags, t)
 }
 func (a *fakeAcc) AddCounter(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
-	a.AddFields(m, f, tags, t...)
+	a.add("counter", m, f, tags, t)
 }
 func (a *fakeAcc) AddSummary(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
-	a.AddFields(m, f, tags, t...)
+	a.add("summary", m, f, tags, t)
 }
 func (a *fakeAcc) AddHistogram(m string, f map[string]interface{}, tags map[string]string, t ...time.Time) {
-	a.AddFields(m, f, tags, t...)
+	a.add("histogram", m, f, tags, t)
 }
 func (a *fakeAcc) SetPrecision(time.Duration) {}
 func (a *fakeAcc) AddError(err error)         { a.errs = append(a.errs, err) }
+
+// The compiled-in input types its fields by the catalogue: counters with
+// AddCounter, gauges and rates with AddGauge, strings untyped; procstat's
+// schema is untyped, as procstat is.
+func TestGatherTypesFields(t *testing.T) {
+	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, ProcessTop: 1}
+	if err := in.Init(); err != nil {
+		t.Fatal(err)
+	}
+	var acc fakeAcc
+	for range 2 { // the second has rates
+		if err := in.Gather(&acc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key, want := range map[string]string{
+		"procwalk_session cpu_time_seconds": "counter", "procwalk_session rss_bytes": "gauge", "procwalk_session cpu_percent": "gauge",
+		"procwalk_session partial": "gauge", "procwalk_process cpu_time_seconds": "counter", "procwalk_process read_bytes_per_second": "",
+		"procwalk_process comm": "untyped", "procwalk_process cmdline": "untyped", "procwalk_process pid": "gauge",
+		"procwalk cpu_time_seconds": "counter", "procwalk gathers_skipped": "counter", "procwalk processes": "gauge", "procwalk source": "untyped",
+	} {
+		if got := acc.kinds[key]; got != want {
+			t.Errorf("%s added as %q, want %q", key, got, want)
+		}
+	}
+	ps := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", Schema: SchemaProcstat, SkipSelfMetrics: true}
+	if err := ps.Init(); err != nil {
+		t.Fatal(err)
+	}
+	acc = fakeAcc{}
+	if err := ps.Gather(&acc); err != nil {
+		t.Fatal(err)
+	}
+	for key, kind := range acc.kinds {
+		if kind != "untyped" {
+			t.Errorf("procstat schema: %s added as %s, want untyped as procstat", key, kind)
+		}
+	}
+}
 
 func TestInitNamesTheBadOption(t *testing.T) {
 	tests := []struct {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -23,14 +24,15 @@ const (
 	MeasurementProcess  = "procwalk_process"
 	MeasurementSelf     = "procwalk"
 	MeasurementAction   = "procwalk_action"
+	MeasurementAgent    = "procwalk_agent_status"
 	MeasurementProcstat = "procstat"
 	MeasurementLookup   = "procstat_lookup"
 )
 
 // writeSession writes one procwalk_session line with the session metrics
-// of sessionFields; read are the optional files the snapshot read (swap is
+// of SessionFields; read are the optional files the snapshot read (swap is
 // known only from status or smaps).
-func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t time.Time, metrics []session.MetricDesc) {
+func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t time.Time, metrics []metric.Desc) {
 	w.begin(MeasurementSession)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -39,24 +41,15 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 	}
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Value(s, read, t)
-		switch {
-		case !ok:
-		case d.Flag:
-			w.boolField(d.Name, v != 0)
-		case d.Integer:
-			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
-		default:
-			w.floatField(d.Name, v)
-		}
-		if d.Name == "rss_growth_bytes_per_minute" && ok {
-			// The first landing's name for it, kept for the dashboards
-			// that use it (README, "Metric names").
-			w.floatField("growth_bytes_per_minute", v)
+		if v, ok := d.Session(s, read, t); ok {
+			writeMetric(w, d, v)
 		}
 	}
 	if s.Agent != nil {
 		// An agent's strings; its numbers are session metrics marked Agent.
+		// The status is a field, never a tag: a tag that changes would
+		// start new series of the session's counters at every change.
+		w.stringField("status", s.Agent.Status)
 		if m := s.Attrs[session.AttrModel]; m != "" {
 			w.stringField("model", m)
 		}
@@ -67,11 +60,36 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 	w.end(t)
 }
 
+// writeAgentStatus writes an agent session's status as a state set, as
+// kube-state-metrics writes a pod's phase: one procwalk_agent_status line
+// per status, value 1 for the agent's and 0 for the others. Each (agent,
+// status) series is written at every gather, so summing the last values
+// of a window by status counts every agent once (Prometheus:
+// sum by (status) (procwalk_agent_status)).
+func writeAgentStatus(w metricWriter, s *session.Session, t time.Time) {
+	for _, status := range session.AgentStatuses() {
+		w.begin(MeasurementAgent)
+		w.tag("kind", s.Kind)
+		w.tag("session", s.Name)
+		for _, k := range s.TagAttrs() {
+			w.tag(k, s.Attrs[k])
+		}
+		w.tag("status", status)
+		v := int64(0)
+		if s.Agent.Status == status {
+			v = 1
+		}
+		w.intField("value", v)
+		w.typed("value", metric.Gauge)
+		w.end(t)
+	}
+}
+
 // writeProcess writes one procwalk_process line. rank (1 = the top) makes
 // each line of a session its own series, so two processes with the same
 // name never overwrite each other in InfluxDB, while the number of series
 // stays at most Top per session.
-func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, rank int, p *procwalk.Process, by string, metrics []procwalk.MetricDesc) {
+func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, rank int, p *procwalk.Process, by string, metrics []metric.Desc) {
 	w.begin(MeasurementProcess)
 	w.tag("kind", s.Kind)
 	w.tag("session", s.Name)
@@ -84,37 +102,63 @@ func writeProcess(w metricWriter, snap *procwalk.Snapshot, s *session.Session, r
 	w.stringField("state", stateString(p.State))
 	for i := range metrics {
 		d := &metrics[i]
-		v, ok := d.Value(snap, p)
-		switch {
-		case !ok:
-		case d.Integer:
-			w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
-		default:
-			w.floatField(d.Name, v)
+		if v, ok := d.Process(snap, p); ok {
+			writeMetric(w, d, v)
 		}
 	}
 	w.end(snap.Time)
 }
 
-// processFields are the catalogue's metrics that procwalk_process lines
-// carry, each under its catalogue name, and only when it has a value.
-func processFields() []procwalk.MetricDesc {
-	var out []procwalk.MetricDesc
-	for _, name := range []string{"pid", "ppid", "start_unix_seconds", "threads", "rss_bytes", "vsize_bytes",
-		"swap_bytes", "pss_bytes", "uss_bytes", "cpu_time_seconds", "read_bytes", "write_bytes",
-		"cpu_percent", "rss_growth_bytes_per_minute", "read_bytes_per_second", "write_bytes_per_second"} {
-		d, _ := procwalk.LookupMetric(name)
-		out = append(out, d)
+// writeMetric writes value v of catalogue metric d under its name, typed
+// by its kind: a flag as a boolean, a whole number as an integer.
+func writeMetric(w metricWriter, d *metric.Desc, v float64) {
+	switch {
+	case d.Flag:
+		w.boolField(d.Name, v != 0)
+	case d.Integer:
+		w.intField(d.Name, int64(max(min(v, math.MaxInt64), math.MinInt64)))
+	default:
+		w.floatField(d.Name, v)
 	}
-	return out
+	w.typed(d.Name, d.Kind)
 }
 
-// sessionFields are the session catalogue's metrics that procwalk_session
-// lines carry, each under its catalogue name, and only when it has a value:
-// all but age_seconds, which a time series has as its timestamp minus
-// oldest_start_unix_seconds.
-func sessionFields() []session.MetricDesc {
-	return slices.DeleteFunc(session.Metrics(), func(d session.MetricDesc) bool { return d.Name == "age_seconds" })
+// ProcessFields are the catalogue's metrics that procwalk_process lines
+// carry, each under its catalogue name, and only when it has a value:
+// every metric of a process but age_seconds, which a time series has as
+// its timestamp minus start_unix_seconds.
+func ProcessFields() []metric.Desc {
+	return slices.DeleteFunc(metric.Processes(), func(d metric.Desc) bool { return d.Name == "age_seconds" })
+}
+
+// SessionFields are the catalogue's metrics that procwalk_session lines
+// carry, each under its catalogue name, and only when it has a value:
+// every metric of a session but age_seconds (as for processes).
+func SessionFields() []metric.Desc {
+	return slices.DeleteFunc(metric.Sessions(), func(d metric.Desc) bool { return d.Name == "age_seconds" })
+}
+
+// StringField is a string field of a measurement: its name, when it is
+// written and what it holds (a measurement's numbers are metrics of the
+// catalogue).
+type StringField struct{ Name, When, Help string }
+
+// SessionStrings are the string fields of procwalk_session.
+func SessionStrings() []StringField {
+	return []StringField{
+		{"status", "agent sessions", "`working`, `idle`, `blocked` or `ended` (main README, \"Agent status\"); also the state set of `procwalk_agent_status`"},
+		{"model", "agent sessions whose transcript names it", "the model of the last turn, e.g. `claude-sonnet-4-5-20250929`"},
+		{"session_id", "agent sessions with a transcript", "the agent's own session id"},
+	}
+}
+
+// ProcessStrings are the string fields of procwalk_process.
+func ProcessStrings() []StringField {
+	return []StringField{
+		{"comm", "always", "the kernel's name (up to 15 bytes), sanitized"},
+		{"cmdline", "always (cmdline is read when process_top > 0)", "arguments joined by spaces, sanitized, at most 64 KiB"},
+		{"state", "always", "`running`, `sleeping`, `disk_sleep`, `zombie`, `stopped`, `tracing_stop`, `dead`, `idle`, ..."},
+	}
 }
 
 // selfStats is what a gather knows about itself.
@@ -136,32 +180,42 @@ type selfStats struct {
 
 func writeSelf(w metricWriter, st *selfStats, t time.Time) {
 	v := &st.visibility
+	gauge := func(key string, n int) {
+		w.intField(key, int64(n))
+		w.typed(key, metric.Gauge)
+	}
 	w.begin(MeasurementSelf)
 	w.tag("schema", st.schema)
 	w.floatField("gather_seconds", st.gatherSeconds)
+	w.typed("gather_seconds", metric.Gauge)
 	w.floatField("scan_seconds", st.scanSeconds)
+	w.typed("scan_seconds", metric.Gauge)
 	w.stringField("source", st.source)
 	if st.note != "" {
 		w.stringField("source_note", st.note)
 	}
-	w.intField("processes", int64(st.processes))
-	w.intField("processes_listed", int64(v.Listed))
-	w.intField("processes_gone", int64(v.Gone))
-	w.intField("processes_malformed", int64(v.Malformed))
-	w.intField("processes_timed_out", int64(v.TimedOut))
+	gauge("processes", st.processes)
+	gauge("processes_listed", v.Listed)
+	gauge("processes_gone", v.Gone)
+	gauge("processes_malformed", v.Malformed)
+	gauge("processes_timed_out", v.TimedOut)
 	denied := 0
 	for _, n := range v.Denied {
 		denied += n
 	}
-	w.intField("partial_reads", int64(denied))
+	gauge("partial_reads", denied)
 	w.boolField("others_hidden", v.OthersHidden)
-	w.intField("sessions", int64(st.sessions))
-	w.intField("lines", int64(st.lines))
-	w.intField("dropped_lines", int64(st.dropped))
-	w.intField("errors", int64(st.errors))
+	w.typed("others_hidden", metric.Gauge)
+	gauge("sessions", st.sessions)
+	gauge("lines", st.lines)
+	gauge("dropped_lines", st.dropped)
+	gauge("errors", st.errors)
 	w.intField("gathers_skipped", int64(st.skipped))
-	w.floatField("cpu_seconds", st.cpuSeconds)
+	w.typed("gathers_skipped", metric.Counter)
+	w.floatField("cpu_time_seconds", st.cpuSeconds) // procwalk's own, as a process's
+	w.typed("cpu_time_seconds", metric.Counter)
 	w.intField("max_rss_bytes", bytesInt(st.maxRSSBytes))
+	w.typed("max_rss_bytes", metric.Gauge)
 	w.end(t)
 }
 

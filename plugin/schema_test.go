@@ -11,6 +11,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -50,7 +51,7 @@ func TestWriteSessionFields(t *testing.T) {
 			},
 		},
 	}
-	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0, sessionFields()) })
+	ps := encode(t, func(w metricWriter) { writeSession(w, &s, procwalk.FieldStatus, t0, SessionFields()) })
 	if len(ps) != 1 {
 		t.Fatalf("%d points, want 1", len(ps))
 	}
@@ -64,10 +65,10 @@ func TestWriteSessionFields(t *testing.T) {
 		"rss_bytes": int64(3 << 20), "pss_bytes": int64(2 << 20), "uss_bytes": int64(1 << 20),
 		"swap_bytes": int64(4096), "smaps_read_procs": int64(3),
 		"cpu_time_seconds": 42.5, "read_bytes": int64(1000), "write_bytes": int64(2000), "io_read_procs": int64(3),
-		"cpu_percent": 12.5, "growth_bytes_per_minute": 1024.0, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
-		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0,
-		"oldest_start_unix_seconds": int64(1700000000),
-		"memory_usage_bytes":        int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
+		"cpu_percent": 12.5, "rss_growth_bytes_per_minute": 1024.0, "pss_growth_bytes_per_minute": 512.0,
+		"read_bytes_per_second": 10.0, "write_bytes_per_second": 20.0, "io_bytes_per_second": 30.0,
+		"start_unix_seconds": int64(1700000000),
+		"memory_usage_bytes": int64(50 << 20), "memory_limit_bytes": int64(100 << 20), "memory_usage_percent": 50.0,
 		"cpu_quota_cores": 1.5, "cpu_quota_percent": 20.0, "danger": false,
 	}
 	if !reflect.DeepEqual(p.fields, want) {
@@ -84,9 +85,9 @@ func TestWriteSessionLeavesOutUnknowns(t *testing.T) {
 	s := session.Session{Kind: session.KindTmux, Name: "build", Totals: session.Totals{
 		Totals: procwalk.Totals{Procs: 2, RSSBytes: 100},
 	}}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	for _, absent := range []string{"swap_bytes", "pss_bytes", "uss_bytes", "read_bytes", "cpu_percent", "read_bytes_per_second",
-		"growth_bytes_per_minute", "rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "oldest_start_unix_seconds", "danger"} {
+		"rss_growth_bytes_per_minute", "memory_limit_bytes", "cpu_quota_cores", "start_unix_seconds", "danger"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("%s = %v written without data", absent, v)
 		}
@@ -108,7 +109,7 @@ func TestWriteProcessHostileNames(t *testing.T) {
 		Rates: procwalk.Rates{Measured: true, CPUPercent: 99.5, HaveIO: true, ReadBytesPerSecond: 1},
 	}
 	snap := &procwalk.Snapshot{Time: t0}
-	got := encode(t, func(w metricWriter) { writeProcess(w, snap, &s, 3, &p, "cpu_percent", processFields()) })[0]
+	got := encode(t, func(w metricWriter) { writeProcess(w, snap, &s, 3, &p, "cpu_percent", ProcessFields()) })[0]
 	wantTags := map[string]string{"kind": "tmux", "session": "my session,x=y", "rank": "3", "by": "cpu_percent"}
 	if !reflect.DeepEqual(got.tags, wantTags) {
 		t.Errorf("tags = %v, want %v", got.tags, wantTags)
@@ -146,14 +147,14 @@ func TestProcessRanking(t *testing.T) {
 			top = append(top, &procs[i])
 		}
 		var got []int
-		for _, p := range procwalk.TopN(&procwalk.Snapshot{}, top, 3, rank) {
+		for _, p := range metric.Top(&procwalk.Snapshot{}, top, 3, &rank) {
 			got = append(got, p.ID.PID)
 		}
 		if want := []int{7, 3, 9}; !reflect.DeepEqual(got, want) {
 			t.Errorf("top 3 by %q = %v, want %v (ties: lower pid first)", by, got, want)
 		}
 	}
-	for _, by := range []string{"memory", "age_seconds", "pid"} {
+	for _, by := range []string{"memory", "pid", "uid", "procs", "input_tokens"} {
 		if _, ok := processRanking(by); ok {
 			t.Errorf("processRanking(%q) accepted", by)
 		}
@@ -258,9 +259,9 @@ func TestAppendActions(t *testing.T) {
 	}
 }
 
-// An agent session carries its status as a tag, its model and session id as
-// strings and its token figures as integers; what the transcript does not
-// say is left out.
+// An agent session carries its status, model and session id as strings
+// (never the status as a tag: its counters stay one series) and its token
+// figures as integers; what the transcript does not say is left out.
 func TestWriteAgentSession(t *testing.T) {
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
 		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrStatus: "blocked", session.AttrModel: "claude-sonnet-4-5",
@@ -270,11 +271,11 @@ func TestWriteAgentSession(t *testing.T) {
 			Transcript: &session.Transcript{ContextUsedTokens: 183000, InputTokens: 120, OutputTokens: 9000, CacheReadTokens: 800000,
 				CacheCreationTokens: 40000, Turns: 4, PendingTools: 1, LastActivity: t0.Add(-5 * time.Minute), Bytes: 123456, SkippedBytes: 65536}},
 	}
-	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
-	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": "blocked"}; !reflect.DeepEqual(p.tags, want) {
+	p := encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
+	if want := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude"}; !reflect.DeepEqual(p.tags, want) {
 		t.Errorf("tags = %v, want %v", p.tags, want)
 	}
-	want := map[string]any{"model": "claude-sonnet-4-5", "session_id": "5f2c9a1e", "status_seconds": int64(300),
+	want := map[string]any{"status": "blocked", "model": "claude-sonnet-4-5", "session_id": "5f2c9a1e", "status_seconds": int64(300),
 		"context_used_tokens": int64(183000), "context_window_tokens": int64(200000), "context_percent": 91.5,
 		"input_tokens": int64(120), "output_tokens": int64(9000), "cache_read_tokens": int64(800000), "cache_creation_tokens": int64(40000),
 		"turns": int64(4), "pending_tools": int64(1), "last_activity_unix_seconds": t0.Add(-5 * time.Minute).Unix(),
@@ -286,13 +287,37 @@ func TestWriteAgentSession(t *testing.T) {
 	}
 	s.Agent = &session.AgentState{Status: "idle", StatusSince: t0}
 	s.Attrs = map[string]string{session.AttrAgent: "aider", session.AttrStatus: "idle"}
-	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, sessionFields()) })[0]
+	p = encode(t, func(w metricWriter) { writeSession(w, &s, 0, t0, SessionFields()) })[0]
 	for _, absent := range []string{"model", "session_id", "context_percent", "input_tokens", "turns", "transcript_skipped_bytes"} {
 		if v, ok := p.fields[absent]; ok {
 			t.Errorf("no transcript, yet %s = %v", absent, v)
 		}
 	}
-	if p.fields["status_seconds"] != int64(0) || p.tags["status"] != "idle" {
+	if p.fields["status_seconds"] != int64(0) || p.fields["status"] != "idle" || p.tags["status"] != "" {
 		t.Errorf("fields %v tags %v", p.fields, p.tags)
+	}
+}
+
+// An agent's status is also a state set, as kube-state-metrics writes a
+// pod's phase: a procwalk_agent_status line per status, 1 for the agent's
+// own and 0 for the others, so that every (agent, status) series is
+// written at every gather.
+func TestWriteAgentStatus(t *testing.T) {
+	s := session.Session{Kind: session.KindAgent, Name: "claude/app", Attrs: map[string]string{session.AttrAgent: "claude"},
+		Agent: &session.AgentState{Status: session.AgentBlocked}}
+	ps := encode(t, func(w metricWriter) { writeAgentStatus(w, &s, t0) })
+	if len(ps) != len(session.AgentStatuses()) {
+		t.Fatalf("%d lines, want one per status: %v", len(ps), ps)
+	}
+	for i, p := range ps {
+		status := session.AgentStatuses()[i]
+		want := int64(0)
+		if status == session.AgentBlocked {
+			want = 1
+		}
+		wantTags := map[string]string{"kind": "agent", "session": "claude/app", "agent": "claude", "status": status}
+		if p.measurement != MeasurementAgent || !reflect.DeepEqual(p.tags, wantTags) || !reflect.DeepEqual(p.fields, map[string]any{"value": want}) || !p.time.Equal(t0) {
+			t.Errorf("line %d: %+v, want %s tags %v value=%d", i, p, MeasurementAgent, wantTags, want)
+		}
 	}
 }

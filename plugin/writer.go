@@ -5,11 +5,14 @@ package plugin
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
+
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // writer.go holds the two places a metric can go: line protocol (exec and
@@ -26,6 +29,10 @@ type metricWriter interface {
 	stringField(key, v string)
 	argsField(key string, args []string) // joined by spaces
 	boolField(key string, v bool)
+	// typed says the kind of the field key of the current metric: a
+	// Telegraf accumulator adds counters with AddCounter, gauges and rates
+	// with AddGauge; line protocol has no types.
+	typed(key string, k metric.Kind)
 	end(t time.Time)
 }
 
@@ -138,6 +145,8 @@ func (w *lineWriter) addScratch(key string) {
 	w.enc.AddField(key, v)
 }
 
+func (w *lineWriter) typed(string, metric.Kind) {}
+
 func (w *lineWriter) end(t time.Time) {
 	w.fields()
 	w.enc.EndLine(t)
@@ -155,12 +164,18 @@ func (w *lineWriter) end(t time.Time) {
 }
 
 // accWriter adds each metric to a Telegraf-shaped accumulator. Telegraf may
-// keep the maps, so every metric gets its own.
+// keep the maps, so every metric gets its own. A Telegraf metric has one
+// type: a line with typed fields is added as up to three metrics of the
+// same measurement, tags and time, which InfluxDB merges into one point
+// and Prometheus types: its counters (AddCounter), its gauges and rates
+// (AddGauge), and the rest, strings (AddFields, untyped: so Prometheus's
+// string_as_label never puts them on the numbers' series).
 type accWriter struct {
 	acc         Accumulator
 	measurement string
 	tags        map[string]string
 	fields      map[string]any
+	kinds       map[string]metric.Kind // of the current metric's typed fields
 	lines       int
 }
 
@@ -201,11 +216,50 @@ func (w *accWriter) argsField(key string, args []string) {
 	w.fields[key] = string(appendCmdline(nil, args))
 }
 
+func (w *accWriter) typed(key string, k metric.Kind) {
+	if w.kinds == nil {
+		w.kinds = make(map[string]metric.Kind)
+	}
+	w.kinds[key] = k
+}
+
 func (w *accWriter) end(t time.Time) {
 	if len(w.fields) == 0 {
 		w.acc.AddError(fmt.Errorf("%w: %s metric without fields", ErrEncode, w.measurement))
 		return
 	}
-	w.acc.AddFields(w.measurement, w.fields, w.tags, t)
 	w.lines++
+	if len(w.kinds) == 0 {
+		w.acc.AddFields(w.measurement, w.fields, w.tags, t)
+		return
+	}
+	var gauges, counters map[string]any
+	for key, k := range w.kinds {
+		v, ok := w.fields[key]
+		if !ok {
+			continue // not written: NaN, say
+		}
+		delete(w.fields, key)
+		if k == metric.Counter {
+			if counters == nil {
+				counters = make(map[string]any, len(w.kinds))
+			}
+			counters[key] = v
+		} else {
+			if gauges == nil {
+				gauges = make(map[string]any, len(w.kinds))
+			}
+			gauges[key] = v
+		}
+	}
+	clear(w.kinds)
+	if gauges != nil {
+		w.acc.AddGauge(w.measurement, gauges, maps.Clone(w.tags), t)
+	}
+	if counters != nil {
+		w.acc.AddCounter(w.measurement, counters, maps.Clone(w.tags), t)
+	}
+	if len(w.fields) > 0 {
+		w.acc.AddFields(w.measurement, w.fields, w.tags, t)
+	}
 }

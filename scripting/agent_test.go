@@ -10,9 +10,9 @@ import (
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
-// An agent session's status and transcript figures, as s.agent and, being
-// session metrics, as s.NAME; nil for other kinds and for what the
-// transcript does not say.
+// An agent session's status and transcript strings, as s.agent, and its
+// figures, being session metrics, as s.NAME; nil for other kinds and for
+// what the transcript does not say.
 func TestSessionAgent(t *testing.T) {
 	w := newWorld(t)
 	w.in.Sessions = withAgentState(w.in.Sessions, "agent:claude/myproj", &session.AgentState{Status: "blocked",
@@ -20,11 +20,12 @@ func TestSessionAgent(t *testing.T) {
 		ContextWindowTokens: 200000, ContextPercent: 92.5,
 		Transcript: &session.Transcript{Model: "claude-opus-4-1", ContextUsedTokens: 185000, OutputTokens: 1200, Turns: 3, PendingTools: 1}})
 	got := w.eval(t, `local a = pw.session("agent:claude/myproj").agent
-print(a.status, a.model, a.status_seconds, a.context_percent, a.context_used_tokens, a.output_tokens, a.turns, a.pending_tools, a.session_id, a.why)
-print(pw.session("tmux:work").agent, s)
+local s = pw.session("agent:claude/myproj")
+print(a.status, a.model, s.status_seconds, s.context_percent, s.context_used_tokens, s.output_tokens, s.turns, s.pending_tools, a.session_id, a.why, a.status_seconds)
+print(pw.session("tmux:work").agent, nil)
 local s, tmux = pw.session("agent:claude/myproj"), pw.session("tmux:work")
 print(s.context_percent, s.turns, tmux.context_percent)`)
-	if want := "blocked\tclaude-opus-4-1\t420\t92.5\t185000\t1200\t3\t1\tnil\ta tool use awaits its result, and nothing runs\nnil\tnil\n92.5\t3\tnil"; got != want {
+	if want := "blocked\tclaude-opus-4-1\t420\t92.5\t185000\t1200\t3\t1\tnil\ta tool use awaits its result, and nothing runs\tnil\nnil\tnil\n92.5\t3\tnil"; got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }

@@ -57,7 +57,7 @@ func check(t *testing.T, cases []struct{ src, want string }) {
 func TestProcessFields(t *testing.T) {
 	check(t, []struct{ src, want string }{
 		{`local p = pw.process(112)
-print(p.pid, p.ppid, p.pgrp, p.sid, p.tty, p.id, p.comm, p.name, p.cmdline)`,
+print(p.pid, p.ppid, p.pgrp, p.sid, p.tty_nr, p.id, p.comm, p.name, p.cmdline)`,
 			"112\t111\t111\t101\t34816\t112@170100\tnode\tnode\tnode /home/dev/myproj/node_modules/.bin/jest"},
 		{`local p = pw.process(112)
 print(p.argv[1], p.argv[2], #p.argv, p.exe, p.cwd, p.uid, p.euid, p.user, p.state, p.threads, p.kernel, p.zombie)`,
@@ -66,7 +66,7 @@ print(p.argv[1], p.argv[2], #p.argv, p.exe, p.cwd, p.uid, p.euid, p.user, p.stat
 print(p.rss, p.vsize, p.shared, p.pss, p.uss, p.swap, p.fds, p.oom_score)`,
 			"1610612736\t4831838208\t402653184\t1207959552\t805306368\t0\t3\t96"},
 		{`local p = pw.process(110)
-print(p.cpu_time, p.user_time, p.system_time, p.read_bytes, p.write_bytes, p.age, p.start_time, p.cgroup)`,
+print(p.cpu_time, p.user_time, p.system_time, p.read_bytes, p.write_bytes, p.age, p.start, p.cgroup)`,
 			"590\t500\t90\t110000000\t55000000\t862400\t1700001600\t/user.slice/user-1000.slice/session-1.scope"},
 		// Rates are nil until a second snapshot measured them.
 		{`local p = pw.process(110)
@@ -162,18 +162,19 @@ print(table.concat(n, " "), by.tmux, by.sid, by.pgrp, by.tty, by.tree, by.cgroup
 print(s.kind, s.name, s.attrs.tmux_target, s.attrs.socket, s.procs, s.threads, s.zombies, pw.bytes(s.rss), pw.bytes(s.pss), pw.bytes(s.uss))`,
 			"tmux\twork\twork:0.0\t/tmp/tmux-1000/default\t4\t22\t0\t2.1 GiB\t1.6 GiB\t1.0 GiB"},
 		{`local s = pw.session("tmux:build")
-print(s.cpu, s.growth, s.read_rate, string.format("%.2f", s.cpu_time), s.read_bytes, s.age, pw.duration(s.age), s.smaps_read, s.io_read, s.cgroup)`,
+print(s.cpu, s.growth, s.read_rate, string.format("%.2f", s.cpu_time), s.read_bytes, s.age, pw.duration(s.age), s.smaps_read_procs, s.io_read_procs, s.cgroup)`,
 			"nil\tnil\tnil\t1052.92\t465000000\t862499.25\t9 days 23 hr\t3\t4\tnil"},
-		// The catalogue's names (session.Metrics), as Telegraf writes them.
+		// The catalogue's names (metric.Sessions), as Telegraf writes them;
+		// a short name is the same metric.
 		{`local s = pw.session("tmux:build")
-print(s.rss_bytes == s.rss, s.cpu_time_seconds == s.cumulative_cpu_time, s.read_bytes_per_second, s.smaps_read_procs, s.partial, s.danger, s.age_seconds == s.age)`,
-			"true\ttrue\tnil\t3\tfalse\tnil\ttrue"},
+print(s.rss_bytes == s.rss, s.cpu_time_seconds == s.cpu_time, s.cpu_time == s.time, s.read_bytes_per_second, s.smaps_read_procs, s.partial, s.danger, s.age_seconds == s.age, s.start_unix_seconds == s.start)`,
+			"true\ttrue\ttrue\tnil\t3\tfalse\tnil\ttrue\ttrue"},
 		{`local s = pw.session("agent:claude/myproj")
-print(s.attrs.project, s.attrs.tmux_target, s.attrs.agent, s.totals.procs, s.totals.rss == s.rss, s.totals.kind)`,
+print(s.attrs.project, s.attrs.tmux_target, s.attrs.agent, s.totals.procs, s.totals.rss_bytes == s.rss, s.totals.rss)`,
 			"myproj\twork:0.0\tclaude\t3\ttrue\tnil"},
-		{`local c = pw.session("cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef").cgroup
-print(c.version, pw.bytes(c.memory_usage), pw.bytes(c.memory_limit), string.format("%.1f", c.memory_percent), c.cpu_quota, c.cpu_used, c.danger)`,
-			"1\t1.8 GiB\t2.0 GiB\t90.0\t1\tnil\ttrue"},
+		{`local s = pw.session("cgroup:pod/1234abcd-5678-90ef-1234-567890abcdef")
+print(s.cgroup.version, pw.bytes(s.memory_usage_bytes), pw.bytes(s.memory_limit_bytes), string.format("%.1f", s.memory_usage_percent), s.cpu_quota_cores, s.cpu_quota_percent, s.danger, s.cgroup.memory_percent)`,
+			"1\t1.8 GiB\t2.0 GiB\t90.0\t1\tnil\ttrue\tnil"},
 		{`local o = {} for _, p in ipairs(pw.session("tmux:build"):processes()) do o[#o+1] = p.pid end
 local r = {} for _, p in ipairs(pw.session("tmux:build"):roots()) do r[#r+1] = p.pid end
 print(table.concat(o, ","), table.concat(r, ","))`, "102,120,121,122\t102"},
@@ -195,8 +196,8 @@ func TestSessionTotalsNotReadAreNil(t *testing.T) {
 	}
 	w.in.Sessions = grouper(t, w.users)(w.snap)
 	got := w.eval(t, `local s = pw.session("tmux:build")
-print(s.procs, s.swap, s.pss, s.read_bytes, s.cumulative_read_bytes, s.cumulative_write_bytes, s.io_read)`)
-	if want := "4\tnil\tnil\tnil\tnil\tnil\t0"; got != want {
+print(s.procs, s.swap, s.pss, s.read_bytes, s.write_bytes, s.io_read_procs)`)
+	if want := "4\tnil\tnil\tnil\tnil\tnil"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -27,10 +28,10 @@ const (
 )
 
 type module struct {
-	r       *Runtime
-	metrics *procwalk.Catalogue // a process's numeric fields
-	// sessionMetrics are a session's numeric fields, by name and alias.
-	sessionMetrics map[string]*session.MetricDesc
+	r *Runtime
+	// metrics are the numeric fields of processes and sessions, by name
+	// and alias.
+	metrics *metric.Catalogue
 
 	// Per Lua state: made by Loader.
 	procMT, sessionMT *lua.LTable
@@ -69,15 +70,7 @@ func (m *module) forgetState() {
 }
 
 func newModule(r *Runtime) *module {
-	m := &module{r: r, metrics: procwalk.NewCatalogue(), held: make(map[string]int), since: make(map[string]time.Time), touched: make(map[string]bool),
-		sessionMetrics: make(map[string]*session.MetricDesc)}
-	list := session.Metrics()
-	for i := range list {
-		for _, name := range append([]string{list[i].Name}, list[i].Aliases...) {
-			m.sessionMetrics[name] = &list[i]
-		}
-	}
-	return m
+	return &module{r: r, metrics: metric.NewCatalogue(), held: make(map[string]int), since: make(map[string]time.Time), touched: make(map[string]bool)}
 }
 
 // begin points the module at one run's input.

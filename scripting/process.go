@@ -9,6 +9,7 @@ import (
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // process.go exposes a process as userdata whose fields are read lazily:
@@ -28,9 +29,10 @@ func processFields() []string {
 		"id", "comm", "name", "cmdline", "argv", "exe", "cwd", "user", "state", "kernel", "zombie", "cgroup")
 }
 
-// numericFields are the numeric fields: the metric catalogue's names (each
-// metric's short names work too, e.g. rss for rss_bytes).
-func numericFields() []string { return procwalk.MetricNames() }
+// numericFields are the numeric fields: the names of the catalogue's
+// metrics of a process (each metric's short names work too, e.g. rss for
+// rss_bytes).
+func numericFields() []string { return metric.Names(metric.Processes()) }
 
 // procObject is a process object: the userdata and its value in one
 // allocation, and a list of them in one block, so that
@@ -156,13 +158,13 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 		pushString(L, cgroupPath(p), p.Read&procwalk.FieldCgroup != 0 && len(p.Cgroups) > 0)
 	default:
 		d, known := m.metrics.Lookup(key)
-		if !known {
+		if !known || !d.OfProcess() {
 			return false
 		}
-		if d.Type != procwalk.Rate { // a rate needs its field in both samples
+		if d.Kind != metric.Rate { // a rate needs its field in both samples
 			m.need(ref.snap, p, d.Needs)
 		}
-		v, ok := d.Value(ref.snap, p)
+		v, ok := d.Process(ref.snap, p)
 		pushOpt(L, v, ok)
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -202,14 +203,14 @@ func (m *module) luaTop(L *lua.LState) int {
 
 // checkMetric returns argument n as a metric of the catalogue, by name or
 // short name (rss_bytes or rss).
-func (m *module) checkMetric(L *lua.LState, n int) procwalk.MetricDesc {
+func (m *module) checkMetric(L *lua.LState, n int) *metric.Desc {
 	name := L.CheckString(n)
 	d, ok := m.metrics.Lookup(name)
-	if !ok {
+	if !ok || !d.OfProcess() {
 		L.ArgError(n, fmt.Sprintf("unknown metric %q; metrics are %s (short names such as rss for rss_bytes work too)",
 			name, strings.Join(numericFields(), ", ")))
 	}
-	return *d
+	return d
 }
 
 // optCount reads an optional positive count, default 5.
@@ -227,12 +228,12 @@ func optCount(L *lua.LState, n int) int {
 // topN returns up to n of procs with the highest metric d, in the
 // catalogue's order (highest first, ties by pid); processes without a value
 // for it are left out.
-func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, d procwalk.MetricDesc, n int) []*procwalk.Process {
+func topN(snap *procwalk.Snapshot, procs []*procwalk.Process, d *metric.Desc, n int) []*procwalk.Process {
 	with := make([]*procwalk.Process, 0, len(procs))
 	for _, p := range procs {
-		if _, ok := d.Value(snap, p); ok {
+		if _, ok := d.Process(snap, p); ok {
 			with = append(with, p)
 		}
 	}
-	return procwalk.TopN(snap, with, n, d)
+	return metric.Top(snap, with, n, d)
 }

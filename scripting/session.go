@@ -10,6 +10,7 @@ import (
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -22,15 +23,11 @@ type sessionRef struct {
 	s    *session.Session
 }
 
-// sessionFields lists the fields, for error messages and the README.
+// sessionFields lists the fields, for error messages and the README:
+// kind, name, ref, attrs, totals, cgroup, agent, then the names of the
+// catalogue's metrics of a session (each metric's short names work too).
 func sessionFields() []string {
-	return []string{
-		"kind", "name", "ref", "attrs", "totals", "procs", "threads", "zombies",
-		"rss", "pss", "uss", "swap", "cpu", "cpu_time", "read_bytes", "write_bytes",
-		"read_rate", "write_rate", "growth", "pss_growth", "age", "start_time",
-		"cumulative_cpu_time", "cumulative_read_bytes", "cumulative_write_bytes",
-		"smaps_read", "io_read", "cgroup", "agent",
-	}
+	return append([]string{"kind", "name", "ref", "attrs", "totals", "cgroup", "agent"}, metric.Names(metric.Sessions())...)
 }
 
 func (m *module) newSession(L *lua.LState, s *session.Session) *lua.LUserData {
@@ -148,16 +145,24 @@ func (m *module) sessionIndex(L *lua.LState) int {
 		L.Push(t)
 	case "totals":
 		t := L.NewTable()
-		for _, f := range sessionFields() {
-			if f == "kind" || f == "name" || f == "ref" || f == "attrs" || f == "totals" {
-				continue
-			}
-			if m.sessionTotal(L, ref, f) {
-				t.RawSetString(f, L.Get(-1))
-				L.Pop(1)
+		for _, d := range metric.Sessions() {
+			if v, ok := d.Session(ref.s, ref.snap.Fields, ref.snap.Time); ok {
+				t.RawSetString(d.Name, sessionNumber(&d, v))
 			}
 		}
 		L.Push(t)
+	case "cgroup":
+		if c := ref.s.Totals.Cgroup; c == nil {
+			L.Push(lua.LNil)
+		} else {
+			L.Push(cgroupTable(L, c))
+		}
+	case "agent":
+		if ref.s.Agent == nil {
+			L.Push(lua.LNil)
+		} else {
+			L.Push(agentTable(L, ref.s))
+		}
 	default:
 		if m.sessionTotal(L, ref, key) {
 			return 1
@@ -171,76 +176,36 @@ func (m *module) sessionIndex(L *lua.LState) int {
 	return 1
 }
 
-// sessionTotal pushes one total and reports whether key is one: a name or
-// alias of the session metric catalogue (session.Metrics), absent
-// as nil, or one of the fields below. Those keep the meaning they had
-// before the catalogue: cpu_time, read_bytes and write_bytes are the
-// members' counters now (they drop when a member exits), where the
-// catalogue's cpu_time_seconds, read_bytes and write_bytes are the
-// session's cumulative ones (cumulative_cpu_time ...).
+// sessionTotal pushes the value of the catalogue's session metric named key
+// (by name or short name), nil when absent, and reports whether key names
+// one.
 func (m *module) sessionTotal(L *lua.LState, ref *sessionRef, key string) bool {
-	t := &ref.s.Totals
-	rates := t.RatesMeasured > 0
-	switch key {
-	case "cpu_time":
-		L.Push(lua.LNumber(t.CPUSeconds))
-	case "read_bytes":
-		pushOpt(L, float64(t.ReadBytes), t.IORead > 0)
-	case "write_bytes":
-		pushOpt(L, float64(t.WriteBytes), t.IORead > 0)
-	case "start_time":
-		pushOpt(L, float64(t.OldestStart.UnixNano())/1e9, !t.OldestStart.IsZero())
-	case "smaps_read":
-		L.Push(lua.LNumber(t.SmapsRead))
-	case "io_read":
-		L.Push(lua.LNumber(t.IORead))
-	case "cgroup":
-		if t.Cgroup == nil {
-			L.Push(lua.LNil)
-		} else {
-			L.Push(cgroupTable(L, t.Cgroup, rates))
-		}
-	case "agent":
-		if ref.s.Agent == nil {
-			L.Push(lua.LNil)
-		} else {
-			L.Push(agentTable(L, ref.s, ref.snap))
-		}
-	default:
-		d, ok := m.sessionMetrics[key]
-		if !ok {
-			return false
-		}
-		v, ok := d.Value(ref.s, ref.snap.Fields, ref.snap.Time)
-		switch {
-		case !ok:
-			L.Push(lua.LNil)
-		case d.Flag:
-			L.Push(lua.LBool(v != 0))
-		default:
-			L.Push(lua.LNumber(v))
-		}
+	d, ok := m.metrics.Lookup(key)
+	if !ok || !d.OfSession() {
+		return false
+	}
+	if v, ok := d.Session(ref.s, ref.snap.Fields, ref.snap.Time); ok {
+		L.Push(sessionNumber(d, v))
+	} else {
+		L.Push(lua.LNil)
 	}
 	return true
 }
 
-// cgroupTable converts cgroupfs usage and limits; a limit that does not
-// apply, or a CPU figure before rates are measured, is nil.
-func cgroupTable(L *lua.LState, c *session.CgroupUsage, rates bool) *lua.LTable {
-	t := L.NewTable()
-	set := func(k string, v float64, ok bool) {
-		if ok {
-			t.RawSetString(k, lua.LNumber(v))
-		}
+// sessionNumber is value v of metric d in Lua: a flag as a boolean.
+func sessionNumber(d *metric.Desc, v float64) lua.LValue {
+	if d.Flag {
+		return lua.LBool(v != 0)
 	}
+	return lua.LNumber(v)
+}
+
+// cgroupTable is what a cgroup session's numbers (s.memory_usage_bytes,
+// s.memory_limit_bytes, s.cpu_quota_cores ...) do not say: the cgroup
+// version and the cgroups that set the limits.
+func cgroupTable(L *lua.LState, c *session.CgroupUsage) *lua.LTable {
+	t := L.NewTable()
 	t.RawSetString("version", lua.LNumber(c.Version))
-	set("memory_usage", float64(c.MemoryUsageBytes), c.HaveMemoryUsage)
-	set("memory_limit", float64(c.MemoryLimitBytes), c.MemoryLimitBytes > 0)
-	set("memory_percent", c.MemoryPercent, c.MemoryLimitBytes > 0 && c.HaveMemoryUsage)
-	set("cpu_quota", c.CPUQuotaCores, c.CPUQuotaCores > 0)
-	set("cpu_used", c.CPUCoresUsed, rates)
-	set("cpu_percent", c.CPUQuotaPercent, rates && c.CPUQuotaCores > 0)
-	t.RawSetString("danger", lua.LBool(c.Danger))
 	if c.MemoryLimitPath != "" {
 		t.RawSetString("memory_limit_path", lua.LString(c.MemoryLimitPath))
 	}
@@ -250,28 +215,18 @@ func cgroupTable(L *lua.LState, c *session.CgroupUsage, rates bool) *lua.LTable 
 	return t
 }
 
-// agentTable converts an agent session's status and transcript figures:
-// {status, why, status_since, model, session_id, transcript, and the
-// session metrics marked Agent}; what is unknown is nil.
-func agentTable(L *lua.LState, s *session.Session, snap *procwalk.Snapshot) *lua.LTable {
+// agentTable is an agent session's status and what its transcript names:
+// {status, why, model, session_id, transcript}; what is unknown is nil. Its
+// numbers (s.status_seconds, s.context_percent, s.input_tokens ...) are
+// session metrics.
+func agentTable(L *lua.LState, s *session.Session) *lua.LTable {
 	a := s.Agent
 	t := L.NewTable()
 	t.RawSetString("status", lua.LString(a.Status))
 	t.RawSetString("why", lua.LString(a.Why))
-	if !a.StatusSince.IsZero() {
-		t.RawSetString("status_since", lua.LNumber(float64(a.StatusSince.UnixNano())/1e9))
-	}
 	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
 		if v := s.Attrs[attr]; v != "" {
 			t.RawSetString(key, lua.LString(v))
-		}
-	}
-	for _, d := range session.Metrics() {
-		if !d.Agent {
-			continue
-		}
-		if v, ok := d.Value(s, snap.Fields, snap.Time); ok {
-			t.RawSetString(d.Name, lua.LNumber(v))
 		}
 	}
 	return t

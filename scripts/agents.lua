@@ -19,10 +19,11 @@ if #agents == 0 then
 end
 
 local function bytes(n) return n and pw.bytes(n) or "-" end
-local function status(a)
+local function status(s)
+  local a = s.agent
   if not a then return "-" end
-  if (a.status == "blocked" or a.status == "ended") and a.status_seconds then
-    return a.status .. " " .. pw.duration(a.status_seconds)
+  if (a.status == "blocked" or a.status == "ended") and s.status_seconds then
+    return a.status .. " " .. pw.duration(s.status_seconds)
   end
   return a.status
 end
@@ -41,8 +42,8 @@ for _, s in ipairs(agents) do
     name, project = "", ""
   end
   print(string.format(row, name, project, unpack(figures)))
-  local ctx = ag and ag.context_percent and string.format("%d%%", math.floor(ag.context_percent + 0.5)) or "-"
-  print(pw.wrap(string.format("         %s, running %s, model %s, context %s, tmux %s", status(ag),
+  local ctx = s.context_percent and string.format("%d%%", math.floor(s.context_percent + 0.5)) or "-"
+  print(pw.wrap(string.format("         %s, running %s, model %s, context %s, tmux %s", status(s),
     a.elapsed or (s.age and pw.duration(s.age)) or "-", pw.printable(ag and ag.model or "-"), ctx,
     pw.printable(a.tmux_target or "-")), 80, "         "))
 end

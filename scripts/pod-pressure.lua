@@ -23,10 +23,9 @@ if not cgroups then error("cannot group sessions: " .. err) end
 
 local limited = {}
 for _, s in ipairs(cgroups) do
-  local c = s.cgroup
-  if c and (c.memory_limit or c.cpu_quota) then
-    local mem, cpu = c.memory_percent, c.cpu_percent
-    limited[#limited + 1] = { s = s, c = c, mem = mem, cpu = cpu, worst = math.max(mem or 0, cpu or 0) }
+  if s.memory_limit_bytes or s.cpu_quota_cores then
+    local mem, cpu = s.memory_usage_percent, s.cpu_quota_percent
+    limited[#limited + 1] = { s = s, mem = mem, cpu = cpu, worst = math.max(mem or 0, cpu or 0) }
   end
 end
 table.sort(limited, function(a, b)
@@ -46,11 +45,11 @@ local pressed = pw.state.pressed
 local row = "%-2s %-20s %-26s %s"
 print(string.format(row, "", "CGROUP", "MEMORY", "CPU"))
 for _, e in ipairs(limited) do
-  local s, c = e.s, e.c
-  local memory = c.memory_limit and string.format("%s/%s %3.0f%%", pw.bytes(c.memory_usage or 0),
-    pw.bytes(c.memory_limit), e.mem or 0) or "no limit"
-  local cpu = c.cpu_quota and (e.cpu and string.format("%.2f/%.2g cores %3.0f%%", c.cpu_used, c.cpu_quota, e.cpu)
-    or string.format("?/%.2g cores", c.cpu_quota)) or "no quota"
+  local s = e.s
+  local memory = s.memory_limit_bytes and string.format("%s/%s %3.0f%%", pw.bytes(s.memory_usage_bytes or 0),
+    pw.bytes(s.memory_limit_bytes), e.mem or 0) or "no limit"
+  local cpu = s.cpu_quota_cores and (e.cpu and string.format("%.2f/%.2g cores %3.0f%%", s.cpu / 100, s.cpu_quota_cores, e.cpu)
+    or string.format("?/%.2g cores", s.cpu_quota_cores)) or "no quota"
   local offenders = {}
   for _, p in ipairs(top > 0 and s:top(s.pss and "pss" or "rss", top) or {}) do
     offenders[#offenders + 1] = string.format("%s %d %s", pw.printable(p.comm), p.pid, pw.bytes(p.pss or p.rss))

@@ -29,12 +29,11 @@ local function notes(s)
   if a.project and s.kind == "agent" then out[#out + 1] = "project " .. a.project end
   if a.pod then out[#out + 1] = "pod " .. (a.namespace and a.namespace .. "/" or "") .. a.pod end
   if a.unit and s.kind == "cgroup" and a.unit ~= s.name then out[#out + 1] = a.unit end
-  local c = s.cgroup
-  if c and c.memory_limit then
-    out[#out + 1] = string.format("memory %.0f%% of %s", c.memory_percent or 0, pw.bytes(c.memory_limit))
+  if s.memory_limit_bytes then
+    out[#out + 1] = string.format("memory %.0f%% of %s", s.memory_usage_percent or 0, pw.bytes(s.memory_limit_bytes))
   end
-  if c and c.cpu_quota then out[#out + 1] = string.format("cpu quota %.2g", c.cpu_quota) end
-  if c and c.danger then out[#out + 1] = "NEAR LIMIT" end
+  if s.cpu_quota_cores then out[#out + 1] = string.format("cpu quota %.2g", s.cpu_quota_cores) end
+  if s.danger then out[#out + 1] = "NEAR LIMIT" end
   if s.zombies > 0 then out[#out + 1] = s.zombies .. (s.zombies == 1 and " zombie" or " zombies") end
   return pw.printable(table.concat(out, ", ")) -- names: a tab or line break in one must not break the row
 end

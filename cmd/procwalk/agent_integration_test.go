@@ -83,9 +83,10 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 		var doc struct {
 			Sessions []struct {
-				Name  string         `json:"name"`
-				Attrs map[string]any `json:"attrs"`
-				Agent map[string]any `json:"agent"`
+				Name    string         `json:"name"`
+				Attrs   map[string]any `json:"attrs"`
+				Agent   map[string]any `json:"agent"`
+				Metrics map[string]any `json:"metrics"`
 			} `json:"sessions"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
@@ -93,6 +94,10 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		}
 		for _, s := range doc.Sessions {
 			if s.Name == name {
+				// The agent's strings and its numbers, in one map.
+				for k, v := range s.Metrics {
+					s.Agent[k] = v
+				}
 				return s.Agent
 			}
 		}
@@ -118,14 +123,17 @@ func TestIntegrationAgentStatus(t *testing.T) {
 		t.Errorf("waiting for a permission: %v", a)
 	}
 	r := cli(t, "telegraf", "--session-kinds", "agent", "--skip-self-metrics", "--agent-active-within", "1s")
-	want := fmt.Sprintf("procwalk_session,agent=claude,kind=agent,session=%s,status=blocked ", name)
+	want := fmt.Sprintf("procwalk_session,agent=claude,kind=agent,session=%s ", name)
 	var got string
 	for _, l := range strings.Split(r.stdout, "\n") {
 		if strings.HasPrefix(l, want) {
 			got = l
 		}
 	}
-	for _, field := range []string{`model="claude-opus-4-1"`, "context_used_tokens=180000i", "context_percent=90,", "cache_read_tokens=150000i", "turns=1i", "pending_tools=1i"} {
+	if !strings.Contains(r.stdout, fmt.Sprintf("procwalk_agent_status,agent=claude,kind=agent,session=%s,status=blocked value=1i ", name)) {
+		t.Errorf("no state set line of status blocked in\n%s", r.stdout)
+	}
+	for _, field := range []string{`status="blocked"`, `model="claude-opus-4-1"`, "context_used_tokens=180000i", "context_percent=90,", "cache_read_tokens=150000i", "turns=1i", "pending_tools=1i"} {
 		if !strings.Contains(got, field) {
 			t.Errorf("telegraf line lacks %s:\n%q\nin\n%s%s", field, got, r.stdout, r.stderr)
 		}
@@ -146,8 +154,8 @@ func TestIntegrationAgentStatus(t *testing.T) {
 	// Lua's print goes to stderr under run (stdout carries metrics).
 	script := filepath.Join(dir, "agent.lua")
 	if err := os.WriteFile(script, []byte(`local pw = require "procwalk"
-local a = pw.session("agent:`+name+`").agent
-print(a.status, a.model, a.context_percent, a.pending_tools)
+local s = pw.session("agent:`+name+`")
+print(s.agent.status, s.agent.model, s.context_percent, s.pending_tools)
 `), 0o644); err != nil {
 		t.Fatal(err)
 	}

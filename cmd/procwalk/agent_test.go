@@ -13,7 +13,8 @@ import (
 )
 
 // An agent's INFO starts with its status (for how long, when blocked or
-// ended), model and context use; its JSON has them in "agent".
+// ended), model and context use; its JSON has its status and strings in
+// "agent", its numbers in "metrics".
 func TestAgentInfoAndJSON(t *testing.T) {
 	now := time.Unix(1700003600, 0)
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
@@ -33,16 +34,14 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	var j struct {
 		Agent   map[string]any `json:"agent"`
+		Metrics map[string]any `json:"metrics"`
 		Members []any          `json:"members"`
 	}
 	if err := json.Unmarshal(b, &j); err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]any{"status": "blocked", "why": "a tool use awaits its result, and nothing runs", "status_since": "2023-11-14T23:10:20Z",
-		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "status_seconds": 180.0,
-		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
-		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
-		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0}
+		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z"}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -50,6 +49,15 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	}
 	if len(j.Agent) != len(want) || j.Members == nil {
 		t.Errorf("agent %v, members %v (an ended agent's row has [] members)", j.Agent, j.Members)
+	}
+	wantMetrics := map[string]any{"status_seconds": 180.0,
+		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
+		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
+		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0}
+	for k, v := range wantMetrics {
+		if j.Metrics[k] != v {
+			t.Errorf("metrics.%s = %#v, want %#v", k, j.Metrics[k], v)
+		}
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 // x-raw. Unlike plugin's BenchmarkExecdRatio it measures the command
 // itself: the source --source picks (BPF where allowed, see README), and
 // the tmux clients each gather runs (children-cpu-ms/op, in x-raw too). A
-// gather's own CPU is the difference of the cpu_seconds its self line
+// gather's own CPU is the difference of the cpu_time_seconds its self line
 // reports; its children's comes from /proc/<pid>/stat, in clock ticks.
 // Run it on a host of about 2,500 processes, e.g.
 //
@@ -85,7 +85,7 @@ type execdProcess struct {
 	cmd     *exec.Cmd
 	stdin   io.Writer
 	selfs   chan string // the self line ending each batch
-	lastCPU float64     // cpu_seconds of the previous batch
+	lastCPU float64     // cpu_time_seconds of the previous batch
 }
 
 // startExecd starts bin's execd and answers its first stdin line, so that
@@ -142,9 +142,9 @@ func (x *execdProcess) gather(b *testing.B) (self, children float64, procs int) 
 	case <-time.After(time.Minute):
 		b.Fatal("no batch within a minute")
 	}
-	cpu, err := strconv.ParseFloat(lineField(line, "cpu_seconds"), 64)
+	cpu, err := strconv.ParseFloat(lineField(line, "cpu_time_seconds"), 64)
 	if err != nil {
-		b.Fatalf("cpu_seconds in %q: %v", line, err)
+		b.Fatalf("cpu_time_seconds in %q: %v", line, err)
 	}
 	procs, _ = strconv.Atoi(strings.TrimSuffix(lineField(line, "processes"), "i"))
 	self, x.lastCPU = cpu-x.lastCPU, cpu

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"golang.org/x/sys/unix"
 )
 
@@ -48,7 +49,7 @@ func formatRate(bytesPerSecond float64) string {
 func metricsHelp() string {
 	var b strings.Builder
 	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
-	for _, d := range procwalk.Metrics() {
+	for _, d := range metric.Processes() {
 		name := d.Name
 		if len(d.Aliases) > 0 {
 			name += " (" + strings.Join(d.Aliases, ", ") + ")"
@@ -57,7 +58,7 @@ func metricsHelp() string {
 		if unit == "" {
 			unit = "-"
 		}
-		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Type)
+		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
 	}
 	return b.String()
 }
@@ -65,7 +66,7 @@ func metricsHelp() string {
 // formatMetric prints value v of metric d in a table's short form: sizes
 // and rates in binary units (the heading carries "/s"), percentages with
 // one decimal, CPU time and ages as durations.
-func formatMetric(d procwalk.MetricDesc, v float64) string {
+func formatMetric(d *metric.Desc, v float64) string {
 	switch d.Unit {
 	case "bytes":
 		return formatBytes(uint64(max(v, 0)))
@@ -76,10 +77,10 @@ func formatMetric(d procwalk.MetricDesc, v float64) string {
 	case "percent":
 		return formatPercent(v)
 	case "seconds":
-		switch d.Type {
-		case procwalk.Counter:
+		switch d.Kind {
+		case metric.Counter:
 			return formatSeconds(v)
-		case procwalk.Gauge:
+		case metric.Gauge:
 			if d.Name == "start_unix_seconds" {
 				return time.Unix(int64(v), 0).Format("2006-01-02T15:04:05")
 			}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 func TestFormatRate(t *testing.T) {
@@ -122,7 +122,7 @@ func TestTerminalWidthOfAPipe(t *testing.T) {
 // TestFormatMetricWholeNumbers checks that the integer path of a unitless
 // metric prints what FormatFloat prints, at the edges of that path too.
 func TestFormatMetricWholeNumbers(t *testing.T) {
-	d := procwalk.MetricDesc{Name: "pid"}
+	d := &metric.Desc{Name: "pid"}
 	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 42, 123456, -98765, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1 << 60, 1e21, 1.5, -0.25, math.Inf(1), math.NaN()} {
 		if got, want := formatMetric(d, v), strconv.FormatFloat(v, 'f', -1, 64); got != want {
 			t.Errorf("formatMetric(%v) = %q, want %q", v, got, want)

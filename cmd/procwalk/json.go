@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // json.go is the --json schema: snake_case names, bytes and seconds, and a
@@ -91,7 +92,7 @@ func newJSONVisibility(v procwalk.Visibility) jsonVisibility {
 // newJSONProcess converts p as seen in s; users names its uid. Its numbers
 // are the metric catalogue's, by their catalogue names, each present only
 // when it has a value; then the files that were refused or malformed.
-func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users, metrics []procwalk.MetricDesc) jsonProcess {
+func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users, metrics []metric.Desc) jsonProcess {
 	j := jsonProcess{members: make([]jsonMember, 0, 40)}
 	add := func(key string, value any) { j.members = append(j.members, jsonMember{key, value}) }
 	add("pid", p.ID.PID)
@@ -116,7 +117,7 @@ func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.U
 		if d.Name == "pid" {
 			continue
 		}
-		if v, ok := d.Value(s, p); ok {
+		if v, ok := d.Process(s, p); ok {
 			add(d.Name, jsonNumber(d, v))
 		}
 	}
@@ -132,7 +133,7 @@ func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.U
 // jsonNumber is v as JSON writes metric d: whole numbers for integers and
 // bytes (per second, per minute), two decimals otherwise, so that JSON
 // prints no float noise such as 12.340000000000002.
-func jsonNumber(d *procwalk.MetricDesc, v float64) any {
+func jsonNumber(d *metric.Desc, v float64) any {
 	switch {
 	case d.Integer:
 		return int64(v)
@@ -156,7 +157,7 @@ func writeJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Proc
 		IntervalSeconds: round(sampledInterval(s), 3),
 		Processes:       make([]jsonProcess, 0, len(procs)),
 	}
-	metrics := procwalk.Metrics()
+	metrics := metric.Processes()
 	for _, p := range procs {
 		doc.Processes = append(doc.Processes, newJSONProcess(s, p, users, metrics))
 	}

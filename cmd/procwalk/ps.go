@@ -14,6 +14,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // ps.go is `procwalk ps`: one row per process, sorted and filtered.
@@ -331,23 +332,36 @@ func lookupUser(s, passwd string, users *procwalk.Users, usersErr error) (int, e
 
 // psOrder is one --sort key: a metric of the catalogue, or pid.
 type psOrder struct {
-	name   string
-	metric *procwalk.MetricDesc // nil: by pid, ascending
+	name string
+	by   *metric.Desc // nil: by pid, ascending
 }
 
 func (o psOrder) needs() procwalk.Fields {
-	if o.metric == nil {
+	if o.by == nil {
 		return 0
 	}
-	return o.metric.Needs
+	return o.by.Needs
 }
 
-func (o psOrder) needsRates() bool { return o.metric != nil && o.metric.Type == procwalk.Rate }
+func (o psOrder) needsRates() bool { return o.by != nil && o.by.Kind == metric.Rate }
 
-// psSortNames are the short sort keys the help lists; any metric name of
-// the catalogue (procwalk ps --sort rss_bytes) is accepted too.
+// psSortNames are the sort keys the help lists: the short names of the
+// catalogue's process metrics, and pid. Any name of a process metric
+// (procwalk ps --sort rss_bytes) is accepted too.
 func psSortNames() []string {
-	return []string{"rss", "pss", "uss", "swap", "cpu", "io", "time", "age", "pid"}
+	return append(shortNames(metric.Processes()), "pid")
+}
+
+// shortNames are the first short name of each of metrics that has one,
+// ids (tty, euid) aside.
+func shortNames(metrics []metric.Desc) []string {
+	var names []string
+	for _, d := range metrics {
+		if len(d.Aliases) > 0 && !d.ID {
+			names = append(names, d.Aliases[0])
+		}
+	}
+	return names
 }
 
 func parsePSSort(name string) (psOrder, error) {
@@ -355,8 +369,8 @@ func parsePSSort(name string) (psOrder, error) {
 	if name == "pid" {
 		return psOrder{name: name}, nil
 	}
-	if d, ok := procwalk.LookupMetric(name); ok && d.Name != "pid" {
-		return psOrder{name: name, metric: &d}, nil
+	if d, ok := metric.Lookup(name); ok && d.OfProcess() && d.Name != "pid" {
+		return psOrder{name: name, by: &d}, nil
 	}
 	return psOrder{}, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", name,
 		strings.Join(psSortNames(), ", "))
@@ -365,11 +379,11 @@ func parsePSSort(name string) (psOrder, error) {
 // sort orders procs by the metric (the catalogue's one rule: largest first,
 // those without a value last, ties by pid), or by pid.
 func (o psOrder) sort(s *procwalk.Snapshot, procs []*procwalk.Process) {
-	if o.metric == nil {
+	if o.by == nil {
 		slices.SortFunc(procs, func(a, b *procwalk.Process) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
 		return
 	}
-	procwalk.SortByMetric(s, procs, *o.metric)
+	metric.Sort(s, procs, o.by)
 }
 
 // psColumn is one --columns name: a metric of the catalogue, or one of the
@@ -409,10 +423,10 @@ func psTextColumns() []psColumn {
 
 // metricColumn is the column of metric d: its label, its value in the
 // table's units, "-" where it has none.
-func metricColumn(name string, d procwalk.MetricDesc) psColumn {
-	return psColumn{name: name, header: d.Label, right: true, needs: d.Needs, rates: d.Type == procwalk.Rate,
+func metricColumn(name string, d *metric.Desc) psColumn {
+	return psColumn{name: name, header: d.Label, right: true, needs: d.Needs, rates: d.Kind == metric.Rate,
 		value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			v, ok := d.Value(s, p)
+			v, ok := d.Process(s, p)
 			if !ok {
 				return notMeasured
 			}
@@ -427,8 +441,8 @@ func findPSColumn(name string) (psColumn, bool) {
 			return c, true
 		}
 	}
-	if d, ok := procwalk.LookupMetric(name); ok {
-		return metricColumn(name, d), true
+	if d, ok := metric.Lookup(name); ok && d.OfProcess() {
+		return metricColumn(name, &d), true
 	}
 	return psColumn{}, false
 }

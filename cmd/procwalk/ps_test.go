@@ -16,6 +16,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 func TestPSTable(t *testing.T) {
@@ -145,7 +146,7 @@ func TestPSUsageErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, swap, cpu, io, time, age, pid, or a metric name (procwalk ps --help lists them)` + "\n"},
+		{[]string{"--sort", "size"}, exitUsage, `procwalk: --sort "size": want one of rss, pss, uss, swap, vsize, shared, cpu, time, user_time, system_time, read, write, io, growth, pss_growth, uss_growth, age, start, pid, or a metric name (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--sort", "cpu", "--no-rates"}, exitUsage, "procwalk: --sort cpu needs rates, which --no-rates turns off: drop one of them\n"},
 		{[]string{"--columns", "pid,size"}, exitUsage, `procwalk: --columns: unknown column "size": want some of pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command, or metric names (procwalk ps --help lists them)` + "\n"},
 		{[]string{"--columns", "pid,cpu", "--no-rates"}, exitUsage, "procwalk: --columns cpu needs rates, which --no-rates turns off: drop one of them\n"},
@@ -247,7 +248,7 @@ func TestPSJSON(t *testing.T) {
 	// Every number is a metric of the catalogue, by its name there.
 	text := []string{"start_ticks", "user", "state", "kernel_thread", "comm", "cmdline", "start_time"}
 	for k := range byPID[1] {
-		if d, ok := procwalk.LookupMetric(k); !slices.Contains(text, k) && (!ok || d.Name != k) {
+		if d, ok := metric.Lookup(k); !slices.Contains(text, k) && (!ok || d.Name != k || !d.OfProcess()) {
 			t.Errorf("JSON key %q is not a metric name of the catalogue", k)
 		}
 	}

@@ -10,61 +10,36 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // metricTable is the README's naming table, built from the metric
-// catalogue: one name per metric in ps, JSON, Telegraf and Lua.
+// catalogue: one name per metric in every output, for a process, a session
+// or both.
 func metricTable() string {
 	var b strings.Builder
-	b.WriteString("| name (JSON, Telegraf, Lua, `--sort`, `--columns`) | short names | ps heading | unit | type | reads | meaning |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
-	for _, d := range procwalk.Metrics() {
+	b.WriteString("| name | short names | heading | unit | kind | reads | of a process | of a session |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, d := range metric.All() {
 		short := make([]string, len(d.Aliases))
 		for i, a := range d.Aliases {
 			short[i] = "`" + a + "`"
 		}
 		reads := "stat, statm"
-		if d.Needs != 0 {
+		switch {
+		case d.Agent:
+			reads = "agent transcript"
+		case strings.HasPrefix(d.When, "cgroup"):
+			reads = "cgroupfs"
+		case d.Needs != 0:
 			reads = strings.ReplaceAll(d.Needs.String(), "smaps", "smaps_rollup")
 		}
-		if d.Type == procwalk.Rate {
+		if d.Kind == metric.Rate {
 			reads += ", two gathers"
-		}
-		unit := d.Unit
-		if unit == "" {
-			unit = "number"
-		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n",
-			d.Name, strings.Join(short, " "), d.Label, unit, d.Type, reads, d.Help)
-	}
-	return b.String()
-}
-
-// The README's naming table is the catalogue's: a metric added or renamed
-// there fails this test until the README says so.
-func TestREADMEMetricTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if table := metricTable(); !strings.Contains(string(readme), table) {
-		t.Errorf("README.md lacks the metric table; paste this under \"### Metric names\":\n%s", table)
-	}
-}
-
-// sessionMetricTable is the README's table of session metrics, built from
-// their catalogue.
-func sessionMetricTable() string {
-	var b strings.Builder
-	b.WriteString("| name (Telegraf, Lua) | Lua short names | unit | type | meaning |\n")
-	b.WriteString("|---|---|---|---|---|\n")
-	for _, d := range session.Metrics() {
-		short := make([]string, len(d.Aliases))
-		for i, a := range d.Aliases {
-			short[i] = "`" + a + "`"
 		}
 		unit := d.Unit
 		switch {
@@ -73,19 +48,111 @@ func sessionMetricTable() string {
 		case unit == "":
 			unit = "number"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", d.Name, strings.Join(short, " "), unit, d.Type, d.Help)
+		process, session := "-", "-"
+		if d.OfProcess() {
+			process = d.Help
+		}
+		if d.OfSession() {
+			session = d.HelpFor(true)
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s | %s |\n",
+			d.Name, strings.Join(short, " "), d.Label, unit, d.Kind, reads, process, session)
 	}
 	return b.String()
 }
 
-func TestREADMESessionMetricTable(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+// The README's naming table is the catalogue's: a metric added or renamed
+// there fails this test until the README says so. UPDATE_GOLDEN=1 go test
+// ./cmd/procwalk -run TestREADMEMetricTable rewrites it.
+func TestREADMEMetricTable(t *testing.T) {
+	checkGenerated(t, "../../README.md", "metric table", metricTable())
+}
+
+// fieldTable is a table of plugin/README.md: the fields of a measurement,
+// its numbers from the metric catalogue (for a session or a process), then
+// its strings.
+func fieldTable(metrics []metric.Desc, session bool, strs []plugin.StringField) string {
+	var b strings.Builder
+	b.WriteString("| field | type | unit | kind | when | meaning |\n|---|---|---|---|---|---|\n")
+	for _, d := range metrics {
+		typ := "float"
+		switch {
+		case d.Flag:
+			typ = "bool"
+		case d.Integer:
+			typ = "int"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s |\n", d.Name, typ, d.Unit, d.Kind, fieldWhen(&d), d.HelpFor(session))
+	}
+	for _, f := range strs {
+		fmt.Fprintf(&b, "| `%s` | string | | | %s | %s |\n", f.Name, f.When, f.Help)
+	}
+	return b.String()
+}
+
+// fieldWhen says when Telegraf writes a metric: what its Desc says, else
+// the options that read what it needs; and from the second sample for a
+// rate.
+func fieldWhen(d *metric.Desc) string {
+	var parts []string
+	if d.When != "" {
+		parts = append(parts, d.When)
+	}
+	for _, n := range []struct {
+		f    procwalk.Fields
+		what string
+	}{
+		{procwalk.FieldSmaps, "`pss`"},
+		{procwalk.FieldIO, "`io`"},
+		{procwalk.FieldStatus, "status read (user sessions)"},
+		{procwalk.FieldFDs, "ranked by it"},
+		{procwalk.FieldOOMScore, "ranked by it"},
+	} {
+		if d.Needs&n.f != 0 && d.When == "" {
+			parts = append(parts, n.what)
+		}
+	}
+	if d.Kind == metric.Rate {
+		parts = append(parts, "from the 2nd sample")
+	}
+	if len(parts) == 0 {
+		return "always"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plugin/README.md's field tables are the catalogue's: UPDATE_GOLDEN=1 go
+// test ./cmd/procwalk -run TestPluginREADMEFieldTables rewrites them.
+func TestPluginREADMEFieldTables(t *testing.T) {
+	checkGenerated(t, "../../plugin/README.md", "procwalk_session fields", fieldTable(plugin.SessionFields(), true, plugin.SessionStrings()))
+	checkGenerated(t, "../../plugin/README.md", "procwalk_process fields", fieldTable(plugin.ProcessFields(), false, plugin.ProcessStrings()))
+}
+
+// checkGenerated checks that the section of file between the markers
+// "<!-- begin NAME: ... -->" and "<!-- end NAME -->" is want, and with
+// UPDATE_GOLDEN=1 writes it there.
+func checkGenerated(t *testing.T, file, name, want string) {
+	t.Helper()
+	doc, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if table := sessionMetricTable(); !strings.Contains(string(readme), table) {
-		t.Errorf("README.md lacks the session metric table; paste this under \"### Session metric names\":\n%s", table)
+	begin, end := "<!-- begin "+name+": generated from procwalk/metric by go test; UPDATE_GOLDEN=1 rewrites it -->\n", "<!-- end "+name+" -->\n"
+	head, rest, ok := strings.Cut(string(doc), begin)
+	got, tail, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("%s lacks the markers of the %s:\n%s%s", file, name, begin, end)
 	}
+	if got == want {
+		return
+	}
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile(file, []byte(head+begin+want+end+tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the %s differs from the catalogue's; UPDATE_GOLDEN=1 go test -run %s rewrites it. Want:\n%s", file, name, t.Name(), want)
 }
 
 // The README's table of kinds lists every kind, in the order procwalk

@@ -16,6 +16,7 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -142,7 +143,7 @@ func readMembersSmaps(gd gathered, s *session.Session) error {
 
 func (c *sessionCommand) writeJSON(gd gathered, s *session.Session) error {
 	j := newJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, s)
-	metrics := procwalk.Metrics()
+	metrics := metric.Processes()
 	for _, id := range s.Members {
 		if p := gd.Snapshot.Lookup(id); p != nil {
 			j.Processes = append(j.Processes, newJSONProcess(gd.Snapshot, p, gd.users, metrics))
@@ -172,24 +173,28 @@ func (c *sessionCommand) write(gd gathered, s *session.Session) error {
 	}
 	kv.add("processes", fmt.Sprintf("%d (%s, %s, %s)", t.Procs, countOf(len(s.Roots), "root", "roots"),
 		countOf(t.Threads, "thread", "threads"), countOf(t.Zombies, "zombie", "zombies")))
-	mem := "RSS " + formatBytes(t.RSSBytes) + " (shared pages counted once per member)"
-	if t.SmapsRead > 0 {
-		mem += ", PSS " + sessionPSS(t) + ", USS " + formatBytes(t.USSBytes)
+	cell := func(name string) string {
+		d, _ := metric.Lookup(name)
+		return sessionCell(&d, s, gd.Snapshot.Fields, gd.Snapshot.Time)
 	}
-	mem += ", swap " + formatBytes(t.SwapBytes)
+	mem := "RSS " + cell("rss_bytes") + " (shared pages counted once per member)"
+	if t.SmapsRead > 0 {
+		mem += ", PSS " + cell("pss_bytes") + ", USS " + cell("uss_bytes")
+	}
+	mem += ", swap " + cell("swap_bytes")
 	kv.add("memory", mem)
 	if t.RatesMeasured > 0 {
-		kv.add("memory growth", formatSigned(t.RSSGrowthBytesPerMinute)+"/min RSS")
+		kv.add("memory growth", cell("rss_growth_bytes_per_minute")+"/min RSS")
 	}
-	cpu := formatSeconds(t.CPUSeconds) + " used by current members"
+	cpu := cell("cpu_time_seconds") + " used by members while members"
 	if t.RatesMeasured > 0 {
-		cpu = formatPercent(t.CPUPercent) + "% of one core now, " + cpu
+		cpu = cell("cpu_percent") + "% of one core now, " + cpu
 	}
 	kv.add("cpu", cpu)
 	if t.IORead > 0 {
-		io := fmt.Sprintf("read %s, written %s", formatBytes(t.ReadBytes), formatBytes(t.WriteBytes))
-		if read, write := sessionIORates(t); read != notMeasured {
-			io += fmt.Sprintf(" (now %s/s, %s/s)", read, write)
+		io := fmt.Sprintf("read %s, written %s", cell("read_bytes"), cell("write_bytes"))
+		if t.RatesMeasured > 0 {
+			io += fmt.Sprintf(" (now %s/s, %s/s)", cell("read_bytes_per_second"), cell("write_bytes_per_second"))
 		}
 		if t.IORead < t.Procs {
 			io += fmt.Sprintf("; %d of %d members readable (root sees all)", t.IORead, t.Procs)

@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -47,7 +48,7 @@ COLUMNS
   PSS          (--pss) proportional set size: shared pages divided among
                their sharers, the honest sum
   CPU%         CPU now, % of one core, over --interval ("-" with --no-rates)
-  CPU-TIME     CPU used by members while procwalk watched them: starts at
+  TIME         CPU used by members while procwalk watched them: starts at
                the members' own CPU time, never falls when members exit
   READ/s WRITE/s  storage IO rates ("-" when /proc/<pid>/io is not readable)
   AGE          since the oldest member started
@@ -55,8 +56,9 @@ COLUMNS
                the limit, CPU quota, DANGER at --danger-percent), agent
                project, elapsed time and tmux pane ...
 
-SORT (--sort; biggest first)
-  rss pss uss swap cpu io procs age (oldest first) name pid (lowest member)
+SORT (--sort; biggest first, a session without the value last)
+  rss pss uss swap cpu io time procs age (oldest first), name, pid (lowest
+  member), or any session metric (README, Metric names)
 
 TMUX
   One 'tmux list-panes -a' per server per run. Servers: --tmux-socket
@@ -290,13 +292,11 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if (sortName == "pss" || sortName == "uss") && !c.g.pss {
+	if order.by != nil && order.by.Needs&procwalk.FieldSmaps != 0 {
 		c.g.pss = true // sorting by PSS needs it read
 	}
-	if sortName == "cpu" || sortName == "io" {
-		if c.f.noRates {
-			return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
-		}
+	if order.by != nil && order.by.Kind == metric.Rate && c.f.noRates {
+		return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
 	}
 	limit := c.limit
 	if limit < -1 || limit == -1 && c.limitSet() {
@@ -329,7 +329,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	sessions := slices.Clone(gd.Sessions)
-	order.sort(sessions)
+	order.sort(sessions, gd.Snapshot.Fields, gd.Snapshot.Time)
 	shown, hidden := limitPerKind(sessions, limit)
 	if c.json {
 		if err := writeJSONSessions(c.e.stdout, gd, shown); err != nil {
@@ -395,32 +395,37 @@ func (c *sessionsCommand) limitSet() bool {
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {
-	// To fit the width, SWAP goes first, then CPU-TIME, AGE, PROCS (and
-	// RSS when PSS is shown), WRITE/s, READ/s, CPU%; a long NAME is cut
-	// in the middle; INFO takes the rest.
-	rss := column{header: "RSS", right: true}
-	if c.g.pss {
-		rss.drop = 5
+	// The metric columns, by catalogue name, and the order in which they go
+	// to fit the width: SWAP first, then TIME, AGE, PROCS (and RSS when PSS
+	// is shown), WRITE/s, READ/s, CPU%; a long NAME is cut in the middle;
+	// INFO takes the rest.
+	cols := []struct {
+		name string
+		drop int
+	}{{"procs", 4}, {"rss_bytes", 0}, {"pss_bytes", 0}, {"swap_bytes", 1}, {"cpu_percent", 8}, {"cpu_time_seconds", 2},
+		{"read_bytes_per_second", 7}, {"write_bytes_per_second", 6}, {"age_seconds", 3}}
+	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}}}
+	var metrics []metric.Desc
+	for _, col := range cols {
+		d, _ := metric.Lookup(col.name)
+		switch {
+		case d.Name == "pss_bytes" && !c.g.pss:
+			continue
+		case d.Name == "rss_bytes" && c.g.pss:
+			col.drop = 5
+		}
+		metrics = append(metrics, d)
+		t.cols = append(t.cols, column{header: d.Label, right: true, drop: col.drop})
 	}
-	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}, {header: "PROCS", right: true, drop: 4}, rss}}
-	if c.g.pss {
-		t.cols = append(t.cols, column{header: "PSS", right: true})
-	}
-	t.cols = append(t.cols,
-		column{header: "SWAP", right: true, drop: 1}, column{header: "CPU%", right: true, drop: 8}, column{header: "CPU-TIME", right: true, drop: 2},
-		column{header: "READ/s", right: true, drop: 7}, column{header: "WRITE/s", right: true, drop: 6}, column{header: "AGE", right: true, drop: 3},
-		column{header: "INFO", min: 12})
+	t.cols = append(t.cols, column{header: "INFO", min: 12})
+	snap := gd.Snapshot
 	for i := range shown {
 		s := &shown[i]
-		tot := s.Totals
-		row := []string{s.Kind, printable(s.Name), strconv.Itoa(tot.Procs), formatBytes(tot.RSSBytes)}
-		if c.g.pss {
-			row = append(row, sessionPSS(tot))
+		row := []string{s.Kind, printable(s.Name)}
+		for j := range metrics {
+			row = append(row, sessionCell(&metrics[j], s, snap.Fields, snap.Time))
 		}
-		row = append(row, formatBytes(tot.SwapBytes), sessionCPU(tot), formatSeconds(tot.CumulativeCPUSeconds))
-		read, write := sessionIORates(tot)
-		row = append(row, read, write, formatDuration(gd.Snapshot.Time.Sub(tot.OldestStart)), printable(s.Info()))
-		t.add(row...)
+		t.add(append(row, printable(s.Info()))...)
 	}
 	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
 		return err
@@ -444,63 +449,60 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 	return nil
 }
 
-// sessionPSS is the PSS sum; "+" marks a lower bound (smaps unreadable for
-// some members), "-" none read.
-func sessionPSS(t session.Totals) string {
-	if t.SmapsRead == 0 {
+// sessionCell is metric d of s in a table's short form, "-" when absent.
+// A "+" marks a lower bound: a sum of PSS or IO that some members' refused
+// files left out (procwalk session KIND:NAME says how many).
+func sessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
+	v, ok := d.Session(s, read, now)
+	if !ok {
 		return notMeasured
 	}
-	s := formatBytes(t.PSSBytes)
-	if t.SmapsRead < t.Procs {
-		s += "+"
+	cell := formatMetric(d, v)
+	t := &s.Totals
+	if d.Needs&procwalk.FieldSmaps != 0 && t.SmapsRead < t.Procs || d.Needs&procwalk.FieldIO != 0 && t.IORead < t.Procs {
+		cell += "+"
 	}
-	return s
+	return cell
 }
 
-func sessionCPU(t session.Totals) string {
-	if t.RatesMeasured == 0 {
-		return notMeasured
-	}
-	return formatPercent(t.CPUPercent)
-}
-
-// sessionIORates are the read and write rates, "-" when no member had IO
-// measured twice.
-func sessionIORates(t session.Totals) (string, string) {
-	if t.RatesMeasured == 0 || t.IORead == 0 {
-		return notMeasured, notMeasured
-	}
-	read, write := formatRate(t.ReadBytesPerSecond), formatRate(t.WriteBytesPerSecond)
-	if t.IORead < t.Procs {
-		// Some members' io was refused: a lower bound, as a PSS total with
-		// unreadable members is (procwalk session KIND:NAME says how many).
-		read, write = read+"+", write+"+"
-	}
-	return read, write
-}
-
-// sessionOrder sorts sessions.
+// sessionOrder is one --sort key: a metric of the catalogue, or name or
+// pid.
 type sessionOrder struct {
 	name string
+	by   *metric.Desc                    // nil: by cmp
 	cmp  func(a, b *session.Session) int // negative when a goes first
 }
 
-func sessionOrders() []sessionOrder {
-	bigger := func(v func(t *session.Totals) float64) func(a, b *session.Session) int {
-		return func(a, b *session.Session) int { return cmp.Compare(v(&b.Totals), v(&a.Totals)) }
+// sessionSortNames are the sort keys the help lists: the short names of
+// the catalogue's session metrics, name and pid. Any name of a session
+// metric is accepted too.
+func sessionSortNames() []string {
+	return append(shortNames(metric.Sessions()), "name", "pid")
+}
+
+func parseSessionSort(name string) (sessionOrder, error) {
+	switch name {
+	case "name":
+		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return 0 }}, nil // the kind, name order Group returns
+	case "pid":
+		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }}, nil
 	}
-	return []sessionOrder{
-		{"rss", bigger(func(t *session.Totals) float64 { return float64(t.RSSBytes) })},
-		{"pss", bigger(func(t *session.Totals) float64 { return float64(t.PSSBytes) })},
-		{"uss", bigger(func(t *session.Totals) float64 { return float64(t.USSBytes) })},
-		{"swap", bigger(func(t *session.Totals) float64 { return float64(t.SwapBytes) })},
-		{"cpu", bigger(func(t *session.Totals) float64 { return t.CPUPercent })},
-		{"io", bigger(func(t *session.Totals) float64 { return t.ReadBytesPerSecond + t.WriteBytesPerSecond })},
-		{"procs", bigger(func(t *session.Totals) float64 { return float64(t.Procs) })},
-		{"age", func(a, b *session.Session) int { return a.Totals.OldestStart.Compare(b.Totals.OldestStart) }},
-		{"name", func(a, b *session.Session) int { return 0 }}, // the kind, name order Group returns
-		{"pid", func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }},
+	if d, ok := metric.Lookup(name); ok && d.OfSession() {
+		return sessionOrder{name: name, by: &d}, nil
 	}
+	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", name, strings.Join(sessionSortNames(), ", "))
+}
+
+// sort orders sessions stably, ties keeping Group's kind and name order: by
+// a metric, the catalogue's one rule (largest first, a session without a
+// value after every one with a value); read and now are those of the
+// snapshot the sessions were grouped from.
+func (o sessionOrder) sort(sessions []session.Session, read procwalk.Fields, now time.Time) {
+	if o.by != nil {
+		metric.SortSessions(sessions, o.by, read, now)
+		return
+	}
+	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
 }
 
 // firstPID is the lowest member's pid, 0 for an ended agent's row.
@@ -509,26 +511,4 @@ func firstPID(s *session.Session) int {
 		return 0
 	}
 	return s.Members[0].PID
-}
-
-func sessionSortNames() []string {
-	var names []string
-	for _, o := range sessionOrders() {
-		names = append(names, o.name)
-	}
-	return names
-}
-
-func parseSessionSort(name string) (sessionOrder, error) {
-	for _, o := range sessionOrders() {
-		if o.name == name {
-			return o, nil
-		}
-	}
-	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s", name, strings.Join(sessionSortNames(), ", "))
-}
-
-// sort orders sessions stably, ties keeping Group's kind and name order.
-func (o sessionOrder) sort(sessions []session.Session) {
-	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
 }

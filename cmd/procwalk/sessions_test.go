@@ -57,7 +57,7 @@ func TestSessionsTable(t *testing.T) {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
 	header, _, _ := strings.Cut(r.stdout, "\n")
-	if want := "KIND    NAME"; !strings.HasPrefix(header, want) || !strings.HasSuffix(header, "CPU%  CPU-TIME  READ/s  WRITE/s    AGE  INFO") {
+	if want := "KIND    NAME"; !strings.HasPrefix(header, want) || !strings.HasSuffix(header, "CPU%    TIME  READ/s  WRITE/s    AGE  INFO") {
 		t.Errorf("header %q", header)
 	}
 	rows := tableRows(r.stdout)
@@ -92,7 +92,7 @@ func TestSessionsTable(t *testing.T) {
 		}
 	}
 	// CPU% and IO rates were not measured: "-", never 0.
-	// Fields: KIND NAME PROCS RSS(2) SWAP(2) CPU% CPU-TIME READ/s WRITE/s.
+	// Fields: KIND NAME PROCS RSS(2) SWAP(2) CPU% TIME READ/s WRITE/s.
 	if f := rows["user dev"]; f[7] != "-" || f[9] != "-" || f[10] != "-" {
 		t.Errorf("rates without --interval: %v", f)
 	}
@@ -256,8 +256,7 @@ func TestSessionsJSON(t *testing.T) {
 	if !ok {
 		t.Fatalf("no pod session in %v", doc.Sessions)
 	}
-	if pod.Cgroup == nil || pod.Cgroup.MemoryLimitBytes == nil || *pod.Cgroup.MemoryLimitBytes != 512<<20 ||
-		*pod.Cgroup.MemoryPercent != 90 || !pod.Cgroup.Danger || *pod.Cgroup.CPUQuotaCores != 0.5 || pod.Cgroup.CPUCoresUsed != nil {
+	if pod.Cgroup == nil || pod.Cgroup.Version == 0 || pod.Cgroup.MemoryLimitPath == "" || pod.Cgroup.CPUQuotaPath == "" {
 		t.Errorf("pod cgroup = %+v", pod.Cgroup)
 	}
 	if pod.Attrs["pod"] != "web-7d9f8" || pod.Attrs["namespace"] != "shop" || pod.Attrs["qos"] != "burstable" {
@@ -267,18 +266,13 @@ func TestSessionsJSON(t *testing.T) {
 	for _, m := range pod.Members {
 		members = append(members, m.PID)
 	}
-	if !slices.Equal(members, []int{300, 301, 302}) || len(pod.Roots) != 2 || pod.Totals.Procs != 3 {
+	if !slices.Equal(members, []int{300, 301, 302}) || len(pod.Roots) != 2 {
 		t.Errorf("pod members %v roots %v", members, pod.Roots)
 	}
-	if pod.Totals.CPUPercent != nil || pod.Totals.ReadBytesPerSecond != nil {
-		t.Error("rates present without being measured")
-	}
-	// Cumulative counters start at the members' own counters.
-	if pod.Totals.CumulativeCPUSeconds != pod.Totals.CPUSeconds || pod.Totals.CumulativeReadBytes != pod.Totals.ReadBytes {
-		t.Errorf("cumulative %+v", pod.Totals)
-	}
 	// metrics carries the catalogue's names, as Telegraf and Lua do;
-	// what was not read or measured is absent, not 0.
+	// what was not read or measured is absent, not 0. Cumulative counters
+	// start at the members' own (cpu_time_seconds: 4.5 s of the fixture's
+	// stat files).
 	for name, want := range map[string]any{"procs": 3.0, "rss_bytes": 32768000.0, "cpu_time_seconds": 4.5, "read_bytes": 0.0,
 		"io_read_procs": 3.0, "memory_limit_bytes": float64(512 << 20), "memory_usage_percent": 90.0, "cpu_quota_cores": 0.5,
 		"danger": true, "partial": false} {

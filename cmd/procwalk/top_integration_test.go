@@ -189,6 +189,11 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	keys("/", "top", "Enter")
 	row := regexp.MustCompile(`(?m)^tmux\s+(\S+/)?top\s+([1-9]\d*)\s`)
 	waitForMatch(row)
+	// The row is there without the filter too: wait until top took the
+	// filter and Enter, or Escape below would reach it before them, and
+	// "sessions (" would be the screen before them (on a loaded machine
+	// Escape then arrived with the Tab after it, as alt+Tab).
+	waitFor(`sessions, filter "top" (`)
 	keys("Escape")
 	waitFor("sessions (") // filter cleared; a key right after Escape would read as Alt-key
 	keys("Tab")           // the tree

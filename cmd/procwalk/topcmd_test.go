@@ -29,7 +29,7 @@ func TestTopWithoutTerminal(t *testing.T) {
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
-	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gcc/x…", "processes (16)"} {
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "USS+", "/usr/lib/gcc…", "processes (16)"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
 		}

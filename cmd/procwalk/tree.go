@@ -12,6 +12,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // tree.go is `procwalk tree [PID]`: the process tree from one scan, each
@@ -255,7 +256,7 @@ type jsonTreeTotals struct {
 // writeJSON prints the tree below roots as nested JSON.
 func (c *treeCommand) writeJSON(snap *procwalk.Snapshot, roots []*procwalk.Process, totals map[int]*subtree, shown func(*procwalk.Process) bool) error {
 	users, _ := c.g.users()
-	metrics := procwalk.Metrics()
+	metrics := metric.Processes()
 	var node func(p *procwalk.Process) *jsonTreeNode
 	node = func(p *procwalk.Process) *jsonTreeNode {
 		st := totals[p.ID.PID]

@@ -43,15 +43,15 @@ for _, s in ipairs(agents) do
   local a = s.agent
   if a then
     local where = s.attrs.tmux_target and (" in tmux " .. s.attrs.tmux_target) or ""
-    local blocked = a.status == "blocked" and (a.status_seconds or 0) >= blocked_minutes * 60
+    local blocked = a.status == "blocked" and (s.status_seconds or 0) >= blocked_minutes * 60
     once("blocked " .. s.ref, blocked, {
-      message = string.format("agent-watch: %s%s has waited for you for %s", s.ref, where, pw.duration(a.status_seconds or 0)),
-      session = s, value = a.status_seconds, threshold = blocked_minutes * 60,
+      message = string.format("agent-watch: %s%s has waited for you for %s", s.ref, where, pw.duration(s.status_seconds or 0)),
+      session = s, value = s.status_seconds, threshold = blocked_minutes * 60,
     })
-    local full = a.status ~= "ended" and a.context_percent ~= nil and a.context_percent > context_percent
+    local full = a.status ~= "ended" and s.context_percent ~= nil and s.context_percent > context_percent
     once("context " .. s.ref, full, {
-      message = string.format("agent-watch: %s%s has used %.0f%% of its context (%s)", s.ref, where, a.context_percent or 0, a.model or "?"),
-      session = s, value = a.context_percent, threshold = context_percent,
+      message = string.format("agent-watch: %s%s has used %.0f%% of its context (%s)", s.ref, where, s.context_percent or 0, a.model or "?"),
+      session = s, value = s.context_percent, threshold = context_percent,
     })
   end
 end

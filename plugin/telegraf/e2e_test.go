@@ -5,12 +5,9 @@ package procwalkinput
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -195,10 +192,16 @@ type metric struct {
 	fields map[string]any
 }
 
-// parse decodes Telegraf's output strictly.
+// parse decodes Telegraf's output strictly. Lines of one measurement, tag
+// set and timestamp whose fields are apart are one metric, as InfluxDB
+// stores them: the compiled-in input adds a line's counters, gauges and
+// strings as three Telegraf metrics (AddCounter, AddGauge, AddFields).
+// Lines with a field in common stay apart (procstat's lines of two pids
+// differ only in their fields).
 func parse(t *testing.T, b []byte) []metric {
 	t.Helper()
 	var out []metric
+	seen := map[string]int{} // series and time -> index in out
 	dec := lineprotocol.NewDecoderWithBytes(b)
 	for dec.Next() {
 		name, err := dec.Measurement()
@@ -206,6 +209,7 @@ func parse(t *testing.T, b []byte) []metric {
 			t.Fatalf("Telegraf wrote bad line protocol: %v", err)
 		}
 		m := metric{name: string(name), tags: map[string]string{}, fields: map[string]any{}}
+		key := string(name)
 		for {
 			k, v, err := dec.NextTag()
 			if err != nil {
@@ -215,6 +219,7 @@ func parse(t *testing.T, b []byte) []metric {
 				break
 			}
 			m.tags[string(k)] = string(v)
+			key += "," + string(k) + "=" + string(v)
 		}
 		for {
 			k, v, err := dec.NextField()
@@ -226,12 +231,34 @@ func parse(t *testing.T, b []byte) []metric {
 			}
 			m.fields[string(k)] = v.Interface()
 		}
+		ts, err := dec.Time(lineprotocol.Nanosecond, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		key += " " + strconv.FormatInt(ts.UnixNano(), 10)
+		if i, ok := seen[key]; ok && apart(out[i].fields, m.fields) {
+			for k, v := range m.fields {
+				out[i].fields[k] = v
+			}
+			continue
+		}
+		seen[key] = len(out)
 		out = append(out, m)
 	}
 	if err := dec.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// apart reports whether a and b have no key in common.
+func apart(a, b map[string]any) bool {
+	for k := range b {
+		if _, ok := a[k]; ok {
+			return false
+		}
+	}
+	return true
 }
 
 func find(ms []metric, name string, tags map[string]string) []metric {
@@ -521,30 +548,11 @@ func freeAddr(t *testing.T) string {
 // first series as a float.
 func influxQuery(t *testing.T, base, q string) float64 {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/query?db=procwalk_e2e&q="+url.QueryEscape(q), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
+	series := influxSeries(t, base, q)
+	if len(series) == 0 || len(series[0].Values) == 0 {
+		t.Fatalf("query %q: no data", q)
 	}
-	defer resp.Body.Close()
-	var body struct {
-		Results []struct {
-			Series []struct {
-				Values [][]any `json:"values"`
-			} `json:"series"`
-			Error string `json:"error"`
-		} `json:"results"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
-		t.Fatal(err)
-	}
-	if len(body.Results) == 0 || body.Results[0].Error != "" || len(body.Results[0].Series) == 0 ||
-		len(body.Results[0].Series[0].Values) == 0 {
-		t.Fatalf("query %q: no data: %+v", q, body)
-	}
-	v, _ := body.Results[0].Series[0].Values[0][1].(float64)
+	v, _ := series[0].Values[0][1].(float64)
 	return v
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/influxdata/telegraf"
 	"github.com/influxdata/telegraf/config"
 	"github.com/influxdata/telegraf/testutil"
 )
@@ -52,17 +53,29 @@ func TestTelegrafGathersSessionsFromItsConfig(t *testing.T) {
 	if err := p.Gather(&acc); err != nil {
 		t.Fatal(err)
 	}
+	// A line's gauges and its counters are two metrics of one series and
+	// time, typed for Prometheus; InfluxDB merges them into one point.
 	page := int64(os.Getpagesize())
+	alice := map[string]string{"kind": "user", "session": "alice", "user": "alice"}
 	acc.AssertContainsTaggedFields(t, "procwalk_session", map[string]interface{}{
 		"procs": int64(3), "threads": int64(5), "zombies": int64(1), "partial": false,
-		"rss_bytes": 3000 * page, "swap_bytes": int64(192 << 10),
-		"cpu_time_seconds": 8.77, "oldest_start_unix_seconds": int64(1700000010),
-	}, map[string]string{"kind": "user", "session": "alice", "user": "alice"})
+		"rss_bytes": 3000 * page, "swap_bytes": int64(192 << 10), "start_unix_seconds": int64(1700000010),
+	}, alice)
+	acc.AssertContainsTaggedFields(t, "procwalk_session", map[string]interface{}{"cpu_time_seconds": 8.77}, alice)
+	for _, m := range acc.GetTelegrafMetrics() {
+		_, counter := m.GetField("cpu_time_seconds")
+		_, gauge := m.GetField("rss_bytes")
+		if counter && m.Type() != telegraf.Counter || gauge && m.Type() != telegraf.Gauge {
+			t.Errorf("%s %v: type %v", m.Name(), m.FieldList(), m.Type())
+		}
+	}
 	if !acc.HasMeasurement("procwalk_process") {
 		t.Error("no procwalk_process metrics with process_top = 2")
 	}
-	if got := acc.NMetrics(); got != 2+3 {
-		t.Errorf("%d metrics, want 2 sessions and 3 processes", got)
+	// Each of 2 sessions and 3 processes: its gauges and its counters; a
+	// process's strings (comm, cmdline, state) a third, untyped.
+	if got := acc.NMetrics(); got != 2*2+3*3 {
+		t.Errorf("%d metrics, want 13: 2 sessions and 3 processes", got)
 	}
 	if err := acc.FirstError(); err != nil {
 		t.Errorf("AddError on a complete gather: %v", err)

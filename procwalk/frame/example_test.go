@@ -11,6 +11,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -38,13 +39,13 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	rss, _ := procwalk.LookupMetric("rss_bytes")
+	rss, _ := metric.Lookup("rss_bytes")
 	for _, s := range f.Sessions {
 		var members []*procwalk.Process
 		for _, id := range s.Members {
 			members = append(members, f.Snapshot.Lookup(id))
 		}
-		top := procwalk.TopN(f.Snapshot, members, 1, rss)
+		top := metric.Top(f.Snapshot, members, 1, &rss)
 		if err := f.ReadMore(top, procwalk.FieldCmdline); err != nil {
 			log.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // A dry run over a fixture tree: the plan says what would be signalled and
@@ -65,7 +66,7 @@ func ExampleBiggestIn() {
 	if err != nil {
 		panic(err)
 	}
-	pss, _ := procwalk.LookupMetric("pss")
+	pss, _ := metric.Lookup("pss")
 	snap, err := fs.Snapshot(pss.Needs)
 	if err != nil {
 		panic(err)
@@ -78,7 +79,7 @@ func ExampleBiggestIn() {
 	for _, p := range snap.Descendants(100) {
 		members = append(members, p.ID)
 	}
-	for _, p := range kill.BiggestIn(snap, members, 3, pss) {
+	for _, p := range kill.BiggestIn(snap, members, 3, &pss) {
 		if err := k.Check(p); err != nil {
 			fmt.Println("skip", p.ID.PID, p.Comm)
 			continue

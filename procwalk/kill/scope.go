@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -311,18 +312,18 @@ func sortedIDs(m map[procwalk.ProcID]bool) []procwalk.ProcID {
 
 // Biggest returns up to n (every one when n < 0) of procs as seen in s,
 // largest by metric d first, in the order every ranking follows (see
-// SortByMetric): a process without a value for d (its smaps_rollup
+// metric.Compare): a process without a value for d (its smaps_rollup
 // refused, say) after every one with a value, ties by the lower pid.
 // Kernel threads and zombies are skipped. Protection is the Killer's
 // business: pair it with Killer.Check to pick among killable processes.
-func Biggest(s *procwalk.Snapshot, procs []*procwalk.Process, n int, d procwalk.MetricDesc) []*procwalk.Process {
+func Biggest(s *procwalk.Snapshot, procs []*procwalk.Process, n int, d *metric.Desc) []*procwalk.Process {
 	out := make([]*procwalk.Process, 0, len(procs))
 	for _, p := range procs {
 		if !p.Kernel && !p.Zombie() {
 			out = append(out, p)
 		}
 	}
-	procwalk.SortByMetric(s, out, d)
+	metric.Sort(s, out, d)
 	if n >= 0 && len(out) > n {
 		out = out[:n]
 	}
@@ -332,7 +333,7 @@ func Biggest(s *procwalk.Snapshot, procs []*procwalk.Process, n int, d procwalk.
 // BiggestIn is Biggest over the members of a session (or any set of
 // ProcIDs) as found in snap; members that have exited or whose pid was
 // reused are skipped. Read what d needs (d.Needs) in snap.
-func BiggestIn(snap *procwalk.Snapshot, members []procwalk.ProcID, n int, d procwalk.MetricDesc) []*procwalk.Process {
+func BiggestIn(snap *procwalk.Snapshot, members []procwalk.ProcID, n int, d *metric.Desc) []*procwalk.Process {
 	procs := make([]*procwalk.Process, 0, len(members))
 	for _, id := range members {
 		if p := snap.Lookup(id); p != nil {

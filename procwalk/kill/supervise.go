@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"golang.org/x/sys/unix"
 )
 
@@ -452,7 +453,7 @@ func (r *supervision) dryRunOnce(limit, why string) bool {
 }
 
 // memoryBreach applies the KillBiggest policy to a memory limit.
-func (r *supervision) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tree []*procwalk.Process, metric, limit, why string) {
+func (r *supervision) memoryBreach(ctx context.Context, snap *procwalk.Snapshot, tree []*procwalk.Process, metricName, limit, why string) {
 	if !r.cfg.KillBiggest {
 		r.endTree(ctx, limit, why)
 		return
@@ -460,9 +461,9 @@ func (r *supervision) memoryBreach(ctx context.Context, snap *procwalk.Snapshot,
 	if r.cfg.DryRun && r.dryRunOnce(limit, why) {
 		return
 	}
-	by, _ := procwalk.LookupMetric(metric)
+	by, _ := metric.Lookup(metricName)
 	check := r.killer.Checker() // our ancestry read once, not per process
-	for _, p := range Biggest(snap, tree, -1, by) {
+	for _, p := range Biggest(snap, tree, -1, &by) {
 		if check(p) != nil {
 			continue
 		}
@@ -471,7 +472,7 @@ func (r *supervision) memoryBreach(ctx context.Context, snap *procwalk.Snapshot,
 			verb = "would terminate (dry run)"
 		}
 		r.logf("%s: %s the biggest process, pid %d (%s)", why, verb, p.ID.PID, p.Comm)
-		o := r.killer.WithRequester(r.cfg.Requester+":"+metric).Terminate(ctx, p.ID)
+		o := r.killer.WithRequester(r.cfg.Requester+":"+metricName).Terminate(ctx, p.ID)
 		if o.Result != ResultExited && o.Result != ResultKilled {
 			return // not ended here (gone already, dry run ...): judge again next interval
 		}

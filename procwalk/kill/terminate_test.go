@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -778,8 +779,8 @@ func TestBiggest(t *testing.T) {
 	for i := range snap.Procs {
 		all = append(all, &snap.Procs[i])
 	}
-	rss, _ := procwalk.LookupMetric("rss")
-	got := Biggest(snap, all, 3, rss)
+	rss, _ := metric.Lookup("rss")
+	got := Biggest(snap, all, 3, &rss)
 	var gotPIDs []int
 	for _, p := range got {
 		gotPIDs = append(gotPIDs, p.ID.PID)
@@ -788,11 +789,11 @@ func TestBiggest(t *testing.T) {
 	if want := []int{82, 83, 1}; !slices.Equal(gotPIDs, want) {
 		t.Errorf("Biggest = %v, want %v", gotPIDs, want)
 	}
-	if got := Biggest(snap, all, -1, rss); len(got) != len(all)-3 { // kthreadd, kworker, zombie
+	if got := Biggest(snap, all, -1, &rss); len(got) != len(all)-3 { // kthreadd, kworker, zombie
 		t.Errorf("Biggest(all) = %d, want %d", len(got), len(all)-3)
 	}
 	session := []procwalk.ProcID{killFixtureID(t, 80), killFixtureID(t, 81), killFixtureID(t, 82), {PID: 83, StartTicks: 1}}
-	in := BiggestIn(snap, session, 2, rss)
+	in := BiggestIn(snap, session, 2, &rss)
 	if len(in) != 2 || in[0].ID.PID != 82 || in[1].ID.PID != 81 {
 		t.Errorf("BiggestIn = %v, want 82 then 81 (83 is a stale identity)", in)
 	}

@@ -158,7 +158,7 @@ func keptField(name string) bool {
 func keptAttr(key string) bool {
 	switch key {
 	case session.AttrPanes, session.AttrWindows, session.AttrAttached, session.AttrCgroupVer, session.AttrQoS,
-		session.AttrUID, session.AttrAgent, session.AttrElapsedSecs, session.AttrElapsed, session.AttrNested,
+		session.AttrUID, session.AttrAgent, session.AttrElapsed, session.AttrNested,
 		session.AttrRule, session.AttrStatus, session.AttrModel:
 		return true
 	}

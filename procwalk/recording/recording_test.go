@@ -18,6 +18,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -142,20 +143,20 @@ func sameFrame(t *testing.T, what string, got, want frame.Frame) {
 		t.Errorf("%s: sessions, system or notes differ:\n got %+v %+v %q\nwant %+v %+v %q", what, got.Sessions, got.System, got.Notes, want.Sessions, want.System, want.Notes)
 	}
 	compared := 0
-	for _, d := range procwalk.Metrics() {
+	for _, d := range metric.Processes() {
 		for i := range ws.Procs {
-			g, gok := d.Value(gs, &gs.Procs[i])
-			w, wok := d.Value(ws, &ws.Procs[i])
+			g, gok := d.Process(gs, &gs.Procs[i])
+			w, wok := d.Process(ws, &ws.Procs[i])
 			if g != w || gok != wok {
 				t.Errorf("%s: pid %d %s = %v (%v), recorded %v (%v)", what, ws.Procs[i].ID.PID, d.Name, g, gok, w, wok)
 			}
 			compared++
 		}
 	}
-	for _, d := range session.Metrics() {
+	for _, d := range metric.Sessions() {
 		for i := range want.Sessions {
-			g, gok := d.Value(&got.Sessions[i], gs.Fields, gs.Time)
-			w, wok := d.Value(&want.Sessions[i], ws.Fields, ws.Time)
+			g, gok := d.Session(&got.Sessions[i], gs.Fields, gs.Time)
+			w, wok := d.Session(&want.Sessions[i], ws.Fields, ws.Time)
 			if g != w || gok != wok {
 				t.Errorf("%s: session %s %s = %v (%v), recorded %v (%v)", what, want.Sessions[i].Ref(), d.Name, g, gok, w, wok)
 			}

@@ -45,11 +45,12 @@ func (*agentKind) plan(*Grouper) kindPlan {
 	}}
 }
 
-// tagAttrs: the agent rule's name and the status, four values for
-// dashboards to group by.
-func (*agentKind) tagAttrs() []string { return []string{AttrAgent, AttrStatus} }
+// tagAttrs: the agent rule's name. Not the status: a tag that changes
+// starts a new series for every field (Telegraf writes it as a field and
+// as the status tag of procwalk_agent_status's state set).
+func (*agentKind) tagAttrs() []string { return []string{AttrAgent} }
 
-func (*agentKind) numberAttrs() []string { return []string{AttrElapsedSecs, AttrNested} }
+func (*agentKind) numberAttrs() []string { return []string{AttrNested} }
 
 // info: the summary (status, model, context), the folder, the age, the
 // pane and the nested agents.
@@ -259,10 +260,9 @@ func (k *agentKind) groupAgents(g *Grouper, s *procwalk.Snapshot, panes paneInde
 		name := names[k]
 		elapsed := s.Time.Sub(p.Start)
 		attrs := map[string]string{
-			AttrAgent:       r.Name,
-			AttrCommand:     p.Comm,
-			AttrElapsedSecs: strconv.FormatInt(int64(elapsed/time.Second), 10),
-			AttrElapsed:     HumanDuration(elapsed),
+			AttrAgent:   r.Name,
+			AttrCommand: p.Comm,
+			AttrElapsed: HumanDuration(elapsed), // its age_seconds, for people
 		}
 		if cwds[k] != "" {
 			attrs[AttrCwd], attrs[AttrProject] = cwds[k], project

@@ -30,6 +30,9 @@ const (
 	AgentEnded   = "ended"
 )
 
+// AgentStatuses are the statuses an agent can have, in the order above.
+func AgentStatuses() []string { return []string{AgentWorking, AgentIdle, AgentBlocked, AgentEnded} }
+
 // AgentStatusConfig holds the thresholds of the status rules and the
 // bound of a transcript's first read. A zero field means its default
 // (DefaultAgentStatus).

@@ -238,43 +238,6 @@ func TestContextWindowFamilies(t *testing.T) {
 	}
 }
 
-// Every agent metric is absent for a session that is no agent, and without
-// a transcript (status_seconds aside); each is read from it with one.
-func TestAgentMetrics(t *testing.T) {
-	now := agentNow
-	full := &AgentState{Status: AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
-		Transcript: &Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
-			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1}}
-	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
-		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
-		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_skipped_bytes": 4000, "transcript_malformed_lines": 2}
-	none := &Session{Kind: KindTmux}
-	bare := &Session{Kind: KindAgent, Agent: &AgentState{Status: AgentIdle}}
-	agent := &Session{Kind: KindAgent, Agent: full}
-	n := 0
-	for _, d := range Metrics() {
-		if _, isAgent := want[d.Name]; isAgent != d.Agent {
-			t.Errorf("%s: Agent %v", d.Name, d.Agent)
-		}
-		if !d.Agent {
-			continue
-		}
-		n++
-		if v, ok := d.Value(none, 0, now); ok {
-			t.Errorf("%s of a tmux session: %v", d.Name, v)
-		}
-		if v, ok := d.Value(bare, 0, now); ok {
-			t.Errorf("%s without a transcript: %v", d.Name, v)
-		}
-		if v, ok := d.Value(agent, 0, now); !ok || v != want[d.Name] {
-			t.Errorf("%s: %v %v, want %v", d.Name, v, ok, want[d.Name])
-		}
-	}
-	if n != len(want) {
-		t.Errorf("%d agent metrics, want %d", n, len(want))
-	}
-}
-
 func TestAgentOptions(t *testing.T) {
 	w, err := ContextWindows([]string{"claude-sonnet-4-5=1000000", "mistral=32000"})
 	if err != nil || w["claude-sonnet-4-5"] != 1000000 || w["mistral"] != 32000 || w["claude"] != 200000 {

@@ -5,7 +5,6 @@ package session
 import (
 	"errors"
 	"slices"
-	"strconv"
 	"testing"
 	"time"
 
@@ -47,9 +46,6 @@ func TestGroupAgents(t *testing.T) {
 		}
 		root := snap.Process(w.members[0])
 		elapsed := snap.Time.Sub(root.Start)
-		if got := s.Attrs[AttrElapsedSecs]; got != strconv.FormatInt(int64(elapsed/time.Second), 10) {
-			t.Errorf("%s elapsed_seconds = %s, want %v", w.name, got, elapsed)
-		}
 		if got := s.Attrs[AttrElapsed]; got != HumanDuration(elapsed) {
 			t.Errorf("%s elapsed = %q", w.name, got)
 		}

@@ -53,8 +53,7 @@ const (
 	AttrAgent       = "agent"        // agent: the AgentRule name, e.g. "claude"
 	AttrCwd         = "cwd"          // agent: working directory
 	AttrProject     = "project"      // agent: folder name, "parent/folder" when ambiguous
-	AttrElapsedSecs = "elapsed_seconds"
-	AttrElapsed     = "elapsed" // agent: two-unit human form, e.g. "2 hr 5 min"
+	AttrElapsed     = "elapsed"      // agent: two-unit human form, e.g. "2 hr 5 min"
 	AttrNested      = "nested_agents"
 	AttrRule        = "rule"       // group: the rule's index (1-based) in the config
 	AttrStatus      = "status"     // agent: working, idle, blocked or ended (agent_status.go)

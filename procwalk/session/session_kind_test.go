@@ -69,10 +69,10 @@ func TestKindTable(t *testing.T) {
 	}
 	wantTags := map[string][]string{
 		KindTmux: nil, KindSID: nil, KindPGRP: nil, KindTTY: nil, KindTree: nil, KindGroup: nil,
-		KindCgroup: {AttrPod, AttrNamespace, AttrUnit}, KindUser: {AttrUser}, KindAgent: {AttrAgent, AttrStatus},
+		KindCgroup: {AttrPod, AttrNamespace, AttrUnit}, KindUser: {AttrUser}, KindAgent: {AttrAgent},
 	}
 	wantNumbers := map[string][]string{
-		KindTmux: {AttrPanes, AttrWindows, AttrAttached}, KindAgent: {AttrElapsedSecs, AttrNested},
+		KindTmux: {AttrPanes, AttrWindows, AttrAttached}, KindAgent: {AttrNested},
 		KindGroup: {AttrRule}, KindUser: {AttrUID},
 		KindSID: nil, KindPGRP: nil, KindTTY: nil, KindTree: nil, KindCgroup: nil,
 	}

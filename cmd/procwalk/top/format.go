@@ -5,9 +5,11 @@ package top
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 )
 
 // absent is what a cell shows for a value that was not read or measured:
@@ -28,12 +30,16 @@ func rateCell(v float64, ok bool) string {
 	return procwalk.FormatBytes(uint64(math.Max(v, 0))) + "/s"
 }
 
-// growthCell is a signed MB per minute, as the growth column shows it.
+// growthCell is a signed size per minute, in the units of every size:
+// "+1.5 MiB", "-12.0 KiB".
 func growthCell(v float64, ok bool) string {
-	if !ok {
+	switch {
+	case !ok:
 		return absent
+	case v < 0:
+		return "-" + procwalk.FormatBytes(uint64(-v))
 	}
-	return fmt.Sprintf("%+.1f", v/1e6)
+	return "+" + procwalk.FormatBytes(uint64(v))
 }
 
 func percentCell(v float64, ok bool) string {
@@ -41,6 +47,26 @@ func percentCell(v float64, ok bool) string {
 		return absent
 	}
 	return fmt.Sprintf("%.1f", v)
+}
+
+// metricCell is value v of metric d as a cell, by its unit; absent when
+// !ok.
+func metricCell(d *metric.Desc, v float64, ok bool) string {
+	switch {
+	case !ok:
+		return absent
+	case d.Unit == "bytes":
+		return bytesCell(v, true)
+	case d.Unit == "bytes/s":
+		return rateCell(v, true)
+	case d.Unit == "bytes/min":
+		return growthCell(v, true)
+	case d.Unit == "percent":
+		return percentCell(v, true)
+	case d.Unit == "seconds":
+		return ageCell(v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
 // ageCell is a short duration: 45s, 12m, 3h04m, 2d03h.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -53,7 +54,7 @@ type Model struct {
 	frame   Frame
 	loaded  bool
 	err     error // the last gather's
-	metrics *procwalk.Catalogue
+	metrics *metric.Catalogue
 
 	view     view
 	member   string // viewMembers: the session's reference
@@ -113,7 +114,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg.DangerPercent = session.DefaultDangerPercent
 	}
 	return &Model{
-		cfg: cfg, src: src, killer: killer, metrics: procwalk.NewCatalogue(),
+		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
 		status: cfg.Status,

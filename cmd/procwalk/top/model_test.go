@@ -20,6 +20,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -356,15 +357,16 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	}
 }
 
-// Growth is USS per minute between two frames, per process, read for the
-// rows on screen: the source's one Sampler measures it.
+// USS+ is the catalogue's uss_growth_bytes_per_minute, USS per minute
+// between two frames, read for the rows on screen: the source's one Sampler
+// measures it; the cell is in the units of every size.
 func TestUSSGrowth(t *testing.T) {
 	root := copyFixture(t)
 	src := newFixtureSourceAt(t, root)
 	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
-	if strings.Contains(m.View(), "+0.0") {
+	if strings.Contains(m.View(), "+0 B") {
 		t.Fatalf("growth after one frame:\n%s", m.View())
 	}
 	// cc1's USS: +1 MiB in the second between the frames.
@@ -374,8 +376,8 @@ func TestUSSGrowth(t *testing.T) {
 	if r := p.Rates; !r.HaveSmaps || r.USSGrowthBytesPerMinute != 60<<20 {
 		t.Errorf("pid 111: rates %+v, want USS growth %d bytes/min", r, 60<<20)
 	}
-	if !strings.Contains(m.View(), "+62.9") {
-		t.Errorf("the growth column lacks +62.9 (MB/min):\n%s", m.View())
+	if view := m.View(); !strings.Contains(view, "USS+") || !strings.Contains(view, "+60.0 MiB") {
+		t.Errorf("the USS+ column lacks +60.0 MiB:\n%s", view)
 	}
 }
 
@@ -490,7 +492,7 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	m.Update(m.gather()())
 	m.Update(m.gather()()) // USS and io read of the rows in two frames: rates known
 	view := m.View()
-	if !strings.Contains(view, "+0.0") {
+	if !strings.Contains(view, "+0 B") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
 	if uss := bytesCell(91000<<10, true); !strings.Contains(view, " "+uss+" ") {
@@ -521,6 +523,63 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 		}
 		if shown == 0 {
 			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.View())
+		}
+	}
+}
+
+// The titles of the process table's metric columns are the catalogue's
+// labels, as ps's headings are.
+func TestColumnTitlesAreLabels(t *testing.T) {
+	cols := processColumns()
+	for c, name := range map[int]string{colPID: "pid", colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
+		colGrowth: "uss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"} {
+		d, _ := metric.Lookup(name)
+		if cols[c].title != d.Label {
+			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].title, name, d.Label)
+		}
+	}
+	scols := sessionColumns()
+	for i, name := range sessionMetricColumns() {
+		c := 2 + i
+		d, _ := metric.Lookup(name)
+		if scols[c].title != d.Label {
+			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
+		}
+	}
+}
+
+// The sessions view's values are the catalogue's, with its rule for what
+// is absent: PSS not read, CPU % not measured, an ended agent's age (it has
+// no members) show "-" and sort after every session with a value.
+func TestSessionRowsAbsentIsDash(t *testing.T) {
+	now := time.Unix(1700000000, 0)
+	read := session.Session{Kind: "tmux", Name: "read"}
+	read.Totals.Procs, read.Totals.PSSBytes, read.Totals.SmapsRead, read.Totals.RatesMeasured, read.Totals.CPUPercent = 2, 1<<20, 2, 2, 5
+	read.Totals.OldestStart = now.Add(-time.Hour)
+	unread := session.Session{Kind: "tmux", Name: "unread"}
+	unread.Totals.Procs, unread.Totals.OldestStart = 1, now.Add(-time.Minute)
+	ended := session.Session{Kind: "agent", Name: "claude/x", Agent: &session.AgentState{Status: session.AgentEnded}}
+	b := newRowBuilder(Frame{Frame: frame.Frame{Snapshot: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}}},
+		Config{Escape: func(s string) string { return s }}, nil, metric.NewCatalogue())
+	rows := b.sessionRows("")
+	cells := map[string][]string{}
+	for _, r := range rows {
+		cells[r.sess.Name] = r.cells
+	}
+	// KIND NAME PROCS RSS PSS CPU% READ/s WRITE/s AGE INFO
+	if c := cells["read"]; c[4] != "1.0 MiB" || c[5] != "5.0" || c[8] != "1h00m" {
+		t.Errorf("read: %q", c)
+	}
+	if c := cells["unread"]; c[4] != absent || c[5] != absent || c[8] != "1m" {
+		t.Errorf("unread: %q", c)
+	}
+	if c := cells["claude/x"]; c[2] != "0" || c[8] != absent {
+		t.Errorf("ended agent: %q", c)
+	}
+	for _, c := range []int{4, 5, 8} {
+		sortRows(rows, sessionColumns(), c, false)
+		if last := rows[len(rows)-1].sess.Name; c != 8 && last == "read" || c == 8 && last != "claude/x" {
+			t.Errorf("sorted by column %d, %s is last", c, last)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -83,7 +84,8 @@ func (r *row) text() []string {
 	return r.cells
 }
 
-// processColumns are the process table's columns.
+// processColumns are the process table's columns. The titles of the
+// metric columns are the catalogue's labels (TestColumnTitlesAreLabels).
 func processColumns() []column {
 	return []column{
 		{title: "PID", width: 7, right: true, keep: 10, sortable: true},
@@ -93,7 +95,7 @@ func processColumns() []column {
 		{title: "USS", width: 9, right: true, keep: 6, sortable: true},
 		{title: "PSS", width: 9, right: true, keep: 5, sortable: true},
 		{title: "RSS", width: 9, right: true, keep: 7, sortable: true},
-		{title: "GROW/m", width: 7, right: true, keep: 3, sortable: true},
+		{title: "USS+", width: 9, right: true, keep: 3, sortable: true},
 		{title: "READ/s", width: 10, right: true, keep: 2, sortable: true},
 		{title: "WRITE/s", width: 10, right: true, keep: 1, sortable: true},
 		{title: "AGE", width: 6, right: true, keep: 3, sortable: true},
@@ -135,6 +137,12 @@ func sessionColumns() []column {
 // sessionRSSColumn is the sessions table's default sort.
 const sessionRSSColumn = 3
 
+// sessionMetricColumns are the catalogue metrics of the sessions table's
+// columns from PROCS (column 2) on, in order.
+func sessionMetricColumns() []string {
+	return []string{"procs", "rss_bytes", "pss_bytes", "cpu_percent", "read_bytes_per_second", "write_bytes_per_second", "age_seconds"}
+}
+
 // rowBuilder holds what building rows needs besides the frame.
 type rowBuilder struct {
 	frame  Frame
@@ -144,23 +152,28 @@ type rowBuilder struct {
 	check  func(*procwalk.Process) error // the killer's, for this frame; made when first needed
 	// The metrics of the value columns, looked up once: a row is built
 	// for every process of every frame.
-	cpu, uss, pss, rss, growth, read, write, age *procwalk.MetricDesc
+	cpu, uss, pss, rss, growth, read, write, age *metric.Desc
+	sessionMetrics                               []*metric.Desc // of sessionMetricColumns
 }
 
 // newRowBuilder returns a builder of rows of f with the catalogue's metrics.
-func newRowBuilder(f Frame, cfg Config, killer Killer, metrics *procwalk.Catalogue) *rowBuilder {
-	metric := func(name string) *procwalk.MetricDesc {
+func newRowBuilder(f Frame, cfg Config, killer Killer, metrics *metric.Catalogue) *rowBuilder {
+	lookup := func(name string) *metric.Desc {
 		d, ok := metrics.Lookup(name)
 		if !ok {
 			panic("top: no metric " + name) // the catalogue is procwalk's own
 		}
 		return d
 	}
+	var sessionMetrics []*metric.Desc
+	for _, name := range sessionMetricColumns() {
+		sessionMetrics = append(sessionMetrics, lookup(name))
+	}
 	return &rowBuilder{
 		frame: f, escape: cfg.Escape, users: cfg.Users, killer: killer,
-		cpu: metric("cpu_percent"), uss: metric("uss_bytes"), pss: metric("pss_bytes"), rss: metric("rss_bytes"),
-		growth: metric("uss_growth_bytes_per_minute"), read: metric("read_bytes_per_second"), write: metric("write_bytes_per_second"),
-		age: metric("age_seconds"),
+		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"),
+		growth: lookup("uss_growth_bytes_per_minute"), read: lookup("read_bytes_per_second"), write: lookup("write_bytes_per_second"),
+		age: lookup("age_seconds"), sessionMetrics: sessionMetrics,
 	}
 }
 
@@ -178,14 +191,14 @@ func (b *rowBuilder) setValues(r *row) {
 	s, p := b.frame.Snapshot, r.proc
 	r.cells = nil
 	r.values[colPID], r.have[colPID] = float64(p.ID.PID), true
-	r.values[colCPU], r.have[colCPU] = b.cpu.Value(s, p)
-	r.values[colUSS], r.have[colUSS] = b.uss.Value(s, p)
-	r.values[colPSS], r.have[colPSS] = b.pss.Value(s, p)
-	r.values[colRSS], r.have[colRSS] = b.rss.Value(s, p)
-	r.values[colGrowth], r.have[colGrowth] = b.growth.Value(s, p)
-	r.values[colRead], r.have[colRead] = b.read.Value(s, p)
-	r.values[colWrite], r.have[colWrite] = b.write.Value(s, p)
-	r.values[colAge], r.have[colAge] = b.age.Value(s, p)
+	r.values[colCPU], r.have[colCPU] = b.cpu.Process(s, p)
+	r.values[colUSS], r.have[colUSS] = b.uss.Process(s, p)
+	r.values[colPSS], r.have[colPSS] = b.pss.Process(s, p)
+	r.values[colRSS], r.have[colRSS] = b.rss.Process(s, p)
+	r.values[colGrowth], r.have[colGrowth] = b.growth.Process(s, p)
+	r.values[colRead], r.have[colRead] = b.read.Process(s, p)
+	r.values[colWrite], r.have[colWrite] = b.write.Process(s, p)
+	r.values[colAge], r.have[colAge] = b.age.Process(s, p)
 }
 
 // processCells formats a process row.
@@ -241,23 +254,16 @@ func (b *rowBuilder) sessionRows(filter string) []row {
 		if f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
-		t := &s.Totals
-		pssOK := t.SmapsRead > 0
-		rates := t.RatesMeasured > 0
-		ioOK := rates && t.IORead > 0
-		age := b.frame.Snapshot.Time.Sub(t.OldestStart).Seconds()
-		r := row{
-			cells: []string{
-				s.Kind, b.escape(s.Name), strconv.Itoa(t.Procs), bytesCell(float64(t.RSSBytes), true),
-				bytesCell(float64(t.PSSBytes), pssOK), percentCell(t.CPUPercent, rates),
-				rateCell(t.ReadBytesPerSecond, ioOK), rateCell(t.WriteBytesPerSecond, ioOK), ageCell(age),
-				b.escape(sessionInfo(s)),
-			},
-			values: [maxColumns]float64{0, 0, float64(t.Procs), float64(t.RSSBytes), float64(t.PSSBytes), t.CPUPercent,
-				t.ReadBytesPerSecond, t.WriteBytesPerSecond, age},
-			have: [maxColumns]bool{false, false, true, true, pssOK, rates, ioOK, ioOK, true},
-			sess: s,
+		// The catalogue's values, and its rule for a value that is absent
+		// (PSS not read, rates not measured, an ended agent's age).
+		r := row{cells: []string{s.Kind, b.escape(s.Name)}, sess: s}
+		snap := b.frame.Snapshot
+		for j, d := range b.sessionMetrics {
+			v, ok := d.Session(s, snap.Fields, snap.Time)
+			r.values[2+j], r.have[2+j] = v, ok
+			r.cells = append(r.cells, metricCell(d, v, ok))
 		}
+		r.cells = append(r.cells, b.escape(sessionInfo(s)))
 		rows = append(rows, r)
 	}
 	return rows

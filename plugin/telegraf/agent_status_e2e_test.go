@@ -1,0 +1,324 @@
+//go:build linux
+
+package procwalkinput
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// agent_status_e2e_test.go checks, with a real Telegraf and a real
+// InfluxDB, that an agent's status changes start no new series: counting
+// agents by status over a window that saw statuses change gives the number
+// of agents, and each agent's token counters stay one series. Its agents
+// are copies of sleep named pwe2eagent (an agent rule of the test's own),
+// each in a project folder of its own, whose Claude Code transcripts the
+// test writes.
+
+const e2eAgents = 7
+
+// e2eAgent is one of the test's agents.
+type e2eAgent struct {
+	name       string // the session's name: e2eagent/<project>
+	cmd        *exec.Cmd
+	transcript string
+	cwd        string
+}
+
+// TestAgentStatusWithoutSplitSeries runs the compiled-in input over seven
+// agents, all idle at first. Then two get a prompt (working: the model is
+// answering), two ask for a tool (blocked: nothing runs), one exits
+// (ended) and two stay idle. In InfluxDB over the whole window:
+//   - procwalk_agent_status (a state set: a line per status, 1 for the
+//     agent's) summed by status, of each agent's last value in the window,
+//     gives 2 working, 2 blocked, 1 ended and 2 idle: 7, the number of
+//     agents; the statuses each agent had in the window add up to more
+//     (what a status tag made each agent count as, once per status);
+//   - procwalk_session has one series per agent (no status tag), whose
+//     last string field status is the agent's, and whose input_tokens
+//     counter grows within that series for the agents whose tool use added
+//     tokens.
+func TestAgentStatusWithoutSplitSeries(t *testing.T) {
+	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
+		t.Skip("set PROCWALK_INTEGRATION=1 and PROCWALK_TELEGRAF to run Telegraf end to end")
+	}
+	tg := os.Getenv("PROCWALK_TELEGRAF")
+	if tg == "" {
+		t.Fatal("PROCWALK_TELEGRAF is not set: build one with plugin/telegraf/build-telegraf.sh")
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	dir := t.TempDir()
+	home, bin := filepath.Join(dir, "home"), filepath.Join(dir, "bin")
+	agentBin := filepath.Join(bin, "pwe2eagent")
+	for _, d := range []string{home, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agentBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	agents := make([]*e2eAgent, e2eAgents)
+	for i := range agents {
+		project := fmt.Sprintf("pwe2e-%d-%d", os.Getpid(), i+1)
+		a := &e2eAgent{name: "e2eagent/" + project, cwd: filepath.Join(dir, "work", project)}
+		if err := os.MkdirAll(a.cwd, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		a.cmd = exec.Command(agentBin, fmt.Sprint(sleeperSeconds))
+		a.cmd.Dir, a.cmd.Env = a.cwd, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+		a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := a.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+			a.cmd.Wait()
+		})
+		agents[i] = a
+	}
+	for _, a := range agents {
+		waitExec(t, a.cmd.Process.Pid, agentBin)
+	}
+	// Transcripts are bound to an agent only when written after it
+	// started (less a second of clock slack): write them now, each a
+	// prompt and an answer that ended its turn.
+	for i, a := range agents {
+		folder := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(a.cwd, "-")
+		a.transcript = filepath.Join(home, ".claude", "projects", folder, fmt.Sprintf("0b7e51c2-9a3f-4c1e-8d2a-%012d.jsonl", i))
+		if err := os.MkdirAll(filepath.Dir(a.transcript), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now()
+		a.write(t, a.line(now, "user", `{"role":"user","content":"start"}`),
+			a.line(now, "assistant", `{"id":"msg_1","model":"claude-opus-4-1","stop_reason":"end_turn","content":[{"type":"text","text":"Ready."}],`+e2eUsage+`}`))
+	}
+
+	influx := startInflux(t)
+	start := time.Now()
+	conf := `
+[[inputs.procwalk]]
+  session_kinds = ["agent"]
+  agents = ["e2eagent=^pwe2eagent$"]
+  agent_transcripts = ["e2eagent=claude:{home}/.claude/projects/{project}"]
+  agent_active_within = "1s"
+  skip_self_metrics = true
+`
+	mine := `"session" =~ /^e2eagent\/pwe2e-` + fmt.Sprint(os.Getpid()) + `-/`
+	window := fmt.Sprintf(`time >= %d`, start.UnixNano())
+	lastStatus := func() map[string]string {
+		out := map[string]string{}
+		for _, s := range influxSeries(t, influx, `SELECT last("status") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY "session"`) {
+			if len(s.Values) > 0 {
+				out[s.Tags["session"]], _ = s.Values[0][1].(string)
+			}
+		}
+		return out
+	}
+	every := func(statuses map[string]string, want func(i int) string) bool {
+		for i, a := range agents {
+			if statuses[a.name] != want(i) {
+				return false
+			}
+		}
+		return true
+	}
+	// The expected status of agent i once it changed.
+	final := func(i int) string {
+		switch {
+		case i < 2:
+			return "working"
+		case i < 4:
+			return "blocked"
+		case i == 4:
+			return "ended"
+		}
+		return "idle"
+	}
+	changed := false
+	e := &e2e{t: t, telegraf: tg}
+	_, log := e.run([]string{common("OUTFILE", influx), conf}, func([]byte) bool {
+		if !changed {
+			if !every(lastStatus(), func(int) string { return "idle" }) {
+				return false
+			}
+			// Every agent was idle in InfluxDB: change five of them.
+			now := time.Now()
+			for i, a := range agents[:5] {
+				switch {
+				case i < 2: // a prompt: the model is answering
+					a.write(t, a.line(now, "user", `{"role":"user","content":"run the tests"}`))
+				case i < 4: // a tool use that awaits its result; nothing runs
+					a.write(t, a.line(now, "assistant", `{"id":"msg_2","model":"claude-opus-4-1","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],`+e2eUsage+`}`))
+				default:
+					syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+					a.cmd.Wait()
+				}
+			}
+			changed = true
+			return false
+		}
+		return every(lastStatus(), final)
+	})
+	checkLog(t, log)
+
+	// Counting agents by status over the window: each agent's last value of
+	// each status series, summed by status.
+	count := map[string]float64{}
+	total := 0.0
+	for _, s := range influxSeries(t, influx, `SELECT sum("v") FROM (SELECT last("value") AS "v" FROM "procwalk_agent_status" WHERE `+mine+` AND `+window+` GROUP BY "session", "status") GROUP BY "status"`) {
+		v, _ := s.Values[0][1].(float64)
+		count[s.Tags["status"]] = v
+		total += v
+	}
+	if want := map[string]float64{"working": 2, "blocked": 2, "ended": 1, "idle": 2}; total != e2eAgents || !mapsEqual(count, want) {
+		t.Errorf("agents by status over the window: %v (%v in all), want %v (%d agents)", count, total, want, e2eAgents)
+	}
+	// What a status tag counted: every status each agent had in the window.
+	had := 0
+	for _, s := range influxSeries(t, influx, `SELECT max("value") FROM "procwalk_agent_status" WHERE `+mine+` AND `+window+` GROUP BY "session", "status"`) {
+		if v, _ := s.Values[0][1].(float64); v == 1 {
+			had++
+		}
+	}
+	if had < e2eAgents+5 {
+		t.Errorf("%d (agent, status) pairs held in the window, want at least %d: the statuses did not change", had, e2eAgents+5)
+	}
+	t.Logf("over the window: %v by each agent's last status; %d by every status an agent had (a status tag's count)", count, had)
+
+	// One procwalk_session series per agent, whatever its status did.
+	series := influxSeries(t, influx, `SELECT count("input_tokens") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY *`)
+	if len(series) != e2eAgents {
+		t.Errorf("%d procwalk_session series with input_tokens for %d agents: %+v", len(series), e2eAgents, series)
+	}
+	for _, s := range series {
+		if _, ok := s.Tags["status"]; ok {
+			t.Errorf("procwalk_session has a status tag: %v", s.Tags)
+		}
+	}
+	// The counter grew within that one series for the agents whose tool use
+	// added tokens (e2eUsage's 5 input tokens), and stayed for the others.
+	grown := map[string]float64{}
+	for _, s := range influxSeries(t, influx, `SELECT spread("input_tokens") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY "session"`) {
+		grown[s.Tags["session"]], _ = s.Values[0][1].(float64)
+	}
+	for i, a := range agents {
+		want := 0.0
+		if i == 2 || i == 3 {
+			want = 5
+		}
+		if grown[a.name] != want {
+			t.Errorf("%s: input_tokens grew by %v in its series, want %v", a.name, grown[a.name], want)
+		}
+	}
+}
+
+// e2eUsage is the usage of an assistant message in the test's transcripts.
+const e2eUsage = `"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input_tokens":1000,"cache_creation_input_tokens":100}`
+
+// line is a Claude Code transcript line of a's session.
+func (a *e2eAgent) line(at time.Time, typ, msg string) string {
+	return fmt.Sprintf(`{"type":%q,"sessionId":"0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d","cwd":%q,"timestamp":%q,"message":%s}`,
+		typ, a.cwd, at.UTC().Format(time.RFC3339Nano), msg)
+}
+
+// write appends lines to a's transcript.
+func (a *e2eAgent) write(t *testing.T, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(a.transcript, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := io.WriteString(f, strings.Join(lines, "\n")+"\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitExec waits until pid runs exe (a started process is first a copy of
+// the test binary), however slow the machine.
+func waitExec(t *testing.T, pid int, exe string) {
+	t.Helper()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if got, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid)); err == nil && got == exe {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pid %d did not exec %s in 60 s", pid, exe)
+		}
+	}
+}
+
+func mapsEqual(a, b map[string]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// influxResult is one series of an InfluxQL answer.
+type influxResult struct {
+	Tags   map[string]string `json:"tags"`
+	Values [][]any           `json:"values"`
+}
+
+// influxSeries runs one InfluxQL query and returns its series, none when
+// there is no data (yet).
+func influxSeries(t *testing.T, base, q string) []influxResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/query?db=procwalk_e2e&q="+url.QueryEscape(q), nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Results []struct {
+			Series []influxResult `json:"series"`
+			Error  string         `json:"error"`
+		} `json:"results"`
+		Error string `json:"error"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Error != "" && !strings.Contains(body.Error, "database not found") {
+		t.Fatalf("query %q: %s", q, body.Error)
+	}
+	if len(body.Results) == 0 {
+		return nil
+	}
+	if r := body.Results[0]; r.Error != "" {
+		if strings.Contains(r.Error, "database not found") {
+			return nil // Telegraf has not written yet
+		}
+		t.Fatalf("query %q: %s", q, r.Error)
+	}
+	return body.Results[0].Series
+}
