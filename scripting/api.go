@@ -55,7 +55,7 @@ func apiFuncs() []apiFunc {
 		{onModule, "printable", "s", "string", `s escaped as procwalk prints names: "a\tb\x1b[31m"`, func(m *module) lua.LGFunction { return m.luaPrintable }},
 		{onModule, "wrap", "s [, width [, indent]]", "string", "each line longer than width (80) broken, at a comma, colon or space; the rest after indent", func(m *module) lua.LGFunction { return m.luaWrap }},
 		{onModule, "now", "", "number", "unix time, seconds (a replay: the recorded frame's)", func(m *module) lua.LGFunction { return m.luaNow }},
-		{onModule, "hostname", "", "string", "this host's name", func(m *module) lua.LGFunction { return m.luaHostname }},
+		{onModule, "hostname", "", "string", "this host's name (a replay: the recorded host's)", func(m *module) lua.LGFunction { return m.luaHostname }},
 		{onModule, "snapshot", "", "table", "the scan: time, duration, source, procs, listed, gone, denied, partial, cpus, mem_total ...", func(m *module) lua.LGFunction { return m.luaSnapshot }},
 		{onProcess, "parent", "", "process | nil", "its parent", func(m *module) lua.LGFunction { return m.procParent }},
 		{onProcess, "children", "", "{process}", "its children, in pid order", func(m *module) lua.LGFunction { return m.procChildren }},

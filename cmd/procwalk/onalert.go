@@ -10,7 +10,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -84,12 +83,11 @@ type alertRunner struct {
 }
 
 // newAlertRunner starts the runner of f.command, or returns nil without
-// one. Its lines go to stderr.
-func newAlertRunner(f onAlertFlags, stderr io.Writer) *alertRunner {
+// one. Its lines go to stderr; host is the alerts' host.
+func newAlertRunner(f onAlertFlags, stderr io.Writer, host string) *alertRunner {
 	if f.command == "" {
 		return nil
 	}
-	host, _ := os.Hostname()
 	r := &alertRunner{f: f, stderr: stderr, host: host, now: time.Now, start: (*exec.Cmd).Start,
 		queue: make(chan []byte, onAlertQueue), done: make(chan struct{})}
 	go r.loop()

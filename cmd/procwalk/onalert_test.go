@@ -70,7 +70,7 @@ func TestAlertJSON(t *testing.T) {
 func TestOnAlertRateLimit(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "alerts")
 	var stderr syncBuffer
-	r := newAlertRunner(onAlertFlags{command: "cat >> " + out, timeout: time.Minute, max: 3}, &stderr)
+	r := newAlertRunner(onAlertFlags{command: "cat >> " + out, timeout: time.Minute, max: 3}, &stderr, "host1")
 	fixed := time.Unix(1800000000, 0)
 	r.now = func() time.Time { return fixed }
 	for i := range 5 {
@@ -91,7 +91,7 @@ func TestOnAlertRateLimit(t *testing.T) {
 // dropped and counted.
 func TestOnAlertNeverBlocks(t *testing.T) {
 	var stderr syncBuffer
-	r := newAlertRunner(onAlertFlags{command: "true", timeout: time.Minute, max: 1000}, &stderr)
+	r := newAlertRunner(onAlertFlags{command: "true", timeout: time.Minute, max: 1000}, &stderr, "host1")
 	release := make(chan struct{})
 	started := make(chan struct{}, 1)
 	r.start = func(*exec.Cmd) error {
@@ -133,7 +133,7 @@ func TestOnAlertFailures(t *testing.T) {
 		{"exit 0", "", time.Minute},
 	} {
 		var stderr syncBuffer
-		r := newAlertRunner(onAlertFlags{command: c.command, timeout: c.timeout, max: 10}, &stderr)
+		r := newAlertRunner(onAlertFlags{command: c.command, timeout: c.timeout, max: 10}, &stderr, "host1")
 		r.alert(testAlert(0))
 		r.close()
 		got := stderr.String()

@@ -131,7 +131,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	defer sr.close()
 	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
-		alerts := newAlertRunner(c.onAlert, c.e.stderr)
+		alerts := newAlertRunner(c.onAlert, c.e.stderr, sr.cfg.Hostname)
 		defer alerts.close()
 		if alerts != nil {
 			sr.out.alert = alerts.alert
