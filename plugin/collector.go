@@ -201,8 +201,9 @@ func (c *Collector) collect(f frame.Frame, w metricWriter) {
 		return
 	}
 	st := selfStats{
-		schema:        c.cfg.Schema,
-		gatherSeconds: time.Since(start).Seconds(),
+		schema: c.cfg.Schema,
+		// The frame's gather (scan, grouping) and this batch's lines.
+		gatherSeconds: (f.Duration + time.Since(start)).Seconds(),
 		scanSeconds:   snap.Duration.Seconds(),
 		sessions:      len(f.Sessions),
 		errors:        len(c.problems),

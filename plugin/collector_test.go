@@ -51,6 +51,10 @@ func TestSessionsFromFixture(t *testing.T) {
 		self[0].fields["lines"] != int64(2) || self[0].tags["schema"] != "procwalk" {
 		t.Errorf("self metrics = %+v, want 5 processes, 2 sessions, 2 lines before it", self)
 	}
+	// The whole gather holds the scan.
+	if g, s := self[0].fields["gather_seconds"].(float64), self[0].fields["scan_seconds"].(float64); !(g >= s) {
+		t.Errorf("gather_seconds %v < scan_seconds %v: the whole gather holds the scan", g, s)
+	}
 }
 
 func TestRatesAppearOnTheSecondGather(t *testing.T) {

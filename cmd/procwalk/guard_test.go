@@ -210,7 +210,7 @@ func TestIntegrationGuardReapsOrphans(t *testing.T) {
 // waitFileInt waits for a file holding a number and returns it.
 func waitFileInt(t *testing.T, path string) int {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile(path)
 		if n, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
 			return n

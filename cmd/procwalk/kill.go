@@ -193,16 +193,23 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	// The signals stay held until the last line is written: a reader in
+	// the scope that the kill ended (| cat, 2>&1) must not turn the
+	// kill's exit status into a death by SIGPIPE on the error line.
 	stopHolding := holdSignals(ctx, cfg.Sentinel)
+	defer stopHolding()
 	report := k.Execute(ctx, plan)
-	stopHolding()
 	for _, n := range report.Notes {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n)) // notes name cgroups and tmux sessions
 	}
+	err = report.Err()
 	if len(report.Outcomes) == 0 {
-		return fmt.Errorf("%s has no processes: nothing to signal", plan.Scope)
+		err = fmt.Errorf("%s has no processes: nothing to signal", plan.Scope)
 	}
-	return report.Err()
+	if err != nil {
+		return &exitErr{Code: exitCode(c.e.sayError(ctx, err))} // said: runEnv adds nothing
+	}
+	return nil
 }
 
 // config turns the flags into a kill.Config, checking each value.

@@ -217,3 +217,79 @@ func TestIntegrationKillCgroupV2(t *testing.T) {
 		})
 	}
 }
+
+// inOwnCgroupNamespace is a script that runs its arguments in the cgroup and
+// mount namespaces unshare(1) gave it, after mounting every cgroup
+// hierarchy again on a fresh tmpfs at the same places, as a container
+// runtime does: the mounts' roots are then the namespace's, and so are the
+// paths /proc/<pid>/cgroup shows. Run from the test's cgroups, the v1
+// lines of the test's processes read "/" (their root), so a process of a
+// v2 cgroup of the test's own is placed by its v2 line: a v2 cgroup
+// session on a v1 hybrid host, as on a host with v2 alone.
+const inOwnCgroupNamespace = `set -e
+list=$(grep ' - cgroup' /proc/self/mountinfo | sed 's/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .* - \(cgroup2\{0,1\}\) [^ ]* \(.*\)$/\1 \2 \3/')
+mount -t tmpfs tmpfs /sys/fs/cgroup
+echo "$list" | while read -r mnt fstype super; do
+  mkdir -p "$mnt"
+  if [ "$fstype" = cgroup2 ]; then mount -t cgroup2 none "$mnt"
+  else mount -t cgroup -o "$(echo "$super" | tr ',' '\n' | grep -v '^r[wo]$' | paste -sd,)" cgroup "$mnt"; fi
+done
+exec "$@"`
+
+// TestIntegrationKillCgroupSessionV2: kill --session cgroup:NAME on a
+// session placed by the v2 hierarchy, from a cgroup namespace (see
+// inOwnCgroupNamespace): the cgroup is frozen for each signal (the v2
+// path), and it ends empty with exit 0, or exit 1 naming what is left.
+func TestIntegrationKillCgroupSessionV2(t *testing.T) {
+	integration(t)
+	clearEnv(t)
+	if os.Geteuid() != 0 {
+		t.Skip("makes cgroups and namespaces: needs root")
+	}
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("no unshare (util-linux)")
+	}
+	mount := cgroup2Mount(t)
+	if !strings.HasPrefix(mount, "/sys/fs/cgroup") {
+		t.Skipf("cgroup2 is mounted at %s, not below /sys/fs/cgroup where the script mounts it again", mount)
+	}
+	bin := buildProcwalk(t)
+	for i, loop := range daemonLoops {
+		t.Run(loop.name, func(t *testing.T) {
+			name := fmt.Sprintf("pwtest-daemons2s-%d-%d", os.Getpid(), i)
+			dirs := testCgroup(t, name, mount)
+			if _, err := os.Stat(filepath.Join(dirs[0], "cgroup.freeze")); err != nil {
+				t.Skipf("no cgroup.freeze (Linux 5.2+): %v", err)
+			}
+			// The bound of the fork storm: the loop and all it starts.
+			if err := os.WriteFile(filepath.Join(dirs[0], "pids.max"), []byte("300"), 0); err != nil {
+				dirs = append(dirs, testCgroup(t, name, v1Mount(t, "pids"))...)
+				if err := os.WriteFile(filepath.Join(dirs[1], "pids.max"), []byte("300"), 0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			startInCgroups(t, loop.script, dirs...)
+			waitCgroupLive(t, dirs[0], 30)
+			cmd := exec.Command("unshare", "--cgroup", "--mount", "--propagation", "private",
+				"sh", "-c", inOwnCgroupNamespace, "sh", bin, "kill", "--yes", "--grace", "1s", "--session", "cgroup:/"+name)
+			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if err != nil && !errors.As(err, &ee) {
+				t.Fatal(err)
+			}
+			if strings.Contains(stderr.String(), "unshare failed") || strings.Contains(stderr.String(), "mount:") {
+				t.Skipf("no cgroup namespace of our own here: %s", stderr.String())
+			}
+			r := result{stdout.String(), stderr.String(), cmd.ProcessState.ExitCode()}
+			left := cgroupLive(t, dirs[0])
+			t.Logf("exit %d, %d lines, %d left alive", r.code, strings.Count(r.stdout, "\n"), len(left))
+			if !strings.Contains(r.stderr, "froze "+dirs[0]+" with cgroup.freeze") {
+				t.Errorf("the v2 cgroup was not frozen: not a v2 session?\n%s", tail(r.stderr))
+			}
+			checkEmptiedOrNamed(t, r, left)
+		})
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,6 +159,46 @@ func TestIntegrationKillOutputCannotAbort(t *testing.T) {
 		p := run(t, w, w, pgrp)
 		w.Close()
 		checkKillFinished(t, waitStatus(t, p), pgrp, "")
+	})
+
+	// The same with a member the kill refuses (a protected name): the
+	// kill's status is 1, and its error line goes to the pipe whose
+	// reader it ended. That line must not end procwalk by SIGPIPE (141).
+	t.Run("stdout and stderr to cat in the scope, a member refused", func(t *testing.T) {
+		sleep, err := exec.LookPath("sleep")
+		if err != nil {
+			t.Skip("no sleep")
+		}
+		protected := filepath.Join(t.TempDir(), "ttyd") // a protected name
+		if out, err := exec.Command("cp", sleep, protected).CombinedOutput(); err != nil {
+			t.Fatalf("cp: %v %s", err, out)
+		}
+		cmd := startGroup(t, `trap "" TERM; sleep 300 & sleep 301 & '`+protected+`' 304 & wait`, "kill-output-test")
+		pgrp := cmd.Process.Pid
+		// Until it has exec'd, the protected one is a fork of sh, and
+		// as such no refused member: wait for its name.
+		for deadline := time.Now().Add(60 * time.Second); !slices.ContainsFunc(childrenOf(t, pgrp), func(pid int) bool {
+			comm, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+			return string(comm) == "ttyd\n"
+		}); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the protected sleep never ran")
+			}
+		}
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		startInGroup(t, pgrp, r, "cat")
+		r.Close()
+		p := run(t, w, w, pgrp)
+		w.Close()
+		ws := waitStatus(t, p)
+		left := groupAlive(t, pgrp)
+		if ws.Signaled() || ws.ExitStatus() != exitError || len(left) != 1 {
+			t.Errorf("procwalk ended with %s, %d processes of the group alive %v; want exit 1 and the protected one alone",
+				describeStatus(unix.WaitStatus(ws)), len(left), left)
+		}
 	})
 
 	// | head -1, head in the scope and ignoring TERM (as the group's

@@ -75,6 +75,8 @@ func TestIntegrationKillInterpreterOptions(t *testing.T) {
 		{"node --max-old-space-size -r", []string{"node", "--max-old-space-size=64", "-r", preload, "--no-warnings", script("code-server", js)}, true},
 		{"node unprotected", []string{"node", "--max-old-space-size=64", script("app.js", js)}, false},
 		{"ruby -w", []string{"ruby", "-w", "-r", "json", script("envoy", rb)}, true},
+		{"ruby -W0 -rjson -I lib", []string{"ruby", "-W0", "-rjson", "-I", dir, "--disable=gems", script("envoy", rb)}, true},
+		{"ruby -w unprotected", []string{"ruby", "-w", "-r", "json", script("worker.rb", rb)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := exec.LookPath(tt.argv[0]); err != nil {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -11,6 +12,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // TestIntegrationKillSecondSignal: timeout(1) sends its TERM to procwalk
@@ -18,16 +22,19 @@ import (
 // twice. The first asks for a clean stop, the second ends procwalk by that
 // signal, after the sentinel has continued whatever is stopped: nothing
 // of the tree may be left stopped, whichever stage the signals hit. The
-// tree keeps forking (a storm below a TERM-ignoring shell, bounded by
-// ulimit in the shell), so its stop-and-walk rounds hold it stopped for
-// much of the time.
+// tree keeps forking (a storm below a TERM-ignoring shell; the test ends
+// it within seconds: ulimit -u does not bind root), so its stop-and-walk
+// rounds hold it stopped for much of the time. Its children stay below
+// the shell: an orphan in the tree's process group would be no target,
+// and a group holding one is not stopped (see kill's mixedGroups). The
+// one child that obeys TERM makes the first line, early in the grace.
 func TestIntegrationKillSecondSignal(t *testing.T) {
 	integration(t)
 	clearEnv(t)
 	bin := buildProcwalk(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
 		t.Run(sig.String(), func(t *testing.T) {
-			tree := startGroup(t, `trap "" TERM INT; ulimit -u 400 2>/dev/null; while :; do (sleep 300 &); sleep 0.01; done`, "kill-second-signal-test")
+			tree := startGroup(t, `trap "" TERM INT; ulimit -u 400 2>/dev/null; env --default-signal=TERM sleep 299 & while :; do sleep 300 & sleep 0.01; done`, "kill-second-signal-test")
 			waitChildren(t, tree.Process.Pid, 1)
 			cmd := exec.Command(bin, "kill", "--yes", "--grace", "30s", "--tree", strconv.Itoa(tree.Process.Pid))
 			cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
@@ -115,7 +122,7 @@ func stateLetter(pid int) byte {
 func waitDelivered(t *testing.T, pid int, sig syscall.Signal) {
 	t.Helper()
 	bit := uint64(1) << (sig - 1)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 		if err != nil {
 			return
@@ -133,7 +140,32 @@ func waitDelivered(t *testing.T, pid int, sig syscall.Signal) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%v still pending for pid %d after 10 s", sig, pid)
+			t.Fatalf("%v still pending for pid %d after 60 s", sig, pid)
+		}
+	}
+}
+
+// The sentinel says what it did on procwalk's stderr, which runEnv wraps
+// in the line cap: the sentinel gets the file below it. (It got none, and
+// its word that it continued a stopped tree after procwalk died was lost.)
+func TestSentinelCommandStderr(t *testing.T) {
+	f, err := os.Create(t.TempDir() + "/stderr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tt := range []struct {
+		name   string
+		stderr io.Writer
+		want   *os.File
+	}{
+		{"the file", f, f},
+		{"the file under the line cap", procwalk.CapLines(f), f},
+		{"no file", procwalk.CapLines(&strings.Builder{}), nil},
+	} {
+		e := &env{stderr: tt.stderr, sentinel: kill.SentinelCommand{Path: "/proc/self/exe", Args: []string{sentinelArg}}}
+		if got := e.sentinelCommand().Stderr; got != tt.want {
+			t.Errorf("%s: the sentinel's stderr is %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

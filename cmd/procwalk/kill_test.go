@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -184,7 +185,7 @@ func TestIntegrationKillTree(t *testing.T) {
 // waitChildren waits until pid has n children.
 func waitChildren(t *testing.T, pid, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if len(childrenOf(t, pid)) >= n {
 			return
 		}
@@ -357,16 +358,7 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	if err := tmux("new-session", "-d", "-s", "bystander", "sleep 1002"); err != nil {
 		t.Fatal(err)
 	}
-	// Wait for every pane to have exec'd its sleep, however loaded the machine.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		out, err := exec.Command("tmux", "-L", socket, "list-panes", "-a", "-F", "#{pane_current_command}").Output()
-		if err == nil && strings.Count(string(out), "sleep\n") == 3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("panes never ran their sleeps: %q %v", out, err)
-		}
-	}
+	waitPanesRun(t, socket, "sleep 1000", "sleep 1001", "sleep 1002")
 	// The grace is generous: the sleep obeying TERM must be seen gone within
 	// it to count as exited, not killed.
 	r := cli(t, "kill", "--json", "--yes", "--grace", "3s", "--session", "tmux:victim", "--tmux-sockets", socket, "--kill-tmux-session")
@@ -397,6 +389,35 @@ func TestIntegrationKillTmuxSession(t *testing.T) {
 	}
 }
 
+// waitPanesRun waits until the panes of the tmux server on socket are
+// exactly processes running the command lines want, however loaded the
+// machine. It looks at each pane's process itself: tmux's
+// pane_current_command is no sign that the pane has started, since tmux
+// falls back to the pane's own command when it cannot name the terminal's
+// foreground process, which is the case while the pane's process is still
+// the server's fork, before its exec. Such a process is named "tmux: server"
+// and refused by kill as protected (a kill test failed so under load).
+func waitPanesRun(t *testing.T, socket string, want ...string) {
+	t.Helper()
+	slices.Sort(want)
+	var got []string
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		out, err := exec.Command("tmux", "-L", socket, "list-panes", "-a", "-F", "#{pane_pid}").Output()
+		got = got[:0]
+		for _, pid := range strings.Fields(string(out)) {
+			b, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+			got = append(got, strings.ReplaceAll(strings.TrimSuffix(string(b), "\x00"), "\x00", " "))
+		}
+		slices.Sort(got)
+		if err == nil && slices.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s the panes run %q (%v), want %q", got, err, want)
+		}
+	}
+}
+
 // kill --kill-tmux-session of a session whose one pane ends on TERM: tmux
 // ends the session with its pane, before or while procwalk asks it to. That
 // is the success asked for, said once, never a tmux error: with another
@@ -424,22 +445,14 @@ func TestIntegrationKillTmuxSessionEndedWithItsPane(t *testing.T) {
 					os.Remove(p) // a server that ended with its last pane leaves it
 				}
 			})
-			want := 1
+			want := []string{"sleep 1003"}
 			if bystander {
 				if err := tmux("new-session", "-d", "-s", "other", "sleep 1004"); err != nil {
 					t.Fatal(err)
 				}
-				want = 2
+				want = append(want, "sleep 1004")
 			}
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				out, err := exec.Command("tmux", "-L", socket, "list-panes", "-a", "-F", "#{pane_current_command}").Output()
-				if err == nil && strings.Count(string(out), "sleep\n") == want {
-					break
-				}
-				if time.Now().After(deadline) {
-					t.Fatalf("panes never ran their sleeps: %q %v", out, err)
-				}
-			}
+			waitPanesRun(t, socket, want...)
 			r := cli(t, "kill", "--yes", "--grace", "5s", "--session", "tmux:lone", "--tmux-socket", socket, "--kill-tmux-session")
 			if r.code != exitOK {
 				t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -314,11 +314,19 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	err = sources.named(root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
-		if f, ok := fileOf(stderr); ok && ctx.Err() != nil && isTerminal(f) {
-			fmt.Fprintln(stderr) // the terminal echoed ^C where the message would start
-		}
-		return fail(err)
+		return e.sayError(ctx, err)
 	}
+	return err
+}
+
+// sayError prints err as procwalk's one error line on stderr and returns
+// it; runEnv does so for a command's error, a command that must write it
+// itself (kill, while it holds SIGPIPE) returns an exitErr without Err.
+func (e *env) sayError(ctx context.Context, err error) error {
+	if f, ok := fileOf(e.stderr); ok && ctx.Err() != nil && isTerminal(f) {
+		fmt.Fprintln(e.stderr) // the terminal echoed ^C where the message would start
+	}
+	fmt.Fprintf(e.stderr, "procwalk: %s\n", printable(err.Error()))
 	return err
 }
 

@@ -30,11 +30,19 @@ func (e *env) newSentinel() *kill.Sentinel {
 	if e.sentinel.Path == "" {
 		return nil
 	}
+	return kill.NewSentinel(e.sentinelCommand())
+}
+
+// sentinelCommand is the env's sentinel command, with procwalk's stderr as
+// the sentinel's: where it says what it did, should procwalk die. That is
+// the file under the line cap runEnv puts on stderr (the sentinel's one
+// line is short).
+func (e *env) sentinelCommand() kill.SentinelCommand {
 	cmd := e.sentinel
-	if f, ok := e.stderr.(*os.File); ok {
-		cmd.Stderr = f // where it says what it did, should procwalk die
+	if f, ok := fileOf(e.stderr); ok {
+		cmd.Stderr = f
 	}
-	return kill.NewSentinel(cmd)
+	return cmd
 }
 
 // holdSignals keeps what could end procwalk from the outside from ending

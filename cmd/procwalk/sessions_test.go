@@ -499,7 +499,7 @@ func TestSessionsPartialShown(t *testing.T) {
 	}
 }
 
-// waitForPaneTree waits up to 10 s until the pane process has exec'd cmd
+// waitForPaneTree waits up to 60 s until the pane process has exec'd cmd
 // and has a child running child: until then the shell's own command line
 // names both, and the member tree is not the one the test wants.
 func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
@@ -512,7 +512,7 @@ func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		snap, err := fs.Snapshot(procwalk.FieldCmdline)
 		if err != nil {
 			t.Fatal(err)
@@ -522,7 +522,7 @@ func waitForPaneTree(t *testing.T, panePID, cmd, child string) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s pane %d is not %q with a child %q", pid, cmd, child)
+			t.Fatalf("after 60 s pane %d is not %q with a child %q", pid, cmd, child)
 		}
 	}
 }

@@ -16,7 +16,7 @@ out=${1:?usage: build-telegraf.sh OUT}
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 version=${TELEGRAF_VERSION:-v1.37.2}
 here=$(cd "$(dirname "$0")" && pwd)
-tags="custom,inputs.procwalk,inputs.exec,inputs.execd,inputs.procstat,outputs.file,outputs.influxdb,parsers.influx,serializers.influx${TELEGRAF_TAGS:+,$TELEGRAF_TAGS}"
+tags="custom,inputs.procwalk,inputs.exec,inputs.execd,inputs.procstat,outputs.file,outputs.influxdb,outputs.prometheus_client,processors.rename,parsers.influx,serializers.influx,serializers.prometheus${TELEGRAF_TAGS:+,$TELEGRAF_TAGS}"
 
 src=$(go mod download -json "github.com/influxdata/telegraf@$version" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
 [ -d "$src" ] || { echo "build-telegraf: could not download telegraf@$version" >&2; exit 1; }

@@ -519,18 +519,27 @@ bind-address = %q
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	// A loaded machine (CI's two cores, other tests' fork storms) can take
+	// influxd many seconds to start; one that exits says why at once.
 	base := "http://" + httpAddr
-	for i := 0; i < 100; i++ {
+	for deadline := time.Now().Add(90 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		select {
+		case err := <-exited:
+			exited <- err // for the clean-up
+			t.Fatalf("influxd exited (%v) before it answered /ping:\n%s", err, log.String())
+		default:
+		}
 		if resp, err := http.Get(base + "/ping"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusNoContent {
 				return base
 			}
 		}
-		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("influxd did not answer /ping in 10 s:\n%s", log.String())
+	t.Fatalf("influxd did not answer /ping in 90 s:\n%s", log.String())
 	return ""
 }
 

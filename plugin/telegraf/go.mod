@@ -3,6 +3,7 @@ module github.com/procwalk/procwalk/plugin/telegraf
 go 1.26.0
 
 require (
+	github.com/grafana/grafana-foundation-sdk/go v0.0.22
 	github.com/influxdata/line-protocol/v2 v2.2.1
 	github.com/influxdata/telegraf v1.37.2
 	github.com/procwalk/procwalk v0.0.0-00010101000000-000000000000

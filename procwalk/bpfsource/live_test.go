@@ -197,9 +197,12 @@ func TestParity(t *testing.T) {
 	// RSS is exact: the iterator sums each counter's per-CPU parts as
 	// statm does (get_mm_counter_sum), so a memory gauge that did not move
 	// between the /proc reads must equal them to the byte.
-	compared, moved, rssEqual := 0, 0, 0
+	compared, moved, rssEqual, throughout := 0, 0, 0, 0
 	for i := range snap.Procs {
 		p := &snap.Procs[i]
+		if before.Process(p.ID.PID) != nil && after.Process(p.ID.PID) != nil {
+			throughout++
+		}
 		b, a := before.Lookup(p.ID), after.Lookup(p.ID)
 		if b == nil || a == nil {
 			continue // started or ended during the test
@@ -309,8 +312,11 @@ func TestParity(t *testing.T) {
 	}
 	t.Logf("%d processes compared, %d with a gauge that moved between the reads, %d with RSS and shared equal to statm, %d with RSS lacking its per-CPU parts",
 		compared, moved, rssEqual, s.rssPartial)
-	if compared < len(snap.Procs)*9/10 {
-		t.Errorf("only %d of %d processes compared: identities (pid, start ticks) differ", compared, len(snap.Procs))
+	// Of the pids all three reads saw, each the same process unless its
+	// pid was reused meanwhile; the others started or ended during the
+	// test, by the thousand when another package's fork storm runs.
+	if compared < throughout*9/10 {
+		t.Errorf("only %d of the %d pids all three reads saw compared: identities (pid, start ticks) differ", compared, throughout)
 	}
 	if moved > max(5, compared/50) {
 		t.Errorf("%d of %d processes moved: more than 2%%", moved, compared)

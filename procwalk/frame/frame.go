@@ -4,6 +4,7 @@ package frame
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -31,6 +32,10 @@ type Frame struct {
 	// make no frame, count too); 0 for a frame made elsewhere (decoded
 	// from a worker's pipe, replayed from a file).
 	Generation uint64
+	// Duration is how long the pipeline's Gather took: the scan (the
+	// snapshot's own Duration), sampling, grouping and the host's figures;
+	// 0 for a frame made elsewhere.
+	Duration time.Duration
 
 	// owner is the pipeline that gathered the frame, nil elsewhere; more
 	// reads fields of a frame made elsewhere (nil: none are read).

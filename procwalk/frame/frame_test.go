@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -137,6 +138,37 @@ func TestGrouperIsTheLastStage(t *testing.T) {
 	p.SetGrouper(nil)
 	if got := kinds(); len(got) != 0 {
 		t.Errorf("after SetGrouper(nil): sessions by kind %v, want none", got)
+	}
+}
+
+// TestDurationHoldsGrouping checks that a frame's Duration is the whole
+// gather: the scan and the grouping after it (here a tmux query that takes
+// at least 20 ms), not the scan alone.
+func TestDurationHoldsGrouping(t *testing.T) {
+	fs, err := procwalk.NewFS("../session/testdata/sessions/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const query = 20 * time.Millisecond
+	tmux, err := session.NewGrouper(fs, session.Config{Kinds: []string{session.KindTmux}, Tmux: session.TmuxConfig{
+		Sockets: []string{"/tmp/tmux-1000/default"},
+		ListPanes: func(string) ([]byte, error) {
+			time.Sleep(query) // a lower bound on the grouping's time, not a wait for anything
+			return os.ReadFile("../session/testdata/sessions/tmux/default.txt")
+		},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(fs, Config{Grouper: tmux}).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Sessions) == 0 {
+		t.Fatal("no tmux session: the query was not made")
+	}
+	if f.Duration < f.Snapshot.Duration+query {
+		t.Errorf("frame Duration %v, want at least the scan's %v plus the tmux query's %v", f.Duration, f.Snapshot.Duration, query)
 	}
 }
 

@@ -98,6 +98,7 @@ func (p *Pipeline) Plan() (procwalk.Fields, procwalk.Selector) { return p.monito
 // and groups the snapshot. The error is the source's: a root that cannot
 // be listed.
 func (p *Pipeline) Gather() (Frame, error) {
+	start := time.Now()
 	snap, err := p.monitor.Gather()
 	p.retire() // the scan recycled what the retention let go
 	if err != nil {
@@ -110,6 +111,7 @@ func (p *Pipeline) Gather() (Frame, error) {
 	if p.cfg.System {
 		f.System = p.fs.System()
 	}
+	f.Duration = time.Since(start)
 	return f, nil
 }
 

@@ -134,7 +134,7 @@ func moveInNamespace(t *testing.T, env string) {
 		done.Read(make([]byte, 1)) // EOF once the host has moved its sleeper
 	}
 	var plan *Plan
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if plan, err = k.Plan(&CgroupScope{Path: cg}); err != nil {
 			t.Fatal(err)
 		}

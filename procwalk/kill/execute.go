@@ -47,6 +47,10 @@ type execution struct {
 	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
 	// thaw writes 0.
 	frozen string
+	// mixed are the process groups whose targets freeze never stops: they
+	// hold processes that are no targets (see mixedGroups). The plan's,
+	// then the last re-walk's.
+	mixed map[int]bool
 	// keeper holds what is stopped or frozen, so that it runs again should
 	// procwalk die first; nil until first needed, or when there is none
 	// (keepTried: asked already).
@@ -73,6 +77,7 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		report: &Report{Scope: plan.Scope, Session: plan.Session, DryRun: cfg.DryRun},
 	}
 	x.sc = plan.scanner
+	x.mixed = plan.mixed
 	if x.sc == nil {
 		x.sc = procwalk.NewScanner(k.fs)
 	}
@@ -282,6 +287,11 @@ func (x *execution) newcomers() []Target {
 		x.k.pinYoung(&t, before, snap.Host.ClockTicks)
 		out = append(out, t)
 	}
+	targets := slices.Clone(out)
+	for _, v := range x.live {
+		targets = append(targets, v.out.Target)
+	}
+	x.mixed = mixedGroups(snap, targets)
 	return out
 }
 
@@ -324,6 +334,10 @@ func (x *execution) freeze(ctx context.Context) {
 			return // not stopped: signalled as they run, and the last walk reports what escaped
 		}
 		for _, v := range slices.Clone(x.live) {
+			if x.mixed[v.out.PGRP] {
+				x.note(fmt.Sprintf("process group %d was not stopped around the signals: it holds processes that are no targets, and the kernel sends SIGHUP to every process of a group that loses its last link to its session while a member is stopped", v.out.PGRP))
+				continue
+			}
 			if !v.stopped && x.send(v, syscall.SIGSTOP) {
 				v.stopped = true
 			}
@@ -395,12 +409,12 @@ func (x *execution) letGo() {
 	}
 }
 
-// waitStopped waits, up to stopWait, until every live victim has stopped
-// or exited. One in uninterruptible sleep may stop later: the walk then
-// runs without it.
+// waitStopped waits, up to stopWait, until every live victim sent SIGSTOP
+// has stopped or exited. One in uninterruptible sleep may stop later: the
+// walk then runs without it.
 func (x *execution) waitStopped(ctx context.Context) {
 	deadline := time.Now().Add(stopWait)
-	pending := slices.Clone(x.live)
+	pending := slices.DeleteFunc(slices.Clone(x.live), func(v *victim) bool { return !v.stopped })
 	for ctx.Err() == nil {
 		pending = slices.DeleteFunc(pending, func(v *victim) bool { return v.h == nil || v.h.Stopped() })
 		if len(pending) == 0 || !time.Now().Before(deadline) {

@@ -38,6 +38,10 @@ type Plan struct {
 	// cgroupDir is the directory of a cgroup scope's cgroup ("" for other
 	// scopes, or when its hierarchy is not mounted here).
 	cgroupDir string
+	// mixed are the process groups of targets that also hold a live
+	// process that is no target, as the plan's walk saw them (see
+	// mixedGroups).
+	mixed map[int]bool
 }
 
 // Plan scans /proc and decides, for every member of scope, whether it will
@@ -102,7 +106,53 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 		k.pinYoung(&t, before, snap.Host.ClockTicks)
 		p.Targets = append(p.Targets, t)
 	}
+	p.mixed = mixedGroups(snap, p.Targets)
 	return p, nil
+}
+
+// mixedGroups returns the process groups of targets that the kill could
+// orphan while they hold a process that is no target (a member the plan
+// refused, a process outside the scope). When a process group loses its
+// last link to its session (a member whose parent is in another group of
+// the same session: a shell job's leader) while one of its members is
+// stopped, the kernel sends SIGHUP and SIGCONT to every process of the
+// group, which ends those that are no targets. So the targets of these
+// groups are never stopped (see execution.freeze). A group is left out
+// when it holds targets alone (the SIGHUP then reaches targets only), has
+// no link (it is orphaned already: nothing can orphan it again), or has a
+// link the kill does not break (neither end a target: procwalk or guard
+// in its own job's group).
+func mixedGroups(snap *procwalk.Snapshot, targets []Target) map[int]bool {
+	isTarget := make(map[procwalk.ProcID]bool, len(targets))
+	type group struct{ bystander, linked, stable bool }
+	groups := make(map[int]*group)
+	for _, t := range targets {
+		isTarget[t.ID] = true
+		groups[t.PGRP] = &group{}
+	}
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		g := groups[p.PGRP]
+		if g == nil || p.Kernel || p.Zombie() {
+			continue
+		}
+		if !isTarget[p.ID] {
+			g.bystander = true
+		}
+		if q := snap.Process(p.PPID); q != nil && !q.Zombie() && q.PGRP != p.PGRP && q.SID == p.SID {
+			g.linked = true
+			if !isTarget[p.ID] && !isTarget[q.ID] {
+				g.stable = true
+			}
+		}
+	}
+	mixed := make(map[int]bool)
+	for pgrp, g := range groups {
+		if g.bystander && g.linked && !g.stable {
+			mixed[pgrp] = true
+		}
+	}
+	return mixed
 }
 
 // scan snapshots /proc for a plan or a re-walk of scope. smaps_rollup, when

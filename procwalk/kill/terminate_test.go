@@ -566,6 +566,7 @@ func TestExecuteStuckAfterKill(t *testing.T) {
 type growingScope struct {
 	pids  []int
 	calls int
+	first int // pids the first call hands out (1 when 0)
 }
 
 func (s *growingScope) String() string          { return "growing" }
@@ -574,7 +575,7 @@ func (s *growingScope) Grows() bool             { return true }
 func (s *growingScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bool) []*procwalk.Process {
 	s.calls++
 	var out []*procwalk.Process
-	for _, pid := range s.pids[:min(s.calls, len(s.pids))] {
+	for _, pid := range s.pids[:min(s.calls+max(s.first, 1)-1, len(s.pids))] {
 		out = append(out, snap.Process(pid))
 	}
 	return out
@@ -583,7 +584,10 @@ func (s *growingScope) Members(snap *procwalk.Snapshot, _ map[procwalk.ProcID]bo
 func TestExecuteSignalsNewcomers(t *testing.T) {
 	k, fk, _ := newTestKiller(t, Config{})
 	fk.proc(81).ignores[syscall.SIGTERM] = true // stays alive, so the grace loop re-walks
-	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{81, 84, 50, 82}})
+	// make's group (81, 82, 84; 85 is a zombie) is all targets once 84
+	// joins: a group that also holds processes that are no targets is
+	// not stopped (TestExecuteMixedGroupNotStopped).
+	r, err := k.TerminateScope(context.Background(), &growingScope{pids: []int{81, 82, 84, 50}, first: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,6 +604,46 @@ func TestExecuteSignalsNewcomers(t *testing.T) {
 	}
 	if len(fk.proc(50).signals) != 0 {
 		t.Errorf("protected newcomer sshd was signalled: %v", fk.proc(50).signals)
+	}
+}
+
+// A process group that holds processes that are no targets is not stopped
+// when the kill could orphan it (the kernel would send SIGHUP to all of
+// it), and is when a link to its session stays (see mixedGroups). In the
+// fixture, make (81) leads group 81 = {81, 82 cc1, 84 sleep}; its parent,
+// bash 80, is in another group of the same session.
+func TestExecuteMixedGroupNotStopped(t *testing.T) {
+	tests := []struct {
+		name    string
+		pids    []int
+		stopped bool
+	}{
+		// make and cc1 are targets, sleep is not: make's death would
+		// orphan the group while the sleep is in it.
+		{"link through a target", []int{81, 82}, false},
+		// cc1 and sleep are targets; make, no target, keeps the group's
+		// link to bash's session whatever the kill does.
+		{"link kept by a process that is no target", []int{82, 84}, true},
+		// The whole group: the SIGHUP could reach targets only.
+		{"targets alone", []int{81, 82, 84}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k, fk, _ := newTestKiller(t, Config{})
+			r, err := k.TerminateScope(context.Background(), &growingScope{pids: tt.pids, first: len(tt.pids)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, pid := range tt.pids {
+				if got := slices.Contains(fk.proc(pid).signals, syscall.SIGSTOP); got != tt.stopped {
+					t.Errorf("pid %d got %v, stopped %v, want %v", pid, fk.proc(pid).signals, got, tt.stopped)
+				}
+			}
+			noted := slices.ContainsFunc(r.Notes, func(n string) bool { return strings.Contains(n, "process group 81 was not stopped") })
+			if noted == tt.stopped {
+				t.Errorf("notes %q", r.Notes)
+			}
+		})
 	}
 }
 

@@ -77,7 +77,7 @@ func script(t *testing.T, dir, name, body string) string {
 // each only while it is still the very process found (pid and start time).
 func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for {
 		snap, err := fs.Snapshot(procwalk.FieldCmdline)
 		if err != nil {
@@ -105,19 +105,19 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 			return pids
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("after 10 s found only %v of %q", found, markers)
+			t.Fatalf("after 60 s found only %v of %q", found, markers)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 }
 
-// waitFor polls cond every 50 ms for up to 10 s (a loaded machine is slow
+// waitFor polls cond every 50 ms for up to 60 s (a loaded machine is slow
 // to fork and exit), failing the test if it never holds.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 10 s for %s", what)
+			t.Fatalf("waited 60 s for %s", what)
 		}
 	}
 }

@@ -583,3 +583,55 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 		}
 	}
 }
+
+// Every metric column of both tables shows the catalogue's value of its
+// row's process or session, and nothing where the catalogue has none: the
+// live view's part of the walk of every output (cmd/procwalk's
+// TestEveryOutputSpeaksTheCatalogue walks the others).
+func TestRowsAreTheCatalogues(t *testing.T) {
+	m, _, _ := newTestModel(t, 200, 40)
+	m.Update(m.gather()()) // a second frame: rates
+	cat := metric.NewCatalogue()
+	check := func(view string, r *row, c int, name string, want float64, ok bool) {
+		t.Helper()
+		if r.have[c] != ok || ok && r.values[c] != want {
+			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.text()[1], r.values[c], r.have[c], want, ok)
+		}
+		d, _ := cat.Lookup(name)
+		if cell := r.text()[c]; cell != metricCell(d, want, ok) {
+			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.text()[1], cell, metricCell(d, want, ok))
+		}
+	}
+	snap := m.frame.Snapshot
+	columns := map[int]string{colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
+		colGrowth: "uss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"}
+	rates := 0
+	for i := range m.rows {
+		r := &m.rows[i]
+		for c, name := range columns {
+			d, _ := cat.Lookup(name)
+			v, ok := d.Process(snap, r.proc)
+			check("processes", r, c, name, v, ok)
+			if ok && d.Kind == metric.Rate {
+				rates++
+			}
+		}
+	}
+	if len(m.rows) == 0 || rates == 0 {
+		t.Fatalf("%d process rows, %d rates: nothing walked", len(m.rows), rates)
+	}
+	press(m, "tab")
+	m.Update(m.gather()())
+	if len(m.rows) == 0 || m.rows[0].sess == nil {
+		t.Fatalf("sessions view: %d rows", len(m.rows))
+	}
+	snap = m.frame.Snapshot
+	for i := range m.rows {
+		r := &m.rows[i]
+		for j, name := range sessionMetricColumns() {
+			d, _ := cat.Lookup(name)
+			v, ok := d.Session(r.sess, snap.Fields, snap.Time)
+			check("sessions", r, 2+j, name, v, ok)
+		}
+	}
+}
