@@ -640,3 +640,71 @@ func TestReadFormat1(t *testing.T) {
 		sameFrame(t, "format 1, Frame(1)", f, want[1])
 	}
 }
+
+// TestReadFormat2Encoding1 reads a file as procwalk recorded it before
+// the frame encoding's version 2: testdata/format2-codec1.pwrec, three
+// frames a second apart of the session fixture, written by
+//
+//	procwalk record -o format2-codec1.pwrec --count 3 --interval 1s \
+//	  --proc ../session/testdata/sessions/proc --cgroup-root ../session/testdata/sessions/cgroupfs-v1 \
+//	  --passwd ../session/testdata/sessions/passwd --tmux-socket /nonexistent/tmux
+//
+// at commit 3e6da27 (format 2: frames 1 and 2 hold the unchanged processes
+// and sessions by their ids). Every frame reads, in order and at random,
+// with the fixture's processes, sessions, cgroup limits, user names and
+// the rates measured between frames.
+func TestReadFormat2Encoding1(t *testing.T) {
+	r, err := Open("testdata/format2-codec1.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := r.Header()
+	if h.FormatVersion != 2 || h.FrameCodec != 1 || h.Interval() != time.Second || h.UserNames().Name(1000) != "dev" {
+		t.Errorf("header: %+v", h)
+	}
+	if n, err := r.Len(); n != 3 || err != nil {
+		t.Fatalf("Len: %d, %v; want 3 frames", n, err)
+	}
+	check := func(what string, f frame.Frame, measured bool) {
+		t.Helper()
+		p := f.Snapshot.Process(201)
+		if p == nil || p.Comm != "sshd" || p.PPID != 200 || p.RSSBytes != 1000*4096 || p.Rates.Measured != measured {
+			t.Fatalf("%s: pid 201 %+v: want sshd, ppid 200, RSS 4096000, rates measured %v", what, p, measured)
+		}
+		limited := 0
+		for _, s := range f.Sessions {
+			if c := s.Totals.Cgroup; c != nil && c.MemoryLimitBytes > 0 {
+				limited++
+			}
+		}
+		if len(f.Snapshot.Procs) != 35 || len(f.Sessions) != 70 || limited != 3 {
+			t.Errorf("%s: %d processes, %d sessions, %d under a memory limit; want 35, 70, 3", what, len(f.Snapshot.Procs), len(f.Sessions), limited)
+		}
+	}
+	var times []time.Time
+	for i := range 3 {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		check(fmt.Sprintf("frame %d", i), f, i > 0)
+		times = append(times, f.Snapshot.Time)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after 3 frames: %v, want io.EOF", err)
+	}
+	for _, i := range []int{2, 0, 1} {
+		f, err := r.Frame(i)
+		if err != nil {
+			t.Fatalf("Frame(%d): %v", i, err)
+		}
+		check(fmt.Sprintf("Frame(%d)", i), f, i > 0)
+		if !f.Snapshot.Time.Equal(times[i]) {
+			t.Errorf("Frame(%d) at %v, read in order at %v", i, f.Snapshot.Time, times[i])
+		}
+	}
+	if d := times[2].Sub(times[0]); d < 2*time.Second || d > 3*time.Second {
+		t.Errorf("frames %v apart over two intervals of 1s", d)
+	}
+}
