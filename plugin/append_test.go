@@ -15,7 +15,7 @@ func TestAppendMetric(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "first 1i\nrule,session=tmux\\ build msg=\"a?b\",n=2i,v=1.5 1700000000000000000\n"
+	want := "first 1i\nrule,session=tmux\\ build msg=\"a\\\\nb\",n=2i,v=1.5 1700000000000000000\n"
 	if string(got) != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

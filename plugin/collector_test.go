@@ -93,7 +93,7 @@ func TestProcessTop(t *testing.T) {
 				got = append(got, p.fields["pid"].(int64))
 				// The command line is read for the top members alone,
 				// after ranking, unless a match needed everyone's.
-				if cmd, want := p.fields["cmdline"], map[int64]string{100: "-bash", 101: "./evil --name=a?b \uFFFD\uFFFD say \"hi\" \\", 102: ""}[got[len(got)-1]]; want != "" && cmd != want {
+				if cmd, want := p.fields["cmdline"], map[int64]string{100: "-bash", 101: `./evil --name=a\nb \xff\xfe say "hi" \`, 102: ""}[got[len(got)-1]]; want != "" && cmd != want {
 					t.Errorf("pid %d cmdline %q, want %q", got[len(got)-1], cmd, want)
 				}
 				if rank := fmt.Sprint(len(got)); p.tags["rank"] != rank {

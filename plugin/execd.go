@@ -66,6 +66,12 @@ type Execd struct {
 	// and after each batch, what the process does not need until the next
 	// gather (frame.Memory.Return says what and what it costs).
 	ReturnMemory bool
+	// StdinEnded says Stdin was at its end before Run began: /dev/null, a
+	// file, a pipe whose writers are gone (cron, nohup, </dev/null).
+	// Nobody will write to it or close it to stop us: SignalNone and the
+	// signal modes gather on, until SIGTERM or a closed Stdout, and say so
+	// in an I! line; SignalStdin stops at once, with a W! line saying why.
+	StdinEnded bool
 }
 
 // Run gathers until told to stop: the pipeline's driver, with a Trigger
@@ -80,6 +86,10 @@ func (e *Execd) Run(ctx context.Context) error {
 	defer close(stop)
 	t := &execdTrigger{e: e}
 	t.queued, t.lines, t.eof = readLines(e.Stdin, stop)
+	if e.StdinEnded && e.Signal != SignalStdin {
+		e.Log.Infof("stdin is at its end (</dev/null, cron, nohup): --signal %s gathers on until SIGTERM or until stdout is closed", e.Signal)
+		t.eof = nil // never ready: its end stops nothing
+	}
 
 	p := e.Collector.pipeline
 	p.SetReturn(e.ReturnMemory)
@@ -124,6 +134,8 @@ type execdTrigger struct {
 	// ended is set once stdin closed: the gather for lines that came
 	// before the end, if any, is the last.
 	ended bool
+	// answered is set once a stdin line was answered.
+	answered bool
 }
 
 func (t *execdTrigger) Wait(ctx context.Context) bool {
@@ -142,12 +154,16 @@ func (t *execdTrigger) Wait(ctx context.Context) bool {
 			if e.Signal != SignalNone && e.merge(t.queued.Swap(0)) {
 				return true // lines came before the end: one last batch
 			}
+			if e.Signal == SignalStdin && !t.answered {
+				e.Log.Warnf("stdin ended before its first line: --signal %s gathers once per line Telegraf writes to stdin; under cron, nohup or </dev/null use --signal %s, which gathers every --interval", SignalStdin, SignalNone)
+			}
 			e.Log.Debugf("stdin closed: stopping")
 			return false
 		case <-t.lines:
 			if e.Signal == SignalNone || !e.merge(t.queued.Swap(0)) {
 				continue // stdin is read only to see EOF; or already answered
 			}
+			t.answered = true
 			return true
 		case sig := <-e.Signals:
 			e.Log.Debugf("gathering on %v", sig)

@@ -209,3 +209,47 @@ func TestLineLoggerKeepsOneLinePerMessage(t *testing.T) {
 		t.Errorf("log = %q, want %q", got, want)
 	}
 }
+
+// A stdin at its end from the start (cron, nohup, </dev/null) is no channel
+// to Telegraf: --signal none gathers on and says so once (I!); the STDIN
+// mode stops at once and says why (W!); a stdin that is Telegraf's pipe
+// still ends every mode when it closes.
+func TestExecdStdinAtEnd(t *testing.T) {
+	run := func(signal string, ended bool, stdin io.Reader) (*bufio.Reader, *syncBuffer, chan error, context.CancelFunc) {
+		outR, outW := io.Pipe()
+		t.Cleanup(func() { outR.Close() })
+		stderr := &syncBuffer{}
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		done := make(chan error, 1)
+		x := &Execd{Collector: userSessions(t, Config{}), Stdin: stdin, Stdout: outW, Log: NewLineLogger(stderr, true),
+			Signal: signal, Interval: time.Millisecond, StdinEnded: ended}
+		go func() { done <- x.Run(ctx) }()
+		return bufio.NewReader(outR), stderr, done, cancel
+	}
+	// none: batch after batch with stdin at EOF, until SIGTERM (ctx).
+	out, stderr, done, cancel := run(SignalNone, true, strings.NewReader(""))
+	r := &execdRun{out: out, done: done}
+	for range 3 {
+		r.readBatch(t)
+	}
+	cancel()
+	r.wait(t)
+	if n := strings.Count(stderr.String(), "I! stdin is at its end"); n != 1 {
+		t.Errorf("%d I! lines about stdin, want 1:\n%s", n, stderr)
+	}
+	// STDIN: stops at once, with a warning naming --signal none.
+	_, stderr, done, _ = run(SignalStdin, true, strings.NewReader(""))
+	(&execdRun{done: done}).wait(t)
+	if !strings.Contains(stderr.String(), "W! stdin ended before its first line") || !strings.Contains(stderr.String(), "--signal none") {
+		t.Errorf("STDIN mode at EOF did not say why it stops:\n%s", stderr)
+	}
+	// none on Telegraf's pipe: its close ends the run (Telegraf stops us).
+	inR, inW := io.Pipe()
+	_, stderr, done, _ = run(SignalNone, false, inR)
+	inW.Close()
+	(&execdRun{done: done}).wait(t)
+	if strings.Contains(stderr.String(), "W! ") {
+		t.Errorf("a closed Telegraf pipe warned:\n%s", stderr)
+	}
+}

@@ -159,10 +159,10 @@ func TestProcstatHostileComm(t *testing.T) {
 	if evil == nil {
 		t.Fatal("the process with a hostile comm was dropped")
 	}
-	if got, want := evil.tags["process_name"], `evil?) x=1,y "_`; got != want {
+	if got, want := evil.tags["process_name"], `evil\n) x=1,y "_`; got != want {
 		t.Errorf("process_name = %q, want %q", got, want)
 	}
-	if got, want := evil.fields["cmdline"], "./evil --name=a?b \uFFFD\uFFFD say \"hi\" \\"; got != want {
+	if got, want := evil.fields["cmdline"], `./evil --name=a\nb \xff\xfe say "hi" \`; got != want {
 		t.Errorf("cmdline = %q, want %q", got, want)
 	}
 }

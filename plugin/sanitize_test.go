@@ -18,9 +18,14 @@ func TestAppendClean(t *testing.T) {
 		want string
 	}{
 		{"plain", "bash", 100, false, "bash"},
-		{"newline and tab", "a\nb\tc", 100, false, "a?b?c"},
-		{"nul and del", "a\x00b\x7f", 100, false, "a?b?"},
-		{"invalid utf-8", "a\xffb\xc3", 100, false, "a\uFFFDb\uFFFD"},
+		// The CLI's escaping (procwalk.Printable), not '?': one rule.
+		{"newline and tab", "a\nb\tc", 100, false, `a\nb\tc`},
+		{"nul and del", "a\x00b\x7f", 100, false, `a\x00b\x7f`},
+		{"escape sequence", "evil\x1b[31m", 100, false, `evil\x1b[31m`},
+		{"invalid utf-8", "a\xffb\xc3", 100, false, `a\xffb\xc3`},
+		{"bidi override kept: data, no terminal", "x\u202ey", 100, false, "x\u202ey"},
+		{"C1 control", "x\u0085y", 100, false, `x\u0085y`},
+		{"cut before an escape", "ab\x1b", 4, false, "ab"},
 		{"valid utf-8 kept", "héllo→", 100, false, "héllo→"},
 		{"cut at max", "abcdef", 4, false, "abcd"},
 		{"cut on a rune boundary", "ab→", 4, false, "ab"},
@@ -50,8 +55,8 @@ func TestAppendCmdlineCapsAt64KB(t *testing.T) {
 	if !strings.HasPrefix(string(got), "prog "+long+" x") {
 		t.Errorf("cmdline lost its start: %.20q", got)
 	}
-	if got := string(appendCmdline(nil, []string{"a\x00b", "c d"})); got != "a?b c d" {
-		t.Errorf("appendCmdline = %q, want %q", got, "a?b c d")
+	if got := string(appendCmdline(nil, []string{"a\x00b", "c d"})); got != `a\x00b c d` {
+		t.Errorf("appendCmdline = %q, want %q", got, `a\x00b c d`)
 	}
 }
 

@@ -115,7 +115,7 @@ func TestWriteProcessHostileNames(t *testing.T) {
 		t.Errorf("tags = %v, want %v", got.tags, wantTags)
 	}
 	checks := map[string]any{
-		"pid": int64(4242), "ppid": int64(1), "comm": "evil?) x=1", "cmdline": "/bin/evil a?b \uFFFD",
+		"pid": int64(4242), "ppid": int64(1), "comm": `evil\n) x=1`, "cmdline": `/bin/evil a\nb \xff`,
 		"state": "running", "rss_bytes": int64(1 << 20), "read_bytes": int64(10), "cpu_percent": 99.5,
 		"read_bytes_per_second": 1.0,
 	}
@@ -192,7 +192,7 @@ func TestBatchAdd(t *testing.T) {
 	if len(ps) != 1 {
 		t.Fatalf("%d points, want 1 (bad metrics must add nothing)", len(ps))
 	}
-	want := map[string]any{"count": int64(3), "ratio": 0.5, "big": int64(1 << 40), "ok": true, "why": "rss?grew"}
+	want := map[string]any{"count": int64(3), "ratio": 0.5, "big": int64(1 << 40), "ok": true, "why": `rss\ngrew`}
 	if !reflect.DeepEqual(ps[0].fields, want) || !reflect.DeepEqual(ps[0].tags, map[string]string{"rule": "grow fast"}) {
 		t.Errorf("got %v %v, want fields %v and only the rule tag", ps[0].tags, ps[0].fields, want)
 	}
@@ -246,7 +246,7 @@ func TestAppendActions(t *testing.T) {
 	if want := map[string]string{"requester": "rule:grow", "outcome": "killed", "kind": "tmux", "session": "build"}; !reflect.DeepEqual(ps[0].tags, want) {
 		t.Errorf("tags = %v, want %v", ps[0].tags, want)
 	}
-	want := map[string]any{"pid": int64(42), "start_ticks": int64(1234), "comm": "cc1", "cmdline": "cc1 -O2?x.c",
+	want := map[string]any{"pid": int64(42), "start_ticks": int64(1234), "comm": "cc1", "cmdline": `cc1 -O2\nx.c`,
 		"signals": "TERM,KILL", "scope": "session tmux:build", "dry_run": false, "rss_bytes": int64(1 << 30), "gone_seconds": 5.5}
 	if !reflect.DeepEqual(ps[0].fields, want) {
 		t.Errorf("fields =\n%v\nwant\n%v", ps[0].fields, want)

@@ -25,6 +25,10 @@ type System struct {
 	SwapFreeBytes     uint64
 	HaveMemory        bool
 
+	// CPUs are each CPU's times from /proc/stat (cpu0, cpu1 ...): two
+	// System reads apart give each one's busy share (CPUTimes.BusyPercent).
+	CPUs []CPUTimes
+
 	// Pressure is each resource's "some" avg10 (percent of the last 10 s
 	// in which some task stalled on it): cpu, memory, io. Absent keys: no
 	// PSI on this kernel, or the file is unreadable.
@@ -40,6 +44,9 @@ func (fs FS) System() System {
 	}
 	if b, err := readFile(fs.Path("meminfo")); err == nil {
 		parseMeminfo(b, &s)
+	}
+	if b, err := readFile(fs.Path("stat")); err == nil {
+		s.CPUs = parseCPUTimes(b)
 	}
 	for _, r := range [...]string{"cpu", "memory", "io"} {
 		if b, err := readFile(fs.Path("pressure", r)); err == nil {

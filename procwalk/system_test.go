@@ -19,6 +19,13 @@ func TestSystem(t *testing.T) {
 		MemTotalBytes: 16303428 << 10, MemAvailableBytes: 12000000 << 10,
 		SwapTotalBytes: 2097148 << 10, SwapFreeBytes: 2097148 << 10, HaveMemory: true,
 		Pressure: map[string]float64{"cpu": 12.25, "memory": 1.5},
+		// stat's cpu0..cpu3: user nice system idle iowait irq softirq.
+		CPUs: []CPUTimes{
+			{BusyTicks: 2533038 + 72674 + 771179 + 6298, TotalTicks: 2533038 + 72674 + 771179 + 6298 + 11707120 + 4170},
+			{BusyTicks: 2533039 + 72674 + 771180 + 6299, TotalTicks: 2533039 + 72674 + 771180 + 6299 + 11707121 + 4171},
+			{BusyTicks: 2533038 + 72674 + 771180 + 6299, TotalTicks: 2533038 + 72674 + 771180 + 6299 + 11707121 + 4171},
+			{BusyTicks: 2533038 + 72674 + 771180 + 6299, TotalTicks: 2533038 + 72674 + 771180 + 6299 + 11707121 + 4171},
+		},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("System() =\n%+v\nwant\n%+v", got, want)
@@ -40,5 +47,23 @@ func TestSystemParsersRefuseGarbage(t *testing.T) {
 	// A missing root reads as nothing known, not as zeros.
 	if got := (FS{root: "/nonexistent"}).System(); got.HaveLoad || got.HaveMemory || got.Pressure != nil {
 		t.Errorf("System of a missing root = %+v", got)
+	}
+}
+
+// /proc/stat's cpuN lines are each CPU's busy and total ticks; two reads
+// give its busy share.
+func TestParseCPUTimes(t *testing.T) {
+	b := []byte("cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 6 1 3 40 5 1 1 1 0 0\ncpu1 4 0 7 40\ncpu2 x\nintr 1 2\nbtime 1700000000\n")
+	got := parseCPUTimes(b)
+	want := []CPUTimes{{BusyTicks: 6 + 1 + 3 + 1 + 1 + 1, TotalTicks: 13 + 40 + 5}, {BusyTicks: 11, TotalTicks: 51}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("parseCPUTimes = %+v, want %+v", got, want)
+	}
+	next := CPUTimes{BusyTicks: want[1].BusyTicks + 30, TotalTicks: want[1].TotalTicks + 40}
+	if p, ok := next.BusyPercent(want[1]); !ok || p != 75 {
+		t.Errorf("busy %v %v, want 75%%", p, ok)
+	}
+	if _, ok := want[1].BusyPercent(want[1]); ok {
+		t.Error("no time passed, yet a share")
 	}
 }

@@ -5,10 +5,10 @@ package scripting
 import (
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 	"github.com/procwalk/procwalk/scripts"
 )
 
@@ -16,7 +16,9 @@ import (
 // /proc, with the arguments that make it print the most: agents with
 // rates, growth-watch catching two processes, memory-guard over every kind
 // (the pod's long ref), session-report of every kind. Widths are counted
-// in runes, as a terminal shows them.
+// in cells, as a terminal shows them (a CJK character takes two). A word
+// or a path is never cut: one longer than the width is a line of its own,
+// whole, and only such a line is wider.
 func TestBundledReportsFit80Columns(t *testing.T) {
 	args := map[string][]string{
 		"agents":         nil,
@@ -30,7 +32,8 @@ func TestBundledReportsFit80Columns(t *testing.T) {
 	// runes longer (a deep cgroup path, a long project directory): what
 	// does not fit breaks onto more lines, and is all still there.
 	const long = "/a-deep-cgroup-path-of-ninety-runes-as-kubepods-make-them/cri-containerd-0123456789abcdef"
-	for _, longNames := range []bool{false, true} {
+	for _, suffix := range []string{"", long, "-日本語のプロジェクト"} {
+		longNames := suffix != ""
 		for _, s := range scripts.List() {
 			a, ok := args[s.Name]
 			if !ok {
@@ -48,9 +51,9 @@ func TestBundledReportsFit80Columns(t *testing.T) {
 				sessions, err := group()
 				for i := range sessions {
 					if s := &sessions[i]; longNames {
-						s.Name += long
+						s.Name += suffix
 						if p, ok := s.Attrs["project"]; ok {
-							s.Attrs["project"] = p + long
+							s.Attrs["project"] = p + suffix
 						}
 					}
 				}
@@ -61,14 +64,19 @@ func TestBundledReportsFit80Columns(t *testing.T) {
 				t.Errorf("%s %v: printed too little to tell:\n%s", s.Name, a, out)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-				if n := utf8.RuneCountInString(l); n > 80 {
-					t.Errorf("%s %v (long names %v): a line of %d runes:\n%s", s.Name, a, longNames, n, l)
+				if n := textwidth.Width(l); n > 80 && strings.Contains(strings.TrimSpace(l), " ") {
+					t.Errorf("%s %v (names + %q): a line of %d cells:\n%s", s.Name, a, suffix, n, l)
+				}
+				for _, w := range strings.Fields(l) {
+					if strings.Contains(w, "…") {
+						t.Errorf("%s %v (names + %q): a cut word %q", s.Name, a, suffix, w)
+					}
 				}
 			}
-			if longNames && !strings.Contains(strings.ReplaceAll(strings.ReplaceAll(out, "\n", ""), " ", ""), long) {
+			if longNames && !strings.Contains(out, suffix) {
 				t.Errorf("%s %v: a long name lost:\n%s", s.Name, a, out)
 			}
-			t.Logf("%s %v (long names %v):\n%s", s.Name, a, longNames, out)
+			t.Logf("%s %v (names + %q):\n%s", s.Name, a, suffix, out)
 		}
 	}
 }

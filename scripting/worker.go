@@ -124,6 +124,10 @@ type WorkerConfig struct {
 	Path        string
 	Args        []string
 	CommandLine []string
+	// Name is the worker's argv[0], what ps and procwalk show as its
+	// command: the host's name ("procwalk"), not Path's /proc/self/exe.
+	// Empty: Path.
+	Name string
 	// Limits are the script's: the parent's deadline is Timeout plus
 	// workerGrace; the heap budgets size the memory cgroup.
 	Limits Limits
@@ -226,6 +230,9 @@ func (w *Worker) start() error {
 		return err
 	}
 	cmd := exec.Command(w.cfg.Path, w.cfg.Args...)
+	if w.cfg.Name != "" {
+		cmd.Args[0] = w.cfg.Name
+	}
 	cmd.Stdin = ctlR
 	// The worker says everything through fd 3; fd 1 and 2 carry only what
 	// the Go runtime writes when it dies, kept to name the cause.

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // reportWidth is the width procwalk.wrap fits by default: the bundled
@@ -15,10 +17,11 @@ import (
 const reportWidth = 80
 
 // procwalk.wrap(s [, width [, indent]]) -> s with each line longer than
-// width runes (default 80) broken at its last space that fits, or at width
-// when a word is longer than the room; a line it breaks goes on after
-// indent (default ""). Spaces inside a line that fits are kept, so a table
-// row keeps its columns.
+// width cells of a terminal (default 80; a CJK character or an emoji takes
+// two) broken at its last space that fits; a word or a path longer than
+// the room is never cut: it ends its line whole. A line it breaks goes on
+// after indent (default ""). Spaces inside a line that fits are kept, so
+// a table row keeps its columns.
 func (m *module) luaWrap(L *lua.LState) int {
 	s := L.CheckString(1)
 	width := L.OptInt(2, reportWidth)
@@ -26,7 +29,7 @@ func (m *module) luaWrap(L *lua.LState) int {
 	if width < 1 {
 		L.ArgError(2, "the width must be at least 1")
 	}
-	room := width - utf8.RuneCountInString(indent)
+	room := width - textwidth.Width(indent)
 	if room < 1 {
 		L.ArgError(3, "the indent must be narrower than the width")
 	}
@@ -36,12 +39,14 @@ func (m *module) luaWrap(L *lua.LState) int {
 	return 1
 }
 
-// wrapText is procwalk.wrap's work: each line of s at most width runes,
-// broken lines going on after indent (narrower than width). It is linear
-// in s: each break looks at most at width runes ahead (a 2 MiB word took
-// minutes when each break counted and copied the rest of the line).
+// wrapText is procwalk.wrap's work: each line of s at most width cells
+// (but a word longer than that, whole), broken lines going on after indent
+// (narrower than width). It is linear in s: each break looks at most at
+// width cells ahead, or to the end of a word that crosses the width (a
+// 2 MiB word took minutes when each break counted and copied the rest of
+// the line).
 func wrapText(s string, width int, indent string) string {
-	lead := utf8.RuneCountInString(indent)
+	lead := textwidth.Width(indent)
 	leadText := strings.Trim(indent, " ") != ""
 	var leadRune rune
 	if indent != "" {
@@ -59,7 +64,7 @@ func wrapText(s string, width int, indent string) string {
 				b.WriteString(line)
 				break
 			}
-			head, rest := breakLine(line, width, width-lead, at)
+			head, rest := breakLine(line, width, at)
 			b.WriteString(head)
 			if rest == "" {
 				break
@@ -73,7 +78,7 @@ func wrapText(s string, width int, indent string) string {
 }
 
 // lineStart is what comes before the text breakLine looks at on its line:
-// the indent of a broken line's rest (its runes, whether it holds text
+// the indent of a broken line's rest (its cells, whether it holds text
 // other than spaces, its last rune), or nothing.
 type lineStart struct {
 	runes int
@@ -81,24 +86,10 @@ type lineStart struct {
 	prev  rune
 }
 
-// fits reports whether s holds at most n runes, looking at n+1 at most.
+// fits reports whether s takes at most n cells, looking at n+1 at most.
 func fits(s string, n int) bool {
-	for i := range s {
-		if n--; n < 0 {
-			return i >= len(s)
-		}
-	}
-	return true
-}
-
-// wordFits reports whether the word s starts with (up to a space) holds
-// at most n runes, looking at n+1 at most.
-func wordFits(s string, n int) bool {
 	for _, r := range s {
-		if r == ' ' {
-			return true
-		}
-		if n--; n < 0 {
+		if n -= textwidth.RuneWidth(r); n < 0 {
 			return false
 		}
 	}
@@ -106,17 +97,15 @@ func wordFits(s string, n int) bool {
 }
 
 // breakLine splits line, which with at before it is longer than width
-// runes, into what fits in width and the rest, without the spaces between
+// cells, into what fits in width and the rest, without the spaces between
 // them. It breaks at the last space after a comma or a colon when that
 // keeps at least half the width ("sh 202" stays whole in "1 not reaped:
 // sh 202"), else at the last space not after a digit (a size or a duration
 // stays whole: "256.0 MiB", "9 days"), else at the last space that leaves
-// some text, else at width; at width too when the word after the space is
-// longer than room, the width of a line after the indent, and so would be
-// cut anyway ("!!" is not left alone on a line before a name that cannot
-// fit).
-func breakLine(line string, width, room int, at lineStart) (head, rest string) {
-	cut, runes, text := len(line), at.runes, at.text
+// some text. A word that crosses the width with no such space before it
+// (a long path, a container id) is never cut: the line breaks after it.
+func breakLine(line string, width int, at lineStart) (head, rest string) {
+	cut, cells, text := len(line), at.runes, at.text
 	clause, word, space := -1, -1, -1
 	prev := at.prev
 	breakAt := func(i int) {
@@ -124,12 +113,12 @@ func breakLine(line string, width, room int, at lineStart) (head, rest string) {
 		if !unicode.IsDigit(prev) {
 			word = i
 		}
-		if (prev == ',' || prev == ':') && 2*runes >= width {
+		if (prev == ',' || prev == ':') && 2*cells >= width {
 			clause = i
 		}
 	}
 	for i, r := range line {
-		if runes == width {
+		if cells+textwidth.RuneWidth(r) > width {
 			cut = i
 			break
 		}
@@ -139,18 +128,20 @@ func breakLine(line string, width, room int, at lineStart) (head, rest string) {
 			breakAt(i)
 		}
 		prev = r
-		runes++
+		cells += textwidth.RuneWidth(r)
 	}
 	if text && cut < len(line) && line[cut] == ' ' {
 		breakAt(cut) // the line breaks just before a space
 	}
 	for _, at := range []int{clause, word, space} {
 		if at >= 0 {
-			if wordFits(strings.TrimLeft(line[at:], " "), room) {
-				cut = at
-			}
-			break
+			return strings.TrimRight(line[:at], " "), strings.TrimLeft(line[at:], " ")
 		}
 	}
-	return strings.TrimRight(line[:cut], " "), strings.TrimLeft(line[cut:], " ")
+	// The word that crosses the width ends the line whole.
+	end := strings.IndexByte(line[cut:], ' ')
+	if end < 0 {
+		return line, ""
+	}
+	return strings.TrimRight(line[:cut+end], " "), strings.TrimLeft(line[cut+end:], " ")
 }

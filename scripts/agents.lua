@@ -30,18 +30,19 @@ end
 -- The report fits 80 columns: one row of figures per agent, its project
 -- (on a line of its own when longer than the column) and a line of what
 -- it is doing, wrapped.
-local row = "%-8s %-20s %5s %10s %10s %6s  %10s"
-print(string.format(row, "AGENT", "PROJECT", "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
+-- Names are padded by the cells they take (pw.pad): %-20s pads by bytes.
+local row = "%s %s %5s %10s %10s %6s  %10s"
+print(string.format(row, pw.pad("AGENT", 8), pw.pad("PROJECT", 20), "PROCS", "RSS", "PSS", "CPU", "GROWTH/MIN"))
 for _, s in ipairs(agents) do
   local a, ag = s.attrs, s.agent
   local name, project = pw.printable(a.agent or "?"), pw.printable(a.project or s.name)
   local figures = { s.procs, bytes(s.rss), bytes(s.pss), s.cpu and string.format("%.1f%%", s.cpu) or "-",
     s.growth and pw.bytes(s.growth) or "-" }
-  if #name > 8 or #project > 20 then
+  if pw.width(name) > 8 or pw.width(project) > 20 then
     print(pw.wrap(name .. " " .. project, 80, "         "))
     name, project = "", ""
   end
-  print(string.format(row, name, project, unpack(figures)))
+  print(string.format(row, pw.pad(name, 8), pw.pad(project, 20), unpack(figures)))
   local ctx = s.context_percent and string.format("%d%%", math.floor(s.context_percent + 0.5)) or "-"
   print(pw.wrap(string.format("         %s, running %s, model %s, context %s, tmux %s", status(s),
     a.elapsed or (s.age and pw.duration(s.age)) or "-", pw.printable(ag and ag.model or "-"), ctx,

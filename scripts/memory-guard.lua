@@ -93,11 +93,11 @@ for _, s in ipairs(sessions) do
     end
     if pw.mode == "run" then -- fits 80 columns: a long ref on a line of its own
       local ref = pw.printable(s.ref)
-      if #ref > 40 then
+      if pw.width(ref) > 40 then
         print(pw.wrap(ref, 80, "  "))
         ref = ""
       end
-      print(string.format("%-40s %11s %s of %s%s", ref, pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
+      print(string.format("%s %11s %s of %s%s", pw.pad(ref, 40), pw.bytes(used), metric, pw.bytes(limit), over and "  OVER" or ""))
     end
   end
 end

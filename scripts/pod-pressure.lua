@@ -42,8 +42,8 @@ pw.state.pressed = pw.state.pressed or {}
 local pressed = pw.state.pressed
 -- The report fits 80 columns: a name longer than its column goes on a
 -- line of its own, the top offenders on the next line, wrapped.
-local row = "%-2s %-20s %-26s %s"
-print(string.format(row, "", "CGROUP", "MEMORY", "CPU"))
+local row = "%-2s %s %-26s %s" -- the name padded by its cells (pw.pad)
+print(string.format(row, "", pw.pad("CGROUP", 20), "MEMORY", "CPU"))
 for _, e in ipairs(limited) do
   local s = e.s
   local memory = s.memory_limit_bytes and string.format("%s/%s %3.0f%%", pw.bytes(s.memory_usage_bytes or 0),
@@ -57,11 +57,11 @@ for _, e in ipairs(limited) do
   local hot = e.worst >= threshold
   local name = pw.printable(s.attrs.pod and (s.attrs.namespace and s.attrs.namespace .. "/" or "") .. s.attrs.pod or s.name)
   local mark, shown = hot and "!!" or "", name
-  if #name > 20 then
+  if pw.width(name) > 20 then
     print(pw.wrap(string.format("%-2s %s", mark, name), 80, "   "))
     mark, shown = "", ""
   end
-  print(pw.wrap(string.format(row, mark, shown, memory, cpu), 80, "   "))
+  print(pw.wrap(string.format(row, mark, pw.pad(shown, 20), memory, cpu), 80, "   "))
   if #offenders > 0 then print(pw.wrap("   top offenders: " .. table.concat(offenders, ", "), 80, "     ")) end
   if hot and not pressed[s.ref] then
     local what = (e.mem or 0) >= (e.cpu or 0) and "memory" or "CPU"

@@ -75,17 +75,17 @@ end
 for _, kind in ipairs(order) do
   local list = by_kind[kind]
   local width = #"SESSION"
-  for _, s in ipairs(list) do width = math.min(math.max(width, #pw.printable(s.name)), 24) end
-  local row = "  %-" .. width .. "s %6s %10s %10s %6s  %s"
+  for _, s in ipairs(list) do width = math.min(math.max(width, pw.width(pw.printable(s.name))), 24) end
+  local row = "  %s %6s %10s %10s %6s  %s" -- the name padded by its cells (pw.pad)
   print(string.format("\n%s: %d %s", kind, #list, #list == 1 and "session" or "sessions"))
-  print(string.format(row, "SESSION", "PROCS", "RSS", "PSS", "CPU", "AGE"))
+  print(string.format(row, pw.pad("SESSION", width), "PROCS", "RSS", "PSS", "CPU", "AGE"))
   for _, s in ipairs(list) do
     local name = pw.printable(s.name)
-    if #name > width then
+    if pw.width(name) > width then
       print(pw.wrap("  " .. name, 80, "    "))
       name = ""
     end
-    print(pw.wrap(string.format(row, name, s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
+    print(pw.wrap(string.format(row, pw.pad(name, width), s.procs, bytes(s.rss), bytes(s.pss), percent(s.cpu),
       s.age and pw.duration(s.age) or "-"), 80, "    "))
     local note = notes(s)
     if note ~= "" then print(pw.wrap("    " .. note, 80, "    ")) end

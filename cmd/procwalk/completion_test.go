@@ -3,15 +3,17 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-// Each shell's script is produced, names every command and a command's
-// own flags, and asks procwalk for session names.
+// Each shell's script is produced and asks procwalk itself; a wrong shell
+// or count is a usage error.
 func TestCompletionScripts(t *testing.T) {
 	clearEnv(t)
 	for _, shell := range []string{"bash", "zsh", "fish"} {
@@ -19,10 +21,8 @@ func TestCompletionScripts(t *testing.T) {
 		if r.code != exitOK || r.stderr != "" {
 			t.Fatalf("%s: exit %d, stderr %q", shell, r.code, r.stderr)
 		}
-		for _, want := range []string{"procwalk __complete sessions", "sessions", "telegraf", "completion", "kill-tmux-session", "lines-only", "script-timeout"} {
-			if !strings.Contains(r.stdout, want) {
-				t.Errorf("%s script lacks %q", shell, want)
-			}
+		if !strings.Contains(r.stdout, "command procwalk __complete ") || strings.Contains(r.stdout, "__COMPLETE__") {
+			t.Errorf("%s script does not call the helper:\n%s", shell, r.stdout)
 		}
 	}
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
@@ -73,91 +73,211 @@ func TestCompleteSessionRefs(t *testing.T) {
 	}
 }
 
-// The scripts complete in the real shells: bash through its completion
-// function, zsh with compadd and _describe standing in for its completion
-// system, fish through complete -C. Session names come from the fixture
-// (PROCWALK_* variables, as a user's would be read).
+// What completes each word: the helper's "words" form, as zsh and fish
+// call it, on the fixture's sessions (flags on the line reach the
+// gather).
+func TestCompleteWords(t *testing.T) {
+	clearEnv(t)
+	fx := sessionsFixture("sessions")[1:] // --proc ... --tmux-socket ...
+	for _, tt := range []struct {
+		words []string
+		want  string // the output after the directive, words only, "|" between
+		dir   string
+	}{
+		{[]string{"se"}, "sessions|session", ":words"},
+		{[]string{"--proc", "/x", "tr"}, "tree", ":words"},
+		{[]string{"help", "ki"}, "kill", ":words"},
+		{[]string{"tree", "--ke"}, "--kernel", ":words"},
+		{[]string{"--kin"}, "--kind", ":words"}, // the default command's flags
+		{[]string{"ps", "--sort", "c"}, "cpu", ":words"},
+		{[]string{"ps", "--sort=c"}, "--sort=cpu", ":words"},
+		{[]string{"sessions", "--sort", "n"}, "name", ":words"},
+		{[]string{"sessions", "--kind", "tmux,a"}, "tmux,agent|tmux,all", ":words,nospace"},
+		{[]string{"sessions", "--kind", "tmux,t"}, "tmux,tty|tmux,tree", ":words,nospace"}, // tmux is given already
+		{[]string{"top", "--view", ""}, "processes|sessions|agents", ":words"},
+		{[]string{"--source", "b"}, "bpf", ":words"},
+		{[]string{"telegraf", "--execd", "--signal", "n"}, "none", ":words"},
+		{[]string{"kill", "--signal", "K"}, "KILL", ":words"},
+		{[]string{"completion", "z"}, "zsh", ":words"},
+		{[]string{"run", "session-"}, "session-report", ":words"},
+		{[]string{"watch", "memory"}, "memory-guard", ":words"},
+		{[]string{"run", "./my"}, "", ":words,files"},
+		{[]string{"--proc", ""}, "", ":words,files"},
+		{[]string{"guard", "--max-rss", "1G", "make", "-j"}, "", ":words,files"}, // the command's flags are its own
+		{[]string{"run", "zombies", "--", "--x"}, "", ":words,files"},
+		{append(append([]string{"session"}, fx...), "agent:claude/o"), "agent:claude/other/app|agent:claude/other/app#2", ":words"},
+		{append(append([]string{"kill"}, fx...), "--session=user:r"), "--session=user:root", ":words"},
+		{append(append([]string{"kill"}, fx...), "--session", "user:n"), "user:nginx", ":words"},
+		{append(append([]string{"top"}, fx...), "--cgroup", "cgroup:pod"), "cgroup:pod/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d|cgroup:pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b", ":words"},
+		{[]string{"bogus", ""}, "", ":words"},
+	} {
+		r := cli(t, append([]string{completeCommand, "words", "--"}, tt.words...)...)
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		var got []string
+		for _, l := range lines[1:] {
+			w, _, _ := strings.Cut(l, "\t")
+			got = append(got, w)
+		}
+		if r.code != exitOK || r.stderr != "" || lines[0] != tt.dir || strings.Join(got, "|") != tt.want {
+			t.Errorf("%q: exit %d, stderr %q, directive %q, words %q; want %q, %q", tt.words, r.code, r.stderr, lines[0], strings.Join(got, "|"), tt.dir, tt.want)
+		}
+	}
+	// Commands and flags carry their help after a tab.
+	r := cli(t, completeCommand, "words", "--", "tree", "--kern")
+	if !strings.Contains(r.stdout, "--kernel\t") {
+		t.Errorf("no description: %q", r.stdout)
+	}
+}
+
+// The line bash hands over is split as bash splits it, and each word is
+// written for the place readline replaces: after the last colon or equals
+// sign, escaped, or inside the quote the user opened.
+func TestBashReplies(t *testing.T) {
+	const breaks = " \t\n\"'><=;|&(:"
+	cands := []candidate{{word: "tmux:my proj"}, {word: `tmux:back\slash`}, {word: "tmux:it's"}, {word: "tmux:名前 x"}, {word: "--session=tmux:my proj"}, {word: "--session=tmux:名前 x"}}
+	for _, tt := range []struct {
+		line string
+		want []string
+	}{
+		{"procwalk session tmux:my", []string{`my\ proj`}},
+		{"procwalk session tmux:", []string{`my\ proj`, `back\\slash`, `it\'s`, `名前\ x`}},
+		{`procwalk session tmux:my\ p`, []string{`my\ proj`}},
+		{"procwalk session tmux:b", []string{`back\\slash`}},
+		{"procwalk session 'tmux:my", []string{"tmux:my proj"}},
+		{"procwalk session 'tmux:i", []string{`tmux:it'\''s`}},
+		{`procwalk session "tmux:b`, []string{`tmux:back\\slash`}},
+		{"procwalk session tm", []string{`tmux:my\ proj`, `tmux:back\\slash`, `tmux:it\'s`, `tmux:名前\ x`}},
+		{"procwalk kill --session=tmux:m", []string{`my\ proj`}},
+		{"procwalk kill --session=tmux:名", []string{`名前\ x`}},
+	} {
+		words, cur := shellWords(tt.line)
+		var cs []candidate
+		for _, c := range cands {
+			if strings.HasPrefix(c.word, cur) {
+				cs = append(cs, c)
+			}
+		}
+		got := bashReplies(tt.line, breaks, cur, cs)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q (words %q, cur %q): %q, want %q", tt.line, words, cur, got, tt.want)
+		}
+	}
+	for _, tt := range []struct {
+		line  string
+		words []string
+		cur   string
+	}{
+		{"procwalk ", nil, ""},
+		{"procwalk  ps   --sort ", []string{"ps", "--sort"}, ""},
+		{`procwalk session 'a b'c\ d"e\"f"`, []string{"session"}, `a bc de"f`},
+		{`procwalk session 'unterminated x`, []string{"session"}, "unterminated x"},
+	} {
+		words, cur := shellWords(tt.line)
+		if !slices.Equal(words, tt.words) || cur != tt.cur {
+			t.Errorf("shellWords(%q) = %q, %q; want %q, %q", tt.line, words, cur, tt.words, tt.cur)
+		}
+	}
+}
+
+// The scripts complete in the real shells, interactive, in a tmux pane of
+// the test's own server: a line is typed, then <Tab> and <Enter>, and a
+// shell function standing in for procwalk (which leaves __complete to the
+// binary) prints the arguments the shell ran it with. The sessions are
+// tmux sessions of another server of the test's, named with a space, a
+// backslash, a quote and CJK.
 func TestIntegrationCompletionInShells(t *testing.T) {
 	integration(t)
 	clearEnv(t)
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("no tmux")
+	}
 	bin := buildProcwalk(t)
 	dir := filepath.Dir(bin)
-	abs := func(p string) string {
-		a, err := filepath.Abs(p)
-		if err != nil {
+	names := newTmux(t, fmt.Sprintf("procwalk-names-%d", os.Getpid()))
+	names.run("new-session", "-d", "-s", "my proj", "sleep 100000")
+	for _, n := range []string{`back\slash`, "it's", "名前"} {
+		names.run("new-session", "-d", "-s", n, "sleep 100000")
+	}
+	// tmux names sessions its own way (a backslash doubled): complete what
+	// it says they are.
+	named := map[string]string{}
+	for _, n := range strings.Split(strings.TrimSpace(names.out("list-sessions", "-F", "#{session_name}")), "\n") {
+		named[string([]rune(n)[:1])] = n
+	}
+	cases := []struct {
+		typed string
+		args  []string
+	}{
+		{"procwalk session tmux:my", []string{"session", "tmux:my proj"}},
+		{"procwalk session tmux:ba", []string{"session", "tmux:" + named["b"]}},
+		{"procwalk kill --session=tmux:it", []string{"kill", "--session=tmux:it's"}},
+		{"procwalk session 'tmux:my", []string{"session", "tmux:my proj"}},
+		{"procwalk kill --session tmux:名", []string{"kill", "--session", "tmux:" + named["名"]}},
+		{"procwalk ps --sort c", []string{"ps", "--sort", "cpu"}},
+		{"procwalk sessions --kind tmux,ag", []string{"sessions", "--kind", "tmux,agent"}},
+		{"procwalk top --view s", []string{"top", "--view", "sessions"}},
+		{"procwalk telegraf --execd --signal no", []string{"telegraf", "--execd", "--signal", "none"}},
+		{"procwalk run growth-", []string{"run", "growth-watch"}},
+		{"procwalk completion fi", []string{"completion", "fish"}},
+		{"procwalk --sour", []string{"--source"}},
+	}
+	home := t.TempDir()
+	env := []string{"PATH=" + dir + ":/usr/bin:/bin", "HOME=" + home, "TERM=xterm", "LANG=C.UTF-8",
+		"PROCWALK_TMUX_SOCKET=" + names.socket, "PROCWALK_SOURCE=proc"}
+	const wrapper = `procwalk() { if [ "$1" = __complete ]; then command procwalk "$@"; else printf 'ARGS:'; printf '[%s]' "$@"; echo ':END'; fi; }`
+	writeFile := func(path, text string) {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return a
-	}
-	env := []string{"PATH=" + dir + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir(),
-		"PROCWALK_PROC=" + abs(sessionsProc), "PROCWALK_PASSWD=" + abs(sessionsPasswd), "PROCWALK_CGROUP_ROOT=" + abs(sessionsCgroups),
-		"PROCWALK_TMUX_SOCKET=/nonexistent/procwalk-test.sock"}
-	shell := func(t *testing.T, name string, args ...string) string {
-		t.Helper()
-		if _, err := exec.LookPath(name); err != nil {
-			t.Skipf("no %s", name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		cmd := exec.Command(name, args...)
-		cmd.Env = env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", name, err, out)
-		}
-		return string(out)
 	}
-	// Each case: the command line up to the cursor, and the completions.
-	cases := []struct{ line, bash, words string }{
-		{"procwalk se", "sessions session", "sessions session"},
-		{"procwalk --proc /x tr", "tree", "tree"},
-		{"procwalk help ki", "kill", "kill"},
-		{"procwalk tree --ke", "--kernel", "--kernel"},
-		// bash completes the part after the colon: it split the word there.
-		{"procwalk session agent:cl", "claude/work/app claude/other/app claude/other/app#2",
-			"agent:claude/work/app agent:claude/other/app agent:claude/other/app#2"},
-		{"procwalk kill --yes --session user:", "999 1001 65535 dev nginx root",
-			"user:999 user:1001 user:65535 user:dev user:nginx user:root"},
-	}
-	t.Run("bash", func(t *testing.T) {
-		for _, c := range cases {
-			script := `eval "$(procwalk completion bash)"
-COMP_LINE="$1"; COMP_POINT=${#1}; _procwalk; echo "${COMPREPLY[*]}"`
-			if got := strings.TrimSpace(shell(t, "bash", "-c", script, "bash", c.line)); got != c.bash {
-				t.Errorf("%q: %q, want %q", c.line, got, c.bash)
+	fish, _ := exec.Command(bin, "completion", "fish").Output()
+	writeFile(filepath.Join(home, "bashrc"), "PS1='$ '\neval \"$(command procwalk completion bash)\"\n"+wrapper+"\n")
+	writeFile(filepath.Join(home, ".zshrc"), "PS1='$ '\nautoload -Uz compinit && compinit -u -D\neval \"$(command procwalk completion zsh)\"\n"+wrapper+"\n")
+	writeFile(filepath.Join(home, ".config/fish/completions/procwalk.fish"), string(fish))
+	writeFile(filepath.Join(home, ".config/fish/config.fish"), `function fish_prompt; echo '$ '; end
+function procwalk
+    if test "$argv[1]" = __complete
+        command procwalk $argv
+    else
+        printf 'ARGS:'; printf '[%s]' $argv; echo ':END'
+    end
+end
+`)
+	for _, sh := range []struct{ name, cmd string }{
+		{"bash", "bash --noprofile --rcfile " + filepath.Join(home, "bashrc") + " -i"},
+		{"zsh", "zsh -i"},
+		{"fish", "fish -i"},
+	} {
+		t.Run(sh.name, func(t *testing.T) {
+			if _, err := exec.LookPath(sh.name); err != nil {
+				t.Skipf("no %s", sh.name)
 			}
-		}
-	})
-	t.Run("zsh", func(t *testing.T) {
-		for _, c := range cases {
-			// compadd -a NAME and _describe TAG NAME print their array; the
-			// test then filters by the word's prefix as zsh would.
-			script := `compdef() { :; }
-compadd() { [[ $1 == -a ]] && print -rl -- ${(P)2}; }
-_describe() { local x; for x in ${(P)2}; do print -r -- ${x%%:*}; done; }
-_files() { :; }
-eval "$(procwalk completion zsh)"
-words=(${(z)1}); [[ $1 == *' ' ]] && words+=('')
-CURRENT=${#words}
-_procwalk | while read -r w; do [[ $w == ${words[CURRENT]}* ]] && print -r -- $w; done; true`
-			got := strings.Join(strings.Fields(shell(t, "zsh", "-f", "-c", script, "zsh", c.line)), " ")
-			if got != c.words {
-				t.Errorf("%q: %q, want %q", c.line, got, c.words)
-			}
-		}
-	})
-	t.Run("fish", func(t *testing.T) {
-		for _, c := range cases {
-			script := `procwalk completion fish | source; complete -C "$argv[1]" | string replace -r '\t.*' ''; true`
-			got := strings.Fields(shell(t, "fish", "--no-config", "-c", script, c.line))
-			// fish sorts and may add fuzzy matches: every wanted word is there.
-			for _, w := range strings.Fields(c.words) {
-				found := false
-				for _, g := range got {
-					found = found || g == w
-				}
-				if !found {
-					t.Errorf("%q: %q lacks %q", c.line, got, w)
+			pane := newTmux(t, fmt.Sprintf("procwalk-%s-%d", sh.name, os.Getpid()))
+			pane.run("new-session", "-d", "-x", "200", "-y", "50", "env -i "+strings.Join(shellQuoteAll(append(env, "ZDOTDIR="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))), " ")+" "+sh.cmd)
+			pane.run("set-option", "-g", "history-limit", "5000")
+			for i, c := range cases {
+				// Keys are read in order: the completion, run at <Tab>,
+				// is done before the shell reads <Enter>.
+				pane.run("send-keys", "-l", c.typed)
+				pane.run("send-keys", "Tab", "Enter")
+				lines := pane.waitLines("ARGS:", i+1)
+				want := "ARGS:[" + strings.Join(c.args, "][") + "]:END"
+				if got := lines[i]; got != want {
+					t.Errorf("%q<Tab>: ran %s, want %s", c.typed, got, want)
 				}
 			}
-		}
-	})
+		})
+	}
+}
+
+// shellQuoteAll single-quotes each word for sh.
+func shellQuoteAll(words []string) []string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		out[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return out
 }

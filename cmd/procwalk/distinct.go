@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // distinct.go keeps the cut names of one column apart. cutMiddle keeps a
@@ -32,11 +34,18 @@ import (
 // that tells its row apart: it is left as cutEnd cuts it.
 
 // distinctCuts returns, for the long cells of one column whose cutMiddle
-// cut to n runes reads like another cell, a cut that does not; nil when
+// cut to n cells reads like another cell, a cut that does not; nil when
 // there are none, the common case.
 func distinctCuts(cells []string, n int) map[string]string {
 	if n < 1 || !cutsMayClash(cells, n) {
 		return nil
+	}
+	for _, c := range cells {
+		if textwidth.Width(c) != utf8.RuneCountInString(c) {
+			// The layouts count runes, a cell here is no rune a cell (CJK,
+			// emoji, combining marks): cutMiddle's cuts, which count cells.
+			return nil
+		}
 	}
 	fitting := map[string]bool{} // cells that fit and could read as a cut
 	byCut := map[string][]string{}

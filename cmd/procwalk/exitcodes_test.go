@@ -67,10 +67,10 @@ func TestExitCodeTable(t *testing.T) {
 		// 2: usage: the command, a flag, a value or an argument.
 		{"unknown command", []string{"nope"}, exitUsage, `procwalk: unknown command "nope"`, ""},
 		{"help, unknown command", []string{"help", "nope"}, exitUsage, `procwalk: unknown command "nope"`, ""},
-		{"ps, unknown flag", fixture("ps", "--nope"), exitUsage, "procwalk: flag provided but not defined: -nope", ""},
+		{"ps, unknown flag", fixture("ps", "--nope"), exitUsage, "procwalk: unknown flag --nope", ""},
 		{"ps --limit -1", fixture("ps", "--limit", "-1"), exitUsage, "procwalk: --limit -1: want 0 (all) or a positive count", ""},
 		{"tree, bad pid", fixture("tree", "x"), exitUsage, `procwalk: tree: "x" is not a PID`, ""},
-		{"tree, unknown flag after the pid", fixture("tree", "1", "--nope"), exitUsage, "procwalk: flag provided but not defined: -nope", ""},
+		{"tree, unknown flag after the pid", fixture("tree", "1", "--nope"), exitUsage, "procwalk: unknown flag --nope", ""},
 		{"sessions, bad kind", sessionsFixture("sessions", "--kind", "bogus"), exitUsage, `procwalk: --kind "bogus": unknown session kind`, ""},
 		{"sessions --limit -1", sessionsFixture("sessions", "--limit", "-1"), exitUsage, "procwalk: --limit -1: want 0 (all) or a positive count", ""},
 		{"default command, bad kind", fixture("--kind", "bogus"), exitUsage, `procwalk: --kind "bogus": unknown session kind`, ""},

@@ -12,10 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/metric"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 	"golang.org/x/sys/unix"
 )
 
@@ -141,7 +141,7 @@ type column struct {
 	header string
 	right  bool // numbers align right, text left
 	drop   int  // 0: always shown; else dropped to fit, lowest rank first
-	min    int  // 0: never cut; else cells may be cut down to min runes
+	min    int  // 0: never cut; else cells may be cut down to min cells (of the terminal)
 }
 
 // table lays rows out in columns two spaces apart. The last column is not
@@ -156,16 +156,16 @@ func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 // hidden is the width layout gives a dropped column.
 const hidden = -1
 
-// write writes the table at most maxWidth runes wide (0: no limit), as
+// write writes the table at most maxWidth cells wide (0: no limit), as
 // layout decides; a cut cell ends in "…" so that it never reads as data.
 func (t *table) write(w io.Writer, maxWidth int) error {
 	natural := make([]int, len(t.cols))
 	for i, c := range t.cols {
-		natural[i] = utf8.RuneCountInString(c.header)
+		natural[i] = textwidth.Width(c.header)
 	}
 	for _, row := range t.rows {
 		for i, cell := range row {
-			natural[i] = max(natural[i], utf8.RuneCountInString(cell))
+			natural[i] = max(natural[i], textwidth.Width(cell))
 		}
 	}
 	widths := t.layout(natural, maxWidth)
@@ -206,7 +206,7 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 			} else {
 				cell = cutMiddle(cell, widths[i])
 			}
-			pad := widths[i] - utf8.RuneCountInString(cell)
+			pad := widths[i] - textwidth.Width(cell)
 			if !t.cols[i].right {
 				b = append(b, cell...)
 			}
@@ -233,13 +233,13 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 	return bw.Flush()
 }
 
-// layout gives each column its width for lines at most width runes wide
+// layout gives each column its width for lines at most width cells wide
 // (0: every column at its natural width, the widest cell's). Columns with
 // a drop rank go, lowest rank first, until the others at their min widths
 // fit beside the last column at its min; the space left is shared evenly
 // between the columns that may be cut and the last one, none getting more
 // than its natural width; the last column takes the rest. When even that
-// does not fit, the last column gets one rune and the line is longer.
+// does not fit, the last column gets one cell and the line is longer.
 func (t *table) layout(natural []int, width int) []int {
 	widths := slices.Clone(natural)
 	if width <= 0 {
@@ -270,7 +270,7 @@ func (t *table) layout(natural []int, width int) []int {
 		need -= least(drop) + 2
 	}
 	// Every shown column at its least width, then water-fill the spare
-	// runes into those that may grow.
+	// cells into those that may grow.
 	spare := width - need
 	var grow []int
 	for i := range len(t.cols) {
@@ -310,36 +310,15 @@ func (t *table) print(e *env, w io.Writer, wide bool) error {
 	return t.write(w, e.outputWidth(w, wide))
 }
 
-// cutEnd keeps what fits of s in n runes: the first n-1 and "…" when s is
+// cutEnd keeps what fits of s in n cells: the start and "…" when s is
 // longer (at least the "…", so a line is never left without its last
 // column entirely).
-func cutEnd(s string, n int) string {
-	n = max(n, 1)
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	i := 0
-	for j := range s {
-		if i == n-1 {
-			return s[:j] + "…"
-		}
-		i++
-	}
-	return s
-}
+func cutEnd(s string, n int) string { return textwidth.Cut(s, max(n, 1)) }
 
-// cutMiddle fits s in n runes by replacing its middle with "…": a cgroup
-// path or a long session name keeps its start and its end, where the two
-// halves of what names it are.
-func cutMiddle(s string, n int) string {
-	if n < 1 || utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	tail := (n - 1) / 2
-	head := n - 1 - tail
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
-}
+// cutMiddle fits s in n cells by replacing its middle with "…": a
+// cgroup path or a long session name keeps its start and its end, where
+// the two halves of what names it are.
+func cutMiddle(s string, n int) string { return textwidth.CutMiddle(s, n) }
 
 // outputWidth is how wide lines written to w may be: unlimited with wide;
 // else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk

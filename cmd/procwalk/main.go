@@ -13,7 +13,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -24,6 +23,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -53,6 +53,10 @@ func main() {
 	var err error
 	switch {
 	case len(os.Args) > 1 && os.Args[1] == workerArg:
+		// Its comm, which the kernel took from /proc/self/exe: "exe". The
+		// file is the thread group leader's, which ps shows (PR_SET_NAME
+		// would rename only the thread this goroutine runs on).
+		os.WriteFile("/proc/self/comm", []byte(workerName), 0)
 		err = runWorker(ctx, os.Stdin, os.NewFile(3, "worker messages"), os.Stderr, procwalk.SystemClock{})
 	case len(os.Args) > 1 && os.Args[1] == sentinelArg:
 		err = runSentinel()
@@ -226,6 +230,25 @@ func (g *globals) openFS() (procwalk.FS, error) {
 	return procwalk.NewFS(g.proc)
 }
 
+const rootHelp = `procwalk walks /proc once and reports processes and sessions (tmux,
+AI agents, cgroups and pods, users, process trees), kills safely inside
+them, and feeds Telegraf. Every flag can also be set by env
+PROCWALK_<FLAG> (dashes become underscores) or by a line '<flag> <value>'
+in the --config file; a flag beats env, env beats the file. 'procwalk
+help COMMAND' shows a command's help.
+
+EXAMPLES
+  procwalk                                  this host's sessions, biggest first
+  procwalk ps --sort cpu --limit 10         the ten busiest processes
+  procwalk sessions --kind tmux --sort cpu  tmux sessions, busiest first
+  procwalk session tmux:build               one session: totals, panes, tree
+  procwalk kill --session tmux:build --dry-run
+  procwalk top                              the live view
+  procwalk telegraf --execd                 for Telegraf's inputs.execd
+  procwalk run --list                       the bundled Lua reports and rules
+
+` + exitCodesHelp
+
 // defaultCommand runs when no command is named: plain "procwalk" shows this
 // host's sessions, biggest first.
 const defaultCommand = "sessions"
@@ -245,11 +268,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root := &ffcli.Command{
 		Name:       "procwalk",
 		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
-		LongHelp: "procwalk walks /proc once and reports processes and sessions.\n" +
-			"Every flag can also be set by env PROCWALK_<FLAG> (dashes become\n" +
-			"underscores) or by a line '<flag> <value>' in the --config file;\n" +
-			"a flag beats env, env beats the file.\n\n" + exitCodesHelp,
-		FlagSet: newFlagSet("procwalk", g, stderr),
+		LongHelp:   rootHelp,
+		FlagSet:    newFlagSet("procwalk", g, stderr),
 		Subcommands: []*ffcli.Command{
 			newPSCommand(g, e),
 			newTreeCommand(g, e),
@@ -265,7 +285,12 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			newTestCommand(g, e),
 		},
 	}
-	root.Subcommands = append(root.Subcommands, newCompletionCommand(root, e))
+	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
+	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
+		if c.UsageFunc == nil {
+			c.UsageFunc = usage // ffcli would set its own, which writes -flag
+		}
+	}
 	sources := newFlagSources()
 	addConfigFileOptions(root, sources)
 	g.sources = sources
@@ -280,7 +305,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, versionLine())
 		return nil
 	case len(args) >= 1 && args[0] == completeCommand: // hidden: no help lists it
-		return complete(ctx, e, args[1:])
+		return complete(ctx, root, e, args[1:])
 	case len(args) > 2 && args[0] == "help":
 		return fail(usageErrorf("help takes one command name, got %q", args[1:]))
 	case len(args) == 2 && args[0] == "help" && args[1] != "help":
@@ -309,7 +334,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
 			return err
 		}
-		return fail(parseError(err, cmdArgs[0]))
+		return fail(parseError(err, subcommand(root, cmdArgs[0])))
 	}
 	err = sources.named(root.Run(ctx))
 	var ee *exitErr
@@ -360,7 +385,10 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 				return nil, usageErrorf("--%s is a flag of %s: write it after the command's name (procwalk %s --%s ...)", name, c.Name, c.Name, name)
 			}
 		}
-		return nil, usageErrorf("%v: run 'procwalk --help' for the flags", err)
+		if mean := didYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
+			return nil, usageErrorf("%s: %s", flagMessage(err), mean)
+		}
+		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", flagMessage(err))
 	}
 	var hoisted []string
 	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
@@ -376,6 +404,13 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 			}
 			return append(append([]string{c.Name}, hoisted...), rest...), nil
 		}
+	}
+	var names []string
+	for _, c := range root.Subcommands {
+		names = append(names, c.Name)
+	}
+	if close := suggest.Closest(name, names, 3); len(close) > 0 {
+		return nil, usageErrorf("unknown command %q: did you mean %s? (procwalk --help lists the commands)", name, strings.Join(close, ", "))
 	}
 	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
 }
@@ -393,11 +428,7 @@ func namesCommand(root *ffcli.Command, name string) bool {
 // writeHelp prints c's usage: help asked for goes to stdout (procwalk
 // --help | less), exit 0.
 func writeHelp(w io.Writer, c *ffcli.Command) {
-	usage := c.UsageFunc
-	if usage == nil {
-		usage = ffcli.DefaultUsageFunc
-	}
-	fmt.Fprintln(w, usage(c))
+	fmt.Fprint(w, c.UsageFunc(c))
 }
 
 // lazyHelp is a UsageFunc that sets c's LongHelp from longHelp first: a
@@ -406,7 +437,7 @@ func writeHelp(w io.Writer, c *ffcli.Command) {
 func lazyHelp(longHelp func() string) func(*ffcli.Command) string {
 	return func(c *ffcli.Command) string {
 		c.LongHelp = longHelp()
-		return ffcli.DefaultUsageFunc(c)
+		return usage(c)
 	}
 }
 
@@ -418,27 +449,6 @@ func subcommand(root *ffcli.Command, name string) *ffcli.Command {
 		}
 	}
 	return root
-}
-
-// versionLine says which procwalk this is: the module version, else the
-// VCS revision it was built from.
-func versionLine() string {
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "procwalk (version unknown)"
-	}
-	v := info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v += " " + s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				v += " (modified)"
-			}
-		}
-	}
-	return "procwalk " + strings.TrimSpace(v) + " " + info.GoVersion
 }
 
 // flagsAnywhere reports whether a command takes its flags after its
@@ -498,9 +508,10 @@ func splitFlags(fs *flag.FlagSet, args []string) (flags, positional []string) {
 	return flags, positional
 }
 
-// parseError turns an error from parsing flags, env or the config file into
-// a usage error (exit 2) that says how to fix it.
-func parseError(err error, command string) error {
+// parseError turns an error from parsing c's flags, env or the config file
+// into a usage error (exit 2) that says how to fix it: an unknown flag
+// with the flags closest to it.
+func parseError(err error, c *ffcli.Command) error {
 	var pe *iofs.PathError
 	if errors.As(err, &pe) && pe.Op == "open" {
 		return usageErrorf("cannot read config file %s: %v; fix --config or PROCWALK_CONFIG", pe.Path, pe.Err)
@@ -508,7 +519,42 @@ func parseError(err error, command string) error {
 	// ff says "error parsing commandline arguments: " before the flag
 	// package's own message, which names the flag and the value.
 	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
-		return usageErrorf("%v: procwalk %s --help lists the flags", inner, command)
+		if mean := didYouMeanFlag(inner, c.FlagSet); mean != "" {
+			return usageErrorf("%s: %s", flagMessage(inner), mean)
+		}
+		return usageErrorf("%s: procwalk %s --help lists the flags", flagMessage(inner), c.Name)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
+}
+
+// flagMessage is the flag package's error as procwalk writes flags:
+// "unknown flag --x", "--sort needs a value", "invalid value ... for --x".
+func flagMessage(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + name
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + name + " needs a value"
+	}
+	return strings.Replace(msg, " for flag -", " for --", 1)
+}
+
+// didYouMeanFlag is "did you mean --X?" for the flag package's error about
+// an unknown flag, when fs has flags close to it; "" otherwise.
+func didYouMeanFlag(err error, fs *flag.FlagSet) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
+	if !ok {
+		return ""
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	close := suggest.Closest(strings.TrimLeft(name, "-"), names, 3)
+	if len(close) == 0 {
+		return ""
+	}
+	for i, c := range close {
+		close[i] = "--" + c
+	}
+	return "did you mean " + strings.Join(close, ", ") + "?"
 }

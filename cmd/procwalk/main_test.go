@@ -113,9 +113,12 @@ func TestExitCodes(t *testing.T) {
 		code   int
 		stderr string // a substring of stderr
 	}{
-		{"unknown global flag", []string{"--bogus"}, exitUsage, "flag provided but not defined: -bogus"},
-		{"unknown ps flag", fixture("ps", "--bogus"), exitUsage, "flag provided but not defined: -bogus"},
-		{"unknown tree flag", fixture("tree", "-x"), exitUsage, "flag provided but not defined: -x"},
+		{"unknown global flag", []string{"--bogus"}, exitUsage, "unknown flag --bogus"},
+		{"unknown ps flag", fixture("ps", "--bogus"), exitUsage, "unknown flag --bogus"},
+		{"unknown tree flag", fixture("tree", "-x"), exitUsage, "unknown flag --x"},
+		{"a typo in a flag", fixture("ps", "--srot", "cpu"), exitUsage, "unknown flag --srot: did you mean --sort?"},
+		{"a typo in a global flag", []string{"--kinds", "tmux"}, exitUsage, "unknown flag --kinds: did you mean --kind?"},
+		{"a typo in a command", []string{"sesions"}, exitUsage, `unknown command "sesions": did you mean sessions, session?`},
 		{"unknown command", []string{"nope"}, exitUsage, `unknown command "nope": run 'procwalk --help' for the list`},
 		{"bad duration", fixture("ps", "--interval", "soon"), exitUsage, `--interval "soon": want a duration such as 10s, 500ms or 2m`},
 		{"zero interval with rates", fixture("ps", "--interval", "0s"), exitUsage, "--interval 0s: rates need two samples a positive time apart"},

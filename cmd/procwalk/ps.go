@@ -68,6 +68,13 @@ FILTERS (all given must match)
 Partial data (processes that exited mid-scan, files denied without root,
 hidepid) is reported in one line on stderr, and in "visibility" in JSON.
 
+EXAMPLES
+  procwalk ps                               every process, biggest RSS first
+  procwalk ps --sort cpu --limit 10         the ten busiest
+  procwalk ps --sort uss --user alice       memory alice's processes alone hold
+  procwalk ps --regex '(?i)python' --columns pid,rss,cpu,command
+  procwalk ps --json --no-rates | jq '.processes | length'
+
 `
 
 func newPSCommand(g *globals, e *env) *ffcli.Command {

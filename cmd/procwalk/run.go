@@ -29,6 +29,7 @@ type runCommand struct {
 	f    sessionFlags
 	s    scriptFlags
 	list bool
+	show string // --show NAME: print a bundled script
 	api  bool
 	// linesOnly keeps stdout for line protocol: print goes to stderr.
 	linesOnly bool
@@ -38,7 +39,7 @@ type runCommand struct {
 
 const runHelp = `Runs a Lua script once against this host's processes and sessions.
 SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
-bundled script; --list shows the bundled ones. Arguments after -- reach the
+bundled script; --list shows the bundled ones, --show NAME prints one. Arguments after -- reach the
 script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
 the chunk's "...". --api prints the Lua API, one line a function;
 scripting/README.md documents it.
@@ -60,6 +61,7 @@ past --script-timeout (--script-isolation off: in procwalk's own).
 
 EXAMPLES
   procwalk run --list
+  procwalk run --show memory-guard > my-guard.lua
   procwalk run --api | grep kill
   procwalk run session-report
   procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
@@ -81,6 +83,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
+	fs.StringVar(&c.show, "show", "", "print bundled script NAME, a template to start a script of your own from")
 	fs.BoolVar(&c.api, "api", false, "print the Lua API reference: every function and method, its arguments and what it returns, one line each; the fields of processes and sessions")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	fs.StringVar(&c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
@@ -97,6 +100,12 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 }
 
 func (c *runCommand) exec(ctx context.Context, args []string) error {
+	if c.show != "" {
+		if len(args) > 0 {
+			return usageErrorf("--show takes no script to run, got %q", args)
+		}
+		return showScript(c.e.stdout, c.show)
+	}
 	if c.api {
 		if len(args) > 0 {
 			return usageErrorf("--api takes no script, got %q", args)

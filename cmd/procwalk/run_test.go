@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/procwalk/procwalk/scripts"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -202,5 +203,29 @@ func TestRunMemoryGuardDryRun(t *testing.T) {
 	}
 	if !strings.HasPrefix(lines[1], "procwalk_alert,kind=agent,rule=memory-guard.lua,session=claude/myproj,severity=warning ") {
 		t.Errorf("alert line %q", lines[1])
+	}
+}
+
+// run --show NAME prints a bundled script as it is bundled, a template that
+// runs as a file; a wrong name offers the closest.
+func TestRunShow(t *testing.T) {
+	clearEnv(t)
+	for _, s := range scripts.List() {
+		r := cli(t, "run", "--show", s.Name)
+		if r.code != exitOK || r.stderr != "" || r.stdout != string(s.Source) {
+			t.Errorf("--show %s: exit %d, stderr %q, %d bytes; want the script's %d", s.Name, r.code, r.stderr, len(r.stdout), len(s.Source))
+		}
+	}
+	r := cli(t, "run", "--show", "zombie")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "did you mean zombies?") {
+		t.Errorf("a wrong name: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := cli(t, "run", "--show", "zombies", "x.lua"); r.code != exitUsage {
+		t.Errorf("--show with a script: exit %d", r.code)
+	}
+	// The template runs as a file.
+	path := writeScript(t, "mine.lua", cli(t, "run", "--show", "zombies").stdout)
+	if r := scriptCLI(t, "run", "--no-rates", path); r.code != exitOK {
+		t.Errorf("the template does not run: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
+	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -222,6 +223,19 @@ func withHint(err error) error {
 }
 
 // listScripts prints the bundled scripts and what they do.
+// showScript prints bundled script name: its source, to copy and change.
+func showScript(w io.Writer, name string) error {
+	s, ok := scripts.Lookup(name)
+	if !ok {
+		if close := suggest.Closest(name, scripts.Names(), 3); len(close) > 0 {
+			return usageErrorf("--show %q: no bundled script of that name: did you mean %s? (procwalk run --list)", name, strings.Join(close, ", "))
+		}
+		return usageErrorf("--show %q: no bundled script of that name: they are %s", name, strings.Join(scripts.Names(), ", "))
+	}
+	_, err := w.Write(s.Source)
+	return err
+}
+
 func listScripts(w io.Writer) {
 	width := 0
 	for _, s := range scripts.List() {

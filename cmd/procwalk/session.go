@@ -12,12 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // session.go is `procwalk session KIND:NAME`: one session's totals,
@@ -34,7 +34,16 @@ tree:/run/nginx.pid of the pid in that file, tree:postgres of the oldest
 process whose command line matches "postgres".
 
 An unknown kind is a bad argument (exit 2) and the message lists the
-kinds; an unknown session is an error (exit 1) that lists those that exist. Grouping flags are those of procwalk sessions (see its help).
+kinds; an unknown session is an error (exit 1) that names the sessions
+closest to it ("did you mean"). Grouping flags are those of procwalk
+sessions (see its help).
+
+EXAMPLES
+  procwalk session tmux:build                 a tmux session and its jobs
+  procwalk session --pss agent:claude/myproj  an agent: transcript, model, context
+  procwalk session cgroup:pod/<uid>           a pod against its limits
+  procwalk session tree:/run/nginx.pid        the tree of a pid file's process
+  procwalk session --json user:alice | jq '.session.members | length'
 
 ` + exitCodesHelp
 
@@ -312,47 +321,22 @@ func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 func writeBlock(w io.Writer, t *table, width int) error {
 	keyWidth := 0
 	for _, row := range t.rows {
-		keyWidth = max(keyWidth, utf8.RuneCountInString(row[0]))
+		keyWidth = max(keyWidth, textwidth.Width(row[0]))
 	}
 	indent := strings.Repeat(" ", 2+keyWidth+2)
 	bw := bufio.NewWriter(w)
 	for _, row := range t.rows {
 		lines := []string{row[1]}
 		if room := width - len(indent); width > 0 && room >= 20 {
-			lines = wrapWords(row[1], room)
+			lines = textwidth.Wrap(row[1], room)
 		}
-		pad := strings.Repeat(" ", keyWidth-utf8.RuneCountInString(row[0]))
+		pad := strings.Repeat(" ", keyWidth-textwidth.Width(row[0]))
 		bw.WriteString(strings.TrimRight("  "+row[0]+pad+"  "+lines[0], " ") + "\n")
 		for _, l := range lines[1:] {
 			bw.WriteString(indent + l + "\n")
 		}
 	}
 	return bw.Flush()
-}
-
-// wrapWords breaks s into lines of at most n runes, at spaces (dropped)
-// and after commas. A piece longer than n is a line of its own, whole.
-func wrapWords(s string, n int) []string {
-	var lines []string
-	line := ""
-	for s != "" {
-		// The next piece: up to and including a space or a comma.
-		end := strings.IndexAny(s, " ,")
-		if end < 0 {
-			end = len(s) - 1
-		}
-		piece := s[:end+1]
-		s = s[end+1:]
-		if line != "" && utf8.RuneCountInString(strings.TrimRight(line+piece, " ")) > n {
-			lines = append(lines, strings.TrimRight(line, " "))
-			line = ""
-		}
-		if line == "" {
-			piece = strings.TrimLeft(piece, " ")
-		}
-		line += piece
-	}
-	return append(lines, strings.TrimRight(line, " "))
 }
 
 // formatSigned prints a byte rate with its sign: "+1.5 MiB", "-12.0 KiB".

@@ -93,6 +93,14 @@ session-N.scope, docker-<id>.scope) as one series for a dashboard.
   --fold 'logins=cgroup:^session-[0-9]+\.scope$'
   --fold 'docker=cgroup:^docker-[0-9a-f]+\.scope$'
 
+EXAMPLES
+  procwalk                                  the default: this command
+  procwalk sessions --kind tmux --sort cpu  tmux sessions, busiest first
+  procwalk sessions --kind agent            AI agents: status, model, context
+  procwalk sessions --pss --limit 10        the ten biggest, shared pages once
+  procwalk sessions --tree db=/run/postgresql/16-main.pid --kind tree
+  procwalk sessions --json | jq -r '.sessions[] | .ref'
+
 ` + exitCodesHelp
 
 // sessionFlags configure grouping; sessions and session share them.

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -95,5 +96,85 @@ func TestIntegrationWatchEndsWithItsReader(t *testing.T) {
 		}
 	case <-time.After(time.Minute): // a hang guard, not a timing: the tick is an hour
 		t.Fatalf("watch still runs a minute after its reader went; stderr:\n%s", stderr.String())
+	}
+}
+
+// stdinEnded tells a stdin no one will write to (/dev/null, a file, a pipe
+// whose writer closed) from Telegraf's open pipe and from a reader that is
+// no file.
+func TestStdinEnded(t *testing.T) {
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	file, err := os.Open("stdout.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	open, openW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer open.Close()
+	defer openW.Close()
+	closed, closedW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closed.Close()
+	closedW.Write([]byte("a line the writer left\n"))
+	closedW.Close()
+	for _, tt := range []struct {
+		name string
+		r    io.Reader
+		want bool
+	}{
+		{"/dev/null", devNull, true},
+		{"a file", file, true},
+		{"an open pipe", open, false},
+		{"a pipe whose writer closed", closed, true},
+		{"no file", strings.NewReader(""), false},
+	} {
+		if got := stdinEnded(tt.r); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// telegraf --execd --signal none </dev/null gathers on (cron, nohup) until
+// SIGTERM; with the STDIN signal it stops at once and says why in a W!
+// line.
+func TestIntegrationExecdStdinAtEnd(t *testing.T) {
+	integration(t)
+	bin := buildProcwalk(t)
+	args := []string{"telegraf", "--execd", "--proc", telegrafProc, "--passwd", telegrafPasswd, "--session-kinds", "user", "--interval", "20ms"}
+	cmd := exec.Command(bin, append(args, "--signal", "none")...) // stdin: /dev/null
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(out)
+	batches := 0
+	for batches < 3 && lines.Scan() {
+		if strings.HasPrefix(lines.Text(), "procwalk,") {
+			batches++
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM) // our own child
+	go io.Copy(io.Discard, out)
+	if err := cmd.Wait(); err != nil || batches < 3 {
+		t.Fatalf("--signal none </dev/null: %d batches, %v; stderr:\n%s", batches, err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "I! stdin is at its end") {
+		t.Errorf("no I! line about stdin:\n%s", stderr.String())
+	}
+	cmd = exec.Command(bin, args...)
+	b, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "W! stdin ended before its first line") {
+		t.Errorf("--signal STDIN </dev/null: %v\n%s", err, b)
 	}
 }

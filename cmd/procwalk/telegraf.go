@@ -62,8 +62,11 @@ EXECD MODE (--execd): for [[inputs.execd]] with data_format = "influx".
                   three signals gathers once and never ends procwalk
   --signal none   gather every --interval on our own (signal = "none")
 Rates are measured between gathers. Each batch is written whole. stdin
-EOF, SIGTERM or a closed stdout end it with exit 0. Log lines on stderr
-start with E!, W!, I! or D! (--debug), as execd expects.
+EOF, SIGTERM or a closed stdout end it with exit 0; a stdin at its end from
+the start (</dev/null, cron, nohup) is no pipe from Telegraf: --signal none
+and the signal modes then gather on until SIGTERM, and --signal STDIN exits
+with a W! line saying why. Log lines on stderr start with E!, W!, I! or D!
+(--debug), as execd expects.
 
 Partial data still exits 0: the procwalk line counts processes gone
 mid-scan and files the kernel refused; --debug says what session grouping
@@ -206,7 +209,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}
-		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory}
+		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory, StdinEnded: stdinEnded(c.e.stdin)}
 		err = x.Run(ctx)
 		if err != nil {
 			// Logged with its marker, so Telegraf shows it as an error;

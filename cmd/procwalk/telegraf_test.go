@@ -101,7 +101,9 @@ func TestTelegrafExecMode(t *testing.T) {
 	if got := measurements(t, r.stdout); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("lines = %q, want %q", got, want)
 	}
-	if !strings.Contains(r.stdout, `comm="evil?) x=1,y \"\\"`) {
+	// Escaped as the tables show it (evil\n), then as line protocol escapes
+	// a string field (\\ and \").
+	if !strings.Contains(r.stdout, `comm="evil\\n) x=1,y \"\\"`) {
 		t.Errorf("the hostile comm is not sanitized and escaped as expected:\n%s", r.stdout)
 	}
 }
@@ -561,7 +563,7 @@ func TestTmuxSocketSpellingsEverywhere(t *testing.T) {
 	clearEnv(t)
 	for _, command := range []string{"sessions", "session", "kill", "top", "run", "watch", "telegraf"} {
 		r := cli(t, "help", command)
-		if r.code != exitOK || !strings.Contains(r.stdout, "\n  -tmux-socket ") || !strings.Contains(r.stdout, "\n  -tmux-sockets ") {
+		if r.code != exitOK || !strings.Contains(r.stdout, "\n  --tmux-socket SOCKET ") || !strings.Contains(r.stdout, "\n  --tmux-sockets SOCKET ") {
 			t.Errorf("%s: exit %d; want --tmux-socket and --tmux-sockets among its flags:\n%s", command, r.code, r.stdout)
 		}
 	}

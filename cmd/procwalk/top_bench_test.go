@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
@@ -74,7 +74,7 @@ func benchmarkTopRefresh(b *testing.B, source string) {
 		for range min(topChunk, b.N-done) {
 			msg := model.Refresh()
 			model.Update(msg)
-			_ = model.View()
+			_ = model.Screen()
 		}
 		cpu += processCPU() - cpu0
 		gc += gcCPU() - gc0
@@ -152,16 +152,16 @@ func BenchmarkTopViews(b *testing.B) {
 		}
 		model.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 		model.Update(model.Init()())
-		key := func(k tea.KeyType) { model.Update(tea.KeyMsg{Type: k}) } // its regather is the next refresh
+		key := func(k rune) { model.Update(tea.KeyPressMsg{Code: k}) } // its regather is the next refresh
 		for _, v := range []struct {
 			name string
-			keys []tea.KeyType
+			keys []rune
 		}{
 			{"processes", nil},
-			{"sessions", []tea.KeyType{tea.KeyTab}},
-			{"members", []tea.KeyType{tea.KeyEnter}},
-			{"tree", []tea.KeyType{tea.KeyEsc, tea.KeyTab}},
-			{"processes-again", []tea.KeyType{tea.KeyTab}},
+			{"sessions", []rune{tea.KeyTab}},
+			{"members", []rune{tea.KeyEnter}},
+			{"tree", []rune{tea.KeyEscape, tea.KeyTab}},
+			{"processes-again", []rune{tea.KeyTab}},
 		} {
 			for _, k := range v.keys {
 				key(k)
@@ -169,7 +169,7 @@ func BenchmarkTopViews(b *testing.B) {
 			cpu0 := processCPU()
 			for range topChunk {
 				model.Update(model.Refresh())
-				_ = model.View()
+				_ = model.Screen()
 			}
 			cpu := processCPU() - cpu0
 			b.ReportMetric(float64(statusBytes(b, os.Getpid(), "VmRSS"))/(1<<20), v.name+"-rss-mib")

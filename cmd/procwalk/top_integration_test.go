@@ -61,7 +61,7 @@ func TestIntegrationTopInTmux(t *testing.T) {
 		return string(out)
 	}
 	tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "top",
-		"env", "TERM=xterm-256color", bin, "top", "--interval", "300ms")
+		"env", "TERM=xterm-256color", "LANG=C.UTF-8", bin, "top", "--interval", "300ms")
 	socketPath := strings.TrimSpace(tmux("display-message", "-p", "#{socket_path}"))
 	t.Cleanup(func() {
 		exec.Command("tmux", "-L", socket, "kill-server").Run()
@@ -106,8 +106,9 @@ func TestIntegrationTopInTmux(t *testing.T) {
 		}
 	}
 
-	keys("/", "pwtopvictim", "Enter")
-	waitFor(`processes, filter "pwtopvictim" (2)`)
+	keys("-l", `\pwtopvictim`)
+	keys("Enter")
+	waitFor(`processes, filter "pwtopvictim" 1/2`)
 	// The rows' owners are read once they are on screen: at once, or a
 	// refresh later.
 	for _, v := range victims {
@@ -153,11 +154,11 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	// The cursor is on the first row: the lower pid (CPU% ties).
 	first := min(victims[0].Process.Pid, victims[1].Process.Pid)
 	keys("k")
-	waitFor(fmt.Sprintf("kill pid %d (pwtopvictim)? y/n", first))
+	waitFor(fmt.Sprintf("kill pid %d (pwtopvictim)? y TERM", first))
 	keys("n")
 	waitFor("kill cancelled")
 	keys("k")
-	waitFor("? y/n")
+	waitFor("? y TERM")
 	keys("y")
 	waitFor(fmt.Sprintf("pid %d (pwtopvictim): exited", first))
 	select {
@@ -186,24 +187,26 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	// kind, which takes a while on a busy host: until then it says so.
 	keys("Tab")
 	waitFor("KIND")
-	keys("/", "top", "Enter")
+	keys("-l", `\top`)
+	keys("Enter")
 	row := regexp.MustCompile(`(?m)^tmux\s+(\S+/)?top\s+([1-9]\d*)\s`)
 	waitForMatch(row)
 	// The row is there without the filter too: wait until top took the
 	// filter and Enter, or Escape below would reach it before them, and
-	// "sessions (" would be the screen before them (on a loaded machine
+	// "sessions 1/" would be the screen before them (on a loaded machine
 	// Escape then arrived with the Tab after it, as alt+Tab).
-	waitFor(`sessions, filter "top" (`)
+	waitFor(`sessions, filter "top" 1/`)
 	keys("Escape")
-	waitFor("sessions (") // filter cleared; a key right after Escape would read as Alt-key
-	keys("Tab")           // the tree
-	waitFor("tree (")
+	waitFor("sessions 1/") // filter cleared; a key right after Escape would read as Alt-key
+	keys("Tab")            // the tree
+	waitFor("tree 1/")
 	keys("Tab") // back to processes
-	waitFor("processes (")
+	waitFor("processes 1/")
 
 	// The test's own tmux server is protected: a warning, then a refusal.
-	keys("/", socket, "Enter")
-	waitFor(`filter "` + socket + `" (1)`) // the server's command line names the socket
+	keys("-l", `\`+socket)
+	keys("Enter")
+	waitFor(`filter "` + socket + `" 1/1`) // the server's command line names the socket
 	keys("k")
 	waitFor("SYSTEM PROCESS, killing it may break the session")
 	keys("y")

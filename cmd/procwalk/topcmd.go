@@ -7,14 +7,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
@@ -35,16 +39,19 @@ pressure (PSI), and gauges of the cgroup procwalk runs in (or --cgroup):
 memory against its limit with the danger threshold marked, CPU against its
 quota.
 
-Keys: q quit, arrows/PgUp/PgDn/Home/End move, Tab switches processes /
-sessions / tree, Enter opens a session's members (or folds a tree node),
-s sorts by the next column, S or r reverses, / filters by name or command
-line, Esc clears the filter or goes back, k kills the selected process and
-K the selected session or process tree (after y/n), ? shows the keys.
+Keys: q quit, arrows/PgUp/PgDn/Home/End and the wheel move, a click selects
+(on a title: sorts), Tab switches processes / sessions / tree, a shows the
+AI agents alone (status, model, context, tmux pane) and g switches tmux to
+an agent's pane, Enter opens a session's members (or folds a tree node), s
+sorts by the next column, S or r reverses, / searches (n: next), \ filters
+by name or command line, Esc clears the filter or goes back, k kills the
+selected process and K the selected session or process tree (after y/n),
+? shows the keys.
 
 Kills go through the safe-kill engine: pid and start time verified, TERM
 then KILL after --grace, protected system processes refused (they are
-dimmed; selecting one warns in red; --protect adds names). PSS and USS are read (smaps_rollup)
-for the rows on screen only.
+dimmed; selecting one warns in red; --protect adds names). PSS and USS
+are read (smaps_rollup) for the rows on screen only.
 
 --replay FILE shows a recording's frames (procwalk record) instead of
 this host's, starting at the first or at --at (+90s, 03:12): [ and ]
@@ -55,6 +62,12 @@ header names the frame and its time; nothing can be killed.
 HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
 Without a terminal, top exits 2 unless --once prints one text frame
 (COLUMNS x LINES, default 80x24).
+
+EXAMPLES
+  procwalk top                              processes, busiest first
+  procwalk top --view sessions --kind tmux,agent
+  procwalk top --cgroup cgroup:pod/<uid>    gauges of another pod
+  procwalk top --once --view sessions --kind agent > agents.txt
 
 ` + exitCodesHelp
 
@@ -72,6 +85,7 @@ type topCommand struct {
 	replay  string   // --replay: a recording's frames instead of this host's
 	at      string   // --at: the frame of --replay to start at
 	kinds   []string // parsed --kind, cgroup added
+	listed  []string // the kinds --kind asked for, which the sessions view lists
 	notes   []string // for the view's status line, escaped
 	// limitMemory sets the runtime's memory limit (topMemoryLimit).
 	limitMemory bool
@@ -85,7 +99,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
 	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
-	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes or sessions")
+	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
@@ -113,10 +127,13 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if (!ok || !isTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
 	}
-	if c.view != "processes" && c.view != "sessions" {
-		return usageErrorf("--view %q: want processes or sessions", c.view)
+	if c.view != "processes" && c.view != "sessions" && c.view != "agents" {
+		return usageErrorf("--view %q: want processes, sessions or agents", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
+	if c.kind != "" {
+		c.listed = slices.Clone(kinds) // before the gauges' cgroup is added
+	}
 	if err != nil {
 		return err
 	}
@@ -153,11 +170,43 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	if c.once {
 		return c.printOnce(ctx, model)
 	}
-	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(c.e.stdin), tea.WithOutput(c.e.stdout))
+	keys, closeKeys, err := keyboard(c.e.stdin)
+	if err != nil {
+		return err
+	}
+	defer closeKeys()
+	// 20 frames a second at most: the screen changes once a refresh or a
+	// key, and Bubble Tea's renderer wakes at every frame even when nothing
+	// changed (at its default 60, half of the view's CPU when idle).
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(keys), tea.WithOutput(c.e.stdout), tea.WithFPS(topFPS)}
+	if os.Getenv("NO_COLOR") != "" {
+		// Any value, as no-color.org says (Bubble Tea takes only a true
+		// boolean): no colours, attributes kept (reverse video marks the
+		// selected row).
+		opts = append(opts, tea.WithColorProfile(colorprofile.ASCII))
+	}
+	p := tea.NewProgram(model, opts...)
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("top: %w", err)
 	}
 	return nil
+}
+
+// topFPS is the live view's most frames a second.
+const topFPS = 20
+
+// keyboard is where the live view reads keys: stdin when it is a terminal,
+// else the controlling terminal (procwalk top </dev/null, or under a
+// pipe), as top(1) and less(1) do.
+func keyboard(stdin io.Reader) (keys *os.File, closeKeys func() error, err error) {
+	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+		return f, func() error { return nil }, nil
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, usageErrorf("top reads keys from the terminal: stdin is not one, and /dev/tty cannot be opened (%v): run it in a terminal, or add --once for one text frame", err)
+	}
+	return tty, tty.Close, nil
 }
 
 // viewModel builds the live view as exec runs it. A note of the source's
@@ -208,14 +257,15 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		}
 		kcfg.Protected = append(kill.DefaultProtected(), extra...)
 	}
-	killer, err := kill.NewKiller(fsys, kcfg)
+	killer, err := newTopKiller(fsys, kcfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	return top.New(top.Config{
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions",
+		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "),
-	}, src, topKiller{killer}), src.Close, nil
+	}, src, killer), src.Close, nil
 }
 
 // source builds the live view's Source: one pipeline whose frames stay
@@ -394,16 +444,73 @@ func cgroupSessionOf(sessions []session.Session, id procwalk.ProcID) *session.Se
 	return nil
 }
 
-// topKiller is the safe-kill engine as the live view uses it.
-type topKiller struct{ k *kill.Killer }
+// topKiller is the safe-kill engine as the live view uses it: a Killer
+// per first signal the view asks for (the picker), each made once.
+type topKiller struct {
+	fsys    procwalk.FS
+	cfg     kill.Config
+	killers map[syscall.Signal]*kill.Killer
+}
 
-func (t topKiller) Checker() func(p *procwalk.Process) error { return t.k.Checker() }
-func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome {
-	return t.k.Terminate(ctx, id)
+func newTopKiller(fsys procwalk.FS, cfg kill.Config) (*topKiller, error) {
+	k, err := kill.NewKiller(fsys, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &topKiller{fsys: fsys, cfg: cfg, killers: map[syscall.Signal]*kill.Killer{syscall.SIGTERM: k}}, nil
 }
-func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error) {
-	return t.k.TerminateScope(ctx, kill.TreeScope{Root: root})
+
+// with is the Killer whose first signal is sig.
+func (t *topKiller) with(sig syscall.Signal) (*kill.Killer, error) {
+	if k, ok := t.killers[sig]; ok {
+		return k, nil
+	}
+	cfg := t.cfg
+	cfg.Signal = sig
+	k, err := kill.NewKiller(t.fsys, cfg)
+	if err != nil {
+		return nil, err
+	}
+	t.killers[sig] = k
+	return k, nil
 }
-func (t topKiller) KillSession(ctx context.Context, s *session.Session) (*kill.Report, error) {
-	return t.k.TerminateScope(ctx, kill.NewSessionScope(s, false))
+
+func (t *topKiller) Checker() func(p *procwalk.Process) error {
+	return t.killers[syscall.SIGTERM].Checker()
+}
+func (t *topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
+	k, err := t.with(sig)
+	if err != nil {
+		return kill.Outcome{Target: kill.Target{ID: id}, Result: kill.ResultFailed, Err: err}
+	}
+	return k.Terminate(ctx, id)
+}
+func (t *topKiller) KillTree(ctx context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
+	k, err := t.with(sig)
+	if err != nil {
+		return nil, err
+	}
+	return k.TerminateScope(ctx, kill.TreeScope{Root: root})
+}
+func (t *topKiller) KillSession(ctx context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
+	k, err := t.with(sig)
+	if err != nil {
+		return nil, err
+	}
+	return k.TerminateScope(ctx, kill.NewSessionScope(s, false))
+}
+
+// tmuxSwitcher switches the tmux client procwalk runs in ($TMUX) to a
+// pane; nil outside tmux.
+func tmuxSwitcher() func(target string) error {
+	if os.Getenv("TMUX") == "" {
+		return nil
+	}
+	return func(target string) error {
+		out, err := exec.Command("tmux", "switch-client", "-t", target).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("%w: %s", err, strings.TrimSpace(string(out)))
+		}
+		return nil
+	}
 }

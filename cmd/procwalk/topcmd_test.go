@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // Without a terminal top says so in one line and exits 2; --once prints
@@ -24,12 +25,16 @@ func TestTopWithoutTerminal(t *testing.T) {
 	}
 	t.Setenv("COLUMNS", "100")
 	t.Setenv("LINES", "12")
+	t.Setenv("LANG", "C.UTF-8")
 	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if !strings.HasSuffix(r.stdout, "\n") || strings.Contains(r.stdout, "\x1b") {
+		t.Errorf("top --once is not plain text ending in a newline:\n%q", r.stdout)
+	}
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
-	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "USS+", "/usr/lib/gcc…", "processes (16)"} {
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gc…", "processes 1/16"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
 		}
@@ -96,13 +101,54 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	defer closeSource()
 	model.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
 	model.Update(model.Init()())
-	screen := model.View()
+	screen := model.Screen()
 	status := screen[strings.LastIndex(screen, "\n")+1:]
 	if !strings.Contains(status, "note: "+want) || stderr.Len() > 0 {
 		t.Errorf("live view: status line %q, stderr %q; want the note in the status line alone", status, stderr.String())
 	}
-	model.Update(tea.KeyMsg{Type: tea.KeyDown})
-	if screen := model.View(); strings.Contains(screen, want) {
+	model.Update(tea.KeyPressMsg{Code: tea.KeyDown})
+	if screen := model.Screen(); strings.Contains(screen, want) {
 		t.Errorf("the note outlived a key:\n%s", screen)
+	}
+}
+
+// top --once --view agents: the agents alone, status, model, context and
+// tmux pane as columns, the whole table in 80 columns.
+func TestTopOnceAgents(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("COLUMNS", "80")
+	t.Setenv("LINES", "14")
+	t.Setenv("LANG", "C.UTF-8")
+	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "agents")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, want := range []string{"AGENT ", "STATUS↓", "MODEL", "TMUX", "claude/work/app ", "codex/work/app ", "agents 1/4"} { // CTX% is "-" all down here: left out first
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "user:") || strings.Contains(r.stdout, "cgroup ") && strings.Contains(r.stdout, "KIND") {
+		t.Errorf("not agents alone:\n%s", r.stdout)
+	}
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if w := textwidth.Width(l); w > 80 {
+			t.Errorf("a line of %d cells: %q", w, l)
+		}
+	}
+}
+
+// --kind is the sessions view's: --kind user lists user sessions alone,
+// though the gauges' cgroups are grouped too; the count says as many.
+func TestTopKindInSessionsView(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("COLUMNS", "120")
+	t.Setenv("LINES", "30")
+	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "user")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "\ncgroup ") || !strings.Contains(r.stdout, "\nuser ") || !strings.Contains(r.stdout, " 6 sessions ") {
+		t.Errorf("not the user sessions alone, or not their count:\n%s", r.stdout)
 	}
 }

@@ -41,6 +41,12 @@ not be read.
 Kernel threads are hidden unless --kernel, or PID is one. Flags go before
 or after PID: procwalk tree --pss 1, procwalk tree 1 --pss.
 
+EXAMPLES
+  procwalk tree                     every tree, from each root
+  procwalk tree --pss 1             init's tree, with shared memory counted once
+  procwalk tree $(pgrep -o tmux)    a tmux server: its sessions' shells and jobs
+  procwalk tree --json 1 | jq '.roots[0].subtree'
+
 ` + exitCodesHelp
 
 func newTreeCommand(g *globals, e *env) *ffcli.Command {
@@ -117,7 +123,16 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		}
 	}
 	shown := func(p *procwalk.Process) bool { return showKernel || !p.Kernel }
+	// Read of the processes drawn alone: PSS (--pss), and for JSON the
+	// owner and the command line, as ps --json has them.
+	var more procwalk.Fields
 	if c.g.pss {
+		more |= procwalk.FieldSmaps
+	}
+	if c.json {
+		more |= procwalk.FieldStatus | procwalk.FieldCmdline
+	}
+	if more != 0 {
 		var drawn []*procwalk.Process
 		var walk func(p *procwalk.Process)
 		walk = func(p *procwalk.Process) {
@@ -131,7 +146,7 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		for _, r := range roots {
 			walk(r)
 		}
-		if err := f.ReadMore(drawn, procwalk.FieldSmaps); err != nil {
+		if err := f.ReadMore(drawn, more); err != nil {
 			return err
 		}
 	}

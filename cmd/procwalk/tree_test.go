@@ -39,7 +39,7 @@ func TestTreeFlagsAfterPID(t *testing.T) {
 	// a second argument.
 	for _, args := range [][]string{fixture("tree", "110", "--bogus"), fixture("kill", "110", "--bogus", "--dry-run"), sessionsFixture("session", "user:dev", "--bogus")} {
 		r := cli(t, args...)
-		if want := "procwalk: flag provided but not defined: -bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+		if want := "procwalk: unknown flag --bogus: "; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
 			t.Errorf("%v: exit %d, stderr %q; want 2, %q...", args, r.code, r.stderr, want)
 		}
 	}
@@ -243,6 +243,7 @@ func TestPSSReadOfShownProcessesOnly(t *testing.T) {
 
 // tree --json nests the processes with each subtree's totals; PSS sums are
 // present when read, and the visibility goes in the JSON, not on stderr.
+// Each process has the user, uid and command line ps --json has.
 func TestTreeJSON(t *testing.T) {
 	clearEnv(t)
 	needPages4K(t)
@@ -252,8 +253,11 @@ func TestTreeJSON(t *testing.T) {
 	}
 	type node struct {
 		Process struct {
-			PID  int    `json:"pid"`
-			Comm string `json:"comm"`
+			PID     int      `json:"pid"`
+			Comm    string   `json:"comm"`
+			User    string   `json:"user"`
+			UID     *int     `json:"uid"`
+			Cmdline []string `json:"cmdline"`
 		} `json:"process"`
 		Subtree struct {
 			Procs    int     `json:"procs"`
@@ -278,6 +282,29 @@ func TestTreeJSON(t *testing.T) {
 	var child node
 	if err := json.Unmarshal(root.Children[0], &child); err != nil || child.Process.Comm != "cc1" || len(child.Children) != 0 {
 		t.Errorf("child %+v, %v", child, err)
+	}
+	ps := cli(t, fixture("ps", "--json", "--no-rates")...)
+	var list struct {
+		Processes []struct {
+			PID     int      `json:"pid"`
+			User    string   `json:"user"`
+			UID     *int     `json:"uid"`
+			Cmdline []string `json:"cmdline"`
+		} `json:"processes"`
+	}
+	if err := json.Unmarshal([]byte(ps.stdout), &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []node{root, child} {
+		for _, p := range list.Processes {
+			if p.PID != n.Process.PID {
+				continue
+			}
+			if n.Process.User == "" || n.Process.User != p.User || n.Process.UID == nil || p.UID == nil || *n.Process.UID != *p.UID ||
+				len(n.Process.Cmdline) == 0 || strings.Join(n.Process.Cmdline, " ") != strings.Join(p.Cmdline, " ") {
+				t.Errorf("pid %d: tree --json %+v, ps --json %+v: want the same user, uid and cmdline", p.PID, n.Process, p)
+			}
+		}
 	}
 	if doc.Visibility["gone"] != 1.0 {
 		t.Errorf("visibility %v", doc.Visibility)

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // cliColumns runs the command as cliAt does, with $COLUMNS set to columns.
@@ -51,8 +51,8 @@ func TestFitsWidth(t *testing.T) {
 				t.Fatalf("%s at %d columns: exit %d: %s", name, columns, r.code, r.stderr)
 			}
 			for _, l := range strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n") {
-				if n := utf8.RuneCountInString(l); n > columns {
-					t.Errorf("%s at %d columns: a line of %d runes: %q", name, columns, n, l)
+				if n := textwidth.Width(l); n > columns {
+					t.Errorf("%s at %d columns: a line of %d cells: %q", name, columns, n, l)
 				}
 			}
 			golden := filepath.Join("testdata", name+"-"+strconv.Itoa(columns)+".golden")
@@ -135,10 +135,10 @@ func TestSessionFitsWidth(t *testing.T) {
 		// Over 80 only when its last word does not fit the room left of
 		// the line where it starts.
 		f := strings.Fields(l)
-		if n := utf8.RuneCountInString(l); n > 80 {
+		if n := textwidth.Width(l); n > 80 {
 			last := f[len(f)-1]
-			if room := 80 - utf8.RuneCountInString(l[:strings.LastIndex(l, last)]); utf8.RuneCountInString(last) <= room {
-				t.Errorf("a line of %d runes that could wrap: %q", n, l)
+			if room := 80 - textwidth.Width(l[:strings.LastIndex(l, last)]); textwidth.Width(last) <= room {
+				t.Errorf("a line of %d cells that could wrap: %q", n, l)
 			}
 		}
 	}
@@ -162,22 +162,32 @@ func TestSessionFitsWidth(t *testing.T) {
 	}
 }
 
-func TestWrapWords(t *testing.T) {
-	tests := []struct {
-		in   string
-		n    int
-		want []string
-	}{
-		{"short", 20, []string{"short"}},
-		{"one two three four", 9, []string{"one two", "three", "four"}},
-		{"a,b,c", 3, []string{"a,", "b,c"}},
-		{"aaaaaaaaaaaa bb", 5, []string{"aaaaaaaaaaaa", "bb"}},
-		{"x  y", 1, []string{"x", "y"}},
-		{"", 5, []string{""}},
+// A CJK session name lines up and fits by the cells it takes: before, the
+// table counted runes, and a row with a wide name ran 83 cells at
+// COLUMNS=80 with every column after the name shifted.
+func TestWideNamesFitWidth(t *testing.T) {
+	clearEnv(t)
+	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
+	r := cliColumns(t, 80, now, sessionsFixture("sessions", "--no-rates", "--kind", "tree,agent",
+		"--tree", "日本語のとても長いセッションの名前です=1", "--tree", "エージェント=101")...)
+	if r.code != exitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	for _, tt := range tests {
-		if got := wrapWords(tt.in, tt.n); !slices.Equal(got, tt.want) {
-			t.Errorf("wrapWords(%q, %d) = %q, want %q", tt.in, tt.n, got, tt.want)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	header := lines[0]
+	end := textwidth.Width(header[:strings.Index(header, "PROCS")+len("PROCS")])
+	for _, l := range lines[1:] {
+		if n := textwidth.Width(l); n > 80 {
+			t.Errorf("a line of %d cells: %q", n, l)
 		}
+		f := strings.Fields(l)
+		procs := f[slices.IndexFunc(f, func(s string) bool { _, err := strconv.Atoi(s); return err == nil })]
+		at := strings.Index(l, " "+procs+"  ") + 1 + len(procs)
+		if got := textwidth.Width(l[:at]); got != end {
+			t.Errorf("PROCS ends at cell %d, the heading at %d: %q", got, end, l)
+		}
+	}
+	if !strings.Contains(r.stdout, "日本語の…名前です") || !strings.Contains(r.stdout, "エージェント ") {
+		t.Errorf("the wide names are not cut by cells:\n%s", r.stdout)
 	}
 }

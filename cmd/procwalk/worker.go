@@ -23,6 +23,11 @@ import (
 // the parent's requests instead of running the script themselves, each on
 // the frame the parent gathered and sent: a worker never scans /proc.
 
+// workerName is a worker's name, its argv[0] and its comm (which the
+// kernel would set to "exe", from /proc/self/exe): procwalk's own, so that
+// ps, top and the reports show whose process it is.
+const workerName = "procwalk"
+
 // workerArg is argv[1] of a worker. It is no command: only a parent that
 // sends it its command line on stdin gets anything from it.
 const workerArg = "script-worker"
@@ -60,6 +65,7 @@ func serveWorker(ctx context.Context, e *env, g *globals, l scripting.Limits, ti
 func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.Duration) scripting.WorkerConfig {
 	return scripting.WorkerConfig{
 		Path:        e.worker,
+		Name:        workerName,
 		Args:        []string{workerArg},
 		CommandLine: e.args,
 		Limits:      l,

@@ -136,6 +136,12 @@ func TestIntegrationWorkerDeathIsSurvived(t *testing.T) {
 				gather()
 				printed.waitFor(t, "run 1")
 				worker := workerOf(t, cmd.Process.Pid)
+				// It carries procwalk's name, not /proc/self/exe's "exe".
+				comm, _ := os.ReadFile("/proc/" + strconv.Itoa(worker) + "/comm")
+				argv, _ := os.ReadFile("/proc/" + strconv.Itoa(worker) + "/cmdline")
+				if strings.TrimSpace(string(comm)) != workerName || !strings.HasPrefix(string(argv), workerName+"\x00"+workerArg+"\x00") {
+					t.Errorf("worker comm %q, argv %q; want %s, %s %s", comm, argv, workerName, workerName, workerArg)
+				}
 				// In the run: the kernel limits hold.
 				if l := limitOf(t, worker, "Max address space"); strings.Contains(l, "unlimited") {
 					t.Errorf("no RLIMIT_AS on the worker: %s", l)

@@ -143,7 +143,9 @@ func TestGrouperIsTheLastStage(t *testing.T) {
 
 // TestDurationHoldsGrouping checks that a frame's Duration is the whole
 // gather: the scan and the grouping after it (here a tmux query that takes
-// at least 20 ms), not the scan alone.
+// at least 20 ms), not the scan alone. tmux is asked while /proc is read
+// (Grouper.Prepare prefetches), so the query's time overlaps the scan's:
+// the bound is the query's, not the sum.
 func TestDurationHoldsGrouping(t *testing.T) {
 	fs, err := procwalk.NewFS("../session/testdata/sessions/proc")
 	if err != nil {
@@ -167,8 +169,8 @@ func TestDurationHoldsGrouping(t *testing.T) {
 	if len(f.Sessions) == 0 {
 		t.Fatal("no tmux session: the query was not made")
 	}
-	if f.Duration < f.Snapshot.Duration+query {
-		t.Errorf("frame Duration %v, want at least the scan's %v plus the tmux query's %v", f.Duration, f.Snapshot.Duration, query)
+	if f.Duration < query || f.Duration < f.Snapshot.Duration {
+		t.Errorf("frame Duration %v, want at least the tmux query's %v and the scan's %v", f.Duration, query, f.Snapshot.Duration)
 	}
 }
 

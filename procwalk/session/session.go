@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/suggest"
 )
 
 // session.go defines sessions: named groups of processes with honest totals.
@@ -259,8 +260,12 @@ func ParseRef(ref string) (kind, name string, err error) {
 	return kind, name, nil
 }
 
-// maxListed bounds how many names an error message lists.
-const maxListed = 40
+// maxListed bounds how many names an error message lists; maxSuggested
+// how many it offers as "did you mean".
+const (
+	maxListed    = 12
+	maxSuggested = 5
+)
 
 // Find returns the session named by ref ("KIND:NAME" or "KIND:NAME@ID", see
 // Session.RefID; a name that itself ends in "@PID.TICKS" is taken whole).
@@ -299,12 +304,28 @@ func Find(sessions []Session, ref string) (*Session, error) {
 		return nil, fmt.Errorf("%w %s: there are no %s sessions", ErrNoSession, ref, kind)
 	}
 	slices.SortFunc(names, CompareNatural)
-	more := ""
-	if len(names) > maxListed {
-		more = fmt.Sprintf(" ... and %d more", len(names)-maxListed)
-		names = names[:maxListed]
+	return nil, fmt.Errorf("%w %s: %s", ErrNoSession, ref, whichOf(kind, name, names))
+}
+
+// whichOf says which of names (of sessions of kind) name may have meant:
+// the closest ("did you mean"; first those that are name on one server of
+// several, tmux's "server/name"), then all of them when they are few
+// (beside the closest, very few), or how many there are.
+func whichOf(kind, name string, names []string) string {
+	var b strings.Builder
+	close := suggest.Closest(name, names, maxSuggested)
+	if len(close) > 0 {
+		for i, c := range close {
+			close[i] = kind + ":" + c
+		}
+		fmt.Fprintf(&b, "did you mean %s? ", strings.Join(close, ", "))
 	}
-	return nil, fmt.Errorf("%w %s: %s sessions are %s%s", ErrNoSession, ref, kind, strings.Join(names, ", "), more)
+	if len(names) > maxListed || len(close) > 0 && len(names) > 2*len(close)+2 {
+		fmt.Fprintf(&b, "%d %s sessions in all: procwalk sessions --kind %s lists them", len(names), kind, kind)
+	} else {
+		fmt.Fprintf(&b, "%s sessions are %s", kind, strings.Join(names, ", "))
+	}
+	return b.String()
 }
 
 func hasName(sessions []Session, kind, name string) bool {

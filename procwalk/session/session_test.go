@@ -4,6 +4,7 @@ package session
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"slices"
@@ -268,6 +269,24 @@ func TestFind(t *testing.T) {
 			if !strings.Contains(err.Error(), m) {
 				t.Errorf("Find(%q) error %q does not mention %q", tt.ref, err, m)
 			}
+		}
+	}
+	// "Did you mean": a typo, or a bare name that several servers have
+	// (qualified as SERVER/NAME), offered first; 40 names are no longer
+	// listed, only counted.
+	many := []Session{
+		{Kind: KindTmux, Name: "default/web"}, {Kind: KindTmux, Name: "srv2/web"}, {Kind: KindTmux, Name: "build"},
+	}
+	for i := range 40 {
+		many = append(many, Session{Kind: KindTmux, Name: fmt.Sprintf("job-%02d", i)})
+	}
+	for ref, want := range map[string]string{
+		"tmux:web":    "no such session tmux:web: did you mean tmux:default/web, tmux:srv2/web? 43 tmux sessions in all: procwalk sessions --kind tmux lists them",
+		"tmux:buidl":  "no such session tmux:buidl: did you mean tmux:build? 43 tmux sessions in all: procwalk sessions --kind tmux lists them",
+		"tmux:zzzzzz": "no such session tmux:zzzzzz: 43 tmux sessions in all: procwalk sessions --kind tmux lists them",
+	} {
+		if _, err := Find(many, ref); err == nil || err.Error() != want {
+			t.Errorf("Find(%s):\n got %v\nwant %s", ref, err, want)
 		}
 	}
 	// With no sessions at all (only that kind was grouped) no kinds are

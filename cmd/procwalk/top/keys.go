@@ -5,8 +5,10 @@ package top
 import (
 	"context"
 	"fmt"
+	"syscall"
+	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 )
 
 // keyHelp lists the keys, as "?" shows them.
@@ -15,26 +17,30 @@ func keyHelp() [][2]string {
 		{"q, Ctrl-C", "quit"},
 		{"↑ ↓ PgUp PgDn Home End", "move"},
 		{"Tab", "processes / sessions / tree"},
+		{"a", "AI agents alone: status, model, context, tmux pane (again: every session)"},
+		{"g", "switch tmux to the selected agent's or tmux session's pane"},
 		{"Enter", "a session's members (sessions view); fold or unfold (trees)"},
 		{"Esc, Backspace", "clear the filter, cancel, back from members"},
 		{"s", "sort by the next column"},
 		{"S, r", "reverse the order"},
-		{"/", "filter by name or command line (Enter keeps it, Esc clears it)"},
+		{"/, F3", "search: jump to the next row whose name or command line holds the text (Enter keeps it, n the next one)"},
+		{"\\, F4", "filter: show only the rows whose name or command line holds the text (Enter keeps it, Esc clears it)"},
 		{"k", "kill the selected process (asks y/n)"},
 		{"K", "kill the selected session, or the selected process's tree (asks y/n)"},
 		{"[ ] { }", "a recording (--replay): the previous, next frame; ten back, on"},
 		{"?", "this help"},
+		{"USS+", "USS growth per minute (uss_growth_bytes_per_minute): the slope of a least-squares line through the last minute's samples (one every 4 s at most), so a fork and reap reads flat; \"-\" before two samples a second apart"},
 	}
 }
 
 // key handles one key press. Keys typed faster than the terminal is read
 // (or sent by tmux send-keys) arrive as one message of several runes:
 // each is a key of its own, "/abc" a slash and then a filter.
-func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
-	if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
+	if utf8.RuneCountInString(msg.Text) > 1 {
 		var cmds []tea.Cmd
-		for _, r := range msg.Runes {
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		for _, r := range msg.Text {
+			cmds = append(cmds, m.key(tea.KeyPressMsg{Code: r, Text: string(r), Mod: msg.Mod}))
 		}
 		return tea.Batch(cmds...)
 	}
@@ -51,6 +57,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case m.editing:
 		m.editFilter(msg)
 		return m.regather()
+	case m.searching:
+		m.editSearch(msg)
+		return nil
 	case m.help:
 		m.help = false // any key closes the help
 		return nil
@@ -82,10 +91,20 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.nextSort()
 	case "S", "r":
 		m.reverse = !m.reverse
+		m.top() // a new order: its first row, as htop does
 		m.refresh()
-	case "/":
+	case "/", "f3":
+		m.searching, m.search = true, ""
+	case "n":
+		m.jump(m.cursor + 1)
+	case "\\", "f4":
 		m.editing, m.filter = true, ""
+		m.top()
 		m.refresh()
+	case "a":
+		m.agents()
+	case "g":
+		m.switchTmux()
 	case "[", "]", "{", "}":
 		return m.step(map[string]int{"[": -1, "]": 1, "{": -10, "}": 10}[k])
 	case "k":
@@ -108,21 +127,55 @@ func (m *Model) regather() tea.Cmd {
 }
 
 // editFilter takes a key typed into the filter.
-func (m *Model) editFilter(msg tea.KeyMsg) {
-	switch msg.Type {
-	case tea.KeyEnter:
+func (m *Model) editFilter(msg tea.KeyPressMsg) {
+	switch {
+	case msg.Code == tea.KeyEnter:
 		m.editing = false
-	case tea.KeyEsc:
+	case msg.Code == tea.KeyEscape:
 		m.editing, m.filter = false, ""
-	case tea.KeyBackspace:
+	case msg.Code == tea.KeyBackspace:
 		if r := []rune(m.filter); len(r) > 0 {
 			m.filter = string(r[:len(r)-1])
 		}
-	case tea.KeyRunes, tea.KeySpace:
-		m.filter += string(msg.Runes)
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		m.filter += msg.Text
 	}
 	m.cursor, m.offset = 0, 0
 	m.refresh()
+}
+
+// top selects the first row: after the order or the rows changed, the
+// selection would otherwise stay mid-list on whatever moved there.
+func (m *Model) top() { m.cursor, m.offset, m.reset = 0, 0, true }
+
+// agents shows the agents alone, or (from there) every session.
+func (m *Model) agents() {
+	if m.view == viewAgents {
+		m.view = viewSessions
+	} else {
+		m.view = viewAgents
+	}
+	m.reverse, m.filter = false, ""
+	m.top()
+	m.refresh()
+}
+
+// switchTmux switches the tmux client to the selected agent's or tmux
+// session's pane.
+func (m *Model) switchTmux() {
+	target := tmuxTarget(m.selected())
+	switch {
+	case target == "":
+		m.status, m.alarm = "g switches tmux to an agent's or a tmux session's pane: select one (a shows the agents)", true
+	case m.cfg.SwitchTmux == nil:
+		m.status, m.alarm = "not inside tmux: tmux attach -t "+m.cfg.Escape(target)+" goes there", true
+	default:
+		if err := m.cfg.SwitchTmux(target); err != nil {
+			m.status, m.alarm = "tmux switch-client -t "+m.cfg.Escape(target)+": "+m.cfg.Escape(err.Error()), true
+		} else {
+			m.status, m.alarm = "switched tmux to "+m.cfg.Escape(target), false
+		}
+	}
 }
 
 // switchView cycles processes, sessions, tree.
@@ -130,12 +183,13 @@ func (m *Model) switchView() {
 	switch m.view {
 	case viewProcesses:
 		m.view = viewSessions
-	case viewSessions:
+	case viewSessions, viewAgents:
 		m.view = viewTree
 	default:
 		m.view = viewProcesses
 	}
-	m.cursor, m.offset, m.reverse, m.filter = 0, 0, false, ""
+	m.reverse, m.filter = false, ""
+	m.top()
 	m.refresh()
 }
 
@@ -145,8 +199,9 @@ func (m *Model) enter() {
 	switch {
 	case r == nil:
 	case r.sess != nil:
-		m.view, m.member = viewMembers, r.sess.Ref()
-		m.cursor, m.offset, m.filter = 0, 0, ""
+		m.view, m.member, m.from = viewMembers, r.sess.Ref(), m.view
+		m.filter = ""
+		m.top()
 		m.refresh()
 	case (m.view == viewTree || m.view == viewMembers) && r.kids:
 		m.folded[r.proc.ID] = !m.folded[r.proc.ID]
@@ -159,8 +214,9 @@ func (m *Model) back() {
 	switch {
 	case m.filter != "":
 		m.filter = ""
+		m.top()
 	case m.view == viewMembers:
-		m.view, m.member = viewSessions, ""
+		m.view, m.member = m.from, ""
 	}
 	m.refresh()
 }
@@ -179,13 +235,22 @@ func (m *Model) nextSort() {
 		}
 	}
 	m.sortCol[m.view] = c
+	m.top()
 	m.refresh()
 }
 
 // askKill asks to kill the selected process (tree: its tree, or the
 // selected session): y runs it, n or Esc cancels.
 func (m *Model) askKill(tree bool) tea.Cmd {
-	r := m.selected()
+	// The row the screen shows selected: a refresh since may have put
+	// another under the cursor.
+	r := m.drawnRow()
+	if m.drawn == (rowID{}) {
+		r = m.selected() // nothing drawn yet (a test, --once)
+	} else if r == nil && m.selected() != nil {
+		m.status, m.alarm = "the selected row is gone since the screen was drawn: select again", true
+		return nil
+	}
 	switch {
 	case m.killer == nil:
 		m.status, m.alarm = "killing is off in this view", true
@@ -203,12 +268,14 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	if r.sess != nil {
 		s := *r.sess // the frame may change while the question waits
 		m.confirm = &confirmation{
-			prompt: fmt.Sprintf("kill every process of session %s (%d processes)? y/n", esc(s.Ref()), s.Totals.Procs),
+			prompt: fmt.Sprintf("kill every process of session %s (%d processes)? %s", esc(s.Ref()), s.Totals.Procs, signalChoices),
 			what:   "session " + esc(s.Ref()),
-			do: killCmd(func(ctx context.Context) (string, bool) {
-				rep, err := m.killer.KillSession(ctx, &s)
-				return reportText(esc, "session "+esc(s.Ref()), rep, err)
-			}),
+			do: func(sig syscall.Signal) tea.Cmd {
+				return killCmd(func(ctx context.Context) (string, bool) {
+					rep, err := m.killer.KillSession(ctx, &s, sig)
+					return reportText(esc, "session "+esc(s.Ref()), rep, err)
+				})
+			},
 		}
 		return nil
 	}
@@ -219,32 +286,65 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		c.warning = "SYSTEM PROCESS, killing it may break the session:"
 	}
 	if tree {
-		c.prompt = fmt.Sprintf("kill pid %d (%s) and all its descendants? y/n", id.PID, name)
+		c.prompt = fmt.Sprintf("kill pid %d (%s) and all its descendants? %s", id.PID, name, signalChoices)
 		c.what = fmt.Sprintf("the tree of pid %d", id.PID)
-		c.do = killCmd(func(ctx context.Context) (string, bool) {
-			rep, err := m.killer.KillTree(ctx, id)
-			return reportText(esc, fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
-		})
+		c.do = func(sig syscall.Signal) tea.Cmd {
+			return killCmd(func(ctx context.Context) (string, bool) {
+				rep, err := m.killer.KillTree(ctx, id, sig)
+				return reportText(esc, fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
+			})
+		}
 	} else {
-		c.prompt = fmt.Sprintf("kill pid %d (%s)? y/n", id.PID, name)
+		c.prompt = fmt.Sprintf("kill pid %d (%s)? %s", id.PID, name, signalChoices)
 		c.what = fmt.Sprintf("pid %d", id.PID)
-		c.do = killCmd(func(ctx context.Context) (string, bool) {
-			return outcomeText(esc, m.killer.Kill(ctx, id))
-		})
+		c.do = func(sig syscall.Signal) tea.Cmd {
+			return killCmd(func(ctx context.Context) (string, bool) {
+				return outcomeText(esc, m.killer.Kill(ctx, id, sig))
+			})
+		}
 	}
 	m.confirm = c
 	return nil
 }
 
+// signalChoices are the answers a kill's question takes: y for the safe
+// kill's TERM, a digit for another first signal (the grace and then KILL
+// follow it just the same), n for no.
+const signalChoices = "y TERM  1 HUP  2 INT  3 QUIT  9 KILL  n no"
+
+// pickedSignal is the first signal an answer asks for; ok is false for
+// any other key.
+func pickedSignal(k string) (syscall.Signal, bool) {
+	switch k {
+	case "y", "Y":
+		return syscall.SIGTERM, true
+	case "1":
+		return syscall.SIGHUP, true
+	case "2":
+		return syscall.SIGINT, true
+	case "3":
+		return syscall.SIGQUIT, true
+	case "9":
+		return syscall.SIGKILL, true
+	}
+	return 0, false
+}
+
+// signalName is "TERM" for SIGTERM.
+func signalName(sig syscall.Signal) string {
+	return map[syscall.Signal]string{syscall.SIGTERM: "TERM", syscall.SIGHUP: "HUP", syscall.SIGINT: "INT", syscall.SIGQUIT: "QUIT", syscall.SIGKILL: "KILL"}[sig]
+}
+
 // answer takes y or n to a pending kill.
 func (m *Model) answer(k string) tea.Cmd {
 	c := m.confirm
-	switch k {
-	case "y", "Y":
+	if sig, ok := pickedSignal(k); ok {
 		m.confirm = nil
 		m.killing = true
-		m.status, m.alarm = "terminating "+c.what+" ...", false
-		return c.do
+		m.status, m.alarm = "terminating "+c.what+" ("+signalName(sig)+" first) ...", false
+		return c.do(sig)
+	}
+	switch k {
 	case "n", "N", "esc", "q":
 		m.confirm = nil
 		m.status, m.alarm = "kill cancelled", false

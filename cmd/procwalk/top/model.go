@@ -5,9 +5,13 @@ package top
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
+	"syscall"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -26,10 +30,28 @@ type Config struct {
 	// Sessions starts in the sessions view (Tab's second), not the
 	// processes view.
 	Sessions bool
+	// Agents starts in the agents view ("a").
+	Agents bool
+	// Host is the host's name for the header; "": os.Hostname's.
+	Host string
+	// Kinds are the session kinds the sessions view lists (--kind); nil:
+	// every kind grouped. The gauges' cgroups are grouped whatever it says.
+	Kinds []string
 	// Status is shown in the status line until the first key: a note from
 	// before the view started (why the BPF source did not load), already
 	// escaped.
 	Status string
+	// ASCII draws arrows, gauges and tree connectors in ASCII (the locale
+	// is no UTF-8 one: ASCIILocale).
+	ASCII bool
+	// SwitchTmux switches the tmux client procwalk runs in to the pane
+	// target ("session:window.pane"): "g" on an agent or a tmux session.
+	// Nil: the key says it cannot.
+	SwitchTmux func(target string) error
+	// Marker marks the selected row with a character as well as reverse
+	// video: for terminals that show no attributes (TERM=dumb). The view
+	// sets it itself when Bubble Tea finds no colour profile.
+	Marker bool
 	// NoKill says why k and K kill nothing (a recording's processes are
 	// not this host's); "" with a Killer.
 	NoKill string
@@ -43,6 +65,7 @@ const (
 	viewSessions
 	viewTree    // the host's process tree
 	viewMembers // one session's members, as a tree
+	viewAgents  // the AI agents among the sessions, with their columns
 )
 
 // Model is the live view's state, a bubbletea model.
@@ -56,34 +79,52 @@ type Model struct {
 	err     error // the last gather's
 	metrics *metric.Catalogue
 
-	view     view
-	member   string // viewMembers: the session's reference
-	sortCol  map[view]int
-	reverse  bool
-	filter   string
-	editing  bool // typing a filter
-	folded   map[procwalk.ProcID]bool
-	cursor   int
-	offset   int
-	width    int
-	height   int
-	help     bool
-	confirm  *confirmation
-	status   string
-	alarm    bool // status is a warning or a refusal
-	killing  bool
-	gathered bool   // a gather is under way
-	frames   int    // frames received, to know the last one's tick
-	pending  bool   // the view waits for a frame with every session kind
-	shown    string // what the last gather was planned for (regather)
-	rows     []row
-	cols     []column
+	view      view
+	member    string // viewMembers: the session's reference
+	from      view   // viewMembers: the view Esc goes back to
+	sortCol   map[view]int
+	reverse   bool
+	filter    string
+	editing   bool // typing a filter
+	search    string
+	searching bool // typing a search
+	folded    map[procwalk.ProcID]bool
+	cursor    int
+	offset    int
+	width     int
+	height    int
+	help      bool
+	plain     bool // text alone, no styles (--once)
+	confirm   *confirmation
+	status    string
+	alarm     bool // status is a warning or a refusal
+	killing   bool
+	gathered  bool   // a gather is under way
+	frames    int    // frames received, to know the last one's tick
+	pending   bool   // the view waits for a frame with every session kind
+	shown     string // what the last gather was planned for (regather)
+	rows      []row
+	cols      []column
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
 	spare []row
 	// planned are the rows the last gather built to know which processes
 	// its frame shows: the frame's rows, unless the view changed since.
 	planned *plannedRows
+
+	glyphs glyphs         // the config's: Unicode or ASCII
+	growth *growthTracker // USS+, a minute's regression (growth.go)
+	meters meters         // per-CPU meters, the selected row's history
+	// drawn is the row the last screen drew selected: what k and K act
+	// on, whatever a refresh moved under the cursor since.
+	drawn rowID
+	// reset: the selection was moved to the first row (a new order or
+	// filter); the next refresh keeps it there rather than following the
+	// process selected before.
+	reset bool
+	// sessionCount is the number of sessions of every kind, from the last
+	// frame that grouped them all; -1 before one.
+	sessionCount int
 }
 
 // plannedRows are the rows a gather built for the view as it was then
@@ -97,8 +138,8 @@ type plannedRows struct {
 type confirmation struct {
 	what    string // "pid 42", for the status line
 	prompt  string
-	warning string // set for a protected (system) process
-	do      tea.Cmd
+	warning string                             // set for a protected (system) process
+	do      func(first syscall.Signal) tea.Cmd // the kill, with this first signal
 }
 
 // New returns the model of a live view over src, killing through killer
@@ -115,13 +156,16 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
-		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn},
+		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
-		status: cfg.Status,
+		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: newGrowthTracker(),
 	}
 }
 
 func startView(cfg Config) view {
+	if cfg.Agents {
+		return viewAgents
+	}
 	if cfg.Sessions {
 		return viewSessions
 	}
@@ -207,7 +251,7 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
 	var need Need
 	switch v {
-	case viewSessions:
+	case viewSessions, viewAgents:
 		// Session IO rates are summed over every member.
 		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []row { return nil }
 	case viewMembers:
@@ -216,6 +260,10 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 		need.Every = sortNeeds(c)
 		if filter != "" {
 			need.Every |= procwalk.FieldCmdline
+		}
+	case viewTree:
+		if filter != "" {
+			need.Every |= procwalk.FieldCmdline // matches and their ancestors
 		}
 	}
 	spare := m.spare
@@ -255,6 +303,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.refresh()
+	case tea.ColorProfileMsg:
+		// No attributes at all (TERM=dumb): reverse video would not show.
+		m.cfg.Marker = m.cfg.Marker || msg.Profile == colorprofile.NoTTY
 	case frameMsg:
 		m.gathered = false
 		m.err = msg.err
@@ -278,8 +329,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.gathered {
 			return m, m.gather() // show the result at once
 		}
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m, m.key(msg)
+	case tea.MouseMsg:
+		return m, m.mouse(msg)
+	case tea.PasteMsg:
+		if m.editing { // pasted into the filter: one line of it
+			line, _, _ := strings.Cut(msg.Content, "\n")
+			m.filter += strings.TrimRight(line, "\r")
+			m.cursor, m.offset = 0, 0
+			m.refresh()
+			return m, m.regather()
+		}
 	}
 	return m, nil
 }
@@ -287,7 +348,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // setFrame takes a new frame and shows it.
 func (m *Model) setFrame(f Frame) {
 	m.frame, m.loaded = f, true
+	if f.AllKinds {
+		m.sessionCount = 0
+		for i := range f.Sessions {
+			if m.listed(&f.Sessions[i]) {
+				m.sessionCount++
+			}
+		}
+	}
+	m.growth.observe(f.Snapshot)
 	m.refresh()
+	m.meters.observe(f, m.selected(), m.cpuOf, m.rssOf)
 }
 
 // refresh rebuilds the rows for the view, keeping the selected process or
@@ -306,34 +377,44 @@ func (m *Model) refresh() {
 	old := m.rows
 	m.rows = nil
 	defer func() {
-		if m.view == viewSessions {
+		if m.view == viewSessions || m.view == viewAgents {
 			m.spare = nil // a few rows: hold no storage of 10,000 rows
 			return
 		}
 		m.keepSpare(old)
 	}()
 	m.pending = false
-	if (m.view == viewSessions || m.view == viewMembers) && !m.frame.AllKinds {
+	if (m.view == viewSessions || m.view == viewAgents || m.view == viewMembers) && !m.frame.AllKinds {
 		// The frame on hand was gathered for a process view: its sessions
 		// are the gauges' cgroups alone. Show none until the next frame
 		// has every kind, rather than a list that looks whole.
 		m.cols, m.pending = sessionColumns(), true
+		if m.view == viewAgents {
+			m.cols = agentColumns()
+		}
 		if m.view == viewMembers {
 			m.cols = processColumns()
 		}
 		m.keepSpare(planned.take())
 		return
 	}
-	if m.view == viewSessions { // planned nothing (plan)
+	switch m.view { // the session views planned nothing (plan)
+	case viewSessions:
 		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 		m.cols = sessionColumns()
-		m.rows = b.sessionRows(m.filter)
+		m.rows = b.sessionRows(m.filter, m.listed)
 		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
-	} else {
+	case viewAgents:
+		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
+		m.cols = agentColumns()
+		m.rows = b.agentRows(m.filter)
+		sortRows(m.rows, m.cols, m.sortCol[viewAgents], m.reverse)
+	default:
 		m.cols = processColumns()
 		m.rows = m.processViewRows(planned, old)
+		m.smoothGrowth()
 	}
-	if selected != nil {
+	if selected != nil && !m.reset {
 		for i := range m.rows {
 			if same(selected, &m.rows[i]) {
 				m.cursor = i
@@ -341,7 +422,24 @@ func (m *Model) refresh() {
 			}
 		}
 	}
+	m.reset = false
 	m.clamp()
+}
+
+// smoothGrowth sets USS+ of the process rows to the minute's regression
+// (growth.go) in place of the rate between the last two frames, and sorts
+// again when the view is sorted by it.
+func (m *Model) smoothGrowth() {
+	for i := range m.rows {
+		r := &m.rows[i]
+		v, ok := m.growth.perMinute(r.proc.ID)
+		if ok != r.have[colGrowth] || v != r.values[colGrowth] {
+			r.values[colGrowth], r.have[colGrowth], r.cells = v, ok, nil
+		}
+	}
+	if m.view == viewProcesses && m.sortCol[viewProcesses] == colGrowth {
+		sortRows(m.rows, m.cols, colGrowth, m.reverse)
+	}
 }
 
 // processViewRows are the rows of a process view (the list, the tree, a
@@ -371,7 +469,14 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 func (b *rowBuilder) viewRows(spare []row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []row, found bool) {
 	switch v {
 	case viewTree:
-		return b.treeRows(spare, hostRoots(b.frame.Snapshot), nil, folded), true
+		keep := treeKeep(b.frame.Snapshot, strings.ToLower(filter))
+		var roots []*procwalk.Process
+		for _, p := range hostRoots(b.frame.Snapshot) {
+			if keep == nil || keep(p) {
+				roots = append(roots, p)
+			}
+		}
+		return b.treeRows(spare, roots, keep, folded), true
 	case viewMembers:
 		s, err := session.Find(b.frame.Sessions, member)
 		if err != nil {
@@ -402,6 +507,54 @@ func (m *Model) keepSpare(rows []row) {
 	}
 	clear(rows[:cap(rows)])
 	m.spare = rows[:0]
+}
+
+// cpuOf and rssOf are a row's CPU % and RSS, a process's or a session's.
+func (m *Model) cpuOf(r *row) (float64, bool) {
+	if r.proc != nil {
+		return r.values[colCPU], r.have[colCPU]
+	}
+	return r.sess.Totals.CPUPercent, r.sess.Totals.RatesMeasured > 0
+}
+
+func (m *Model) rssOf(r *row) float64 {
+	if r.proc != nil {
+		return float64(r.proc.RSSBytes)
+	}
+	return float64(r.sess.Totals.RSSBytes)
+}
+
+// listed reports whether the sessions view lists s: its kind is one asked
+// for (Config.Kinds).
+func (m *Model) listed(s *session.Session) bool {
+	return len(m.cfg.Kinds) == 0 || slices.Contains(m.cfg.Kinds, s.Kind)
+}
+
+// rowID names what a row stands for: a process or a session.
+type rowID struct {
+	proc procwalk.ProcID
+	ref  string
+}
+
+func idOf(r *row) rowID {
+	if r.proc != nil {
+		return rowID{proc: r.proc.ID}
+	}
+	if r.sess != nil {
+		return rowID{ref: r.sess.Ref()}
+	}
+	return rowID{}
+}
+
+// drawnRow is the row the screen showed selected, in the rows of now; nil
+// when it is no longer listed.
+func (m *Model) drawnRow() *row {
+	for i := range m.rows {
+		if idOf(&m.rows[i]) == m.drawn {
+			return &m.rows[i]
+		}
+	}
+	return nil
 }
 
 // same reports whether two rows stand for the same process or session.
@@ -449,6 +602,12 @@ func killCmd(kill func(ctx context.Context) (string, bool)) tea.Cmd {
 	}
 }
 
+// viewHint rewords what the engine says for the command line: the view
+// has no --force.
+func viewHint(s string) string {
+	return strings.ReplaceAll(s, "; kill --force overrides the protected list", "; the live view never kills a protected process (procwalk kill --force does)")
+}
+
 // outcomeText says what happened to one target.
 func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, escape(o.Comm))
@@ -458,7 +617,7 @@ func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 	case o.Result.Done():
 		return what + ": " + o.Result.String(), false
 	case o.Err != nil:
-		return what + ": " + o.Result.String() + ": " + escape(o.Err.Error()), true
+		return what + ": " + o.Result.String() + ": " + viewHint(escape(o.Err.Error())), true
 	}
 	return what + ": " + o.Result.String(), true
 }
@@ -466,7 +625,7 @@ func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
 // reportText says what happened to a tree or a session.
 func reportText(escape func(string) string, what string, r *kill.Report, err error) (string, bool) {
 	if err != nil {
-		return what + ": " + escape(err.Error()), true
+		return what + ": " + viewHint(escape(err.Error())), true
 	}
 	counts := map[string]int{}
 	for _, o := range r.Outcomes {
@@ -479,7 +638,7 @@ func reportText(escape func(string) string, what string, r *kill.Report, err err
 		}
 	}
 	if err := r.Err(); err != nil {
-		return text + ": " + escape(err.Error()), true
+		return text + ": " + viewHint(escape(err.Error())), true
 	}
 	return text, false
 }
@@ -497,9 +656,10 @@ func (m *Model) Processes() int {
 }
 
 // Frame gathers twice, interval apart (rates need two samples), and draws
-// one screen of width × height without a terminal: procwalk top --once.
+// one screen of width × height as plain text ending in a newline, for no
+// terminal: procwalk top --once.
 func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height int) (string, error) {
-	m.width, m.height = width, height
+	m.width, m.height, m.plain = width, height, true
 	for i := range 2 {
 		if i == 1 {
 			select {
@@ -512,7 +672,8 @@ func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height
 		if msg.err != nil {
 			return "", msg.err
 		}
+		m.reset = true // one frame, shown from its first row
 		m.setFrame(msg.frame)
 	}
-	return m.View(), nil
+	return m.Screen() + "\n", nil
 }

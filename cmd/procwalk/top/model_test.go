@@ -13,9 +13,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -105,8 +106,8 @@ func (k *fakeKiller) Checker() func(p *procwalk.Process) error {
 	}
 }
 
-func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
-	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID))
+func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
+	k.calls = append(k.calls, fmt.Sprintf("kill %d", id.PID)+sigSuffix(sig))
 	o := kill.Outcome{Target: kill.Target{ID: id, Comm: "x"}, Result: kill.ResultExited, Signals: []syscall.Signal{syscall.SIGTERM}}
 	if id.PID == 1 {
 		o.Comm, o.Result, o.Err = "systemd", kill.ResultProtected, kill.ErrProtected
@@ -114,14 +115,22 @@ func (k *fakeKiller) Kill(_ context.Context, id procwalk.ProcID) kill.Outcome {
 	return o
 }
 
-func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID) (*kill.Report, error) {
-	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID))
+func (k *fakeKiller) KillTree(_ context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
+	k.calls = append(k.calls, fmt.Sprintf("tree %d", root.PID)+sigSuffix(sig))
 	return &kill.Report{Outcomes: []kill.Outcome{{Target: kill.Target{ID: root}, Result: kill.ResultExited}}}, nil
 }
 
-func (k *fakeKiller) KillSession(_ context.Context, s *session.Session) (*kill.Report, error) {
-	k.calls = append(k.calls, "session "+s.Ref())
+func (k *fakeKiller) KillSession(_ context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
+	k.calls = append(k.calls, "session "+s.Ref()+sigSuffix(sig))
 	return nil, errors.New("refused: holds a protected process")
+}
+
+// sigSuffix is a kill's first signal in the fake's record, when not TERM.
+func sigSuffix(sig syscall.Signal) string {
+	if sig == syscall.SIGTERM {
+		return ""
+	}
+	return " " + signalName(sig)
 }
 
 // newTestModel is a model over the fixture, w × h, after its first frame.
@@ -139,15 +148,17 @@ func newTestModel(t *testing.T, w, h int) (*Model, *fixtureSource, *fakeKiller) 
 // ticks and gathers.
 func press(m *Model, keys ...string) {
 	for _, k := range keys {
-		var msg tea.KeyMsg
+		var msg tea.KeyPressMsg
 		switch k {
 		case "up", "down", "enter", "esc", "tab", "backspace", "pgdown", "pgup", "home", "end":
-			msg = tea.KeyMsg{Type: map[string]tea.KeyType{"up": tea.KeyUp, "down": tea.KeyDown, "enter": tea.KeyEnter,
-				"esc": tea.KeyEsc, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown,
+			msg = tea.KeyPressMsg{Code: map[string]rune{"up": tea.KeyUp, "down": tea.KeyDown, "enter": tea.KeyEnter,
+				"esc": tea.KeyEscape, "tab": tea.KeyTab, "backspace": tea.KeyBackspace, "pgdown": tea.KeyPgDown,
 				"pgup": tea.KeyPgUp, "home": tea.KeyHome, "end": tea.KeyEnd}[k]}
 		default:
-			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+			r, _ := utf8.DecodeRuneInString(k)
+			msg = tea.KeyPressMsg{Code: r, Text: k}
 		}
+		m.Screen() // Bubble Tea draws after every message: what k acts on
 		_, cmd := m.Update(msg)
 		drain(m, cmd)
 	}
@@ -198,18 +209,18 @@ func TestSortCycleAndReverse(t *testing.T) {
 	if got := pids(m)[:3]; fmt.Sprint(got) != "[121 200 201]" {
 		t.Errorf("by RSS reversed: %v (the zombie's 0 B first)", got)
 	}
-	if !strings.Contains(m.View(), "RSS↑") {
-		t.Errorf("the heading does not mark the reversed sort:\n%s", m.View())
+	if !strings.Contains(m.Screen(), "RSS↑") {
+		t.Errorf("the heading does not mark the reversed sort:\n%s", m.Screen())
 	}
 }
 
 func TestFilter(t *testing.T) {
 	m, _, _ := newTestModel(t, 120, 40)
-	press(m, "/bash", "enter") // as a terminal may deliver them: several runes at once
+	press(m, "\\bash", "enter") // as a terminal may deliver them: several runes at once
 	if got := fmt.Sprint(pids(m)); got != "[101 102]" {
 		t.Errorf("filter bash: %v", got)
 	}
-	if !strings.Contains(m.View(), `filter "bash"`) {
+	if !strings.Contains(m.Screen(), `filter "bash"`) {
 		t.Errorf("the status line does not show the filter")
 	}
 	press(m, "esc")
@@ -220,10 +231,10 @@ func TestFilter(t *testing.T) {
 
 func TestKillAsksFirst(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
-	press(m, "/", "c", "c", "1", "enter") // pid 111 alone
+	press(m, "\\", "c", "c", "1", "enter") // pid 111 alone
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.View(), "kill pid 111 (cc1)? y/n") {
-		t.Fatalf("k did not ask:\n%s", m.View())
+	if m.confirm == nil || !strings.Contains(m.Screen(), "kill pid 111 (cc1)? y TERM  1 HUP") {
+		t.Fatalf("k did not ask:\n%s", m.Screen())
 	}
 	press(m, "n")
 	if len(k.calls) != 0 || m.status != "kill cancelled" {
@@ -241,13 +252,13 @@ func TestKillAsksFirst(t *testing.T) {
 
 func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
-	press(m, "/", "s", "y", "s", "t", "e", "m", "d", "enter")
+	press(m, "\\", "s", "y", "s", "t", "e", "m", "d", "enter")
 	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].isDim() {
 		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
 	}
 	press(m, "k")
-	if m.confirm == nil || !strings.Contains(m.View(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y/n") {
-		t.Fatalf("no warning for a protected process:\n%s", m.View())
+	if m.confirm == nil || !strings.Contains(m.Screen(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y TERM") {
+		t.Fatalf("no warning for a protected process:\n%s", m.Screen())
 	}
 	press(m, "y")
 	if fmt.Sprint(k.calls) != "[kill 1]" || !m.alarm || !strings.Contains(m.status, "refused_protected") {
@@ -266,7 +277,7 @@ func TestSessionsDrillInAndBack(t *testing.T) {
 	if ref := m.rows[0].sess.Ref(); ref != "user:1000" {
 		t.Errorf("first session %s, want user:1000", ref)
 	}
-	press(m, "/", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
+	press(m, "\\", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
 	if m.view != viewMembers || m.member != "sid:101" {
 		t.Fatalf("Enter on sid:101: view %v, member %q", m.view, m.member)
 	}
@@ -275,8 +286,8 @@ func TestSessionsDrillInAndBack(t *testing.T) {
 		t.Errorf("members of sid:101: %v", got)
 	}
 	press(m, "enter") // fold the shell
-	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.View(), "+ -bash") {
-		t.Errorf("folded: %v\n%s", got, m.View())
+	if got := fmt.Sprint(pids(m)); got != "[101]" || !strings.Contains(m.Screen(), m.glyphs.folded+" -bash") {
+		t.Errorf("folded: %v\n%s", got, m.Screen())
 	}
 	press(m, "esc")
 	if m.view != viewSessions {
@@ -297,13 +308,13 @@ func TestFitsTheTerminal(t *testing.T) {
 			if v != "" {
 				press(m, v)
 			}
-			screen := m.View()
+			screen := m.Screen()
 			lines := strings.Split(strings.TrimSuffix(screen, "\n"), "\n")
 			if len(lines) != size[1] {
 				t.Errorf("%dx%d view %v: %d lines", size[0], size[1], m.view, len(lines))
 			}
 			for i, l := range lines {
-				if w := lipgloss.Width(l); w > size[0] {
+				if w := ansi.StringWidthWc(l); w > size[0] {
 					t.Errorf("%dx%d view %v line %d is %d wide: %q", size[0], size[1], m.view, i, w, l)
 				}
 			}
@@ -312,8 +323,8 @@ func TestFitsTheTerminal(t *testing.T) {
 	// The sorted column stays on screen however narrow.
 	m, _, _ := newTestModel(t, 80, 24)
 	press(m, "s", "s", "s", "s", "s", "s") // WRITE/s, the first to go
-	if !strings.Contains(m.View(), "WRITE/s↓") {
-		t.Errorf("sorted by WRITE/s at 80 columns, the column is gone:\n%s", m.View())
+	if !strings.Contains(m.Screen(), "WRITE/s↓") {
+		t.Errorf("sorted by WRITE/s at 80 columns, the column is gone:\n%s", m.Screen())
 	}
 	// At 80 columns the command column keeps room beside the numbers.
 	m, _, _ = newTestModel(t, 80, 24)
@@ -327,7 +338,7 @@ func TestFitsTheTerminal(t *testing.T) {
 // rows on screen alone, unless the sort or the filter needs it of every
 // process; the sessions view asks for sessions and every process's io.
 func TestReadsWhatTheScreenShows(t *testing.T) {
-	m, src, _ := newTestModel(t, 120, 10) // 5 table rows
+	m, src, _ := newTestModel(t, 120, 11) // 5 table rows
 	m.Update(m.gather()())
 	if src.need != (Need{}) || src.more != 5 || src.fields != rowFields {
 		t.Errorf("processes by CPU%%: need %+v, then %s of %d processes; want nothing, then all of 5", src.need, src.fields, src.more)
@@ -337,7 +348,7 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	if src.need.Every != procwalk.FieldSmaps || src.fields != rowFields&^procwalk.FieldSmaps {
 		t.Errorf("sorted by USS: need %+v, then %s", src.need, src.fields)
 	}
-	press(m, "/", "make", "enter")
+	press(m, "\\", "make", "enter")
 	m.Update(m.gather()())
 	if src.need.Every != procwalk.FieldSmaps|procwalk.FieldCmdline {
 		t.Errorf("filtered and sorted by USS: need %+v", src.need)
@@ -366,8 +377,8 @@ func TestUSSGrowth(t *testing.T) {
 	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
-	if strings.Contains(m.View(), "+0 B") {
-		t.Fatalf("growth after one frame:\n%s", m.View())
+	if strings.Contains(m.Screen(), "+0 B") {
+		t.Fatalf("growth after one frame:\n%s", m.Screen())
 	}
 	// cc1's USS: +1 MiB in the second between the frames.
 	replaceInFile(t, root+"/111/smaps_rollup", "Private_Dirty:     90000 kB", "Private_Dirty:     91024 kB")
@@ -376,7 +387,7 @@ func TestUSSGrowth(t *testing.T) {
 	if r := p.Rates; !r.HaveSmaps || r.USSGrowthBytesPerMinute != 60<<20 {
 		t.Errorf("pid 111: rates %+v, want USS growth %d bytes/min", r, 60<<20)
 	}
-	if view := m.View(); !strings.Contains(view, "USS+") || !strings.Contains(view, "+60.0 MiB") {
+	if view := m.Screen(); !strings.Contains(view, "USS+") || !strings.Contains(view, "+60.0 MiB") {
 		t.Errorf("the USS+ column lacks +60.0 MiB:\n%s", view)
 	}
 }
@@ -437,15 +448,15 @@ func TestSessionsWaitForEveryKind(t *testing.T) {
 	if src.need.Sessions {
 		t.Fatal("the process view asked for every session kind")
 	}
-	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyTab}) // the gather is not run yet
-	if len(m.rows) != 0 || !strings.Contains(m.View(), "gathering sessions ...") {
-		t.Fatalf("sessions view before its frame: %d rows, screen:\n%s", len(m.rows), m.View())
+	_, cmd := m.Update(tea.KeyPressMsg{Code: tea.KeyTab}) // the gather is not run yet
+	if len(m.rows) != 0 || !strings.Contains(m.Screen(), "gathering sessions ...") {
+		t.Fatalf("sessions view before its frame: %d rows, screen:\n%s", len(m.rows), m.Screen())
 	}
 	drain(m, cmd)
 	if !src.need.Sessions {
 		t.Fatal("the sessions view did not ask for every kind")
 	}
-	view := m.View()
+	view := m.Screen()
 	if len(m.rows) == 0 || strings.Contains(view, "gathering sessions") || !strings.Contains(view, "sid") {
 		t.Errorf("sessions view after its frame: %d rows, screen:\n%s", len(m.rows), view)
 	}
@@ -491,7 +502,7 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	m.sortCol[viewProcesses] = colName
 	m.Update(m.gather()())
 	m.Update(m.gather()()) // USS and io read of the rows in two frames: rates known
-	view := m.View()
+	view := m.Screen()
 	if !strings.Contains(view, "+0 B") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
@@ -522,7 +533,7 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 			}
 		}
 		if shown == 0 {
-			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.View())
+			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.Screen())
 		}
 	}
 }
@@ -561,7 +572,7 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	ended := session.Session{Kind: "agent", Name: "claude/x", Agent: &session.AgentState{Status: session.AgentEnded}}
 	b := newRowBuilder(Frame{Frame: frame.Frame{Snapshot: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}}},
 		Config{Escape: func(s string) string { return s }}, nil, metric.NewCatalogue())
-	rows := b.sessionRows("")
+	rows := b.sessionRows("", func(*session.Session) bool { return true })
 	cells := map[string][]string{}
 	for _, r := range rows {
 		cells[r.sess.Name] = r.cells

@@ -44,8 +44,13 @@ type row struct {
 	proc   *procwalk.Process // a process row, or nil
 	sess   *session.Session  // a session row, or nil
 	depth  int               // tree views: nesting
-	folded bool              // tree views: its children are hidden
-	kids   bool              // tree views: it has children
+	// tree views: bit d is set when the ancestor at depth d+1 has a later
+	// sibling (its connector line goes on); last: this row is the last of
+	// its siblings.
+	lines  uint64
+	last   bool
+	folded bool // tree views: its children are hidden
+	kids   bool // tree views: it has children
 	// dim marks a protected (system) process; known once dimKnown, asked
 	// of the killer for rows drawn only (isDim).
 	dim, dimKnown bool
@@ -208,9 +213,14 @@ func (b *rowBuilder) processCells(r *row) []string {
 	if p.Read&procwalk.FieldStatus != 0 {
 		user = b.users.Name(p.EffectiveUID)
 	}
-	command := strings.Join(p.Cmdline, " ")
-	if command == "" {
-		command = "[" + p.Comm + "]"
+	// Not read yet (a row the last frame did not have on screen, shown
+	// after a sort until the next): "-", as any value not read; "[comm]"
+	// is for a command line read empty (a kernel thread, a zombie).
+	command := absent
+	if p.Read&procwalk.FieldCmdline != 0 {
+		if command = strings.Join(p.Cmdline, " "); command == "" {
+			command = "[" + p.Comm + "]"
+		}
 	}
 	return []string{
 		strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
@@ -246,12 +256,12 @@ func matches(p *procwalk.Process, lower string) bool {
 }
 
 // sessionRows are the sessions whose reference matches filter.
-func (b *rowBuilder) sessionRows(filter string) []row {
+func (b *rowBuilder) sessionRows(filter string, listed func(*session.Session) bool) []row {
 	f := strings.ToLower(filter)
 	var rows []row
 	for i := range b.frame.Sessions {
 		s := &b.frame.Sessions[i]
-		if f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
+		if !listed(s) || f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
 		// The catalogue's values, and its rule for a value that is absent
@@ -274,6 +284,9 @@ func sessionInfo(s *session.Session) string {
 	var parts []string
 	if sum := s.AgentSummary(); len(sum) > 0 {
 		parts = append(parts, strings.Join(sum, ", ")) // an agent's status, model and context come first
+		if t := s.Attrs[session.AttrTmuxTarget]; t != "" {
+			parts = append(parts, "tmux "+t) // then where it runs, never cut for attributes
+		}
 	}
 	if u := s.Totals.Cgroup; u != nil && u.MemoryLimitBytes > 0 {
 		parts = append(parts, "mem "+strconv.FormatFloat(u.MemoryPercent, 'f', 0, 64)+"% of "+procwalk.FormatBytes(u.MemoryLimitBytes))
@@ -303,26 +316,57 @@ func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*
 	// to twice the storage for the frames that reuse it.
 	rows = slices.Grow(rows[:0], len(s.Procs))
 	shown := func(c *procwalk.Process) bool { return !c.Kernel && (keep == nil || keep(c)) }
-	var walk func(p *procwalk.Process, depth int)
-	walk = func(p *procwalk.Process, depth int) {
+	var walk func(p *procwalk.Process, depth int, lines uint64, last bool)
+	walk = func(p *procwalk.Process, depth int, lines uint64, last bool) {
 		r := b.processRow(p)
-		r.depth = depth
+		r.depth, r.lines, r.last = depth, lines, last
 		kids := s.Children(p.ID.PID)
 		r.kids, r.folded = slices.ContainsFunc(kids, shown), folded[p.ID]
 		rows = append(rows, r)
 		if r.folded {
 			return
 		}
+		n := 0
 		for _, c := range kids {
 			if shown(c) {
-				walk(c, depth+1)
+				n++
+			}
+		}
+		childLines := lines
+		if depth > 0 && !last && depth < 64 {
+			childLines |= 1 << (depth - 1)
+		}
+		for _, c := range kids {
+			if shown(c) {
+				n--
+				walk(c, depth+1, childLines, n == 0)
 			}
 		}
 	}
 	for _, p := range roots {
-		walk(p, 0)
+		walk(p, 0, 0, true)
 	}
 	return rows
+}
+
+// treeKeep is what a tree view shows of snap under filter (lower case):
+// the processes that match and their ancestors, so that a match keeps its
+// place in the tree; nil (everything) without a filter.
+func treeKeep(snap *procwalk.Snapshot, filter string) func(*procwalk.Process) bool {
+	if filter == "" {
+		return nil
+	}
+	keep := map[procwalk.ProcID]bool{}
+	for i := range snap.Procs {
+		p := &snap.Procs[i]
+		if p.Kernel || !matches(p, filter) {
+			continue
+		}
+		for q := p; q != nil && !keep[q.ID]; q = snap.Process(q.PPID) {
+			keep[q.ID] = true
+		}
+	}
+	return func(p *procwalk.Process) bool { return keep[p.ID] }
 }
 
 // hostRoots are the roots of the host's process tree, kernel threads left

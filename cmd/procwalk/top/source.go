@@ -11,6 +11,7 @@ package top
 
 import (
 	"context"
+	"syscall"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -70,8 +71,10 @@ type Killer interface {
 	// rows of a frame, which reads what every check needs once.
 	Checker() func(p *procwalk.Process) error
 	// Kill ends one process; KillTree a process and its descendants;
-	// KillSession every member of a session.
-	Kill(ctx context.Context, id procwalk.ProcID) kill.Outcome
-	KillTree(ctx context.Context, root procwalk.ProcID) (*kill.Report, error)
-	KillSession(ctx context.Context, s *session.Session) (*kill.Report, error)
+	// KillSession every member of a session. first is the first signal
+	// (SIGTERM, the safe default; SIGKILL skips the grace): KILL follows it
+	// after the grace, as it does TERM.
+	Kill(ctx context.Context, id procwalk.ProcID, first syscall.Signal) kill.Outcome
+	KillTree(ctx context.Context, root procwalk.ProcID, first syscall.Signal) (*kill.Report, error)
+	KillSession(ctx context.Context, s *session.Session, first syscall.Signal) (*kill.Report, error)
 }

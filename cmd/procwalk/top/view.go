@@ -4,44 +4,73 @@ package top
 
 import (
 	"fmt"
-	"os"
-	"sort"
 	"strings"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/mattn/go-runewidth"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
-	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // view.go draws the screen: three header lines, the table, a status line.
 
 // headerLines is the number of lines above the table.
-const headerLines = 3
+const headerLines = 4
 
-// styles are the view's colours. lipgloss picks the terminal's colour
-// profile (none under NO_COLOR or on a non-colour terminal) and adaptive
-// colours read on light and dark backgrounds.
+// styles are the view's attributes and colours. The colours are the
+// terminal's own red and blue, which its palette makes readable on its
+// background: the view asks the terminal nothing. Bubble Tea's renderer
+// drops what the terminal's colour profile lacks (every colour under
+// NO_COLOR, everything on TERM=dumb).
 type styles struct {
-	title, selected, dim, alarm, danger, gaugeUsed, marker, head lipgloss.Style
+	title, selected, dim, alarm, danger, gaugeUsed, marker, head style
 }
 
-func newStyles() styles {
+// style is an SGR style (bold, reverse, a colour ...).
+type style struct{ sgr ansi.Style }
+
+// Render wraps s in the style, ending with a reset.
+func (st style) Render(s string) string { return st.sgr.Styled(s) }
+
+// newStyles are the view's styles; plain ones (text alone) when plain.
+func newStyles(plain bool) styles {
+	s := func(a ...ansi.Attr) style {
+		if plain {
+			return style{}
+		}
+		return style{ansi.NewStyle(a...)}
+	}
 	return styles{
-		title:     lipgloss.NewStyle().Bold(true),
-		head:      lipgloss.NewStyle().Bold(true).Reverse(true),
-		selected:  lipgloss.NewStyle().Reverse(true),
-		dim:       lipgloss.NewStyle().Faint(true),
-		alarm:     lipgloss.NewStyle().Bold(true).Foreground(lipgloss.AdaptiveColor{Light: "#B00000", Dark: "#FF5F5F"}),
-		danger:    lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#B00000", Dark: "#FF5F5F"}),
-		gaugeUsed: lipgloss.NewStyle().Foreground(lipgloss.AdaptiveColor{Light: "#005F87", Dark: "#5FAFFF"}),
-		marker:    lipgloss.NewStyle().Bold(true),
+		title:     s(ansi.AttrBold),
+		head:      s(ansi.AttrBold, ansi.AttrReverse),
+		selected:  s(ansi.AttrReverse),
+		dim:       s(ansi.AttrFaint),
+		alarm:     s(ansi.AttrBold, ansi.AttrRedForegroundColor),
+		danger:    s(ansi.AttrRedForegroundColor),
+		gaugeUsed: s(ansi.AttrBlueForegroundColor),
+		marker:    s(ansi.AttrBold),
 	}
 }
 
-// View draws the screen.
-func (m *Model) View() string {
-	st := newStyles()
+// View is the screen for Bubble Tea: the full-screen (alternate) buffer.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Screen())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion // clicks and the wheel (mouse.go)
+	return v
+}
+
+// Screen draws the screen as text.
+func (m *Model) Screen() string {
+	s := m.screen()
+	if m.cfg.ASCII {
+		s = strings.ReplaceAll(s, textwidth.Ellipsis, m.glyphs.cut) // a cut, where no "…" shows
+	}
+	return s
+}
+
+func (m *Model) screen() string {
+	st := newStyles(m.plain)
 	if !m.loaded {
 		if m.err != nil {
 			return st.alarm.Render("procwalk top: "+m.cfg.Escape(m.err.Error())) + "\n"
@@ -56,12 +85,24 @@ func (m *Model) View() string {
 		b.WriteString(m.helpText(st))
 		return b.String()
 	}
-	widths := layout(m.shownColumns(), m.width)
-	b.WriteString(st.head.Render(fit(m.titles(widths), m.width)) + "\n")
+	// With a marker, every row keeps its first cell for it.
+	lead := ""
+	if m.cfg.Marker {
+		lead = " "
+	}
+	widths := layout(m.shownColumns(), m.width-len(lead))
+	b.WriteString(st.head.Render(fit(lead+m.titles(widths), m.width)) + "\n")
 	h := m.tableHeight()
 	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
 		r := &m.rows[i]
-		line := fit(m.line(r, widths), m.width)
+		if i == m.cursor {
+			m.drawn = idOf(r)
+		}
+		mark := lead
+		if i == m.cursor && lead != "" {
+			mark = m.glyphs.selected
+		}
+		line := fit(mark+m.line(r, widths), m.width)
 		switch {
 		case i == m.cursor:
 			line = st.selected.Render(padRight(line, m.width))
@@ -79,96 +120,6 @@ func (m *Model) View() string {
 		b.WriteString("\n")
 	}
 	b.WriteString(m.statusLine(st))
-	return b.String()
-}
-
-// header is the host line, the memory line and the gauges of the home
-// cgroup.
-func (m *Model) header(st styles) []string {
-	f := m.frame
-	sys := f.System
-	host, _ := os.Hostname()
-	host = m.cfg.Escape(host)
-	if st, ok := m.src.(Stepper); ok {
-		host = "replay " + st.Position() // escaped by the Stepper
-	}
-	line1 := fmt.Sprintf("procwalk top  %s  %d processes, %d sessions  %d CPUs", host, len(f.Snapshot.Procs), len(f.Sessions), f.Snapshot.Host.CPUs)
-	if sys.HaveLoad {
-		line1 += fmt.Sprintf("  load %.2f %.2f %.2f", sys.Load1, sys.Load5, sys.Load15)
-	}
-	line2 := "mem ?"
-	if sys.HaveMemory {
-		used := sys.MemTotalBytes - min(sys.MemAvailableBytes, sys.MemTotalBytes)
-		line2 = fmt.Sprintf("mem %s used of %s (%s available)  swap %s of %s",
-			procwalk.FormatBytes(used), procwalk.FormatBytes(sys.MemTotalBytes), procwalk.FormatBytes(sys.MemAvailableBytes),
-			procwalk.FormatBytes(sys.SwapTotalBytes-min(sys.SwapFreeBytes, sys.SwapTotalBytes)), procwalk.FormatBytes(sys.SwapTotalBytes))
-	}
-	if len(sys.Pressure) > 0 {
-		keys := make([]string, 0, len(sys.Pressure))
-		for k := range sys.Pressure {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		line2 += "  PSI"
-		for _, k := range keys {
-			line2 += fmt.Sprintf(" %s %.1f%%", k, sys.Pressure[k])
-		}
-	}
-	if m.err != nil {
-		line2 = st.alarm.Render("refresh failed: " + m.cfg.Escape(m.err.Error()))
-	}
-	return []string{st.title.Render(line1), line2, m.gauges(st)}
-}
-
-// gauges draws the home cgroup's memory against its limit, with the
-// danger threshold marked, and its CPU against its quota.
-func (m *Model) gauges(st styles) string {
-	s := m.frame.Home
-	if s == nil || s.Totals.Cgroup == nil {
-		return "cgroup: none with a limit (run inside a cgroup or pod with memory.max set)"
-	}
-	u := s.Totals.Cgroup
-	line := "cgroup " + m.cfg.Escape(s.Name)
-	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
-		const width = 20
-		line += " mem " + gauge(st, u.MemoryPercent, m.cfg.DangerPercent, width) +
-			fmt.Sprintf(" %.0f%% of %s (members RSS %s)", u.MemoryPercent, procwalk.FormatBytes(u.MemoryLimitBytes), procwalk.FormatBytes(s.Totals.RSSBytes))
-	} else {
-		line += fmt.Sprintf(" mem no limit (members RSS %s)", procwalk.FormatBytes(s.Totals.RSSBytes))
-	}
-	if u.CPUQuotaCores > 0 {
-		line += fmt.Sprintf("  cpu %.2f of %.2f cores", u.CPUCoresUsed, u.CPUQuotaCores)
-	}
-	if u.MemoryPercent >= m.cfg.DangerPercent {
-		line += " " + st.alarm.Render("DANGER")
-	}
-	return line
-}
-
-// gauge is a bar of width cells filled to percent, "|" at the danger
-// threshold, in the danger colour from the threshold on.
-func gauge(st styles, percent, danger float64, width int) string {
-	fill := int(percent / 100 * float64(width))
-	mark := int(danger / 100 * float64(width))
-	var b strings.Builder
-	b.WriteString("[")
-	for i := 0; i < width; i++ {
-		cell := "·"
-		if i < fill {
-			cell = "#"
-		}
-		switch {
-		case i == mark:
-			b.WriteString(st.marker.Render("|"))
-		case i < fill && i >= mark:
-			b.WriteString(st.danger.Render(cell))
-		case i < fill:
-			b.WriteString(st.gaugeUsed.Render(cell))
-		default:
-			b.WriteString(cell)
-		}
-	}
-	b.WriteString("]")
 	return b.String()
 }
 
@@ -212,10 +163,23 @@ func layout(cols []column, width int) []int {
 
 // shownColumns are the view's columns, the one sorted by kept on screen
 // however narrow the terminal.
+// A column with no value in any row on screen ("-" all down) goes first.
 func (m *Model) shownColumns() []column {
-	cols := m.cols
-	if m.view == viewProcesses || m.view == viewSessions {
-		cols = append([]column(nil), m.cols...)
+	cols := append([]column(nil), m.cols...)
+	rows := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
+	for c := range cols {
+		if cols[c].text || cols[c].flex || len(rows) == 0 {
+			continue
+		}
+		empty := true
+		for i := range rows {
+			empty = empty && !rows[i].have[c] && (rows[i].proc != nil || rows[i].text()[c] == absent)
+		}
+		if empty {
+			cols[c].keep = -1
+		}
+	}
+	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
 		cols[m.sortCol[m.view]].keep = 100
 	}
 	return cols
@@ -225,21 +189,21 @@ func (m *Model) shownColumns() []column {
 func (m *Model) titles(widths []int) string {
 	cells := make([]string, len(m.cols))
 	sorted := -1
-	if m.view == viewProcesses || m.view == viewSessions {
+	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
 		sorted = m.sortCol[m.view]
 	}
 	for i, c := range m.cols {
 		t := c.title
 		if i == sorted {
 			if m.reverse {
-				t += "↑"
+				t += m.glyphs.up
 			} else {
-				t += "↓"
+				t += m.glyphs.down
 			}
 		}
 		cells[i] = t
 	}
-	return joinCells(m.cols, cells, widths)
+	return m.joinCells(m.cols, cells, widths)
 }
 
 // line is one row's text; tree views indent the name column.
@@ -249,24 +213,24 @@ func (m *Model) line(r *row, widths []int) string {
 		cells = append([]string(nil), cells...)
 		mark := "  "
 		if r.kids && r.folded {
-			mark = "+ "
+			mark = m.glyphs.folded + " "
 		} else if r.kids {
-			mark = "- "
+			mark = m.glyphs.unfolded + " "
 		}
-		cells[len(cells)-1] = strings.Repeat("  ", r.depth) + mark + cells[len(cells)-1]
+		cells[len(cells)-1] = m.glyphs.treePrefix(r) + mark + cells[len(cells)-1]
 	}
-	return joinCells(m.cols, cells, widths)
+	return m.joinCells(m.cols, cells, widths)
 }
 
 // joinCells lays cells out in their widths, cutting what is too long.
-func joinCells(cols []column, cells []string, widths []int) string {
+func (m *Model) joinCells(cols []column, cells []string, widths []int) string {
 	var b strings.Builder
 	for i, c := range cols {
 		w := widths[i]
 		if w == 0 {
 			continue
 		}
-		cell := truncate(cells[i], w)
+		cell := m.glyphs.cutTo(cells[i], w)
 		if c.right {
 			cell = padLeft(cell, w)
 		} else if !c.flex {
@@ -279,11 +243,7 @@ func joinCells(cols []column, cells []string, widths []int) string {
 }
 
 func padLeft(s string, w int) string {
-	n := len(s)
-	if !printableASCII(s) {
-		n = runewidth.StringWidth(s)
-	}
-	return strings.Repeat(" ", max(w-n, 0)) + s
+	return strings.Repeat(" ", max(w-width(s), 0)) + s
 }
 
 func padRight(s string, w int) string {
@@ -296,47 +256,24 @@ func fit(s string, w int) string {
 		return s
 	}
 	if strings.Contains(s, "\x1b") {
-		// Styled: lipgloss cuts without breaking escape sequences.
-		return lipgloss.NewStyle().MaxWidth(w).Render(s)
+		// Styled: cut without breaking escape sequences, the styles reset.
+		return ansi.TruncateWc(s, w, "") + ansi.ResetStyle
 	}
 	return truncate(s, w)
 }
 
-// width is the cells s takes on a terminal, escape sequences not counted.
-// Most of what top draws is printable ASCII, a cell a byte: measured so
-// without segmenting graphemes, the rest by lipgloss.
+// width is the cells s takes on a terminal, escape sequences not counted:
+// textwidth's rule, wcwidth(3)'s, as Bubble Tea's renderer and tmux place
+// characters.
 func width(s string) int {
-	if printableASCII(s) {
-		return len(s)
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		return ansi.StringWidthWc(s)
 	}
-	return lipgloss.Width(s)
+	return textwidth.Width(s)
 }
 
-// truncate cuts s to w cells, "…" marking the cut; a command line of a
-// few kilobytes is cut without measuring all of it when it is ASCII.
-func truncate(s string, w int) string {
-	if printableASCII(s) {
-		if len(s) <= w {
-			return s
-		}
-		if w < 1 {
-			return ""
-		}
-		return s[:w-1] + "…"
-	}
-	return runewidth.Truncate(s, w, "…")
-}
-
-// printableASCII reports whether s is printable ASCII alone (no control
-// byte, no escape sequence).
-func printableASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < 0x20 || s[i] >= 0x7f {
-			return false
-		}
-	}
-	return true
-}
+// truncate cuts s to w cells, "…" marking the cut.
+func truncate(s string, w int) string { return textwidth.Cut(s, w) }
 
 // statusLine is the question, the warning, the last result, the filter
 // or the key hints.
@@ -347,19 +284,25 @@ func (m *Model) statusLine(st styles) string {
 		s = st.alarm.Render(fit(m.confirm.warning+" "+m.confirm.prompt, m.width))
 	case m.confirm != nil:
 		s = st.title.Render(fit(m.confirm.prompt, m.width))
+	case m.searching && m.alarm:
+		s = st.alarm.Render(fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" not found (Backspace, Esc cancels)", m.width))
+	case m.searching:
+		s = fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" (Enter keeps it, n next, Esc cancels)", m.width)
 	case m.editing:
-		s = fit("filter: "+m.filter+"▏ (Enter keeps it, Esc clears it)", m.width)
+		s = fit("filter: "+m.cfg.Escape(m.filter)+m.glyphs.cursor+" (Enter keeps it, Esc clears it)", m.width)
 	case m.status != "" && m.alarm:
 		s = st.alarm.Render(fit(m.status, m.width))
 	case m.status != "":
 		s = fit(m.status, m.width)
 	default:
-		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewTree: "tree", viewMembers: "members of " + m.cfg.Escape(m.member)}[m.view]
+		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewAgents: "agents", viewTree: "tree", viewMembers: "members of " + m.cfg.Escape(m.member)}[m.view]
 		s = where
 		if m.filter != "" {
 			s += ", filter \"" + m.cfg.Escape(m.filter) + "\""
 		}
-		s = fit(fmt.Sprintf("%s (%d)  q quit  ? keys  Tab view  s sort  / filter  k kill", s, len(m.rows)), m.width)
+		// Where the selection is: row N of the list.
+		at := fmt.Sprintf("%d/%d", min(m.cursor+1, len(m.rows)), len(m.rows))
+		s = fit(fmt.Sprintf("%s %s  q quit  ? keys  Tab view  s sort  / search  \\ filter  a agents  k kill", s, at), m.width)
 	}
 	return s
 }
@@ -369,7 +312,14 @@ func (m *Model) helpText(st styles) string {
 	var b strings.Builder
 	b.WriteString(st.title.Render("keys") + "\n")
 	for _, k := range keyHelp() {
-		b.WriteString(fit(fmt.Sprintf("  %-24s %s", k[0], k[1]), m.width) + "\n")
+		lines := textwidth.Wrap(k[1], max(m.width-27, 20))
+		for i, l := range lines {
+			key := ""
+			if i == 0 {
+				key = k[0]
+			}
+			b.WriteString(fit(fmt.Sprintf("  %-24s %s", key, l), m.width) + "\n")
+		}
 	}
 	b.WriteString("\nSystem processes (protected from kills) are dimmed. Any key closes this.\n")
 	return b.String()

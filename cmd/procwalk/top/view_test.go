@@ -6,23 +6,29 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
-// The ASCII shortcuts of width and truncate measure and cut as lipgloss
-// and runewidth do, which the rest is left to.
+// The view measures and cuts as Bubble Tea's renderer places characters
+// (x/ansi's wcwidth): procwalk's one width rule, textwidth, agrees with it
+// on ASCII, CJK, emoji, combining marks and escape sequences.
 func TestWidthAndTruncate(t *testing.T) {
 	for _, s := range []string{
 		"", "sleep", "/usr/bin/python3 -m http.server 8000", strings.Repeat("x", 5000),
-		"naïve", "日本語のコマンド", "tab\there", "\x1b[1mbold\x1b[0m", "end~\x7f",
+		"naïve", "nai\u0308ve", "日本語のコマンド", "ｱｲｳ", "🚀 launch", "👍🏽", "a\u200db", "±§°", "한국어 이름",
+		"\x1b[1mbold\x1b[0m", "\x1b[31m日本\x1b[m",
 	} {
-		if got, want := width(s), lipgloss.Width(s); got != want {
-			t.Errorf("width(%q) = %d, lipgloss says %d", s, got, want)
+		if got, want := width(s), ansi.StringWidthWc(s); got != want {
+			t.Errorf("width(%q) = %d, ansi says %d", s, got, want)
+		}
+		if !strings.Contains(s, "\x1b") && textwidth.Width(s) != ansi.StringWidthWc(s) {
+			t.Errorf("textwidth.Width(%q) = %d, ansi says %d", s, textwidth.Width(s), ansi.StringWidthWc(s))
 		}
 		for _, w := range []int{1, 4, 10, 80} {
-			if got, want := truncate(s, w), runewidth.Truncate(s, w, "…"); got != want {
-				t.Errorf("truncate(%q, %d) = %q, runewidth says %q", s, w, got, want)
+			if got := truncate(s, w); width(got) > w {
+				t.Errorf("truncate(%q, %d) = %q, %d cells", s, w, got, width(got))
 			}
 		}
 	}

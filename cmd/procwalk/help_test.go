@@ -1,0 +1,49 @@
+//go:build linux
+
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
+)
+
+// Every --help writes flags as they are typed (--pss, --sort KEY), never
+// Go's -flag or -pss=false, names defaults, wraps at 80 columns, and the
+// commands people start with show EXAMPLES.
+func TestHelpShowsFlagsAsTyped(t *testing.T) {
+	clearEnv(t)
+	for _, command := range []string{"", "ps", "tree", "sessions", "session", "kill", "guard", "run", "watch", "top", "telegraf", "completion"} {
+		args := []string{"--help"}
+		if command != "" {
+			args = []string{command, "--help"}
+		}
+		r := cli(t, args...)
+		if r.code != exitOK || r.stderr != "" {
+			t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+		flags := r.stdout[max(strings.Index(r.stdout, "\nFLAGS\n"), 0):]
+		for _, l := range strings.Split(flags, "\n") {
+			if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") || strings.Contains(l, "=false") {
+				t.Errorf("%v: a flag written as Go writes it: %q", args, l)
+			}
+			if w := textwidth.Width(l); w > helpWidth && strings.Contains(strings.TrimSpace(l), " ") {
+				t.Errorf("%v: a FLAGS line of %d cells: %q", args, w, l)
+			}
+		}
+		switch command {
+		case "", "ps", "tree", "sessions", "session", "top", "kill", "run", "watch", "telegraf", "guard":
+			if !strings.Contains(r.stdout, "\nEXAMPLES\n") {
+				t.Errorf("%v: no EXAMPLES", args)
+			}
+		}
+	}
+	r := cli(t, "ps", "--help")
+	flat := strings.Join(strings.Fields(r.stdout), " ")
+	for _, want := range []string{"\n  --pss  ", "\n  --sort KEY  ", "(default rss; env PROCWALK_SORT)", "\n  --proc DIR  "} {
+		if !strings.Contains(r.stdout, want) && !strings.Contains(flat, want) {
+			t.Errorf("ps --help lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}

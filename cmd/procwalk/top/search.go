@@ -1,0 +1,64 @@
+//go:build linux
+
+package top
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// search.go is "/" (and F3): a search that jumps to the next row whose
+// name or command line (a session's reference) holds the text, hiding
+// nothing, as htop's does; n jumps to the one after. "\" (F4) filters.
+
+// editSearch takes a key typed into the search and jumps as the text grows.
+func (m *Model) editSearch(msg tea.KeyPressMsg) {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		m.searching = false
+		return
+	case msg.Code == tea.KeyEscape:
+		m.searching, m.search = false, ""
+		return
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(m.search); len(r) > 0 {
+			m.search = string(r[:len(r)-1])
+		}
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		m.search += msg.Text
+	default:
+		return
+	}
+	m.jump(m.cursor)
+}
+
+// jump selects the first row from index from on (wrapping around) that
+// holds the search text; the status line says when none does.
+func (m *Model) jump(from int) {
+	if m.search == "" || len(m.rows) == 0 {
+		return
+	}
+	lower := strings.ToLower(m.search)
+	for i := range len(m.rows) {
+		j := (from + i) % len(m.rows)
+		if rowMatches(&m.rows[j], lower) {
+			m.cursor = j
+			m.clamp()
+			return
+		}
+	}
+	m.status, m.alarm = "search: no row holds \""+m.cfg.Escape(m.search)+"\"", true
+}
+
+// rowMatches reports whether lower is in the row's process name or
+// command line, or in its session's reference.
+func rowMatches(r *row, lower string) bool {
+	switch {
+	case r.proc != nil:
+		return matches(r.proc, lower)
+	case r.sess != nil:
+		return strings.Contains(strings.ToLower(r.sess.Ref()), lower)
+	}
+	return false
+}
