@@ -25,7 +25,7 @@ func userSessions(t *testing.T, cfg Config) *Collector {
 }
 
 func TestSessionsFromFixture(t *testing.T) {
-	ps := batch(t, userSessions(t, Config{}))
+	ps := batch(t, userSessions(t, Config{Fields: procwalk.FieldSwap}))
 	sessions := only(ps, MeasurementSession)
 	if len(sessions) != 2 {
 		t.Fatalf("%d sessions, want alice and root (kernel threads belong to none): %v", len(sessions), sessions)

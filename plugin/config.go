@@ -70,8 +70,8 @@ type Config struct {
 // ones whose names stay few and stable and that cost no /proc file per
 // process beyond stat and statm (agents read the cmdline of interpreters
 // alone). sid, pgrp and tty sessions come and go with every shell job, which
-// would make one series each; user sessions read every process's status,
-// which doubles a gather's cost, so they are asked for by name.
+// would make one series each; user sessions stat every process's /proc
+// directory for its owner, so they are asked for by name.
 func DefaultKinds() []string {
 	return []string{session.KindTmux, session.KindCgroup, session.KindAgent, session.KindTree, session.KindGroup}
 }

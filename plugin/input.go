@@ -45,6 +45,7 @@ type Input struct {
 	AgentFirstRead      string   `toml:"agent_first_read"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
+	Swap                bool     `toml:"swap"`
 	ProcessTop          int      `toml:"process_top"`
 	ProcessTopBy        string   `toml:"process_top_by"`
 	ProcessMatch        string   `toml:"process_match"`
@@ -200,6 +201,9 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	}
 	if in.IO {
 		cfg.Fields |= procwalk.FieldIO
+	}
+	if in.Swap {
+		cfg.Fields |= procwalk.FieldSwap
 	}
 	cfg.Processes = ProcessConfig{Top: in.ProcessTop, By: in.ProcessTopBy}
 	for _, re := range []struct {

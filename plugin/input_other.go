@@ -34,6 +34,7 @@ type Input struct {
 	AgentFirstRead      string   `toml:"agent_first_read"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
+	Swap                bool     `toml:"swap"`
 	ProcessTop          int      `toml:"process_top"`
 	ProcessTopBy        string   `toml:"process_top_by"`
 	ProcessMatch        string   `toml:"process_match"`

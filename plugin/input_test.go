@@ -322,3 +322,33 @@ func TestGatherFailsWhenNothingGathered(t *testing.T) {
 		t.Errorf("a failed gather added %d metrics and %d errors, want none", len(acc.points), len(acc.errs))
 	}
 }
+
+// TestSwapOption: swap = true adds sessions' swap_bytes (the fixture's
+// host has swap in use, so status is read: VmSwap of alice's bash and
+// evil); without it the field is absent, never 0.
+func TestSwapOption(t *testing.T) {
+	for _, swap := range []bool{false, true} {
+		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, Swap: swap, SkipSelfMetrics: true}
+		if err := in.Init(); err != nil {
+			t.Fatal(err)
+		}
+		var acc fakeAcc
+		if err := in.Gather(&acc); err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for _, p := range acc.points {
+			if p.measurement != MeasurementSession || p.tags["session"] != "alice" {
+				continue
+			}
+			seen = true
+			got, ok := p.fields["swap_bytes"]
+			if ok != swap || swap && got != int64((64+128)<<10) {
+				t.Errorf("swap = %v: swap_bytes %v (present %v); want %v", swap, got, ok, swap)
+			}
+		}
+		if !seen {
+			t.Errorf("swap = %v: no session alice", swap)
+		}
+	}
+}

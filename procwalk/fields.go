@@ -22,6 +22,15 @@ const (
 	FieldFDs                         // fd directory: open descriptor count
 	FieldCgroup                      // cgroup lines
 	FieldOOMScore                    // oom_score
+	// FieldOwner is the effective uid alone, from the owner of the
+	// /proc/<pid> directory (one stat, no file read): the kernel makes a
+	// process's euid the owner of its directory, which is how procps gets
+	// USER without reading status. Reading status serves it too.
+	FieldOwner
+	// FieldSwap is VmSwap alone. On a host whose meminfo says no swap is
+	// in use (SwapTotal - SwapFree is 0) every process's VmSwap is 0, and
+	// nothing is read; otherwise status is read. smaps_rollup serves it too.
+	FieldSwap
 	fieldEnd
 )
 
@@ -32,7 +41,7 @@ const AllFields = (fieldEnd - 1) &^ FieldSmaps
 // fieldNames names the fields in bit order. A function, not a package
 // variable, so that no caller can change the names for everyone.
 func fieldNames() []string {
-	return []string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score"}
+	return []string{"status", "cmdline", "exe", "cwd", "io", "smaps", "fds", "cgroup", "oom_score", "owner", "swap"}
 }
 
 // String lists the fields, comma-separated, e.g. "status,cmdline".

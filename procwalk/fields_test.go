@@ -18,8 +18,9 @@ func TestFieldsString(t *testing.T) {
 		{FieldIO | FieldCmdline, "cmdline,io"},
 		{FieldSmaps, "smaps"},
 		{FieldOOMScore, "oom_score"},
-		{AllFields, "status,cmdline,exe,cwd,io,fds,cgroup,oom_score"},
-		{AllFields | FieldSmaps, "status,cmdline,exe,cwd,io,smaps,fds,cgroup,oom_score"},
+		{FieldOwner | FieldSwap, "owner,swap"},
+		{AllFields, "status,cmdline,exe,cwd,io,fds,cgroup,oom_score,owner,swap"},
+		{AllFields | FieldSmaps, "status,cmdline,exe,cwd,io,smaps,fds,cgroup,oom_score,owner,swap"},
 		{1 << 30, ""}, // no name for unknown bits
 	}
 	for _, tt := range tests {
@@ -34,7 +35,7 @@ func TestAllFieldsExcludesSmaps(t *testing.T) {
 	if AllFields&FieldSmaps != 0 {
 		t.Errorf("AllFields = %v includes smaps", AllFields)
 	}
-	for _, f := range []Fields{FieldStatus, FieldCmdline, FieldExe, FieldCwd, FieldIO, FieldFDs, FieldCgroup, FieldOOMScore} {
+	for _, f := range []Fields{FieldStatus, FieldCmdline, FieldExe, FieldCwd, FieldIO, FieldFDs, FieldCgroup, FieldOOMScore, FieldOwner, FieldSwap} {
 		if AllFields&f == 0 {
 			t.Errorf("AllFields lacks %v", f)
 		}

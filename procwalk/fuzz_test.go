@@ -56,9 +56,9 @@ func bytesOfKB(kb uint64) (uint64, bool) { return kb << 10, kb <= (1<<64-1)>>10 
 // formatStat writes s back in the kernel's stat format. The state is one
 // raw byte (%c would write a non-ASCII byte as a two-byte rune).
 func formatStat(s Stat) []byte {
-	return fmt.Appendf(nil, "%d (%s) %s %d %d %d %d -1 %d 0 0 0 0 %d %d %d %d 20 0 %d 0 %d %d %d 0\n",
+	return fmt.Appendf(nil, "%d (%s) %s %d %d %d %d -1 %d 0 0 0 0 %d %d %d %d 20 0 %d 0 %d %d %d 0 1 2 %d\n",
 		s.PID, s.Comm, []byte{s.State}, s.PPID, s.PGRP, s.SID, s.TTY, s.Flags,
-		s.UTime, s.STime, s.CUTime, s.CSTime, s.Threads, s.StartTicks, s.VSizeBytes, s.RSSPages)
+		s.UTime, s.STime, s.CUTime, s.CSTime, s.Threads, s.StartTicks, s.VSizeBytes, s.RSSPages, s.StartStack)
 }
 
 func FuzzParseStat(f *testing.F) {

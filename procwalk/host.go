@@ -21,7 +21,10 @@ type Host struct {
 	ClockTicks    uint64    // USER_HZ: clock ticks per second of utime, stime, starttime
 	PageSizeBytes uint64
 	MemTotalBytes uint64
-	CPUs          int // "cpuN" lines in /proc/stat: CPUs online
+	// NoSwapInUse: meminfo's SwapTotal - SwapFree was 0 when Host was
+	// read, so every process's VmSwap was 0 (FieldSwap reads nothing).
+	NoSwapInUse bool
+	CPUs        int // "cpuN" lines in /proc/stat: CPUs online
 	// HidePID is the hidepid= option of the proc mount ("" when off or
 	// unknown): other users' processes may be invisible or opaque.
 	HidePID string
@@ -62,6 +65,7 @@ func (fs FS) Host() (Host, error) {
 	h.BootTime, h.CPUs = time.Unix(btime, 0), cpus
 	if b, err := readFile(fs.Path("meminfo")); err == nil {
 		h.MemTotalBytes = parseMemTotal(b)
+		h.NoSwapInUse = parseNoSwapInUse(b)
 	}
 	if b, err := readFile(fs.Path("self", "auxv")); err == nil {
 		if hz := ParseAuxvClockTicks(b); hz > 0 {

@@ -145,6 +145,7 @@ func TestHostFixture(t *testing.T) {
 		ClockTicks:    100,
 		PageSizeBytes: uint64(os.Getpagesize()),
 		MemTotalBytes: 16303428 << 10,
+		NoSwapInUse:   false, // 1088 kB of swap used
 		CPUs:          4,
 		HidePID:       "", // the fixture root is no mount point of this host
 	}

@@ -59,10 +59,19 @@ type Process struct {
 	SharedBytes uint64 // resident file-backed and shmem pages
 	TextBytes   uint64
 	DataBytes   uint64 // data + stack
+	// StartStack (stat field 28) is where the main thread's stack starts:
+	// an exec puts a new one, at a random address where address-space
+	// randomisation is on, so what only an exec changes (an interpreter's
+	// command line) may be kept while it and the comm stay. 0 when the
+	// kernel hides it (a process the reader may not trace) or there is no
+	// memory (kernel threads, zombies); the BPF source shows it for every
+	// process with memory.
+	StartStack uint64
 
 	// Optional fields, each with the Fields bit that reads it.
-	RealUID, EffectiveUID  int          // FieldStatus
-	SwapBytes              uint64       // FieldStatus (VmSwap); FieldSmaps overrides with its own Swap
+	RealUID                int          // FieldStatus
+	EffectiveUID           int          // FieldOwner (the owner of /proc/<pid>), or FieldStatus, which sets FieldOwner too
+	SwapBytes              uint64       // FieldSwap: VmSwap (FieldStatus), 0 on a host with no swap in use; FieldSmaps overrides with its own Swap
 	VoluntaryCtxSwitches   uint64       // FieldStatus
 	InvoluntaryCtxSwitches uint64       // FieldStatus
 	Cmdline                []string     // FieldCmdline: the arguments; empty for kernel threads and zombies (CmdlineTruncated above)

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
+	"golang.org/x/sys/unix"
 )
 
 // Snapshot is one pass over /proc: every visible process, its tree and an
@@ -111,6 +112,10 @@ type Scanner struct {
 	// gather after gather (agents), and would allocate each again.
 	cmdlines *cmdlineCache
 	spare    []Process // a recycled snapshot's storage, for the next scan
+	// procfs says the root is a mounted procfs, whose pid directories are
+	// owned by each process's effective uid (FieldOwner); a fixture tree's
+	// are owned by whoever unpacked it, so there status serves FieldOwner.
+	procfs bool
 	// spareReleased says spare's pages went back to the kernel
 	// (ReleaseSpare): the next scan maps them again in one call.
 	spareReleased bool
@@ -149,11 +154,12 @@ func (sc *Scanner) Recycle(s *Snapshot) {
 // NewScanner returns a Scanner reading fs.
 func NewScanner(fs FS) *Scanner {
 	return &Scanner{
-		fs:    fs,
-		buf:   make([]byte, 0, 4096),
-		path:  make([]byte, 0, 64),
-		dents: make([]byte, 32<<10),
-		comms: &fsio.Interner{Max: fsio.MaxInterned},
+		fs:     fs,
+		procfs: isProcFS(fs.root),
+		buf:    make([]byte, 0, 4096),
+		path:   make([]byte, 0, 64),
+		dents:  make([]byte, 32<<10),
+		comms:  &fsio.Interner{Max: fsio.MaxInterned},
 
 		cmdlines: &cmdlineCache{args: make(map[string][]string)},
 		stuck:    &stuckReads{},
@@ -208,6 +214,9 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 	job := &scanJob{procs: s.Procs, vis: s.Visibility}
 	job = sc.watched(job, func(w *Scanner, job *scanJob) { w.scanFrom(root, sc.pids, fields, sel.Select, &host, job) })
 	s.Procs, s.Visibility = job.procs, job.vis
+	if host.NoSwapInUse && (fields|sel.Fields)&FieldSwap != 0 {
+		sc.confirmNoSwap(s.Procs)
+	}
 	s.buildTree()
 	s.Duration = time.Since(start)
 	return s, nil
@@ -380,6 +389,7 @@ func (sc *Scanner) watched(job *scanJob, scan func(w *Scanner, job *scanJob)) *s
 		}
 		job = &scanJob{procs: procs, vis: job.vis, next: job.next}
 		w = NewScanner(sc.fs) // fresh buffers: the abandoned goroutine keeps the old ones
+		w.procfs = sc.procfs
 		w.comms, w.stuck, w.readTimeout, w.beforeRead = sc.comms, sc.stuck, sc.readTimeout, sc.beforeRead
 		w.cmdlines = sc.cmdlines
 		sc.buf, sc.path, sc.dents = w.buf, w.path, w.dents
@@ -540,21 +550,27 @@ func (sc *Scanner) readProcess(root, pid int, fields Fields, sel func(*Process) 
 	// per-CPU RSS counters without summing them, statm sums them (newer
 	// kernels). On a 2-CPU 6.18 VM they differed for 2,432 of 2,489
 	// processes, by up to 112 pages; the error grows with the CPU count.
-	b, _, err = sc.read(root, pid, "statm")
-	if err != nil {
-		return err
+	// A kernel thread or a zombie has no memory of its own (the kernel
+	// shows its statm as zeros): its statm is not read.
+	if !p.Kernel && !p.Zombie() {
+		b, _, err = sc.read(root, pid, "statm")
+		if err != nil {
+			return err
+		}
+		sm, err := parseStatm(b)
+		if err != nil {
+			return fmt.Errorf("pid %d: %w", pid, err)
+		}
+		page := host.PageSizeBytes
+		p.RSSBytes = sm.ResidentPages * page
+		p.SharedBytes, p.TextBytes, p.DataBytes = sm.SharedPages*page, sm.TextPages*page, sm.DataPages*page
 	}
-	sm, err := parseStatm(b)
-	if err != nil {
-		return fmt.Errorf("pid %d: %w", pid, err)
-	}
-	page := host.PageSizeBytes
-	p.RSSBytes = sm.ResidentPages * page
-	p.SharedBytes, p.TextBytes, p.DataBytes = sm.SharedPages*page, sm.TextPages*page, sm.DataPages*page
+	p.StartStack = st.StartStack
 
 	if sel != nil {
 		fields = (fields | sel(p)) &^ p.Read
 	}
+	fields = sc.reads(fields, host.NoSwapInUse)
 	var gone error
 	fields.each(func(f Fields) {
 		if gone != nil {
@@ -595,21 +611,93 @@ func (sc *Scanner) ReadMore(procs []*Process, f Fields) error {
 		return fmt.Errorf("opening %s: %w", sc.fs.root, Classify(err))
 	}
 	defer syscall.Close(root)
-	sc.watched(&scanJob{}, func(w *Scanner, job *scanJob) { w.readMoreFrom(root, procs, f, job) })
+	noSwap := f&FieldSwap != 0 && sc.fs.noSwapInUse()
+	sc.watched(&scanJob{}, func(w *Scanner, job *scanJob) { w.readMoreFrom(root, procs, f, noSwap, job) })
+	if noSwap {
+		sc.confirmNoSwapOf(func(yield func(*Process) bool) {
+			for _, p := range procs {
+				if !yield(p) {
+					return
+				}
+			}
+		})
+	}
 	return nil
+}
+
+// reads turns the fields wanted of a process into the reads that serve
+// them: status serves FieldOwner and FieldSwap, and is read for them when
+// nothing cheaper does (a fixture tree's owners, swap in use).
+func (sc *Scanner) reads(f Fields, noSwapInUse bool) Fields {
+	if f&FieldStatus != 0 {
+		return f &^ (FieldOwner | FieldSwap)
+	}
+	if f&FieldOwner != 0 && !sc.procfs || f&FieldSwap != 0 && !noSwapInUse {
+		return f&^(FieldOwner|FieldSwap) | FieldStatus
+	}
+	return f
+}
+
+// owner is the owner of <pid>'s directory under the root fd: its
+// effective uid (FieldOwner).
+func (sc *Scanner) owner(root, pid int) (uint32, error) {
+	if !sc.watch.enter(pid, "") {
+		return 0, errAbandoned
+	}
+	path := sc.setPath(pid, "")
+	uid, err := fsio.OwnerAt(root, path)
+	if !sc.watch.leave() {
+		return 0, sc.abandoned(pid)
+	}
+	if err != nil {
+		return 0, pathError("stat", sc.fs.root, path, err)
+	}
+	return uid, nil
+}
+
+// confirmNoSwap checks meminfo again after a scan that gave processes a
+// VmSwap of 0 without reading it because no swap was in use: if swap came
+// into use meanwhile, those values are unknown, and FieldSwap leaves
+// their Read (absent, never a made-up 0).
+func (sc *Scanner) confirmNoSwap(procs []Process) {
+	sc.confirmNoSwapOf(func(yield func(*Process) bool) {
+		for i := range procs {
+			if !yield(&procs[i]) {
+				return
+			}
+		}
+	})
+}
+
+func (sc *Scanner) confirmNoSwapOf(procs func(yield func(*Process) bool)) {
+	if sc.fs.noSwapInUse() {
+		return
+	}
+	for p := range procs {
+		if p.Read&(FieldStatus|FieldSmaps) == 0 {
+			p.Read &^= FieldSwap
+		}
+	}
+}
+
+// isProcFS reports whether root is a mounted procfs.
+func isProcFS(root string) bool {
+	var st unix.Statfs_t
+	return unix.Statfs(root, &st) == nil && st.Type == unix.PROC_SUPER_MAGIC
 }
 
 // readMoreFrom is ReadMore from procs[job.next] on. Each process is read
 // into a copy, kept only when the reads end normally: an abandoned
 // goroutine writes nothing the caller sees. A process whose earlier read
 // is still blocked is not read again and gets ReadTimedOut.
-func (sc *Scanner) readMoreFrom(root int, procs []*Process, f Fields, job *scanJob) {
+func (sc *Scanner) readMoreFrom(root int, procs []*Process, f Fields, noSwapInUse bool, job *scanJob) {
 	for ; job.next < len(procs); job.next++ {
 		p := procs[job.next]
 		want := f &^ (p.Read | p.Denied | p.Malformed)
 		if want == 0 {
 			continue
 		}
+		want = sc.reads(want, noSwapInUse)
 		if sc.stuck.lookup(p.ID.PID) != "" {
 			p.ReadTimedOut = true
 			continue
@@ -660,6 +748,17 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 		}
 		p.RealUID, p.EffectiveUID, p.SwapBytes = st.RealUID, st.EffectiveUID, st.SwapBytes
 		p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches = st.VoluntaryCtxSwitches, st.InvoluntaryCtxSwitches
+		p.Read |= FieldOwner | FieldSwap // status holds both
+	case FieldOwner:
+		uid, err := sc.owner(root, pid)
+		if err != nil {
+			return err
+		}
+		p.EffectiveUID = int(uid)
+	case FieldSwap:
+		// Reached only when meminfo said no swap is in use (reads):
+		// then no process has any.
+		p.SwapBytes = 0
 	case FieldCmdline:
 		b, truncated, err := sc.read(root, pid, "cmdline")
 		if err != nil {
@@ -706,6 +805,7 @@ func (sc *Scanner) readField(root int, p *Process, f Fields) error {
 			return err
 		}
 		p.SwapBytes = p.Smaps.SwapBytes
+		p.Read |= FieldSwap
 	case FieldFDs:
 		if p.Zombie() {
 			return errNotApplicable

@@ -167,7 +167,7 @@ func TestSnapshotFixtureProcesses(t *testing.T) {
 			RealUID: 1000, EffectiveUID: 1000, VoluntaryCtxSwitches: 10, InvoluntaryCtxSwitches: 2,
 			IO:      IO{RChar: 6976, SyscR: 10},
 			Cgroups: cgroupLines(tmuxScope),
-			Read:    FieldStatus | FieldCmdline | FieldIO | FieldCgroup | FieldOOMScore,
+			Read:    FieldStatus | FieldCmdline | FieldIO | FieldCgroup | FieldOOMScore | FieldOwner | FieldSwap,
 		},
 		{
 			// Broken status, io and oom_score: the process is kept, those
@@ -249,8 +249,8 @@ func TestSnapshotFieldSelection(t *testing.T) {
 	}
 	// Without smaps, swap comes from status's VmSwap.
 	s = fixtureSnapshot(t, FieldStatus)
-	if p := s.Process(101); p.SwapBytes != 64<<10 || p.Read != FieldStatus {
-		t.Errorf("bash status only: SwapBytes %d, Read %v; want 65536, status", p.SwapBytes, p.Read)
+	if p := s.Process(101); p.SwapBytes != 64<<10 || p.Read != FieldStatus|FieldOwner|FieldSwap {
+		t.Errorf("bash status only: SwapBytes %d, Read %v; want 65536, status,owner,swap", p.SwapBytes, p.Read)
 	}
 }
 
@@ -443,5 +443,34 @@ func TestSnapshotLongLinks(t *testing.T) {
 	}
 	if p.Exe != exe || p.Cwd != cwd {
 		t.Errorf("exe %d bytes, cwd %d bytes; want %d and %d, whole", len(p.Exe), len(p.Cwd), len(exe), len(cwd))
+	}
+}
+
+// A kernel thread or a zombie has no memory of its own: its statm (zeros)
+// is not read. The fixture's 2 and 3 are kernel threads, 121 a zombie.
+func TestSnapshotSkipsStatmWithoutMemory(t *testing.T) {
+	fs, err := NewFS(fixtureRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScanner(fs)
+	statm := map[int]bool{}
+	sc.beforeRead = func(pid int, file string) {
+		if file == "statm" {
+			statm[pid] = true
+		}
+	}
+	s, err := sc.Snapshot(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{2, 3, 121} {
+		p := s.Process(pid)
+		if p == nil || statm[pid] || p.RSSBytes != 0 {
+			t.Errorf("pid %d: statm read %v, %+v", pid, statm[pid], p)
+		}
+	}
+	if !statm[1] || !statm[111] || s.Process(111).RSSBytes == 0 {
+		t.Errorf("statm of processes with memory not read: %v", statm)
 	}
 }

@@ -35,6 +35,11 @@ type Stat struct {
 	StartTicks uint64 // clock ticks after boot
 	VSizeBytes uint64
 	RSSPages   uint64
+	// StartStack is the address of the bottom of the main thread's stack:
+	// an exec puts a new stack, at a random place where address space
+	// randomisation is on. 0 for a process without memory, or one the
+	// reader may not trace (the kernel hides it).
+	StartStack uint64
 }
 
 // parseStat parses the contents of a stat file. comm lies between the FIRST
@@ -63,9 +68,9 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	s.PID = int(pid)
 	comm = b[open+1 : close]
 	// Fields after comm, numbered as in proc_pid_stat(5): 3 is state. We
-	// need fields up to 24 (rss): index = field number - 3. One pass splits
-	// them and parses the numbers used; the ~28 fields after rss are never
-	// looked at.
+	// need fields up to 28 (startstack): index = field number - 3. One pass
+	// splits them and parses the numbers used; the ~24 fields after
+	// startstack are never looked at.
 	var f statFields
 	n := f.split(b[close+1:])
 	if n < 22 {
@@ -92,6 +97,7 @@ func parseStatNoComm(b []byte) (s Stat, comm []byte, err error) {
 	s.StartTicks = f.num[19]      // 22
 	s.VSizeBytes = f.num[20]      // 23
 	s.RSSPages = f.num[21]        // 24
+	s.StartStack = f.num[25]      // 28; 0 when the line stops before it
 	return s, comm, nil
 }
 
@@ -127,11 +133,11 @@ func lastIndexByte(b []byte, c byte) int {
 	}
 }
 
-// statFields are the fields after comm up to rss, as statFields.split
-// finds them: index = field number - 3.
+// statFields are the fields after comm up to startstack, as
+// statFields.split finds them: index = field number - 3.
 type statFields struct {
 	state []byte
-	num   [22]uint64 // the magnitude of the fields used, 0 for the others
+	num   [26]uint64 // the magnitude of the fields used, 0 for the others
 	neg   uint32     // bit i: field i had a '-' (signed fields only)
 	bad   bool       // a field used is no number, or overflows
 }
@@ -140,10 +146,10 @@ type statFields struct {
 // tty_nr, num_threads); statUnsigned those read as unsigned.
 const (
 	statSigned   = 1<<1 | 1<<2 | 1<<3 | 1<<4 | 1<<17
-	statUnsigned = 1<<6 | 1<<11 | 1<<12 | 1<<13 | 1<<14 | 1<<19 | 1<<20 | 1<<21
+	statUnsigned = 1<<6 | 1<<11 | 1<<12 | 1<<13 | 1<<14 | 1<<19 | 1<<20 | 1<<21 | 1<<25
 )
 
-// split splits b at runs of spaces into at most 22 fields, parsing those
+// split splits b at runs of spaces into at most 26 fields, parsing those
 // used as it goes (atou for unsigned fields, atoi for signed ones), and
 // returns how many it found.
 func (f *statFields) split(b []byte) int {

@@ -9,14 +9,16 @@ import (
 
 // statTail is everything after comm in a real stat line of a sleeping user
 // process: ppid 1, pgrp/sid 500, no tty, utime 1234, stime 56, cutime 7,
-// cstime 8, 3 threads, starttime 98765, vsize 123456789, rss 4321 pages.
+// cstime 8, 3 threads, starttime 98765, vsize 123456789, rss 4321 pages,
+// startstack 140724821468064.
 const statTail = " S 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321 " +
 	"18446744073709551615 94483294842880 94483294862761 140724821468064 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 " +
 	"94483294878768 94483294880384 94483597451264 140724821469714 140724821469734 140724821469734 140724821471211 0\n"
 
 func TestParseStat(t *testing.T) {
 	base := Stat{PID: 42, State: 'S', PPID: 1, PGRP: 500, SID: 500, TTY: 0, Flags: 4194560,
-		UTime: 1234, STime: 56, CUTime: 7, CSTime: 8, Threads: 3, StartTicks: 98765, VSizeBytes: 123456789, RSSPages: 4321}
+		UTime: 1234, STime: 56, CUTime: 7, CSTime: 8, Threads: 3, StartTicks: 98765, VSizeBytes: 123456789, RSSPages: 4321,
+		StartStack: 140724821468064}
 	with := func(comm string) Stat { s := base; s.Comm = comm; return s }
 	tests := []struct {
 		name string
@@ -31,7 +33,13 @@ func TestParseStat(t *testing.T) {
 		{"empty", "42 ()" + statTail, with("")},
 		{"fake fields", "42 (x) Z 9 9 9 (y)" + statTail, with("x) Z 9 9 9 (y")},
 		{"only close", "42 ())))" + statTail, with(")))")},
-		{"no newline, 22 fields", "42 (bash) S 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321", with("bash")},
+		{"no newline, 22 fields: no startstack", "42 (bash) S 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321",
+			Stat{PID: 42, Comm: "bash", State: 'S', PPID: 1, PGRP: 500, SID: 500, TTY: 0, Flags: 4194560,
+				UTime: 1234, STime: 56, CUTime: 7, CSTime: 8, Threads: 3, StartTicks: 98765, VSizeBytes: 123456789, RSSPages: 4321}},
+		{"startstack hidden", "42 (bash) S 1 500 500 0 -1 4194560 2035 0 12 0 1234 56 7 8 20 0 3 0 98765 123456789 4321 " +
+			"18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+			Stat{PID: 42, Comm: "bash", State: 'S', PPID: 1, PGRP: 500, SID: 500, TTY: 0, Flags: 4194560,
+				UTime: 1234, STime: 56, CUTime: 7, CSTime: 8, Threads: 3, StartTicks: 98765, VSizeBytes: 123456789, RSSPages: 4321}},
 		{"tty and tpgid", "42 (vim) T 7 42 7 34817 42 4194304 1 0 0 0 5 6 0 0 20 0 1 0 99 1000 10",
 			Stat{PID: 42, Comm: "vim", State: 'T', PPID: 7, PGRP: 42, SID: 7, TTY: 34817, Flags: 4194304,
 				UTime: 5, STime: 6, Threads: 1, StartTicks: 99, VSizeBytes: 1000, RSSPages: 10}},

@@ -13,11 +13,12 @@ func TestSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := fs.System()
-	// meminfo: 16303428, 12000000, 2097148 and 2097148 kB; no io pressure file.
+	// meminfo: 16303428, 12000000, 2097148 and 2096060 kB (the VmSwap of
+	// pids 101 and 111 in use); no io pressure file.
 	want := System{
 		Load1: 0.52, Load5: 1.25, Load15: 2, HaveLoad: true,
 		MemTotalBytes: 16303428 << 10, MemAvailableBytes: 12000000 << 10,
-		SwapTotalBytes: 2097148 << 10, SwapFreeBytes: 2097148 << 10, HaveMemory: true,
+		SwapTotalBytes: 2097148 << 10, SwapFreeBytes: 2096060 << 10, HaveMemory: true,
 		Pressure: map[string]float64{"cpu": 12.25, "memory": 1.5},
 		// stat's cpu0..cpu3: user nice system idle iowait irq softirq.
 		CPUs: []CPUTimes{

@@ -190,7 +190,7 @@ print(table.concat(o, ","), table.concat(r, ","))`, "102,120,121,122\t102"},
 // Totals of files the scan did not read are nil, not 0.
 func TestSessionTotalsNotReadAreNil(t *testing.T) {
 	w := newWorld(t)
-	w.snap.Fields &^= procwalk.FieldStatus | procwalk.FieldSmaps | procwalk.FieldIO
+	w.snap.Fields &^= procwalk.FieldStatus | procwalk.FieldSwap | procwalk.FieldSmaps | procwalk.FieldIO
 	for i := range w.snap.Procs {
 		w.snap.Procs[i].Read &^= procwalk.FieldSmaps | procwalk.FieldIO
 	}

@@ -145,8 +145,8 @@ func (m *module) procField(L *lua.LState, ref *procRef, key string) bool {
 		pushString(L, p.Cwd, p.Read&procwalk.FieldCwd != 0)
 	case "user":
 		// The effective user, as uid, ps and JSON have it.
-		m.need(ref.snap, p, procwalk.FieldStatus)
-		pushString(L, m.r.cfg.Users.Name(p.EffectiveUID), p.Read&procwalk.FieldStatus != 0)
+		m.need(ref.snap, p, procwalk.FieldOwner)
+		pushString(L, m.r.cfg.Users.Name(p.EffectiveUID), p.Read&procwalk.FieldOwner != 0)
 	case "state":
 		L.Push(lua.LString(string(rune(p.State))))
 	case "kernel":

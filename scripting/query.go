@@ -102,14 +102,14 @@ func (m *module) tableFilter(L *lua.LState, n int, t *lua.LTable) func(*procwalk
 		case "user":
 			s := str("user", v)
 			tests = append(tests, func(p *procwalk.Process) bool {
-				m.need(m.snap, p, procwalk.FieldStatus)
-				return p.Read&procwalk.FieldStatus != 0 && m.r.cfg.Users.Name(p.EffectiveUID) == s
+				m.need(m.snap, p, procwalk.FieldOwner)
+				return p.Read&procwalk.FieldOwner != 0 && m.r.cfg.Users.Name(p.EffectiveUID) == s
 			})
 		case "uid":
 			uid := num("uid", v)
 			tests = append(tests, func(p *procwalk.Process) bool {
-				m.need(m.snap, p, procwalk.FieldStatus)
-				return p.Read&procwalk.FieldStatus != 0 && p.EffectiveUID == uid
+				m.need(m.snap, p, procwalk.FieldOwner)
+				return p.Read&procwalk.FieldOwner != 0 && p.EffectiveUID == uid
 			})
 		case "ppid":
 			ppid := num("ppid", v)

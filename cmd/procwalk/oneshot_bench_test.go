@@ -7,77 +7,122 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
 
 // BenchmarkOneShotRatio runs procwalk's one-shot commands as processes of
 // their own against the raw loop run the same way (procwalk/testdata/rawloop:
-// list /proc, read every stat and statm, parse nothing, exit), interleaved
-// in every iteration, and reports each command's CPU (user + system of the
-// whole process) over the loop's: x-raw. A one-shot command pays for
-// starting a Go process and its first scan, and so does the loop. Run it on
-// a host of about 2,500 processes, e.g.
+// list /proc, read every stat and statm, parse nothing, exit) and against
+// the floor of their data (the raw loop reading what the command's data
+// needs, the plainest way), interleaved in rotating order in every
+// iteration, and reports each command's CPU (user + system of the whole
+// process) over the loop's (x-raw) and over its floor's (x-floor). A
+// one-shot command pays for starting a Go process and its first scan, and
+// so do the loops. Run it on a host of about 2,500 processes, e.g.
 //
 //	/work/shared/load/tmux-load start -s 100 -p 18 -m 1 -c 0 -L bench
 //	go test ./cmd/procwalk -run '^$' -bench OneShotRatio -benchtime 20x
 //
-// Issue 9's targets are the x-target figures. The raw-loop-with-* rows are
-// the raw loop reading more, run the same way, to show each command's
-// floor: with-status reads every status too (sessions' SWAP column and
-// user sessions need it); with-kinds reads what the default session kinds
-// need (interpreters' command lines, every cgroup.procs of the walked
-// hierarchies, one tmux list-panes per server), the floor of telegraf exec;
-// with-kinds-status both, the floor of sessions.
+// The floors: kinds reads what the default session kinds need
+// (interpreters' command lines, every cgroup.procs of the walked
+// hierarchies, one tmux list-panes per server), the floor of telegraf
+// exec; sessions adds the owner of every /proc/PID (user sessions'
+// effective uid), and every status where swap is in use (its SWAP
+// column; none is read where no swap is, every VmSwap being 0). The version row
+// is procwalk --version against an empty Go program
+// (procwalk/testdata/emptyprog): x-raw there is over the empty program.
+// Issue 21's targets are the x-target figures (x-raw for sessions and
+// version, x-floor for telegraf exec).
 func BenchmarkOneShotRatio(b *testing.B) {
 	bin := buildProcwalk(b)
-	raw := filepath.Join(b.TempDir(), "rawloop")
-	build := exec.Command("go", "build", "-o", raw, "./procwalk/testdata/rawloop")
-	build.Dir = "../.."
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building the raw loop: %v\n%s", err, out)
+	raw := buildTestProgram(b, "rawloop")
+	empty := buildTestProgram(b, "emptyprog")
+	sessionsFloor := []string{"kinds", "owner"}
+	if !noSwapInUse() {
+		sessionsFloor = append(sessionsFloor, "status")
 	}
 	for _, c := range []struct {
 		name   string
-		bin    string // procwalk's when ""
 		args   []string
+		ref    string   // the raw loop when ""
+		floor  []string // the raw loop's arguments for the command's floor; none when nil
 		target float64
 	}{
-		{"raw-loop-with-status", raw, []string{"status"}, 0},
-		{"raw-loop-with-kinds", raw, []string{"kinds"}, 0},
-		{"raw-loop-with-kinds-status", raw, []string{"kinds", "status"}, 0},
-		{"telegraf-exec-default", "", []string{"telegraf"}, 1.2},
-		{"sessions-no-rates", "", []string{"sessions", "--no-rates"}, 1.3},
-		{"ps-pid-ppid-rss-comm", "", []string{"ps", "--no-rates", "--columns", "pid,ppid,rss,comm"}, 1.15},
+		{"telegraf-exec-default", []string{"telegraf"}, "", []string{"kinds"}, 1.1},
+		{"sessions-no-rates", []string{"sessions", "--no-rates"}, "", sessionsFloor, 1.3},
+		{"ps-pid-ppid-rss-comm", []string{"ps", "--no-rates", "--columns", "pid,ppid,rss,comm"}, "", nil, 1.15},
+		{"version", []string{"--version"}, empty, nil, 2},
 	} {
-		cmd := c.bin
-		if cmd == "" {
-			cmd = bin
-		}
 		b.Run(c.name, func(b *testing.B) {
-			var rawCPU, cmdCPU float64
+			ref := c.ref
+			if ref == "" {
+				ref = raw
+			}
+			runs := []func() float64{
+				func() float64 { return childCPU(b, ref) },
+				func() float64 { return childCPU(b, bin, c.args...) },
+			}
+			if c.floor != nil {
+				runs = append(runs, func() float64 { return childCPU(b, raw, c.floor...) })
+			}
+			cpu := make([]float64, len(runs))
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				// Alternate which goes first, so neither always finds the
-				// other's caches warm.
-				if i%2 == 0 {
-					rawCPU += childCPU(b, raw)
-					cmdCPU += childCPU(b, cmd, c.args...)
-				} else {
-					cmdCPU += childCPU(b, cmd, c.args...)
-					rawCPU += childCPU(b, raw)
+				// Rotate which goes first, so that none always finds the
+				// others' caches warm.
+				for k := range runs {
+					j := (i + k) % len(runs)
+					cpu[j] += runs[j]()
 				}
 			}
 			b.StopTimer()
 			n := float64(b.N)
-			b.ReportMetric(rawCPU*1000/n, "raw-cpu-ms/op")
-			b.ReportMetric(cmdCPU*1000/n, "cmd-cpu-ms/op")
-			b.ReportMetric(cmdCPU/rawCPU, "x-raw")
-			if c.target > 0 {
-				b.ReportMetric(c.target, "x-target")
+			b.ReportMetric(cpu[0]*1000/n, "raw-cpu-ms/op")
+			b.ReportMetric(cpu[1]*1000/n, "cmd-cpu-ms/op")
+			b.ReportMetric(cpu[1]/cpu[0], "x-raw")
+			if c.floor != nil {
+				b.ReportMetric(cpu[2]*1000/n, "floor-cpu-ms/op")
+				b.ReportMetric(cpu[1]/cpu[2], "x-floor")
 			}
+			b.ReportMetric(c.target, "x-target")
 		})
 	}
+}
+
+// buildTestProgram builds procwalk/testdata/NAME into a temporary
+// directory and returns its path.
+func buildTestProgram(b *testing.B, name string) string {
+	b.Helper()
+	out := filepath.Join(b.TempDir(), name)
+	build := exec.Command("go", "build", "-o", out, "./procwalk/testdata/"+name)
+	build.Dir = "../.."
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if msg, err := build.CombinedOutput(); err != nil {
+		b.Fatalf("building %s: %v\n%s", name, err, msg)
+	}
+	return out
+}
+
+// noSwapInUse reports whether this host's meminfo says SwapTotal equals
+// SwapFree: then every VmSwap is 0 and sessions reads no status.
+func noSwapInUse() bool {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return false
+	}
+	var total, free string
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 2 && f[0] == "SwapTotal:" {
+			total = f[1]
+		}
+		if len(f) >= 2 && f[0] == "SwapFree:" {
+			free = f[1]
+		}
+	}
+	return total != "" && total == free
 }
 
 // childCPU runs name with args, output discarded, and returns the CPU

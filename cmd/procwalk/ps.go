@@ -226,7 +226,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 			scan |= procwalk.FieldCmdline
 		}
 		if c.user != "" {
-			scan |= procwalk.FieldStatus
+			scan |= procwalk.FieldOwner
 		}
 	}
 	if !c.g.pss {
@@ -305,7 +305,7 @@ func (c *psCommand) matcher(users *procwalk.Users, usersErr error) (func(*procwa
 		if p.Kernel && !c.kernel {
 			return false
 		}
-		if uid >= 0 && (p.Read&procwalk.FieldStatus == 0 || p.EffectiveUID != uid) {
+		if uid >= 0 && (p.Read&procwalk.FieldOwner == 0 || p.EffectiveUID != uid) {
 			return false // an owner we could not read never matches
 		}
 		if c.filter == "" && re == nil {
@@ -410,8 +410,8 @@ const psColumnNames = "pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,wri
 // psTextColumns are the columns that are no number.
 func psTextColumns() []psColumn {
 	return []psColumn{
-		{name: "user", header: "USER", needs: procwalk.FieldStatus, value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
-			if p.Read&procwalk.FieldStatus == 0 {
+		{name: "user", header: "USER", needs: procwalk.FieldOwner, value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
+			if p.Read&procwalk.FieldOwner == 0 {
 				return "?"
 			}
 			return printable(users.Name(p.EffectiveUID))

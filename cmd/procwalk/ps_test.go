@@ -483,14 +483,14 @@ func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
 		want, later                 procwalk.Fields
 	}{
 		{columns: "pid,ppid,rss,comm", sort: "rss", noRates: true, want: 0},
-		{columns: "pid,user,comm", sort: "pid", noRates: true, want: procwalk.FieldStatus},
+		{columns: "pid,user,comm", sort: "pid", noRates: true, want: procwalk.FieldOwner},
 		{columns: "pid,rss,command", sort: "rss", noRates: true, want: procwalk.FieldCmdline},
 		{columns: "pid,comm", sort: "rss", filter: "make", noRates: true, want: procwalk.FieldCmdline},
-		{columns: "pid,comm", sort: "rss", user: "0", noRates: true, want: procwalk.FieldStatus},
+		{columns: "pid,comm", sort: "rss", user: "0", noRates: true, want: procwalk.FieldOwner},
 		{columns: "pid,cpu,comm", sort: "rss", want: 0},
 		{columns: "pid,read", sort: "rss", want: procwalk.FieldIO},
 		{columns: "pid,comm", sort: "io", want: procwalk.FieldIO},
-		{columns: "pid,fds,oom_score", sort: "swap", noRates: true, want: procwalk.FieldFDs | procwalk.FieldOOMScore | procwalk.FieldStatus},
+		{columns: "pid,fds,oom_score", sort: "swap", noRates: true, want: procwalk.FieldFDs | procwalk.FieldOOMScore | procwalk.FieldSwap},
 		// smaps_rollup takes each target's mmap lock: read after the
 		// scan for the rows shown, unless a PSS or USS growth rate is
 		// shown, which needs it in both samples.

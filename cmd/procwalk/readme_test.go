@@ -36,7 +36,8 @@ func metricTable() string {
 		case strings.HasPrefix(d.When, "cgroup"):
 			reads = "cgroupfs"
 		case d.Needs != 0:
-			reads = strings.ReplaceAll(d.Needs.String(), "smaps", "smaps_rollup")
+			reads = strings.NewReplacer("smaps", "smaps_rollup", "owner", "the owner of /proc/PID",
+				"swap", "status (nothing when no swap is in use)").Replace(d.Needs.String())
 		}
 		if d.Kind == metric.Rate {
 			reads += ", two gathers"
@@ -104,7 +105,9 @@ func fieldWhen(d *metric.Desc) string {
 	}{
 		{procwalk.FieldSmaps, "`pss`"},
 		{procwalk.FieldIO, "`io`"},
-		{procwalk.FieldStatus, "status read (user sessions)"},
+		{procwalk.FieldStatus, "the BPF source"},
+		{procwalk.FieldOwner, "user sessions or the BPF source"},
+		{procwalk.FieldSwap, "`swap`"},
 		{procwalk.FieldFDs, "ranked by it"},
 		{procwalk.FieldOOMScore, "ranked by it"},
 	} {

@@ -100,7 +100,7 @@ func (c *sessionCommand) exec(ctx context.Context, args []string) error {
 		cfg.Trees = append(cfg.Trees, spec)
 	}
 	// The member tree shows users and command lines; the totals IO.
-	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldStatus|procwalk.FieldCmdline|procwalk.FieldIO)
+	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, procwalk.FieldOwner|procwalk.FieldSwap|procwalk.FieldCmdline|procwalk.FieldIO)
 	if err != nil {
 		return err
 	}
@@ -281,7 +281,7 @@ func (c *sessionCommand) memberTree(gd gathered, s *session.Session) error {
 	var draw func(p *procwalk.Process, branch, indent string)
 	draw = func(p *procwalk.Process, branch, indent string) {
 		user := notMeasured
-		if p.Read&procwalk.FieldStatus != 0 {
+		if p.Read&procwalk.FieldOwner != 0 {
 			user = gd.users.Name(p.EffectiveUID)
 		}
 		row := []string{strconv.Itoa(p.ID.PID), user, formatBytes(p.RSSBytes)}

@@ -321,12 +321,13 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Every session's PSS is shown and sorted by: --pss reads every
-	// process's smaps_rollup. The table shows IO as rates alone; JSON has
-	// the byte counts too.
-	var extra procwalk.Fields
+	// Every session's SWAP and (--pss) PSS are shown and sorted by: swap
+	// reads every process's status, unless the host has no swap in use
+	// (FieldSwap); --pss reads every smaps_rollup. The table shows IO as
+	// rates alone; JSON has the byte counts too.
+	extra := procwalk.FieldSwap
 	if c.g.pss {
-		extra = procwalk.FieldSmaps
+		extra |= procwalk.FieldSmaps
 	}
 	if !c.f.noRates || c.json {
 		extra |= procwalk.FieldIO

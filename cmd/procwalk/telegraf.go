@@ -124,6 +124,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.AgentEndedKeep, "agent-ended-keep", "", fmt.Sprintf("how long an ended agent's row stays (default %v; negative: not at all)", st.EndedKeep))
 	fs.StringVar(&in.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
+	fs.BoolVar(&in.Swap, "swap", false, "swap_bytes of sessions: VmSwap, free on a host with no swap in use, else every process's status")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
 	fs.StringVar(&in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
 	fs.StringVar(&in.ProcessMatch, "process-match", "", "rank only processes whose comm or command line matches this regexp")

@@ -40,10 +40,11 @@ func TestTelegrafGathersSessionsFromItsConfig(t *testing.T) {
   proc = "../testdata/proc"
   passwd = "../testdata/passwd"
   session_kinds = ["user"]
+  swap = true
   process_top = 2
   skip_self_metrics = true
 `)
-	if p.ProcessTop != 2 || len(p.SessionKinds) != 1 {
+	if p.ProcessTop != 2 || len(p.SessionKinds) != 1 || !p.Swap {
 		t.Fatalf("options not decoded into the embedded plugin.Input: %+v", p.Input)
 	}
 	if p.Log == nil {

@@ -172,11 +172,11 @@ func TestParity(t *testing.T) {
 	time.Sleep(50 * time.Millisecond) // the weird sleep has exec'd
 
 	fBefore, cgBefore := faults(), cgroupIDs(t)
-	before, err := sc.Snapshot(procwalk.FieldStatus)
+	before, err := sc.Snapshot(procwalk.FieldStatus | procwalk.FieldIO)
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, err := s.SnapshotSelect(0, procwalk.Selector{})
+	snap, err := s.SnapshotSelect(procwalk.FieldIO, procwalk.Selector{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestParity(t *testing.T) {
 		tot[x.pid] = x
 	}
 	sc2 := procwalk.NewScanner(fs)
-	after, err := sc2.Snapshot(procwalk.FieldStatus)
+	after, err := sc2.Snapshot(procwalk.FieldStatus | procwalk.FieldIO)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,6 +250,23 @@ func TestParity(t *testing.T) {
 		between("cstime", p.ChildrenSystemCPUSeconds, b.ChildrenSystemCPUSeconds, a.ChildrenSystemCPUSeconds, 0)
 		between("nvcsw", float64(p.VoluntaryCtxSwitches), float64(b.VoluntaryCtxSwitches), float64(a.VoluntaryCtxSwitches), 0)
 		between("nivcsw", float64(p.InvoluntaryCtxSwitches), float64(b.InvoluntaryCtxSwitches), float64(a.InvoluntaryCtxSwitches), 0)
+		if b.Read&a.Read&procwalk.FieldIO != 0 { // /proc's io of this process readable both times
+			if p.Read&procwalk.FieldIO == 0 {
+				bad("io read", p.Read, b.Read, a.Read)
+			}
+			for _, c := range []struct {
+				field         string
+				got, bef, aft uint64
+			}{
+				{"rchar", p.IO.RChar, b.IO.RChar, a.IO.RChar}, {"wchar", p.IO.WChar, b.IO.WChar, a.IO.WChar},
+				{"syscr", p.IO.SyscR, b.IO.SyscR, a.IO.SyscR}, {"syscw", p.IO.SyscW, b.IO.SyscW, a.IO.SyscW},
+				{"read_bytes", p.IO.ReadBytes, b.IO.ReadBytes, a.IO.ReadBytes},
+				{"write_bytes", p.IO.WriteBytes, b.IO.WriteBytes, a.IO.WriteBytes},
+				{"cancelled_write_bytes", p.IO.CancelledWriteBytes, b.IO.CancelledWriteBytes, a.IO.CancelledWriteBytes},
+			} {
+				between(c.field, float64(c.got), float64(c.bef), float64(c.aft), 0)
+			}
+		}
 		tt, fromBPF := tot[p.ID.PID]
 		if fb, ok := fBefore[p.ID.PID]; ok && fromBPF {
 			if fa, ok := fAfter[p.ID.PID]; ok {
@@ -275,6 +292,9 @@ func TestParity(t *testing.T) {
 		gauge("vsize", p.VSizeBytes, b.VSizeBytes, a.VSizeBytes, 0)
 		gauge("text", p.TextBytes, b.TextBytes, a.TextBytes, 0)
 		gauge("data", p.DataBytes, b.DataBytes, a.DataBytes, 0)
+		if b.StartStack != 0 { // /proc hides it from a reader that may not trace the process
+			gauge("start stack", p.StartStack, b.StartStack, a.StartStack, 0)
+		}
 		gauge("rss", p.RSSBytes, b.RSSBytes, a.RSSBytes, 0)
 		gauge("shared", p.SharedBytes, b.SharedBytes, a.SharedBytes, 0)
 		gauge("swap", p.SwapBytes, b.SwapBytes, a.SwapBytes, 0)

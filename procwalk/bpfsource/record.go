@@ -4,6 +4,7 @@ package bpfsource
 
 import (
 	"math/bits"
+	"structs"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -117,11 +118,12 @@ func (c *converter) process(r *taskProcessRec, p *procwalk.Process) {
 		p.TextBytes = ((r.EndCode+page-1)&^(page-1) - r.StartCode&^(page-1)) / page * page
 	}
 	p.DataBytes = (r.DataVm + r.StackVm) * page
+	p.StartStack = r.StartStack
 	if c.statusOK {
 		p.RealUID, p.EffectiveUID = int(r.Uid), int(r.Euid)
 		p.SwapBytes = r.RssSwap * page
 		p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches = r.Nvcsw, r.Nivcsw
-		p.Read |= procwalk.FieldStatus
+		p.Read |= procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap // status's values
 	}
 }
 
@@ -142,4 +144,35 @@ func (c *converter) comm(raw []int8) string {
 		b[n] = byte(raw[n])
 	}
 	return c.comms.String(b[:n])
+}
+
+// ioCounters is the generated type of a record's io counters (struct
+// io_counters in bpf/task.c), the same in process and thread records.
+type ioCounters = struct {
+	_                   structs.HostLayout
+	Rchar               uint64
+	Wchar               uint64
+	Syscr               uint64
+	Syscw               uint64
+	ReadBytes           uint64
+	WriteBytes          uint64
+	CancelledWriteBytes uint64
+}
+
+// ioOf converts a record's io counters.
+func ioOf(c *ioCounters) procwalk.IO {
+	return procwalk.IO{RChar: c.Rchar, WChar: c.Wchar, SyscR: c.Syscr, SyscW: c.Syscw,
+		ReadBytes: c.ReadBytes, WriteBytes: c.WriteBytes, CancelledWriteBytes: c.CancelledWriteBytes}
+}
+
+// addIO adds b to a, as the kernel sums a process's threads for
+// /proc/<pid>/io.
+func addIO(a *procwalk.IO, b procwalk.IO) {
+	a.RChar += b.RChar
+	a.WChar += b.WChar
+	a.SyscR += b.SyscR
+	a.SyscW += b.SyscW
+	a.ReadBytes += b.ReadBytes
+	a.WriteBytes += b.WriteBytes
+	a.CancelledWriteBytes += b.CancelledWriteBytes
 }

@@ -133,8 +133,10 @@ func TestDecode(t *testing.T) {
 			State: 0, Threads: 2, StartBoottime: 5_000_000_000, Utime: 100 * ms, Stime: 100 * ms, Rtime: 150 * ms,
 			Cutime: 1234 * ms, Cstime: 25 * ms, MinFlt: 10, MajFlt: 1, Nvcsw: 7, Nivcsw: 3,
 			RssFile: 10, RssAnon: 20, RssSwap: 5, RssShmem: 2, TotalVm: 1000, DataVm: 30, StackVm: 3,
-			StartCode: 0x400100, EndCode: 0x402001, CgroupId: 77, Comm: comm("a) b\n(x")},
-		taskThreadRec{Kind: recThread, Tgid: 40, Utime: 100 * ms, Stime: 0, Rtime: 50 * ms, MinFlt: 5, MajFlt: 2},
+			StartCode: 0x400100, EndCode: 0x402001, StartStack: 0x7ffd0000, CgroupId: 77, Comm: comm("a) b\n(x"),
+			Io: 1, IoCounters: ioCounters{Rchar: 1000, Wchar: 200, Syscr: 10, Syscw: 2, ReadBytes: 4096, WriteBytes: 8192, CancelledWriteBytes: 1}},
+		taskThreadRec{Kind: recThread, Tgid: 40, Utime: 100 * ms, Stime: 0, Rtime: 50 * ms, MinFlt: 5, MajFlt: 2,
+			IoCounters: ioCounters{Rchar: 1, Wchar: 2, Syscr: 3, Syscw: 4, ReadBytes: 5, WriteBytes: 6, CancelledWriteBytes: 7}},
 		taskProcessRec{Kind: recProcess, Pid: 0, Comm: comm("outside")}, // not in our namespace
 		taskProcessRec{Kind: recProcess, Pid: 50, Ppid: 2, State: 0x402, Flags: pfKthread, Threads: 1, Comm: comm("kworker/0:1"),
 			RssPartial: 1}, // its counters' per-CPU parts unread: counted
@@ -166,13 +168,13 @@ func checkDecoded(t *testing.T, r io.Reader) {
 	want := procwalk.Process{
 		ID: procwalk.ProcID{PID: 40, StartTicks: 500}, PPID: 1, PGRP: 40, SID: 30, TTY: 34816,
 		Comm: "a) b\n(x", Threads: 2, Start: time.Unix(1_700_000_005, 0), State: 'R',
-		Read: procwalk.FieldStatus,
+		Read: procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap,
 		// 200 ms user and 100 ms system sampled, 200 ms run: system is
 		// 100×200/300 = 66.7 ms (6 ticks), user the rest, 133.3 ms (13).
 		UserCPUSeconds: 0.13, SystemCPUSeconds: 0.06,
 		ChildrenUserCPUSeconds: 1.23, ChildrenSystemCPUSeconds: 0.02,
 		VSizeBytes: 1000 * 4096, RSSBytes: 32 * 4096, SharedBytes: 12 * 4096,
-		TextBytes: 3 * 4096, DataBytes: 33 * 4096,
+		TextBytes: 3 * 4096, DataBytes: 33 * 4096, StartStack: 0x7ffd0000,
 		RealUID: 1000, EffectiveUID: 0, SwapBytes: 5 * 4096, VoluntaryCtxSwitches: 7, InvoluntaryCtxSwitches: 3,
 	}
 	if diff := diffProcess(p, want); diff != "" {
@@ -180,6 +182,15 @@ func checkDecoded(t *testing.T, r io.Reader) {
 	}
 	if got := s.totals[1]; got.minFlt != 15 || got.majFlt != 3 || got.cgroupID != 77 {
 		t.Errorf("pid 40 totals: faults %d/%d cgroup %d, want 15/3 and 77", got.minFlt, got.majFlt, got.cgroupID)
+	}
+	// io: the process record's (leader and dead threads) plus the other
+	// thread's, as /proc/<pid>/io sums them; none for a kernel without.
+	wantIO := procwalk.IO{RChar: 1001, WChar: 202, SyscR: 13, SyscW: 6, ReadBytes: 4101, WriteBytes: 8198, CancelledWriteBytes: 8}
+	if got := s.totals[1]; !got.ioOK || got.io != wantIO {
+		t.Errorf("pid 40 io %+v (kept %v), want %+v", got.io, got.ioOK, wantIO)
+	}
+	if s.totals[0].ioOK {
+		t.Error("pid 1's record says no io counters, but they were kept")
 	}
 	if k := procs[2]; !k.Kernel || k.State != 'I' || k.Comm != "kworker/0:1" {
 		t.Errorf("pid 50: kernel %v state %c comm %q, want a kernel thread, I, kworker/0:1", k.Kernel, k.State, k.Comm)
@@ -241,6 +252,7 @@ func diffProcess(got, want procwalk.Process) string {
 	add("SharedBytes", got.SharedBytes, want.SharedBytes)
 	add("TextBytes", got.TextBytes, want.TextBytes)
 	add("DataBytes", got.DataBytes, want.DataBytes)
+	add("StartStack", got.StartStack, want.StartStack)
 	add("RealUID", got.RealUID, want.RealUID)
 	add("EffectiveUID", got.EffectiveUID, want.EffectiveUID)
 	add("SwapBytes", got.SwapBytes, want.SwapBytes)
@@ -344,6 +356,29 @@ func TestReadOptionalHidden(t *testing.T) {
 					t.Errorf("hidden %v: our pid (running, not in the fixture) denied %v", hidden, denied)
 				}
 			}
+		}
+	}
+}
+
+// A process asking for io gets the iterator's counters, read from no
+// file; one not asking keeps none, and one whose kernel keeps none is
+// left to /proc (here a fixture without the file: not read).
+func TestReadOptionalIOFromIterator(t *testing.T) {
+	fs, err := procwalk.NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io := procwalk.IO{RChar: 1, WChar: 2, SyscR: 3, SyscW: 4, ReadBytes: 5, WriteBytes: 6, CancelledWriteBytes: 7}
+	for _, fields := range []procwalk.Fields{0, procwalk.FieldIO} {
+		s := &Source{fs: fs, scanner: procwalk.NewScanner(fs), groups: map[procwalk.Fields][]*procwalk.Process{}}
+		procs := []procwalk.Process{{ID: procwalk.ProcID{PID: 1}}, {ID: procwalk.ProcID{PID: 7}}}
+		s.totals = []totals{{pid: 1, io: io, ioOK: true}, {pid: 7}}
+		s.readOptional(procs, fields, procwalk.Selector{}, false)
+		if got := procs[0].Read&procwalk.FieldIO != 0; got != (fields != 0) || got && procs[0].IO != io {
+			t.Errorf("fields %v: pid 1 read io %v, %+v", fields, got, procs[0].IO)
+		}
+		if procs[1].IO != (procwalk.IO{}) {
+			t.Errorf("fields %v: pid 7, whose record had no io, got %+v", fields, procs[1].IO)
 		}
 	}
 }

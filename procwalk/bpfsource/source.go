@@ -56,6 +56,10 @@ type totals struct {
 	utime, stime, rtime, prevU, prevS uint64 // ns
 	minFlt, majFlt                    uint64
 	cgroupID                          uint64
+	// io is /proc/<pid>/io's counters, when ioOK (a kernel keeping
+	// them): given to the processes that ask for FieldIO.
+	io   procwalk.IO
+	ioOK bool
 }
 
 // Record sizes: the C structs, which the generated Go types mirror.
@@ -268,6 +272,9 @@ func (s *Source) decode(r io.Reader, expect int) ([]procwalk.Process, error) {
 		tt.rtime += t.Rtime
 		tt.minFlt += t.MinFlt
 		tt.majFlt += t.MajFlt
+		if tt.ioOK {
+			addIO(&tt.io, ioOf(&t.IoCounters))
+		}
 	}
 	for i := range procs {
 		t := &s.totals[i]
@@ -299,7 +306,8 @@ func (s *Source) decodeRecords(b []byte, procs []procwalk.Process, readErr error
 				s.rssPartial++
 			}
 			s.totals = append(s.totals, totals{pid: int(r.Pid), utime: r.Utime, stime: r.Stime, rtime: r.Rtime,
-				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId})
+				prevU: r.PrevUtime, prevS: r.PrevStime, minFlt: r.MinFlt, majFlt: r.MajFlt, cgroupID: r.CgroupId,
+				io: ioOf(&r.IoCounters), ioOK: r.Io != 0})
 		case recThread:
 			if len(b)-off < threadRecSize {
 				return procs, off, readErr
@@ -341,6 +349,11 @@ func (s *Source) readOptional(procs []procwalk.Process, fields procwalk.Fields, 
 		want := fields
 		if sel.Select != nil {
 			want |= sel.Select(p)
+		}
+		if want&procwalk.FieldIO != 0 && i < len(s.totals) && s.totals[i].ioOK {
+			t := &s.totals[i]
+			p.IO = t.io // what /proc/<pid>/io sums, from the iterator
+			p.Read |= procwalk.FieldIO
 		}
 		if want &^= p.Read; want == 0 {
 			continue

@@ -28,7 +28,7 @@ type taskProcessRec struct {
 	Flags         uint32
 	Threads       uint32
 	RssPartial    uint32
-	Pad           uint32
+	Io            uint32
 	StartBoottime uint64
 	Utime         uint64
 	Stime         uint64
@@ -50,19 +50,40 @@ type taskProcessRec struct {
 	StackVm       uint64
 	StartCode     uint64
 	EndCode       uint64
+	StartStack    uint64
 	CgroupId      uint64
-	Comm          [16]int8
+	IoCounters    struct {
+		_                   structs.HostLayout
+		Rchar               uint64
+		Wchar               uint64
+		Syscr               uint64
+		Syscw               uint64
+		ReadBytes           uint64
+		WriteBytes          uint64
+		CancelledWriteBytes uint64
+	}
+	Comm [16]int8
 }
 
 type taskThreadRec struct {
-	_      structs.HostLayout
-	Kind   uint32
-	Tgid   uint32
-	Utime  uint64
-	Stime  uint64
-	Rtime  uint64
-	MinFlt uint64
-	MajFlt uint64
+	_          structs.HostLayout
+	Kind       uint32
+	Tgid       uint32
+	Utime      uint64
+	Stime      uint64
+	Rtime      uint64
+	MinFlt     uint64
+	MajFlt     uint64
+	IoCounters struct {
+		_                   structs.HostLayout
+		Rchar               uint64
+		Wchar               uint64
+		Syscr               uint64
+		Syscw               uint64
+		ReadBytes           uint64
+		WriteBytes          uint64
+		CancelledWriteBytes uint64
+	}
 }
 
 // Names of all BPF objects in the ELF.

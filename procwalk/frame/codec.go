@@ -28,7 +28,7 @@ import (
 
 // wireVersion is the first byte of an encoded frame; a Decoder refuses
 // another.
-const wireVersion = 1
+const wireVersion = 2 // 2: Process.StartStack
 
 // ErrCodec wraps a frame that does not decode.
 var ErrCodec = errors.New("frame: malformed encoded frame")
@@ -190,7 +190,7 @@ func appendProcess(b []byte, p *procwalk.Process) []byte {
 	for _, v := range [...]float64{p.UserCPUSeconds, p.SystemCPUSeconds, p.ChildrenUserCPUSeconds, p.ChildrenSystemCPUSeconds} {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
 	}
-	for _, v := range [...]uint64{p.VSizeBytes, p.RSSBytes, p.SharedBytes, p.TextBytes, p.DataBytes, p.SwapBytes,
+	for _, v := range [...]uint64{p.VSizeBytes, p.RSSBytes, p.SharedBytes, p.TextBytes, p.DataBytes, p.StartStack, p.SwapBytes,
 		p.VoluntaryCtxSwitches, p.InvoluntaryCtxSwitches,
 		p.IO.RChar, p.IO.WChar, p.IO.SyscR, p.IO.SyscW, p.IO.ReadBytes, p.IO.WriteBytes, p.IO.CancelledWriteBytes,
 		p.Smaps.RSSBytes, p.Smaps.PSSBytes, p.Smaps.USSBytes, p.Smaps.SwapBytes, p.Smaps.SwapPSSBytes} {
@@ -248,7 +248,7 @@ func (d *Decoder) readProcess(r *wireReader, p *procwalk.Process) {
 	for _, v := range [...]*float64{&p.UserCPUSeconds, &p.SystemCPUSeconds, &p.ChildrenUserCPUSeconds, &p.ChildrenSystemCPUSeconds} {
 		*v = r.float()
 	}
-	for _, v := range [...]*uint64{&p.VSizeBytes, &p.RSSBytes, &p.SharedBytes, &p.TextBytes, &p.DataBytes, &p.SwapBytes,
+	for _, v := range [...]*uint64{&p.VSizeBytes, &p.RSSBytes, &p.SharedBytes, &p.TextBytes, &p.DataBytes, &p.StartStack, &p.SwapBytes,
 		&p.VoluntaryCtxSwitches, &p.InvoluntaryCtxSwitches,
 		&p.IO.RChar, &p.IO.WChar, &p.IO.SyscR, &p.IO.SyscW, &p.IO.ReadBytes, &p.IO.WriteBytes, &p.IO.CancelledWriteBytes,
 		&p.Smaps.RSSBytes, &p.Smaps.PSSBytes, &p.Smaps.USSBytes, &p.Smaps.SwapBytes, &p.Smaps.SwapPSSBytes} {

@@ -75,9 +75,9 @@ func processIDs() []Desc {
 	id := func(name, label, help string, v func(p *procwalk.Process) float64) Desc {
 		return Desc{Name: name, Label: label, Kind: Gauge, Integer: true, ID: true, Help: help, process: always(v)}
 	}
-	uid := func(name, label string, aliases []string, help string, v func(p *procwalk.Process) int) Desc {
-		return Desc{Name: name, Aliases: aliases, Label: label, Kind: Gauge, Integer: true, ID: true, Needs: procwalk.FieldStatus, Help: help,
-			process: ifRead(procwalk.FieldStatus, func(p *procwalk.Process) float64 { return float64(v(p)) })}
+	uid := func(name, label string, aliases []string, needs procwalk.Fields, help string, v func(p *procwalk.Process) int) Desc {
+		return Desc{Name: name, Aliases: aliases, Label: label, Kind: Gauge, Integer: true, ID: true, Needs: needs, Help: help,
+			process: ifRead(needs, func(p *procwalk.Process) float64 { return float64(v(p)) })}
 	}
 	return []Desc{
 		id("pid", "PID", "process id", func(p *procwalk.Process) float64 { return float64(p.ID.PID) }),
@@ -87,8 +87,9 @@ func processIDs() []Desc {
 		{Name: "tty_nr", Label: "TTY", Kind: Gauge, Integer: true, ID: true,
 			Help:    "controlling terminal's device number, 0 for none",
 			process: always(func(p *procwalk.Process) float64 { return float64(p.TTY) })},
-		uid("uid", "UID", []string{"euid"}, "effective user id, as ps(1) shows", func(p *procwalk.Process) int { return p.EffectiveUID }),
-		uid("ruid", "RUID", nil, "real user id (user sessions group by it)", func(p *procwalk.Process) int { return p.RealUID }),
+		uid("uid", "UID", []string{"euid"}, procwalk.FieldOwner, "effective user id, as ps(1) shows (user sessions group by it)",
+			func(p *procwalk.Process) int { return p.EffectiveUID }),
+		uid("ruid", "RUID", nil, procwalk.FieldStatus, "real user id", func(p *procwalk.Process) int { return p.RealUID }),
 		{Name: "procs", Label: "PROCS", Kind: Gauge, Integer: true, Help: "member processes",
 			session: total(func(t *session.Totals) float64 { return float64(t.Procs) }, allTotals)},
 		{Name: "threads", Label: "THR", Kind: Gauge, Integer: true, Help: "thread count", SessionHelp: "sum of the members' threads",
@@ -125,13 +126,13 @@ func memory() []Desc {
 		{Name: "smaps_read_procs", Label: "SMAPS", Kind: Gauge, Integer: true, Needs: procwalk.FieldSmaps,
 			Help:    "members whose smaps_rollup was read: fewer than procs means partial PSS and USS",
 			session: total(func(t *session.Totals) float64 { return float64(t.SmapsRead) }, smapsTotals)},
-		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Kind: Gauge, Integer: true, Needs: procwalk.FieldStatus,
-			When:        "status or smaps_rollup read (user sessions, `pss`)",
-			Help:        "swapped-out memory (status VmSwap, or smaps_rollup Swap when read)",
-			SessionHelp: "sum of VmSwap (status) or Swap (smaps_rollup)",
-			process:     ifRead(procwalk.FieldStatus|procwalk.FieldSmaps, func(p *procwalk.Process) float64 { return float64(p.SwapBytes) }),
+		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Kind: Gauge, Integer: true, Needs: procwalk.FieldSwap,
+			When:        "`swap` or `pss`",
+			Help:        "swapped-out memory (status VmSwap, 0 on a host with no swap in use; smaps_rollup Swap when read)",
+			SessionHelp: "sum of VmSwap (status; 0 without reading on a host with no swap in use) or Swap (smaps_rollup)",
+			process:     ifRead(procwalk.FieldSwap, func(p *procwalk.Process) float64 { return float64(p.SwapBytes) }),
 			session: func(ss *session.Session, read procwalk.Fields, _ time.Time) (float64, bool) {
-				return float64(ss.Totals.SwapBytes), read&(procwalk.FieldStatus|procwalk.FieldSmaps) != 0
+				return float64(ss.Totals.SwapBytes), read&(procwalk.FieldSwap|procwalk.FieldStatus|procwalk.FieldSmaps) != 0
 			}},
 		{Name: "vsize_bytes", Aliases: []string{"vsize"}, Label: "VSZ", Unit: "bytes", Kind: Gauge, Integer: true, Help: "virtual memory size",
 			process: always(func(p *procwalk.Process) float64 { return float64(p.VSizeBytes) })},

@@ -430,6 +430,7 @@ func decompressed(t *testing.T, b []byte) []byte {
 func TestReadErrors(t *testing.T) {
 	b, _ := record(t, 2, Options{})
 	headerEnd := bytes.Index(b[bytes.IndexByte(b, '\n')+1:], []byte("\n")) + bytes.IndexByte(b, '\n') + 2
+	codec := []byte(fmt.Sprintf(`"frame_codec":%d`, frame.WireVersion))
 	for _, c := range []struct {
 		name string
 		file []byte
@@ -439,9 +440,9 @@ func TestReadErrors(t *testing.T) {
 		{"not a recording", []byte("PID COMM\n1 init\n"), `not a procwalk recording: it starts with "PID COMM\\n"`},
 		{"newer format", append([]byte(fmt.Sprintf("procwalk-recording %d\n", FormatVersion+1)), b[bytes.IndexByte(b, '\n')+1:]...),
 			fmt.Sprintf("is a recording of format %d (by procwalk test), newer than this procwalk reads (format %d)", FormatVersion+1, FormatVersion)},
-		{"newer encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":9`), 1),
-			"holds frames of encoding 9 (by procwalk test), newer than this procwalk reads (encoding 1)"},
-		{"older encoding", bytes.Replace(b, []byte(`"frame_codec":1`), []byte(`"frame_codec":0`), 1),
+		{"newer encoding", bytes.Replace(b, codec, []byte(`"frame_codec":99`), 1),
+			fmt.Sprintf("holds frames of encoding 99 (by procwalk test), newer than this procwalk reads (encoding %d)", frame.WireVersion)},
+		{"older encoding", bytes.Replace(b, codec, []byte(`"frame_codec":0`), 1),
 			"which this procwalk no longer reads"},
 		{"cut header", b[:headerEnd-5], "the header line is cut"},
 	} {
@@ -609,7 +610,7 @@ func TestDelta(t *testing.T) {
 func TestReadFormat1(t *testing.T) {
 	p := fixturePipeline(t)
 	var buf bytes.Buffer
-	buf.WriteString("procwalk-recording 1\n{\"format_version\":1,\"frame_codec\":1,\"procwalk\":\"old\"}\n")
+	fmt.Fprintf(&buf, "procwalk-recording 1\n{\"format_version\":1,\"frame_codec\":%d,\"procwalk\":\"old\"}\n", frame.WireVersion)
 	enc := frame.NewEncoder()
 	var want []frame.Frame
 	for range 3 {

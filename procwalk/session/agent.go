@@ -30,15 +30,20 @@ type agentKind struct {
 	names stickyNames
 	// tracker follows agent sessions over time (agent_status.go).
 	tracker agentTracker
+	// cmdlines keeps the command lines read of the last gather's
+	// possible agents, when keepArgs (agent_cmdline.go).
+	cmdlines map[procwalk.ProcID]keptCmdline
+	keepArgs bool
 }
 
 func (*agentKind) name() string { return KindAgent }
 
 // plan: the command line of possible agents (agentNeedsCmdline), and
 // tmux's panes, to say which pane an agent runs in.
-func (*agentKind) plan(*Grouper) kindPlan {
+func (k *agentKind) plan(g *Grouper) kindPlan {
+	k.keepArgs = addressesRandomised(g.fs)
 	return kindPlan{some: procwalk.FieldCmdline, tmux: true, pick: func(p *procwalk.Process) procwalk.Fields {
-		if agentNeedsCmdline(p) {
+		if agentNeedsCmdline(p) && !k.fillCmdline(p) {
 			return procwalk.FieldCmdline
 		}
 		return 0
@@ -71,6 +76,7 @@ func (*agentKind) info(s *Session) []string {
 }
 
 func (k *agentKind) group(x *grouping) []Session {
+	k.keepCmdlines(x.s)
 	return k.groupAgents(x.g, x.s, x.tmuxPanes().panes)
 }
 

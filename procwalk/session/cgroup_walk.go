@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,7 +43,12 @@ const maxWalked = 4
 
 // cgroupWalk holds one walk and the storage reused from gather to gather.
 // The walk is valid between run and done only: it must never place the
-// processes of a later scan.
+// processes of a later scan by pid. From its second walk on, a Grouper
+// watches the walked cgroups (cgroup_notify.go), and the last walk stands
+// while nothing changed their membership: run then reads no cgroup.procs,
+// processes started since are placed by their identity once their cgroup
+// file was read (late), and a process the walk did not list has its file
+// read once in its life likewise.
 type cgroupWalk struct {
 	valid     bool
 	walkTicks uint64 // CLOCK_BOOTTIME when the walk started, in clock ticks
@@ -58,6 +64,18 @@ type cgroupWalk struct {
 	small        []byte        // the /proc files read before the walk
 	dents        []byte
 	path         []byte
+
+	// notify watches the cgroups of the last walk, from the second walk
+	// on (a one-shot command walks once and watches nothing); nil when
+	// inotify cannot be used. stands says the last walk still holds.
+	notify *cgroupNotify
+	stands bool
+	walks  int // walks made
+	// late holds the cgroup lines read from /proc of the processes the
+	// standing walk could not place, by identity; asked are the
+	// processes whose file this gather's scan was left to read.
+	late, spareLate map[procwalk.ProcID][]procwalk.CgroupLine
+	asked           map[procwalk.ProcID]bool
 }
 
 // walkedHierarchy is one hierarchy to walk: its line in /proc/self/cgroup
@@ -106,6 +124,21 @@ func isWalkedHierarchy(l procwalk.CgroupLine) bool {
 // be trusted.
 func (w *cgroupWalk) run(fs procwalk.FS, cgroupRoot string) {
 	w.valid = false
+	clear(w.asked)
+	if w.standing(fs, cgroupRoot) {
+		w.valid = true
+		return
+	}
+	w.stands = false
+	clear(w.late)
+	if w.notify != nil {
+		w.notify.close() // its watches go with it
+		w.notify = nil
+	}
+	if w.walks > 0 {
+		w.notify = newCgroupNotify()
+	}
+	w.walks++
 	if w.placed == nil {
 		w.placed = make(map[int]cgroupSlots)
 		w.lines = make(map[cgroupSlots][]procwalk.CgroupLine)
@@ -127,12 +160,42 @@ func (w *cgroupWalk) run(fs procwalk.FS, cgroupRoot string) {
 	if w.walkTicks == 0 {
 		return
 	}
+	watched := w.notify != nil
 	for h := range w.hiers {
-		if !w.walkHierarchy(h) {
+		ok, watchedAll := w.walkHierarchy(h)
+		if !ok {
 			return
 		}
+		watched = watched && watchedAll
 	}
 	w.valid = true
+	w.stands = watched
+}
+
+// standing reports whether the last walk still holds: it was watched,
+// nothing changed membership since (cgroup_notify.go), and the
+// hierarchies to walk are the same.
+func (w *cgroupWalk) standing(fs procwalk.FS, cgroupRoot string) bool {
+	if !w.stands || w.notify.changed() {
+		return false
+	}
+	before := slices.Clone(w.hiers)
+	if !w.findHierarchies(fs, cgroupRoot) || len(before) != len(w.hiers) {
+		return false
+	}
+	for h := range w.hiers {
+		// Set by the walk, not by findHierarchies: the top's index, and
+		// single for a whole hierarchy whose top had no sub-cgroup (its
+		// watch sees one made).
+		w.hiers[h].top = before[h].top
+		if w.hiers[h].whole {
+			w.hiers[h].single = before[h].single
+		}
+		if w.hiers[h] != before[h] {
+			return false
+		}
+	}
+	return true
 }
 
 // done ends the walk's validity: the scan it was taken for is over.
@@ -311,12 +374,14 @@ func holds(m procwalk.MountEntry, l procwalk.CgroupLine) bool {
 }
 
 // walkHierarchy lists every cgroup of hierarchy h, parents before children,
-// and places the pids of each. False when its top cannot be read.
-func (w *cgroupWalk) walkHierarchy(h int) bool {
+// and places the pids of each. False when its top cannot be read. With
+// w.notify, each cgroup is watched before it is read: watched says every
+// one was.
+func (w *cgroupWalk) walkHierarchy(h int) (ok, watched bool) {
 	hi := &w.hiers[h]
 	top, err := syscall.Open(hi.dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer syscall.Close(top)
 	// A node's directory under the mount is its path after the mount root:
@@ -326,17 +391,22 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 	hi.top = int32(first)
 	w.nodes = append(w.nodes, cgroupNode{path: w.strs.String([]byte(hi.mountRoot)), parent: -1})
 	if hi.single {
-		return hi.mountRoot == "/" // a mount below the root: not the one cgroup
+		// /proc/cgroups counts its cgroups: standing sees a new one.
+		return hi.mountRoot == "/", true // a mount below the root: not the one cgroup
 	}
+	watched = true
 	for i := first; i < len(w.nodes); i++ {
 		w.path = append(append(w.path[:0], '.'), w.nodes[i].path[prefix:]...)
 		w.path = append(w.path, 0)
 		fd, err := fsio.Openat(top, w.path, syscall.O_RDONLY|syscall.O_DIRECTORY)
 		if err != nil {
 			if i == first {
-				return false
+				return false, false
 			}
 			continue // removed mid-walk: its processes are read from /proc
+		}
+		if w.notify != nil {
+			watched = w.notify.watch(hi.dir+w.nodes[i].path[prefix:]) && watched
 		}
 		w.addChildren(fd, int32(i))
 		if i == first && hi.whole && len(w.nodes) == first+1 {
@@ -346,7 +416,7 @@ func (w *cgroupWalk) walkHierarchy(h int) bool {
 		}
 		syscall.Close(fd)
 	}
-	return true
+	return true, watched
 }
 
 // addChildren appends the subdirectories of node i, read from fd.
@@ -448,8 +518,34 @@ func (w *cgroupWalk) place(b []byte, h int, i int32) {
 // one slice among the processes of the same cgroups (full, so that an
 // append copies). False when the walk cannot vouch for p.
 func (w *cgroupWalk) fill(p *procwalk.Process) bool {
-	if !w.valid || p.ID.StartTicks >= w.walkTicks {
-		return false // no walk, or p may reuse the pid of a process listed
+	if !w.valid {
+		return false
+	}
+	if lines, ok := w.late[p.ID]; ok {
+		p.Cgroups = lines
+		p.Read |= procwalk.FieldCgroup
+		return true
+	}
+	if !w.placeByPID(p) {
+		if w.stands && !w.othersMatter {
+			// Its file is read: keep the lines for the walk's life
+			// (keepLate). Where a hierarchy not walked may place it,
+			// its file is read every gather: nothing watches those.
+			if w.asked == nil {
+				w.asked = make(map[procwalk.ProcID]bool)
+			}
+			w.asked[p.ID] = true
+		}
+		return false
+	}
+	return true
+}
+
+// placeByPID gives p the walked hierarchies' lines of the cgroups listing
+// its pid; false when the walk cannot vouch for p.
+func (w *cgroupWalk) placeByPID(p *procwalk.Process) bool {
+	if p.ID.StartTicks >= w.walkTicks {
+		return false // p may reuse the pid of a process listed
 	}
 	// A pid no cgroup.procs listed may still be placed, in hierarchies of
 	// one cgroup alone (linesOf).
@@ -497,3 +593,37 @@ func atRoot(lines []procwalk.CgroupLine) bool {
 	}
 	return true
 }
+
+// keepLate keeps, for the standing walk, the cgroup lines this gather's
+// scan read of the processes the walk did not place, and drops those of
+// processes gone.
+func (w *cgroupWalk) keepLate(s *procwalk.Snapshot) {
+	if !w.stands {
+		clear(w.late)
+		return
+	}
+	next := w.spareLate
+	if next == nil {
+		next = make(map[procwalk.ProcID][]procwalk.CgroupLine)
+	}
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		if lines, ok := w.late[p.ID]; ok {
+			next[p.ID] = lines
+		} else if w.asked[p.ID] && p.Read&procwalk.FieldCgroup != 0 {
+			next[p.ID] = p.Cgroups
+		}
+	}
+	clear(w.late)
+	w.late, w.spareLate = next, w.late
+	if len(w.late) > maxLate(len(s.Procs)) {
+		// Many processes started since the walk (a fork storm, a batch
+		// of jobs): a new walk places them by pid again, for less CPU
+		// and memory than a file and lines kept for each.
+		w.stands = false
+	}
+}
+
+// maxLate bounds the processes a standing walk keeps by identity, on a
+// host of n processes: a sixteenth of them, at least 64.
+func maxLate(n int) int { return max(64, n/16) }

@@ -8,6 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // cgroupfs.go reads usage and limits from a mounted cgroup filesystem.
@@ -32,6 +35,7 @@ type cgroupFS struct {
 	root  string
 	v2    bool // the root is a v2 hierarchy
 	cache map[string]cgroupValue
+	buf   []byte // a value file's contents
 }
 
 type cgroupValue struct {
@@ -146,11 +150,28 @@ func (c *cgroupFS) read(base, dir, file string) cgroupValue {
 		return v
 	}
 	v := cgroupValue{}
-	if b, err := os.ReadFile(p); err == nil {
+	if b, err := c.readFile(p); err == nil {
 		v = parseCgroupValue(b)
 	}
 	c.cache[p] = v
 	return v
+}
+
+// readFile reads a value file whole into c.buf: an open, a read and a
+// close (os.ReadFile adds a stat, a second read and a File to collect),
+// without blocking on a FIFO planted in a fake tree.
+func (c *cgroupFS) readFile(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	if c.buf == nil {
+		c.buf = make([]byte, 0, 256)
+	}
+	b, _, err := fsio.ReadAllFD(fd, c.buf, true)
+	c.buf = b[:0]
+	return b, err
 }
 
 // parseCgroupValue reads "<n>", "max", "-1", or two of them ("max 100000").

@@ -134,6 +134,7 @@ func (k *cgroupKind) group(x *grouping) []Session {
 	if (x.s.Fields|x.s.Selected)&procwalk.FieldCgroup == 0 {
 		return nil
 	}
+	x.g.cgroups.keepLate(x.s)
 	return k.groupCgroups(x.g, x.s, x.notes)
 }
 

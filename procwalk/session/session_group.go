@@ -43,8 +43,9 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads},
+	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads, cacheable: live(fs), settleWait: tmuxSettleTimeout},
 		environs: procwalk.NewEnvironReader(fs, procwalk.DefaultReadTimeout)}
+	g.tmux.readServer = func(pid int) (tmuxServerState, error) { return readTmuxServer(fs, pid) }
 	for _, k := range cfg.Kinds {
 		if !slices.Contains(Kinds(), k) {
 			return nil, fmt.Errorf("%w: %w %q: kinds are %s", ErrBadConfig, ErrUnknownKind, k, strings.Join(Kinds(), ", "))
@@ -218,7 +219,8 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 	g.tmux.prefetched = nil
 	if x.tmuxAnswer == nil && g.asksTmux() {
 		x.tmuxAnswer = make(chan tmuxAnswer, 1)
-		go func() { x.tmuxAnswer <- g.askTmux() }()
+		known := g.knownAnswers()
+		go func() { x.tmuxAnswer <- g.askTmux(known) }()
 	}
 	// Kinds that wait for tmux go last, so that tmux answers while the
 	// others group.

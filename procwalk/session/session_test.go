@@ -193,9 +193,9 @@ func TestGroupNotesMissingFields(t *testing.T) {
 	}
 	sessions, notes := g.Group(s)
 	if len(sessions) != 0 {
-		t.Errorf("got %d sessions from a snapshot without status or cgroup", len(sessions))
+		t.Errorf("got %d sessions from a snapshot without owners or cgroup", len(sessions))
 	}
-	if len(notes) != 1 || !strings.Contains(notes[0], "status") || !strings.Contains(notes[0], "cgroup") {
+	if len(notes) != 1 || !strings.Contains(notes[0], "owner") || !strings.Contains(notes[0], "cgroup") {
 		t.Errorf("notes = %q, want one naming the missing fields", notes)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
@@ -67,6 +68,14 @@ type tmuxState struct {
 	environ      map[procwalk.ProcID]tmuxEnv
 	environLimit int             // reads a gather: maxEnvironReads (tests lower it)
 	prefetched   chan tmuxAnswer // set by Prefetch, taken by Group
+	// answers are the servers' answers kept by socket (tmux_cache.go),
+	// when cacheable: the FS is this host's /proc, where the servers'
+	// pids are. readServer reads a server's state (tests replace it).
+	answers    map[string]tmuxCached
+	cacheable  bool
+	asked      bool // tmux was asked once: from the second ask on, answers are kept
+	readServer func(pid int) (tmuxServerState, error)
+	settleWait time.Duration // tmuxSettleTimeout (tests lengthen it)
 }
 
 // tmuxResult is one gather's grouping into tmux sessions.
@@ -87,6 +96,7 @@ func (x *grouping) tmuxPanes() *tmuxResult {
 		for _, note := range a.notes.list {
 			x.notes.addf("%s", note)
 		}
+		x.g.tmux.answers = a.keep
 		x.tmux.sessions, x.tmux.panes = x.g.groupTmux(x.s, a.servers, x.notes)
 	}
 	return x.tmux
@@ -117,16 +127,19 @@ type tmuxServer struct {
 // maxStaleListed bounds the sockets without a server that a note names.
 const maxStaleListed = 3
 
-// tmuxAnswer is what the tmux servers said, before grouping.
+// tmuxAnswer is what the tmux servers said, before grouping, and the
+// answers to keep for the next ask.
 type tmuxAnswer struct {
 	servers []tmuxServer
 	notes   noteList
+	keep    map[string]tmuxCached
 }
 
 // askTmux runs list-panes on every server at once (one goroutine per socket,
 // each ending when its tmux does, within tmuxTimeout) and collects the
-// answers in socket order.
-func (g *Grouper) askTmux() tmuxAnswer {
+// answers in socket order. A server whose answer in known still stands
+// (tmux_cache.go) is not asked.
+func (g *Grouper) askTmux(known map[string]tmuxCached) tmuxAnswer {
 	var a tmuxAnswer
 	list := g.cfg.Tmux.ListPanes
 	if list == nil {
@@ -144,16 +157,38 @@ func (g *Grouper) askTmux() tmuxAnswer {
 		return a
 	}
 	type reply struct {
-		out []byte
-		err error
+		err  error
+		srv  tmuxServer // recs nil: no pane
+		bad  int
+		keep *tmuxCached
 	}
 	replies := make([]chan reply, len(sockets))
 	for i, sock := range sockets {
 		replies[i] = make(chan reply, 1)
 		go func() {
+			if c, ok := g.cachedAnswer(known, sock); ok {
+				replies[i] <- reply{srv: c.answer, bad: c.bad, keep: &c}
+				return
+			}
 			out, err := list(sock)
-			replies[i] <- reply{out, err}
+			r := reply{err: err}
+			if err == nil {
+				var recs []tmuxPaneRecord
+				recs, r.bad = parseTmuxPanes(out)
+				if len(recs) > 0 {
+					r.srv = tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs}
+					if known != nil { // a Grouper asking again: keep the answer
+						if c, ok := g.settle(r.srv, r.bad); ok {
+							r.keep = &c
+						}
+					}
+				}
+			}
+			replies[i] <- r
 		}()
+	}
+	if known != nil {
+		a.keep = make(map[string]tmuxCached, len(known))
 	}
 	var stale []string
 	for i, sock := range sockets {
@@ -166,12 +201,14 @@ func (g *Grouper) askTmux() tmuxAnswer {
 		case r.err != nil:
 			a.notes.addf("tmux: %v", r.err)
 		default:
-			recs, bad := parseTmuxPanes(r.out)
-			if bad > 0 {
-				a.notes.addf("tmux: %d pane records from %s did not parse", bad, sock)
+			if r.bad > 0 {
+				a.notes.addf("tmux: %d pane records from %s did not parse", r.bad, sock)
 			}
-			if len(recs) > 0 {
-				a.servers = append(a.servers, tmuxServer{socket: sock, pid: recs[0].serverPID, recs: recs})
+			if r.srv.recs != nil {
+				a.servers = append(a.servers, r.srv)
+			}
+			if r.keep != nil {
+				a.keep[sock] = *r.keep
 			}
 		}
 	}
@@ -198,7 +235,8 @@ func (g *Grouper) Prefetch() {
 		return
 	}
 	ch := make(chan tmuxAnswer, 1)
-	go func() { ch <- g.askTmux() }()
+	known := g.knownAnswers()
+	go func() { ch <- g.askTmux(known) }()
 	g.tmux.prefetched = ch
 }
 
@@ -525,15 +563,15 @@ func (t *tmuxGrouping) startedAfter(p *procwalk.Process, srv int) bool {
 	return i < 0 || p.ID.StartTicks >= t.s.Procs[i].ID.StartTicks
 }
 
-// sameUserAsServer reports whether p runs as the real uid of a server
-// (false when uids were not read): its unreadable environment may hide an
-// escapee, where another user's is no business of that server's.
+// sameUserAsServer reports whether p runs as the effective uid of a
+// server (false when uids were not read): its unreadable environment may
+// hide an escapee, where another user's is no business of that server's.
 func (t *tmuxGrouping) sameUserAsServer(p *procwalk.Process) bool {
-	if p.Read&procwalk.FieldStatus == 0 {
+	if p.Read&procwalk.FieldOwner == 0 {
 		return false
 	}
 	for _, i := range t.serverIndex {
-		if i >= 0 && t.s.Procs[i].Read&procwalk.FieldStatus != 0 && t.s.Procs[i].RealUID == p.RealUID {
+		if i >= 0 && t.s.Procs[i].Read&procwalk.FieldOwner != 0 && t.s.Procs[i].EffectiveUID == p.EffectiveUID {
 			return true
 		}
 	}

@@ -8,17 +8,20 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 )
 
-// session_user.go builds one session per real uid, from every process's
-// status.
+// session_user.go builds one session per effective uid, the user ps's
+// USER column shows, from the owner of every process's /proc/<pid>
+// (FieldOwner): one stat a process. The real uid would cost a status read
+// a process, the kernel formatting some 55 lines, for the few processes
+// whose uids differ (a setuid program run by another user).
 
-// KindUser is a real uid.
+// KindUser is an effective uid.
 const KindUser = "user"
 
 type userKind struct{}
 
 func (userKind) name() string { return KindUser }
 
-func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: procwalk.FieldStatus} }
+func (userKind) plan(*Grouper) kindPlan { return kindPlan{every: procwalk.FieldOwner} }
 
 // tagAttrs: the user's name, for dashboards to group by.
 func (userKind) tagAttrs() []string { return []string{AttrUser} }
@@ -28,26 +31,26 @@ func (userKind) numberAttrs() []string { return []string{AttrUID} }
 // info: "uid 1000".
 func (userKind) info(s *Session) []string { return []string{"uid " + s.Attrs[AttrUID]} }
 
-// group builds one session per real uid; none when the snapshot lacks
-// status (Group notes it).
+// group builds one session per effective uid; none when the snapshot
+// lacks the owners (Group notes it).
 func (userKind) group(x *grouping) []Session {
 	s := x.s
-	if s.Fields&procwalk.FieldStatus == 0 {
+	if s.Fields&(procwalk.FieldOwner|procwalk.FieldStatus) == 0 {
 		return nil
 	}
 	b := newBuilder(s, KindUser)
 	index := make(map[int]int32)
 	for i := range s.Procs {
 		p := &s.Procs[i]
-		if p.Kernel || p.Read&procwalk.FieldStatus == 0 {
+		if p.Kernel || p.Read&procwalk.FieldOwner == 0 {
 			continue
 		}
-		si, ok := index[p.RealUID]
+		si, ok := index[p.EffectiveUID]
 		if !ok {
-			uid := strconv.Itoa(p.RealUID)
-			name := x.g.cfg.Users.Name(p.RealUID)
+			uid := strconv.Itoa(p.EffectiveUID)
+			name := x.g.cfg.Users.Name(p.EffectiveUID)
 			si = b.add(name, map[string]string{AttrUser: name, AttrUID: uid})
-			index[p.RealUID] = si
+			index[p.EffectiveUID] = si
 		}
 		b.of[i] = si
 	}

@@ -205,8 +205,7 @@ func (c TmuxConfig) sockets() (sockets []string, looked string) {
 	dirs := []string{own}
 	looked = own
 	if os.Geteuid() == 0 {
-		all, _ := filepath.Glob(filepath.Join(dir, "tmux-*"))
-		dirs = append(dirs, all...)
+		dirs = append(dirs, tmuxDirs(dir)...)
 		looked = filepath.Join(dir, "tmux-*")
 	}
 	// The server we run inside, wherever its socket is: TMUX is
@@ -232,4 +231,23 @@ func (c TmuxConfig) sockets() (sockets []string, looked string) {
 		}
 	}
 	return sockets, looked
+}
+
+// tmuxDirs returns the tmux-* entries of dir, sorted, as filepath.Glob
+// would, in one pass of getdents that keeps no other name: dir is /tmp,
+// which may hold thousands of entries, listed at every gather.
+func tmuxDirs(dir string) []string {
+	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var dirs []string
+	fsio.EachDirent(fd, make([]byte, 8<<10), func(name []byte, typ byte) { // an error leaves those listed so far
+		if bytes.HasPrefix(name, []byte("tmux-")) && (typ == syscall.DT_DIR || typ == syscall.DT_UNKNOWN) {
+			dirs = append(dirs, filepath.Join(dir, string(name)))
+		}
+	})
+	slices.Sort(dirs)
+	return dirs
 }

@@ -499,3 +499,28 @@ func TestTmuxReply(t *testing.T) {
 		}
 	}
 }
+
+// tmuxDirs lists the tmux-* directories of a TMUX_TMPDIR, sorted: not a
+// file, not another name, and not a symbolic link (tmux itself refuses a
+// socket directory that is a link: lstat, S_ISDIR).
+func TestTmuxDirs(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"tmux-1000", "tmux-0", "other", "tmuxfoo"} {
+		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "tmux-file"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(dir, "other"), filepath.Join(dir, "tmux-link")); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "tmux-0"), filepath.Join(dir, "tmux-1000")}
+	if got := tmuxDirs(dir); !slices.Equal(got, want) {
+		t.Errorf("tmuxDirs = %v, want %v", got, want)
+	}
+	if got := tmuxDirs(filepath.Join(dir, "missing")); got != nil {
+		t.Errorf("missing dir: %v, want nothing", got)
+	}
+}

@@ -194,14 +194,14 @@ func (m *Model) Init() tea.Cmd { return m.gather() }
 // rowFields are what a process row shows beyond stat and statm: read of
 // the rows on screen alone, unless the sort or the filter needs them of
 // every process.
-const rowFields = procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps
+const rowFields = procwalk.FieldOwner | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps
 
 // sortNeeds is what sorting the process table by column c needs read of
 // every process.
 func sortNeeds(c int) procwalk.Fields {
 	switch c {
 	case colUser:
-		return procwalk.FieldStatus
+		return procwalk.FieldOwner
 	case colName:
 		return procwalk.FieldCmdline // the name is argv[0]'s when it is read
 	case colUSS, colPSS:

@@ -210,7 +210,7 @@ func (b *rowBuilder) setValues(r *row) {
 func (b *rowBuilder) processCells(r *row) []string {
 	p, v, ok := r.proc, &r.values, &r.have
 	user := absent
-	if p.Read&procwalk.FieldStatus != 0 {
+	if p.Read&procwalk.FieldOwner != 0 {
 		user = b.users.Name(p.EffectiveUID)
 	}
 	// Not read yet (a row the last frame did not have on screen, shown

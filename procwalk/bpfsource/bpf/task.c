@@ -14,6 +14,12 @@ char LICENSE[] SEC("license") = "GPL";
 #define REC_PROCESS 1
 #define REC_THREAD 2
 
+/* A task's /proc/<pid>/io counters (struct task_io_accounting). */
+struct io_counters {
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+};
+
 /* A process: what /proc/<pid>/stat, statm and status say of it, raw. Times
  * in ns, memory in pages; procwalk converts them exactly as the kernel
  * does for /proc. Every field is naturally aligned: no padding. */
@@ -31,7 +37,7 @@ struct process_rec {
 	__u32 flags;	  /* PF_*: PF_KTHREAD marks a kernel thread */
 	__u32 threads;	  /* signal->nr_threads */
 	__u32 rss_partial; /* 1: an RSS counter lacks its per-CPU parts */
-	__u32 pad;
+	__u32 io;	  /* 1: the io counters are set (CONFIG_TASK_IO_ACCOUNTING) */
 	__u64 start_boottime; /* ns since boot, suspend included */
 	__u64 utime, stime, rtime; /* leader's own plus dead threads' (signal) */
 	__u64 prev_utime, prev_stime; /* signal->prev_cputime: last reported */
@@ -40,8 +46,9 @@ struct process_rec {
 	__u64 nvcsw, nivcsw;
 	__u64 rss_file, rss_anon, rss_swap, rss_shmem; /* pages */
 	__u64 total_vm, data_vm, stack_vm; /* pages */
-	__u64 start_code, end_code; /* addresses */
+	__u64 start_code, end_code, start_stack; /* addresses */
 	__u64 cgroup_id; /* cgroup v2 (kernfs node) id */
+	struct io_counters io_counters; /* leader's own plus dead threads' */
 	char comm[16];
 };
 
@@ -51,6 +58,7 @@ struct thread_rec {
 	__u32 tgid;
 	__u64 utime, stime, rtime;
 	__u64 min_flt, maj_flt;
+	struct io_counters io_counters;
 };
 
 /* Unused but for bpf2go -type: they make the Go types. */
@@ -165,6 +173,22 @@ static __always_inline __u64 rss_sum(struct mm_struct *mm, int member, __u64 bas
 	return v < 0 ? 0 : v;
 }
 
+/* add_io adds the counters of the task_io_accounting at a to c, as
+ * task_io_accounting_add does; 0 when the kernel keeps none. */
+static __always_inline int add_io(struct io_counters *c, struct task_io_accounting *a)
+{
+	if (!bpf_core_field_exists(a->read_bytes) || !bpf_core_field_exists(a->rchar))
+		return 0;
+	c->rchar += BPF_CORE_READ(a, rchar);
+	c->wchar += BPF_CORE_READ(a, wchar);
+	c->syscr += BPF_CORE_READ(a, syscr);
+	c->syscw += BPF_CORE_READ(a, syscw);
+	c->read_bytes += BPF_CORE_READ(a, read_bytes);
+	c->write_bytes += BPF_CORE_READ(a, write_bytes);
+	c->cancelled_write_bytes += BPF_CORE_READ(a, cancelled_write_bytes);
+	return 1;
+}
+
 SEC("iter/task")
 int procwalk_tasks(struct bpf_iter__task *ctx)
 {
@@ -199,6 +223,7 @@ int procwalk_tasks(struct bpf_iter__task *ctx)
 		t.rtime = BPF_CORE_READ(task, se.sum_exec_runtime);
 		t.min_flt = BPF_CORE_READ(task, min_flt);
 		t.maj_flt = BPF_CORE_READ(task, maj_flt);
+		add_io(&t.io_counters, &task->ioac);
 		bpf_seq_write(seq, &t, sizeof(t));
 		return 0;
 	}
@@ -258,8 +283,17 @@ int procwalk_tasks(struct bpf_iter__task *ctx)
 		r.stack_vm = BPF_CORE_READ(mm, stack_vm);
 		r.start_code = BPF_CORE_READ(mm, start_code);
 		r.end_code = BPF_CORE_READ(mm, end_code);
+		r.start_stack = BPF_CORE_READ(mm, start_stack);
 	}
 	r.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	/* /proc/<pid>/io of the process: the leader's, the dead threads'
+	 * (signal), and each other thread's (its thread_rec). */
+	if (add_io(&r.io_counters, &task->ioac)) {
+		struct signal_struct *sig = BPF_CORE_READ(task, signal);
+
+		add_io(&r.io_counters, &sig->ioac);
+		r.io = 1;
+	}
 	BPF_CORE_READ_INTO(&r.comm, task, comm);
 
 	bpf_seq_write(seq, &r, sizeof(r));

@@ -71,6 +71,13 @@ struct prev_cputime {
 	__u64 stime;
 } PRESERVE;
 
+/* include/linux/task_io_accounting.h: the counters /proc/<pid>/io shows
+ * (CONFIG_TASK_XACCT and CONFIG_TASK_IO_ACCOUNTING). */
+struct task_io_accounting {
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+} PRESERVE;
+
 struct signal_struct {
 	int nr_threads;
 	struct pid *pids[PIDTYPE_MAX];
@@ -79,6 +86,7 @@ struct signal_struct {
 	struct prev_cputime prev_cputime;
 	unsigned long min_flt, maj_flt;
 	unsigned long long sum_sched_runtime;
+	struct task_io_accounting ioac; /* dead threads' */
 } PRESERVE;
 
 /* Linux 6.2 and later keep each RSS counter in a percpu_counter. */
@@ -97,7 +105,7 @@ struct bpf_array {
 
 struct mm_struct {
 	struct percpu_counter rss_stat[4];
-	unsigned long total_vm, data_vm, stack_vm, start_code, end_code;
+	unsigned long total_vm, data_vm, stack_vm, start_code, end_code, start_stack;
 } PRESERVE;
 
 /* Before 6.2: an array of atomic_long_t in struct mm_rss_stat. */
@@ -134,6 +142,7 @@ struct task_struct {
 	char comm[16];
 	struct signal_struct *signal;
 	struct css_set *cgroups;
+	struct task_io_accounting ioac;
 } PRESERVE;
 
 /* Before 5.14 the state field was called state, and was a long. */

@@ -5,6 +5,8 @@ package fsio
 import (
 	"syscall"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // MaxFileBytes bounds any single /proc file we read. cmdline can be as long as
@@ -59,5 +61,25 @@ func ReadAllFD(fd int, buf []byte, oneRecord bool) (out []byte, truncated bool, 
 		if oneRecord && n < room {
 			return buf, false, nil
 		}
+	}
+}
+
+// OwnerAt returns the uid owning path under dirfd (NUL-terminated, not
+// followed if a link), asking statx for the owner alone: one system call
+// and no allocation, where unix.Fstatat copies the path.
+func OwnerAt(dirfd int, path []byte) (uint32, error) {
+	var st unix.Statx_t
+	for {
+		_, _, e := syscall.Syscall6(unix.SYS_STATX, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])),
+			unix.AT_SYMLINK_NOFOLLOW, unix.STATX_UID, uintptr(unsafe.Pointer(&st)), 0)
+		switch {
+		case e == syscall.EINTR:
+			continue
+		case e != 0:
+			return 0, e
+		case st.Mask&unix.STATX_UID == 0:
+			return 0, syscall.EOPNOTSUPP // the filesystem has no owner to give
+		}
+		return st.Uid, nil
 	}
 }

@@ -7,7 +7,8 @@
 // Arguments add what a command's data needs beyond stat and statm, read
 // the plainest way, to measure the floor of that command:
 //
-//	status  every status too (sessions' SWAP, real uids)
+//	status  every status too (sessions' SWAP where swap is in use, real uids)
+//	owner   the owner of every /proc/PID too (user sessions' effective uid)
 //	kinds   what the default session kinds need: the command line of
 //	        every interpreter (agent), cgroup.procs of every cgroup of
 //	        each cgroup hierarchy that has a sub-cgroup (cgroup), and one
@@ -24,9 +25,10 @@ import (
 )
 
 func main() {
-	status, kinds := false, false
+	status, owner, kinds := false, false, false
 	for _, a := range os.Args[1:] {
 		status = status || a == "status"
+		owner = owner || a == "owner"
 		kinds = kinds || a == "kinds"
 	}
 	dir, err := os.Open("/proc")
@@ -40,9 +42,13 @@ func main() {
 	if status {
 		files = append(files, "/status")
 	}
+	var st syscall.Stat_t
 	for _, name := range names {
 		if name[0] < '0' || name[0] > '9' {
 			continue
+		}
+		if owner {
+			syscall.Stat("/proc/"+name, &st)
 		}
 		for _, f := range files {
 			n := readAll("/proc/"+name+f, buf)
