@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
@@ -24,37 +23,24 @@ const DefaultPasswd = "/etc/passwd"
 // then Gather once per interval. The zero value plus Init emits the procwalk
 // schema's sessions from /proc.
 type Input struct {
-	Proc          string   `toml:"proc"`
-	Schema        string   `toml:"schema"`
-	SessionKinds  []string `toml:"session_kinds"`
-	TmuxSockets   []string `toml:"tmux_sockets"`
-	CgroupRoot    string   `toml:"cgroup_root"`
-	DangerPercent float64  `toml:"danger_percent"`
-	Trees         []string `toml:"trees"`
-	Groups        string   `toml:"groups"`
-	Fold          []string `toml:"fold"`
-	Agents        []string `toml:"agents"`
-	// Agent status options (session.AgentStatusConfig): durations such as
-	// "10s"; "" is the default.
-	AgentTranscripts    []string `toml:"agent_transcripts"`
-	AgentContextWindows []string `toml:"agent_context_windows"`
-	AgentActiveWithin   string   `toml:"agent_active_within"`
-	AgentBusyCPU        float64  `toml:"agent_busy_cpu"`
-	AgentTurnTimeout    string   `toml:"agent_turn_timeout"`
-	AgentEndedKeep      string   `toml:"agent_ended_keep"`
-	AgentFirstRead      string   `toml:"agent_first_read"`
-	PSS                 bool     `toml:"pss"`
-	IO                  bool     `toml:"io"`
-	Swap                bool     `toml:"swap"`
-	ProcessTop          int      `toml:"process_top"`
-	ProcessTopBy        string   `toml:"process_top_by"`
-	ProcessMatch        string   `toml:"process_match"`
-	ProcstatPattern     string   `toml:"procstat_pattern"`
-	ProcstatExe         string   `toml:"procstat_exe"`
-	ProcstatUser        string   `toml:"procstat_user"`
-	ProcstatTagWith     []string `toml:"procstat_tag_with"`
-	SkipSelfMetrics     bool     `toml:"skip_self_metrics"`
-	Passwd              string   `toml:"passwd"`
+	Proc   string `toml:"proc"`
+	Schema string `toml:"schema"`
+	// The session options (session_kinds, tmux_sockets, cgroup_root,
+	// danger_percent, trees, groups, agents, agent_*), the struct
+	// procwalk's own flags fill too; danger_percent 0 means the default.
+	session.Options
+	PSS             bool     `toml:"pss"`
+	IO              bool     `toml:"io"`
+	Swap            bool     `toml:"swap"`
+	ProcessTop      int      `toml:"process_top"`
+	ProcessTopBy    string   `toml:"process_top_by"`
+	ProcessMatch    string   `toml:"process_match"`
+	ProcstatPattern string   `toml:"procstat_pattern"`
+	ProcstatExe     string   `toml:"procstat_exe"`
+	ProcstatUser    string   `toml:"procstat_user"`
+	ProcstatTagWith []string `toml:"procstat_tag_with"`
+	SkipSelfMetrics bool     `toml:"skip_self_metrics"`
+	Passwd          string   `toml:"passwd"`
 	// SourceMode picks the snapshot source as procwalk's --source does:
 	// "proc", "bpf" or "auto" ("" is auto). Unused when Source is set.
 	SourceMode string `toml:"source"`
@@ -154,35 +140,8 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 	if in.SourceMode != "" && !slices.Contains(bpfsource.Modes(), in.SourceMode) {
 		return cfg, fs, optionErr("source", fmt.Errorf("%w: %s %q: want one of %s", ErrConfig, opt("source"), in.SourceMode, strings.Join(bpfsource.Modes(), ", ")))
 	}
-	opts := session.Options{
-		Kinds:               in.SessionKinds,
-		TmuxSockets:         in.TmuxSockets,
-		CgroupRoot:          in.CgroupRoot,
-		DangerPercent:       cmp.Or(in.DangerPercent, session.DefaultDangerPercent), // 0: unset
-		Trees:               in.Trees,
-		GroupsFile:          in.Groups,
-		Fold:                in.Fold,
-		Agents:              in.Agents,
-		AgentTranscripts:    in.AgentTranscripts,
-		AgentContextWindows: in.AgentContextWindows,
-		AgentFirstRead:      in.AgentFirstRead,
-		AgentStatus:         session.AgentStatusConfig{BusyCPUPercent: in.AgentBusyCPU}, // 0: the default
-	}
-	for _, d := range []struct {
-		key, value string
-		dst        *time.Duration
-	}{
-		{"agent_active_within", in.AgentActiveWithin, &opts.AgentStatus.ActiveWithin},
-		{"agent_turn_timeout", in.AgentTurnTimeout, &opts.AgentStatus.TurnTimeout},
-		{"agent_ended_keep", in.AgentEndedKeep, &opts.AgentStatus.EndedKeep},
-	} {
-		if d.value == "" {
-			continue
-		}
-		if *d.dst, err = time.ParseDuration(d.value); err != nil {
-			return cfg, fs, optionErr(d.key, fmt.Errorf("%w: %s %q: want a duration such as 10s or 5m", ErrConfig, opt(d.key), d.value))
-		}
-	}
+	opts := in.Options
+	opts.DangerPercent = cmp.Or(opts.DangerPercent, session.DefaultDangerPercent) // 0: unset
 	if cfg.Group, err = opts.Config(); err != nil {
 		var oe *session.OptionError
 		if errors.As(err, &oe) {

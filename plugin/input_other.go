@@ -12,17 +12,18 @@ import (
 // procwalk has nothing to read: a Telegraf built for every system (macOS,
 // Windows, the BSDs) compiles with inputs.procwalk, and Init says why it
 // cannot run. It keeps the Linux Input's TOML options (TestOtherInput
-// checks them), so that a configuration shared by a fleet parses and the
-// error is this one, not Telegraf's "fields were not used".
+// checks them: on Linux the session options come from the embedded
+// session.Options, flat here), so that a configuration shared by a fleet
+// parses and the error is this one, not Telegraf's "fields were not used".
 type Input struct {
 	Proc                string   `toml:"proc"`
 	Schema              string   `toml:"schema"`
-	SessionKinds        []string `toml:"session_kinds"`
+	Kinds               []string `toml:"session_kinds"`
 	TmuxSockets         []string `toml:"tmux_sockets"`
 	CgroupRoot          string   `toml:"cgroup_root"`
 	DangerPercent       float64  `toml:"danger_percent"`
 	Trees               []string `toml:"trees"`
-	Groups              string   `toml:"groups"`
+	GroupsFile          string   `toml:"groups"`
 	Fold                []string `toml:"fold"`
 	Agents              []string `toml:"agents"`
 	AgentTranscripts    []string `toml:"agent_transcripts"`

@@ -17,13 +17,20 @@ import (
 // configuration parses on every system and only Init fails.
 func TestOtherInput(t *testing.T) {
 	var want []string
-	typ := reflect.TypeFor[Input]()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if key, ok := f.Tag.Lookup("toml"); ok && key != "-" {
-			want = append(want, f.Name+" "+f.Type.String()+" "+key)
+	var walk func(typ reflect.Type)
+	walk = func(typ reflect.Type) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if f.Anonymous { // session.Options: its options are the input's
+				walk(f.Type)
+				continue
+			}
+			if key, ok := f.Tag.Lookup("toml"); ok && key != "-" {
+				want = append(want, f.Name+" "+f.Type.String()+" "+key)
+			}
 		}
 	}
+	walk(reflect.TypeFor[Input]())
 	file, err := parser.ParseFile(token.NewFileSet(), "input_other.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // fakeAcc records what Gather adds, as InfluxDB would store it: the
@@ -69,7 +70,7 @@ func (a *fakeAcc) AddError(err error)         { a.errs = append(a.errs, err) }
 // AddCounter, gauges and rates with AddGauge, strings untyped; procstat's
 // schema is untyped, as procstat is.
 func TestGatherTypesFields(t *testing.T) {
-	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, ProcessTop: 1}
+	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", Options: session.Options{Kinds: []string{"user"}}, ProcessTop: 1}
 	if err := in.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestInitNamesTheBadOption(t *testing.T) {
 	}{
 		{Input{Proc: "/nonexistent"}, "proc"},
 		{Input{Proc: fixtureProc, Schema: "influx"}, "schema"},
-		{Input{Proc: fixtureProc, SessionKinds: []string{"tmux", "podz"}}, "session_kinds"},
+		{Input{Proc: fixtureProc, Options: session.Options{Kinds: []string{"tmux", "podz"}}}, "session_kinds"},
 		{Input{Proc: fixtureProc, ProcessTop: MaxTop + 1}, "process_top"},
 		{Input{Proc: fixtureProc, ProcessTop: -1}, "process_top"},
 		{Input{Proc: fixtureProc, ProcessTop: 3, ProcessTopBy: "memory"}, "process_top_by"},
@@ -123,19 +124,19 @@ func TestInitNamesTheBadOption(t *testing.T) {
 		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcstatTagWith: []string{"cpu"}}, "procstat_tag_with"},
 		{Input{Proc: fixtureProc, ProcstatPattern: "x"}, "schema"},
 		{Input{Proc: fixtureProc, Schema: SchemaProcstat, ProcessTop: 2}, "process_top"},
-		{Input{Proc: fixtureProc, TmuxSockets: []string{"main", " "}}, "tmux_sockets"},
-		{Input{Proc: fixtureProc, CgroupRoot: "testdata/passwd"}, "cgroup_root"},
+		{Input{Proc: fixtureProc, Options: session.Options{TmuxSockets: []string{"main", " "}}}, "tmux_sockets"},
+		{Input{Proc: fixtureProc, Options: session.Options{CgroupRoot: "testdata/passwd"}}, "cgroup_root"},
 		{Input{Proc: fixtureProc, Passwd: "testdata/missing-passwd"}, "passwd"},
-		{Input{Proc: fixtureProc, DangerPercent: 120}, "danger_percent"},
+		{Input{Proc: fixtureProc, Options: session.Options{DangerPercent: 120}}, "danger_percent"},
 		{Input{Proc: fixtureProc, SourceMode: "ebpf"}, "source"},
-		{Input{Proc: fixtureProc, DangerPercent: math.NaN()}, "danger_percent"},
-		{Input{Proc: fixtureProc, Trees: []string{"build=("}}, "trees"},
-		{Input{Proc: fixtureProc, Groups: "testdata/no-such-rules"}, "groups"},
-		{Input{Proc: fixtureProc, Agents: []string{"no-regex"}}, "agents"},
-		{Input{Proc: fixtureProc, AgentTurnTimeout: "soon"}, "agent_turn_timeout"},
-		{Input{Proc: fixtureProc, AgentTurnTimeout: "-1m"}, "agent_turn_timeout"},
-		{Input{Proc: fixtureProc, AgentBusyCPU: -5}, "agent_busy_cpu"},
-		{Input{Proc: fixtureProc, AgentFirstRead: "1k"}, "agent_first_read"},
+		{Input{Proc: fixtureProc, Options: session.Options{DangerPercent: math.NaN()}}, "danger_percent"},
+		{Input{Proc: fixtureProc, Options: session.Options{Trees: []string{"build=("}}}, "trees"},
+		{Input{Proc: fixtureProc, Options: session.Options{GroupsFile: "testdata/no-such-rules"}}, "groups"},
+		{Input{Proc: fixtureProc, Options: session.Options{Agents: []string{"no-regex"}}}, "agents"},
+		{Input{Proc: fixtureProc, Options: session.Options{AgentTurnTimeout: "soon"}}, "agent_turn_timeout"},
+		{Input{Proc: fixtureProc, Options: session.Options{AgentTurnTimeout: "-1m"}}, "agent_turn_timeout"},
+		{Input{Proc: fixtureProc, Options: session.Options{AgentBusyCPU: -5}}, "agent_busy_cpu"},
+		{Input{Proc: fixtureProc, Options: session.Options{AgentFirstRead: "1k"}}, "agent_first_read"},
 	}
 	for _, tt := range tests {
 		err := tt.in.Init()
@@ -151,7 +152,7 @@ func TestInitNamesTheBadOption(t *testing.T) {
 
 func TestGatherMatchesLineOutput(t *testing.T) {
 	newInput := func() *Input {
-		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, ProcessTop: 2, SkipSelfMetrics: true}
+		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", Options: session.Options{Kinds: []string{"user"}}, ProcessTop: 2, SkipSelfMetrics: true}
 		if err := in.Init(); err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func TestInputSourceLive(t *testing.T) {
 	if err := bpfsource.Allowed(fs); err != nil {
 		t.Skipf("the BPF source is not allowed here: %v", err)
 	}
-	in := &Input{SessionKinds: []string{"user"}}
+	in := &Input{Options: session.Options{Kinds: []string{"user"}}}
 	if err := in.Init(); err != nil {
 		t.Fatal(err)
 	}
@@ -256,16 +257,24 @@ func TestGatherBeforeInit(t *testing.T) {
 
 func TestSampleConfigDocumentsEveryOption(t *testing.T) {
 	sample := (&Input{}).SampleConfig()
-	typ := reflect.TypeOf(Input{})
-	for i := 0; i < typ.NumField(); i++ {
-		key := typ.Field(i).Tag.Get("toml")
-		if key == "" || key == "-" {
-			continue
-		}
-		if !strings.Contains(sample, "# "+key+" = ") {
-			t.Errorf("sample.conf lacks a commented default for %q", key)
+	var check func(typ reflect.Type)
+	check = func(typ reflect.Type) {
+		for i := 0; i < typ.NumField(); i++ {
+			f := typ.Field(i)
+			if f.Anonymous { // session.Options: its options are the input's
+				check(f.Type)
+				continue
+			}
+			key := f.Tag.Get("toml")
+			if key == "" || key == "-" {
+				continue
+			}
+			if !strings.Contains(sample, "# "+key+" = ") {
+				t.Errorf("sample.conf lacks a commented default for %q", key)
+			}
 		}
 	}
+	check(reflect.TypeOf(Input{}))
 	if !strings.HasPrefix(strings.SplitN(sample, "\n", 3)[1], "[[inputs.procwalk]]") {
 		t.Errorf("sample.conf must start with a comment then [[inputs.procwalk]]:\n%s", sample)
 	}
@@ -274,7 +283,7 @@ func TestSampleConfigDocumentsEveryOption(t *testing.T) {
 // A partial failure (here a hook's error) goes to AddError and the metrics
 // are still added; Gather itself succeeds.
 func TestGatherReportsPartialFailuresWithAddError(t *testing.T) {
-	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"},
+	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", Options: session.Options{Kinds: []string{"user"}},
 		Hook: func(frame.Frame, *Batch) error { return errors.New("rule r2 failed") }}
 	if err := in.Init(); err != nil {
 		t.Fatal(err)
@@ -328,7 +337,7 @@ func TestGatherFailsWhenNothingGathered(t *testing.T) {
 // evil); without it the field is absent, never 0.
 func TestSwapOption(t *testing.T) {
 	for _, swap := range []bool{false, true} {
-		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", SessionKinds: []string{"user"}, Swap: swap, SkipSelfMetrics: true}
+		in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd", Options: session.Options{Kinds: []string{"user"}}, Swap: swap, SkipSelfMetrics: true}
 		if err := in.Init(); err != nil {
 			t.Fatal(err)
 		}

@@ -271,29 +271,26 @@ func (m *Monitor) Release() {
 	m.src.ReleaseSpare()
 }
 
-// ReleaseHeld hands back, with KeepLast, the storage of the snapshot
-// before the last: for a consumer that shows the last alone until another
-// Monitor's first (a live view switching to a view another Monitor
-// gathers), so that the other's scan reuses it. The last stays valid.
-func (m *Monitor) ReleaseHeld() {
-	if m.cfg.KeepLast && m.held != nil {
-		m.src.Recycle(m.held)
-		m.held = nil
-	}
-}
-
 // recycle hands the last snapshot's storage to the source, unless
 // consumers keep snapshots; with KeepLast, the one before it.
 func (m *Monitor) recycle() {
 	switch {
 	case m.cfg.Keep:
 	case m.cfg.KeepLast:
-		if m.held != nil {
-			m.src.Recycle(m.held)
-		}
+		m.giveBack(m.held)
 		m.held = m.last
-	case m.last != nil:
-		m.src.Recycle(m.last)
+	default:
+		m.giveBack(m.last)
 	}
 	m.last = nil
+}
+
+// giveBack marks s recycled, so that a consumer that kept it past the
+// retention fails loudly (ErrRecycled), and hands its storage to the
+// source.
+func (m *Monitor) giveBack(s *Snapshot) {
+	if s != nil {
+		s.recycled = true
+		m.src.Recycle(s)
+	}
 }

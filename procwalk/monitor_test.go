@@ -208,29 +208,51 @@ func TestMonitorKeepLast(t *testing.T) {
 	}
 }
 
-// TestMonitorReleaseHeld checks that a KeepLast Monitor hands back the
-// snapshot before the last, once, and keeps the last whole.
-func TestMonitorReleaseHeld(t *testing.T) {
-	src := &countingSource{Scanner: NewScanner(fixtureFS(t))}
-	m := NewMonitor(FS{}, MonitorConfig{Source: src, KeepLast: true})
-	m.ReleaseHeld() // nothing held yet
-	var last *Snapshot
-	for range 2 {
-		var err error
-		if last, err = m.Gather(); err != nil {
-			t.Fatal(err)
+// TestMonitorRecycledSnapshotPanics checks that a snapshot kept past the
+// Monitor's retention fails loudly: its lookups panic with ErrRecycled
+// rather than find another scan's processes in the reused storage.
+func TestMonitorRecycledSnapshotPanics(t *testing.T) {
+	panics := func(s *Snapshot) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err, _ = r.(error)
+			}
+		}()
+		s.Process(1)
+		s.Roots()
+		return nil
+	}
+	for _, tc := range []struct {
+		name string
+		cfg  MonitorConfig
+		live []bool // of the first two snapshots once three are gathered
+	}{
+		{"recycle", MonitorConfig{}, []bool{false, false}},
+		{"keep-last", MonitorConfig{KeepLast: true}, []bool{false, true}},
+		{"keep", MonitorConfig{Keep: true}, []bool{true, true}},
+	} {
+		m := NewMonitor(fixtureFS(t), tc.cfg)
+		var snaps []*Snapshot
+		for range 3 {
+			s, err := m.Gather()
+			if err != nil {
+				t.Fatal(err)
+			}
+			snaps = append(snaps, s)
 		}
-	}
-	m.ReleaseHeld()
-	m.ReleaseHeld()
-	if src.recycled != 1 || last.Process(1) == nil {
-		t.Errorf("%d snapshots recycled (want the one before the last), last has pid 1: %v", src.recycled, last.Process(1) != nil)
-	}
-	if _, err := m.Gather(); err != nil {
-		t.Fatal(err)
-	}
-	if src.recycled != 1 || last.Process(1) == nil {
-		t.Errorf("the gather after: %d recycled, want 1 (the last is held now)", src.recycled)
+		for i, live := range tc.live {
+			err := panics(snaps[i])
+			if live != (err == nil) || err != nil && !errors.Is(err, ErrRecycled) {
+				t.Errorf("%s: snapshot %d: %v; want live %v", tc.name, i+1, err, live)
+			}
+		}
+		if err := panics(snaps[2]); err != nil {
+			t.Errorf("%s: the last snapshot: %v", tc.name, err)
+		}
+		m.Release()
+		if err := panics(snaps[2]); (err == nil) != tc.cfg.Keep {
+			t.Errorf("%s: the last snapshot after Release: %v", tc.name, err)
+		}
 	}
 }
 

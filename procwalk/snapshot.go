@@ -36,7 +36,16 @@ type Snapshot struct {
 	parent      []int32 // index of each process's parent in Procs, -1 for roots
 	firstChild  []int32
 	nextSibling []int32
+	// recycled is set when a Monitor handed the storage back to its
+	// source: a later scan reuses it for other processes.
+	recycled bool
 }
+
+// ErrRecycled is the panic value of a snapshot used after its Monitor
+// recycled its storage: kept past the Monitor's retention (MonitorConfig's
+// Keep and KeepLast; frame.Retention), its processes would be another
+// scan's.
+var ErrRecycled = errors.New("procwalk: a snapshot used after its Monitor recycled its storage (kept past the retention: MonitorConfig.Keep, KeepLast)")
 
 // Visibility accounts for what a Snapshot could not see. Partial data is
 // marked here, never silently missing.

@@ -75,8 +75,11 @@ func (s *Snapshot) members(procs []*Process) []*Process {
 	return own
 }
 
-// Index returns the position of pid in Procs, or -1.
+// Index returns the position of pid in Procs, or -1. Like every lookup of
+// the tree (Process, Lookup, Parent, Children ...), it panics with
+// ErrRecycled on a snapshot whose storage its Monitor recycled.
 func (s *Snapshot) Index(pid int) int {
+	s.check()
 	lo, hi := 0, len(s.Procs)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -90,6 +93,13 @@ func (s *Snapshot) Index(pid int) int {
 		return lo
 	}
 	return -1
+}
+
+// check panics with ErrRecycled when s's storage was recycled.
+func (s *Snapshot) check() {
+	if s.recycled {
+		panic(ErrRecycled)
+	}
 }
 
 // ParentIndex returns the index in Procs of the parent of Procs[i], or -1
@@ -158,6 +168,7 @@ func (s *Snapshot) Ancestors(pid int) []*Process {
 
 // Roots returns the processes without a parent in the snapshot.
 func (s *Snapshot) Roots() []*Process {
+	s.check()
 	var out []*Process
 	for i := range s.Procs {
 		if s.parent[i] < 0 {

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -123,11 +122,11 @@ func (c *WorkerConn) Action(e kill.ActionEvent) { c.send(workerMsg{Action: &e}) 
 func (c *WorkerConn) Serve(ctx context.Context, l Limits, self, data procwalk.FS, tick func(context.Context, frame.Frame) (note string, err error), code func(error) int) error {
 	l = l.withDefaults()
 	limitAddressSpace(self, l)
-	// The GC works harder as the worker nears its budgets plus goSlack,
-	// rather than let garbage grow the heap to twice what is live: what
-	// the budgets let a script keep, not what the GC leaves, bounds the
-	// worker's resident memory, well below its memory cgroup's limit.
-	debug.SetMemoryLimit(int64(l.HeapBudgetBytes + l.RetainedBytes + goSlack))
+	// The GC works harder as the worker nears its budgets plus goSlack
+	// (frame.WorkerGC): what the budgets let a script keep, not what the
+	// GC leaves, bounds the worker's resident memory, well below its
+	// memory cgroup's limit.
+	frame.WorkerGC(int64(l.HeapBudgetBytes + l.RetainedBytes + goSlack))
 	// Past the soft RLIMIT_CPU the kernel sends SIGXCPU, which Go ignores
 	// unless asked: end the worker, with the status the parent explains.
 	xcpu := make(chan os.Signal, 1)

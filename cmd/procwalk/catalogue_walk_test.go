@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"maps"
 	"os"
 	"os/exec"
@@ -436,7 +437,7 @@ func (w *walk) json() {
 	for i := range snap.Procs {
 		p := &snap.Procs[i]
 		var m map[string]any
-		unmarshal(t, newJSONProcess(snap, p, nil, metric.Processes()), &m)
+		unmarshal(t, render.NewJSONProcess(snap, p, nil, metric.Processes()), &m)
 		shown := map[string]bool{}
 		for k, v := range m {
 			switch k {
@@ -446,7 +447,7 @@ func (w *walk) json() {
 				}
 				continue
 			}
-			w.check("ps JSON", p, k, v, func(d *metric.Desc, v float64) any { return jsonNumber(d, v) })
+			w.check("ps JSON", p, k, v, func(d *metric.Desc, v float64) any { return render.JSONNumber(d, v) })
 			shown[k] = true
 		}
 		w.complete("ps JSON", p, shown)
@@ -454,7 +455,7 @@ func (w *walk) json() {
 	for _, s := range w.g.Sessions {
 		s := w.sessions[s.Ref()]
 		var m map[string]any
-		unmarshal(t, newJSONSession(snap.Time, snap.Fields, s), &m)
+		unmarshal(t, render.NewJSONSession(snap.Time, snap.Fields, s), &m)
 		metrics, _ := m["metrics"].(map[string]any)
 		shown := map[string]bool{}
 		for k, v := range metrics {
@@ -462,7 +463,7 @@ func (w *walk) json() {
 				if d.Integer || d.Flag {
 					return v
 				}
-				return round(v, 3)
+				return render.Round(v, 3)
 			})
 			shown[k] = true
 		}
@@ -535,18 +536,18 @@ func (w *walk) tables() {
 	snap := w.g.Snapshot
 	for _, d := range metric.Processes() {
 		for _, name := range append([]string{d.Name}, d.Aliases...) {
-			col, ok := findPSColumn(name)
-			if !ok || col.header != d.Label {
-				t.Errorf("ps --columns %s: %v, header %q, want the label %q", name, ok, col.header, d.Label)
+			col, ok := render.FindProcessColumn(name)
+			if !ok || col.Header != d.Label {
+				t.Errorf("ps --columns %s: %v, header %q, want the label %q", name, ok, col.Header, d.Label)
 				continue
 			}
 			for i := range snap.Procs {
 				p := &snap.Procs[i]
-				want := notMeasured
+				want := render.NotMeasured
 				if v, ok := d.Process(snap, p); ok {
-					want = formatMetric(&d, v)
+					want = render.Metric(&d, v)
 				}
-				if got := col.value(snap, p, nil); got != want {
+				if got := col.Value(snap, p, nil); got != want {
 					t.Errorf("ps column %s of pid %d: %q, want %q", name, p.ID.PID, got, want)
 				}
 			}
@@ -554,9 +555,9 @@ func (w *walk) tables() {
 	}
 	for _, d := range metric.Sessions() {
 		for _, s := range w.sessions {
-			cell := sessionCell(&d, s, snap.Fields, snap.Time)
+			cell := render.SessionCell(&d, s, snap.Fields, snap.Time)
 			v, ok := d.Session(s, snap.Fields, snap.Time)
-			if !ok && cell != notMeasured || ok && strings.TrimSuffix(cell, "+") != formatMetric(&d, v) {
+			if !ok && cell != render.NotMeasured || ok && strings.TrimSuffix(cell, "+") != render.Metric(&d, v) {
 				t.Errorf("sessions cell %s of %s: %q, the catalogue's %v (%v)", d.Name, s.Ref(), cell, v, ok)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -30,27 +32,7 @@ import (
 // words already escaped for where the cursor is (completeBash), zsh and
 // fish quote what they insert themselves.
 
-const completionHelp = `Prints a shell completion script for bash, zsh or fish on stdout. It
-completes the commands, each command's flags, the values of flags that take
-one of a few (--sort, --kind, --source, --view, --signal ...), the names of
-this host's sessions (KIND:NAME) after 'procwalk session' and 'procwalk kill
---session', bundled script names after 'procwalk run' and 'procwalk watch',
-and file names where a flag takes a file. Session names with spaces,
-quotes or backslashes are inserted quoted.
-
-  bash   eval "$(procwalk completion bash)"   in ~/.bashrc, or save it as
-         /etc/bash_completion.d/procwalk
-  zsh    eval "$(procwalk completion zsh)"    in ~/.zshrc, after compinit,
-         or save it as _procwalk in a directory of $fpath
-  fish   procwalk completion fish > ~/.config/fish/completions/procwalk.fish
-
-Each <Tab> runs procwalk once; session names are looked up then (one scan
-of /proc, no rates; --proc, --tmux-socket and the other flags already on
-the command line apply, and so do the PROCWALK_* variables).
-
-` + exitCodesHelp
-
-// completeCommand is the hidden command the scripts run.
+// completeCommand is the hidden command the scripts run for session names.
 const completeCommand = "__complete"
 
 // completionShells are the shells completion writes a script for.
@@ -63,7 +45,7 @@ func newCompletionCommand(e *env) *ffcli.Command {
 		Name:       "completion",
 		ShortUsage: "procwalk completion bash|zsh|fish",
 		ShortHelp:  "print a shell completion script: commands, flags, values, session names",
-		LongHelp:   completionHelp,
+		LongHelp:   helpText("completion"),
 		FlagSet:    fs,
 		Exec: func(_ context.Context, args []string) error {
 			if len(args) != 1 {
@@ -240,7 +222,7 @@ func (c *completer) parse(words []string) (cmd *ffcli.Command, pos int, pending 
 			if f == nil && cmd == nil {
 				f = subcommand(c.root, defaultCommand).FlagSet.Lookup(name)
 			}
-			if f != nil && !inline && !isBoolFlag(f) {
+			if f != nil && !inline && !cmdline.IsBoolFlag(f) {
 				if i == len(words)-1 {
 					return cmd, pos, name
 				}
@@ -265,11 +247,6 @@ func (c *completer) parse(words []string) (cmd *ffcli.Command, pos int, pending 
 // takesRest reports whether a command's arguments after the first belong
 // to something else (guard's command, a script's own flags).
 func takesRest(command string) bool { return command == "guard" }
-
-func isBoolFlag(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
-}
 
 // findCommand is root's command called name, or nil.
 func findCommand(root *ffcli.Command, name string) *ffcli.Command {
@@ -362,7 +339,7 @@ func (c *completer) values(cmd *ffcli.Command, name, value, prefix string, words
 	case "procstat-tag-with":
 		vals, list = plugin.ProcstatTagWith(), true
 	case "columns":
-		vals, list = strings.Split(psColumnNames, ","), true
+		vals, list = strings.Split(render.ProcessColumnNames, ","), true
 	case "script":
 		return c.withPrefix(c.scripts(value), prefix)
 	case "show":
@@ -423,7 +400,7 @@ func (c *completer) sessionWords(words []string) []string {
 		return nil
 	}
 	fs := subcommand(c.root, "sessions").FlagSet
-	flags, _ := splitFlags(fs, words)
+	flags, _ := cmdline.SplitFlags(fs, words)
 	var known []string
 	for i := 0; i < len(flags); i++ {
 		name, _, inline := strings.Cut(strings.TrimLeft(flags[i], "-"), "=")
@@ -432,7 +409,7 @@ func (c *completer) sessionWords(words []string) []string {
 			continue // another command's flag, or one that would hide sessions
 		}
 		known = append(known, flags[i])
-		if !inline && !isBoolFlag(f) && i+1 < len(flags) {
+		if !inline && !cmdline.IsBoolFlag(f) && i+1 < len(flags) {
 			i++
 			known = append(known, flags[i])
 		}

@@ -10,12 +10,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v3"
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 )
 
 // config.go reads the --config file: ff's PlainParser format, one
@@ -96,7 +96,7 @@ func configParser(known map[string]bool, fs *flag.FlagSet, sources *flagSources)
 			if len(line) > maxConfigLineBytes {
 				return fmt.Errorf("%s is %d bytes, over the %d-byte limit: shorten it", at, len(line), maxConfigLineBytes)
 			}
-			name, value, ok := plainLine(string(line))
+			name, value, ok := cmdline.PlainLine(string(line))
 			if !ok {
 				continue
 			}
@@ -110,7 +110,7 @@ func configParser(known map[string]bool, fs *flag.FlagSet, sources *flagSources)
 				return fmt.Errorf("%s: unknown flag %q: no procwalk command has it (see procwalk <command> --help)", at, name)
 			}
 			if f := fs.Lookup(name); f != nil {
-				if want := checkValue(f, value); want != "" {
+				if want := cmdline.CheckValue(f, value); want != "" {
 					return fmt.Errorf("%s: %s %q: want %s", at, name, value, want)
 				}
 			}
@@ -121,54 +121,6 @@ func configParser(known map[string]bool, fs *flag.FlagSet, sources *flagSources)
 		}
 		return nil
 	}
-}
-
-// plainLine reads one line as ff.PlainParser does: "name value", "name"
-// alone meaning "name true", " #" starting a comment after the value;
-// blank lines and lines starting with '#' hold nothing (ok false).
-func plainLine(line string) (name, value string, ok bool) {
-	line = strings.TrimSpace(line)
-	if line == "" || line[0] == '#' {
-		return "", "", false
-	}
-	name, value, found := strings.Cut(line, " ")
-	if !found {
-		return name, "true", true
-	}
-	value = strings.TrimSpace(value)
-	if i := strings.Index(value, " #"); i >= 0 {
-		value = strings.TrimSpace(value[:i])
-	}
-	return name, value, true
-}
-
-// checkValue checks value for flag f as f's Set would. It returns what
-// the flag wants when value is bad ("a whole number"), "" when it is good:
-// the flag package would say only "parse error".
-func checkValue(f *flag.Flag, value string) (want string) {
-	getter, ok := f.Value.(flag.Getter)
-	if !ok {
-		return "" // a list of strings: any value goes
-	}
-	var err error
-	switch getter.Get().(type) {
-	case bool:
-		_, err = strconv.ParseBool(value)
-		want = "true or false"
-	case time.Duration:
-		_, err = time.ParseDuration(value)
-		want = "a duration such as 10s, 500ms or 2m"
-	case int:
-		_, err = strconv.ParseInt(value, 0, strconv.IntSize)
-		want = "a whole number"
-	case float64:
-		_, err = strconv.ParseFloat(value, 64)
-		want = "a number"
-	}
-	if err != nil {
-		return want
-	}
-	return ""
 }
 
 // flagSources says where each flag's value came from, for an error about
@@ -255,7 +207,7 @@ func (s *flagSources) readCommandLine(fs *flag.FlagSet, args []string) error {
 			continue
 		}
 		s.commandLine[name] = true
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && ok && b.IsBoolFlag() {
+		if !inline && cmdline.IsBoolFlag(f) {
 			continue
 		}
 		if !inline {
@@ -265,7 +217,7 @@ func (s *flagSources) readCommandLine(fs *flag.FlagSet, args []string) error {
 			i++
 			value = args[i]
 		}
-		if want := checkValue(f, value); want != "" {
+		if want := cmdline.CheckValue(f, value); want != "" {
 			return usageErrorf("--%s %q: want %s", name, value, want)
 		}
 	}
@@ -283,7 +235,7 @@ func (s *flagSources) checkEnv(fs *flag.FlagSet) error {
 		if bad != nil || s.commandLine[f.Name] || v == "" {
 			return
 		}
-		if want := checkValue(f, v); want != "" {
+		if want := cmdline.CheckValue(f, v); want != "" {
 			bad = usageErrorf("%s=%q: --%s wants %s; fix or unset %s", env, v, f.Name, want, env)
 		}
 	})

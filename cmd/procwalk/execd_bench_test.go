@@ -252,11 +252,14 @@ func BenchmarkExecdScript(b *testing.B) {
 	}
 	plain := startExecd(b, bin, "--source", "proc")
 	scripted := startExecd(b, bin, "--source", "proc", "--script", script)
-	var plainCPU, scriptCPU float64
+	var plainCPU, scriptCPU, scriptSelf float64
 	gather := func(x *execdProcess, cpu *float64) {
 		w0 := liveChildrenCPUSeconds(b, x.cmd.Process.Pid)
 		self, children, _ := x.gather(b)
 		*cpu += self + children + liveChildrenCPUSeconds(b, x.cmd.Process.Pid) - w0
+		if x == scripted {
+			scriptSelf += self
+		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -272,6 +275,7 @@ func BenchmarkExecdScript(b *testing.B) {
 	n := float64(b.N)
 	b.ReportMetric(plainCPU*1000/n, "noscript-cpu-ms/op")
 	b.ReportMetric(scriptCPU*1000/n, "script-cpu-ms/op")
+	b.ReportMetric(scriptSelf*1000/n, "script-parent-cpu-ms/op")
 	b.ReportMetric(scriptCPU/plainCPU, "x-noscript")
 	b.ReportMetric(1.15, "x-target")
 }

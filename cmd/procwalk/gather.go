@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -43,19 +43,19 @@ func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 		if g.longRunning {
 			choose = bpfsource.Choose
 		}
-		// Loading parses the kernel's BTF: megabytes of garbage at once.
-		// Collected as it goes and handed back after, it does not set a
-		// long-running execd's peak resident size. A one-shot command
-		// loads nothing unless --source bpf: two forced collections at its
-		// start would be its only garbage collection work.
+		// Loading parses the kernel's BTF: megabytes of garbage at once,
+		// collected as it goes for a long-running command. A one-shot
+		// command loads nothing unless --source bpf: two forced
+		// collections at its start would be its only garbage collection
+		// work.
+		var c *bpfsource.Chosen
+		var err error
+		load := func() { c, err = choose(fsys, g.source) }
 		if g.longRunning || g.source == bpfsource.ModeBPF {
-			gc := debug.SetGCPercent(10)
-			defer func() {
-				debug.SetGCPercent(gc)
-				debug.FreeOSMemory()
-			}()
+			frame.CollectingGarbage(load)
+		} else {
+			load()
 		}
-		c, err := choose(fsys, g.source)
 		if err != nil {
 			return nil, usageErrorf("--source: %v", err)
 		}
@@ -66,22 +66,6 @@ func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
 	}
 	return g.chosen.Source, nil
 }
-
-// oneShotGC sets the garbage collector of a command that gathers once and
-// exits (ps, tree, sessions, telegraf's exec mode), unless GOGC is set:
-// nearly all it allocates is the snapshot, alive until it exits, so a
-// collection frees little, and each one runs a mark worker on the idle
-// core (at 10,000 processes it cost ps 4% of its CPU and sessions 8%, for
-// no smaller peak resident size).
-func oneShotGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(oneShotGCPercent)
-	}
-}
-
-// oneShotGCPercent lets a one-shot command's heap grow to five times its
-// live size before a collection (GOGC=400).
-const oneShotGCPercent = 400
 
 // closeSource unloads the BPF program, if one was loaded.
 func (g *globals) closeSource() {
@@ -124,14 +108,14 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	v := s.Visibility
 	var parts []string
 	if v.Gone > 0 {
-		parts = append(parts, countOf(v.Gone, "process", "processes")+" exited mid-scan")
+		parts = append(parts, render.CountOf(v.Gone, "process", "processes")+" exited mid-scan")
 	}
 	if v.Malformed > 0 {
 		// Listed processes neither gone, nor refused, nor in Procs had a
 		// stat or statm that did not parse.
 		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"] - v.Denied["statm"]
 		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat or statm)",
-			countOf(v.Malformed, "process", "processes"), max(dropped, 0)))
+			render.CountOf(v.Malformed, "process", "processes"), max(dropped, 0)))
 	}
 	fields := make([]string, 0, len(v.Denied))
 	for f := range v.Denied {
@@ -139,7 +123,7 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 	}
 	slices.Sort(fields)
 	for _, f := range fields {
-		n := countOf(v.Denied[f], "process", "processes")
+		n := render.CountOf(v.Denied[f], "process", "processes")
 		if f == "stat" || f == "statm" {
 			// Without stat or statm a process is left out entirely.
 			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
@@ -148,7 +132,7 @@ func visibilityNote(s *procwalk.Snapshot, euid int) string {
 		}
 	}
 	if v.TimedOut > 0 {
-		parts = append(parts, countOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
+		parts = append(parts, render.CountOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
 	}
 	if v.OthersHidden {
 		parts = append(parts, fmt.Sprintf("proc is mounted hidepid=%s: other users' processes may be missing (run as root)", v.HidePID))
@@ -175,14 +159,6 @@ func writeVisibilityNote(w io.Writer, s *procwalk.Snapshot) {
 	if note := visibilityNote(s, os.Geteuid()); note != "" {
 		fmt.Fprintf(w, "procwalk: %s\n", note)
 	}
-}
-
-// countOf prints "1 process", "3 processes".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }
 
 // checkRateInterval says what is wrong with --interval as the time between

@@ -6,10 +6,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"os/exec"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -46,66 +46,6 @@ type guardCommand struct {
 	noCgroup bool
 }
 
-const guardHelp = `Runs CMD with its stdin, stdout and stderr, watches its whole process tree
-every --interval (a global flag, 1s by default) and ends it when it breaks
-a limit:
-
-  --max-rss SIZE      summed RSS of the tree (over-counts shared pages)
-  --max-pss SIZE      summed PSS of the tree (exact; reads smaps_rollup of
-                      the tree's processes each interval)
-  --max-cpu-time D    user+system CPU of the tree, exited processes included:
-                      exact from CMD's own cgroup (v2), where guard can make
-                      one; else approximate (a process reaped by the kernel,
-                      its parent ignoring SIGCHLD, counts as last sampled)
-  --timeout D         wall-clock time since CMD started
-
-SIZE is bytes with an optional unit: 512MiB, 2G, 1.5GiB (K M G T and KiB
-MiB GiB TiB are powers of 1024; KB MB GB TB powers of 1000). D is a Go
-duration: 90s, 1h30m.
-
-POLICY (--kill)
-  tree     (default) the first signal (TERM) to every process of the tree,
-           --grace for them to exit, then SIGKILL; guard exits 124
-  biggest  for a memory limit, only the largest process (by RSS, or PSS for
-           --max-pss) is terminated; guard waits until its memory is freed
-           and keeps watching. CPU and time limits always end the tree.
-The protected list of procwalk kill does not apply (guard acts only on the
-processes CMD started); the hard rules do (guard never signals itself).
-
-The tree includes daemons CMD double-forks: guard is a child subreaper,
-so orphans are reparented to it, watched, reaped (no zombies), and ended
-with the tree. When CMD exits, whatever it left running gets the same
-two-stage terminate before guard exits.
-
-SIGTERM sent to guard is forwarded to CMD; so are SIGINT, SIGQUIT and
-SIGHUP unless guard runs in the foreground of the terminal on stdin (the
-terminal then sends them to CMD directly). Job control (Ctrl-Z) is not
-passed through.
-
---dry-run watches and reports, once per limit, exactly what would be
-signalled, and signals nothing: CMD runs to its own end, and guard then
-exits without ending (or waiting for) what CMD left running.
-
-On exit guard prints a summary to stderr: why it ended, peak tree RSS and
-PSS (sampled each interval), the largest single process's peak RSS (from
-the kernel), CPU seconds, duration, and the last 100 processes it killed.
-
-EXAMPLES
-  procwalk guard --max-rss 2G -- make -j8
-  procwalk guard --max-pss 1.5GiB --kill biggest --interval 500ms -- ./run-agents.sh
-  procwalk guard --timeout 30m --max-cpu-time 2h -- ./nightly.sh
-
-EXIT CODES
-  N    CMD's own exit status
-  128+N CMD was killed by signal N (not by guard)
-  124  guard ended CMD for breaking a limit (--max-rss, --max-pss,
-       --max-cpu-time, --timeout); with --kill biggest only when the
-       process it ended was CMD itself
-  126  CMD could not be executed
-  127  CMD was not found
-  1    guard itself failed (e.g. it could not become a subreaper)
-  2    usage error: a bad flag value (the message names the flag) or no CMD`
-
 func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	c := &guardCommand{g: g, e: e}
 	fs := newFlagSet("guard", g, e.stderr)
@@ -121,7 +61,7 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "guard",
 		ShortUsage: "procwalk guard [flags] -- CMD [ARGS...]",
 		ShortHelp:  "run a command and end its process tree when it breaks a memory, CPU or time limit",
-		LongHelp:   guardHelp,
+		LongHelp:   helpText("guard"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -226,100 +166,20 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 		return startError(args[0], err)
 	}
 	stdio.wait(time.Second)
-	r := guardReport{c: c, res: res, name: name, root: fsys.Root()}
-	r.summary()
-	return r.exitError()
+	render.GuardSummary(c.e.stderr, render.GuardRun{Result: res, Name: name, Root: fsys.Root(), Interval: c.g.interval,
+		DryRun: c.dryRun, HistorySize: guardHistory})
+	return guardExit(res, name)
 }
 
-// guardReport presents a supervised run: its summary and exit code.
-type guardReport struct {
-	c    *guardCommand
-	res  *kill.SuperviseResult
-	name string
-	root string
-}
-
-// outcome says why guard ended.
-func (r *guardReport) outcome() string {
-	res := r.res
-	status := "still running"
-	if res.Status != nil {
-		status = describeStatus(*res.Status)
-	}
+// guardExit is guard's exit: 124 for an enforced limit, else CMD's status.
+func guardExit(res *kill.SuperviseResult, name string) error {
 	switch {
 	case res.Enforced != "" && res.Unenforced != nil:
-		return fmt.Sprintf("NOT stopped: %s, but every target was refused (%s %s)", res.Enforced, r.name, status)
-	case res.Enforced != "":
-		return fmt.Sprintf("stopped by procwalk: %s (%s %s)", res.Enforced, r.name, status)
-	case res.Cancelled:
-		return fmt.Sprintf("cancelled: the tree was terminated (%s %s)", r.name, status)
-	case len(res.Forwarded) > 0:
-		return fmt.Sprintf("%s %s (guard forwarded %s)", r.name, status, strings.Join(res.Forwarded, ","))
-	}
-	return r.name + " " + status
-}
-
-// summary prints how the run went to stderr.
-func (r *guardReport) summary() {
-	w, res := r.c.e.stderr, r.res
-	if res.End.IsZero() {
-		res.End = time.Now()
-	}
-	fmt.Fprintf(w, "procwalk guard: %s after %s\n", r.outcome(), res.End.Sub(res.Start).Round(time.Millisecond))
-	kernelPeak := formatBytes(uint64(max(res.MaxRSSKiB, 0)) * 1024)
-	if res.Samples == 0 {
-		fmt.Fprintf(w, "  tree not sampled (it ended before the first --interval %s); largest process peak RSS at most %s (kernel high-water mark)\n", r.c.g.interval, kernelPeak)
-	} else {
-		pss := "PSS not read (use --max-pss or --pss)"
-		if res.PSSSeen {
-			pss = "peak tree PSS " + formatBytes(res.PeakPSSBytes)
-		}
-		fmt.Fprintf(w, "  peak tree RSS %s, %s, sampled %s every %s; largest process peak RSS at most %s (kernel high-water mark)\n",
-			formatBytes(res.PeakRSSBytes), pss, countOf(res.Samples, "time", "times"), r.c.g.interval, kernelPeak)
-	}
-	how := "from its cgroup"
-	if res.CPUCgroup == "" {
-		how = "approximate: no cgroup of its own"
-	}
-	fmt.Fprintf(w, "  CPU %.2fs user+system (%s); %s seen; %s reaped\n",
-		res.CPUSeconds, how, countOf(res.Seen, "process", "processes"), countOf(res.OrphansReaped, "orphan", "orphans"))
-	switch {
-	case res.Leftovers && r.c.dryRun:
-		fmt.Fprintf(w, "  %s left processes running: not ended (dry run)\n", r.name)
-	case res.Leftovers:
-		fmt.Fprintf(w, "  %s left processes running: guard ended them\n", r.name)
-	}
-	for _, why := range res.WouldEnd {
-		fmt.Fprintf(w, "  dry run: %s: nothing was signalled\n", why)
-	}
-	if res.Abandoned > 0 {
-		fmt.Fprintf(w, "  %d processes outlived SIGKILL (uninterruptible sleep?): guard stopped waiting for them\n", res.Abandoned)
-	}
-	if res.ScanErrors > 0 {
-		fmt.Fprintf(w, "  %d scans of %s failed: limits were not checked then\n", res.ScanErrors, r.root)
-	}
-	if events := res.History.Events(); len(events) > 0 {
-		what := "signalled by guard"
-		if r.c.dryRun {
-			what = "would have been signalled"
-		}
-		fmt.Fprintf(w, "  %s: %d (last %d kept):\n", what, res.History.Total(), guardHistory)
-		for _, e := range events {
-			fmt.Fprintf(w, "    %s\n", printable(e.String()))
-		}
-	}
-}
-
-// exitError is guard's exit: 124 for an enforced limit, else CMD's status.
-func (r *guardReport) exitError() error {
-	res := r.res
-	switch {
-	case res.Enforced != "" && res.Unenforced != nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", r.name, res.Unenforced)}
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", name, res.Unenforced)}
 	case res.Enforced != "":
 		return &exitErr{Code: exitLimit}
 	case res.Status == nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", r.name)}
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", name)}
 	}
 	if code := exitStatus(*res.Status); code != 0 {
 		return &exitErr{Code: code}

@@ -12,7 +12,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/procwalk/procwalk/procwalk/kill"
 	"golang.org/x/sys/unix"
 )
 
@@ -31,19 +30,6 @@ func exitStatus(ws unix.WaitStatus) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
-}
-
-// describeStatus says how a process ended: "exited with status 3",
-// "killed by signal KILL".
-func describeStatus(ws unix.WaitStatus) string {
-	if ws.Signaled() {
-		s := "killed by signal " + kill.SignalName(ws.Signal())
-		if ws.CoreDump() {
-			s += " (core dumped)"
-		}
-		return s
-	}
-	return fmt.Sprintf("exited with status %d", ws.ExitStatus())
 }
 
 // startError maps a failure to start the command onto the shell's codes:

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"golang.org/x/sys/unix"
@@ -440,50 +441,18 @@ func TestIntegrationGuardKilledTakesCommand(t *testing.T) {
 // every target refused) is reported as NOT stopped and exits 1, never 124
 // (issue 14, point 2).
 func TestGuardUnenforcedIsNotSuccess(t *testing.T) {
-	var stderr bytes.Buffer
 	status := unix.WaitStatus(0) // CMD ran to its end, exit 0
 	res := &kill.SuperviseResult{Status: &status, Enforced: "--timeout 1s reached",
 		Unenforced: fmt.Errorf("pid 9 (sh): %w", kill.ErrProtected), History: kill.NewAuditLog(guardHistory)}
-	r := &guardReport{c: &guardCommand{e: &env{stderr: &stderr}, g: &globals{interval: time.Second}}, res: res, name: "sh", root: "/proc"}
-	if got := r.outcome(); !strings.HasPrefix(got, "NOT stopped: --timeout 1s reached, but every target was refused") {
+	if got := render.GuardOutcome(res, "sh"); !strings.HasPrefix(got, "NOT stopped: --timeout 1s reached, but every target was refused") {
 		t.Errorf("outcome %q", got)
 	}
 	var ee *exitErr
-	if err := r.exitError(); !errors.As(err, &ee) || ee.Code != exitError {
+	if err := guardExit(res, "sh"); !errors.As(err, &ee) || ee.Code != exitError {
 		t.Errorf("exit %v, want code %d", err, exitError)
 	}
 	res.Unenforced = nil
-	if err := r.exitError(); !errors.As(err, &ee) || ee.Code != exitLimit {
+	if err := guardExit(res, "sh"); !errors.As(err, &ee) || ee.Code != exitLimit {
 		t.Errorf("enforced: exit %v, want code %d", err, exitLimit)
-	}
-}
-
-// guard's summary counts in words ("sampled 1 time", not "1 times") and
-// calls the kernel's peak RSS a bound. The result is built by hand: no
-// process is started.
-func TestGuardSummaryWording(t *testing.T) {
-	var stderr bytes.Buffer
-	status := unix.WaitStatus(0) // exited with status 0
-	start := time.Unix(1700000000, 0)
-	for _, tt := range []struct {
-		samples, seen int
-		want          string
-		cgroup        string
-	}{
-		{1, 1, "procwalk guard: make exited with status 0 after 1.5s\n" +
-			"  peak tree RSS 2.0 MiB, PSS not read (use --max-pss or --pss), sampled 1 time every 1s; largest process peak RSS at most 1.0 MiB (kernel high-water mark)\n" +
-			"  CPU 0.25s user+system (approximate: no cgroup of its own); 1 process seen; 0 orphans reaped\n", ""},
-		{3, 2, "procwalk guard: make exited with status 0 after 1.5s\n" +
-			"  peak tree RSS 2.0 MiB, PSS not read (use --max-pss or --pss), sampled 3 times every 1s; largest process peak RSS at most 1.0 MiB (kernel high-water mark)\n" +
-			"  CPU 0.25s user+system (from its cgroup); 2 processes seen; 0 orphans reaped\n", "/sys/fs/cgroup/g"},
-	} {
-		stderr.Reset()
-		c := &guardCommand{g: &globals{interval: time.Second}, e: &env{stderr: &stderr}}
-		res := &kill.SuperviseResult{Status: &status, Start: start, End: start.Add(1500 * time.Millisecond), Samples: tt.samples,
-			PeakRSSBytes: 2 << 20, CPUSeconds: 0.25, MaxRSSKiB: 1024, Seen: tt.seen, History: kill.NewAuditLog(guardHistory), CPUCgroup: tt.cgroup}
-		(&guardReport{c: c, res: res, name: "make"}).summary()
-		if got := stderr.String(); got != tt.want {
-			t.Errorf("summary:\n%s\nwant:\n%s", got, tt.want)
-		}
 	}
 }

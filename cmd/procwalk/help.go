@@ -3,144 +3,25 @@
 package main
 
 import (
-	"cmp"
-	"flag"
-	"fmt"
+	"embed"
 	"strings"
-
-	"github.com/peterbourgon/ff/v3/ffcli"
-
-	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
-// help.go writes every command's --help: DESCRIPTION, USAGE, the command's
-// own text (with its EXAMPLES and EXIT CODES), its COMMANDS (the root's)
-// and FLAGS, each flag written as it is typed (--pss, --sort KEY), its
-// help wrapped at 80 columns under itself, its default named.
+// The commands' long help is help/NAME.txt, plain text as --help prints
+// it, "{{exit codes}}" standing for help/exit-codes.txt.
 
-// helpWidth is the width --help text is wrapped to.
-const helpWidth = 80
+//go:embed help/*.txt
+var helpFiles embed.FS
 
-// usage is every command's UsageFunc.
-func usage(c *ffcli.Command) string {
-	var b strings.Builder
-	if c.ShortHelp != "" {
-		fmt.Fprintf(&b, "DESCRIPTION\n  %s\n\n", c.ShortHelp)
+// helpText is the long help of command name.
+func helpText(name string) string {
+	b, err := helpFiles.ReadFile("help/" + name + ".txt")
+	if err != nil {
+		panic("procwalk: no help text " + name + ": " + err.Error()) // the files are built in
 	}
-	fmt.Fprintf(&b, "USAGE\n  %s\n\n", cmp.Or(c.ShortUsage, c.Name))
-	if c.LongHelp != "" {
-		fmt.Fprintf(&b, "%s\n\n", strings.TrimRight(c.LongHelp, "\n"))
+	text := string(b)
+	if strings.Contains(text, "{{exit codes}}") {
+		text = strings.ReplaceAll(text, "{{exit codes}}", helpText("exit-codes"))
 	}
-	if len(c.Subcommands) > 0 {
-		b.WriteString("COMMANDS\n")
-		w := 0
-		for _, sc := range c.Subcommands {
-			w = max(w, textwidth.Width(sc.Name))
-		}
-		for _, sc := range c.Subcommands {
-			writeItem(&b, sc.Name, sc.ShortHelp, w)
-		}
-		b.WriteString("\n")
-	}
-	if c.FlagSet != nil {
-		var names, helps []string
-		w := 0
-		c.FlagSet.VisitAll(func(f *flag.Flag) {
-			name, help := flagHelp(f)
-			names, helps = append(names, name), append(helps, help)
-			if textwidth.Width(name) <= maxFlagColumn {
-				w = max(w, textwidth.Width(name))
-			}
-		})
-		if len(names) > 0 {
-			b.WriteString("FLAGS\n")
-			for i := range names {
-				writeItem(&b, names[i], helps[i], w)
-			}
-		}
-	}
-	return strings.TrimRight(b.String(), "\n") + "\n"
-}
-
-// maxFlagColumn is the widest "--flag VALUE" that keeps its help beside
-// it; a wider one has its help on the next line.
-const maxFlagColumn = 26
-
-// writeItem writes "  name  help", the help wrapped under itself at
-// helpWidth, starting at column w+4 (on the next line when name is wider
-// than w).
-func writeItem(b *strings.Builder, name, help string, w int) {
-	indent := strings.Repeat(" ", w+4)
-	lines := textwidth.Wrap(help, max(helpWidth-len(indent), 20))
-	if textwidth.Width(name) > w {
-		fmt.Fprintf(b, "  %s\n", name)
-	} else {
-		fmt.Fprintf(b, "  %s  %s\n", textwidth.PadRight(name, w), lines[0])
-		lines = lines[1:]
-	}
-	for _, l := range lines {
-		if l != "" {
-			fmt.Fprintf(b, "%s%s\n", indent, l)
-		}
-	}
-}
-
-// flagHelp is a flag as it is typed (--proc DIR, --pss) and its help with
-// its default, when it has one: "(default 1s)".
-func flagHelp(f *flag.Flag) (name, help string) {
-	placeholder, text := flag.UnquoteUsage(f)
-	name = "--" + f.Name
-	if !isBoolFlag(f) {
-		name += " " + valueName(f.Name, placeholder)
-	}
-	if def := f.DefValue; def != "" && def != "0" && def != "false" && def != "0s" && def != "[]" {
-		if head, env, ok := strings.Cut(text, " (env "); ok && strings.HasSuffix(env, ")") {
-			text = head + " (default " + def + "; env " + env // one parenthesis
-		} else {
-			text += " (default " + def + ")"
-		}
-	}
-	return name, text
-}
-
-// valueName is what a flag's value is called in --help: a backquoted word
-// of its usage when it has one, else a name for what it takes.
-func valueName(flagName, placeholder string) string {
-	switch flagName {
-	case "proc", "cgroup-root":
-		return "DIR"
-	case "passwd", "config", "groups":
-		return "FILE"
-	case "session", "cgroup":
-		return "KIND:NAME"
-	case "sort", "process-top-by":
-		return "KEY"
-	case "kind", "session-kinds":
-		return "KINDS"
-	case "columns", "procstat-tag-with":
-		return "LIST"
-	case "signal":
-		return "SIGNAL"
-	case "source", "view", "schema", "kill", "script-isolation":
-		return "MODE"
-	case "script":
-		return "SCRIPT"
-	case "regex", "process-match", "procstat-pattern", "procstat-exe":
-		return "RE"
-	case "user", "procstat-user":
-		return "USER"
-	case "tmux-socket", "tmux-sockets":
-		return "SOCKET"
-	}
-	switch placeholder {
-	case "", "value":
-		return "VALUE"
-	case "string":
-		return "TEXT"
-	case "int", "uint":
-		return "N"
-	case "float":
-		return "NUMBER"
-	}
-	return strings.ToUpper(placeholder)
+	return text
 }

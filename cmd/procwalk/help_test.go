@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -28,7 +29,7 @@ func TestHelpShowsFlagsAsTyped(t *testing.T) {
 			if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") || strings.Contains(l, "=false") {
 				t.Errorf("%v: a flag written as Go writes it: %q", args, l)
 			}
-			if w := textwidth.Width(l); w > helpWidth && strings.Contains(strings.TrimSpace(l), " ") {
+			if w := textwidth.Width(l); w > cmdline.HelpWidth && strings.Contains(strings.TrimSpace(l), " ") {
 				t.Errorf("%v: a FLAGS line of %d cells: %q", args, w, l)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"os/exec"
 	"strconv"
@@ -187,7 +188,7 @@ func TestIntegrationTreeOfOwnProcesses(t *testing.T) {
 	if !strings.Contains(lines[2], "├─ sleep") || !strings.Contains(lines[3], "└─ sleep") {
 		t.Errorf("children lines:\n%s\n%s", lines[2], lines[3])
 	}
-	if got, want := strings.Join(root[4:6], " "), formatBytes(after); got != want {
+	if got, want := strings.Join(root[4:6], " "), render.Bytes(after); got != want {
 		t.Errorf("TREE-RSS %s, want %s (sum of statm)", got, want)
 	}
 }

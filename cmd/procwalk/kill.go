@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"os"
 	"strconv"
@@ -46,67 +48,6 @@ type killCommand struct {
 	groups          string
 }
 
-const killHelp = `Terminates processes safely: each target is named by its pid AND start
-time, opened as a pidfd and re-checked after opening, so a pid the kernel
-has reused for another process is refused, never signalled.
-
-TARGETS (exactly one)
-  PID               one process; PID@STARTTICKS pins the exact process
-                    (start ticks as procwalk ps --json prints them)
-  --tree PID        the process and all its descendants; children forked
-                    while they are being terminated are found and signalled.
-                    A protected process shields what runs below it: the
-                    tree is cut there (--tree 1 signals nothing)
-  --pgrp N          every process in process group N (a shell job)
-  --session KIND:NAME
-                    the members of a session, e.g. tmux:build, sid:4242,
-                    user:alice, cgroup:/system.slice/x.service, agent:claude/proj
-                    (kinds: tmux sid pgrp tty cgroup user agent group)
-
-STAGES
-  1. the first signal (--signal, TERM by default) to every target; except
-     for a single PID, the scope is stopped first (SIGSTOP, re-walked until
-     no newcomer appears) and continued (SIGCONT) after the signal, so that
-     no child forked meanwhile is orphaned out of the tree unsignalled;
-  2. up to --grace for them to exit, re-walking the scope for newcomers;
-  3. SIGSTOP to whatever is left (so nothing forks any more) and a last
-     re-walk, except for a single PID; then SIGKILL through the same pidfds;
-  4. a last walk: anything of the scope alive and never signalled (joined
-     after the last walk, or orphaned) is reported as escaped, exit 1.
-A cgroup session's members are the cgroup's at each walk (daemons that
-left the tree included); a v2 one is frozen (cgroup.freeze) around each
-signal instead of stopped member by member, and what its cgroup.procs
-still lists after the end that procwalk cannot see is named, exit 1.
-
-PROTECTION
-  Never signalled, whatever the flags: procwalk itself, its ancestors
-  (your shell, tmux pane, sshd session), pid 1, kernel threads.
-  The protected list, overridden by --force only:
-    ` + "%s" + `
-  --protect adds names (globs) to that list.
-
-CONFIRMATION
-  With more than one target and a terminal on stdin, procwalk lists the
-  targets and asks y/N; --yes skips the question. Without a terminal and
-  without --yes it refuses (exit 2). --dry-run prints exactly what would be
-  signalled and signals nothing.
-
-OUTPUT
-  One line per target as its outcome becomes final: exited (after the
-  first signal), killed, gone (had already exited), refused_protected,
-  refused_identity (pid reused), refused_permission, survived (alive after
-  SIGKILL), escaped (alive after the end, never signalled), interrupted,
-  dry_run. --json prints the same as JSON lines.
-
-EXAMPLES
-  procwalk kill --dry-run --tree 4242
-  procwalk kill --signal INT --grace 10s 4242
-  procwalk kill --yes --session tmux:build --kill-tmux-session
-
-` + exitCodesHelp + `
-  Exit 1 also when any target was refused, survived, escaped or could not
-  be signalled; the output says which and why.`
-
 func newKillCommand(g *globals, e *env) *ffcli.Command {
 	c := &killCommand{g: g, e: e}
 	fs := newFlagSet("kill", g, e.stderr)
@@ -129,10 +70,12 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
 		ShortHelp:  "terminate a process, tree, process group or session safely",
-		UsageFunc:  lazyHelp(func() string { return fmt.Sprintf(killHelp, wrapList(kill.DefaultProtected(), 68, "    ")) }),
-		FlagSet:    fs,
-		Options:    ffOptions(),
-		Exec:       c.exec,
+		UsageFunc: cmdline.LazyHelp(func() string {
+			return strings.ReplaceAll(helpText("kill"), "{{protected}}", wrapList(kill.DefaultProtected(), 68, "    "))
+		}),
+		FlagSet: fs,
+		Options: ffOptions(),
+		Exec:    c.exec,
 	}
 }
 
@@ -283,11 +226,11 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		}
 		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
 	}
-	snap, err := fsys.Snapshot(0)
+	f, err := frame.New(fsys, frame.Config{NoRates: true}).Gather()
 	if err != nil {
 		return procwalk.ProcID{}, err
 	}
-	p := snap.Process(pid)
+	p := f.Snapshot.Process(pid)
 	if p == nil && fsys.Hidden(pid) {
 		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
 	}
@@ -312,7 +255,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 			return kill.GroupScope{PGRP: n}, nil
 		}
 	}
-	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: explicitCgroupRoot(c.cgroupRoot),
+	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot,
 		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
 	if err != nil {
 		return nil, optionUsage(err)
@@ -370,15 +313,15 @@ func listTargets(w io.Writer, plan *kill.Plan) {
 		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
 	}
 	fmt.Fprintln(w)
-	t := &table{cols: []column{{header: "PID", right: true}, {header: "PPID", right: true}, {header: "RSS", right: true}, {header: "COMMAND"}}}
+	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "PPID", Right: true}, {Header: "RSS", Right: true}, {Header: "COMMAND"}}}
 	for _, tg := range plan.Targets {
 		cmd := tg.Args
 		if cmd == "" {
 			cmd = "[" + tg.Comm + "]"
 		}
-		t.add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), formatBytes(tg.RSSBytes), printable(cmd))
+		t.Add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), render.Bytes(tg.RSSBytes), printable(cmd))
 	}
-	t.write(w, terminalWidth(w))
+	t.Write(w, render.TerminalWidth(w))
 	for _, o := range plan.Skipped {
 		fmt.Fprintf(w, "  left alone: %s\n", printable(fmt.Sprint(o.Err)))
 	}

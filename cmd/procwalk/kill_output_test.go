@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,7 +97,7 @@ func checkKillFinished(t *testing.T, ws syscall.WaitStatus, pgrp int, stderr str
 	left := groupAlive(t, pgrp)
 	if ws.Signaled() || ws.ExitStatus() != 0 || len(left) > 0 {
 		t.Errorf("procwalk ended with %s, %d processes of the group alive %v; want exit 0 and none\nstderr:\n%s",
-			describeStatus(unix.WaitStatus(ws)), len(left), left, stderr)
+			render.DescribeStatus(unix.WaitStatus(ws)), len(left), left, stderr)
 	}
 }
 
@@ -197,7 +198,7 @@ func TestIntegrationKillOutputCannotAbort(t *testing.T) {
 		left := groupAlive(t, pgrp)
 		if ws.Signaled() || ws.ExitStatus() != exitError || len(left) != 1 {
 			t.Errorf("procwalk ended with %s, %d processes of the group alive %v; want exit 1 and the protected one alone",
-				describeStatus(unix.WaitStatus(ws)), len(left), left)
+				render.DescribeStatus(unix.WaitStatus(ws)), len(left), left)
 		}
 	})
 

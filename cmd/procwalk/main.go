@@ -9,11 +9,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	iofs "io/fs"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -23,26 +24,17 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
 )
 
-// Exit codes, listed in every command's --help (exitCodesHelp).
+// Exit codes, listed in every command's --help (helpText("exit-codes")).
 const (
 	exitOK    = 0
 	exitError = 1 // a run-time failure: missing /proc root, unreadable file, unknown session
 	exitUsage = 2 // bad flags or arguments
 )
-
-const exitCodesHelp = `EXIT CODES
-  0  success (partial data, e.g. processes gone mid-scan, is still success:
-     a line on stderr says what is missing)
-  1  run-time failure: /proc root missing or unreadable, pid or session
-     not found, interrupted, ...
-  2  usage error: unknown command or flag, bad flag value or argument, bad
-     PROCWALK_* env var, unreadable or malformed config file
-  124 guard: procwalk ended the command for breaking a limit (else guard
-     exits with the command's status, 128+N if a signal killed it)`
 
 func main() {
 	if versionOnly(os.Args[1:]) {
@@ -110,7 +102,7 @@ type env struct {
 
 // newEnv is the env of a procwalk process.
 func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
-	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: columnsFromEnv(os.Getenv("COLUMNS"))}
+	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: render.ColumnsFromEnv(os.Getenv("COLUMNS"))}
 }
 
 // fileOf returns the file w writes to: w itself, or what a wrapper such as
@@ -237,25 +229,6 @@ func (g *globals) openFS() (procwalk.FS, error) {
 	return procwalk.NewFS(g.proc)
 }
 
-const rootHelp = `procwalk walks /proc once and reports processes and sessions (tmux,
-AI agents, cgroups and pods, users, process trees), kills safely inside
-them, and feeds Telegraf. Every flag can also be set by env
-PROCWALK_<FLAG> (dashes become underscores) or by a line '<flag> <value>'
-in the --config file; a flag beats env, env beats the file. 'procwalk
-help COMMAND' shows a command's help.
-
-EXAMPLES
-  procwalk                                  this host's sessions, biggest first
-  procwalk ps --sort cpu --limit 10         the ten busiest processes
-  procwalk sessions --kind tmux --sort cpu  tmux sessions, busiest first
-  procwalk session tmux:build               one session: totals, panes, tree
-  procwalk kill --session tmux:build --dry-run
-  procwalk top                              the live view
-  procwalk telegraf --execd                 for Telegraf's inputs.execd
-  procwalk run --list                       the bundled Lua reports and rules
-
-` + exitCodesHelp
-
 // defaultCommand runs when no command is named: plain "procwalk" shows this
 // host's sessions, biggest first.
 const defaultCommand = "sessions"
@@ -279,7 +252,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root := &ffcli.Command{
 		Name:       "procwalk",
 		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
-		LongHelp:   rootHelp,
+		LongHelp:   helpText("root"),
 		FlagSet:    newFlagSet("procwalk", g, stderr),
 		Subcommands: []*ffcli.Command{
 			newPSCommand(g, e),
@@ -299,7 +272,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {
-			c.UsageFunc = usage // ffcli would set its own, which writes -flag
+			c.UsageFunc = cmdline.Usage // ffcli would set its own, which writes -flag
 		}
 	}
 	sources := newFlagSources()
@@ -379,7 +352,7 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		given, positional := splitFlags(subcommand(root, defaultCommand).FlagSet, args)
+		given, positional := cmdline.SplitFlags(subcommand(root, defaultCommand).FlagSet, args)
 		if len(positional) == 0 || !namesCommand(root, positional[0]) {
 			// procwalk --kind tmux (or --kind tree): the default command's
 			// own flags, with their values.
@@ -393,10 +366,10 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 				return nil, usageErrorf("--%s is a flag of %s: write it after the command's name (procwalk %s --%s ...)", name, c.Name, c.Name, name)
 			}
 		}
-		if mean := didYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
-			return nil, usageErrorf("%s: %s", flagMessage(err), mean)
+		if mean := cmdline.DidYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
+			return nil, usageErrorf("%s: %s", cmdline.FlagMessage(err), mean)
 		}
-		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", flagMessage(err))
+		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", cmdline.FlagMessage(err))
 	}
 	var hoisted []string
 	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
@@ -408,7 +381,7 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	for _, c := range root.Subcommands {
 		if strings.EqualFold(c.Name, name) {
 			if flagsAnywhere(c.Name) {
-				rest = flagsFirst(c.FlagSet, rest)
+				rest = cmdline.FlagsFirst(c.FlagSet, rest)
 			}
 			return append(append([]string{c.Name}, hoisted...), rest...), nil
 		}
@@ -439,16 +412,6 @@ func writeHelp(w io.Writer, c *ffcli.Command) {
 	fmt.Fprint(w, c.UsageFunc(c))
 }
 
-// lazyHelp is a UsageFunc that sets c's LongHelp from longHelp first: a
-// help text that lists a catalogue is built when help is shown, not at
-// every start.
-func lazyHelp(longHelp func() string) func(*ffcli.Command) string {
-	return func(c *ffcli.Command) string {
-		c.LongHelp = longHelp()
-		return usage(c)
-	}
-}
-
 // subcommand is root's command called name, or root.
 func subcommand(root *ffcli.Command, name string) *ffcli.Command {
 	for _, c := range root.Subcommands {
@@ -476,51 +439,6 @@ func flagsAnywhere(command string) bool {
 	return false
 }
 
-// flagsFirst moves the flags of fs found among args (with the value of a
-// flag that takes one) before the other arguments, keeping both orders.
-func flagsFirst(fs *flag.FlagSet, args []string) []string {
-	flags, positional := splitFlags(fs, args)
-	return append(flags, positional...)
-}
-
-// splitFlags parts args into fs's flags (each with its value when it takes
-// one) and the other arguments, keeping both orders; "--" ends the flags,
-// as for flag.Parse. An unknown flag goes with the flags, for the parse to
-// report it by name (tree 1 --bogus); a negative number stays an argument.
-func splitFlags(fs *flag.FlagSet, args []string) (flags, positional []string) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			positional = append(positional, args[i:]...)
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			positional = append(positional, a)
-			continue
-		}
-		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if name == "h" || name == "help" {
-			flags = append(flags, a) // the flag package's own
-			continue
-		}
-		f := fs.Lookup(name)
-		if f == nil {
-			if _, err := strconv.Atoi(a); err == nil {
-				positional = append(positional, a)
-			} else {
-				flags = append(flags, a)
-			}
-			continue
-		}
-		flags = append(flags, a)
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); !inline && !(ok && b.IsBoolFlag()) && i+1 < len(args) {
-			i++
-			flags = append(flags, args[i])
-		}
-	}
-	return flags, positional
-}
-
 // parseError turns an error from parsing c's flags, env or the config file
 // into a usage error (exit 2) that says how to fix it: an unknown flag
 // with the flags closest to it.
@@ -532,42 +450,52 @@ func parseError(err error, c *ffcli.Command) error {
 	// ff says "error parsing commandline arguments: " before the flag
 	// package's own message, which names the flag and the value.
 	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
-		if mean := didYouMeanFlag(inner, c.FlagSet); mean != "" {
-			return usageErrorf("%s: %s", flagMessage(inner), mean)
+		if mean := cmdline.DidYouMeanFlag(inner, c.FlagSet); mean != "" {
+			return usageErrorf("%s: %s", cmdline.FlagMessage(inner), mean)
 		}
-		return usageErrorf("%s: procwalk %s --help lists the flags", flagMessage(inner), c.Name)
+		return usageErrorf("%s: procwalk %s --help lists the flags", cmdline.FlagMessage(inner), c.Name)
 	}
 	return &exitErr{Code: exitUsage, Err: err}
 }
 
-// flagMessage is the flag package's error as procwalk writes flags:
-// "unknown flag --x", "--sort needs a value", "invalid value ... for --x".
-func flagMessage(err error) string {
-	msg := err.Error()
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-		return "unknown flag --" + name
+// metricsHelp lists the metric catalogue for --help: name, short names,
+// unit and type.
+func metricsHelp() string {
+	var b strings.Builder
+	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
+	for _, d := range metric.Processes() {
+		name := d.Name
+		if len(d.Aliases) > 0 {
+			name += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		unit := d.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
 	}
-	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
-		return "--" + name + " needs a value"
-	}
-	return strings.Replace(msg, " for flag -", " for --", 1)
+	return b.String()
 }
 
-// didYouMeanFlag is "did you mean --X?" for the flag package's error about
-// an unknown flag, when fs has flags close to it; "" otherwise.
-func didYouMeanFlag(err error, fs *flag.FlagSet) string {
-	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: ")
-	if !ok {
-		return ""
+// printable is procwalk.Printable, the one escaping of every name shown to
+// a person, under the short name the CLI's many messages use.
+func printable(s string) string { return procwalk.Printable(s) }
+
+// outputWidth is how wide lines written to w may be: unlimited with wide;
+// else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk
+// ps | less); else the terminal's width when w is one; else unlimited (a
+// pipe or a file gets whole lines).
+func (e *env) outputWidth(w io.Writer, wide bool) int {
+	switch {
+	case wide:
+		return 0
+	case e.columns > 0:
+		return e.columns
 	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	close := suggest.Closest(strings.TrimLeft(name, "-"), names, 3)
-	if len(close) == 0 {
-		return ""
-	}
-	for i, c := range close {
-		close[i] = "--" + c
-	}
-	return "did you mean " + strings.Join(close, ", ") + "?"
+	return render.TerminalWidth(w)
+}
+
+// printTable writes t to w as wide as outputWidth says.
+func printTable(e *env, t *render.Table, w io.Writer, wide bool) error {
+	return t.Write(w, e.outputWidth(w, wide))
 }

@@ -5,11 +5,11 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 )
 
 // man.go is `procwalk man`: the manual page, procwalk(1) in troff, made
@@ -22,168 +22,11 @@ func newManCommand(root *ffcli.Command, e *env) *ffcli.Command {
 		Name:       "man",
 		ShortUsage: "procwalk man > procwalk.1",
 		ShortHelp:  "print the manual page (troff) made from every command's help",
-		LongHelp: `Prints procwalk(1) in troff on stdout, made from the help of every
-command: read it with 'procwalk man | man -l -', or install it as
-/usr/share/man/man1/procwalk.1.
-
-EXAMPLES
-  procwalk man | man -l -
-  procwalk man | gzip > /usr/local/share/man/man1/procwalk.1.gz
-
-` + exitCodesHelp,
-		FlagSet: fs,
+		LongHelp:   helpText("man"),
+		FlagSet:    fs,
 		Exec: func(context.Context, []string) error {
-			_, err := io.WriteString(e.stdout, manPage(root, versionLine()))
+			_, err := io.WriteString(e.stdout, cmdline.ManPage(root, versionLine(), helpText("exit-codes")))
 			return err
 		},
 	}
-}
-
-// manPage is procwalk(1): NAME, SYNOPSIS, the main help as DESCRIPTION, a
-// section per command (its help text as written, its flags as tagged
-// paragraphs), EXIT STATUS and ENVIRONMENT.
-func manPage(root *ffcli.Command, version string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, ".TH PROCWALK 1 \"\" \"%s\" \"User Commands\"\n", roffText(version))
-	// Ragged right (a line broken in a list of values has no space to
-	// stretch) and no hyphens: a metric name split in two is not one to copy.
-	b.WriteString(".ad l\n.nh\n")
-	b.WriteString(".SH NAME\nprocwalk \\- report, group and safely act on the processes and sessions of a Linux host\n")
-	b.WriteString(".SH SYNOPSIS\n.B procwalk\n" + roffText(strings.TrimPrefix(root.ShortUsage, "procwalk ")) + "\n")
-	b.WriteString(".SH DESCRIPTION\n")
-	writeRoffHelp(&b, withoutExitCodes(root.LongHelp))
-	b.WriteString(".SH COMMANDS\n")
-	for _, c := range root.Subcommands {
-		if c.Name == "man" {
-			continue
-		}
-		fmt.Fprintf(&b, ".SS %s\n", roffQuote(cmpOr(c.ShortUsage, "procwalk "+c.Name)))
-		if c.ShortHelp != "" {
-			b.WriteString(roffText(c.ShortHelp) + "\n.PP\n")
-		}
-		if c.UsageFunc != nil {
-			c.UsageFunc(c) // a help built when shown (lazyHelp) sets LongHelp
-		}
-		writeRoffHelp(&b, withoutExitCodes(c.LongHelp))
-		var flags []*flag.Flag
-		c.FlagSet.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
-		if len(flags) > 0 {
-			b.WriteString(".PP\nFlags:\n")
-			for _, f := range flags {
-				name, help := flagHelp(f)
-				// A flag's list of values (rss|pss|...) is one word to
-				// troff: each bar may break the line after it (\:).
-				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roffQuote(name), strings.ReplaceAll(roffText(help), "|", `|\:`))
-			}
-		}
-	}
-	b.WriteString(".SH EXIT STATUS\n")
-	writeRoffHelp(&b, strings.TrimPrefix(exitCodesHelp, "EXIT CODES\n"))
-	b.WriteString(`.SH ENVIRONMENT
-.TP
-.B PROCWALK_<FLAG>
-sets a flag (dashes become underscores: PROCWALK_TMUX_SOCKET); a flag on the command line beats it, and it beats the --config file.
-.TP
-.B COLUMNS
-the width tables fit, also on a pipe; with LINES, the size of top --once.
-.TP
-.B NO_COLOR
-the live view draws no colours (the selected row stays marked).
-.SH SEE ALSO
-.BR top (1),
-.BR ps (1),
-.BR tmux (1),
-.BR telegraf (1)
-`)
-	return b.String()
-}
-
-// cmpOr is a, or b when a is empty.
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
-// withoutExitCodes is a help text without its EXIT CODES block, which the
-// page has once, as EXIT STATUS.
-func withoutExitCodes(help string) string {
-	if i := strings.Index(help, exitCodesHelp); i >= 0 {
-		help = help[:i] + help[i+len(exitCodesHelp):]
-	}
-	return strings.TrimRight(help, "\n")
-}
-
-// writeRoffHelp writes a help text as it is laid out for a terminal:
-// paragraphs of prose filled, lines that are indented (tables, examples)
-// kept as they are, headings (a line of capitals) in bold.
-func writeRoffHelp(b *strings.Builder, help string) {
-	inTable, blank := false, true
-	for _, line := range strings.Split(help, "\n") {
-		heading := blank && isHeading(line)
-		blank = strings.TrimSpace(line) == ""
-		switch {
-		case strings.TrimSpace(line) == "":
-			if inTable {
-				b.WriteString(".fi\n")
-				inTable = false
-			}
-			b.WriteString(".PP\n")
-		case heading:
-			if inTable {
-				b.WriteString(".fi\n")
-				inTable = false
-			}
-			fmt.Fprintf(b, ".PP\n.B %s\n.br\n", roffQuote(line))
-		case strings.HasPrefix(line, " "):
-			if !inTable {
-				b.WriteString(".nf\n")
-				inTable = true
-			}
-			b.WriteString(roffText(line) + "\n")
-		default:
-			if inTable {
-				b.WriteString(".fi\n")
-				inTable = false
-			}
-			b.WriteString(roffText(line) + "\n")
-		}
-	}
-	if inTable {
-		b.WriteString(".fi\n")
-	}
-}
-
-// isHeading reports whether a help line that starts a paragraph is a
-// section heading: it starts with a word of at least three capitals
-// (EXAMPLES, SORT (--sort ...)).
-func isHeading(line string) bool {
-	word, _, _ := strings.Cut(line, " ")
-	if len(word) < 3 || line != strings.TrimLeft(line, " ") {
-		return false
-	}
-	for _, r := range word {
-		if (r < 'A' || r > 'Z') && r != '-' {
-			return false
-		}
-	}
-	return true
-}
-
-// roffText escapes a line of text for troff: backslashes, hyphens (as
-// minus signs, which man pages use for options), and a leading dot or
-// quote, which would make it a request.
-func roffText(s string) string {
-	s = strings.NewReplacer(`\`, `\e`, "-", `\-`).Replace(s)
-	if strings.HasPrefix(s, ".") || strings.HasPrefix(s, "'") {
-		s = `\&` + s
-	}
-	return s
-}
-
-// roffQuote is text as one argument of a request: quoted, its quotes
-// doubled.
-func roffQuote(s string) string {
-	return `"` + strings.ReplaceAll(roffText(s), `"`, `""`) + `"`
 }

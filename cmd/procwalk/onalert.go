@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/scripting"
 )
@@ -176,7 +177,7 @@ func (r *alertRunner) reportDropped() {
 	r.mu.Unlock()
 	if n > 0 {
 		fmt.Fprintf(r.stderr, "procwalk: on-alert: %s not sent: at most %d commands a minute (--on-alert-max), %d waiting at most, and none after watch ends\n",
-			countOf(n, "alert", "alerts"), r.f.max, onAlertQueue)
+			render.CountOf(n, "alert", "alerts"), r.f.max, onAlertQueue)
 	}
 }
 

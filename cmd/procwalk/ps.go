@@ -6,6 +6,8 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"regexp"
 	"slices"
 	"strconv"
@@ -34,49 +36,6 @@ type psCommand struct {
 	wide    bool
 }
 
-const psHelp = `Lists processes in a table with human units, or as JSON with --json.
-
-By default ps scans twice, --interval apart, to measure CPU % and IO rates:
-a rate needs two samples. A process first seen in the second scan has no
-rate yet and shows "-" (absent in JSON), never a made-up 0. --no-rates
-scans once and drops the rate columns: quicker.
-
-COLUMNS (--columns, comma-separated; default: pid,ppid,user,state,threads,
-rss,[pss,uss],cpu,read,write,time,age,command)
-  pid ppid user       process id, parent id, effective user
-  state threads       state letter (R S D Z T I ...), thread count
-  rss pss uss swap    resident, proportional, unique and swapped memory
-                      (pss and uss read smaps_rollup: they turn on --pss)
-  cpu read write      CPU % of one core, storage read and write per second
-  time age            CPU time used, time since start
-  comm command        kernel name (15 bytes), or the full command line
-
-  Any metric below works as a column too, by name or short name.
-
-SORT (--sort; largest first, values not measured last, then by pid)
-  rss pss uss swap cpu io time age pid, or any metric below
-  pss and uss turn on --pss; cpu and io need rates (not --no-rates); age
-  puts the oldest first; pid sorts ascending.
-
-FILTERS (all given must match)
-  --filter TEXT  the comm or the command line contains TEXT
-  --regex RE     the comm or the command line matches RE (Go syntax;
-                 (?i) ignores case)
-  --user U       effective user name or numeric uid
-  Kernel threads are hidden unless --kernel.
-
-Partial data (processes that exited mid-scan, files denied without root,
-hidepid) is reported in one line on stderr, and in "visibility" in JSON.
-
-EXAMPLES
-  procwalk ps                               every process, biggest RSS first
-  procwalk ps --sort cpu --limit 10         the ten busiest
-  procwalk ps --sort uss --user alice       memory alice's processes alone hold
-  procwalk ps --regex '(?i)python' --columns pid,rss,cpu,command
-  procwalk ps --json --no-rates | jq '.processes | length'
-
-`
-
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
 	fs := newFlagSet("ps", g, e.stderr)
@@ -94,7 +53,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		UsageFunc:  lazyHelp(func() string { return psHelp + metricsHelp() + "\n" + exitCodesHelp }),
+		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -104,7 +63,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 // psPlan is what the flags ask for, checked before any scan.
 type psPlan struct {
 	order  psOrder
-	cols   []psColumn
+	cols   []render.ProcessColumn
 	match  func(*procwalk.Process) bool
 	rates  bool
 	fields procwalk.Fields // read for every process in the scan
@@ -120,7 +79,7 @@ func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	p, err := c.g.pipeline(frame.Config{Fields: plan.fields, NoRates: !plan.rates})
 	if err != nil {
 		return err
@@ -180,20 +139,20 @@ func (c *psCommand) plan() (psPlan, error) {
 	if plan.cols, err = c.tableColumns(); err != nil {
 		return plan, err
 	}
-	if slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.needs&procwalk.FieldSmaps != 0 }) {
+	if slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Needs&procwalk.FieldSmaps != 0 }) {
 		c.g.pss = true
 	}
 	if c.noRates && plan.order.needsRates() {
 		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.name)
 	}
-	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates }))
+	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates }))
 	if c.limit < 0 {
 		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
 	// The user database is read only for what shows or matches a name.
 	var users *procwalk.Users
 	var usersErr error
-	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.name == "user" }) {
+	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Name == "user" }) {
 		users, usersErr = c.g.users()
 	}
 	plan.users = users
@@ -220,7 +179,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 	} else {
 		scan = plan.order.needs()
 		for _, col := range plan.cols {
-			scan |= col.needs
+			scan |= col.Needs
 		}
 		if c.filter != "" || c.regex != "" {
 			scan |= procwalk.FieldCmdline
@@ -245,40 +204,16 @@ func (c *psCommand) showsSmapsRate(plan psPlan) bool {
 	if c.json || plan.order.needsRates() && plan.order.needs()&procwalk.FieldSmaps != 0 {
 		return true
 	}
-	return slices.ContainsFunc(plan.cols, func(col psColumn) bool { return col.rates && col.needs&procwalk.FieldSmaps != 0 })
+	return slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates && col.Needs&procwalk.FieldSmaps != 0 })
 }
 
 // print prints procs, rows of snap.
 func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwalk.Process) error {
 	if c.json {
-		return writeJSONSnapshot(c.e.stdout, snap, procs, plan.users)
+		return render.WriteJSONSnapshot(c.e.stdout, snap, procs, plan.users)
 	}
-	t := &table{}
-	for _, col := range plan.cols {
-		tc := column{header: col.header, right: col.right}
-		switch col.name {
-		case "user", "comm":
-			tc.min = 8
-		case "command":
-			tc.min = 20
-		}
-		if c.columns == "" {
-			tc.drop = psDropRank(col.name) // columns asked for are never dropped
-		}
-		t.cols = append(t.cols, tc)
-	}
-	// One array holds every cell, rows are slices of it.
-	n := len(plan.cols)
-	cells := make([]string, len(procs)*n)
-	t.rows = make([][]string, 0, len(procs))
-	for r, p := range procs {
-		row := cells[r*n : (r+1)*n : (r+1)*n]
-		for i, col := range plan.cols {
-			row[i] = col.value(snap, p, plan.users)
-		}
-		t.add(row...)
-	}
-	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
+	t := render.ProcessTable(snap, plan.cols, procs, plan.users, c.columns == "")
+	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
@@ -393,95 +328,8 @@ func (o psOrder) sort(s *procwalk.Snapshot, procs []*procwalk.Process) {
 	metric.Sort(s, procs, o.by)
 }
 
-// psColumn is one --columns name: a metric of the catalogue, or one of the
-// text columns (user, state, comm, command).
-type psColumn struct {
-	name   string
-	header string
-	right  bool
-	needs  procwalk.Fields
-	rates  bool
-	value  func(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string
-}
-
-// psColumnNames are the short column names the help lists first.
-const psColumnNames = "pid,ppid,user,state,threads,rss,pss,uss,swap,cpu,read,write,time,age,comm,command"
-
-// psTextColumns are the columns that are no number.
-func psTextColumns() []psColumn {
-	return []psColumn{
-		{name: "user", header: "USER", needs: procwalk.FieldOwner, value: func(_ *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users) string {
-			if p.Read&procwalk.FieldOwner == 0 {
-				return "?"
-			}
-			return printable(users.Name(p.EffectiveUID))
-		}},
-		{name: "state", header: "S", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return printable(string(rune(p.State)))
-		}},
-		{name: "comm", header: "COMM", value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return printable(p.Comm)
-		}},
-		{name: "command", header: "COMMAND", needs: procwalk.FieldCmdline, value: func(_ *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			return commandLine(p)
-		}},
-	}
-}
-
-// metricColumn is the column of metric d: its label, its value in the
-// table's units, "-" where it has none.
-func metricColumn(name string, d *metric.Desc) psColumn {
-	return psColumn{name: name, header: d.Label, right: true, needs: d.Needs, rates: d.Kind == metric.Rate,
-		value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
-			v, ok := d.Process(s, p)
-			if !ok {
-				return notMeasured
-			}
-			return formatMetric(d, v)
-		}}
-}
-
-// psColumn finds column name: a text column, else a metric.
-func findPSColumn(name string) (psColumn, bool) {
-	for _, c := range psTextColumns() {
-		if c.name == name {
-			return c, true
-		}
-	}
-	if d, ok := metric.Lookup(name); ok && d.OfProcess() {
-		return metricColumn(name, &d), true
-	}
-	return psColumn{}, false
-}
-
-// commandLine is what the COMMAND column shows: the arguments joined by
-// spaces, or "[comm]" when there are none (kernel threads, zombies, a
-// process that cleared its argv), as ps(1) does.
-func commandLine(p *procwalk.Process) string {
-	var s string
-	if len(p.Cmdline) == 0 || (len(p.Cmdline) == 1 && p.Cmdline[0] == "") {
-		s = "[" + printable(p.Comm) + "]"
-	} else {
-		s = printable(strings.Join(p.Cmdline, " "))
-		if p.CmdlineTruncated {
-			s += "..."
-		}
-	}
-	if p.Zombie() {
-		s += " <defunct>"
-	}
-	return s
-}
-
-// psDropRank is the order in which the default columns go when the table
-// does not fit the width: threads first, then uss, time, ppid, age, state,
-// write, read; pid, user, rss, pss, cpu and the command stay.
-func psDropRank(name string) int {
-	return slices.Index([]string{"threads", "uss", "time", "ppid", "age", "state", "write", "read"}, name) + 1
-}
-
 // tableColumns resolves --columns, or the default set for the other flags.
-func (c *psCommand) tableColumns() ([]psColumn, error) {
+func (c *psCommand) tableColumns() ([]render.ProcessColumn, error) {
 	names := c.columns
 	if names == "" {
 		names = "pid,ppid,user,state,threads,rss"
@@ -493,14 +341,14 @@ func (c *psCommand) tableColumns() ([]psColumn, error) {
 		}
 		names += ",time,age,command"
 	}
-	var cols []psColumn
+	var cols []render.ProcessColumn
 	for _, name := range strings.Split(names, ",") {
 		name = strings.ToLower(strings.TrimSpace(name))
-		col, ok := findPSColumn(name)
+		col, ok := render.FindProcessColumn(name)
 		if !ok {
-			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, psColumnNames)
+			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, render.ProcessColumnNames)
 		}
-		if col.rates && c.noRates {
+		if col.Rates && c.noRates {
 			return nil, usageErrorf("--columns %s needs rates, which --no-rates turns off: drop one of them", name)
 		}
 		cols = append(cols, col)

@@ -39,43 +39,6 @@ type recordCommand struct {
 // the frames watch would have run it on.
 const defaultRecordInterval = defaultWatchInterval
 
-const recordHelp = `Records this host's processes and sessions into FILE, a frame every
---interval (10s unless given), until --count frames, --max-size, or an
-interrupt (SIGINT, SIGTERM: the frames so far are kept). Each frame is
-what a gather sees: every process with every field (--pss: PSS and USS
-too), their rates, every session of --kind (all kinds without it), and
-the host's load, memory and pressure, at the time it was gathered.
-
-A recording is for trying rules where the interesting moment happened:
-  procwalk run --replay FILE SCRIPT     one run per frame, on the recorded clock
-  procwalk watch --replay FILE SCRIPT   as watch would have ticked
-  procwalk test RULE.ruletest           a rule test whose frames are
-                                        'replay FILE'
-Kills are never sent in a replay: each is reported as a dry run.
-
---anonymize replaces every name, command line argument, user name, path
-component, session name and tmux target with a keyed hash, the same hash
-for the same text throughout the file (the key is not kept), so that a
-recording can go into a bug report; numbers, times and the process tree
-stay as recorded, so rules replay as they would have on the host.
-
-The file starts with two lines of text (procwalk-recording and its format
-version, then a JSON header: the procwalk that recorded, the interval,
-the kinds), then the frames, each compressed on its own and holding only
-the processes and sessions that changed since the frame before (every
-30th holds them all). A newer procwalk's format is refused with a
-message saying so.
-
-EXAMPLES
-  procwalk record -o host.pwrec --interval 1s --count 60
-  procwalk record -o agents.pwrec --kind agent,tmux --interval 30s
-  procwalk record -o bug.pwrec --anonymize --count 30
-
-EXIT CODES
-  0  done: --count frames recorded, --max-size reached, or interrupted
-  1  /proc could not be read, or FILE could not be written
-  2  usage: bad flags`
-
 func newRecordCommand(g *globals, e *env) *ffcli.Command {
 	c := &recordCommand{g: g, e: e}
 	fs := newFlagSet("record", g, e.stderr)
@@ -93,7 +56,7 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "record",
 		ShortUsage: "procwalk record -o FILE [--count N] [--interval D] [--kind LIST] [--anonymize]",
 		ShortHelp:  "record this host's frames into a file, for replaying rules and the live view",
-		LongHelp:   recordHelp,
+		LongHelp:   helpText("record"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

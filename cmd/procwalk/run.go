@@ -37,45 +37,6 @@ type runCommand struct {
 	at        string // --at: the one frame of --replay to run on
 }
 
-const runHelp = `Runs a Lua script once against this host's processes and sessions.
-SCRIPT is a file (a name with a slash or ending in .lua), or the NAME of a
-bundled script; --list shows the bundled ones, --show NAME prints one. Arguments after -- reach the
-script as procwalk.args ("limit=2GiB" also as procwalk.args.limit) and as
-the chunk's "...". --api prints the Lua API, one line a function;
-scripting/README.md documents it.
-
-The script sees one snapshot: two scans --interval apart so that CPU %,
-IO rates and memory growth are measured (--no-rates: one scan, those are
-nil). Its print() output, the report, goes to stdout (procwalk run
-session-report > report.txt), then what it emits (and procwalk_alert and
-procwalk_action lines) as line protocol; its logs go to stderr.
---lines-only sends print() to stderr too, leaving stdout to line
-protocol alone, for Telegraf's exec input or a file of metrics.
-
-Scripts run sandboxed: no files, no os or io, no other processes except
-through procwalk.kill, which verifies each target's identity and never
-touches protected processes (--protect adds names). A run is stopped at
---script-timeout and when the heap grows by --script-memory, in a worker
-process under kernel limits (RLIMIT_AS, RLIMIT_CPU) that is killed 1s
-past --script-timeout (--script-isolation off: in procwalk's own).
-
-EXAMPLES
-  procwalk run --list
-  procwalk run --show memory-guard > my-guard.lua
-  procwalk run --api | grep kill
-  procwalk run session-report
-  procwalk run --pss --dry-run memory-guard -- limit=2GiB ticks=1
-  procwalk run ./my-rule.lua -- threshold=90
-  procwalk run --replay host.pwrec --at 03:12 session-report
-
-EXIT CODES
-  0  the script ran to its end, or stdout was closed (its reader, such as
-     head, exited)
-  1  the script failed (an error, --script-timeout, --script-memory or another
-     sandbox limit; stderr names the script's file:line), its worker process
-     died or was killed, or /proc could not be read
-  2  usage: bad flags, no such script, or a syntax error in the script`
-
 func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c := &runCommand{g: g, e: e}
 	fs := newFlagSet("run", g, e.stderr)
@@ -92,7 +53,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "run",
 		ShortUsage: "procwalk run [flags] SCRIPT|NAME [flags] [-- ARGS...] | --list | --api",
 		ShortHelp:  "run a Lua script once: reports, rules, actions",
-		LongHelp:   runHelp,
+		LongHelp:   helpText("run"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -285,7 +246,7 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Killer:  killer,
 		Emitter: emitter,
 		Logger:  log,
-		Print:   escapingWriter{print},
+		Print:   procwalk.EscapingWriter{W: print},
 		DryRun:  s.dryRun || sr.replay != nil,
 		Mode:    mode,
 		Args:    call.args,

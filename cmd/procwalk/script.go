@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strconv"
 	"strings"
 	"time"
 
@@ -314,88 +313,6 @@ func textLogger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, nil))
 }
 
-// lineLogHandler writes slog records through a Telegraf execd line logger:
-// one line each, prefixed E!, W!, I! or D! by level, attributes as key=value.
-type lineLogHandler struct {
-	log   *plugin.LineLogger
-	attrs []slog.Attr
-}
-
-func (h *lineLogHandler) Enabled(context.Context, slog.Level) bool { return true }
-
-func (h *lineLogHandler) Handle(_ context.Context, r slog.Record) error {
-	var b strings.Builder
-	// A script logs process names: escaped as everything procwalk prints
-	// (a quoted value by strconv.Quote, which escapes the same runes).
-	b.WriteString(printable(r.Message))
-	add := func(a slog.Attr) bool {
-		v := a.Value.String()
-		if strings.ContainsAny(v, " \t\"=") || v == "" {
-			v = strconv.Quote(v)
-		}
-		fmt.Fprintf(&b, " %s=%s", printable(a.Key), printable(v))
-		return true
-	}
-	for _, a := range h.attrs {
-		add(a)
-	}
-	r.Attrs(add)
-	switch {
-	case r.Level >= slog.LevelError:
-		h.log.Errorf("%s", b.String())
-	case r.Level >= slog.LevelWarn:
-		h.log.Warnf("%s", b.String())
-	case r.Level >= slog.LevelInfo:
-		h.log.Infof("%s", b.String())
-	default:
-		h.log.Debugf("%s", b.String())
-	}
-	return nil
-}
-
-func (h *lineLogHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
-	return &lineLogHandler{log: h.log, attrs: append(append([]slog.Attr(nil), h.attrs...), attrs...)}
-}
-
-func (h *lineLogHandler) WithGroup(string) slog.Handler { return h }
-
-// printLine escapes a line Lua printed, keeping the tabs between print's
-// arguments.
-func printLine(l string) string {
-	parts := strings.Split(l, "\t")
-	for i, p := range parts {
-		parts[i] = printable(p)
-	}
-	return strings.Join(parts, "\t")
-}
-
-// linePrinter is Lua's print under telegraf --script: one log line per
-// printed line, escaped (a script prints process names).
-type linePrinter struct{ log *plugin.LineLogger }
-
-// escapingWriter is Lua's print under run and watch: each line escaped as
-// every name procwalk prints is (printable), the line breaks and tabs kept
-// (print separates its arguments with tabs).
-type escapingWriter struct{ w io.Writer }
-
-func (e escapingWriter) Write(b []byte) (int, error) {
-	lines := strings.Split(string(b), "\n")
-	for i, l := range lines {
-		lines[i] = printLine(l)
-	}
-	if _, err := io.WriteString(e.w, strings.Join(lines, "\n")); err != nil {
-		return 0, err
-	}
-	return len(b), nil
-}
-
-func (p linePrinter) Write(b []byte) (int, error) {
-	for _, line := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		p.log.Infof("%s", printLine(line))
-	}
-	return len(b), nil
-}
-
 // telegrafScript is `procwalk telegraf --script`: a script run on every
 // gather, after procwalk's own lines, whose emits, alerts and kills
 // (procwalk_action) join the same batch.
@@ -459,8 +376,8 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plu
 	hook.rt = scripting.New(workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: &hook.out,
-		Logger:  slog.New(&lineLogHandler{log: log}),
-		Print:   linePrinter{log: log},
+		Logger:  slog.New(&plugin.SlogHandler{Log: log}),
+		Print:   plugin.LinePrinter{Log: log},
 		DryRun:  t.s.dryRun,
 		Mode:    "telegraf",
 		Args:    t.args,

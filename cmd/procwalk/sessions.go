@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"slices"
 	"strings"
@@ -24,120 +25,37 @@ import (
 // of every kind on this host in one table, biggest first. session.go shows
 // one session in detail; both share the flags and the gathering below.
 
-const sessionsHelp = `Groups processes into sessions and lists them, biggest first, in one
-table with units (or JSON with --json). A session is a named group of
-processes: a tmux session, a Linux session id (sid), a process group
-(pgrp), a terminal (tty), a process tree (tree, from --tree), a systemd
-unit, Kubernetes pod or cgroup (cgroup), a user (user), an AI coding
-agent with its descendants (agent), or a group from your rules (group).
-procwalk session KIND:NAME shows one in detail.
-
-Without --kind the kinds people name things by are listed: tmux, tree,
-cgroup (units, pods, login scopes), user, agent and group, at most
---limit (default 10) sessions per kind. sid, pgrp and tty are listed on
-request (--kind sid,pgrp,tty, or --kind all for every kind): they have
-one session per shell and job, so in tmux each repeats a pane, and an
-ssh login repeats its session-N.scope. With --kind every session of
-those kinds is listed. An unknown kind is an error (exit 2) that lists
-the kinds.
-
-COLUMNS
-  PROCS        member processes
-  RSS          resident memory summed over members: pages shared between
-               members count once per member (an over-count)
-  PSS          (--pss) proportional set size: shared pages divided among
-               their sharers, the honest sum
-  CPU%         CPU now, % of one core, over --interval ("-" with --no-rates)
-  TIME         CPU used by members while procwalk watched them: starts at
-               the members' own CPU time, never falls when members exit
-  READ/s WRITE/s  storage IO rates ("-" when /proc/<pid>/io is not readable)
-  AGE          since the oldest member started
-  INFO         per kind: tmux panes, unit or pod and cgroup limits (MEM% of
-               the limit, CPU quota, DANGER at --danger-percent), agent
-               project, elapsed time and tmux pane ...
-
-SORT (--sort; biggest first, a session without the value last)
-  rss pss uss swap cpu io time procs age (oldest first), name, pid (lowest
-  member), or any session metric (README, Metric names)
-
-TMUX
-  One 'tmux list-panes -a' per server per run. Servers: --tmux-socket
-  (repeat it; a name as tmux -L takes, or a socket path) or, without it,
-  every socket in $TMUX_TMPDIR/tmux-<uid>/ (all users' when root).
-  No tmux or no server is not an error: a note says so on stderr.
-
-AGENTS
-  Claude Code, Codex, Gemini CLI and Aider are found by default (the comm,
-  argv[0], or the script a node/python process runs). --agent NAME=REGEX
-  adds a rule (repeat it), e.g. --agent 'goose=^goose$'.
-  Each agent's status (working, idle, blocked, ended), model and context
-  use come from its transcript: Claude Code's and Codex's are found by
-  default; --agent-transcript NAME=PARSER:DIR gives an agent one (PARSER
-  claude or codex; DIR may hold {home}, {project}, {yyyy}, {mm}, {dd}).
-  --agent-context-window FAMILY=TOKENS sets a model family's window.
-
-GROUPS (--groups FILE), one rule a line, the first match wins:
-  # NAME-TEMPLATE  FIELD    REGEX (rest of the line)
-  web-$1           comm     ^(nginx|redis-server)$
-  py-$1            cmdline  ^python3? -m (\w+)
-  FIELD is comm, name (argv[0] base name), exe or cmdline. A matched
-  process's descendants join its group.
-
-TREES (--tree, repeat it): [NAME=]PID, [NAME=]/path/to/pidfile or
-[NAME=]REGEX (the oldest process whose command line matches).
-
-FOLD (--fold NAME=KIND:REGEX, repeat it): sessions of KIND whose names
-match become one session NAME ($1, ${name} expand from the match), with
-the members and totals of them all: per-instance names (login scopes
-session-N.scope, docker-<id>.scope) as one series for a dashboard.
-  --fold 'logins=cgroup:^session-[0-9]+\.scope$'
-  --fold 'docker=cgroup:^docker-[0-9a-f]+\.scope$'
-
-EXAMPLES
-  procwalk                                  the default: this command
-  procwalk sessions --kind tmux --sort cpu  tmux sessions, busiest first
-  procwalk sessions --kind agent            AI agents: status, model, context
-  procwalk sessions --pss --limit 10        the ten biggest, shared pages once
-  procwalk sessions --tree db=/run/postgresql/16-main.pid --kind tree
-  procwalk sessions --json | jq -r '.sessions[] | .ref'
-
-` + exitCodesHelp
-
-// sessionFlags configure grouping; sessions and session share them.
+// sessionFlags configure grouping; sessions, session, top, run and watch
+// share them. Options is the struct the Telegraf input's TOML fills too.
 type sessionFlags struct {
-	tmuxSocket  stringList
-	tmuxSockets string
-	agents      stringList
-	trees       stringList
-	groups      string
-	fold        stringList
-	cgroupRoot  string
-	danger      float64
-	noRates     bool
-	transcripts stringList
-	windows     stringList
-	firstRead   string
-	status      session.AgentStatusConfig
+	session.Options
+	noRates bool
 }
 
 func (f *sessionFlags) register(fs *flag.FlagSet) {
-	fs.Var(&f.tmuxSocket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.StringVar(&f.tmuxSockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for telegraf and kill); added to --tmux-socket")
-	fs.Var(&f.agents, "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
-	fs.Var(&f.trees, "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	fs.StringVar(&f.groups, "groups", "", "group rules file (see GROUPS)")
-	fs.Var(&f.fold, "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD); repeat for several")
-	fs.StringVar(&f.cgroupRoot, "cgroup-root", session.DefaultCgroupRoot, "where cgroupfs is mounted")
-	fs.Float64Var(&f.danger, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	registerSessionOptions(fs, &f.Options)
 	fs.BoolVar(&f.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")
-	fs.Var(&f.transcripts, "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS); repeat for several")
-	fs.Var(&f.windows, "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
+}
+
+// registerSessionOptions registers the flags of o, the options of session
+// grouping, as every command that groups (telegraf too) spells them.
+func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
+	fs.Var((*stringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	fs.Var((*commaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	fs.Var((*stringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
+	fs.Var((*stringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
+	fs.StringVar(&o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	fs.Var((*stringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
+	fs.StringVar(&o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
+	fs.Float64Var(&o.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
+	fs.Var((*stringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
+	fs.Var((*stringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
 	d := session.DefaultAgentStatus()
-	fs.DurationVar(&f.status.ActiveWithin, "agent-active-within", d.ActiveWithin, "an agent whose transcript grew this recently is working")
-	fs.Float64Var(&f.status.BusyCPUPercent, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.DurationVar(&f.status.TurnTimeout, "agent-turn-timeout", d.TurnTimeout, "after a prompt or tool result, the model counts as answering (working) this long")
-	fs.DurationVar(&f.status.EndedKeep, "agent-ended-keep", d.EndedKeep, "how long an ended agent's row stays (watch, top, telegraf); negative: not at all")
-	fs.StringVar(&f.firstRead, "agent-first-read", "", firstReadHelp())
+	fs.Var((*durationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew within this `duration` is working (default %v)", d.ActiveWithin))
+	fs.Float64Var(&o.AgentBusyCPU, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
+	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
+	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
+	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 }
 
 // firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
@@ -155,35 +73,31 @@ func (l *stringList) Set(v string) error {
 	return nil
 }
 
+// commaList is a string flag of comma-separated items, added to the list.
+type commaList []string
+
+func (l *commaList) String() string { return strings.Join(*l, ",") }
+func (l *commaList) Set(v string) error {
+	*l = append(*l, splitList(v)...)
+	return nil
+}
+
+// durationText is a duration flag kept as text, as session.Options holds
+// it (Config parses it). Get's type lets checkValue say what a bad value
+// should be.
+type durationText string
+
+func (d *durationText) String() string     { return string(*d) }
+func (d *durationText) Set(v string) error { *d = durationText(v); return nil }
+func (d *durationText) Get() any           { return time.Duration(0) }
+
 // groupConfig turns the flags into a GroupConfig for kinds
 // (session.Options, as for the Telegraf plugin).
 func (f *sessionFlags) groupConfig(kinds []string, users *procwalk.Users) (session.Config, error) {
-	opts := session.Options{
-		Kinds:               kinds,
-		TmuxSockets:         append(slices.Clone(f.tmuxSocket), splitList(f.tmuxSockets)...),
-		CgroupRoot:          explicitCgroupRoot(f.cgroupRoot),
-		DangerPercent:       f.danger,
-		Trees:               f.trees,
-		GroupsFile:          f.groups,
-		Fold:                f.fold,
-		Agents:              f.agents,
-		AgentTranscripts:    f.transcripts,
-		AgentContextWindows: f.windows,
-		AgentFirstRead:      f.firstRead,
-		AgentStatus:         f.status,
-		Users:               users,
-	}
+	opts := f.Options
+	opts.Kinds, opts.Users = kinds, users
 	cfg, err := opts.Config()
 	return cfg, optionUsage(err)
-}
-
-// explicitCgroupRoot is --cgroup-root when given: the default's absence is
-// a note of the cgroup kind, not an error.
-func explicitCgroupRoot(root string) string {
-	if root == session.DefaultCgroupRoot {
-		return ""
-	}
-	return root
 }
 
 // optionUsage turns a session.OptionError into a usage error naming its
@@ -269,7 +183,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "sessions",
 		ShortUsage: "procwalk sessions [flags]",
 		ShortHelp:  "the default: list tmux, cgroup, user, agent, tree and group sessions, biggest first (--kind all adds sid, pgrp, tty)",
-		LongHelp:   sessionsHelp,
+		LongHelp:   helpText("sessions"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -332,7 +246,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if !c.f.noRates || c.json {
 		extra |= procwalk.FieldIO
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, extra)
 	if err != nil {
 		return err
@@ -404,39 +318,8 @@ func (c *sessionsCommand) limitSet() bool {
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {
-	// The metric columns, by catalogue name, and the order in which they go
-	// to fit the width: SWAP first, then TIME, AGE, PROCS (and RSS when PSS
-	// is shown), WRITE/s, READ/s, CPU%; a long NAME is cut in the middle;
-	// INFO takes the rest.
-	cols := []struct {
-		name string
-		drop int
-	}{{"procs", 4}, {"rss_bytes", 0}, {"pss_bytes", 0}, {"swap_bytes", 1}, {"cpu_percent", 8}, {"cpu_time_seconds", 2},
-		{"read_bytes_per_second", 7}, {"write_bytes_per_second", 6}, {"age_seconds", 3}}
-	t := &table{cols: []column{{header: "KIND"}, {header: "NAME", min: 16}}}
-	var metrics []metric.Desc
-	for _, col := range cols {
-		d, _ := metric.Lookup(col.name)
-		switch {
-		case d.Name == "pss_bytes" && !c.g.pss:
-			continue
-		case d.Name == "rss_bytes" && c.g.pss:
-			col.drop = 5
-		}
-		metrics = append(metrics, d)
-		t.cols = append(t.cols, column{header: d.Label, right: true, drop: col.drop})
-	}
-	t.cols = append(t.cols, column{header: "INFO", min: 12})
-	snap := gd.Snapshot
-	for i := range shown {
-		s := &shown[i]
-		row := []string{s.Kind, printable(s.Name)}
-		for j := range metrics {
-			row = append(row, sessionCell(&metrics[j], s, snap.Fields, snap.Time))
-		}
-		t.add(append(row, printable(s.Info()))...)
-	}
-	if err := t.print(c.e, c.e.stdout, c.wide); err != nil {
+	t := render.SessionsTable(shown, gd.Snapshot.Fields, gd.Snapshot.Time, c.g.pss)
+	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	if len(shown) == 0 {
@@ -453,25 +336,9 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		if c.kind != "" {
 			hint = "--limit 0 lists them all"
 		}
-		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", countOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
+		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", render.CountOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
 	}
 	return nil
-}
-
-// sessionCell is metric d of s in a table's short form, "-" when absent.
-// A "+" marks a lower bound: a sum of PSS or IO that some members' refused
-// files left out (procwalk session KIND:NAME says how many).
-func sessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
-	v, ok := d.Session(s, read, now)
-	if !ok {
-		return notMeasured
-	}
-	cell := formatMetric(d, v)
-	t := &s.Totals
-	if d.Needs&procwalk.FieldSmaps != 0 && t.SmapsRead < t.Procs || d.Needs&procwalk.FieldIO != 0 && t.IORead < t.Procs {
-		cell += "+"
-	}
-	return cell
 }
 
 // sessionOrder is one --sort key: a metric of the catalogue, or name or
@@ -520,4 +387,13 @@ func firstPID(s *session.Session) int {
 		return 0
 	}
 	return s.Members[0].PID
+}
+
+// writeJSONSessions writes sessions, of gd, as JSON, their panes'
+// foreground commands and cwds read first.
+func writeJSONSessions(w io.Writer, gd gathered, sessions []session.Session) error {
+	for i := range sessions {
+		gd.pipeline.Grouper().PaneForegrounds(gd.Snapshot, &sessions[i])
+	}
+	return render.WriteJSONSessions(w, gd.Snapshot, gd.Notes, sessions)
 }

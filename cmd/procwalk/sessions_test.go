@@ -5,6 +5,7 @@ package main
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"maps"
 	"net"
 	"os"
@@ -203,7 +204,7 @@ func TestSessionsDefaultView(t *testing.T) {
 	}
 	// JSON has the panes with their foreground command and directory.
 	r = cli(t, "--proc", sessionsProc, "sessions", "--kind", "tmux", "--json")
-	var doc jsonSessions
+	var doc render.JSONSessions
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Sessions) != 2 {
 		t.Fatalf("%v: %s", err, r.stdout)
 	}
@@ -244,11 +245,11 @@ func TestSessionsJSON(t *testing.T) {
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	var doc jsonSessions
+	var doc render.JSONSessions
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
-	byRef := map[string]jsonSession{}
+	byRef := map[string]render.JSONSession{}
 	for _, s := range doc.Sessions {
 		byRef[s.Ref] = s
 	}
@@ -488,13 +489,13 @@ func TestSessionsPartialShown(t *testing.T) {
 		Partial *bool          `json:"partial"`
 		Metrics map[string]any `json:"metrics"`
 	}
-	b, err := json.Marshal(newJSONSession(now, 0, &s))
+	b, err := json.Marshal(render.NewJSONSession(now, 0, &s))
 	if err != nil || json.Unmarshal(b, &j) != nil || j.Partial == nil || !*j.Partial || j.Metrics["partial"] != true {
 		t.Errorf("JSON %s, %v", b, err)
 	}
 	s.Partial = false
 	j.Partial = nil
-	if b, _ := json.Marshal(newJSONSession(now, 0, &s)); json.Unmarshal(b, &j) != nil || j.Partial != nil || j.Metrics["partial"] != false {
+	if b, _ := json.Marshal(render.NewJSONSession(now, 0, &s)); json.Unmarshal(b, &j) != nil || j.Partial != nil || j.Metrics["partial"] != false {
 		t.Errorf("JSON of a complete session %s", b)
 	}
 }

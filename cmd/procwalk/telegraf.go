@@ -36,64 +36,9 @@ type telegrafCommand struct {
 	keepMemory bool
 	kinds      string // --kind
 	kindsAlias string // --session-kinds, the same
-	sockets    string
-	socket     stringList // --tmux-socket, repeated, as for sessions
 	tagWith    string
 	script     telegrafScript // --script: a Lua script run on every gather (script.go)
 }
-
-const telegrafHelp = `Writes Telegraf line protocol: procwalk_session per session, the top
-processes of each session as procwalk_process (--process-top), and a
-procwalk line about the gather itself; or, with --schema procstat, Telegraf
-procstat's procstat and procstat_lookup measurements. plugin/README.md
-documents every measurement.
-
-EXEC MODE (default): one gather to stdout, for [[inputs.exec]] with
-data_format = "influx". Rates (cpu_percent, *_per_second, growth) need two
-samples: --rates scans twice, --interval apart; without it they are left
-out and the counters (cpu_time_seconds, read_bytes ...) are there.
-
-EXECD MODE (--execd): for [[inputs.execd]] with data_format = "influx".
-  --signal STDIN  gather once per line Telegraf writes to stdin (its
-                  signal = "STDIN")
-  --signal SIGHUP, SIGUSR1 or SIGUSR2
-                  gather once per such signal Telegraf sends (its
-                  signal = "SIGHUP" ...); in every mode each of the
-                  three signals gathers once and never ends procwalk
-  --signal none   gather every --interval on our own (signal = "none")
-Rates are measured between gathers. Each batch is written whole. stdin
-EOF, SIGTERM or a closed stdout end it with exit 0; a stdin at its end from
-the start (</dev/null, cron, nohup) is no pipe from Telegraf: --signal none
-and the signal modes then gather on until SIGTERM, and --signal STDIN exits
-with a W! line saying why. Log lines on stderr start with E!, W!, I! or D!
-(--debug), as execd expects.
-
-Partial data still exits 0: the procwalk line counts processes gone
-mid-scan and files the kernel refused; --debug says what session grouping
-could not do (no tmux server, a tmux server that did not answer, no
-cgroupfs). Only a gather that got nothing (no /proc) exits 1.
-
-SCRIPTS (--script): a Lua script (a file, or a bundled script's name: see
-procwalk run --list) runs after each gather on its snapshot and sessions;
-its metrics, alerts (procwalk_alert) and kills (procwalk_action) join the
-same batch, before the procwalk line. --script-arg KEY=VALUE (repeatable)
-passes it arguments; --dry-run reports its kills instead of sending them;
---protect adds names it may never kill; --script-timeout and
---script-memory bound one run. Under --execd its state (pw.state) lasts
-from gather to gather, and is dropped when it keeps more than
---script-retained (64MiB). A kill waits for its target to exit (up to its
-grace) before the batch is written; a failing run is a W! line and the
-batch is still written. The script runs in a worker process under kernel
-limits (--script-isolation off: in procwalk's own): a worker that dies is
-a W! line saying its state was lost, and the next gather starts a new one.
-
-EXAMPLES
-  procwalk telegraf --kind tmux,user --process-top 3
-  procwalk telegraf --execd --signal none --interval 10s
-  procwalk telegraf --schema procstat --procstat-pattern nginx
-  procwalk telegraf --execd --script memory-guard --script-arg limit=4GiB --dry-run
-
-` + exitCodesHelp
 
 func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	c := &telegrafCommand{g: g, e: e}
@@ -107,22 +52,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
 	fs.StringVar(&c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
 	fs.StringVar(&c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
-	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated names (-L) or paths (-S); empty finds them")
-	fs.Var(&c.socket, "tmux-socket", "a tmux server to ask, a name (-L) or a path (-S); repeat for several; added to --tmux-sockets")
-	fs.StringVar(&in.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.Float64Var(&in.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota has danger=true")
-	fs.Var((*stringList)(&in.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	fs.StringVar(&in.Groups, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
-	fs.Var((*stringList)(&in.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX (see procwalk sessions --help); repeat for several")
-	fs.Var((*stringList)(&in.Agents), "agent", "extra AI agent rule NAME=REGEX; repeat for several")
-	fs.Var((*stringList)(&in.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see procwalk sessions --help); repeat for several")
-	fs.Var((*stringList)(&in.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS; repeat for several")
-	st := session.DefaultAgentStatus()
-	fs.StringVar(&in.AgentActiveWithin, "agent-active-within", "", fmt.Sprintf("an agent whose transcript grew this recently is working (default %v)", st.ActiveWithin))
-	fs.Float64Var(&in.AgentBusyCPU, "agent-busy-cpu", st.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.StringVar(&in.AgentTurnTimeout, "agent-turn-timeout", "", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) this long (default %v)", st.TurnTimeout))
-	fs.StringVar(&in.AgentEndedKeep, "agent-ended-keep", "", fmt.Sprintf("how long an ended agent's row stays (default %v; negative: not at all)", st.EndedKeep))
-	fs.StringVar(&in.AgentFirstRead, "agent-first-read", "", firstReadHelp())
+	registerSessionOptions(fs, &in.Options)
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
 	fs.BoolVar(&in.Swap, "swap", false, "swap_bytes of sessions: VmSwap, free on a host with no swap in use, else every process's status")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
@@ -138,7 +68,7 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "telegraf",
 		ShortUsage: "procwalk telegraf [--execd] [flags]",
 		ShortHelp:  "write Telegraf line protocol for inputs.exec or inputs.execd",
-		LongHelp:   telegrafHelp,
+		LongHelp:   helpText("telegraf"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -223,7 +153,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		}
 		return nil
 	}
-	oneShotGC()
+	frame.OneShotGC()
 	if c.rates {
 		if err := c.waitForRates(ctx, collector); err != nil {
 			return err
@@ -267,8 +197,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	if c.g.sources.winner("kind", "session-kinds") == "session-kinds" {
 		kinds = c.kindsAlias
 	}
-	in.SessionKinds = splitList(kinds)
-	in.TmuxSockets = append(splitList(c.sockets), c.socket...)
+	in.Kinds = splitList(kinds)
 	in.ProcstatTagWith = splitList(c.tagWith)
 	in.Passwd = c.g.passwd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {

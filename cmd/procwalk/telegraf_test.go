@@ -512,7 +512,7 @@ func TestTelegrafTmuxSocketSpellings(t *testing.T) {
 	}{
 		{[]string{"--tmux-socket", "/nonexistent/a"}, "/nonexistent/a"},
 		{[]string{"--tmux-sockets", "/nonexistent/b,/nonexistent/c"}, "/nonexistent/b, /nonexistent/c"},
-		{[]string{"--tmux-socket", "/nonexistent/a", "--tmux-sockets", "/nonexistent/b"}, "/nonexistent/b, /nonexistent/a"},
+		{[]string{"--tmux-socket", "/nonexistent/a", "--tmux-sockets", "/nonexistent/b"}, "/nonexistent/a, /nonexistent/b"},
 	} {
 		r := cli(t, fixture(append([]string{"telegraf", "--debug", "--session-kinds", "tmux", "--skip-self-metrics"}, c.args...)...)...)
 		if want := "D! sessions: tmux: no server on " + c.want + "\n"; r.code != exitOK || !strings.Contains(r.stderr, want) {

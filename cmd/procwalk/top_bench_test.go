@@ -55,7 +55,7 @@ func benchmarkTopRefresh(b *testing.B, view, source string) {
 	g.note = func(n string) { b.Fatalf("--source %s: %s", source, n) }
 	defer g.closeSource()
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
-	c.f.danger = 80
+	c.f.DangerPercent = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	model, closeSource, err := c.model(context.Background(), fsys)
 	if err != nil {
@@ -150,7 +150,7 @@ func BenchmarkTopViews(b *testing.B) {
 	}
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: bpfsource.ModeProc}
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
-	c.f.danger = 80
+	c.f.DangerPercent = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for range b.N {
 		model, closeSource, err := c.model(context.Background(), fsys)

@@ -31,46 +31,6 @@ import (
 // topcmd.go is `procwalk top`: it wires the live view (package top) to a
 // Monitor, a session Grouper and the safe-kill engine.
 
-const topHelp = `A live view of this host's processes and sessions, refreshed every
---interval: CPU %, USS, PSS and RSS, memory growth (USS per minute), IO
-rates, age; sessions (tmux, agents, cgroups and pods, users, groups) with
-their totals; the process tree. The header shows load, memory, swap and
-pressure (PSI), and gauges of the cgroup procwalk runs in (or --cgroup):
-memory against its limit with the danger threshold marked, CPU against its
-quota.
-
-Keys: q quit, arrows/PgUp/PgDn/Home/End and the wheel move, a click selects
-(on a title: sorts), Tab switches processes / sessions / tree, a shows the
-AI agents alone (status, model, context, tmux pane) and g switches tmux to
-an agent's pane, Enter opens a session's members (or folds a tree node), s
-sorts by the next column, S or r reverses, / searches (n: next), \ filters
-by name or command line, Esc clears the filter or goes back, k kills the
-selected process and K the selected session or process tree (after y/n),
-? shows the keys.
-
-Kills go through the safe-kill engine: pid and start time verified, TERM
-then KILL after --grace, protected system processes refused (they are
-dimmed; selecting one warns in red; --protect adds names). PSS and USS
-are read (smaps_rollup) for the rows on screen only.
-
---replay FILE shows a recording's frames (procwalk record) instead of
-this host's, starting at the first or at --at (+90s, 03:12): [ and ]
-step to the previous and next frame, { and } ten back and on, and the
-header names the frame and its time; nothing can be killed.
-
---danger-percent defaults to PROCWALK_DANGER_PERCENT, else
-HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT, else 80.
-Without a terminal, top exits 2 unless --once prints one text frame
-(COLUMNS x LINES, default 80x24).
-
-EXAMPLES
-  procwalk top                              processes, busiest first
-  procwalk top --view sessions --kind tmux,agent
-  procwalk top --cgroup cgroup:pod/<uid>    gauges of another pod
-  procwalk top --once --view sessions --kind agent > agents.txt
-
-` + exitCodesHelp
-
 type topCommand struct {
 	fs      *flag.FlagSet
 	g       *globals
@@ -108,7 +68,7 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "top",
 		ShortUsage: "procwalk top [flags]",
 		ShortHelp:  "live view of processes and sessions: sort, filter, drill in, kill safely",
-		LongHelp:   topHelp,
+		LongHelp:   helpText("top"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -149,7 +109,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 			if err != nil {
 				return usageErrorf("HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT=%q: want a percentage such as 80", v)
 			}
-			c.f.danger = d
+			c.f.DangerPercent = d
 		}
 	}
 	fsys, err := c.g.openFS()
@@ -233,7 +193,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		if u := src.r.Header().UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
-		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger,
+		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent,
 			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
 			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
 	}
@@ -263,7 +223,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 	}
 	return top.New(top.Config{
 		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.danger, Sessions: c.view == "sessions", Agents: c.view == "agents",
+		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "),
 	}, src, killer), src.Close, nil
 }

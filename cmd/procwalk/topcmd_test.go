@@ -89,7 +89,7 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	g.note = func(n string) { fmt.Fprintln(&stderr, n) }
 	defer g.closeSource()
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: time.Second}
-	c.f.danger = 80
+	c.f.DangerPercent = 80
 	fsys, err := procwalk.NewFS(fixtureProc)
 	if err != nil {
 		t.Fatal(err)

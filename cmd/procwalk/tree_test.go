@@ -170,27 +170,9 @@ func TestTreeErrors(t *testing.T) {
 	}
 }
 
-// With PSS denied for part of a subtree its sum is a lower bound, marked +.
-func TestTreePSSLowerBound(t *testing.T) {
-	needPages4K(t)
-	st := &subtree{}
-	if got := treePSS(st); got != "-" {
-		t.Errorf("empty subtree PSS = %q, want -", got)
-	}
-	st.pssMissing = 2
-	if got := treePSS(st); got != "-" {
-		t.Errorf("subtree whose every PSS was denied = %q, want -", got)
-	}
-	st.pssMissing = 0
-	st.PSSBytes, st.SmapsRead = 3<<20, 2
-	if got := treePSS(st); got != "3.0 MiB" {
-		t.Errorf("complete subtree PSS = %q, want 3.0 MiB", got)
-	}
-	st.pssMissing = 1
-	if got := treePSS(st); got != "3.0 MiB+" {
-		t.Errorf("partial subtree PSS = %q, want 3.0 MiB+", got)
-	}
-	if !strings.Contains(treeHelp, `ending in "+" is a lower bound`) {
+// tree --help explains the + of a lower bound (render.TreeTable's).
+func TestTreePSSLowerBoundHelp(t *testing.T) {
+	if !strings.Contains(helpText("tree"), `ending in "+" is a lower bound`) {
 		t.Error("tree --help does not explain the + mark")
 	}
 }

@@ -36,48 +36,6 @@ type watchCommand struct {
 // /proc every second for a rule that acts over minutes.
 const defaultWatchInterval = 10 * time.Second
 
-const watchHelp = `Runs a Lua script every --interval (10s unless given) until interrupted:
-the rules that act over time, such as memory-guard (kill the biggest
-process of a session that stays over a limit) or growth-watch (processes
-leaking memory). SCRIPT, its arguments and the sandbox are as for
-procwalk run; flags may come before or after SCRIPT.
-
-Each tick scans /proc once. CPU %, IO rates and memory growth are
-measured between ticks, so they are nil in the first. procwalk.state and
-procwalk.debounce keep their values from tick to tick (a tick that hits a
-limit such as --script-timeout, or after which the state keeps more than
---script-retained (64MiB), starts the next one with an empty state). A tick
-that fails is logged to stderr and the next one runs as usual. The script
-runs in a worker process under kernel limits; a worker that dies or is
-killed (1s past --script-timeout) fails its tick with a line saying the
-state was lost, and the next tick starts a new one (--script-isolation
-off: the script runs in procwalk's own process). Each tick's
-print() output goes to stdout, then its emitted lines together, as line
-protocol (--lines-only: print() to stderr, stdout for line protocol alone).
-When stdout's reader goes (procwalk watch agents | head -1), watch ends.
-
---on-alert CMD runs a shell command for each alert, the alert as one JSON
-object on its stdin (notify-send, logger, curl to a webhook): one at a
-time beside the ticks, which never wait for it, each killed after
---on-alert-timeout (10s), at most --on-alert-max (10) a minute; a failure
-is a line on stderr. --replay FILE runs on a recording's frames instead
-(procwalk record), on the recorded clock, every kill a dry run.
-
-SIGINT or SIGTERM ends watch with exit 0, also in the middle of a tick: a
-kill waiting out its grace stops waiting and sends no SIGKILL.
-
-EXAMPLES
-  procwalk watch memory-guard --interval 10s --dry-run -- limit=4GiB ticks=3
-  procwalk watch --pss growth-watch --interval 30s -- rate=300MiB
-  procwalk watch ./my-rule.lua --count 6
-  procwalk watch memory-guard --on-alert 'logger -t procwalk' -- limit=4GiB
-  procwalk watch --replay host.pwrec memory-guard -- limit=2GiB
-
-EXIT CODES
-  0  interrupted (SIGINT, SIGTERM), --count ticks done, or stdout closed
-  1  /proc could not be read at the start
-  2  usage: bad flags, no such script, or a syntax error in the script`
-
 func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	c := &watchCommand{g: g, e: e}
 	fs := newFlagSet("watch", g, e.stderr)
@@ -98,7 +56,7 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "watch",
 		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",
 		ShortHelp:  "run a Lua script every --interval: guards and alerts",
-		LongHelp:   watchHelp,
+		LongHelp:   helpText("watch"),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

@@ -70,8 +70,8 @@ func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.
 		CommandLine: e.args,
 		Limits:      l,
 		GatherWait:  gatherWait,
-		Stdout:      escapingWriter{stdout},
-		Stderr:      escapingWriter{e.stderr},
+		Stdout:      procwalk.EscapingWriter{W: stdout},
+		Stderr:      procwalk.EscapingWriter{W: e.stderr},
 		Self:        hostFS(),
 	}
 }

@@ -40,12 +40,15 @@ func TestTelegrafGathersSessionsFromItsConfig(t *testing.T) {
   proc = "../testdata/proc"
   passwd = "../testdata/passwd"
   session_kinds = ["user"]
+  agent_active_within = "30s"
+  danger_percent = 90.0
   swap = true
   process_top = 2
   skip_self_metrics = true
 `)
-	if p.ProcessTop != 2 || len(p.SessionKinds) != 1 || !p.Swap {
-		t.Fatalf("options not decoded into the embedded plugin.Input: %+v", p.Input)
+	// The session options are session.Options, embedded in plugin.Input.
+	if p.ProcessTop != 2 || len(p.Kinds) != 1 || p.AgentActiveWithin != "30s" || p.DangerPercent != 90 || !p.Swap {
+		t.Fatalf("options not decoded into the embedded plugin.Input and session.Options: %+v", p.Input)
 	}
 	if p.Log == nil {
 		t.Error("Telegraf did not inject its logger into Log")

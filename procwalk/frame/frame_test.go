@@ -69,10 +69,11 @@ func TestGenerationCheck(t *testing.T) {
 			if tc.retention == Recycle && frames[2].Snapshot.Process(1) == nil {
 				t.Error("the newest frame lost its processes")
 			}
-			// Release hands everything back: no frame is valid after it.
+			// Release hands everything back: no frame is valid after it,
+			// but with KeepAll, which hands nothing back.
 			p.Release()
-			if e := recycled(frames[2].Check); e == nil {
-				t.Error("the newest frame is still valid after Release")
+			if e := recycled(frames[2].Check); (e == nil) != (tc.retention == KeepAll) {
+				t.Errorf("the newest frame after Release: %v", e)
 			}
 		})
 	}

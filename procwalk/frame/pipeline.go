@@ -90,10 +90,6 @@ func (p *Pipeline) SetGrouper(g *session.Grouper) {
 // (Config.Fields). A rate needs its field in two gathers in a row.
 func (p *Pipeline) SetFields(f procwalk.Fields) { p.monitor.SetFields(f) }
 
-// Plan returns what every gather reads: the fields of every process, and
-// a Selector for those read of some.
-func (p *Pipeline) Plan() (procwalk.Fields, procwalk.Selector) { return p.monitor.Plan() }
-
 // Gather scans once as planned, samples rates against the gather before
 // and groups the snapshot. The error is the source's: a root that cannot
 // be listed.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // execute.go carries a Plan out: the first signal, the grace during which
@@ -41,9 +42,9 @@ type execution struct {
 	// descendants in a tree scope.
 	refused map[procwalk.ProcID]error
 	start   time.Time
-	// sc takes the re-walks: the plan's Scanner (a new one for a Plan
+	// pl takes the re-walks: the plan's pipeline (a new one for a Plan
 	// built by hand).
-	sc *procwalk.Scanner
+	pl *frame.Pipeline
 	// frozen is the cgroup.freeze file written 1 by freezeCgroup, until
 	// thaw writes 0.
 	frozen string
@@ -76,10 +77,10 @@ func (k *Killer) Execute(ctx context.Context, plan *Plan) *Report {
 		k: k, cfg: cfg, plan: plan, known: make(map[procwalk.ProcID]bool), refused: make(map[procwalk.ProcID]error), start: time.Now(),
 		report: &Report{Scope: plan.Scope, Session: plan.Session, DryRun: cfg.DryRun},
 	}
-	x.sc = plan.scanner
+	x.pl = plan.pipeline
 	x.mixed = plan.mixed
-	if x.sc == nil {
-		x.sc = procwalk.NewScanner(k.fs)
+	if x.pl == nil {
+		x.pl = k.pipeline()
 	}
 	for _, o := range plan.Skipped {
 		x.known[o.ID] = true
@@ -262,10 +263,11 @@ func exitResult(v *victim) Result {
 // newcomers re-walks the scope and returns the members not seen before
 // that may be signalled; protected ones are finished as refused.
 func (x *execution) newcomers() []Target {
-	snap, before, err := x.k.scan(x.sc, x.plan.scope, x.cfg)
+	f, before, err := x.k.scan(x.pl, x.plan.scope, x.cfg)
 	if err != nil {
 		return nil // the walk failed this time; the targets we have still get their signals
 	}
+	snap := f.Snapshot
 	var fresh []*procwalk.Process
 	for _, p := range x.plan.scope.Members(snap, x.known) {
 		if !x.known[p.ID] {
@@ -273,7 +275,7 @@ func (x *execution) newcomers() []Target {
 			fresh = append(fresh, p)
 		}
 	}
-	x.k.readSmaps(x.sc, fresh, x.plan.scope, x.cfg)
+	x.k.readSmaps(f, fresh, x.plan.scope, x.cfg)
 	var out []Target
 	for _, p := range fresh {
 		if p.Zombie() {
@@ -518,11 +520,12 @@ func (x *execution) recheck() {
 	if !x.plan.scope.Grows() {
 		return
 	}
-	snap, _, err := x.k.scan(x.sc, x.plan.scope, x.cfg)
+	f, _, err := x.k.scan(x.pl, x.plan.scope, x.cfg)
 	if err != nil {
 		x.report.Notes = append(x.report.Notes, "cannot walk /proc after the end to check that nothing of the scope is left: "+err.Error())
 		return
 	}
+	snap := f.Snapshot
 	// Only a group a signalled target leads: a target that shares its
 	// parent's group (a command run without job control, a test's child)
 	// shares it with processes that were never part of the scope.

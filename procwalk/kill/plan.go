@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
 // plan.go decides what a termination will do before anything is sent: the
@@ -16,7 +17,7 @@ import (
 
 // Plan is what a termination will do: the targets to signal, parents before
 // children, and the members it will leave alone, with the reason. Execute a
-// Plan from one goroutine at a time: its re-walks share the plan's Scanner.
+// Plan from one goroutine at a time: its re-walks share the plan's pipeline.
 type Plan struct {
 	Scope   string
 	Session string
@@ -32,9 +33,10 @@ type Plan struct {
 	rails guardRails
 	// taken is when the plan's walk started.
 	taken time.Time
-	// scanner took the plan's walk; the execution's re-walks reuse it, so
-	// that a process whose read is still blocked is not read again.
-	scanner *procwalk.Scanner
+	// pipeline took the plan's walk; the execution's re-walks reuse it
+	// (its Scanner's rules: bounded reads, and a process whose read is
+	// still blocked is not read again).
+	pipeline *frame.Pipeline
 	// cgroupDir is the directory of a cgroup scope's cgroup ("" for other
 	// scopes, or when its hierarchy is not mounted here).
 	cgroupDir string
@@ -56,13 +58,14 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	if scope.Grows() && !cfg.DryRun && cfg.Sentinel != nil {
 		cfg.Sentinel.Start() // now, so that no walk takes it for a member; a failure is noted when it is needed
 	}
-	sc := procwalk.NewScanner(k.fs)
-	snap, before, err := k.scan(sc, scope, cfg)
+	pl := k.pipeline()
+	f, before, err := k.scan(pl, scope, cfg)
 	if err != nil {
 		return nil, err
 	}
+	snap := f.Snapshot
 	p := &Plan{Scope: scope.String(), Session: sessionOf(scope), scope: scope,
-		Partial: hidesProcesses(snap.Visibility), taken: snap.Time, scanner: sc}
+		Partial: hidesProcesses(snap.Visibility), taken: snap.Time, pipeline: pl}
 	p.rails = guardRails{self: cfg.SelfPID, sentinel: cfg.Sentinel.PID(), ancestors: k.fs.Ancestors(cfg.SelfPID)}
 	_, p.rails.cutsTrees = scope.(TreeScope)
 	for _, a := range snap.Ancestors(cfg.SelfPID) {
@@ -88,7 +91,7 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	root, hasRoot := rootOf(scope)
 	refused := make(map[procwalk.ProcID]error)
-	k.readSmaps(sc, members, scope, cfg)
+	k.readSmaps(f, members, scope, cfg)
 	for _, m := range members {
 		if m.Zombie() {
 			// Exited already; only a process asked for by id is worth a line.
@@ -108,6 +111,12 @@ func (k *Killer) Plan(scope Scope) (*Plan, error) {
 	}
 	p.mixed = mixedGroups(snap, p.Targets)
 	return p, nil
+}
+
+// pipeline is a plan's: its walk and its execution's re-walks, each frame
+// kept (a walk's processes are compared with the next's), no rates.
+func (k *Killer) pipeline() *frame.Pipeline {
+	return frame.New(k.fs, frame.Config{NoRates: true, Memory: frame.Memory{Retention: frame.KeepAll}})
 }
 
 // mixedGroups returns the process groups of targets that the kill could
@@ -155,24 +164,27 @@ func mixedGroups(snap *procwalk.Snapshot, targets []Target) map[int]bool {
 	return mixed
 }
 
-// scan snapshots /proc for a plan or a re-walk of scope. smaps_rollup, when
+// scan walks /proc for a plan or a re-walk of scope. smaps_rollup, when
 // asked for, is left to readSmaps: reading it walks a process's page tables
 // under its memory-map lock, which the scope's members are worth and the
 // rest of the host is not.
 // before is the boot clock when the walk began (see pinYoung).
-// sc is the plan's Scanner, for its walk and every re-walk: it knows which
-// reads are still blocked, and does not start another on those processes.
-func (k *Killer) scan(sc *procwalk.Scanner, scope Scope, cfg Config) (snap *procwalk.Snapshot, before time.Duration, err error) {
+// pl is the plan's pipeline, for its walk and every re-walk: its Scanner
+// knows which reads are still blocked, and does not start another on those
+// processes.
+func (k *Killer) scan(pl *frame.Pipeline, scope Scope, cfg Config) (f frame.Frame, before time.Duration, err error) {
 	before = bootClock()
-	snap, err = sc.Snapshot((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
-	return snap, before, err
+	pl.SetFields((procwalk.FieldCmdline | cfg.Fields | scope.Fields()) &^ procwalk.FieldSmaps)
+	f, err = pl.Gather()
+	return f, before, err
 }
 
-// readSmaps reads the smaps_rollup of members when the config or scope
-// asks for it, each read bounded as a scan's are (a process stuck holding
-// its memory-map lock is left without PSS, marked ReadTimedOut, and the
-// plan goes on); a denied or vanished member is left without PSS too.
-func (k *Killer) readSmaps(sc *procwalk.Scanner, members []*procwalk.Process, scope Scope, cfg Config) {
+// readSmaps reads the smaps_rollup of members, processes of f, when the
+// config or scope asks for it, each read bounded as a scan's are (a
+// process stuck holding its memory-map lock is left without PSS, marked
+// ReadTimedOut, and the plan goes on); a denied or vanished member is left
+// without PSS too.
+func (k *Killer) readSmaps(f frame.Frame, members []*procwalk.Process, scope Scope, cfg Config) {
 	if (cfg.Fields|scope.Fields())&procwalk.FieldSmaps == 0 {
 		return
 	}
@@ -182,7 +194,7 @@ func (k *Killer) readSmaps(sc *procwalk.Scanner, members []*procwalk.Process, sc
 			live = append(live, m)
 		}
 	}
-	sc.ReadMore(live, procwalk.FieldSmaps)
+	f.ReadMore(live, procwalk.FieldSmaps)
 }
 
 // admit returns why member p of scope may not be signalled, or nil, and

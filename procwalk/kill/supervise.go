@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"golang.org/x/sys/unix"
 )
@@ -148,8 +149,8 @@ func Supervise(ctx context.Context, fs procwalk.FS, cmd *exec.Cmd, cfg Supervise
 		return nil, fmt.Errorf("%w: %w", ErrSubreaper, err)
 	}
 	r := &supervision{cfg: cfg, fs: fs, self: os.Getpid(), seen: make(map[procwalk.ProcID]bool), reported: make(map[string]bool),
-		monitor: procwalk.NewMonitor(fs, procwalk.MonitorConfig{NoRates: true, Clock: cfg.Clock}),
-		res:     &SuperviseResult{History: NewAuditLog(cfg.HistorySize)}}
+		pipeline: frame.New(fs, frame.Config{NoRates: true, Clock: cfg.Clock}),
+		res:      &SuperviseResult{History: NewAuditLog(cfg.HistorySize)}}
 	var err error
 	r.killer, err = NewKiller(fs, Config{Grace: cfg.Grace, Force: true, Requester: cfg.Requester, Audit: r.record, DryRun: cfg.DryRun, Sentinel: cfg.Sentinel})
 	if err != nil {
@@ -234,12 +235,14 @@ func (c SuperviseConfig) withDefaults(cmd *exec.Cmd) SuperviseConfig {
 
 // supervision is the state of one supervised command.
 type supervision struct {
-	cfg     SuperviseConfig
-	fs      procwalk.FS
-	monitor *procwalk.Monitor
-	killer  *Killer
-	self    int
-	res     *SuperviseResult
+	cfg SuperviseConfig
+	fs  procwalk.FS
+	// pipeline gathers the checks' frames (Run drives them: loop) and
+	// countTree's.
+	pipeline *frame.Pipeline
+	killer   *Killer
+	self     int
+	res      *SuperviseResult
 
 	child       int
 	childID     procwalk.ProcID
@@ -280,59 +283,80 @@ func (r *supervision) record(e ActionEvent) {
 	}
 }
 
-// loop runs until every child is reaped.
+// loop runs until every child is reaped: the pipeline's driver, a check
+// of the tree on each tick, the trigger's Wait handling everything else.
 func (r *supervision) loop(ctx context.Context, reaps <-chan reaped) {
-	res := r.res
 	// Supervision finishes what it starts even after ctx is cancelled.
 	work := context.WithoutCancel(ctx)
-	tick := time.NewTicker(r.cfg.Interval)
-	defer tick.Stop()
-	var timeout <-chan time.Time
+	t := &superviseTrigger{r: r, reaps: reaps, done: ctx.Done(), work: work, tick: time.NewTicker(r.cfg.Interval)}
+	defer t.tick.Stop()
 	if r.cfg.Timeout > 0 {
-		t := time.NewTimer(r.cfg.Timeout)
-		defer t.Stop()
-		timeout = t.C
+		timer := time.NewTimer(r.cfg.Timeout)
+		defer timer.Stop()
+		t.timeout = timer.C
 	}
-	done := ctx.Done()
-	var cancelCheck, giveUp <-chan time.Time
+	r.pipeline.Run(work, t, func(f frame.Frame, err error) error {
+		r.check(work, f, err)
+		return nil
+	})
+}
+
+// superviseTrigger is the supervision's Trigger: Wait fires on each tick
+// while limits are watched, and handles every other event itself (a child
+// reaped, a signal to forward, the timeout, a cancel, giving up) until one
+// of them ends the supervision.
+type superviseTrigger struct {
+	r                   *supervision
+	reaps               <-chan reaped
+	work                context.Context
+	tick                *time.Ticker
+	done                <-chan struct{}
+	timeout             <-chan time.Time
+	cancelCheck, giveUp <-chan time.Time
+}
+
+func (t *superviseTrigger) Wait(context.Context) bool {
+	r, res, work := t.r, t.r.res, t.work
 	for {
 		select {
-		case rp, ok := <-reaps:
+		case rp, ok := <-t.reaps:
 			if !ok {
 				res.End = r.cfg.Clock.Now()
-				return
+				return false
 			}
 			if r.reaped(rp) {
 				r.endLeftovers(work) // whatever the command left running, however it ended
 				if r.cfg.DryRun {
 					res.End = r.cfg.Clock.Now() // what it left runs on: a dry run ends nothing
-					return
+					return false
 				}
 			}
 		case s := <-r.cfg.Signals:
 			r.forward(s.(syscall.Signal))
-		case <-tick.C:
-			r.check(work)
-		case <-timeout:
-			timeout = nil
+		case <-t.tick.C:
+			if res.Enforced == "" && !res.Cancelled {
+				return true // a check of the tree
+			}
+		case <-t.timeout:
+			t.timeout = nil
 			r.endTree(work, r.cfg.Names.Timeout, fmt.Sprintf("%s %s reached", r.cfg.Names.Timeout, r.cfg.Timeout))
-		case <-done:
-			done = nil
-			cancelCheck = time.After(SignalCauseWindow)
-		case <-cancelCheck:
-			cancelCheck = nil
+		case <-t.done:
+			t.done = nil
+			t.cancelCheck = time.After(SignalCauseWindow)
+		case <-t.cancelCheck:
+			t.cancelCheck = nil
 			r.forwardQueued() // a signal already queued is the cancel's cause
 			if !res.Interrupted && res.Status == nil {
 				res.Cancelled = true
 				r.terminate(work, "cancelled")
 			}
-		case <-giveUp:
+		case <-t.giveUp:
 			res.Abandoned = r.countTree()
 			res.End = r.cfg.Clock.Now()
-			return
+			return false
 		}
-		if giveUp == nil && (res.Enforced != "" || res.Leftovers || res.Cancelled) {
-			giveUp = time.After(r.cfg.Grace + DefaultKillWait + giveUpAfterKill)
+		if t.giveUp == nil && (res.Enforced != "" || res.Leftovers || res.Cancelled) {
+			t.giveUp = time.After(r.cfg.Grace + DefaultKillWait + giveUpAfterKill)
 		}
 	}
 }
@@ -381,21 +405,19 @@ func (r *supervision) forwardQueued() {
 	}
 }
 
-// check scans the tree, updates the peaks and acts on a breached limit.
-func (r *supervision) check(ctx context.Context) {
+// check looks at the tree in frame f (err: its gather's), updates the
+// peaks and acts on a breached limit.
+func (r *supervision) check(ctx context.Context, f frame.Frame, err error) {
 	res, cfg := r.res, &r.cfg
-	if res.Enforced != "" || res.Cancelled {
-		return
-	}
-	snap, err := r.monitor.Gather()
 	if err != nil {
 		res.ScanErrors++
 		return
 	}
+	snap := f.Snapshot
 	tree := slices.DeleteFunc(snap.Descendants(r.self), func(p *procwalk.Process) bool { return r.cfg.Sentinel.Started(p.ID.PID) })
 	var t procwalk.Totals
 	if cfg.MaxPSSBytes > 0 || cfg.ReadPSS {
-		r.monitor.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
+		f.ReadMore(tree, procwalk.FieldSmaps) // a denied or vanished process counts without PSS
 	}
 	for _, p := range tree {
 		t.Add(p)
@@ -538,12 +560,12 @@ func (r *supervision) terminate(ctx context.Context, why string) *Report {
 
 // countTree counts the live descendants of this process.
 func (r *supervision) countTree() int {
-	snap, err := r.monitor.Gather()
+	f, err := r.pipeline.Gather()
 	if err != nil {
 		return 0
 	}
 	n := 0
-	for _, p := range snap.Descendants(r.self) {
+	for _, p := range f.Snapshot.Descendants(r.self) {
 		if !p.Zombie() && !r.cfg.Sentinel.Started(p.ID.PID) {
 			n++
 		}

@@ -284,9 +284,9 @@ func NewReader(f io.ReadSeeker, name string) (*Reader, error) {
 	case r.h.FrameCodec > frame.WireVersion:
 		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), newer than this procwalk reads (encoding %d): replay it with a newer procwalk",
 			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "a newer procwalk"), frame.WireVersion)
-	case r.h.FrameCodec < frame.WireVersion:
-		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), which this procwalk no longer reads (it reads encoding %d): replay it with the procwalk that recorded it",
-			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "an older procwalk"), frame.WireVersion)
+	case r.h.FrameCodec < frame.OldestWireVersion:
+		return nil, fmt.Errorf("%w: %s holds frames of encoding %d (by %s), which this procwalk no longer reads (it reads encodings %d to %d): replay it with the procwalk that recorded it",
+			ErrFormat, name, r.h.FrameCodec, cmpOr(procwalk.Printable(r.h.Procwalk), "an older procwalk"), frame.OldestWireVersion, frame.WireVersion)
 	}
 	r.version = v
 	r.offsets = []int64{int64(len(first) + len(line))}

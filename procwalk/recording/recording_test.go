@@ -430,7 +430,7 @@ func decompressed(t *testing.T, b []byte) []byte {
 func TestReadErrors(t *testing.T) {
 	b, _ := record(t, 2, Options{})
 	headerEnd := bytes.Index(b[bytes.IndexByte(b, '\n')+1:], []byte("\n")) + bytes.IndexByte(b, '\n') + 2
-	codec := []byte(fmt.Sprintf(`"frame_codec":%d`, frame.WireVersion))
+	codec := fmt.Appendf(nil, `"frame_codec":%d`, frame.WireVersion) // as the header states it
 	for _, c := range []struct {
 		name string
 		file []byte
@@ -443,7 +443,7 @@ func TestReadErrors(t *testing.T) {
 		{"newer encoding", bytes.Replace(b, codec, []byte(`"frame_codec":99`), 1),
 			fmt.Sprintf("holds frames of encoding 99 (by procwalk test), newer than this procwalk reads (encoding %d)", frame.WireVersion)},
 		{"older encoding", bytes.Replace(b, codec, []byte(`"frame_codec":0`), 1),
-			"which this procwalk no longer reads"},
+			fmt.Sprintf("which this procwalk no longer reads (it reads encodings %d to %d)", frame.OldestWireVersion, frame.WireVersion)},
 		{"cut header", b[:headerEnd-5], "the header line is cut"},
 	} {
 		_, err := NewReader(bytes.NewReader(c.file), "f.pwrec")
@@ -640,6 +640,51 @@ func TestReadFormat1(t *testing.T) {
 	} else {
 		sameFrame(t, "format 1, Frame(1)", f, want[1])
 	}
+}
+
+// TestReadEncoding1: a recording whose frames are of frame encoding 1
+// (../frame/testdata/encoding1.frames: two frames of the session fixture,
+// written by the encoder of that version) reads, in order and at random.
+func TestReadEncoding1(t *testing.T) {
+	frames, err := os.ReadFile("../frame/testdata/encoding1.frames")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("procwalk-recording 1\n{\"format_version\":1,\"frame_codec\":1,\"procwalk\":\"0.1\"}\n")
+	for len(frames) > 0 {
+		n, k := binary.Uvarint(frames)
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(frames[k : k+int(n)])
+		zw.Close()
+		buf.Write(binary.AppendUvarint(nil, uint64(z.Len())))
+		buf.Write(z.Bytes())
+		frames = frames[k+int(n):]
+	}
+	r, err := NewReader(bytes.NewReader(buf.Bytes()), "encoding1.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, f frame.Frame, measured bool) {
+		t.Helper()
+		p := f.Snapshot.Process(201)
+		if p == nil || p.Comm != "sshd" || p.PPID != 200 || p.RSSBytes != 1000*4096 || len(f.Sessions) == 0 {
+			t.Fatalf("%s: pid 201 %+v, %d sessions: want sshd, ppid 200, RSS 4096000 and sessions", what, p, len(f.Sessions))
+		}
+		if p.Rates.Measured != measured {
+			t.Errorf("%s: rates measured %v, want %v", what, p.Rates.Measured, measured)
+		}
+	}
+	f, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("frame 0", f, false)
+	if f, err = r.Frame(1); err != nil {
+		t.Fatal(err)
+	}
+	check("Frame(1)", f, true)
 }
 
 // TestReadFormat2Encoding1 reads a file as procwalk recorded it before

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 )
@@ -16,28 +17,36 @@ import (
 // file) into a GroupConfig: the one place they are parsed and checked, for
 // the CLI and the Telegraf plugin alike.
 
-// Options are the settings of a GroupConfig as flags and config files
-// give them. The zero value builds the zero GroupConfig.
+// Options are the settings of a GroupConfig as a person writes them: one
+// struct for procwalk's flags (sessions, top, telegraf ...) and the Telegraf
+// input's TOML (the tags; plugin.Input embeds it). Durations and sizes are
+// text, parsed by Config, so that a bad one is an OptionError naming its
+// option. The zero value builds the zero GroupConfig, but for DangerPercent
+// (give DefaultDangerPercent).
 type Options struct {
-	Kinds       []string // session kinds; empty means all
-	TmuxSockets []string // names (tmux -L) or paths (tmux -S)
+	Kinds       []string `toml:"session_kinds"` // session kinds; empty means all
+	TmuxSockets []string `toml:"tmux_sockets"`  // names (tmux -L) or paths (tmux -S)
 	// CgroupRoot is where cgroupfs is mounted; "" means DefaultCgroupRoot.
 	// When set, it must be a directory.
-	CgroupRoot string
-	// DangerPercent is the danger threshold, above 0 and at most 100: an
-	// unset option is DefaultDangerPercent, not 0.
-	DangerPercent       float64
-	Trees               []string // [NAME=]SPEC each (ParseTreeSpec)
-	GroupsFile          string   // group rules (LoadGroupRules); "" for none
-	Fold                []string // NAME=KIND:REGEX each (ParseFoldRule)
-	Agents              []string // NAME=REGEX each, added to DefaultAgents
-	AgentTranscripts    []string // NAME=PARSER:DIR each (WithTranscripts)
-	AgentContextWindows []string // FAMILY=TOKENS each (ContextWindows)
+	CgroupRoot string `toml:"cgroup_root"`
+	// DangerPercent is the danger threshold, above 0 and at most 100.
+	DangerPercent       float64  `toml:"danger_percent"`
+	Trees               []string `toml:"trees"`                 // [NAME=]SPEC each (ParseTreeSpec)
+	GroupsFile          string   `toml:"groups"`                // group rules (LoadGroupRules); "" for none
+	Fold                []string `toml:"fold"`                  // NAME=KIND:REGEX each (ParseFoldRule)
+	Agents              []string `toml:"agents"`                // NAME=REGEX each, added to DefaultAgents
+	AgentTranscripts    []string `toml:"agent_transcripts"`     // NAME=PARSER:DIR each (WithTranscripts)
+	AgentContextWindows []string `toml:"agent_context_windows"` // FAMILY=TOKENS each (ContextWindows)
+	// The agent status thresholds (AgentStatusConfig): durations such as
+	// "10s" or "5m", a CPU percentage; "" and 0 are the defaults.
+	AgentActiveWithin string  `toml:"agent_active_within"`
+	AgentBusyCPU      float64 `toml:"agent_busy_cpu"`
+	AgentTurnTimeout  string  `toml:"agent_turn_timeout"`
+	AgentEndedKeep    string  `toml:"agent_ended_keep"`
 	// AgentFirstRead bounds a transcript's first read: a size (ParseBytes)
 	// or "all"; "" is the default. It sets AgentStatus.FirstReadBytes.
-	AgentFirstRead string
-	AgentStatus    AgentStatusConfig
-	Users          *procwalk.Users
+	AgentFirstRead string          `toml:"agent_first_read"`
+	Users          *procwalk.Users `toml:"-"`
 }
 
 // OptionError is a bad GroupOptions setting. Option is its name as a
@@ -107,7 +116,24 @@ func (o Options) Config() (Config, error) {
 		return bad("danger_percent", fmt.Sprint(o.DangerPercent), err)
 	}
 	cfg := Config{Kinds: o.Kinds, CgroupRoot: o.CgroupRoot, DangerPercent: o.DangerPercent, Users: o.Users,
-		Tmux: TmuxConfig{Sockets: o.TmuxSockets}, AgentStatus: o.AgentStatus}
+		Tmux: TmuxConfig{Sockets: o.TmuxSockets}, AgentStatus: AgentStatusConfig{BusyCPUPercent: o.AgentBusyCPU}}
+	for _, d := range []struct {
+		option, value string
+		dst           *time.Duration
+	}{
+		{"agent_active_within", o.AgentActiveWithin, &cfg.AgentStatus.ActiveWithin},
+		{"agent_turn_timeout", o.AgentTurnTimeout, &cfg.AgentStatus.TurnTimeout},
+		{"agent_ended_keep", o.AgentEndedKeep, &cfg.AgentStatus.EndedKeep},
+	} {
+		if d.value == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.value)
+		if err != nil {
+			return bad(d.option, fmt.Sprintf("%q", d.value), errors.New("want a duration such as 10s or 5m"))
+		}
+		*d.dst = v
+	}
 	if len(o.Agents) > 0 {
 		cfg.Agents = DefaultAgents()
 		for _, a := range o.Agents {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestGroupOptionsConfig(t *testing.T) {
@@ -39,8 +38,10 @@ func TestGroupOptionsConfig(t *testing.T) {
 		{Options{DangerPercent: math.NaN()}, "danger_percent NaN: want a percentage above 0, at most 100"},
 		{Options{DangerPercent: 120}, "danger_percent 120: want a percentage above 0, at most 100"},
 		{Options{DangerPercent: 80, Kinds: []string{"screen"}}, `session_kinds "screen": want any of ` + strings.Join(Kinds(), ", ")},
-		{Options{DangerPercent: 80, AgentStatus: AgentStatusConfig{FirstReadBytes: 1000}}, "agent_first_read 1000 B: is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all"},
-		{Options{DangerPercent: 80, AgentStatus: AgentStatusConfig{TurnTimeout: -time.Second}}, "agent_turn_timeout -1s: must not be negative (0 means the default)"},
+		{Options{DangerPercent: 80, AgentFirstRead: "1000"}, `agent_first_read "1000": 1000 is less than 64 KiB: too little to find the last turn; want a size such as 8MiB, or all`},
+		{Options{DangerPercent: 80, AgentTurnTimeout: "-1s"}, "agent_turn_timeout -1s: must not be negative (0 means the default)"},
+		{Options{DangerPercent: 80, AgentActiveWithin: "soon"}, `agent_active_within "soon": want a duration such as 10s or 5m`},
+		{Options{DangerPercent: 80, AgentBusyCPU: -5}, "agent_busy_cpu -5: must not be negative (0 means the default)"},
 		{Options{DangerPercent: 80, TmuxSockets: []string{"a", " "}}, "tmux_sockets has an empty entry: give tmux socket names (-L) or paths (-S)"},
 		{Options{DangerPercent: 80, CgroupRoot: "testdata/no-such-dir"}, `cgroup_root "testdata/no-such-dir": not a directory: give where cgroupfs is mounted, or leave it out for /sys/fs/cgroup`},
 		{Options{DangerPercent: 80, Trees: []string{"x="}}, `trees: bad session config: tree "x=": want [NAME=]PID, [NAME=]/path/to.pid or [NAME=]REGEX`},

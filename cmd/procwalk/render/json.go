@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"bytes"
@@ -18,7 +18,8 @@ import (
 // value present only when it was read or measured (an absent rate means "not
 // measured", never zero). Field names are stable: add, never rename.
 
-type jsonHost struct {
+// JSONHost is the host a --json document was read on.
+type JSONHost struct {
 	BootTime      time.Time `json:"boot_time"`
 	ClockTicks    uint64    `json:"clock_ticks"`
 	PageSizeBytes uint64    `json:"page_size_bytes"`
@@ -26,8 +27,8 @@ type jsonHost struct {
 	CPUs          int       `json:"cpus"`
 }
 
-// jsonVisibility mirrors procwalk.Visibility: what the snapshot missed.
-type jsonVisibility struct {
+// JSONVisibility mirrors procwalk.Visibility: what the snapshot missed.
+type JSONVisibility struct {
 	Partial      bool           `json:"partial"`
 	Listed       int            `json:"listed"`
 	Gone         int            `json:"gone"`
@@ -38,7 +39,9 @@ type jsonVisibility struct {
 	TimedOut     int            `json:"timed_out,omitempty"` // processes with a read blocked past the timeout
 }
 
-type jsonProcess struct {
+// JSONProcess is one process of a --json document: its members in the
+// order NewJSONProcess adds them.
+type JSONProcess struct {
 	members []jsonMember // in the order written
 }
 
@@ -50,7 +53,7 @@ type jsonMember struct {
 
 // MarshalJSON writes the members in order, with "&", "<" and ">" as they
 // are (a command line's "&" is not "\u0026").
-func (j jsonProcess) MarshalJSON() ([]byte, error) {
+func (j JSONProcess) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -77,23 +80,24 @@ type jsonSnapshot struct {
 	Time            time.Time      `json:"time"`
 	ScanSeconds     float64        `json:"scan_seconds"`
 	IntervalSeconds float64        `json:"interval_seconds,omitempty"` // present when rates were sampled
-	Host            jsonHost       `json:"host"`
-	Visibility      jsonVisibility `json:"visibility"`
-	Processes       []jsonProcess  `json:"processes"`
+	Host            JSONHost       `json:"host"`
+	Visibility      JSONVisibility `json:"visibility"`
+	Processes       []JSONProcess  `json:"processes"`
 }
 
-func newJSONVisibility(v procwalk.Visibility) jsonVisibility {
-	return jsonVisibility{
+// NewJSONVisibility is v for JSON.
+func NewJSONVisibility(v procwalk.Visibility) JSONVisibility {
+	return JSONVisibility{
 		Partial: v.Partial(), Listed: v.Listed, Gone: v.Gone, Malformed: v.Malformed,
 		Denied: v.Denied, HidePID: v.HidePID, OthersHidden: v.OthersHidden, TimedOut: v.TimedOut,
 	}
 }
 
-// newJSONProcess converts p as seen in s; users names its uid. Its numbers
+// NewJSONProcess converts p as seen in s; users names its uid. Its numbers
 // are the metric catalogue's, by their catalogue names, each present only
 // when it has a value; then the files that were refused or malformed.
-func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users, metrics []metric.Desc) jsonProcess {
-	j := jsonProcess{members: make([]jsonMember, 0, 40)}
+func NewJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.Users, metrics []metric.Desc) JSONProcess {
+	j := JSONProcess{members: make([]jsonMember, 0, 40)}
 	add := func(key string, value any) { j.members = append(j.members, jsonMember{key, value}) }
 	add("pid", p.ID.PID)
 	add("start_ticks", p.ID.StartTicks) // with pid, names the process for its whole life
@@ -118,7 +122,7 @@ func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.U
 			continue
 		}
 		if v, ok := d.Process(s, p); ok {
-			add(d.Name, jsonNumber(d, v))
+			add(d.Name, JSONNumber(d, v))
 		}
 	}
 	if p.Denied != 0 {
@@ -130,36 +134,36 @@ func newJSONProcess(s *procwalk.Snapshot, p *procwalk.Process, users *procwalk.U
 	return j
 }
 
-// jsonNumber is v as JSON writes metric d: whole numbers for integers and
+// JSONNumber is v as JSON writes metric d: whole numbers for integers and
 // bytes (per second, per minute), two decimals otherwise, so that JSON
 // prints no float noise such as 12.340000000000002.
-func jsonNumber(d *metric.Desc, v float64) any {
+func JSONNumber(d *metric.Desc, v float64) any {
 	switch {
 	case d.Integer:
 		return int64(v)
 	case strings.HasPrefix(d.Unit, "bytes"):
 		return math.Round(v)
 	}
-	return round(v, 2)
+	return Round(v, 2)
 }
 
-// writeJSONSnapshot writes the processes procs of s as one indented JSON
+// WriteJSONSnapshot writes the processes procs of s as one indented JSON
 // object.
-func writeJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Process, users *procwalk.Users) error {
+func WriteJSONSnapshot(w io.Writer, s *procwalk.Snapshot, procs []*procwalk.Process, users *procwalk.Users) error {
 	doc := jsonSnapshot{
 		Time:        s.Time.UTC(),
-		ScanSeconds: round(s.Duration.Seconds(), 6),
-		Host: jsonHost{
+		ScanSeconds: Round(s.Duration.Seconds(), 6),
+		Host: JSONHost{
 			BootTime: s.Host.BootTime.UTC(), ClockTicks: s.Host.ClockTicks, PageSizeBytes: s.Host.PageSizeBytes,
 			MemTotalBytes: s.Host.MemTotalBytes, CPUs: s.Host.CPUs,
 		},
-		Visibility:      newJSONVisibility(s.Visibility),
-		IntervalSeconds: round(sampledInterval(s), 3),
-		Processes:       make([]jsonProcess, 0, len(procs)),
+		Visibility:      NewJSONVisibility(s.Visibility),
+		IntervalSeconds: Round(sampledInterval(s), 3),
+		Processes:       make([]JSONProcess, 0, len(procs)),
 	}
 	metrics := metric.Processes()
 	for _, p := range procs {
-		doc.Processes = append(doc.Processes, newJSONProcess(s, p, users, metrics))
+		doc.Processes = append(doc.Processes, NewJSONProcess(s, p, users, metrics))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -184,11 +188,12 @@ func fieldNames(f procwalk.Fields) []string {
 	return strings.Split(f.String(), ",")
 }
 
-func ptr[T any](v T) *T { return &v }
+// Ptr is a pointer to a copy of v: an optional JSON number that is set.
+func Ptr[T any](v T) *T { return &v }
 
-// round rounds v to n decimals, so JSON does not print float noise such as
+// Round rounds v to n decimals, so JSON does not print float noise such as
 // 12.340000000000002.
-func round(v float64, n int) float64 {
+func Round(v float64, n int) float64 {
 	p := math.Pow(10, float64(n))
 	return math.Round(v*p) / p
 }

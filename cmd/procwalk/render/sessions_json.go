@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"encoding/json"
@@ -19,21 +19,23 @@ import (
 // JSON schema: snake_case, bytes and seconds; a value absent when not read
 // or not measured. Add fields, never rename.
 
-type jsonProcID struct {
+// JSONProcID names a process for its whole life: pid and start ticks.
+type JSONProcID struct {
 	PID        int    `json:"pid"`
 	StartTicks uint64 `json:"start_ticks"`
 }
 
-// jsonCgroup is what a cgroup session's numbers (memory_usage_bytes,
+// JSONCgroup is what a cgroup session's numbers (memory_usage_bytes,
 // memory_limit_bytes, cpu_quota_cores ... in metrics) do not say: the
 // cgroup version and which cgroups set the limits.
-type jsonCgroup struct {
+type JSONCgroup struct {
 	Version         int    `json:"version"`
 	MemoryLimitPath string `json:"memory_limit_cgroup,omitempty"`
 	CPUQuotaPath    string `json:"cpu_quota_cgroup,omitempty"`
 }
 
-type jsonPane struct {
+// JSONPane is a tmux pane of a session.
+type JSONPane struct {
 	Target     string `json:"target"`
 	PaneID     string `json:"pane_id"`
 	WindowName string `json:"window_name"`
@@ -44,7 +46,8 @@ type jsonPane struct {
 	Dead       bool   `json:"dead"`
 }
 
-type jsonSession struct {
+// JSONSession is one session of a --json document.
+type JSONSession struct {
 	Kind string `json:"kind"`
 	Name string `json:"name"`
 	Ref  string `json:"ref"` // KIND:NAME, for procwalk session and kill --session
@@ -58,25 +61,26 @@ type jsonSession struct {
 	// (metric.Sessions) under the names Telegraf and Lua use, each only
 	// when it has a value.
 	Metrics map[string]any `json:"metrics"`
-	Cgroup  *jsonCgroup    `json:"cgroup,omitempty"`
-	Panes   []jsonPane     `json:"panes,omitempty"`
+	Cgroup  *JSONCgroup    `json:"cgroup,omitempty"`
+	Panes   []JSONPane     `json:"panes,omitempty"`
 	// Agent is an agent session's status and what its transcript names:
 	// "status", "status_since", "why", "model", "session_id", "transcript",
 	// "last_activity". Its numbers (tokens, context ...) are in Metrics.
 	Agent   map[string]any `json:"agent,omitempty"`
-	Roots   []jsonProcID   `json:"roots"`
-	Members []jsonProcID   `json:"members"`
+	Roots   []JSONProcID   `json:"roots"`
+	Members []JSONProcID   `json:"members"`
 	// Processes is set by procwalk session: each member in full.
-	Processes []jsonProcess `json:"processes,omitempty"`
+	Processes []JSONProcess `json:"processes,omitempty"`
 }
 
-type jsonSessions struct {
+// JSONSessions is the --json document of sessions.
+type JSONSessions struct {
 	Time            time.Time      `json:"time"`
 	ScanSeconds     float64        `json:"scan_seconds"`
 	IntervalSeconds float64        `json:"interval_seconds,omitempty"`
-	Visibility      jsonVisibility `json:"visibility"`
+	Visibility      JSONVisibility `json:"visibility"`
 	Notes           []string       `json:"notes"`
-	Sessions        []jsonSession  `json:"sessions"`
+	Sessions        []JSONSession  `json:"sessions"`
 }
 
 // jsonAttrs is a session's attributes for JSON: the counts and ids among
@@ -111,31 +115,33 @@ func jsonMetrics(s *session.Session, read procwalk.Fields, now time.Time) map[st
 		case d.Integer:
 			out[d.Name] = int64(v)
 		default:
-			out[d.Name] = round(v, 3)
+			out[d.Name] = Round(v, 3)
 		}
 	}
 	return out
 }
 
-func newJSONSession(now time.Time, read procwalk.Fields, s *session.Session) jsonSession {
-	j := jsonSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial,
+// NewJSONSession is s for JSON, its metrics measured at now with the
+// fields read.
+func NewJSONSession(now time.Time, read procwalk.Fields, s *session.Session) JSONSession {
+	j := JSONSession{Kind: s.Kind, Name: s.Name, Ref: s.Ref(), ID: s.ID(), RefID: s.RefID(), Attrs: jsonAttrs(s), Partial: s.Partial,
 		Metrics: jsonMetrics(s, read, now)}
 	if u := s.Totals.Cgroup; u != nil {
-		j.Cgroup = &jsonCgroup{Version: u.Version, MemoryLimitPath: u.MemoryLimitPath, CPUQuotaPath: u.CPUQuotaPath}
+		j.Cgroup = &JSONCgroup{Version: u.Version, MemoryLimitPath: u.MemoryLimitPath, CPUQuotaPath: u.CPUQuotaPath}
 	}
 	for _, p := range s.Panes {
-		j.Panes = append(j.Panes, jsonPane{Target: p.Target, PaneID: p.PaneID, WindowName: p.WindowName, PID: p.PID,
+		j.Panes = append(j.Panes, JSONPane{Target: p.Target, PaneID: p.PaneID, WindowName: p.WindowName, PID: p.PID,
 			TTY: p.TTY, Cwd: p.Cwd, Command: p.Command, Dead: p.Dead})
 	}
 	if a := s.Agent; a != nil {
 		j.Agent = newJSONAgent(s, a)
 	}
-	j.Roots, j.Members = []jsonProcID{}, []jsonProcID{} // an ended agent has none
+	j.Roots, j.Members = []JSONProcID{}, []JSONProcID{} // an ended agent has none
 	for _, id := range s.Roots {
-		j.Roots = append(j.Roots, jsonProcID{id.PID, id.StartTicks})
+		j.Roots = append(j.Roots, JSONProcID{id.PID, id.StartTicks})
 	}
 	for _, id := range s.Members {
-		j.Members = append(j.Members, jsonProcID{id.PID, id.StartTicks})
+		j.Members = append(j.Members, JSONProcID{id.PID, id.StartTicks})
 	}
 	return j
 }
@@ -158,28 +164,31 @@ func newJSONAgent(s *session.Session, a *session.AgentState) map[string]any {
 	return j
 }
 
-func newJSONSessions(gd gathered) jsonSessions {
-	doc := jsonSessions{
-		Time: gd.Snapshot.Time.UTC(), ScanSeconds: round(gd.Snapshot.Duration.Seconds(), 6),
-		Visibility: newJSONVisibility(gd.Snapshot.Visibility), Notes: gd.Notes, Sessions: []jsonSession{},
+// NewJSONSessions is the document of sessions listed from snap, without
+// its sessions; notes say what grouping could not do.
+func NewJSONSessions(snap *procwalk.Snapshot, notes []string) JSONSessions {
+	doc := JSONSessions{
+		Time: snap.Time.UTC(), ScanSeconds: Round(snap.Duration.Seconds(), 6),
+		Visibility: NewJSONVisibility(snap.Visibility), Notes: notes, Sessions: []JSONSession{},
 	}
 	if doc.Notes == nil {
 		doc.Notes = []string{}
 	}
-	for i := range gd.Snapshot.Procs {
-		if r := gd.Snapshot.Procs[i].Rates; r.Measured {
-			doc.IntervalSeconds = round(r.IntervalSeconds, 3)
+	for i := range snap.Procs {
+		if r := snap.Procs[i].Rates; r.Measured {
+			doc.IntervalSeconds = Round(r.IntervalSeconds, 3)
 			break
 		}
 	}
 	return doc
 }
 
-func writeJSONSessions(w io.Writer, gd gathered, sessions []session.Session) error {
-	doc := newJSONSessions(gd)
+// WriteJSONSessions writes the sessions listed from snap (notes: what
+// grouping could not do) as one indented JSON object.
+func WriteJSONSessions(w io.Writer, snap *procwalk.Snapshot, notes []string, sessions []session.Session) error {
+	doc := NewJSONSessions(snap, notes)
 	for i := range sessions {
-		gd.pipeline.Grouper().PaneForegrounds(gd.Snapshot, &sessions[i]) // the panes' command and cwd
-		doc.Sessions = append(doc.Sessions, newJSONSession(gd.Snapshot.Time, gd.Snapshot.Fields, &sessions[i]))
+		doc.Sessions = append(doc.Sessions, NewJSONSession(snap.Time, snap.Fields, &sessions[i]))
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

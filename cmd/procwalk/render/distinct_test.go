@@ -1,28 +1,27 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"bytes"
 	"maps"
 	"strings"
 	"testing"
-	"time"
 	"unicode/utf8"
 )
 
-// Long cells of one column that cutMiddle would print alike are cut where
-// they differ; every other cell prints as cutMiddle cuts it.
+// Long cells of one column that CutMiddle would print alike are cut where
+// they differ; every other cell prints as CutMiddle cuts it.
 func TestDistinctCuts(t *testing.T) {
 	const pod = "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod3f2a9c1e_5b7d_4e8f_a1b2_c3d4e5f6a7b8.slice/cri-containerd-"
 	tests := []struct {
 		name  string
 		cells []string
 		n     int
-		want  map[string]string // the cells cut otherwise than by cutMiddle
+		want  map[string]string // the cells cut otherwise than by CutMiddle
 	}{
 		{
-			name:  "fit or unique: as cutMiddle",
+			name:  "fit or unique: as CutMiddle",
 			cells: []string{"dev", "session-2.scope", "pod/6b1e0f8e-3a5c-4f1d-9a7b-2c3d4e5f6a7b", "pod/0a1b2c3d-4e5f-6a7b-8c9d-0e1f2a3b4c5d", "dev"},
 			n:     17,
 		},
@@ -73,7 +72,7 @@ func TestDistinctCuts(t *testing.T) {
 			},
 		},
 		{
-			name:  "no cut tells them apart: cutMiddle's",
+			name:  "no cut tells them apart: CutMiddle's",
 			cells: []string{strings.Repeat("a", 20), strings.Repeat("a", 21)},
 			n:     9,
 			want:  map[string]string{strings.Repeat("a", 20): "aaaa…aaaa", strings.Repeat("a", 21): "aaaa…aaaa"},
@@ -90,7 +89,7 @@ func TestDistinctCuts(t *testing.T) {
 		for _, c := range tt.cells {
 			p, ok := got[c]
 			if !ok {
-				p = cutMiddle(c, tt.n)
+				p = CutMiddle(c, tt.n)
 			}
 			if utf8.RuneCountInString(p) > tt.n {
 				t.Errorf("%s: %q cut to %q, over %d runes", tt.name, c, p, tt.n)
@@ -106,13 +105,13 @@ func TestDistinctCuts(t *testing.T) {
 // A table keeps the cut names of a column apart and leaves the others, and
 // whole names, as they were.
 func TestTableCutsApart(t *testing.T) {
-	tb := &table{cols: []column{{header: "NAME", min: 12}, {header: "RSS", right: true}, {header: "INFO", min: 8}}}
-	tb.add("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service", "1.0 MiB", "foo.service")
-	tb.add("/user.slice/user-1001.slice/user@1001.service/app.slice/foo.service", "1.0 MiB", "foo.service")
-	tb.add("/system.slice/nginx.service", "2.0 MiB", "nginx.service")
-	tb.add("init.scope", "3.0 MiB", "")
+	tb := &Table{Cols: []Column{{Header: "NAME", Min: 12}, {Header: "RSS", Right: true}, {Header: "INFO", Min: 8}}}
+	tb.Add("/user.slice/user-1000.slice/user@1000.service/app.slice/foo.service", "1.0 MiB", "foo.service")
+	tb.Add("/user.slice/user-1001.slice/user@1001.service/app.slice/foo.service", "1.0 MiB", "foo.service")
+	tb.Add("/system.slice/nginx.service", "2.0 MiB", "nginx.service")
+	tb.Add("init.scope", "3.0 MiB", "")
 	var b bytes.Buffer
-	if err := tb.write(&b, 30); err != nil {
+	if err := tb.Write(&b, 30); err != nil {
 		t.Fatal(err)
 	}
 	want := `NAME              RSS  INFO
@@ -123,30 +122,5 @@ init.scope    3.0 MiB
 `
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
-}
-
-// At 80 columns the sessions view cuts the fixture's two foo.service
-// cgroups (user-1000's and user-1001's, alike in their first 20 and last
-// 31 runes) so that they still read apart: as many NAMEs as --wide shows.
-func TestSessionNamesApartAt80(t *testing.T) {
-	clearEnv(t)
-	now := fixtureBoot().Add(30*24*time.Hour + 45*time.Minute)
-	args := sessionsFixture("sessions", "--no-rates")
-	names := func(out string) map[string]bool {
-		set := map[string]bool{}
-		for _, l := range strings.Split(out, "\n")[1:] {
-			if f := strings.Fields(l); len(f) > 1 && f[0] != "..." {
-				set[f[0]+" "+f[1]] = true
-			}
-		}
-		return set
-	}
-	cut, whole := cliColumns(t, 80, now, args...), cliColumns(t, 80, now, append(args, "--wide")...)
-	if cut.code != exitOK || whole.code != exitOK {
-		t.Fatalf("exit %d, %d: %s%s", cut.code, whole.code, cut.stderr, whole.stderr)
-	}
-	if got, want := len(names(cut.stdout)), len(names(whole.stdout)); got != want || !strings.Contains(whole.stdout, "user-1001.slice/user@1001.service/app.slice/foo.service") {
-		t.Errorf("%d different KIND NAME at 80 columns, %d with --wide:\n%s", got, want, cut.stdout)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"bufio"
@@ -23,69 +23,50 @@ import (
 // "2h05m") and lays tables out. JSON output never uses these: it carries
 // plain bytes and seconds.
 
-// notMeasured is printed in place of a value that was not measured (a rate
+// NotMeasured is printed in place of a value that was not measured (a rate
 // on a process's first sight, PSS that could not be read): never a zero.
-const notMeasured = "-"
+const NotMeasured = "-"
 
-// formatBytes prints b in binary units with one decimal: "0 B", "512 B",
+// Bytes prints b in binary units with one decimal: "0 B", "512 B",
 // "1.5 KiB", "12.3 MiB". The engine's FormatBytes, which Lua and the kill
 // audit use too, so that every output prints a size alike.
-func formatBytes(b uint64) string { return procwalk.FormatBytes(b) }
+func Bytes(b uint64) string { return procwalk.FormatBytes(b) }
 
-// formatRate prints a bytes-per-second rate like formatBytes; the column
+// Rate prints a bytes-per-second rate like Bytes; the column
 // header carries the "/s".
-func formatRate(bytesPerSecond float64) string {
+func Rate(bytesPerSecond float64) string {
 	switch {
 	case bytesPerSecond < 0 || math.IsNaN(bytesPerSecond):
-		return notMeasured
+		return NotMeasured
 	case bytesPerSecond >= 1<<64: // uint64() of it would be undefined
-		return formatBytes(math.MaxUint64)
+		return Bytes(math.MaxUint64)
 	}
-	return formatBytes(uint64(math.Round(bytesPerSecond)))
+	return Bytes(uint64(math.Round(bytesPerSecond)))
 }
 
-// metricsHelp lists the metric catalogue for --help: name, short names,
-// unit and type.
-func metricsHelp() string {
-	var b strings.Builder
-	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
-	for _, d := range metric.Processes() {
-		name := d.Name
-		if len(d.Aliases) > 0 {
-			name += " (" + strings.Join(d.Aliases, ", ") + ")"
-		}
-		unit := d.Unit
-		if unit == "" {
-			unit = "-"
-		}
-		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
-	}
-	return b.String()
-}
-
-// formatMetric prints value v of metric d in a table's short form: sizes
+// Metric prints value v of metric d in a table's short form: sizes
 // and rates in binary units (the heading carries "/s"), percentages with
 // one decimal, CPU time and ages as durations.
-func formatMetric(d *metric.Desc, v float64) string {
+func Metric(d *metric.Desc, v float64) string {
 	switch d.Unit {
 	case "bytes":
-		return formatBytes(uint64(max(v, 0)))
+		return Bytes(uint64(max(v, 0)))
 	case "bytes/s":
-		return formatRate(v)
+		return Rate(v)
 	case "bytes/min":
-		return formatSigned(v)
+		return Signed(v)
 	case "percent":
-		return formatPercent(v)
+		return Percent(v)
 	case "seconds":
 		switch d.Kind {
 		case metric.Counter:
-			return formatSeconds(v)
+			return Seconds(v)
 		case metric.Gauge:
 			if d.Name == "start_unix_seconds" {
 				return time.Unix(int64(v), 0).Format("2006-01-02T15:04:05")
 			}
 		}
-		return formatDuration(time.Duration(v * float64(time.Second)))
+		return Duration(time.Duration(v * float64(time.Second)))
 	}
 	// Counts and ids are whole numbers: print them as integers, which is
 	// what FormatFloat prints for them too (below 2^53, and but for -0),
@@ -96,14 +77,14 @@ func formatMetric(d *metric.Desc, v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
-// formatPercent prints a CPU percentage with one decimal: "12.5".
-func formatPercent(p float64) string {
+// Percent prints a CPU percentage with one decimal: "12.5".
+func Percent(p float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64)
 }
 
-// formatDuration prints an age in at most two units: "42s", "5m12s",
+// Duration prints an age in at most two units: "42s", "5m12s",
 // "2h05m", "3d04h", "412d". A negative duration (clock stepped back) is 0s.
-func formatDuration(d time.Duration) string {
+func Duration(d time.Duration) string {
 	s := int64(d / time.Second)
 	switch {
 	case s < 0:
@@ -120,66 +101,62 @@ func formatDuration(d time.Duration) string {
 	return fmt.Sprintf("%dd", s/86400)
 }
 
-// formatSeconds prints CPU time: "0.00s", "12.34s" under a minute, then
-// like formatDuration.
-func formatSeconds(s float64) string {
+// Seconds prints CPU time: "0.00s", "12.34s" under a minute, then
+// like Duration.
+func Seconds(s float64) string {
 	if s < 60 {
 		return strconv.FormatFloat(max(s, 0), 'f', 2, 64) + "s"
 	}
-	return formatDuration(time.Duration(s * float64(time.Second)))
+	return Duration(time.Duration(s * float64(time.Second)))
 }
 
-// printable is procwalk.Printable, the one escaping of every name shown to
-// a person, under the short name the CLI's many messages use.
-func printable(s string) string { return procwalk.Printable(s) }
-
-// column is one column of a table. To fit a width (the terminal's, or
+// Column is one column of a Table. To fit a width (the terminal's, or
 // COLUMNS), a table drops the columns with a drop rank, rank 1 first, and
 // cuts the cells of columns with a min width; the last column takes what
 // is left, at least its min.
-type column struct {
-	header string
-	right  bool // numbers align right, text left
-	drop   int  // 0: always shown; else dropped to fit, lowest rank first
-	min    int  // 0: never cut; else cells may be cut down to min cells (of the terminal)
+type Column struct {
+	Header string
+	Right  bool // numbers align right, text left
+	Drop   int  // 0: always shown; else dropped to fit, lowest rank first
+	Min    int  // 0: never cut; else cells may be cut down to min cells (of the terminal)
 }
 
-// table lays rows out in columns two spaces apart. The last column is not
+// Table lays rows out in columns two spaces apart. The last column is not
 // padded.
-type table struct {
-	cols []column
-	rows [][]string
+type Table struct {
+	Cols []Column
+	Rows [][]string
 }
 
-func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 
 // hidden is the width layout gives a dropped column.
 const hidden = -1
 
-// write writes the table at most maxWidth cells wide (0: no limit), as
+// Write writes the table at most maxWidth cells wide (0: no limit), as
 // layout decides; a cut cell ends in "…" so that it never reads as data.
-func (t *table) write(w io.Writer, maxWidth int) error {
-	natural := make([]int, len(t.cols))
-	for i, c := range t.cols {
-		natural[i] = textwidth.Width(c.header)
+func (t *Table) Write(w io.Writer, maxWidth int) error {
+	natural := make([]int, len(t.Cols))
+	for i, c := range t.Cols {
+		natural[i] = textwidth.Width(c.Header)
 	}
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		for i, cell := range row {
 			natural[i] = max(natural[i], textwidth.Width(cell))
 		}
 	}
 	widths := t.layout(natural, maxWidth)
-	last := len(t.cols) - 1
+	last := len(t.Cols) - 1
 	// Long names of one column whose cuts would read alike are cut where
 	// they differ.
-	apart := make([]map[string]string, len(t.cols))
+	apart := make([]map[string]string, len(t.Cols))
 	var cells []string
 	for i := range last {
 		if widths[i] == hidden || widths[i] >= natural[i] {
 			continue
 		}
 		cells = cells[:0]
-		for _, row := range t.rows {
+		for _, row := range t.Rows {
 			if i < len(row) {
 				cells = append(cells, row[i])
 			}
@@ -196,7 +173,7 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 			}
 			if i == last {
 				if maxWidth > 0 {
-					cell = cutEnd(cell, widths[i])
+					cell = CutEnd(cell, widths[i])
 				}
 				b = append(b, cell...)
 				break
@@ -204,16 +181,16 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 			if c, ok := apart[i][cell]; ok {
 				cell = c
 			} else {
-				cell = cutMiddle(cell, widths[i])
+				cell = CutMiddle(cell, widths[i])
 			}
 			pad := widths[i] - textwidth.Width(cell)
-			if !t.cols[i].right {
+			if !t.Cols[i].Right {
 				b = append(b, cell...)
 			}
 			for range pad {
 				b = append(b, ' ')
 			}
-			if t.cols[i].right {
+			if t.Cols[i].Right {
 				b = append(b, cell...)
 			}
 			b = append(b, "  "...)
@@ -222,12 +199,12 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 		bw.Write(bytes.TrimRight(b, " "))
 		bw.WriteByte('\n')
 	}
-	headers := make([]string, len(t.cols))
-	for i, c := range t.cols {
-		headers[i] = c.header
+	headers := make([]string, len(t.Cols))
+	for i, c := range t.Cols {
+		headers[i] = c.Header
 	}
 	line(headers)
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		line(row)
 	}
 	return bw.Flush()
@@ -240,14 +217,14 @@ func (t *table) write(w io.Writer, maxWidth int) error {
 // between the columns that may be cut and the last one, none getting more
 // than its natural width; the last column takes the rest. When even that
 // does not fit, the last column gets one cell and the line is longer.
-func (t *table) layout(natural []int, width int) []int {
+func (t *Table) layout(natural []int, width int) []int {
 	widths := slices.Clone(natural)
 	if width <= 0 {
 		return widths
 	}
-	last := len(t.cols) - 1
+	last := len(t.Cols) - 1
 	least := func(i int) int {
-		if m := t.cols[i].min; m > 0 {
+		if m := t.Cols[i].Min; m > 0 {
 			return min(m, natural[i])
 		}
 		return natural[i]
@@ -259,7 +236,7 @@ func (t *table) layout(natural []int, width int) []int {
 	for need > width {
 		drop := -1
 		for i := range last {
-			if widths[i] != hidden && t.cols[i].drop > 0 && (drop < 0 || t.cols[i].drop < t.cols[drop].drop) {
+			if widths[i] != hidden && t.Cols[i].Drop > 0 && (drop < 0 || t.Cols[i].Drop < t.Cols[drop].Drop) {
 				drop = i
 			}
 		}
@@ -273,7 +250,7 @@ func (t *table) layout(natural []int, width int) []int {
 	// cells into those that may grow.
 	spare := width - need
 	var grow []int
-	for i := range len(t.cols) {
+	for i := range len(t.Cols) {
 		if widths[i] == hidden {
 			continue
 		}
@@ -305,37 +282,18 @@ func (t *table) layout(natural []int, width int) []int {
 	return widths
 }
 
-// print writes t to w as wide as outputWidth says.
-func (t *table) print(e *env, w io.Writer, wide bool) error {
-	return t.write(w, e.outputWidth(w, wide))
-}
-
-// cutEnd keeps what fits of s in n cells: the start and "…" when s is
+// CutEnd keeps what fits of s in n cells: the start and "…" when s is
 // longer (at least the "…", so a line is never left without its last
 // column entirely).
-func cutEnd(s string, n int) string { return textwidth.Cut(s, max(n, 1)) }
+func CutEnd(s string, n int) string { return textwidth.Cut(s, max(n, 1)) }
 
-// cutMiddle fits s in n cells by replacing its middle with "…": a
+// CutMiddle fits s in n cells by replacing its middle with "…": a
 // cgroup path or a long session name keeps its start and its end, where
 // the two halves of what names it are.
-func cutMiddle(s string, n int) string { return textwidth.CutMiddle(s, n) }
+func CutMiddle(s string, n int) string { return textwidth.CutMiddle(s, n) }
 
-// outputWidth is how wide lines written to w may be: unlimited with wide;
-// else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk
-// ps | less); else the terminal's width when w is one; else unlimited (a
-// pipe or a file gets whole lines).
-func (e *env) outputWidth(w io.Writer, wide bool) int {
-	switch {
-	case wide:
-		return 0
-	case e.columns > 0:
-		return e.columns
-	}
-	return terminalWidth(w)
-}
-
-// columnsFromEnv reads $COLUMNS: a positive number, else 0 (not set).
-func columnsFromEnv(value string) int {
+// ColumnsFromEnv reads $COLUMNS: a positive number, else 0 (not set).
+func ColumnsFromEnv(value string) int {
 	n, err := strconv.Atoi(strings.TrimSpace(value))
 	if err != nil || n <= 0 {
 		return 0
@@ -343,9 +301,9 @@ func columnsFromEnv(value string) int {
 	return n
 }
 
-// terminalWidth is the width of w when it is a terminal, 0 otherwise
+// TerminalWidth is the width of w when it is a terminal, 0 otherwise
 // (a pipe or file gets whole lines).
-func terminalWidth(w io.Writer) int {
+func TerminalWidth(w io.Writer) int {
 	f, ok := w.(interface{ Fd() uintptr })
 	if !ok {
 		return 0
@@ -355,4 +313,12 @@ func terminalWidth(w io.Writer) int {
 		return 0
 	}
 	return int(ws.Col)
+}
+
+// Signed prints a byte rate with its sign: "+1.5 MiB", "-12.0 KiB".
+func Signed(bytes float64) string {
+	if bytes < 0 {
+		return "-" + Bytes(uint64(-bytes))
+	}
+	return "+" + Bytes(uint64(bytes))
 }

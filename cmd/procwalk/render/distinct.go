@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"maps"
@@ -11,7 +11,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
-// distinct.go keeps the cut names of one column apart. cutMiddle keeps a
+// distinct.go keeps the cut names of one column apart. CutMiddle keeps a
 // long name's start and end; two cgroup paths of one pod's containers, or
 // two paths that differ only in their middle, can keep the same start and
 // end and then read alike, so that nobody could tell the sessions apart
@@ -19,7 +19,7 @@ import (
 // cell that fits) are cut again, all with one layout, the first of these
 // under which each reads like no other cell of the column:
 //
-//  1. one "…", its split moved from cutMiddle's: the tail one rune wider,
+//  1. one "…", its split moved from CutMiddle's: the tail one rune wider,
 //     the head one rune wider, then two, and so on ("/kubepo…a11.scope");
 //  2. two "…": a quarter of the runes from the start, a quarter from the
 //     end, and between them a window over the first rune where the cells
@@ -28,12 +28,12 @@ import (
 // When no layout tells them all apart, the first that parts the most is
 // kept for those it parts, and the rest are cut again the same way. A
 // cell that fits, and a long cell whose cut reads like no other, print as
-// cutMiddle cuts them; cells no cut of the width tells apart (runs of one
-// rune that differ only in length) keep cutMiddle's cut. The last column,
+// CutMiddle cuts them; cells no cut of the width tells apart (runs of one
+// rune that differ only in length) keep CutMiddle's cut. The last column,
 // cut at its end, holds text (INFO, a command line) beside a NAME or PID
-// that tells its row apart: it is left as cutEnd cuts it.
+// that tells its row apart: it is left as CutEnd cuts it.
 
-// distinctCuts returns, for the long cells of one column whose cutMiddle
+// distinctCuts returns, for the long cells of one column whose CutMiddle
 // cut to n cells reads like another cell, a cut that does not; nil when
 // there are none, the common case.
 func distinctCuts(cells []string, n int) map[string]string {
@@ -57,7 +57,7 @@ func distinctCuts(cells []string, n int) map[string]string {
 			}
 			continue
 		}
-		cut := cutMiddle(c, n)
+		cut := CutMiddle(c, n)
 		group, seen := byCut[cut]
 		if !seen {
 			order = append(order, cut)
@@ -95,7 +95,7 @@ func cutsMayClash(cells []string, n int) bool {
 	for _, c := range cells {
 		switch {
 		case utf8.RuneCountInString(c) > n:
-			cuts = append(cuts, cut{cutMiddle(c, n), c})
+			cuts = append(cuts, cut{CutMiddle(c, n), c})
 		case strings.Contains(c, "…"):
 			return true
 		}
@@ -148,7 +148,7 @@ func keepApart(group []string, n int, taken map[string]bool, out map[string]stri
 	if best == nil {
 		// No cut of n runes parts any of them.
 		for _, s := range group {
-			out[s] = cutMiddle(s, n)
+			out[s] = CutMiddle(s, n)
 			taken[out[s]] = true
 		}
 		return
@@ -205,7 +205,7 @@ func cutLayouts(group [][]rune, n int) []cutLayout {
 			ls = append(ls, l)
 		}
 	}
-	// 1. One "…": cutMiddle's split, then the tail and the head widened
+	// 1. One "…": CutMiddle's split, then the tail and the head widened
 	// in turn.
 	tail := (n - 1) / 2
 	for d := 0; d < n; d++ {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"math"
@@ -26,8 +26,8 @@ func TestFormatRate(t *testing.T) {
 		{1e30, "16.0 EiB"},
 	}
 	for _, tt := range tests {
-		if got := formatRate(tt.in); got != tt.want {
-			t.Errorf("formatRate(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Rate(tt.in); got != tt.want {
+			t.Errorf("Rate(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -46,8 +46,8 @@ func TestFormatDuration(t *testing.T) {
 		{412 * 24 * time.Hour, "412d"},
 	}
 	for _, tt := range tests {
-		if got := formatDuration(tt.in); got != tt.want {
-			t.Errorf("formatDuration(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Duration(tt.in); got != tt.want {
+			t.Errorf("Duration(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 	seconds := []struct {
@@ -61,18 +61,18 @@ func TestFormatDuration(t *testing.T) {
 		{1030.86, "17m10s"},
 	}
 	for _, tt := range seconds {
-		if got := formatSeconds(tt.in); got != tt.want {
-			t.Errorf("formatSeconds(%v) = %q, want %q", tt.in, got, tt.want)
+		if got := Seconds(tt.in); got != tt.want {
+			t.Errorf("Seconds(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
 
 func TestTableWrite(t *testing.T) {
-	tb := &table{cols: []column{{header: "PID", right: true}, {header: "USER"}, {header: "COMMAND"}}}
-	tb.add("1", "root", "/sbin/init splash")
-	tb.add("12345", "dev", "naïve ✓ command")
+	tb := &Table{Cols: []Column{{Header: "PID", Right: true}, {Header: "USER"}, {Header: "COMMAND"}}}
+	tb.Add("1", "root", "/sbin/init splash")
+	tb.Add("12345", "dev", "naïve ✓ command")
 	var b strings.Builder
-	if err := tb.write(&b, 0); err != nil {
+	if err := tb.Write(&b, 0); err != nil {
 		t.Fatal(err)
 	}
 	want := `  PID  USER  COMMAND
@@ -86,7 +86,7 @@ func TestTableWrite(t *testing.T) {
 	// Cut to 20 columns: 13 go to PID and USER, the last column keeps 7
 	// runes, the last of them "…" where a cell was cut.
 	b.Reset()
-	if err := tb.write(&b, 20); err != nil {
+	if err := tb.Write(&b, 20); err != nil {
 		t.Fatal(err)
 	}
 	want = `  PID  USER  COMMAND
@@ -98,9 +98,9 @@ func TestTableWrite(t *testing.T) {
 	}
 
 	// USER may go to fit COMMAND's 10 runes: then COMMAND gets the 13 left.
-	tb.cols[1].drop, tb.cols[2].min = 1, 10
+	tb.Cols[1].Drop, tb.Cols[2].Min = 1, 10
 	b.Reset()
-	if err := tb.write(&b, 20); err != nil {
+	if err := tb.Write(&b, 20); err != nil {
 		t.Fatal(err)
 	}
 	want = `  PID  COMMAND
@@ -114,8 +114,8 @@ func TestTableWrite(t *testing.T) {
 
 // A strings.Builder is no terminal: output is never cut.
 func TestTerminalWidthOfAPipe(t *testing.T) {
-	if w := terminalWidth(&strings.Builder{}); w != 0 {
-		t.Errorf("terminalWidth(Builder) = %d, want 0", w)
+	if w := TerminalWidth(&strings.Builder{}); w != 0 {
+		t.Errorf("TerminalWidth(Builder) = %d, want 0", w)
 	}
 }
 
@@ -124,8 +124,8 @@ func TestTerminalWidthOfAPipe(t *testing.T) {
 func TestFormatMetricWholeNumbers(t *testing.T) {
 	d := &metric.Desc{Name: "pid"}
 	for _, v := range []float64{0, math.Copysign(0, -1), 1, -1, 42, 123456, -98765, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1 << 60, 1e21, 1.5, -0.25, math.Inf(1), math.NaN()} {
-		if got, want := formatMetric(d, v), strconv.FormatFloat(v, 'f', -1, 64); got != want {
-			t.Errorf("formatMetric(%v) = %q, want %q", v, got, want)
+		if got, want := Metric(d, v), strconv.FormatFloat(v, 'f', -1, 64); got != want {
+			t.Errorf("Metric(%v) = %q, want %q", v, got, want)
 		}
 	}
 }
