@@ -452,10 +452,14 @@ func complete(ctx context.Context, root *ffcli.Command, e *env, args []string) e
 	}}
 	switch {
 	case len(args) == 3 && args[0] == "bash":
-		words, cur := shellWords(args[1])
+		words, cur := cmdline.ShellWords(args[1])
 		out := c.complete(words, cur)
 		fmt.Fprintln(e.stdout, out.directive())
-		for _, w := range bashReplies(args[1], args[2], cur, out.words) {
+		var cands []string
+		for _, w := range out.words {
+			cands = append(cands, w.word)
+		}
+		for _, w := range cmdline.BashReplies(args[1], args[2], cur, cands) {
 			fmt.Fprintln(e.stdout, w)
 		}
 		return nil

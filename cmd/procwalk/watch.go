@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/onalert"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
 )
@@ -89,10 +90,12 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	defer sr.close()
 	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
-		alerts := newAlertRunner(c.onAlert, c.e.stderr, sr.cfg.Hostname)
-		defer alerts.close()
+		cfg := c.onAlert.Config
+		cfg.Host = sr.cfg.Hostname // a replay's: the recorded host
+		alerts := onalert.New(cfg, c.e.stderr)
+		defer alerts.Close()
 		if alerts != nil {
-			sr.out.alert = alerts.alert
+			sr.out.alert = alerts.Alert
 		}
 	}
 	w := &watchLoop{sr: sr, e: c.e, stdout: stdout}

@@ -108,6 +108,11 @@ type Model struct {
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
 	spare []row
+	// prime makes the next gather read the io of every process: --once's
+	// first of two, so that whichever rows the second shows (its order
+	// comes from rates the first lacks) have a sample to take READ/s and
+	// WRITE/s from.
+	prime bool
 	// planned are the rows the last gather built to know which processes
 	// its frame shows: the frame's rows, unless the view changed since.
 	planned *plannedRows
@@ -250,6 +255,9 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	offset, height := m.offset, m.tableHeight()
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
 	var need Need
+	if m.prime {
+		need.Every = procwalk.FieldIO
+	}
 	switch v {
 	case viewSessions, viewAgents:
 		// Session IO rates are summed over every member.
@@ -257,7 +265,7 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	case viewMembers:
 		need.Sessions = true
 	case viewProcesses:
-		need.Every = sortNeeds(c)
+		need.Every |= sortNeeds(c)
 		if filter != "" {
 			need.Every |= procwalk.FieldCmdline
 		}
@@ -668,7 +676,9 @@ func (m *Model) Frame(ctx context.Context, interval time.Duration, width, height
 			case <-time.After(interval):
 			}
 		}
+		m.prime = i == 0
 		msg := m.Refresh().(frameMsg)
+		m.prime = false
 		if msg.err != nil {
 			return "", msg.err
 		}

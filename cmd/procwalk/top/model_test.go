@@ -646,3 +646,49 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 		}
 	}
 }
+
+// needLog is a fixture source that keeps what each gather was asked for.
+type needLog struct {
+	*fixtureSource
+	needs []Need
+}
+
+func (s *needLog) Gather(need Need, shown func(Frame)) (Frame, error) {
+	s.needs = append(s.needs, need)
+	return s.fixtureSource.Gather(need, shown)
+}
+
+// --once's first gather reads the io of every process: the second orders
+// the rows by rates the first lacked, so the rows it shows are not those
+// the first read, and without a sample of their io READ/s and WRITE/s
+// were '-' on most of them. The second reads only what its rows need.
+func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
+	src := &needLog{fixtureSource: newFixtureSource(t)}
+	m := New(Config{}, src, &fakeKiller{})
+	screen, err := m.Frame(context.Background(), 0, 200, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(src.needs) != 2 {
+		t.Fatalf("--once gathered %d times, want 2", len(src.needs))
+	}
+	if src.needs[0].Every&procwalk.FieldIO == 0 {
+		t.Errorf("first gather read %v of every process, want io too", src.needs[0].Every)
+	}
+	if src.needs[1].Every&procwalk.FieldIO != 0 {
+		t.Errorf("second gather read %v of every process, want no io (the rows on screen alone)", src.needs[1].Every)
+	}
+	rows := 0
+	for _, r := range m.rows[:min(len(m.rows), m.tableHeight())] {
+		if r.proc.Kernel {
+			continue // no io file
+		}
+		rows++
+		if !r.have[colRead] || !r.have[colWrite] {
+			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.proc.ID.PID, r.text()[colRead], r.text()[colWrite], screen)
+		}
+	}
+	if rows == 0 {
+		t.Fatalf("no process row on screen:\n%s", screen)
+	}
+}

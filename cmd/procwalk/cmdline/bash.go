@@ -1,19 +1,19 @@
 //go:build linux
 
-package main
+package cmdline
 
 import "strings"
 
-// completion_bash.go turns the line bash hands to `__complete bash` into
+// bash.go turns the line bash hands to a completion command into
 // words, and the words to offer into the text readline puts in place of
 // the word it completes: bash inserts COMPREPLY as it is, so each is
 // escaped here for the quoting at the cursor.
 
-// shellWords splits line, a command line up to the cursor, into words as
+// ShellWords splits line, a command line up to the cursor, into words as
 // the shell will (quotes and backslashes removed), leaving out the first
 // (the command's name): cur is the last, unfinished word ("" after a
 // blank). An unterminated quote runs to the end.
-func shellWords(line string) (words []string, cur string) {
+func ShellWords(line string) (words []string, cur string) {
 	all, _ := splitShell(line)
 	if len(all) == 0 {
 		return nil, ""
@@ -21,7 +21,7 @@ func shellWords(line string) (words []string, cur string) {
 	return all[1 : len(all)-1], all[len(all)-1]
 }
 
-// splitShell splits line as shellWords does, the first word included and
+// splitShell splits line as ShellWords does, the first word included and
 // the last always there (maybe ""), and says where the last one starts.
 func splitShell(line string) (words []string, lastStart int) {
 	var b strings.Builder
@@ -109,11 +109,11 @@ func readlineWord(line, breaks string) (start int, quote byte) {
 	return start, 0
 }
 
-// bashReplies are the COMPREPLY words for line (up to the cursor) with
+// BashReplies are the COMPREPLY words for line (up to the cursor) with
 // COMP_WORDBREAKS breaks: of each word (whole and unquoted) that goes on
 // from cur, what follows the start of readline's word, escaped for the
 // quoting there.
-func bashReplies(line, breaks, cur string, cands []candidate) []string {
+func BashReplies(line, breaks, cur string, words []string) []string {
 	if breaks == "" {
 		breaks = " \t\n\"'><=;|&(:"
 	}
@@ -125,9 +125,9 @@ func bashReplies(line, breaks, cur string, cands []candidate) []string {
 		done = all[len(all)-1]
 	}
 	var out []string
-	for _, c := range cands {
-		rest, ok := strings.CutPrefix(c.word, done)
-		if !ok || !strings.HasPrefix(c.word, cur) {
+	for _, w := range words {
+		rest, ok := strings.CutPrefix(w, done)
+		if !ok || !strings.HasPrefix(w, cur) {
 			continue
 		}
 		out = append(out, bashEscape(rest, quote))
