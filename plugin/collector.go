@@ -99,6 +99,9 @@ func (c *Collector) Prime() error {
 // hook on the frame itself.
 func (c *Collector) Gather() (frame.Frame, error) {
 	c.problems, c.notes = c.problems[:0], nil
+	if c.cfg.Schema == SchemaProcstat {
+		c.cfg.Users.Refresh() // its user tag; a Grouper refreshes its own (procwalk.Users)
+	}
 	f, err := c.pipeline.Gather()
 	if err != nil {
 		return f, fmt.Errorf("%w: %w", ErrNothingGathered, err)

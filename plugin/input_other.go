@@ -33,6 +33,7 @@ type Input struct {
 	AgentTurnTimeout    string   `toml:"agent_turn_timeout"`
 	AgentEndedKeep      string   `toml:"agent_ended_keep"`
 	AgentFirstRead      string   `toml:"agent_first_read"`
+	AgentPrices         string   `toml:"agent_prices"`
 	PSS                 bool     `toml:"pss"`
 	IO                  bool     `toml:"io"`
 	Swap                bool     `toml:"swap"`

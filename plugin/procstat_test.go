@@ -5,6 +5,7 @@ package plugin
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -203,5 +204,44 @@ func TestSkipPIDLeavesOutPatternMatchesOnly(t *testing.T) {
 				t.Errorf("pids %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestProcstatUserFollowsPasswd: a daemon's procstat user field names the
+// user as the passwd file says at each gather (usermod renamed alice by
+// writing a new file over the old), not as it said at start.
+func TestProcstatUserFollowsPasswd(t *testing.T) {
+	b, err := os.ReadFile("testdata/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	passwd := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(passwd, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	users, err := procwalk.ReadUsers(passwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fixtureCollector(t, Config{Schema: SchemaProcstat, Users: users})
+	user := func() any {
+		t.Helper()
+		p := byPID(only(batch(t, c), MeasurementProcstat), 100)
+		if p == nil {
+			t.Fatal("no procstat line of pid 100")
+		}
+		return p.fields["user"]
+	}
+	if got := user(); got != "alice" {
+		t.Fatalf("first gather: user %v, want alice", got)
+	}
+	if err := os.WriteFile(passwd+"+", bytes.Replace(b, []byte("alice:"), []byte("alicia:"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(passwd+"+", passwd); err != nil {
+		t.Fatal(err)
+	}
+	if got := user(); got != "alicia" {
+		t.Errorf("after usermod: user %v, want alicia", got)
 	}
 }

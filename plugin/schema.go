@@ -46,15 +46,15 @@ func writeSession(w metricWriter, s *session.Session, read procwalk.Fields, t ti
 		}
 	}
 	if s.Agent != nil {
-		// An agent's strings; its numbers are session metrics marked Agent.
-		// The status is a field, never a tag: a tag that changes would
-		// start new series of the session's counters at every change.
+		// An agent's strings (its transcript's path aside); its numbers are
+		// session metrics marked Agent. The status is a field, never a tag:
+		// a tag that changes would start new series of the session's
+		// counters at every change.
 		w.stringField("status", s.Agent.Status)
-		if m := s.Attrs[session.AttrModel]; m != "" {
-			w.stringField("model", m)
-		}
-		if id := s.Attrs[session.AttrSessionID]; id != "" {
-			w.stringField("session_id", id)
+		for _, attr := range session.AgentStrings() {
+			if v := s.Attrs[attr]; v != "" && attr != session.AttrTranscript {
+				w.stringField(attr, v)
+			}
 		}
 	}
 	w.end(t)
@@ -146,9 +146,14 @@ type StringField struct{ Name, When, Help string }
 // SessionStrings are the string fields of procwalk_session.
 func SessionStrings() []StringField {
 	return []StringField{
-		{"status", "agent sessions", "`working`, `idle`, `blocked` or `ended` (main README, \"Agent status\"); also the state set of `procwalk_agent_status`"},
+		{"status", "agent sessions", "`working`, `idle`, `blocked`, `ended`, `rate_limited` or `error` (main README, \"Agent status\"); also the state set of `procwalk_agent_status`"},
 		{"model", "agent sessions whose transcript names it", "the model of the last turn, e.g. `claude-sonnet-4-5-20250929`"},
 		{"session_id", "agent sessions with a transcript", "the agent's own session id"},
+		{"title", "agent sessions whose transcript names one", "the session's title: Claude Code's `custom-title`, `ai-title` or `summary` line"},
+		{"git_branch", "agent sessions whose transcript says", "the git branch the agent works on (`gitBranch`)"},
+		{"agent_version", "agent sessions whose transcript says", "the agent's version, e.g. Claude Code's `2.1.42` or Codex's `cli_version`"},
+		{"permission_mode", "Claude Code sessions whose transcript says", "`default`, `acceptEdits`, `plan` or `bypassPermissions` (`permissionMode`)"},
+		{"last_error", "agents whose model call failed", "the last failed call's error, e.g. `rate_limit` (`rate_limited` and `error` statuses)"},
 	}
 }
 

@@ -32,7 +32,11 @@ func NewEnvironReader(fs FS, timeout time.Duration) *EnvironReader {
 }
 
 // Read reads pid's environ, or fails with errTimedOut.
-func (r *EnvironReader) Read(pid int) ([]byte, error) {
+func (r *EnvironReader) Read(pid int) ([]byte, error) { return r.ReadFile(pid, "environ") }
+
+// ReadFile reads another file of pid bounded the same way: cmdline, which
+// waits for the same lock.
+func (r *EnvironReader) ReadFile(pid int, name string) ([]byte, error) {
 	if r.stuck.lookup(pid) != "" {
 		return nil, errTimedOut
 	}
@@ -42,7 +46,7 @@ func (r *EnvironReader) Read(pid int) ([]byte, error) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		b, err := r.fs.ReadPIDFile(pid, "environ", nil)
+		b, err := r.fs.ReadPIDFile(pid, name, nil)
 		done <- result{b, err}
 	}()
 	timer := time.NewTimer(r.timeout)
@@ -51,7 +55,7 @@ func (r *EnvironReader) Read(pid int) ([]byte, error) {
 	case res := <-done:
 		return res.b, res.err
 	case <-timer.C:
-		r.stuck.add(pid, "environ")
+		r.stuck.add(pid, name)
 		go func() {
 			<-done
 			r.stuck.remove(pid)

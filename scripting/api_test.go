@@ -4,7 +4,10 @@ package scripting
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -442,5 +445,52 @@ func TestHelperMisuse(t *testing.T) {
 		if !errors.Is(err, ErrScript) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "helper.lua:2:") {
 			t.Errorf("%s: got %v, want an error at helper.lua:2 with %q", c.src, err, c.want)
 		}
+	}
+}
+
+// TestUserNamesFollowPasswd: a runtime that runs at every gather (watch,
+// telegraf --execd --script) names users after the passwd file as it is
+// at each run: usermod renames dev by writing a new file over the old.
+func TestUserNamesFollowPasswd(t *testing.T) {
+	b, err := os.ReadFile("testdata/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	passwd := filepath.Join(t.TempDir(), "passwd")
+	if err := os.WriteFile(passwd, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w := newWorld(t)
+	if w.cfg.Users, err = procwalk.ReadUsers(passwd); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Compile("user.lua", []byte("print(require('procwalk').process(112).user)"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	w.cfg.Print = &out
+	r := New(w.cfg)
+	defer r.Close()
+	runOnce := func() string {
+		t.Helper()
+		out.Reset()
+		if err := r.Run(context.Background(), s, w.in); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out.String())
+	}
+	if got := runOnce(); got != "dev" {
+		t.Fatalf("first run: p.user = %q, want dev", got)
+	}
+	renamed := passwd + "+"
+	if err := os.WriteFile(renamed, bytes.Replace(b, []byte("dev:"), []byte("developer:"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(renamed, passwd); err != nil {
+		t.Fatal(err)
+	}
+	if got := runOnce(); got != "developer" {
+		t.Errorf("after usermod: p.user = %q, want developer", got)
 	}
 }

@@ -229,6 +229,7 @@ func (r *Runtime) Run(ctx context.Context, s *Script, in Input) error {
 	if in.Snapshot == nil {
 		return errors.New("scripting: Run needs a snapshot")
 	}
+	r.cfg.Users.Refresh() // a user added or renamed since the last run (procwalk.Users)
 	if r.L == nil {
 		if r.keepsState() {
 			r.retainedBase = liveHeap()

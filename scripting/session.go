@@ -216,17 +216,19 @@ func cgroupTable(L *lua.LState, c *session.CgroupUsage) *lua.LTable {
 }
 
 // agentTable is an agent session's status and what its transcript names:
-// {status, why, model, session_id, transcript}; what is unknown is nil. Its
-// numbers (s.status_seconds, s.context_percent, s.input_tokens ...) are
-// session metrics.
+// {status, why, and the strings of session.AgentStrings (model,
+// session_id, transcript, title, git_branch, agent_version,
+// permission_mode, last_error)}; what is unknown is nil. Its numbers
+// (s.status_seconds, s.context_percent, s.input_tokens ...) are session
+// metrics.
 func agentTable(L *lua.LState, s *session.Session) *lua.LTable {
 	a := s.Agent
 	t := L.NewTable()
 	t.RawSetString("status", lua.LString(a.Status))
 	t.RawSetString("why", lua.LString(a.Why))
-	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
+	for _, attr := range session.AgentStrings() {
 		if v := s.Attrs[attr]; v != "" {
-			t.RawSetString(key, lua.LString(v))
+			t.RawSetString(attr, lua.LString(v))
 		}
 	}
 	return t

@@ -4,8 +4,9 @@
 -- An agent session is the agent's process and everything it started; an
 -- agent started by another one is listed on its own (nested_agents counts
 -- them). Add agents with --agent NAME=REGEX. STATUS is working, idle,
--- blocked (waiting for you: a tool use awaits its result and nothing runs)
--- or ended, with how long for blocked and ended ones; MODEL and CTX (the
+-- blocked (waiting for you: a tool use awaits its result and nothing runs),
+-- rate_limited or error (its turn ended on a failed model call) or ended,
+-- with how long for blocked and ended ones; MODEL and CTX (the
 -- share of the model's context window the last turn used) come from the
 -- agent's transcript, "-" without one.
 

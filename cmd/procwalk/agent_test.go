@@ -22,7 +22,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		Attrs: map[string]string{session.AttrStatus: "blocked", session.AttrModel: "claude-opus-4-1", session.AttrCwd: "/home/dev/app",
 			session.AttrElapsed: "2 hr", session.AttrSessionID: "s-1"},
 		Agent: &session.AgentState{Status: "blocked", StatusSince: now.Add(-3 * time.Minute), StatusFor: 3 * time.Minute, Why: "a tool use awaits its result, and nothing runs",
-			ContextWindowTokens: 200000, ContextPercent: 90.4,
+			ContextWindowTokens: 200000, ContextPercent: 90.4, Binding: session.BindSessionRecord,
 			Transcript: &session.Transcript{ContextUsedTokens: 180800, OutputTokens: 12, Turns: 2, PendingTools: 1, LastActivity: now.Add(-3 * time.Minute),
 				Bytes: 9000000, SkippedBytes: 600000}},
 	}
@@ -42,7 +42,7 @@ func TestAgentInfoAndJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]any{"status": "blocked", "why": "a tool use awaits its result, and nothing runs", "status_since": "2023-11-14T23:10:20Z",
-		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z"}
+		"model": "claude-opus-4-1", "session_id": "s-1", "last_activity": "2023-11-14T23:10:20Z", "binding": "session record"}
 	for k, v := range want {
 		if j.Agent[k] != v {
 			t.Errorf("agent.%s = %#v, want %#v", k, j.Agent[k], v)
@@ -54,7 +54,10 @@ func TestAgentInfoAndJSON(t *testing.T) {
 	wantMetrics := map[string]any{"status_seconds": 180.0,
 		"context_used_tokens": 180800.0, "context_window_tokens": 200000.0, "context_percent": 90.4, "input_tokens": 0.0, "output_tokens": 12.0,
 		"cache_read_tokens": 0.0, "cache_creation_tokens": 0.0, "turns": 2.0, "pending_tools": 1.0, "last_activity_unix_seconds": 1700003420.0,
-		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0}
+		"transcript_bytes": 9000000.0, "transcript_skipped_bytes": 600000.0, "transcript_malformed_lines": 0.0,
+		"subagent_input_tokens": 0.0, "subagent_output_tokens": 0.0, "subagent_cache_read_tokens": 0.0, "subagent_cache_creation_tokens": 0.0,
+		"subagents": 0.0, "subagents_working": 0.0, "cache_creation_5m_tokens": 0.0, "cache_creation_1h_tokens": 0.0,
+		"compactions": 0.0, "api_errors": 0.0}
 	for k, v := range wantMetrics {
 		if j.Metrics[k] != v {
 			t.Errorf("metrics.%s = %#v, want %#v", k, j.Metrics[k], v)
@@ -76,6 +79,7 @@ func TestAgentFlagErrors(t *testing.T) {
 		{[]string{"--agent-first-read", "lots"}, `--agent-first-read "lots": bad size "lots"`},
 		{[]string{"--agent-busy-cpu", "-1"}, `--agent-busy-cpu -1: must not be negative`},
 		{[]string{"--agent-turn-timeout", "-1s"}, `--agent-turn-timeout -1s: must not be negative`},
+		{[]string{"--agent-prices", "/nonexistent/prices.conf"}, `--agent-prices "/nonexistent/prices.conf": bad price table: /nonexistent/prices.conf: no such file or directory`},
 	} {
 		r := cli(t, fixture(append([]string{"sessions", "--no-rates", "--kind", "agent"}, tt.args...)...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {

@@ -56,7 +56,11 @@ func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
 	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
 	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
 	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
+	fs.StringVar(&o.AgentPrices, "agent-prices", "", pricesHelp)
 }
+
+// pricesHelp is --agent-prices'.
+const pricesHelp = "price table `file` for each agent's cost_usd: FAMILY INPUT OUTPUT CACHE-READ CACHE-WRITE-5M [CACHE-WRITE-1H] a line, USD per million tokens (none built in)"
 
 // firstReadHelp is --agent-first-read's, for sessions and telegraf alike.
 func firstReadHelp() string {

@@ -80,7 +80,7 @@ end`)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	lines := checkLines(t, r.stdout, 11) // 3 user + 1 agent sessions, the agent's 4 status lines, then the script's 3
+	lines := checkLines(t, r.stdout, 13) // 3 user + 1 agent sessions, the agent's 6 status lines, then the script's 3
 	for i, prefix := range []string{
 		"procwalk_session,kind=user,session=app,user=app ",
 		"procwalk_session,agent=claude,kind=agent,session=claude/myproj ",
@@ -89,7 +89,7 @@ end`)
 		"procwalk_alert,kind=agent,rule=rule.lua,session=claude/myproj,severity=warning message=\"agent seen\" ",
 		"procwalk_action,outcome=dry_run,requester=rule:rule.lua pid=110i,",
 	} {
-		idx := []int{0, 3, 5, 8, 9, 10}[i]
+		idx := []int{0, 3, 5, 10, 11, 12}[i]
 		if !strings.HasPrefix(lines[idx], prefix) {
 			t.Errorf("line %d: %q, want prefix %q", idx+1, lines[idx], prefix)
 		}

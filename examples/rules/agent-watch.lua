@@ -1,13 +1,15 @@
--- agent-watch: alert when an AI coding agent has waited for you too long, or its context is nearly full
+-- agent-watch: alert when an AI coding agent has waited for you too long, its context is nearly full, or its model calls fail
 --
 --   procwalk watch examples/rules/agent-watch.lua --interval 30s -- blocked_minutes=10 context_percent=90
 --
 -- An agent is "blocked" when its last turn asked for a tool (a permission
 -- prompt, usually) that has no result yet and nothing of it runs; its
 -- context_percent is how much of the model's window its last turn used
--- (README, "Agent status"). Each episode alerts once: again only after the
--- agent was unblocked, or its context went back under the threshold (a
--- /compact or /clear).
+-- (README, "Agent status"). An agent is "rate_limited" or "error" when its
+-- turn ended on a model call that failed for good (last_error says which).
+-- Each episode alerts once: again only after the agent was unblocked, its
+-- context went back under the threshold (a /compact or /clear), or its
+-- next turn began.
 
 local pw = require "procwalk"
 
@@ -47,6 +49,11 @@ for _, s in ipairs(agents) do
     once("blocked " .. s.ref, blocked, {
       message = string.format("agent-watch: %s%s has waited for you for %s", s.ref, where, pw.duration(s.status_seconds or 0)),
       session = s, value = s.status_seconds, threshold = blocked_minutes * 60,
+    })
+    local failed = a.status == "rate_limited" or a.status == "error"
+    once("failed " .. s.ref, failed, {
+      message = string.format("agent-watch: %s%s stopped: its last model call failed (%s)", s.ref, where, a.last_error or a.status),
+      session = s,
     })
     local full = a.status ~= "ended" and s.context_percent ~= nil and s.context_percent > context_percent
     once("context " .. s.ref, full, {

@@ -118,7 +118,8 @@ func TestCPUHog(t *testing.T) {
 func slogTo(b *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
 
 // agent-watch alerts once per episode: when an agent has been blocked
-// longer than blocked_minutes, and when its context passes context_percent.
+// longer than blocked_minutes, when its context passes context_percent, and
+// when its turn ended on a failed model call.
 func TestAgentWatch(t *testing.T) {
 	src, err := os.ReadFile("agent-watch.lua")
 	if err != nil {
@@ -140,7 +141,10 @@ func TestAgentWatch(t *testing.T) {
 		{agent("claude/app", "blocked", 12*time.Minute, 50), agent("codex/api", "working", time.Minute, 96)},
 		{agent("claude/app", "working", 0, 50), agent("codex/api", "idle", time.Minute, 20)},
 		{agent("claude/app", "blocked", 2*time.Minute, 50), agent("codex/api", "idle", time.Minute, 91)},
+		{agent("claude/app", "rate_limited", 0, 50), agent("codex/api", "idle", time.Minute, 91)},
+		{agent("claude/app", "rate_limited", time.Minute, 50), agent("codex/api", "idle", time.Minute, 91)},
 	}
+	ticks[4][0].Attrs[session.AttrLastError], ticks[5][0].Attrs[session.AttrLastError] = "rate_limit", "rate_limit"
 	var logs bytes.Buffer
 	out := &emitted{}
 	rt := scripting.New(scripting.Config{Emitter: out, Logger: slogTo(&logs), Mode: "watch", Args: []string{"blocked_minutes=10"}})
@@ -156,6 +160,7 @@ func TestAgentWatch(t *testing.T) {
 		"procwalk_alert agent/claude/app map[message:agent-watch: agent:claude/app in tmux work:1.0 has waited for you for 11 min threshold:600 value:660]",
 		"procwalk_alert agent/codex/api map[message:agent-watch: agent:codex/api in tmux work:1.0 has used 95% of its context (claude-opus-4-1) threshold:90 value:95]",
 		"procwalk_alert agent/codex/api map[message:agent-watch: agent:codex/api in tmux work:1.0 has used 91% of its context (claude-opus-4-1) threshold:90 value:91]",
+		"procwalk_alert agent/claude/app map[message:agent-watch: agent:claude/app in tmux work:1.0 stopped: its last model call failed (rate_limit)]",
 	}
 	if got := strings.Join(out.lines, "\n"); got != strings.Join(want, "\n") {
 		t.Errorf("emitted\n%s\nwant\n%s", got, strings.Join(want, "\n"))

@@ -27,7 +27,7 @@ import (
 // each in a project folder of its own, whose Claude Code transcripts the
 // test writes.
 
-const e2eAgents = 7
+const e2eAgents = 8
 
 // e2eAgent is one of the test's agents.
 type e2eAgent struct {
@@ -37,14 +37,16 @@ type e2eAgent struct {
 	cwd        string
 }
 
-// TestAgentStatusWithoutSplitSeries runs the compiled-in input over seven
+// TestAgentStatusWithoutSplitSeries runs the compiled-in input over eight
 // agents, all idle at first. Then two get a prompt (working: the model is
 // answering), two ask for a tool (blocked: nothing runs), one exits
-// (ended) and two stay idle. In InfluxDB over the whole window:
+// (ended), one gets a prompt answered by Claude Code's rate-limit error
+// (rate_limited) and two stay idle. In InfluxDB over the whole window:
 //   - procwalk_agent_status (a state set: a line per status, 1 for the
 //     agent's) summed by status, of each agent's last value in the window,
-//     gives 2 working, 2 blocked, 1 ended and 2 idle: 7, the number of
-//     agents; the statuses each agent had in the window add up to more
+//     gives 2 working, 2 blocked, 1 ended, 1 rate_limited, 0 error and
+//     2 idle: 8, the number of agents; the statuses each agent had in the
+//     window add up to more
 //     (what a status tag made each agent count as, once per status);
 //   - procwalk_session has one series per agent (no status tag), whose
 //     last string field status is the agent's, and whose input_tokens
@@ -151,6 +153,8 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 			return "blocked"
 		case i == 4:
 			return "ended"
+		case i == 5:
+			return "rate_limited"
 		}
 		return "idle"
 	}
@@ -161,17 +165,19 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 			if !every(lastStatus(), func(int) string { return "idle" }) {
 				return false
 			}
-			// Every agent was idle in InfluxDB: change five of them.
+			// Every agent was idle in InfluxDB: change six of them.
 			now := time.Now()
-			for i, a := range agents[:5] {
+			for i, a := range agents[:6] {
 				switch {
 				case i < 2: // a prompt: the model is answering
 					a.write(t, a.line(now, "user", `{"role":"user","content":"run the tests"}`))
 				case i < 4: // a tool use that awaits its result; nothing runs
 					a.write(t, a.line(now, "assistant", `{"id":"msg_2","model":"claude-opus-4-1","stop_reason":"tool_use","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}],`+e2eUsage+`}`))
-				default:
+				case i == 4:
 					syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
 					a.cmd.Wait()
+				default: // the prompt's answer is the API error Claude Code writes once its retries are spent
+					a.write(t, a.line(now, "user", `{"role":"user","content":"go on"}`), a.apiError(now, "rate_limit", 429))
 				}
 			}
 			changed = true
@@ -190,7 +196,7 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 		count[s.Tags["status"]] = v
 		total += v
 	}
-	if want := map[string]float64{"working": 2, "blocked": 2, "ended": 1, "idle": 2}; total != e2eAgents || !mapsEqual(count, want) {
+	if want := map[string]float64{"working": 2, "blocked": 2, "ended": 1, "idle": 2, "rate_limited": 1, "error": 0}; total != e2eAgents || !mapsEqual(count, want) {
 		t.Errorf("agents by status over the window: %v (%v in all), want %v (%d agents)", count, total, want, e2eAgents)
 	}
 	// What a status tag counted: every status each agent had in the window.
@@ -200,8 +206,8 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 			had++
 		}
 	}
-	if had < e2eAgents+5 {
-		t.Errorf("%d (agent, status) pairs held in the window, want at least %d: the statuses did not change", had, e2eAgents+5)
+	if had < e2eAgents+6 {
+		t.Errorf("%d (agent, status) pairs held in the window, want at least %d: the statuses did not change", had, e2eAgents+6)
 	}
 	t.Logf("over the window: %v by each agent's last status; %d by every status an agent had (a status tag's count)", count, had)
 
@@ -239,6 +245,17 @@ const e2eUsage = `"usage":{"input_tokens":5,"output_tokens":40,"cache_read_input
 func (a *e2eAgent) line(at time.Time, typ, msg string) string {
 	return fmt.Sprintf(`{"type":%q,"sessionId":"0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d","cwd":%q,"timestamp":%q,"message":%s}`,
 		typ, a.cwd, at.UTC().Format(time.RFC3339Nano), msg)
+}
+
+// apiError is the assistant line Claude Code writes when a model call
+// failed for good (2.1.39's shape: procwalk/session/testdata/transcripts,
+// claude-api-error.jsonl): a <synthetic> message of zero usage, with the
+// error's kind and HTTP status beside it.
+func (a *e2eAgent) apiError(at time.Time, kind string, status int) string {
+	return fmt.Sprintf(`{"type":"assistant","sessionId":"0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d","cwd":%q,"timestamp":%q,`+
+		`"message":{"id":"msg_synth_1","type":"message","role":"assistant","model":"<synthetic>","content":[{"type":"text","text":"API Error: Rate limit reached"}],`+
+		`"stop_reason":"stop_sequence","stop_sequence":"","usage":{"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}},`+
+		`"error":%q,"isApiErrorMessage":true,"apiErrorStatus":%d}`, a.cwd, at.UTC().Format(time.RFC3339Nano), kind, status)
 }
 
 // write appends lines to a's transcript.

@@ -85,6 +85,9 @@ func dashPanels() []dashPanel {
 				`sum by (host, session) (rate(procwalk_session_output_tokens_total{host=~"$host", kind="agent"}[$__rate_interval]) * 60)`,
 				`sum by (host, session) (rate(procwalk_session_cache_read_tokens_total{host=~"$host", kind="agent"}[$__rate_interval]) * 60)`,
 				`sum by (host, session) (rate(procwalk_session_cache_creation_tokens_total{host=~"$host", kind="agent"}[$__rate_interval]) * 60)`}},
+		{row: "Agents", title: "Agent cost (USD, by your agent_prices table)", unit: "currencyUSD",
+			influx: []string{`SELECT last("cost_usd") FROM "procwalk_session" WHERE "kind" = 'agent' AND "host" =~ /^$host$/ AND $timeFilter GROUP BY time($__interval), "host", "session" fill(none)`},
+			prom:   []string{`procwalk_session_cost_usd_total{host=~"$host", kind="agent"}`}},
 
 		{row: "cgroups", title: "cgroup memory against its limit (danger at 80 %)", unit: "percent", danger: true,
 			influx: []string{`SELECT last("memory_usage_percent") FROM "procwalk_session" WHERE "kind" = 'cgroup' AND "host" =~ /^$host$/ AND $timeFilter GROUP BY time($__interval), "host", "session" fill(none)`},

@@ -223,13 +223,20 @@ func dashboardData(t *testing.T, e *e2e) string {
 	a.write(t, a.line(now, "user", `{"role":"user","content":"start"}`),
 		a.line(now, "assistant", `{"id":"msg_1","model":"claude-opus-4-1","stop_reason":"end_turn","content":[{"type":"text","text":"Ready."}],`+e2eUsage+`}`))
 
+	// A price table for the cost panel: the README's line for the model.
+	prices := filepath.Join(dir, "prices.conf")
+	if err := os.WriteFile(prices, []byte("claude-opus-4-1 15 75 1.50 18.75 30\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	cgroupSleeper(t, e)
 	return fmt.Sprintf(`  tmux_sockets = [%q]
   agents = ["e2eagent=^pwe2eagent$"]
   agent_transcripts = ["e2eagent=claude:{home}/.claude/projects/{project}"]
+  agent_prices = %q
   pss = true
   io = true
-`, e.socket)
+`, e.socket, prices)
 }
 
 // cgroupSleeper moves one of the test's sleepers into a memory cgroup of
@@ -374,7 +381,7 @@ func TestPrometheusExample(t *testing.T) {
 	}
 	conf := string(b)
 	renamed := map[string]bool{}
-	for _, m := range regexp.MustCompile(`field = "([a-z_]+)"\s+dest = "([a-z_]+)"`).FindAllStringSubmatch(conf, -1) {
+	for _, m := range regexp.MustCompile(`field = "([a-z0-9_]+)"\s+dest = "([a-z0-9_]+)"`).FindAllStringSubmatch(conf, -1) {
 		if m[1] == "value" && m[2] == "status" {
 			continue // procwalk_agent_status's state set
 		}

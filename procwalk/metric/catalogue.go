@@ -289,6 +289,35 @@ func agentMetrics() []Desc {
 			return float64(v(a.Transcript)), true
 		})
 	}
+	// tok is a cumulative count of the agent's, its subagents' included,
+	// absent without a transcript.
+	tok := func(v func(c *session.TokenCounts) int64) SessionValue {
+		return agent(func(a *session.AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil {
+				return 0, false
+			}
+			c := a.Tokens()
+			return float64(v(&c)), true
+		})
+	}
+	// sub is a count of its subagents', absent without a transcript.
+	sub := func(v func(a *session.AgentState) int64) SessionValue {
+		return agent(func(a *session.AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil {
+				return 0, false
+			}
+			return float64(v(a)), true
+		})
+	}
+	// when is a figure of the transcript, there when ok says so.
+	when := func(ok func(t *session.Transcript) bool, v func(a *session.AgentState) float64) SessionValue {
+		return agent(func(a *session.AgentState, _ time.Time) (float64, bool) {
+			if a.Transcript == nil || !ok(a.Transcript) {
+				return 0, false
+			}
+			return v(a), true
+		})
+	}
 	contextKnown := func(a *session.AgentState) bool { return a.Transcript != nil && a.Transcript.ContextUsedTokens > 0 }
 	const transcript = "agent sessions with a transcript"
 	return []Desc{
@@ -316,23 +345,76 @@ func agentMetrics() []Desc {
 				return a.ContextPercent, contextKnown(a) && a.ContextWindowTokens > 0
 			})},
 		{Name: "input_tokens", Label: "IN", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
-			Help:    "uncached input tokens of every model call, cumulative (of the part read: transcript_skipped_bytes)",
-			session: tr(func(t *session.Transcript) int64 { return t.InputTokens })},
+			Help:    "uncached input tokens of every model call, its subagents' included, cumulative (of the part read: transcript_skipped_bytes)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.InputTokens })},
 		{Name: "output_tokens", Label: "OUT", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
-			Help:    "output tokens, cumulative (of the part read)",
-			session: tr(func(t *session.Transcript) int64 { return t.OutputTokens })},
+			Help:    "output tokens, its subagents' included, cumulative (of the part read)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.OutputTokens })},
 		{Name: "cache_read_tokens", Label: "CACHE-R", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
-			Help:    "input tokens read from the prompt cache, cumulative (of the part read)",
-			session: tr(func(t *session.Transcript) int64 { return t.CacheReadTokens })},
+			Help:    "input tokens read from the prompt cache, its subagents' included, cumulative (of the part read)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.CacheReadTokens })},
 		{Name: "cache_creation_tokens", Label: "CACHE-W", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
-			Help:    "input tokens written to the prompt cache, cumulative (of the part read)",
-			session: tr(func(t *session.Transcript) int64 { return t.CacheCreationTokens })},
+			Help:    "input tokens written to the prompt cache, its subagents' included, cumulative (of the part read)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.CacheCreationTokens })},
+		{Name: "cache_creation_5m_tokens", Label: "CACHE-W5M", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of cache_creation_tokens, those cached for 5 minutes (the default, and those the usage does not split)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.CacheCreationTokens - c.CacheCreation1hTokens })},
+		{Name: "cache_creation_1h_tokens", Label: "CACHE-W1H", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of cache_creation_tokens, those cached for an hour (priced higher)",
+			session: tok(func(c *session.TokenCounts) int64 { return c.CacheCreation1hTokens })},
+		{Name: "reasoning_tokens", Label: "REASON", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: "transcripts that split reasoning (Codex)",
+			Help: "of output_tokens, those spent reasoning (Claude Code does not split thinking from output)",
+			session: when(func(t *session.Transcript) bool { return t.HaveReasoning },
+				func(a *session.AgentState) float64 { return float64(a.Tokens().ReasoningTokens) })},
+		{Name: "web_search_requests", Label: "SEARCH", Kind: Counter, Integer: true, Agent: true, When: "transcripts with usage.server_tool_use (Claude Code)",
+			Help: "web searches the model ran on the server",
+			session: when(func(t *session.Transcript) bool { return t.HaveServerTools },
+				func(a *session.AgentState) float64 { return float64(a.Tokens().WebSearchRequests) })},
+		{Name: "web_fetch_requests", Label: "FETCH", Kind: Counter, Integer: true, Agent: true, When: "transcripts with usage.server_tool_use (Claude Code)",
+			Help: "web fetches the model ran on the server",
+			session: when(func(t *session.Transcript) bool { return t.HaveServerTools },
+				func(a *session.AgentState) float64 { return float64(a.Tokens().WebFetchRequests) })},
+		{Name: "cost_usd", Label: "COST", Unit: "usd", Kind: Counter, Agent: true, When: "agent_prices (--agent-prices) prices every model it ran",
+			Help:    "what its tokens, its subagents' included, cost by the user's price table",
+			session: agent(func(a *session.AgentState, _ time.Time) (float64, bool) { return a.CostUSD, a.HaveCost })},
+		{Name: "subagent_input_tokens", Label: "SUB-IN", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of input_tokens, its subagents' (their own transcripts)",
+			session: sub(func(a *session.AgentState) int64 { return a.SubagentTokens.InputTokens })},
+		{Name: "subagent_output_tokens", Label: "SUB-OUT", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of output_tokens, its subagents'",
+			session: sub(func(a *session.AgentState) int64 { return a.SubagentTokens.OutputTokens })},
+		{Name: "subagent_cache_read_tokens", Label: "SUB-CACHE-R", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of cache_read_tokens, its subagents'",
+			session: sub(func(a *session.AgentState) int64 { return a.SubagentTokens.CacheReadTokens })},
+		{Name: "subagent_cache_creation_tokens", Label: "SUB-CACHE-W", Unit: "tokens", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "of cache_creation_tokens, its subagents'",
+			session: sub(func(a *session.AgentState) int64 { return a.SubagentTokens.CacheCreationTokens })},
+		{Name: "subagents", Label: "SUBAGENTS", Kind: Gauge, Integer: true, Agent: true, When: transcript,
+			Help:    "subagent transcripts of its session (Claude Code's Task subagents)",
+			session: sub(func(a *session.AgentState) int64 { return int64(a.Subagents) })},
+		{Name: "subagents_working", Label: "SUB-WORKING", Kind: Gauge, Integer: true, Agent: true, When: transcript,
+			Help:    "subagents whose transcript grew within agent_active_within",
+			session: sub(func(a *session.AgentState) int64 { return int64(a.SubagentsWorking) })},
 		{Name: "turns", Label: "TURNS", Kind: Counter, Integer: true, Agent: true, When: transcript,
 			Help:    "prompts the person sent (in the part read)",
 			session: tr(func(t *session.Transcript) int64 { return int64(t.Turns) })},
 		{Name: "pending_tools", Label: "TOOLS", Kind: Gauge, Integer: true, Agent: true, When: transcript,
 			Help:    "tool uses awaiting their results",
 			session: tr(func(t *session.Transcript) int64 { return int64(t.PendingTools) })},
+		{Name: "compactions", Label: "COMPACT", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "compactions of the context: /compact or the automatic one (in the part read)",
+			session: tr(func(t *session.Transcript) int64 { return int64(t.Compactions) })},
+		{Name: "api_errors", Label: "API-ERR", Kind: Counter, Integer: true, Agent: true, When: transcript,
+			Help:    "model calls that failed for good: rate limit, overload, authentication (in the part read; last_error names the last)",
+			session: tr(func(t *session.Transcript) int64 { return int64(t.APIErrors) })},
+		{Name: "rate_limit_primary_percent", Label: "LIMIT1%", Unit: "percent", Kind: Gauge, Agent: true, When: "transcripts that state rate limits (Codex)",
+			Help: "use of the agent's primary rate limit (Codex: the 5-hour window)",
+			session: when(func(t *session.Transcript) bool { return t.HaveRateLimits },
+				func(a *session.AgentState) float64 { return a.Transcript.RateLimitPrimaryPercent })},
+		{Name: "rate_limit_secondary_percent", Label: "LIMIT2%", Unit: "percent", Kind: Gauge, Agent: true, When: "transcripts that state rate limits (Codex)",
+			Help: "use of the agent's secondary rate limit (Codex: the weekly window)",
+			session: when(func(t *session.Transcript) bool { return t.HaveRateLimits },
+				func(a *session.AgentState) float64 { return a.Transcript.RateLimitSecondaryPercent })},
 		{Name: "last_activity_unix_seconds", Label: "ACTIVE", Unit: "seconds", Kind: Gauge, Integer: true, Agent: true, When: transcript,
 			Help: "time of the transcript's last entry, whole seconds since 1970",
 			session: agent(func(a *session.AgentState, _ time.Time) (float64, bool) {

@@ -56,7 +56,7 @@ type Desc struct {
 	Aliases []string
 	// Label is the column heading, e.g. "RSS".
 	Label string
-	// Unit is bytes, seconds, percent, cores, tokens, bytes/s, bytes/min,
+	// Unit is bytes, seconds, percent, cores, tokens, usd, bytes/s, bytes/min,
 	// or "" for a count or an id.
 	Unit string
 	Kind Kind

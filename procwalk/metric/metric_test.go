@@ -252,9 +252,18 @@ func TestAgentMetrics(t *testing.T) {
 	now := time.Unix(1700005000, 0)
 	full := &session.AgentState{Status: session.AgentBlocked, StatusSince: now.Add(-90 * time.Second), ContextWindowTokens: 200000, ContextPercent: 76,
 		Transcript: &session.Transcript{ContextUsedTokens: 152000, InputTokens: 10, OutputTokens: 20, CacheReadTokens: 30, CacheCreationTokens: 40,
-			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1}}
+			CacheCreation1hTokens: 16, ReasoningTokens: 6, WebSearchRequests: 2, WebFetchRequests: 1, HaveReasoning: true, HaveServerTools: true,
+			Compactions: 2, APIErrors: 1, HaveRateLimits: true, RateLimitPrimaryPercent: 7, RateLimitSecondaryPercent: 77,
+			Turns: 3, PendingTools: 1, LastActivity: time.Unix(1700003000, 0), Bytes: 5000, SkippedBytes: 4000, Malformed: 1, Oversized: 1},
+		CostUSD: 1.25, HaveCost: true,
+		SubagentTokens: session.TokenCounts{InputTokens: 5, OutputTokens: 7, CacheCreationTokens: 1}, Subagents: 2, SubagentsWorking: 1}
+	// Token counts include the subagents': input 10 + 5, output 20 + 7.
 	want := map[string]float64{"status_seconds": 90, "context_used_tokens": 152000, "context_window_tokens": 200000, "context_percent": 76,
-		"input_tokens": 10, "output_tokens": 20, "cache_read_tokens": 30, "cache_creation_tokens": 40, "turns": 3, "pending_tools": 1,
+		"input_tokens": 15, "output_tokens": 27, "cache_read_tokens": 30, "cache_creation_tokens": 41, "turns": 3, "pending_tools": 1,
+		"subagent_input_tokens": 5, "subagent_output_tokens": 7, "subagent_cache_read_tokens": 0, "subagent_cache_creation_tokens": 1,
+		"subagents": 2, "subagents_working": 1, "cache_creation_5m_tokens": 41 - 16, "cache_creation_1h_tokens": 16, "reasoning_tokens": 6,
+		"web_search_requests": 2, "web_fetch_requests": 1, "cost_usd": 1.25, "compactions": 2, "api_errors": 1,
+		"rate_limit_primary_percent": 7, "rate_limit_secondary_percent": 77,
 		"last_activity_unix_seconds": 1700003000, "transcript_bytes": 5000, "transcript_skipped_bytes": 4000, "transcript_malformed_lines": 2}
 	none := &session.Session{Kind: session.KindTmux}
 	bare := &session.Session{Kind: session.KindAgent, Agent: &session.AgentState{Status: session.AgentIdle}}

@@ -19,7 +19,7 @@ import (
 // for 20 agents whose transcripts hold 50 MB each, reading only the bytes
 // appended since the last gather:
 //
-//	go test ./procwalk/ -run '^$' -bench AgentTranscripts -benchtime 200x -v
+//	go test ./procwalk/session/ -run '^$' -bench AgentTranscripts -benchtime 200x -v
 //
 // It logs the first gather too, as a one-shot command makes it: with the
 // default bound of a first read (8 MiB of each transcript) and whole.
@@ -50,7 +50,8 @@ func BenchmarkAgentTranscripts(b *testing.B) {
 		if err := os.Symlink(cwd, link); err != nil {
 			b.Fatal(err)
 		}
-		path := filepath.Join(home, ".claude", "projects", projectDir(cwd), "s.jsonl")
+		folder, _ := claudeProjectDir(cwd)
+		path := filepath.Join(home, ".claude", "projects", folder, "s.jsonl")
 		writeLines(b, path, nil, string(content))
 		paths = append(paths, path)
 	}
@@ -186,4 +187,130 @@ func countTranscripts(sessions []Session) int {
 		}
 	}
 	return n
+}
+
+// BenchmarkAgentBigFolder measures a gather's cost for agents whose folder
+// holds 100,000 transcripts (users report 106,000 in one folder): five
+// agents there, each named by Claude Code's record of its process, and a
+// sixth there that has written nothing yet (its candidates are looked for
+// at every gather); one agent alone in its own such folder, found as the
+// only agent there.
+//
+//	go test ./procwalk/session/ -run '^$' -bench AgentBigFolder -benchtime 100x -v
+//
+// steady: nothing changed since the last gather, the target being at most
+// 5 ms (the issue's); new-file: a new transcript appeared in each folder
+// since the last gather, which lists the folders again (names only). Each
+// reports the wall and CPU time of grouping the same snapshot with the
+// transcript sources less without them (bare), per gather. The first
+// gather, which stats every file the only agent could own, is logged.
+func BenchmarkAgentBigFolder(b *testing.B) {
+	const files = 100000
+	root, home, pids, ticks := fiveAgents(b)
+	// An agent that has written nothing yet, and one alone in its folder of
+	// as many files.
+	addClone(b, root, "105", "1099", "5500")
+	addClone(b, root, "105", "1100", "5000")
+	setCwdTB(b, root, "1100", "/home/dev/work/solo")
+	folders := []string{filepath.Join(home, ".claude", "projects", "-home-dev-work-app"), filepath.Join(home, ".claude", "projects", "-home-dev-work-solo")}
+	old := agentStart.Add(-24 * time.Hour)
+	line := []byte(`{"type":"summary","summary":"An old session","leafUuid":"0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d"}` + "\n")
+	for _, dir := range folders {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			b.Fatal(err)
+		}
+		for i := range files {
+			p := filepath.Join(dir, fmt.Sprintf("%08x-0000-4000-8000-%012d.jsonl", i, i))
+			if err := os.WriteFile(p, line, 0o600); err != nil {
+				b.Fatal(err)
+			}
+			if err := os.Chtimes(p, old, old); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for k, pid := range pids {
+		writeRecord(b, home, pid, ticks[k], sessionIDOf(k))
+		writeTranscript(b, claudeFile(home, sessionIDOf(k)), claudeConversation(agentNow.Add(-10*time.Minute)), agentNow.Add(-time.Minute))
+	}
+	writeTranscript(b, filepath.Join(folders[1], "solo.jsonl"), claudeConversation(agentNow.Add(-10*time.Minute)), agentNow.Add(-time.Minute))
+	fsys, err := procwalk.NewFS(root)
+	if err != nil {
+		b.Fatal(err)
+	}
+	newGrouper := func(transcripts bool) *Grouper {
+		rules := DefaultAgents()
+		if !transcripts {
+			for i := range rules {
+				rules[i].Transcript = nil
+			}
+		}
+		g, err := NewGrouper(fsys, Config{Kinds: []string{KindAgent}, Tmux: TmuxConfig{Sockets: []string{}}, Agents: rules})
+		if err != nil {
+			b.Fatal(err)
+		}
+		// The file system's clock a second ahead: no folder is listed
+		// again for having changed a moment before (racyWindow).
+		g.kind(KindAgent).(*agentKind).tracker.wall = func() time.Time { return time.Now().Add(time.Second) }
+		return g
+	}
+	withT, bare := newGrouper(true), newGrouper(false)
+	s, err := procwalk.NewMonitor(fsys, procwalk.MonitorConfig{NoRates: true, Keep: true, Clock: &stepClock{t: agentNow}}, withT).Gather()
+	if err != nil {
+		b.Fatal(err)
+	}
+	w0, c0 := time.Now(), cpuTime(b)
+	sessions, _ := withT.Group(s)
+	b.Logf("first gather: %d agents, %d bound, in %v wall, %v CPU", len(sessions), countTranscripts(sessions), time.Since(w0).Round(time.Millisecond), (cpuTime(b) - c0).Round(time.Millisecond))
+	if countTranscripts(sessions) != 6 {
+		b.Fatalf("%d of 6 agents bound", countTranscripts(sessions))
+	}
+	bare.Group(s)
+	n := 0
+	for _, sub := range []struct {
+		name    string
+		newFile bool
+	}{{"steady", false}, {"new-file", true}} {
+		b.Run(sub.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var wall, cpu time.Duration
+			for range b.N {
+				b.StopTimer()
+				if sub.newFile {
+					n++
+					for _, dir := range folders {
+						p := filepath.Join(dir, fmt.Sprintf("new-%d.jsonl", n))
+						if err := os.WriteFile(p, line, 0o600); err != nil {
+							b.Fatal(err)
+						}
+						os.Chtimes(p, old, old)
+					}
+				}
+				b.StartTimer()
+				w0, c0 := time.Now(), cpuTime(b)
+				got, _ := withT.Group(s)
+				w1, c1 := time.Now(), cpuTime(b)
+				bare.Group(s)
+				w2, c2 := time.Now(), cpuTime(b)
+				b.StopTimer()
+				if countTranscripts(got) != 6 {
+					b.Fatalf("%d of 6 agents bound", countTranscripts(got))
+				}
+				wall += w1.Sub(w0) - w2.Sub(w1)
+				cpu += (c1 - c0) - (c2 - c1)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(wall.Microseconds())/float64(b.N)/1000, "added-wall-ms/gather")
+			b.ReportMetric(float64(cpu.Microseconds())/float64(b.N)/1000, "added-cpu-ms/gather")
+		})
+	}
+}
+
+func setCwdTB(t testing.TB, root, pid, dir string) {
+	t.Helper()
+	link := filepath.Join(root, pid, "cwd")
+	os.Remove(link)
+	if err := os.Symlink(dir, link); err != nil {
+		t.Fatal(err)
+	}
 }

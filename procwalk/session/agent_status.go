@@ -4,16 +4,17 @@ package session
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
-	"golang.org/x/sys/unix"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // agent_status.go follows agent sessions over time: it finds each agent's
@@ -28,10 +29,18 @@ const (
 	AgentIdle    = "idle"
 	AgentBlocked = "blocked"
 	AgentEnded   = "ended"
+	// AgentRateLimited: the conversation's last entry is a model call
+	// refused for the rate limit (Claude Code's API error "rate_limit").
+	AgentRateLimited = "rate_limited"
+	// AgentError: the conversation's last entry is a model call that
+	// failed for another reason (LastError says which).
+	AgentError = "error"
 )
 
 // AgentStatuses are the statuses an agent can have, in the order above.
-func AgentStatuses() []string { return []string{AgentWorking, AgentIdle, AgentBlocked, AgentEnded} }
+func AgentStatuses() []string {
+	return []string{AgentWorking, AgentIdle, AgentBlocked, AgentEnded, AgentRateLimited, AgentError}
+}
 
 // AgentStatusConfig holds the thresholds of the status rules and the
 // bound of a transcript's first read. A zero field means its default
@@ -57,6 +66,9 @@ type AgentStatusConfig struct {
 	// its context window in tokens; the longest matching prefix wins. A
 	// window the transcript states (Codex does) wins over these.
 	ContextWindows map[string]int64
+	// Prices, when set, prices each agent's tokens (AgentState.CostUSD):
+	// procwalk carries no prices of its own (agent_cost.go).
+	Prices *PriceTable
 }
 
 // DefaultAgentStatus is the configuration a zero AgentStatusConfig means:
@@ -232,8 +244,24 @@ type AgentState struct {
 	Why string
 	// Transcript is nil when none was found (or the agent has no source).
 	Transcript *Transcript
+	// Binding says how the transcript was found to be the agent's
+	// (BindOpenFile ... BindElimination), or BindAmbiguous: several files
+	// could be, Candidates names them, and none was read.
+	Binding    string
+	Candidates []string
+	// SubagentTokens are the cumulative counts of its subagents' own
+	// transcripts (Subagents of them, of which SubagentsWorking grew within
+	// ActiveWithin); Tokens adds them to the transcript's.
+	SubagentTokens   TokenCounts
+	Subagents        int
+	SubagentsWorking int
 	// TranscriptError says why the transcript could not be read, if so.
 	TranscriptError string
+	// Skipped lists the files in the agent's transcript folders that were
+	// not read and why: a FIFO, a symbolic link, another user's file, an
+	// unreadable first line. At most maxSkipped; SkippedMore counts the rest.
+	Skipped     []SkippedFile
+	SkippedMore int
 	// ContextWindowTokens is the model's window, 0 when unknown;
 	// ContextPercent is ContextUsedTokens over it.
 	ContextWindowTokens int64
@@ -241,34 +269,150 @@ type AgentState struct {
 	// CPUPercent is the CPU of the agent's processes when measured.
 	CPUPercent float64
 	HaveCPU    bool
+	// CostUSD is what its tokens, its subagents' included, cost by
+	// AgentStatusConfig.Prices, when HaveCost: with prices for every model
+	// it ran. Unpriced names the models the table has no price for.
+	CostUSD  float64
+	HaveCost bool
+	Unpriced []string
+}
+
+// Tokens are the agent's cumulative counts: its transcript's and its
+// subagents'; zero without a transcript.
+func (a *AgentState) Tokens() TokenCounts {
+	if a.Transcript == nil {
+		return TokenCounts{}
+	}
+	c := a.Transcript.Tokens()
+	c.Add(a.SubagentTokens)
+	return c
+}
+
+// AgentStrings are the attributes of an agent session that outputs list
+// beside its metrics (JSON's and Lua's agent objects, Telegraf's string
+// fields): what its transcript says, when it says.
+func AgentStrings() []string {
+	return []string{AttrModel, AttrSessionID, AttrTranscript, AttrTitle, AttrGitBranch, AttrAgentVersion, AttrPermissionMode, AttrLastError}
+}
+
+// SkippedFile is a file of an agent's transcript folders left unread.
+type SkippedFile struct {
+	Path string
+	Why  string
+}
+
+// maxSkipped bounds the skipped files kept per agent.
+const maxSkipped = 16
+
+// skipList collects an agent's skipped files, at most maxSkipped.
+type skipList struct {
+	files []SkippedFile
+	more  int
+}
+
+// remove forgets path's entry.
+func (l *skipList) remove(path string) {
+	l.files = slices.DeleteFunc(l.files, func(f SkippedFile) bool { return f.Path == path })
+}
+
+func (l *skipList) add(path, why string) {
+	for i := range l.files {
+		if l.files[i].Path == path {
+			l.files[i].Why = why
+			return
+		}
+	}
+	if len(l.files) >= maxSkipped {
+		l.more++
+		return
+	}
+	l.files = append(l.files, SkippedFile{path, why})
+}
+
+// skippedSummary says in one line which files were skipped and why.
+func skippedSummary(files []SkippedFile, more int) string {
+	parts := make([]string, 0, len(files))
+	for _, f := range files {
+		parts = append(parts, f.Path+" ("+f.Why+")")
+	}
+	n := len(files) + more
+	out := fmt.Sprintf("%d file%s of its transcript folders not read: %s", n, map[bool]string{true: "s"}[n > 1], strings.Join(parts, ", "))
+	if more > 0 {
+		out += fmt.Sprintf(" and %d more", more)
+	}
+	return out
 }
 
 // agentTracker is the Grouper's memory of agents between gathers.
 type agentTracker struct {
 	byLeader map[procwalk.ProcID]*agentTrack
 	order    []procwalk.ProcID // the position of each agent in lists
-	buf      []byte            // reused transcript read buffer
+	gather   uint64            // gathers so far
+	dirs     map[string]*transcriptDir
+	// prefixDirs caches the folders found by a long project name's prefix.
+	prefixDirs map[string]*prefixListing
+	buf        []byte // reused transcript read buffer
+	dirBuf     []byte // reused getdents buffer
+	headBuf    []byte // reused first-line buffer
+	// wall tells the time file systems stamp files with (time.Now when
+	// nil): a folder listed within racyWindow of its change is listed
+	// again.
+	wall func() time.Time
+	// beforeOpen, when set (tests), runs before a transcript is opened.
+	beforeOpen func(path string)
+}
+
+func (tr *agentTracker) now() time.Time {
+	if tr.wall != nil {
+		return tr.wall()
+	}
+	return time.Now()
 }
 
 type agentTrack struct {
 	leader procwalk.ProcID
 	rule   int
-	uid    uint32
-	home   string
-	cwd    string
 	start  time.Time
-	found  bool // uid and home looked up
-	file   *transcriptFile
-	dirs   map[string]time.Time // listed directory -> its mtime then
-	// firstCWD caches the working directory a file's first line names.
-	firstCWD map[string]string
-	err      string // why the transcript could not be read last
-	status   string
-	since    time.Time
-	cpuSecs  float64
-	cpuAt    time.Time
-	ended    time.Time
-	row      Session // the last row, shown while ended
+	found  bool // identity looked up
+	id     agentIdentity
+	source *TranscriptSource
+	// folderKey names the folder whose agents compete for its files.
+	folderKey string
+	dirIdx    []*transcriptDir // its transcript folders, this gather
+	bound     *binding
+	file      *transcriptFile
+	// The evidence already used (agent_bind.go).
+	argsUsed    bool
+	recordUsed  string
+	recordMtime time.Time
+	recordSize  int64
+	toolsSeen   map[procwalk.ProcID]bool
+	toolUsed    string
+	ambiguous   []string // the files it could own, when ambiguous
+	// cands are its candidates, kept between gathers (agent_bind.go).
+	cands   candCache
+	subs    subagents
+	err     string // why the transcript could not be read last
+	skipped skipList
+	status  string
+	since   time.Time
+	cpuSecs float64
+	cpuAt   time.Time
+	ended   time.Time
+	row     Session // the last row, shown while ended
+}
+
+// setFile makes path the agent's transcript, read from its start.
+func (t *agentTrack) setFile(path string, firstRead int64) {
+	t.file = &transcriptFile{path: path, uid: t.id.uid, parser: newTranscriptParser(t.source.Parser), firstRead: firstRead}
+	t.subs = subagents{}
+	t.ambiguous, t.cands = nil, candCache{}
+}
+
+// unbind forgets the agent's transcript: deleted, refused, or another's.
+func (t *agentTrack) unbind() {
+	t.bound, t.file = nil, nil
+	t.subs = subagents{}
 }
 
 // keptNames lists the names of agents known from earlier gathers and not
@@ -286,20 +430,17 @@ func (tr *agentTracker) keptNames(live []procwalk.ProcID) (leaders []procwalk.Pr
 // finish fills Agent of one gather's agent sessions, adds the rows of
 // agents ended recently and orders agents stably: known ones keep their
 // positions, new ones follow, oldest first.
-func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session {
+func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session, n *noteList) []Session {
 	tr := &k.tracker
 	if tr.byLeader == nil {
 		tr.byLeader = make(map[procwalk.ProcID]*agentTrack)
 	}
+	tr.gather++
 	cfg := g.cfg.AgentStatus
 	live := map[procwalk.ProcID]int{}
-	var claimed = map[string]bool{}
-	for _, t := range tr.byLeader {
-		if t.file != nil && t.ended.IsZero() {
-			claimed[t.file.path] = true
-		}
-	}
 	var newOrder []procwalk.ProcID
+	var tracks []*agentTrack
+	var liveSessions []*Session
 	for i := range sessions {
 		ss := &sessions[i]
 		id, ok := ss.Leader()
@@ -313,8 +454,25 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session)
 			tr.byLeader[id] = t
 			newOrder = append(newOrder, id)
 		}
-		g.agentStatus(s, ss, t, tr, cfg, claimed)
+		g.prepareTrack(s, ss, t, tr)
+		tracks, liveSessions = append(tracks, t), append(liveSessions, ss)
 	}
+	g.bindTranscripts(s, tr, tracks, liveSessions)
+	for i, t := range tracks {
+		ss := liveSessions[i]
+		g.agentStatus(s, ss, t, tr, cfg)
+		if a := ss.Agent; a.Binding == BindAmbiguous {
+			n.addf("agent %s: its transcript is one of %s (%d agents share its folder, none says which): not read; Claude Code 2.1 names it in %s",
+				ss.Name, strings.Join(a.Candidates, ", "), len(a.Candidates), filepath.Join(t.id.claudeConfig, "sessions", "<pid>.json"))
+		}
+		if a := ss.Agent; len(a.Unpriced) > 0 {
+			n.addf("agent %s: no price for %s in %s: cost_usd left out (add the model family's line)", ss.Name, strings.Join(a.Unpriced, ", "), cfg.Prices.Source)
+		}
+		if sk := ss.Agent.Skipped; len(sk) > 0 {
+			n.addf("agent %s: %s", ss.Name, skippedSummary(sk, ss.Agent.SkippedMore))
+		}
+	}
+	tr.dropDirs()
 	// Agents gone since the last gather end; ended ones leave after a while.
 	var rows []Session
 	var order []procwalk.ProcID
@@ -345,6 +503,44 @@ func (k *agentKind) finish(g *Grouper, s *procwalk.Snapshot, sessions []Session)
 	return rows
 }
 
+// prepareTrack learns an agent's identity (once) and indexes its
+// transcript folders for this gather.
+func (g *Grouper) prepareTrack(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker) {
+	t.skipped = skipList{}
+	leader := s.Process(t.leader.PID)
+	if !t.found && leader != nil {
+		t.found = true
+		t.start = leader.Start
+		g.identify(t, leader, ss.Attrs[AttrCwd])
+		if t.rule >= 0 && t.id.home != "" && t.id.cwd != "" {
+			t.source = g.cfg.Agents[t.rule].Transcript
+		}
+	}
+	t.dirIdx = t.dirIdx[:0]
+	if t.source == nil {
+		return
+	}
+	t.folderKey = strings.Join([]string{t.source.Dir, t.id.home, t.id.claudeConfig, t.id.codexHome, t.id.project}, "\x00")
+	for _, path := range tr.transcriptDirs(t, t.source, s.Time) {
+		d := tr.dir(path, t.id.uid)
+		if !d.listed {
+			if d.err != nil && !errors.Is(d.err, syscall.ENOENT) {
+				t.skipped.add(path, skipReason(d.err))
+			}
+			continue
+		}
+		if t.bound == nil {
+			d.restatSome(restatBudget, tr.gather)
+		}
+		t.dirIdx = append(t.dirIdx, d)
+	}
+}
+
+// restatBudget is how many old entries of a folder an unbound agent's
+// gather stats again: a file written to again (an old session resumed)
+// becomes a candidate within len(folder)/restatBudget gathers.
+const restatBudget = 256
+
 // endRow turns the agent's last row into its ended row: no members, the
 // cumulative counters kept.
 func (t *agentTrack) endRow() {
@@ -363,31 +559,33 @@ func (t *agentTrack) endRow() {
 		CumulativeWriteBytes: r.Totals.CumulativeWriteBytes,
 	}
 	a := AgentState{Status: AgentEnded, StatusSince: t.ended, Why: "its process is gone"}
-	if r.Agent != nil {
-		a.Transcript, a.ContextWindowTokens, a.ContextPercent = r.Agent.Transcript, r.Agent.ContextWindowTokens, r.Agent.ContextPercent
+	if p := r.Agent; p != nil {
+		a.Transcript, a.ContextWindowTokens, a.ContextPercent = p.Transcript, p.ContextWindowTokens, p.ContextPercent
+		a.SubagentTokens, a.Subagents, a.Binding = p.SubagentTokens, p.Subagents, p.Binding
+		a.CostUSD, a.HaveCost = p.CostUSD, p.HaveCost
 	}
 	r.Agent = &a
 }
 
-// agentStatus reads the agent's transcript and decides its status.
-func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig, claimed map[string]bool) {
+// agentStatus reads the agent's transcript and subagents and decides its
+// status.
+func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, tr *agentTracker, cfg AgentStatusConfig) {
 	now := s.Time
 	a := &AgentState{}
 	ss.Agent = a
-	leader := s.Process(t.leader.PID)
-	if !t.found && leader != nil {
-		t.found = true
-		t.start, t.cwd = leader.Start, ss.Attrs[AttrCwd]
-		t.uid, t.home = g.agentOwner(leader)
+	if t.file != nil {
+		g.readTranscript(t, tr, now)
 	}
-	if t.rule >= 0 && g.cfg.Agents[t.rule].Transcript != nil && t.home != "" && t.cwd != "" {
-		g.readTranscript(t, tr, g.cfg.Agents[t.rule].Transcript, now, claimed, cfg.FirstReadBytes)
+	switch {
+	case t.bound != nil:
+		a.Binding = t.bound.kind
+	case len(t.ambiguous) > 0:
+		a.Binding, a.Candidates = BindAmbiguous, slices.Clone(t.ambiguous)
 	}
 	a.TranscriptError = t.err
 	if t.file != nil {
-		tc := t.file.t
-		tc.pending = nil
-		a.Transcript = &tc
+		tc := t.file.t.shared()
+		a.Transcript = tc
 		a.ContextWindowTokens = tc.ContextWindowTokens
 		if a.ContextWindowTokens == 0 {
 			a.ContextWindowTokens = cfg.contextWindow(tc.Model)
@@ -399,10 +597,20 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 		if tc.Model != "" {
 			ss.Attrs[AttrModel] = tc.Model
 		}
-		if tc.SessionID != "" {
-			ss.Attrs[AttrSessionID] = tc.SessionID
+		for attr, v := range map[string]string{AttrSessionID: tc.SessionID, AttrTitle: tc.Title, AttrGitBranch: tc.GitBranch,
+			AttrAgentVersion: tc.Version, AttrPermissionMode: tc.PermissionMode, AttrLastError: tc.LastError} {
+			if v != "" {
+				ss.Attrs[attr] = v
+			}
+		}
+		g.readSubagents(t, tr, now, cfg.FirstReadBytes)
+		a.SubagentTokens, a.Subagents, a.SubagentsWorking = t.subs.tokens(), len(t.subs.files), t.subs.working(now, cfg.ActiveWithin)
+		if cfg.Prices != nil {
+			a.CostUSD, a.Unpriced = cfg.Prices.Cost(mergeModels(tc.ByModel, t.subs.byModel()))
+			a.HaveCost = len(a.Unpriced) == 0
 		}
 	}
+	a.Skipped, a.SkippedMore = slices.Clone(t.skipped.files), t.skipped.more
 	// CPU: the rate between gathers when the Sampler measured it, else the
 	// cumulative counter's change since this Grouper's last gather.
 	tot := &ss.Totals
@@ -429,13 +637,27 @@ func (g *Grouper) agentStatus(s *procwalk.Snapshot, ss *Session, t *agentTrack, 
 // decideStatus applies the status rules in order (README "Agent status").
 func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Session, cfg AgentStatusConfig, now time.Time) (string, string) {
 	tc := a.Transcript
+	if tc != nil && tc.Last == EntryAPIError {
+		// The turn ended on a model call that failed for good: no growth
+		// or CPU makes that work until the next entry.
+		if tc.LastError == "rate_limit" {
+			return AgentRateLimited, "its last model call was refused: rate_limit"
+		}
+		return AgentError, "its last model call failed: " + tc.LastError
+	}
 	if t.file != nil && !t.file.grew.IsZero() && now.Sub(t.file.grew) <= cfg.ActiveWithin {
 		return AgentWorking, "its transcript grew within " + cfg.ActiveWithin.String()
+	}
+	if a.SubagentsWorking > 0 {
+		return AgentWorking, "a subagent's transcript grew within " + cfg.ActiveWithin.String()
 	}
 	if a.HaveCPU && a.CPUPercent >= cfg.BusyCPUPercent {
 		return AgentWorking, fmt.Sprintf("its processes use %.0f%% CPU", a.CPUPercent)
 	}
 	if tc == nil {
+		if a.Binding == BindAmbiguous {
+			return AgentIdle, "its transcript is ambiguous, and its processes are quiet"
+		}
 		return AgentIdle, "no transcript found, and its processes are quiet"
 	}
 	if tc.PendingTools > 0 {
@@ -445,31 +667,23 @@ func decideStatus(a *AgentState, t *agentTrack, s *procwalk.Snapshot, ss *Sessio
 				return AgentWorking, "a tool it started is running"
 			}
 		}
+		if tc.PendingSubagents > 0 {
+			// A subagent works inside the agent's process: working while
+			// it (or, before it writes, the tool use) is recent.
+			last := tc.PendingSince
+			if sl := t.subs.lastActivity(); sl.After(last) {
+				last = sl
+			}
+			if now.Sub(last) <= cfg.TurnTimeout {
+				return AgentWorking, "a subagent it started is working"
+			}
+		}
 		return AgentBlocked, "a tool use awaits its result, and nothing runs"
 	}
 	if (tc.Last == EntryPrompt || tc.Last == EntryToolResult) && now.Sub(tc.LastActivity) <= cfg.TurnTimeout {
 		return AgentWorking, "the model is answering"
 	}
 	return AgentIdle, "its last turn ended"
-}
-
-// agentOwner finds the agent's uid (the owner of /proc/<pid>) and home
-// (HOME of its environment, else its user's home in the passwd file).
-func (g *Grouper) agentOwner(p *procwalk.Process) (uint32, string) {
-	fi, err := os.Stat(g.fs.PIDPath(p.ID.PID, ""))
-	if err != nil {
-		return 0, ""
-	}
-	uid, ok := fileInfoUID(fi)
-	if !ok {
-		return 0, ""
-	}
-	if b, err := g.environs.Read(p.ID.PID); err == nil {
-		if h := environValue(b, "HOME"); strings.HasPrefix(h, "/") {
-			return uid, h
-		}
-	}
-	return uid, g.cfg.Users.Home(int(uid))
 }
 
 // environValue finds KEY's value in an environ block.
@@ -482,140 +696,55 @@ func environValue(b []byte, key string) string {
 	return ""
 }
 
-// readTranscript finds the agent's transcript (again when a directory
-// changed) and reads what was appended to it.
-// A first read reads at most firstRead bytes of its end (transcriptFile).
-func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, src *TranscriptSource, now time.Time, claimed map[string]bool, firstRead int64) {
-	if t.dirs == nil {
-		t.dirs = map[string]time.Time{}
-	}
-	changed := false
-	dirs := src.dirs(t.home, t.cwd, t.start, now)
-	for _, d := range dirs {
-		fi, err := os.Stat(d)
-		if err != nil {
-			continue
-		}
-		if mt := fi.ModTime(); !mt.Equal(t.dirs[d]) {
-			t.dirs[d], changed = mt, true
-		}
-	}
-	if changed || t.file == nil {
-		if path, ok := g.pickTranscript(t, src, dirs, claimed); ok && (t.file == nil || t.file.path != path) {
-			if t.file != nil {
-				delete(claimed, t.file.path)
-			}
-			t.file = &transcriptFile{path: path, uid: t.uid, parser: newTranscriptParser(src.Parser), firstRead: firstRead}
-			claimed[path] = true
-		}
-	}
-	if t.file == nil {
-		return
-	}
+// readTranscript reads what was appended to the agent's transcript.
+// A first read reads at most FirstReadBytes of its end (transcriptFile).
+func (g *Grouper) readTranscript(t *agentTrack, tr *agentTracker, now time.Time) {
 	first := t.file.offset == 0 && len(t.file.line) == 0
+	if tr.beforeOpen != nil {
+		tr.beforeOpen(t.file.path)
+	}
 	var err error
 	_, tr.buf, err = t.file.update(tr.buf, now)
 	t.err = ""
 	if err != nil {
 		t.err = err.Error()
-		t.file = nil // deleted or refused: look again next gather
+		t.skipped.add(t.file.path, skipReason(err))
+		t.unbind() // deleted or refused: look again next gather
 		return
 	}
-	if first {
+	if first && t.file.modTime.Before(now) {
 		// The first read is catching up, not growth: date it by the file.
-		if fi, err := os.Stat(t.file.path); err == nil && fi.ModTime().Before(now) {
-			t.file.grew = fi.ModTime()
+		t.file.grew = t.file.modTime
+	}
+}
+
+// skipReason says why a file was not read, without the path its error
+// starts with.
+func skipReason(err error) string {
+	msg := err.Error()
+	for _, known := range []error{fsio.ErrSymlink, fsio.ErrNotRegular, fsio.ErrOtherOwner, fsio.ErrTooLarge} {
+		if errors.Is(err, known) {
+			if i := strings.Index(msg, known.Error()); i >= 0 {
+				return msg[i:]
+			}
 		}
 	}
+	return msg
 }
 
 // transcriptSlack allows for the clocks of /proc start times and of file
 // times disagreeing by a little.
 const transcriptSlack = 2 * time.Second
 
-// pickTranscript chooses the agent's transcript: of the .jsonl files in
-// dirs owned by its user, not claimed by another agent, and written since
-// it started, the one created last since it started (birth time, where the
-// file system keeps it), else the one written last. A file naming another
-// working directory (Codex's session_meta) is skipped.
-func (g *Grouper) pickTranscript(t *agentTrack, src *TranscriptSource, dirs []string, claimed map[string]bool) (string, bool) {
-	since := t.start.Add(-transcriptSlack)
-	var best string
-	var bestBorn, bestMod time.Time
-	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
-				continue
-			}
-			path := filepath.Join(d, e.Name())
-			if claimed[path] && (t.file == nil || t.file.path != path) {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil || fi.ModTime().Before(since) {
-				continue
-			}
-			if uid, ok := fileInfoUID(fi); !ok || uid != t.uid {
-				continue
-			}
-			if !t.sameProject(path, src) {
-				continue
-			}
-			born := birthTime(path)
-			if born.Before(since) {
-				born = time.Time{}
-			}
-			if best == "" || born.After(bestBorn) || born.Equal(bestBorn) && fi.ModTime().After(bestMod) {
-				best, bestBorn, bestMod = path, born, fi.ModTime()
-			}
-		}
+// direntReason names a directory entry's type as a reason to skip it.
+func direntReason(typ byte) string {
+	what := map[byte]string{syscall.DT_FIFO: "a FIFO", syscall.DT_SOCK: "a socket", syscall.DT_CHR: "a character device",
+		syscall.DT_BLK: "a block device", syscall.DT_DIR: "a directory"}[typ]
+	if typ == syscall.DT_LNK {
+		return fsio.ErrSymlink.Error()
 	}
-	return best, best != ""
-}
-
-// maxFirstLine bounds the read of a file's first line to learn its project.
-const maxFirstLine = 64 << 10
-
-// sameProject reports whether the file's first line names the agent's
-// working directory, or none.
-func (t *agentTrack) sameProject(path string, src *TranscriptSource) bool {
-	if t.firstCWD == nil {
-		t.firstCWD = map[string]string{}
+	if what == "" {
+		return fsio.ErrNotRegular.Error()
 	}
-	cwd, ok := t.firstCWD[path]
-	if !ok {
-		f, err := os.Open(path)
-		if err != nil {
-			return false
-		}
-		b := make([]byte, maxFirstLine)
-		n, _ := f.Read(b)
-		f.Close()
-		line, _, complete := strings.Cut(string(b[:n]), "\n")
-		if !complete {
-			return false // the first line is not written yet: look again later
-		}
-		var tc Transcript
-		newTranscriptParser(src.Parser).line([]byte(line), &tc, time.Time{})
-		cwd = tc.CWD
-		if len(t.firstCWD) < 1024 {
-			t.firstCWD[path] = cwd
-		}
-	}
-	return cwd == "" || cwd == t.cwd
-}
-
-// birthTime is when the file was created, zero where the file system or
-// kernel does not say.
-func birthTime(path string) time.Time {
-	var st unix.Statx_t
-	err := unix.Statx(unix.AT_FDCWD, path, unix.AT_SYMLINK_NOFOLLOW, unix.STATX_BTIME, &st)
-	if err != nil || st.Mask&unix.STATX_BTIME == 0 {
-		return time.Time{}
-	}
-	return time.Unix(st.Btime.Sec, int64(st.Btime.Nsec))
+	return fsio.ErrNotRegular.Error() + ": " + what
 }

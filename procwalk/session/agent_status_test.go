@@ -39,7 +39,7 @@ func claudeFile(home, id string) string {
 }
 
 // writeTranscript writes lines to path, last modified at mod.
-func writeTranscript(t *testing.T, path string, lines []string, mod time.Time) {
+func writeTranscript(t testing.TB, path string, lines []string, mod time.Time) {
 	t.Helper()
 	writeLines(t, path, lines, "")
 	if err := os.Chtimes(path, mod, mod); err != nil {
@@ -207,7 +207,7 @@ func TestAgentStatusCodex(t *testing.T) {
 	if a.Transcript == nil || a.Transcript.Path != ours {
 		t.Fatalf("transcript %+v", a.Transcript)
 	}
-	if a.Status != AgentBlocked || a.Transcript.Model != "gpt-5-codex" || a.ContextWindowTokens != 272000 || a.Transcript.ContextUsedTokens != 12000 {
+	if a.Status != AgentBlocked || a.Transcript.Model != "gpt-5-codex" || a.ContextWindowTokens != 272000 || a.Transcript.ContextUsedTokens != 12500 {
 		t.Errorf("status %s (%s), model %q, context %d of %d", a.Status, a.Why, a.Transcript.Model, a.Transcript.ContextUsedTokens, a.ContextWindowTokens)
 	}
 }
@@ -226,6 +226,9 @@ func TestAgentTranscriptOtherOwner(t *testing.T) {
 	a := agentOf(t, newAgentGatherer(t, root, AgentStatusConfig{}).gather(agentNow), "agent:claude/work/app")
 	if a.Transcript != nil || a.Status != AgentIdle {
 		t.Errorf("read another user's transcript: %+v, %s", a.Transcript, a.Status)
+	}
+	if len(a.Skipped) != 1 || a.Skipped[0].Path != path || a.Skipped[0].Why != "owned by another user (uid 12345, not 0)" {
+		t.Errorf("skipped %+v", a.Skipped)
 	}
 }
 
@@ -290,8 +293,9 @@ func TestAgentFirstReadBound(t *testing.T) {
 	}
 }
 
-// Two agents in one folder never share a transcript: each takes its own of
-// the files written since it started.
+// Two agents in one folder never share a transcript, nor take each
+// other's: with nothing saying which is whose (both started before both
+// files), both are ambiguous, naming both files, and neither is read.
 func TestAgentTranscriptsNotShared(t *testing.T) {
 	root, home := agentFixture(t)
 	for _, pid := range []string{"203", "207"} { // claude/other/app and claude/other/app#2
@@ -304,9 +308,11 @@ func TestAgentTranscriptsNotShared(t *testing.T) {
 	writeTranscript(t, a, claudeConversation(agentNow.Add(-3*time.Minute)), agentNow.Add(-2*time.Minute))
 	writeTranscript(t, b, claudeConversation(agentNow.Add(-2*time.Minute)), agentNow.Add(-time.Minute))
 	sessions := newAgentGatherer(t, root, AgentStatusConfig{}).gather(agentNow)
-	one, two := agentOf(t, sessions, "agent:claude/other/app"), agentOf(t, sessions, "agent:claude/other/app#2")
-	if one.Transcript == nil || two.Transcript == nil || one.Transcript.Path == two.Transcript.Path {
-		t.Errorf("transcripts %+v and %+v, want a.jsonl and b.jsonl, one each", one.Transcript, two.Transcript)
+	for _, ref := range []string{"agent:claude/other/app", "agent:claude/other/app#2"} {
+		got := agentOf(t, sessions, ref)
+		if got.Transcript != nil || got.Binding != BindAmbiguous || !slices.Equal(got.Candidates, []string{a, b}) {
+			t.Errorf("%s: transcript %+v, binding %q, candidates %q", ref, got.Transcript, got.Binding, got.Candidates)
+		}
 	}
 }
 
@@ -336,7 +342,7 @@ func TestAgentTranscriptRotatedAndDeleted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || !strings.Contains(a.TranscriptError, "no such file") {
+	if p, a := path(agentNow.Add(40 * time.Second)); p != "" || a.Status != AgentIdle || a.TranscriptError != second+": deleted" {
 		t.Errorf("after deletion: transcript %q, status %s, error %q", p, a.Status, a.TranscriptError)
 	}
 }

@@ -4,13 +4,13 @@ package session
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
+	"slices"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // agent_transcript.go reads the transcripts AI coding agents write as they
@@ -26,26 +26,28 @@ import (
 type TranscriptSource struct {
 	// Dir is the directory holding the agent's transcripts, with
 	// placeholders: {home} the agent's home directory (HOME of its
-	// environment, else its owner's home in the passwd file), {project}
-	// the agent's working directory with every character that is not an
-	// ASCII letter or digit turned into '-' (Claude Code's folder names),
-	// and {yyyy}, {mm}, {dd} each day (UTC and local) from the agent's
-	// start to the gather, at most maxTranscriptDays days back.
+	// environment, else its owner's home in the passwd file);
+	// {claude_config} CLAUDE_CONFIG_DIR of its environment, else
+	// {home}/.claude; {codex_home} CODEX_HOME, else {home}/.codex;
+	// {project} Claude Code's folder name for the agent's working
+	// directory (codex -C DIR's for Codex; claudeProjectDir); and {yyyy},
+	// {mm}, {dd} each day (UTC and local) from the agent's start to the
+	// gather, at most maxTranscriptDays days back.
 	Dir string
 	// Parser names the format: "claude" or "codex" (TranscriptParsers).
 	Parser string
 }
 
 // ClaudeTranscripts is where Claude Code keeps its transcripts:
-// ~/.claude/projects/<cwd with non-alphanumerics as '-'>/<session id>.jsonl.
+// $CLAUDE_CONFIG_DIR (~/.claude)/projects/<cwd's folder name>/<session id>.jsonl.
 func ClaudeTranscripts() *TranscriptSource {
-	return &TranscriptSource{Dir: "{home}/.claude/projects/{project}", Parser: "claude"}
+	return &TranscriptSource{Dir: "{claude_config}/projects/{project}", Parser: "claude"}
 }
 
 // CodexTranscripts is where the Codex CLI keeps its session files:
-// ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl.
+// $CODEX_HOME (~/.codex)/sessions/YYYY/MM/DD/rollout-<time>-<session id>.jsonl.
 func CodexTranscripts() *TranscriptSource {
-	return &TranscriptSource{Dir: "{home}/.codex/sessions/{yyyy}/{mm}/{dd}", Parser: "codex"}
+	return &TranscriptSource{Dir: "{codex_home}/sessions/{yyyy}/{mm}/{dd}", Parser: "codex"}
 }
 
 // TranscriptParsers lists the parser names a TranscriptSource may name.
@@ -70,56 +72,10 @@ func (src *TranscriptSource) check() error {
 	if newTranscriptParser(src.Parser) == nil {
 		return fmt.Errorf("unknown parser %q: parsers are %s", src.Parser, strings.Join(TranscriptParsers(), ", "))
 	}
-	if !strings.HasPrefix(src.Dir, "/") && !strings.HasPrefix(src.Dir, "{home}") {
-		return fmt.Errorf("directory %q: want an absolute path or one starting with {home}", src.Dir)
+	if !strings.HasPrefix(src.Dir, "/") && !strings.HasPrefix(src.Dir, "{home}") && !strings.HasPrefix(src.Dir, "{claude_config}") && !strings.HasPrefix(src.Dir, "{codex_home}") {
+		return fmt.Errorf("directory %q: want an absolute path or one starting with {home}, {claude_config} or {codex_home}", src.Dir)
 	}
 	return nil
-}
-
-// maxTranscriptDays bounds the days {yyyy}/{mm}/{dd} expand to: an agent
-// running for weeks keeps writing today's file, not one of its first day.
-const maxTranscriptDays = 7
-
-// dirs expands Dir for an agent.
-func (src *TranscriptSource) dirs(home, cwd string, start, now time.Time) []string {
-	d := strings.NewReplacer("{home}", home, "{project}", projectDir(cwd)).Replace(src.Dir)
-	if !strings.Contains(d, "{yyyy}") && !strings.Contains(d, "{mm}") && !strings.Contains(d, "{dd}") {
-		return []string{d}
-	}
-	var out []string
-	seen := map[string]bool{}
-	from := now.AddDate(0, 0, -maxTranscriptDays)
-	if start.After(from) {
-		from = start
-	}
-	for _, loc := range []*time.Location{time.UTC, time.Local} {
-		for day := from.In(loc); ; day = day.AddDate(0, 0, 1) {
-			y, m, dd := day.Date()
-			e := strings.NewReplacer("{yyyy}", fmt.Sprintf("%04d", y), "{mm}", fmt.Sprintf("%02d", m), "{dd}", fmt.Sprintf("%02d", dd)).Replace(d)
-			if !seen[e] {
-				seen[e] = true
-				out = append(out, e)
-			}
-			ny, nm, nd := now.In(loc).Date()
-			if y > ny || y == ny && (m > nm || m == nm && dd >= nd) {
-				break
-			}
-		}
-	}
-	return out
-}
-
-// projectDir is Claude Code's folder name for a working directory: every
-// character that is not an ASCII letter or digit becomes '-' (byte-wise, as
-// observed: "/home/me/my_app" is "-home-me-my-app").
-func projectDir(cwd string) string {
-	b := []byte(cwd)
-	for i, c := range b {
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9') {
-			b[i] = '-'
-		}
-	}
-	return string(b)
 }
 
 // Transcript is what an agent's transcript says, read up to its end.
@@ -131,27 +87,74 @@ type Transcript struct {
 	// (Codex's session_meta): files of other projects are skipped.
 	CWD string
 	// ContextUsedTokens is what the last model call read: input, cache
-	// read and cache creation tokens of the last assistant turn.
+	// read and cache creation tokens of the last assistant turn (Codex:
+	// its last token count's total_tokens, Codex's own rule). After a
+	// compaction it is what the compaction left (postTokens), or 0, not
+	// known, until the next model call. An API error's zero usage leaves
+	// it as it was.
 	ContextUsedTokens int64
 	// ContextWindowTokens is the model's window when the transcript says
 	// (Codex does); 0 means the configured window applies.
 	ContextWindowTokens int64
-	// Cumulative usage over every model call in the file.
-	InputTokens         int64
-	OutputTokens        int64
-	CacheReadTokens     int64
-	CacheCreationTokens int64
-	// Turns counts the prompts the person sent.
+	// The cumulative usage over every model call in the file, each
+	// message counted once (by its id) however many lines repeat it; the
+	// fields of TokenCounts (Tokens).
+	InputTokens           int64
+	OutputTokens          int64
+	CacheReadTokens       int64
+	CacheCreationTokens   int64
+	CacheCreation5mTokens int64
+	CacheCreation1hTokens int64
+	ReasoningTokens       int64
+	WebSearchRequests     int64
+	WebFetchRequests      int64
+	// ByModel splits the counts by model (an agent switches models; its
+	// subagents run others), for their cost.
+	ByModel []ModelTokens
+	// HaveReasoning and HaveServerTools say whether the format stated
+	// reasoning tokens (Codex) and server tool requests (Claude Code's
+	// server_tool_use) at all.
+	HaveReasoning   bool
+	HaveServerTools bool
+	// Turns counts the prompts the person sent: not local commands, bash
+	// mode, compaction summaries or interruptions.
 	Turns int
+	// Compactions counts the compactions (Claude Code's compact_boundary).
+	Compactions int
+	// APIErrors counts the model calls that failed for good (Claude Code's
+	// <synthetic> isApiErrorMessage lines); LastError is the last one's
+	// kind ("rate_limit", "server_error", "authentication_failed" ...),
+	// LastErrorAt when.
+	APIErrors   int
+	LastError   string
+	LastErrorAt time.Time
+	// Title is the session's title: Claude Code's custom-title, else its
+	// ai-title, else a summary line's.
+	Title string
+	// GitBranch, Version and PermissionMode are the last the lines name:
+	// the branch of the working directory, the agent's version (Claude
+	// Code's version, Codex's cli_version), and Claude Code's permission
+	// mode (default, acceptEdits, plan, bypassPermissions).
+	GitBranch      string
+	Version        string
+	PermissionMode string
+	// RateLimitPrimaryPercent and RateLimitSecondaryPercent are Codex's
+	// rate-limit use (rate_limits.primary/secondary.used_percent, its
+	// 5-hour and weekly windows), when HaveRateLimits.
+	RateLimitPrimaryPercent   float64
+	RateLimitSecondaryPercent float64
+	HaveRateLimits            bool
 	// LastActivity is the time of the last entry (its timestamp, else when
 	// it was read).
 	LastActivity time.Time
 	// Last is the last entry of the conversation (meta lines aside).
 	Last EntryKind
 	// PendingTools counts tool uses still awaiting their results;
-	// PendingSince is when the oldest of them was asked for.
-	PendingTools int
-	PendingSince time.Time
+	// PendingSince is when the oldest of them was asked for;
+	// PendingSubagents how many of them started a subagent (Task, Agent).
+	PendingTools     int
+	PendingSince     time.Time
+	PendingSubagents int
 	// Malformed counts lines that were not JSON objects of the format;
 	// Oversized those longer than maxTranscriptLine, skipped unread.
 	Malformed int
@@ -165,10 +168,67 @@ type Transcript struct {
 	// unless the format states totals (Codex's token_count does).
 	SkippedBytes int64
 
-	pending []string // ids of the tool uses awaiting results, oldest first
-	lastMsg string   // Claude: id of the last assistant message counted
-	lastUse usage    // its usage, replaced when the message's next block repeats it
+	pending   []pendingTool // tool uses awaiting results, oldest first
+	msgs      messageUsage  // Claude: each recent message id's usage, counted once
+	titleRank int8          // Claude: what Title came from: 1 summary, 2 ai-title, 3 custom-title
 }
+
+// TokenCounts are cumulative token counts of model calls.
+type TokenCounts struct {
+	// InputTokens are the uncached input tokens.
+	InputTokens int64
+	// OutputTokens include thinking (Claude) and reasoning (Codex)
+	// tokens: both are billed as output.
+	OutputTokens int64
+	// CacheReadTokens are input tokens read from the prompt cache.
+	CacheReadTokens int64
+	// CacheCreationTokens are input tokens written to the prompt cache,
+	// of which CacheCreation5mTokens for 5 minutes and
+	// CacheCreation1hTokens for an hour (priced differently), when the
+	// usage splits them (cache_creation.ephemeral_5m/1h_input_tokens).
+	CacheCreationTokens   int64
+	CacheCreation5mTokens int64
+	CacheCreation1hTokens int64
+	// ReasoningTokens are the output tokens spent reasoning, when the
+	// format says (Codex's reasoning_output_tokens; Claude Code's usage
+	// does not split thinking from output).
+	ReasoningTokens int64
+	// WebSearchRequests and WebFetchRequests count the server tools'
+	// requests (usage.server_tool_use).
+	WebSearchRequests int64
+	WebFetchRequests  int64
+}
+
+// Tokens are the transcript's cumulative counts.
+func (t *Transcript) Tokens() TokenCounts {
+	return TokenCounts{t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens, t.CacheCreation5mTokens,
+		t.CacheCreation1hTokens, t.ReasoningTokens, t.WebSearchRequests, t.WebFetchRequests}
+}
+
+// addTokens adds sign times u to the transcript's counts.
+func (t *Transcript) addTokens(u TokenCounts, sign int64) {
+	c := t.Tokens()
+	c.add(u, sign)
+	t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens = c.InputTokens, c.OutputTokens, c.CacheReadTokens, c.CacheCreationTokens
+	t.CacheCreation5mTokens, t.CacheCreation1hTokens, t.ReasoningTokens = c.CacheCreation5mTokens, c.CacheCreation1hTokens, c.ReasoningTokens
+	t.WebSearchRequests, t.WebFetchRequests = c.WebSearchRequests, c.WebFetchRequests
+}
+
+// add adds sign times u to c.
+func (c *TokenCounts) add(u TokenCounts, sign int64) {
+	c.InputTokens += sign * u.InputTokens
+	c.OutputTokens += sign * u.OutputTokens
+	c.CacheReadTokens += sign * u.CacheReadTokens
+	c.CacheCreationTokens += sign * u.CacheCreationTokens
+	c.CacheCreation5mTokens += sign * u.CacheCreation5mTokens
+	c.CacheCreation1hTokens += sign * u.CacheCreation1hTokens
+	c.ReasoningTokens += sign * u.ReasoningTokens
+	c.WebSearchRequests += sign * u.WebSearchRequests
+	c.WebFetchRequests += sign * u.WebFetchRequests
+}
+
+// Add adds u to c.
+func (c *TokenCounts) Add(u TokenCounts) { c.add(u, 1) }
 
 // EntryKind says what the last entry of a conversation was.
 type EntryKind uint8
@@ -180,60 +240,153 @@ const (
 	EntryToolUse               // the model asked for a tool
 	EntryReply                 // the model answered and ended its turn
 	EntryInterrupted           // the person interrupted the turn
+	EntryAPIError              // the model call failed for good: the turn ended on it
 )
 
 func (k EntryKind) String() string {
-	return [...]string{"none", "prompt", "tool_result", "tool_use", "reply", "interrupted"}[k]
+	return [...]string{"none", "prompt", "tool_result", "tool_use", "reply", "interrupted", "api_error"}[k]
 }
 
-// usage is the token counts of one model call.
-type usage struct{ input, output, cacheRead, cacheCreation int64 }
+// maxMessageIDs bounds the message ids whose usage a transcript keeps: one
+// message's lines, and those of messages interleaved with it (older
+// Claude Code wrote parallel sidechains into the main file), lie within a
+// few dozen lines of each other.
+const maxMessageIDs = 256
 
-// addUsage counts one model call; a repeat of the message last counted
-// (Claude writes one line per content block, each with the message's
-// usage) replaces its counts instead of adding them again.
-func (t *Transcript) addUsage(msgID string, u usage) {
-	if msgID != "" && msgID == t.lastMsg {
-		t.InputTokens -= t.lastUse.input
-		t.OutputTokens -= t.lastUse.output
-		t.CacheReadTokens -= t.lastUse.cacheRead
-		t.CacheCreationTokens -= t.lastUse.cacheCreation
+// messageUsage keeps the usage last counted for each of the recent
+// message ids, so that a message written in several lines, even
+// interleaved with others, counts once, with its last usage.
+type messageUsage struct {
+	byID  map[string]messageSeen
+	order []string // ids, oldest first, at most maxMessageIDs
+	seq   uint64
+}
+
+type messageSeen struct {
+	u     TokenCounts
+	model string
+	seq   uint64 // when the id was first seen: later ids are newer messages
+}
+
+// addUsage counts one model call's line: a message already counted has
+// its counts replaced by this line's. It reports whether the message is
+// the newest seen, whose usage then says the context.
+func (t *Transcript) addUsage(msgID, model string, u TokenCounts) (newest bool) {
+	m := &t.msgs
+	m.seq++
+	if msgID == "" {
+		t.addTokens(u, 1)
+		t.ByModel = addModelTokens(t.ByModel, model, u, 1)
+		return true
 	}
-	t.lastMsg, t.lastUse = msgID, u
-	t.InputTokens += u.input
-	t.OutputTokens += u.output
-	t.CacheReadTokens += u.cacheRead
-	t.CacheCreationTokens += u.cacheCreation
+	if m.byID == nil {
+		m.byID = make(map[string]messageSeen)
+	}
+	prev, seen := m.byID[msgID]
+	if seen {
+		t.addTokens(prev.u, -1)
+		t.ByModel = addModelTokens(t.ByModel, prev.model, prev.u, -1)
+		prev.u, prev.model = u, model
+		m.byID[msgID] = prev
+		t.addTokens(u, 1)
+		t.ByModel = addModelTokens(t.ByModel, model, u, 1)
+		return prev.seq >= m.newest()
+	}
+	if len(m.order) >= maxMessageIDs {
+		delete(m.byID, m.order[0])
+		m.order = m.order[1:]
+	}
+	m.order = append(m.order, msgID)
+	m.byID[msgID] = messageSeen{u, model, m.seq}
+	t.addTokens(u, 1)
+	t.ByModel = addModelTokens(t.ByModel, model, u, 1)
+	return true
+}
+
+// ModelTokens are cumulative counts of one model's calls.
+type ModelTokens struct {
+	Model string
+	TokenCounts
+}
+
+// maxModels bounds the models counted apart per transcript; the calls of
+// more are counted under the model "".
+const maxModels = 16
+
+// addModelTokens adds sign times u to model's counts in by.
+func addModelTokens(by []ModelTokens, model string, u TokenCounts, sign int64) []ModelTokens {
+	i := slices.IndexFunc(by, func(m ModelTokens) bool { return m.Model == model })
+	if i < 0 && len(by) >= maxModels {
+		model = ""
+		i = slices.IndexFunc(by, func(m ModelTokens) bool { return m.Model == "" })
+	}
+	if i < 0 {
+		by = append(by, ModelTokens{Model: model})
+		i = len(by) - 1
+	}
+	by[i].add(u, sign)
+	return by
+}
+
+// newest is when the newest message id was first seen.
+func (m *messageUsage) newest() uint64 {
+	if len(m.order) == 0 {
+		return 0
+	}
+	return m.byID[m.order[len(m.order)-1]].seq
 }
 
 // maxPendingTools bounds the tool uses remembered: a model asks for a few
 // at once; a transcript naming thousands is not one to trust for "blocked".
 const maxPendingTools = 64
 
-func (t *Transcript) toolUse(id string, at time.Time) {
+// pendingTool is a tool use awaiting its result.
+type pendingTool struct {
+	id       string
+	subagent bool // it started a subagent (Claude Code's Task, Agent)
+}
+
+func (t *Transcript) toolUse(id string, subagent bool, at time.Time) {
 	if len(t.pending) == 0 {
 		t.PendingSince = at
 	}
 	if len(t.pending) < maxPendingTools {
-		t.pending = append(t.pending, id)
+		t.pending = append(t.pending, pendingTool{id, subagent})
 	}
-	t.PendingTools = len(t.pending)
+	t.countPending()
 }
 
 func (t *Transcript) toolResult(id string) {
 	for i, p := range t.pending {
-		if p == id {
+		if p.id == id {
 			t.pending = append(t.pending[:i], t.pending[i+1:]...)
 			break
 		}
 	}
-	t.PendingTools = len(t.pending)
+	t.countPending()
 }
 
 func (t *Transcript) clearPending() {
 	t.pending = t.pending[:0]
-	t.PendingTools = 0
 	t.PendingSince = time.Time{}
+	t.countPending()
+}
+
+func (t *Transcript) countPending() {
+	t.PendingTools, t.PendingSubagents = len(t.pending), 0
+	for _, p := range t.pending {
+		if p.subagent {
+			t.PendingSubagents++
+		}
+	}
+}
+
+// shared returns a copy of t that shares nothing with t's parser state.
+func (t *Transcript) shared() *Transcript {
+	c := *t
+	c.pending, c.msgs = nil, messageUsage{}
+	c.ByModel = slices.Clone(t.ByModel)
+	return &c
 }
 
 // transcriptParser folds lines of one format into a Transcript.
@@ -273,54 +426,56 @@ type transcriptFile struct {
 	skip      bool   // inside an oversized line, or the line a first read starts in: drop bytes up to its newline
 	seek      bool   // the bytes skip drops are the first read's, counted in t.SkippedBytes
 	grew      time.Time
-	t         Transcript
+	modTime   time.Time // the file's at the last open
+	// head and tail are the file's first bytes and those before what was
+	// read, as read: another content there means the file was rewritten.
+	head, tail []byte
+	t          Transcript
 }
+
+// printLen is how many bytes of a file's head and of the tail of what was
+// read are kept to tell a rewritten file from one appended to.
+const printLen = 64
 
 // ErrTranscriptOwner is returned for a transcript not owned by the agent's
 // user: procwalk never reads another user's file on an agent's behalf.
-var ErrTranscriptOwner = errors.New("transcript not owned by the agent's user")
+var ErrTranscriptOwner = fsio.ErrOtherOwner
 
 // update reads what was appended since the last call, from the start when
 // the file was replaced (another inode) or truncated (shorter than what was
 // read). A read from the start of a file larger than firstRead reads its
 // first line (which names the session: Codex's session_meta), then from the
 // first line that starts in its last firstRead bytes. buf is a reused read
-// buffer. It reports whether the file grew.
+// buffer. It reports whether the file grew. The file is opened as one
+// another user controls (fsio.OpenUserFile): a FIFO, a link or another
+// user's file is refused, never waited on.
 func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error) {
-	fd, err := syscall.Open(f.path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	file, err := fsio.OpenUserFile(f.path, int(f.uid))
 	if err != nil {
 		return false, buf, err
 	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return false, buf, err
-	}
-	if st.Uid != f.uid {
-		return false, buf, fmt.Errorf("%s: %w", f.path, ErrTranscriptOwner)
-	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return false, buf, fmt.Errorf("%s: not a regular file", f.path)
-	}
-	if uint64(st.Dev) != f.dev || st.Ino != f.ino || st.Size < f.offset+int64(len(f.line)) {
-		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: uint64(st.Dev), ino: st.Ino}
+	defer file.Close()
+	if file.Dev != f.dev || file.Ino != f.ino || file.Size < f.offset+int64(len(f.line)) || file.Size > f.offset+int64(len(f.line)) && f.rewritten(file) {
+		*f = transcriptFile{path: f.path, uid: f.uid, parser: f.parser, firstRead: f.firstRead, dev: file.Dev, ino: file.Ino}
 		f.t.Path = f.path
 	}
+	f.modTime = file.ModTime
+	size := file.Size
 	end := f.offset + int64(len(f.line))
-	if st.Size == end {
+	if size == end {
 		return false, buf, nil
 	}
 	if cap(buf) < transcriptChunk {
 		buf = make([]byte, transcriptChunk)
 	}
 	buf = buf[:transcriptChunk]
-	if end == 0 && f.firstRead > 0 && st.Size > f.firstRead {
-		end = f.seekTail(fd, buf, st.Size, now)
+	if end == 0 && f.firstRead > 0 && size > f.firstRead {
+		end = f.seekTail(file, buf, size, now)
 	}
 	start := end
 	var readErr error
-	for end < st.Size {
-		n, err := syscall.Pread(fd, buf[:min(int64(len(buf)), st.Size-end)], end)
+	for end < size {
+		n, err := file.ReadAt(buf[:min(int64(len(buf)), size-end)], end)
 		if n <= 0 {
 			readErr = err
 			if readErr == nil {
@@ -332,6 +487,7 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 		f.feed(buf[:n], now)
 	}
 	f.t.Bytes = f.offset + int64(len(f.line))
+	f.keepPrints(file, end)
 	if end == start {
 		// Nothing read: not growth, and the error says why.
 		return false, buf, fmt.Errorf("reading %s: %w", f.path, readErr)
@@ -340,13 +496,45 @@ func (f *transcriptFile) update(buf []byte, now time.Time) (bool, []byte, error)
 	return true, buf, nil
 }
 
+// rewritten reports whether the file, grown since the last read, holds
+// other bytes at its head or before the end of what was read: truncated
+// and written again, longer, between two gathers. Appending never changes
+// them.
+func (f *transcriptFile) rewritten(file *fsio.UserFile) bool {
+	end := f.offset + int64(len(f.line))
+	if end == 0 {
+		return false
+	}
+	var b [printLen]byte
+	if n, _ := file.ReadAt(b[:len(f.head)], 0); !bytes.Equal(b[:n], f.head) {
+		return true
+	}
+	n, _ := file.ReadAt(b[:len(f.tail)], end-int64(len(f.tail)))
+	return !bytes.Equal(b[:n], f.tail)
+}
+
+// keepPrints keeps the file's head and the bytes before end, what was read.
+func (f *transcriptFile) keepPrints(file *fsio.UserFile, end int64) {
+	if len(f.head) < printLen && end > int64(len(f.head)) {
+		b := make([]byte, min(end, printLen))
+		n, _ := file.ReadAt(b, 0)
+		f.head = b[:n]
+	}
+	from := max(end-printLen, 0)
+	if cap(f.tail) < printLen {
+		f.tail = make([]byte, 0, printLen)
+	}
+	n, _ := file.ReadAt(f.tail[:end-from], from)
+	f.tail = f.tail[:n]
+}
+
 // seekTail starts the first read of a file of size bytes, larger than
 // firstRead: it folds the first line (when it ends within a chunk), then
 // skips to the byte before the last firstRead, from where skip drops the
 // rest of the line it falls in (nothing more when that byte is a newline).
 // It returns where reading goes on.
-func (f *transcriptFile) seekTail(fd int, buf []byte, size int64, now time.Time) int64 {
-	if n, _ := syscall.Pread(fd, buf[:min(int64(len(buf)), size)], 0); n > 0 {
+func (f *transcriptFile) seekTail(file *fsio.UserFile, buf []byte, size int64, now time.Time) int64 {
+	if n, _ := file.ReadAt(buf[:min(int64(len(buf)), size)], 0); n > 0 {
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			f.feed(buf[:i+1], now)
 		}
@@ -419,13 +607,4 @@ func (f *transcriptFile) feed(b []byte, now time.Time) {
 func (f *transcriptFile) oversized() {
 	f.t.Oversized++
 	f.t.clearPending()
-}
-
-// fileInfoUID is the owner of a file, false when the system does not say.
-func fileInfoUID(fi os.FileInfo) (uint32, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return st.Uid, true
 }

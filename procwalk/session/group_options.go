@@ -45,8 +45,11 @@ type Options struct {
 	AgentEndedKeep    string  `toml:"agent_ended_keep"`
 	// AgentFirstRead bounds a transcript's first read: a size (ParseBytes)
 	// or "all"; "" is the default. It sets AgentStatus.FirstReadBytes.
-	AgentFirstRead string          `toml:"agent_first_read"`
-	Users          *procwalk.Users `toml:"-"`
+	AgentFirstRead string `toml:"agent_first_read"`
+	// AgentPrices is a price table file (LoadPriceTable) for agents'
+	// cost_usd; "" for none. It sets AgentStatus.Prices.
+	AgentPrices string          `toml:"agent_prices"`
+	Users       *procwalk.Users `toml:"-"`
 }
 
 // OptionError is a bad GroupOptions setting. Option is its name as a
@@ -156,6 +159,11 @@ func (o Options) Config() (Config, error) {
 			value, problem = fmt.Sprintf("%q", o.AgentFirstRead), o.AgentFirstRead+" "+problem // as given
 		}
 		return bad(agentStatusOption(f.field), value, errors.New(problem))
+	}
+	if o.AgentPrices != "" {
+		if cfg.AgentStatus.Prices, err = LoadPriceTable(o.AgentPrices); err != nil {
+			return bad("agent_prices", fmt.Sprintf("%q", o.AgentPrices), err)
+		}
 	}
 	if cfg.AgentStatus.ContextWindows, err = ContextWindows(o.AgentContextWindows); err != nil {
 		return bad("agent_context_windows", "", err)

@@ -61,6 +61,12 @@ const (
 	AttrModel       = "model"      // agent: the model of its last turn
 	AttrSessionID   = "session_id" // agent: the agent's own session id, from its transcript
 	AttrTranscript  = "transcript" // agent: the transcript file read
+	// agent: what its transcript says of the session (agent_transcript.go).
+	AttrTitle          = "title"           // custom-title, ai-title or summary
+	AttrGitBranch      = "git_branch"      // the branch of its working directory
+	AttrAgentVersion   = "agent_version"   // Claude Code's version, Codex's cli_version
+	AttrPermissionMode = "permission_mode" // Claude Code's: default, acceptEdits, plan, bypassPermissions
+	AttrLastError      = "last_error"      // the kind of its last failed model call, e.g. rate_limit
 )
 
 // Session is a named group of processes in one Snapshot.

@@ -3,12 +3,12 @@
 package session
 
 import (
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // session_cgroup.go groups processes by cgroup: one session per Kubernetes
@@ -308,6 +308,10 @@ func cgroupAttrs(pl cgroupPlace) map[string]string {
 	return a
 }
 
+// maxPodFile bounds the read of a pod's hostname and namespace files: a
+// name is at most 253 bytes (DNS).
+const maxPodFile = 4096
+
 // addPodMeta sets the pod's name and namespace, read from inside one of its
 // containers: the kubelet mounts the pod name as /etc/hostname and, with a
 // service account, the namespace under /var/run/secrets. Needs root; cached
@@ -327,9 +331,13 @@ func (k *cgroupKind) addPodMeta(fs procwalk.FS, s *procwalk.Snapshot, ss *Sessio
 			if tries++; tries > 3 {
 				break
 			}
-			if b, err := os.ReadFile(fs.Path(strconv.Itoa(id.PID), "root", "etc", "hostname")); err == nil {
+			// Files in a container's root are the container's: read as
+			// files another user controls (no FIFO waited on), their links
+			// resolved inside that root, never to the host's files.
+			root := fs.Path(strconv.Itoa(id.PID), "root")
+			if b, err := fsio.ReadUserFileIn(root, "etc/hostname", fsio.AnyOwner, maxPodFile); err == nil {
 				meta.name = strings.TrimSpace(string(b))
-				if b, err := os.ReadFile(fs.Path(strconv.Itoa(id.PID), "root", "var", "run", "secrets", "kubernetes.io", "serviceaccount", "namespace")); err == nil {
+				if b, err := fsio.ReadUserFileIn(root, "var/run/secrets/kubernetes.io/serviceaccount/namespace", fsio.AnyOwner, maxPodFile); err == nil {
 					meta.namespace = strings.TrimSpace(string(b))
 				}
 				break

@@ -211,6 +211,7 @@ func (g *Grouper) Prepare(fields procwalk.Fields) (done func()) {
 // a field not read, a cgroupfs not mounted) without being errors. tmux is
 // asked while the other kinds are grouped (or earlier, see Prefetch).
 func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []string) {
+	g.cfg.Users.Refresh() // a user added or renamed since the last gather (see Users)
 	var n noteList
 	if missing := (g.Fields() | g.selectedFields()) &^ (s.Fields | s.Selected); missing != 0 {
 		n.addf("the snapshot lacks fields %s: sessions that need them are missing or incomplete", missing)
@@ -248,7 +249,7 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 			continue
 		}
 		lo, hi := bounds[i][0], bounds[i][1]
-		rows := f.finish(g, s, sessions[lo:hi:hi])
+		rows := f.finish(g, s, sessions[lo:hi:hi], &n)
 		sessions = slices.Concat(sessions[:lo], rows, sessions[hi:])
 	}
 	return sessions, n.list

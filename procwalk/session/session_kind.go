@@ -58,9 +58,9 @@ type kindPreparer interface {
 
 // kindFinisher is a kind that revises its sessions once their cumulative
 // counters are set: agents add the rows of agents ended a moment ago and
-// keep their order from gather to gather.
+// keep their order from gather to gather. Notes say what it could not do.
 type kindFinisher interface {
-	finish(g *Grouper, s *procwalk.Snapshot, sessions []Session) []Session
+	finish(g *Grouper, s *procwalk.Snapshot, sessions []Session, n *noteList) []Session
 }
 
 // kindTable returns a fresh value of every kind, in the order Group reports

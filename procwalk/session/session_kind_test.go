@@ -3,6 +3,9 @@
 package session
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -120,5 +123,54 @@ func TestKindTable(t *testing.T) {
 	}
 	if !slices.Equal(names, []string{KindTmux, KindUser}) {
 		t.Errorf("configured kinds = %v, want [tmux user]", names)
+	}
+}
+
+// TestUserNamesFollowPasswd: a long-running Grouper names user sessions
+// after the passwd file as it is at each gather (a user renamed by usermod,
+// which renames a new file over the old one), not as it was at start.
+func TestUserNamesFollowPasswd(t *testing.T) {
+	passwd := filepath.Join(t.TempDir(), "passwd")
+	b, err := os.ReadFile("testdata/sessions/passwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(passwd, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	users, err := procwalk.ReadUsers(passwd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := procwalk.NewFS(sessionFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrouper(fs, Config{Kinds: []string{KindUser}, Users: users})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := procwalk.NewMonitor(fs, procwalk.MonitorConfig{}, g)
+	names := func() []string {
+		t.Helper()
+		s, err := m.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions, _ := g.Group(s)
+		return namesOf(sessions, KindUser)
+	}
+	if got := names(); !slices.Contains(got, "nginx") {
+		t.Fatalf("first gather: user sessions %q, want nginx among them", got)
+	}
+	renamed := filepath.Join(filepath.Dir(passwd), "passwd+")
+	if err := os.WriteFile(renamed, bytes.Replace(b, []byte("nginx:"), []byte("www-data:"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(renamed, passwd); err != nil {
+		t.Fatal(err)
+	}
+	if got := names(); !slices.Contains(got, "www-data") || slices.Contains(got, "nginx") {
+		t.Errorf("after the rename: user sessions %q, want www-data and no nginx", got)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
 
 // session_tree.go builds tree sessions: a process and all its descendants,
@@ -142,13 +143,18 @@ func (g *Grouper) groupTrees(s *procwalk.Snapshot, n *noteList) []Session {
 	return sortByName(out)
 }
 
+// maxPIDFile bounds a pidfile's read: a pid and a newline, with room.
+const maxPIDFile = 4096
+
 // resolve finds the index of the tree's root process.
 func (t TreeSpec) resolve(s *procwalk.Snapshot, self selfInfo) (int, map[string]string, error) {
 	attrs := map[string]string{}
 	pid := t.PID
 	switch {
 	case t.PIDFile != "":
-		b, err := os.ReadFile(t.PIDFile)
+		// A pidfile may sit in a directory another user controls (a
+		// daemon's own): read it as such a file, never waiting on a FIFO.
+		b, err := fsio.ReadUserFile(t.PIDFile, fsio.AnyOwner, maxPIDFile)
 		if err != nil {
 			return 0, nil, fmt.Errorf("pidfile: %w", err)
 		}

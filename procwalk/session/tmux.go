@@ -216,15 +216,7 @@ func (c TmuxConfig) sockets() (sockets []string, looked string) {
 		}
 	}
 	for _, d := range dirs {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
-			if e.Type()&os.ModeSocket == 0 {
-				continue
-			}
-			p := filepath.Join(d, e.Name())
+		for _, p := range socketsIn(d) {
 			if !slices.Contains(sockets, p) {
 				sockets = append(sockets, p)
 			}
@@ -250,4 +242,29 @@ func tmuxDirs(dir string) []string {
 	})
 	slices.Sort(dirs)
 	return dirs
+}
+
+// socketsIn lists the sockets in the directory d. A tmux socket directory
+// is its user's, who may swap it for a FIFO or a link: it is opened as a
+// file another user controls (fsio.OpenUserDir), never waited on.
+func socketsIn(d string) []string {
+	fd, err := fsio.OpenUserDir(d, fsio.AnyOwner)
+	if err != nil {
+		return nil
+	}
+	defer syscall.Close(fd)
+	var out []string
+	fsio.EachDirent(fd, make([]byte, 8<<10), func(name []byte, typ byte) {
+		p := filepath.Join(d, string(name))
+		if typ == syscall.DT_UNKNOWN {
+			var st syscall.Stat_t
+			if syscall.Lstat(p, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFSOCK {
+				typ = syscall.DT_SOCK
+			}
+		}
+		if typ == syscall.DT_SOCK {
+			out = append(out, p)
+		}
+	})
+	return out
 }

@@ -42,9 +42,10 @@
 // (cpu_time 60 then 90 a minute later is 50 % CPU; rss growing 1 GiB in a
 // minute is a growth of 1 GiB/min); cpu (percent), growth, read_rate and
 // write_rate set one by hand. A session line is KIND:NAME and keys: agent
-// sessions take status (working, idle, blocked, ended), status_for (how
-// long so far), why, model, context_percent, context_window, context_used
-// and the token counts; cgroup sessions memory_limit, memory_usage (else
+// sessions take status (working, idle, blocked, rate_limited, error,
+// ended), status_for (how long so far), why, model, context_percent,
+// context_window, context_used and the token counts; cgroup sessions
+// memory_limit, memory_usage (else
 // the members' RSS) and cpu_quota (cores); any other key is an attribute
 // (s.attrs.KEY).
 //

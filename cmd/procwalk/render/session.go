@@ -190,6 +190,18 @@ func writeBlock(w io.Writer, t *Table, width int) error {
 // addAgentLines says what an agent's transcript and processes tell.
 func addAgentLines(kv *Table, s *session.Session, a *session.AgentState, now time.Time) {
 	kv.Add("status", fmt.Sprintf("%s for %s: %s", a.Status, Duration(a.StatusFor), a.Why))
+	switch {
+	case a.Binding == session.BindAmbiguous:
+		kv.Add("binding", procwalk.Printable("ambiguous: one of "+strings.Join(a.Candidates, ", ")+"; none read"))
+	case a.Binding != "":
+		kv.Add("binding", "by "+a.Binding)
+	}
+	for _, f := range a.Skipped {
+		kv.Add("skipped", procwalk.Printable(f.Path+": "+f.Why))
+	}
+	if a.SkippedMore > 0 {
+		kv.Add("skipped", fmt.Sprintf("%d more files", a.SkippedMore))
+	}
 	t := a.Transcript
 	if t == nil {
 		why := "none found"
@@ -201,6 +213,15 @@ func addAgentLines(kv *Table, s *session.Session, a *session.AgentState, now tim
 	}
 	if t.Model != "" {
 		kv.Add("model", procwalk.Printable(t.Model))
+	}
+	var about []string
+	for _, f := range [][2]string{{"title", t.Title}, {"branch", t.GitBranch}, {"version", t.Version}, {"permission mode", t.PermissionMode}} {
+		if f[1] != "" {
+			about = append(about, f[0]+" "+f[1])
+		}
+	}
+	if len(about) > 0 {
+		kv.Add("session", procwalk.Printable(strings.Join(about, ", ")))
 	}
 	if t.ContextUsedTokens > 0 {
 		ctx := fmt.Sprintf("%d tokens", t.ContextUsedTokens)
@@ -214,8 +235,31 @@ func addAgentLines(kv *Table, s *session.Session, a *session.AgentState, now tim
 		// A bounded first read (--agent-first-read): say so beside the sums.
 		partial = fmt.Sprintf(" (partial: of the part read; %s of the transcript was not)", Bytes(uint64(t.SkippedBytes)))
 	}
-	kv.Add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", t.InputTokens, t.OutputTokens, t.CacheReadTokens, t.CacheCreationTokens)+partial)
-	kv.Add("turns", fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)+partial)
+	all := a.Tokens()
+	kv.Add("tokens", fmt.Sprintf("input %d, output %d, cache read %d, cache creation %d", all.InputTokens, all.OutputTokens, all.CacheReadTokens, all.CacheCreationTokens)+partial)
+	if a.Subagents > 0 {
+		st := a.SubagentTokens
+		kv.Add("subagents", fmt.Sprintf("%d (%d working), their tokens: input %d, output %d, cache read %d, cache creation %d",
+			a.Subagents, a.SubagentsWorking, st.InputTokens, st.OutputTokens, st.CacheReadTokens, st.CacheCreationTokens))
+	}
+	turns := fmt.Sprintf("%d, last entry %s, tool uses awaiting results: %d", t.Turns, t.Last, t.PendingTools)
+	if t.Compactions > 0 {
+		turns += fmt.Sprintf(", compactions: %d", t.Compactions)
+	}
+	kv.Add("turns", turns+partial)
+	switch {
+	case a.HaveCost:
+		kv.Add("cost", fmt.Sprintf("$%.4f", a.CostUSD)+partial)
+	case len(a.Unpriced) > 0:
+		kv.Add("cost", procwalk.Printable("unknown: no price for "+strings.Join(a.Unpriced, ", ")))
+	}
+	if t.HaveRateLimits {
+		kv.Add("rate limits", fmt.Sprintf("primary %s%%, secondary %s%% used", Percent(t.RateLimitPrimaryPercent), Percent(t.RateLimitSecondaryPercent)))
+	}
+	if t.APIErrors > 0 {
+		kv.Add("api errors", procwalk.Printable(fmt.Sprintf("%d, the last %s at %s, %s ago", t.APIErrors, t.LastError,
+			t.LastErrorAt.In(now.Location()).Format("2006-01-02 15:04:05"), Duration(now.Sub(t.LastErrorAt)))))
+	}
 	if !t.LastActivity.IsZero() {
 		kv.Add("last activity", fmt.Sprintf("%s, %s ago", t.LastActivity.In(now.Location()).Format("2006-01-02 15:04:05"), Duration(now.Sub(t.LastActivity))))
 	}

@@ -3,6 +3,7 @@
 package render
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -40,11 +41,52 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		t.Errorf("got\n%s\nwant it to start\n%s", got, want)
 	}
 	a.Transcript.SkippedBytes = 0
-	if got := lines(); strings.Contains(got, "partial") || !strings.Contains(got, "(9437184 bytes read, 1 lines skipped)") {
+	if got := lines(); strings.Contains(got, "partial") || !strings.Contains(got, "(9437184 bytes read, 1 lines skipped)") || strings.Contains(got, "api errors") {
 		t.Errorf("a whole transcript:\n%s", got)
 	}
+	a.Transcript.Compactions, a.Transcript.APIErrors, a.Transcript.LastError, a.Transcript.LastErrorAt = 2, 3, "rate_limit", now.Add(-2*time.Minute)
+	if got := lines(); !strings.Contains(got, "tool uses awaiting results: 1, compactions: 2\n") ||
+		!strings.Contains(got, "api errors: 3, the last rate_limit at "+now.Add(-2*time.Minute).Format("2006-01-02 15:04:05")+", 2m00s ago\n") {
+		t.Errorf("compactions and API errors:\n%s", got)
+	}
+	// What the session says of itself, its cost and rate limits.
+	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode = "lexer \x1b[1mv2", "main", "2.1.42", "plan"
+	a.CostUSD, a.HaveCost, a.Transcript.HaveRateLimits, a.Transcript.RateLimitPrimaryPercent, a.Transcript.RateLimitSecondaryPercent = 0.33796, true, true, 7, 77.5
+	if got := lines(); !strings.Contains(got, "session: title lexer \\x1b[1mv2, branch main, version 2.1.42, permission mode plan\n") ||
+		!strings.Contains(got, "cost: $0.3380\n") || !strings.Contains(got, "rate limits: primary 7.0%, secondary 77.5% used\n") {
+		t.Errorf("session, cost and rate limits:\n%s", got)
+	}
+	a.HaveCost, a.Unpriced = false, []string{"gemini-3"}
+	if got := lines(); !strings.Contains(got, "cost: unknown: no price for gemini-3\n") {
+		t.Errorf("unpriced:\n%s", got)
+	}
+	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode, a.Unpriced, a.Transcript.HaveRateLimits = "", "", "", "", nil, false
+	// Its subagents' part of the tokens, which the tokens line includes.
+	a.Subagents, a.SubagentsWorking, a.SubagentTokens = 2, 1, session.TokenCounts{InputTokens: 3, OutputTokens: 8, CacheCreationTokens: 100}
+	if got := lines(); !strings.Contains(got, "tokens: input 10, output 20, cache read 3, cache creation 104\nsubagents: 2 (1 working), their tokens: input 3, output 8, cache read 0, cache creation 100\n") {
+		t.Errorf("subagents:\n%s", got)
+	}
+	a.Subagents, a.SubagentTokens = 0, session.TokenCounts{}
 	a.Transcript, a.TranscriptError = nil, "open /h/x: permission denied"
 	if got := lines(); !strings.Contains(got, "transcript: unreadable: open /h/x: permission denied") {
 		t.Errorf("no transcript:\n%s", got)
+	}
+	// How the transcript was found; when ambiguous, the files it could be.
+	a.Binding, a.Candidates = session.BindAmbiguous, []string{"/h/p/a.jsonl", "/h/p/b.jsonl"}
+	if got := lines(); !strings.Contains(got, "binding: ambiguous: one of /h/p/a.jsonl, /h/p/b.jsonl; none read\n") {
+		t.Errorf("ambiguous:\n%s", got)
+	}
+	if b, err := json.Marshal(newJSONAgent(&s, a)); err != nil || !strings.Contains(string(b), `"binding":"ambiguous","candidates":["/h/p/a.jsonl","/h/p/b.jsonl"]`) {
+		t.Errorf("JSON %s, %v", b, err)
+	}
+	// Files of its folders left unread, each with why, escaped.
+	a.Skipped = []session.SkippedFile{{Path: "/h/p/f.jsonl", Why: "not a regular file: a FIFO"}, {Path: "/h/p/\x1b[2J.jsonl", Why: "a symbolic link, not followed"}}
+	a.SkippedMore = 3
+	if got := lines(); !strings.Contains(got, "skipped: /h/p/f.jsonl: not a regular file: a FIFO\nskipped: /h/p/\\x1b[2J.jsonl: a symbolic link, not followed\nskipped: 3 more files\n") {
+		t.Errorf("skipped files:\n%s", got)
+	}
+	b, err := json.Marshal(newJSONAgent(&s, a))
+	if err != nil || !strings.Contains(string(b), `"skipped":[{"path":"/h/p/f.jsonl","why":"not a regular file: a FIFO"},{"path":"/h/p/\u001b[2J.jsonl","why":"a symbolic link, not followed"}],"skipped_more":3`) {
+		t.Errorf("JSON %s, %v", b, err)
 	}
 }

@@ -153,13 +153,29 @@ func newJSONAgent(s *session.Session, a *session.AgentState) map[string]any {
 	if !a.StatusSince.IsZero() {
 		j["status_since"] = a.StatusSince.UTC()
 	}
-	for key, attr := range map[string]string{"model": session.AttrModel, "session_id": session.AttrSessionID, "transcript": session.AttrTranscript} {
+	for _, attr := range session.AgentStrings() {
 		if v := s.Attrs[attr]; v != "" {
-			j[key] = v
+			j[attr] = v
 		}
 	}
 	if t := a.Transcript; t != nil && !t.LastActivity.IsZero() {
 		j["last_activity"] = t.LastActivity.UTC()
+	}
+	if a.Binding != "" {
+		j["binding"] = a.Binding
+	}
+	if len(a.Candidates) > 0 {
+		j["candidates"] = a.Candidates
+	}
+	if len(a.Skipped) > 0 {
+		skipped := make([]map[string]string, 0, len(a.Skipped))
+		for _, f := range a.Skipped {
+			skipped = append(skipped, map[string]string{"path": f.Path, "why": f.Why})
+		}
+		j["skipped"] = skipped
+		if a.SkippedMore > 0 {
+			j["skipped_more"] = a.SkippedMore
+		}
 	}
 	return j
 }

@@ -69,10 +69,15 @@ func (b *rowBuilder) agentRows(filter string) []row {
 }
 
 // statusRank orders agents by what needs a person first: blocked (waiting
-// for an answer), working, idle, then ended.
+// for an answer), stopped on a failed model call (error, then
+// rate_limited, which passes by itself), working, idle, then ended.
 func statusRank(status string) float64 {
 	switch word, _, _ := strings.Cut(status, " "); word {
 	case session.AgentBlocked:
+		return 6
+	case session.AgentError:
+		return 5
+	case session.AgentRateLimited:
 		return 4
 	case session.AgentWorking:
 		return 3

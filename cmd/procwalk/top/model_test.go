@@ -692,3 +692,19 @@ func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
 		t.Fatalf("no process row on screen:\n%s", screen)
 	}
 }
+
+// The agents table sorts by what needs a person first: a blocked agent,
+// one stopped on a failed model call, then working, idle, ended.
+func TestAgentStatusRank(t *testing.T) {
+	order := []string{"blocked 3 min", session.AgentError, session.AgentRateLimited, session.AgentWorking, session.AgentIdle, "ended 2 min", "-"}
+	for i := 1; i < len(order); i++ {
+		if statusRank(order[i-1]) <= statusRank(order[i]) {
+			t.Errorf("%q ranks %v, not above %q (%v)", order[i-1], statusRank(order[i-1]), order[i], statusRank(order[i]))
+		}
+	}
+	for _, s := range session.AgentStatuses() {
+		if statusRank(s) == 0 {
+			t.Errorf("status %s has no rank", s)
+		}
+	}
+}

@@ -20,6 +20,12 @@ const (
 // every entry of the open directory fd, using buf for the records. Names
 // alias buf: copy to keep.
 func EachDirent(fd int, buf []byte, fn func(name []byte, typ byte)) error {
+	return EachDirentIno(fd, buf, func(name []byte, typ byte, _ uint64) { fn(name, typ) })
+}
+
+// EachDirentIno is EachDirent with each entry's inode number too: a name
+// whose inode changed between two listings is another file.
+func EachDirentIno(fd int, buf []byte, fn func(name []byte, typ byte, ino uint64)) error {
 	for {
 		n, err := syscall.Getdents(fd, buf)
 		if err == syscall.EINTR {
@@ -31,7 +37,7 @@ func EachDirent(fd int, buf []byte, fn func(name []byte, typ byte)) error {
 		if n <= 0 {
 			return nil
 		}
-		ParseDirents(buf[:n], fn)
+		parseDirents(buf[:n], fn)
 	}
 }
 
@@ -40,6 +46,10 @@ func EachDirent(fd int, buf []byte, fn func(name []byte, typ byte)) error {
 // walk and an empty name is skipped: the kernel writes neither, and neither
 // may panic.
 func ParseDirents(b []byte, fn func(name []byte, typ byte)) {
+	parseDirents(b, func(name []byte, typ byte, _ uint64) { fn(name, typ) })
+}
+
+func parseDirents(b []byte, fn func(name []byte, typ byte, ino uint64)) {
 	for len(b) >= DirentNameOffset {
 		reclen := int(binary.NativeEndian.Uint16(b[direntReclenOffset:]))
 		if reclen < DirentNameOffset || reclen > len(b) {
@@ -50,7 +60,7 @@ func ParseDirents(b []byte, fn func(name []byte, typ byte)) {
 			name = name[:i]
 		}
 		if len(name) > 0 {
-			fn(name, b[direntTypeOffset])
+			fn(name, b[direntTypeOffset], binary.NativeEndian.Uint64(b))
 		}
 		b = b[reclen:]
 	}
