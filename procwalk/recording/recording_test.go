@@ -107,6 +107,11 @@ func enrich(f *frame.Frame, i int) {
 				SessionID: "4f1d9a7b-secret-session", Model: "claude-sonnet-4-5", ContextUsedTokens: 43000,
 				InputTokens: 1200 + int64(i), OutputTokens: 3400, CacheReadTokens: 56000, CacheCreationTokens: 7800, Turns: 9,
 				LastActivity: time.Unix(1800000000+int64(i), 0).UTC(), PendingTools: 1, Bytes: 123456, SkippedBytes: 1024, Malformed: 2}
+			tr := a.Transcript
+			tr.ReasoningTokens, tr.WebSearchRequests, tr.WebFetchRequests = 512, 2, 3
+			tr.HaveReasoning, tr.HaveServerTools, tr.HaveRateLimits = true, true, true
+			tr.RateLimitPrimaryPercent, tr.RateLimitSecondaryPercent = 12.5, 40
+			a.CostUSD, a.HaveCost = 0.42, true
 			s.Agent = &a
 		}
 	}
