@@ -134,3 +134,49 @@ func headingAnchors(lines []string) map[string]bool {
 	}
 	return out
 }
+
+// TestREADMEBenchCommands runs nothing: it checks that each `go test ./PKG
+// ... -bench NAME` a Markdown page gives names a package that has a
+// benchmark NAME (or one whose name starts so), since a command that runs
+// no benchmark prints only "PASS" and looks fine.
+func TestREADMEBenchCommands(t *testing.T) {
+	const repo = "../.."
+	cmd := regexp.MustCompile("go test (\\./[^\\s`]*)[^`]*?-bench '?\\^?([A-Za-z0-9]+)")
+	checked := 0
+	err := filepath.WalkDir(repo, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".md") || strings.Contains(path, "/testdata/") || strings.Contains(path, "/internal/") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := strings.ReplaceAll(string(b), "\n", " ") // a command may wrap
+		for _, m := range cmd.FindAllStringSubmatch(text, -1) {
+			pkg, name := filepath.Join(repo, m[1]), m[2]
+			tests, _ := filepath.Glob(filepath.Join(pkg, "*_test.go"))
+			found := false
+			for _, f := range tests {
+				src, err := os.ReadFile(f)
+				if err != nil {
+					return err
+				}
+				if strings.Contains(string(src), "func Benchmark"+name) {
+					found = true
+					break
+				}
+			}
+			checked++
+			if !found {
+				t.Errorf("%s: `go test %s ... -bench %s`: %s has no benchmark Benchmark%s", path, m[1], name, m[1], name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked == 0 {
+		t.Error("no benchmark command found: the pattern matches nothing")
+	}
+}
