@@ -254,8 +254,11 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Users:   users,
 		Limits:  limits,
 	})
-	if sr.replay != nil {
-		sr.cfg.Now = sr.replay.now
+	if sr.replay != nil { // the recorded host's clock and name
+		sr.cfg.Now, sr.cfg.Hostname = sr.replay.now, sr.replay.header.Host
+	}
+	if sr.cfg.Hostname == "" {
+		sr.cfg.Hostname, _ = os.Hostname()
 	}
 	sr.rt = scripting.New(sr.cfg)
 	return sr, nil
