@@ -57,7 +57,7 @@ func apiFuncs() []apiFunc {
 		{onModule, "width", "s", "number", "the cells s takes on a terminal: 2 for a CJK character or an emoji", func(*module) lua.LGFunction { return luaWidth }},
 		{onModule, "pad", `s, width [, "right"]`, "string", "s padded with spaces to width cells (on the left with \"right\"); s as it is when wider", func(m *module) lua.LGFunction { return m.luaPad }},
 		{onModule, "now", "", "number", "unix time, seconds (a replay: the recorded frame's)", func(m *module) lua.LGFunction { return m.luaNow }},
-		{onModule, "hostname", "", "string", "this host's name", func(m *module) lua.LGFunction { return m.luaHostname }},
+		{onModule, "hostname", "", "string", "this host's name (a replay: the recorded host's)", func(m *module) lua.LGFunction { return m.luaHostname }},
 		{onModule, "snapshot", "", "table", "the scan: time, duration, source, procs, listed, gone, denied, partial, cpus, mem_total ...", func(m *module) lua.LGFunction { return m.luaSnapshot }},
 		{onProcess, "parent", "", "process | nil", "its parent", func(m *module) lua.LGFunction { return m.procParent }},
 		{onProcess, "children", "", "{process}", "its children, in pid order", func(m *module) lua.LGFunction { return m.procChildren }},

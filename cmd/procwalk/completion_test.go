@@ -190,12 +190,11 @@ func TestIntegrationCompletionInShells(t *testing.T) {
 	writeFile(filepath.Join(home, "bashrc"), "PS1='$ '\neval \"$(command procwalk completion bash)\"\n"+wrapper+"\n")
 	writeFile(filepath.Join(home, ".zshrc"), "PS1='$ '\nautoload -Uz compinit && compinit -u -D\neval \"$(command procwalk completion zsh)\"\n"+wrapper+"\n")
 	writeFile(filepath.Join(home, ".config/fish/completions/procwalk.fish"), string(fish))
-	// fish's first interactive run with no generated_completions starts,
-	// disowned in the background, a python job that writes completions
-	// from every man page there (fish 3.6
-	// share/functions/__fish_config_interactive.fish): still writing
-	// into the temporary home when the test removed it, it failed the
-	// test ("directory not empty"). The directory present, none starts.
+	// A first fish in a HOME without generated_completions starts a
+	// python job in the background, disowned, that writes completions
+	// from every man page there: still writing when the test ends, it kept
+	// the TempDir from being removed. With the directory present, fish
+	// starts none.
 	if err := os.MkdirAll(filepath.Join(home, ".local/share/fish/generated_completions"), 0o755); err != nil {
 		t.Fatal(err)
 	}

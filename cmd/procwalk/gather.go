@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
@@ -100,63 +98,9 @@ func (g *globals) users() (*procwalk.Users, error) {
 	return procwalk.ReadUsers(g.passwd)
 }
 
-// visibilityNote says in one line what a snapshot could not see, as seen
-// by a procwalk of effective uid euid, or ""
-// when it saw everything. Commands print it to stderr after their output,
-// so that a partial picture is never mistaken for the whole.
-func visibilityNote(s *procwalk.Snapshot, euid int) string {
-	v := s.Visibility
-	var parts []string
-	if v.Gone > 0 {
-		parts = append(parts, render.CountOf(v.Gone, "process", "processes")+" exited mid-scan")
-	}
-	if v.Malformed > 0 {
-		// Listed processes neither gone, nor refused, nor in Procs had a
-		// stat or statm that did not parse.
-		dropped := v.Listed - v.Gone - len(s.Procs) - v.Denied["stat"] - v.Denied["statm"]
-		parts = append(parts, fmt.Sprintf("%s with malformed /proc files (%d left out: bad stat or statm)",
-			render.CountOf(v.Malformed, "process", "processes"), max(dropped, 0)))
-	}
-	fields := make([]string, 0, len(v.Denied))
-	for f := range v.Denied {
-		fields = append(fields, f)
-	}
-	slices.Sort(fields)
-	for _, f := range fields {
-		n := render.CountOf(v.Denied[f], "process", "processes")
-		if f == "stat" || f == "statm" {
-			// Without stat or statm a process is left out entirely.
-			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s denied for %s (%s)", f, n, deniedHint(euid)))
-		}
-	}
-	if v.TimedOut > 0 {
-		parts = append(parts, render.CountOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
-	}
-	if v.OthersHidden {
-		parts = append(parts, fmt.Sprintf("proc is mounted hidepid=%s: other users' processes may be missing (run as root)", v.HidePID))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "partial data: " + strings.Join(parts, "; ")
-}
-
-// deniedHint says why the kernel refused a file: ptrace access, which root
-// has, except over processes of another user namespace or outside
-// procwalk's reach (a sandbox's pid 1, a non-dumpable process under
-// Yama ptrace_scope, a container runtime's init).
-func deniedHint(euid int) string {
-	if euid == 0 {
-		return "refused even to root: a process of another user namespace or a protected one"
-	}
-	return "needs ptrace access: root or the process's user"
-}
-
 // writeVisibilityNote prints visibilityNote to w when there is one.
 func writeVisibilityNote(w io.Writer, s *procwalk.Snapshot) {
-	if note := visibilityNote(s, os.Geteuid()); note != "" {
+	if note := render.VisibilityNote(s, os.Geteuid()); note != "" {
 		fmt.Fprintf(w, "procwalk: %s\n", note)
 	}
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
@@ -116,8 +115,8 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := &eventPrinter{w: c.e.stdout, json: c.json}
-	cfg.Audit = out.print
+	out := &render.EventPrinter{W: c.e.stdout, JSON: c.json}
+	cfg.Audit = out.Print
 	cfg.Sentinel = c.e.newSentinel()
 	defer cfg.Sentinel.Close()
 	k, err := kill.NewKiller(fsys, cfg)
@@ -284,7 +283,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 // confirm lists the targets on stderr and asks. Without a terminal on
 // stdin there is nobody to ask: refuse.
 func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Plan) error {
-	listTargets(c.e.stderr, plan)
+	render.KillPlan(c.e.stderr, plan)
 	if !isTerminal(c.e.stdin) {
 		return usageErrorf("refusing to signal %d processes without confirmation: stdin is not a terminal; check them with --dry-run, then pass --yes", len(plan.Targets))
 	}
@@ -304,27 +303,6 @@ func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Pl
 		return &exitErr{Code: exitError, Err: errors.New("not confirmed: nothing was signalled")}
 	}
 	return nil
-}
-
-// listTargets prints the plan as a table.
-func listTargets(w io.Writer, plan *kill.Plan) {
-	fmt.Fprintf(w, "%s: %d to signal", printable(plan.Scope), len(plan.Targets))
-	if len(plan.Skipped) > 0 {
-		fmt.Fprintf(w, ", %d left alone", len(plan.Skipped))
-	}
-	fmt.Fprintln(w)
-	t := &render.Table{Cols: []render.Column{{Header: "PID", Right: true}, {Header: "PPID", Right: true}, {Header: "RSS", Right: true}, {Header: "COMMAND"}}}
-	for _, tg := range plan.Targets {
-		cmd := tg.Args
-		if cmd == "" {
-			cmd = "[" + tg.Comm + "]"
-		}
-		t.Add(strconv.Itoa(tg.ID.PID), strconv.Itoa(tg.PPID), render.Bytes(tg.RSSBytes), printable(cmd))
-	}
-	t.Write(w, render.TerminalWidth(w))
-	for _, o := range plan.Skipped {
-		fmt.Fprintf(w, "  left alone: %s\n", printable(fmt.Sprint(o.Err)))
-	}
 }
 
 // isTerminal reports whether r is a file open on a terminal.
@@ -358,33 +336,5 @@ func readLine(ctx context.Context, r io.Reader) (string, error) {
 		return res.line, res.err
 	case <-ctx.Done():
 		return "", ctx.Err()
-	}
-}
-
-// eventPrinter writes audit events as text or JSON lines. A write that
-// fails (EPIPE: the reader has gone; EIO: the terminal hung up) stops the
-// printing, never the kill: the outcomes are final whether or not anyone
-// reads them, and the exit status says how the kill went.
-type eventPrinter struct {
-	w      io.Writer
-	json   bool
-	failed bool
-}
-
-func (p *eventPrinter) print(e kill.ActionEvent) {
-	if p.failed {
-		return
-	}
-	line := printable(e.String())
-	if p.json {
-		b, err := json.Marshal(e)
-		if err != nil {
-			line = fmt.Sprintf(`{"error":%q}`, err.Error()) // cannot happen: the event's fields all encode
-		} else {
-			line = string(b)
-		}
-	}
-	if _, err := io.WriteString(p.w, line+"\n"); err != nil {
-		p.failed = true
 	}
 }

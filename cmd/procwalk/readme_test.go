@@ -17,7 +17,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
-// metricTable is the README's naming table, built from the metric
+// metricTable is procwalk/metric/README.md's naming table, built from the metric
 // catalogue: one name per metric in every output, for a process, a session
 // or both.
 func metricTable() string {
@@ -62,11 +62,11 @@ func metricTable() string {
 	return b.String()
 }
 
-// The README's naming table is the catalogue's: a metric added or renamed
+// procwalk/metric/README.md's naming table is the catalogue's: a metric added or renamed
 // there fails this test until the README says so. UPDATE_GOLDEN=1 go test
 // ./cmd/procwalk -run TestREADMEMetricTable rewrites it.
 func TestREADMEMetricTable(t *testing.T) {
-	checkGenerated(t, "../../README.md", "metric table", metricTable())
+	checkGenerated(t, "../../procwalk/metric/README.md", "metric table", metricTable())
 }
 
 // fieldTable is a table of plugin/README.md: the fields of a measurement,

@@ -65,12 +65,7 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 
 func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	c.g.longRunning = true
-	interval := defaultRecordInterval
-	c.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "interval" {
-			interval = c.g.interval
-		}
-	})
+	interval, _ := c.g.intervalOr(c.fs, defaultRecordInterval)
 	maxSize, err := procwalk.ParseBytes(c.maxSize)
 	switch {
 	case len(args) > 0:

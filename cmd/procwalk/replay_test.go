@@ -100,7 +100,7 @@ func writeRecording(t *testing.T, start time.Time, n int, edit func(i int, f *fr
 		t.Fatal(err)
 	}
 	defer file.Close()
-	w, err := recording.NewWriter(file, recording.Header{Procwalk: "test", IntervalSeconds: 60}, recording.Options{})
+	w, err := recording.NewWriter(file, recording.Header{Procwalk: "test", Host: "build7", IntervalSeconds: 60}, recording.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,6 +239,35 @@ end
 	}
 	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Errorf("the sleep the recording names is gone: %v", err)
+	}
+}
+
+// TestReplayRecordedHost: in a replay, pw.hostname() and the host of an
+// --on-alert command's JSON are the recorded host's (a recording made on
+// build7 and replayed here says build7), as its clock is the recorded one.
+func TestReplayRecordedHost(t *testing.T) {
+	clearEnv(t)
+	if h, _ := os.Hostname(); h == "build7" {
+		t.Skip("this host is the recording's build7")
+	}
+	rec := writeRecording(t, time.Date(2026, 3, 1, 3, 0, 0, 0, time.UTC), 2, nil)
+	out := filepath.Join(t.TempDir(), "alerts.jsonl")
+	rule := writeScript(t, "host.lua", `local pw = require "procwalk"
+print(pw.hostname())
+pw.alert{message = "on " .. pw.hostname(), value = 1}`)
+	r := cli(t, "watch", "--replay", rec, "--on-alert", "cat >> "+out, rule)
+	printed := 0
+	for _, l := range strings.Split(r.stdout, "\n") {
+		if l == "build7" {
+			printed++
+		}
+	}
+	if r.code != exitOK || printed != 2 {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want build7 printed each frame", r.code, r.stdout, r.stderr)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), `"host":"build7","message":"on build7"`); n != 2 {
+		t.Errorf("the command got %q, want 2 alerts from build7", b)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -253,8 +254,11 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		Users:   users,
 		Limits:  limits,
 	})
-	if sr.replay != nil {
-		sr.cfg.Now = sr.replay.now
+	if sr.replay != nil { // the recorded host's clock and name
+		sr.cfg.Now, sr.cfg.Hostname = sr.replay.now, sr.replay.header.Host
+	}
+	if sr.cfg.Hostname == "" {
+		sr.cfg.Hostname, _ = os.Hostname()
 	}
 	sr.rt = scripting.New(sr.cfg)
 	return sr, nil
@@ -295,7 +299,7 @@ func (sr *scriptRun) runFrame(ctx context.Context, f frame.Frame, stdout io.Writ
 	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
 		return "", fmt.Errorf("writing metrics: %w", err)
 	}
-	return visibilityNote(f.Snapshot, os.Geteuid()), runErr
+	return render.VisibilityNote(f.Snapshot, os.Geteuid()), runErr
 }
 
 // run runs the script once on f; the notes of grouping are printed when

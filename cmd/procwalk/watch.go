@@ -70,12 +70,7 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	interval, intervalGiven := defaultWatchInterval, false
-	c.fs.Visit(func(f *flag.Flag) {
-		if f.Name == "interval" {
-			interval, intervalGiven = c.g.interval, true
-		}
-	})
+	interval, intervalGiven := c.g.intervalOr(c.fs, defaultWatchInterval)
 	switch {
 	case interval <= 0:
 		return usageErrorf("--interval %v: want a positive tick such as 10s", interval)
@@ -95,7 +90,9 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	defer sr.close()
 	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
-		alerts := onalert.New(c.onAlert.Config, c.e.stderr)
+		cfg := c.onAlert.Config
+		cfg.Host = sr.cfg.Hostname // a replay's: the recorded host
+		alerts := onalert.New(cfg, c.e.stderr)
 		defer alerts.Close()
 		if alerts != nil {
 			sr.out.alert = alerts.Alert
@@ -120,6 +117,19 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	w.loop(ctx, interval, c.count)
 	return nil
+}
+
+// intervalOr is --interval when it was given to fs (a flag, env or the
+// config file), else def: the global default (1s, two samples of a rate)
+// is no tick for a command that runs over minutes. given says which.
+func (g *globals) intervalOr(fs *flag.FlagSet, def time.Duration) (interval time.Duration, given bool) {
+	interval = def
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "interval" {
+			interval, given = g.interval, true
+		}
+	})
+	return interval, given
 }
 
 // watchLoop is the state kept across ticks: (in sr) the pipeline, the Lua

@@ -28,6 +28,7 @@ import (
 type Anonymizer struct {
 	key   []byte
 	cache map[string]string
+	enc   *base32.Encoding
 }
 
 // maxCached bounds the Anonymizer's memory of hashes it made (a host whose
@@ -39,12 +40,14 @@ const maxCached = 1 << 16
 func NewAnonymizer() *Anonymizer {
 	key := make([]byte, 32)
 	rand.Read(key) // never fails (crypto/rand's contract since Go 1.24)
-	return &Anonymizer{key: key, cache: make(map[string]string)}
+	return &Anonymizer{key: key, cache: make(map[string]string), enc: tokenEncoding()}
 }
 
 // tokenEncoding spells hashes in lower-case letters and digits: a hash is
 // a valid comm, path component, tmux name and line-protocol tag.
-var tokenEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+func tokenEncoding() *base32.Encoding {
+	return base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+}
 
 // tokenLen is a hash's length in characters (5 bits each): 50 bits, no
 // clash expected among millions of distinct names; with the leading "x",
@@ -77,7 +80,7 @@ func (a *Anonymizer) String(s string) string {
 	default:
 		m := hmac.New(sha256.New, a.key)
 		m.Write([]byte(s))
-		h = "x" + tokenEncoding.EncodeToString(m.Sum(nil))[:tokenLen]
+		h = "x" + a.enc.EncodeToString(m.Sum(nil))[:tokenLen]
 	}
 	if len(a.cache) >= maxCached {
 		clear(a.cache)
@@ -162,7 +165,8 @@ func keptAttr(key string) bool {
 	return false
 }
 
-var timeType = reflect.TypeOf(time.Time{})
+// isTime reports whether t is time.Time, an opaque value here.
+func isTime(t reflect.Type) bool { return t == reflect.TypeFor[time.Time]() }
 
 // rewrite returns a copy of v with every string hashed but those of kept
 // fields (field: the name of the struct field v is, "" for none) and kept
@@ -242,7 +246,7 @@ func holdsStrings(t reflect.Type, seen map[reflect.Type]bool) bool {
 	case reflect.String:
 		return true
 	case reflect.Struct:
-		if t == timeType {
+		if isTime(t) {
 			return false
 		}
 		for i := range t.NumField() {

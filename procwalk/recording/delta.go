@@ -127,7 +127,7 @@ func sameSession(old, s *session.Session) bool {
 func copyExported(v reflect.Value) reflect.Value {
 	switch v.Kind() {
 	case reflect.Struct:
-		if v.Type() == timeType {
+		if isTime(v.Type()) {
 			return v
 		}
 		out := reflect.New(v.Type()).Elem()

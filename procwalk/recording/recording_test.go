@@ -23,15 +23,16 @@ import (
 )
 
 // fixturePipeline gathers frames of the session fixture (procwalk/session/
-// testdata/sessions: tmux, sids, users, an agent's tree ...) with every
-// kind and every field, on a clock of its own.
+// testdata/sessions: tmux, sids, users, agents' trees, cgroups with their
+// cgroupfs v1 usage and limits ...) with every kind and every field, on a
+// clock of its own.
 func fixturePipeline(t testing.TB) *frame.Pipeline {
 	fs, err := procwalk.NewFS("../session/testdata/sessions/proc")
 	if err != nil {
 		t.Fatal(err)
 	}
 	g, err := session.NewGrouper(fs, session.Config{
-		CgroupRoot: "/nonexistent",
+		CgroupRoot: "../session/testdata/sessions/cgroupfs-v1",
 		Tmux: session.TmuxConfig{
 			Sockets: []string{"/tmp/tmux-1000/default"},
 			ListPanes: func(string) ([]byte, error) {
@@ -64,15 +65,77 @@ func record(t testing.TB, n int, opt Options) ([]byte, []frame.Frame) {
 			t.Fatal(err)
 		}
 		f.System = procwalk.System{Load1: 1.5 + float64(i), HaveLoad: true, MemTotalBytes: 8 << 30, HaveMemory: true, Pressure: map[string]float64{"memory": 2.5}}
+		enrich(&f, i)
 		if err := w.Write(f); err != nil {
 			t.Fatal(err)
 		}
-		frames = append(frames, deepCopy(f))
+		c := deepCopy(f)
+		if got, want := catalogue(c), catalogue(f); !reflect.DeepEqual(got, want) {
+			t.Errorf("frame %d through the frame codec: catalogue values\n got %v\nwant %v", i, got, want)
+		}
+		frames = append(frames, c)
 	}
 	if w.Frames() != n || w.Size() != int64(buf.Len()) {
 		t.Errorf("writer: %d frames, %d bytes; the file has %d bytes", w.Frames(), w.Size(), buf.Len())
 	}
 	return buf.Bytes(), frames
+}
+
+// enrich gives frame i of the fixture what its /proc lacks, so that every
+// catalogue value is there in some process or session: smaps_rollup, fds
+// and the OOM score of a process and its PSS and USS growth, a session's
+// PSS and USS sums, an agent's transcript (procwalk/session's own tests
+// parse real transcripts and cgroupfs; here they only have to survive).
+func enrich(f *frame.Frame, i int) {
+	p := &f.Snapshot.Procs[len(f.Snapshot.Procs)-1]
+	p.Read |= procwalk.FieldSmaps | procwalk.FieldFDs | procwalk.FieldOOMScore
+	p.Smaps = procwalk.SmapsRollup{RSSBytes: p.RSSBytes, PSSBytes: uint64(3+i) << 20, USSBytes: uint64(2+i) << 20, SwapBytes: 4096}
+	p.FDs, p.OOMScore = 17+i, 666
+	if p.Rates.Measured {
+		p.Rates.HaveSmaps, p.Rates.PSSGrowthBytesPerMinute, p.Rates.USSGrowthBytesPerMinute = true, 6<<20, 6<<20
+	}
+	for j := range f.Sessions {
+		s := &f.Sessions[j]
+		s.Totals.PSSBytes, s.Totals.USSBytes, s.Totals.SmapsRead = uint64(5+i)<<20, uint64(4+i)<<20, 1
+		if s.Totals.RatesMeasured > 0 {
+			s.Totals.PSSGrowthBytesPerMinute = 6 << 20
+		}
+		if s.Agent != nil {
+			a := *s.Agent
+			a.ContextWindowTokens, a.ContextPercent = 200000, 21.5
+			a.Transcript = &session.Transcript{Path: "/home/alice/.claude/projects/-home-alice-secretproject/4f1d.jsonl",
+				SessionID: "4f1d9a7b-secret-session", Model: "claude-sonnet-4-5", ContextUsedTokens: 43000,
+				InputTokens: 1200 + int64(i), OutputTokens: 3400, CacheReadTokens: 56000, CacheCreationTokens: 7800, Turns: 9,
+				LastActivity: time.Unix(1800000000+int64(i), 0).UTC(), PendingTools: 1, Bytes: 123456, SkippedBytes: 1024, Malformed: 2}
+			tr := a.Transcript
+			tr.ReasoningTokens, tr.WebSearchRequests, tr.WebFetchRequests = 512, 2, 3
+			tr.HaveReasoning, tr.HaveServerTools, tr.HaveRateLimits = true, true, true
+			tr.RateLimitPrimaryPercent, tr.RateLimitSecondaryPercent = 12.5, 40
+			a.CostUSD, a.HaveCost = 0.42, true
+			s.Agent = &a
+		}
+	}
+}
+
+// catalogue is every catalogue value of f's processes and sessions that is
+// there ("pid 42 rss_bytes", "tmux:build procs").
+func catalogue(f frame.Frame) map[string]float64 {
+	s, out := f.Snapshot, map[string]float64{}
+	for _, d := range metric.Processes() {
+		for i := range s.Procs {
+			if v, ok := d.Process(s, &s.Procs[i]); ok {
+				out[fmt.Sprintf("pid %d %s", s.Procs[i].ID.PID, d.Name)] = v
+			}
+		}
+	}
+	for _, d := range metric.Sessions() {
+		for i := range f.Sessions {
+			if v, ok := d.Session(&f.Sessions[i], s.Fields, s.Time); ok {
+				out[f.Sessions[i].Ref()+" "+d.Name] = v
+			}
+		}
+	}
+	return out
 }
 
 // deepCopy is f through a codec of its own: the frame as recorded, kept
@@ -125,6 +188,18 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if _, err := r.Frame(3); err != io.EOF {
 		t.Errorf("Frame(3) of 3: %v, want io.EOF", err)
+	}
+	// A catalogue value the fixture never has would not be checked.
+	present := map[string]bool{}
+	for _, f := range want {
+		for k := range catalogue(f) {
+			present[k[strings.LastIndexByte(k, ' ')+1:]] = true
+		}
+	}
+	for _, d := range append(metric.Processes(), metric.Sessions()...) {
+		if !present[d.Name] {
+			t.Errorf("%s: no process or session of the recorded fixture has it: its round trip is not checked", d.Name)
+		}
 	}
 }
 
@@ -204,6 +279,13 @@ func TestAnonymize(t *testing.T) {
 			for _, p := range s.Panes {
 				secrets[p.Target], secrets[p.WindowName], secrets[p.Cwd], secrets[p.Command] = true, true, true, true
 			}
+			if c := s.Totals.Cgroup; c != nil {
+				secrets[c.MemoryLimitPath], secrets[c.CPUQuotaPath] = true, true
+			}
+			if s.Agent != nil && s.Agent.Transcript != nil {
+				tr := s.Agent.Transcript
+				secrets[tr.Path], secrets[tr.SessionID], secrets["secretproject"] = true, true, true
+			}
 		}
 		for _, n := range f.Notes {
 			secrets[n] = true
@@ -280,11 +362,28 @@ func TestAnonymize(t *testing.T) {
 		}
 		for j := range want[i].Sessions {
 			g, w := got.Sessions[j], want[i].Sessions[j]
-			if g.Kind != w.Kind || !reflect.DeepEqual(g.Members, w.Members) || g.Totals != w.Totals {
+			if g.Kind != w.Kind || !reflect.DeepEqual(g.Members, w.Members) || !sameNumbers(g.Totals, w.Totals) {
 				t.Errorf("frame %d: session %s: %+v\nrecorded %+v", i, w.Ref(), g, w)
 			}
 		}
 	}
+}
+
+// sameNumbers reports whether a session's totals are b's but for the
+// names a cgroup's usage holds (the cgroups setting its limits).
+func sameNumbers(a, b session.Totals) bool {
+	if (a.Cgroup == nil) != (b.Cgroup == nil) {
+		return false
+	}
+	if a.Cgroup != nil {
+		ac, bc := *a.Cgroup, *b.Cgroup
+		ac.MemoryLimitPath, ac.CPUQuotaPath, bc.MemoryLimitPath, bc.CPUQuotaPath = "", "", "", ""
+		if ac != bc {
+			return false
+		}
+	}
+	a.Cgroup, b.Cgroup = nil, nil
+	return a == b
 }
 
 // TestAnonymizerConsistent: one name, one hash across kinds of strings;
@@ -591,4 +690,72 @@ func TestReadEncoding1(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("Frame(1)", f, true)
+}
+
+// TestReadFormat2Encoding1 reads a file as procwalk recorded it before
+// the frame encoding's version 2: testdata/format2-codec1.pwrec, three
+// frames a second apart of the session fixture, written by
+//
+//	procwalk record -o format2-codec1.pwrec --count 3 --interval 1s \
+//	  --proc ../session/testdata/sessions/proc --cgroup-root ../session/testdata/sessions/cgroupfs-v1 \
+//	  --passwd ../session/testdata/sessions/passwd --tmux-socket /nonexistent/tmux
+//
+// at commit 3e6da27 (format 2: frames 1 and 2 hold the unchanged processes
+// and sessions by their ids). Every frame reads, in order and at random,
+// with the fixture's processes, sessions, cgroup limits, user names and
+// the rates measured between frames.
+func TestReadFormat2Encoding1(t *testing.T) {
+	r, err := Open("testdata/format2-codec1.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	h := r.Header()
+	if h.FormatVersion != 2 || h.FrameCodec != 1 || h.Interval() != time.Second || h.UserNames().Name(1000) != "dev" {
+		t.Errorf("header: %+v", h)
+	}
+	if n, err := r.Len(); n != 3 || err != nil {
+		t.Fatalf("Len: %d, %v; want 3 frames", n, err)
+	}
+	check := func(what string, f frame.Frame, measured bool) {
+		t.Helper()
+		p := f.Snapshot.Process(201)
+		if p == nil || p.Comm != "sshd" || p.PPID != 200 || p.RSSBytes != 1000*4096 || p.Rates.Measured != measured {
+			t.Fatalf("%s: pid 201 %+v: want sshd, ppid 200, RSS 4096000, rates measured %v", what, p, measured)
+		}
+		limited := 0
+		for _, s := range f.Sessions {
+			if c := s.Totals.Cgroup; c != nil && c.MemoryLimitBytes > 0 {
+				limited++
+			}
+		}
+		if len(f.Snapshot.Procs) != 35 || len(f.Sessions) != 70 || limited != 3 {
+			t.Errorf("%s: %d processes, %d sessions, %d under a memory limit; want 35, 70, 3", what, len(f.Snapshot.Procs), len(f.Sessions), limited)
+		}
+	}
+	var times []time.Time
+	for i := range 3 {
+		f, err := r.Next()
+		if err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		check(fmt.Sprintf("frame %d", i), f, i > 0)
+		times = append(times, f.Snapshot.Time)
+	}
+	if _, err := r.Next(); err != io.EOF {
+		t.Errorf("after 3 frames: %v, want io.EOF", err)
+	}
+	for _, i := range []int{2, 0, 1} {
+		f, err := r.Frame(i)
+		if err != nil {
+			t.Fatalf("Frame(%d): %v", i, err)
+		}
+		check(fmt.Sprintf("Frame(%d)", i), f, i > 0)
+		if !f.Snapshot.Time.Equal(times[i]) {
+			t.Errorf("Frame(%d) at %v, read in order at %v", i, f.Snapshot.Time, times[i])
+		}
+	}
+	if d := times[2].Sub(times[0]); d < 2*time.Second || d > 3*time.Second {
+		t.Errorf("frames %v apart over two intervals of 1s", d)
+	}
 }

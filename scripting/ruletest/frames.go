@@ -21,10 +21,10 @@ import (
 // sets one; sessions hold the processes written under them and their
 // descendants, their totals and cumulative counters made as a Grouper's.
 
-// Start is the time of a described test's first frame (2026-01-01 00:00
+// start is the time of a described test's first frame (2026-01-01 00:00
 // UTC): a fixed date, so that what a rule prints of times is the same
 // every day.
-var start = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+func start() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 
 // bootBefore is how long the described host has been up at the first
 // frame.
@@ -69,7 +69,7 @@ func buildFrames(t *Test) ([]frame.Frame, error) {
 	var out []frame.Frame
 	for i := range t.Frames {
 		fs := &t.Frames[i]
-		now := start.Add(fs.at)
+		now := start().Add(fs.at)
 		if err := w.apply(fs, now); err != nil {
 			return nil, err
 		}
@@ -109,6 +109,11 @@ func (w *world) apply(fs *frameSpec, now time.Time) error {
 				return w.errorf(st.line, "exit %d: no such process", st.pid)
 			}
 			delete(w.procs, st.pid)
+			for _, c := range w.procs {
+				if c.p.PPID == st.pid {
+					c.p.PPID = 1 // orphans go to init, as the kernel does
+				}
+			}
 		case "session":
 			s, err := w.session(st, now)
 			if err != nil {
@@ -266,9 +271,9 @@ func (w *world) process(st statement, parent int, sess *wsession, now time.Time)
 		}
 	}
 	// A start time is whole clock ticks after boot, as the kernel has it.
-	ticks := uint64(wp.p.Start.Sub(start.Add(-bootBefore)) / (time.Second / clockTicks))
+	ticks := uint64(wp.p.Start.Sub(start().Add(-bootBefore)) / (time.Second / clockTicks))
 	wp.p.ID.StartTicks = ticks
-	wp.p.Start = start.Add(-bootBefore).Add(time.Duration(ticks) * (time.Second / clockTicks))
+	wp.p.Start = start().Add(-bootBefore).Add(time.Duration(ticks) * (time.Second / clockTicks))
 	return nil
 }
 
@@ -389,7 +394,7 @@ func (w *world) frame(now time.Time) frame.Frame {
 	for _, wp := range w.procs {
 		procs = append(procs, wp.p)
 	}
-	host := procwalk.Host{BootTime: start.Add(-bootBefore), ClockTicks: clockTicks, PageSizeBytes: 4096, MemTotalBytes: w.t.Host.memBytes, CPUs: w.t.Host.cpus}
+	host := procwalk.Host{BootTime: start().Add(-bootBefore), ClockTicks: clockTicks, PageSizeBytes: 4096, MemTotalBytes: w.t.Host.memBytes, CPUs: w.t.Host.cpus}
 	snap := procwalk.NewSnapshot(host, procwalk.AllFields, 0, procs, procwalk.Visibility{Listed: len(procs)})
 	snap.Time, snap.Source = now, procwalk.SourceProc
 	w.sampler.Observe(snap)

@@ -131,20 +131,13 @@ expect `+c.at+` alert session=build message=held
 // TestReplayInput: a test's frames may be a recording's, times counted
 // from its first frame; the rule sees its processes and clock.
 func TestReplayInput(t *testing.T) {
-	src, err := Parse("gen.ruletest", []byte(`rule x
+	frames := framesOf(t, `rule x
 at 0s
   session tmux:build
     100 bash
       101 cc1 rss=3GiB
 every 1m until 3m
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := buildFrames(src)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	dir := t.TempDir()
 	file, err := os.Create(filepath.Join(dir, "host.pwrec"))
 	if err != nil {
@@ -216,7 +209,7 @@ func TestSyntaxErrors(t *testing.T) {
 // members with their descendants, totals and cumulative counters, an
 // agent's status time, a cgroup's usage against its limit.
 func TestFramesDescribed(t *testing.T) {
-	test, err := Parse("f.ruletest", []byte(`rule x
+	frames := framesOf(t, `rule x
 user alice 1000
 at 0s
   session tmux:build tmux_target=build:0.0
@@ -231,14 +224,7 @@ at 1m
     102 cc1 cpu_time=5
 at 2m
   exit 102
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	frames, err := buildFrames(test)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	f := frames[1]
 	make101 := f.Snapshot.Process(101)
 	if r := make101.Rates; !r.Measured || r.CPUPercent != 50 || r.RSSGrowthBytesPerMinute != 60<<20 || r.IntervalSeconds != 60 {
@@ -266,6 +252,20 @@ at 2m
 	}
 }
 
+// framesOf parses a test's source and builds its frames.
+func framesOf(t *testing.T, src string) []frame.Frame {
+	t.Helper()
+	test, err := Parse("frames.ruletest", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	frames, err := buildFrames(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return frames
+}
+
 func sessionOf(t *testing.T, f frame.Frame, ref string) procsession.Session {
 	t.Helper()
 	for _, s := range f.Sessions {
@@ -285,7 +285,7 @@ func TestFrameTimes(t *testing.T) {
 		var out []frame.Frame
 		for _, o := range offsets {
 			snap := procwalk.NewSnapshot(procwalk.Host{}, 0, 0, nil, procwalk.Visibility{})
-			snap.Time = start.Add(o)
+			snap.Time = start().Add(o)
 			out = append(out, frame.Frame{Snapshot: snap})
 		}
 		return out
@@ -301,5 +301,27 @@ func TestFrameTimes(t *testing.T) {
 		if got := frameTimes(at(c.in...)); fmt.Sprint(got) != fmt.Sprint(c.want) {
 			t.Errorf("%v: %v, want %v", c.in, got, c.want)
 		}
+	}
+}
+
+// A process whose parent exits is init's child, as the kernel makes it;
+// written under its session, it stays a member (as tmux's grouping finds
+// an escaped process by its TMUX variable), its parent gone.
+func TestOrphansGoToInit(t *testing.T) {
+	frames := framesOf(t, `rule x
+at 0s
+  1 init
+  session tmux:build
+    100 bash
+      101 make
+        102 cc1
+at 1m
+  exit 101
+`)
+	if p := frames[1].Snapshot.Process(102); p == nil || p.PPID != 1 {
+		t.Errorf("cc1 after make exited: %+v", p)
+	}
+	if s := sessionOf(t, frames[1], "tmux:build"); len(s.Members) != 2 || len(s.Roots) != 2 {
+		t.Errorf("tmux:build after make exited: members %v, roots %v; want bash and cc1, both roots", s.Members, s.Roots)
 	}
 }

@@ -35,6 +35,9 @@ type Config struct {
 	Command string        // a shell command; "" runs none
 	Timeout time.Duration // how long one may run before it is killed
 	Max     int           // the most started a minute
+	// Host is the alerts' host: a replay's is the recorded host; ""
+	// means this one's (os.Hostname).
+	Host string
 }
 
 // outputBytes caps what a command's stdout and stderr may bring
@@ -69,7 +72,10 @@ func New(f Config, stderr io.Writer) *Runner {
 	if f.Command == "" {
 		return nil
 	}
-	host, _ := os.Hostname()
+	host := f.Host
+	if host == "" {
+		host, _ = os.Hostname()
+	}
 	r := &Runner{f: f, stderr: stderr, host: host, now: time.Now, start: (*exec.Cmd).Start,
 		queue: make(chan []byte, queueSize), done: make(chan struct{})}
 	go r.loop()

@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package render
 
 import (
 	"testing"
@@ -33,7 +33,7 @@ func TestVisibilityNote(t *testing.T) {
 	}
 	for _, tt := range tests {
 		s := &procwalk.Snapshot{Procs: procs, Visibility: tt.v}
-		if got := visibilityNote(s, tt.euid); got != tt.want {
+		if got := VisibilityNote(s, tt.euid); got != tt.want {
 			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
 		}
 	}
