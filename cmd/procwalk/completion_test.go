@@ -7,12 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/procwalk/procwalk/procwalk"
 )
 
 // Each shell's script is produced and asks procwalk itself; a wrong shell
@@ -219,7 +215,6 @@ end
 			pane := newTmux(t, fmt.Sprintf("procwalk-%s-%d", sh.name, os.Getpid()))
 			pane.run("new-session", "-d", "-x", "200", "-y", "50", "env -i "+strings.Join(shellQuoteAll(append(env, "ZDOTDIR="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"))), " ")+" "+sh.cmd)
 			pane.run("set-option", "-g", "history-limit", "5000")
-			shellExits(t, pane)
 			for i, c := range cases {
 				// Keys are read in order: the completion, run at <Tab>,
 				// is done before the shell reads <Enter>.
@@ -233,47 +228,6 @@ end
 			}
 		})
 	}
-}
-
-// shellExits has the pane's shell exit, and waits until it has, before
-// the test's other cleanups (tmux killed, the temporary home removed)
-// run: a shell writes its history as it exits, and one ended by
-// kill-server's hangup could still be writing while the home is removed.
-func shellExits(t *testing.T, pane *testTmux) {
-	t.Helper()
-	pid, err := strconv.Atoi(strings.TrimSpace(pane.out("display-message", "-p", "#{pane_pid}")))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := fs.ReadStat(pid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// A test that passed left the line empty (each case ran); one
-		// that failed may have left it half typed, where 'exit' would
-		// not run: tmux's hangup ends it then. No C-c first: zsh drops
-		// the keys typed ahead of an interrupt, 'exit' among them (so it
-		// stayed, 1 run in 6 under load).
-		if t.Failed() {
-			return
-		}
-		exec.Command("tmux", "-L", pane.socket, "send-keys", "exit", "Enter").Run()
-		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-			now, err := fs.ReadStat(pid)
-			if err != nil || now.StartTicks != st.StartTicks || now.State == 'Z' {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Errorf("the shell (pid %d) did not exit within 60 s of 'exit'", pid)
-				return
-			}
-		}
-	})
 }
 
 // shellQuoteAll single-quotes each word for sh.
