@@ -16,6 +16,11 @@ import (
 // cumulative is the Grouper's memory of each session's counters.
 type cumulative struct {
 	sessions map[sessionKey]*sessionCounters
+	// next is where a session's members are listed before they replace
+	// the old ones: one slice for all sessions, rather than a spare one
+	// kept by each (at 10,000 processes each is in two or three sessions:
+	// megabytes of a live view's memory).
+	next []memberCounters
 }
 
 type sessionKey struct{ kind, name string }
@@ -24,22 +29,31 @@ type sessionCounters struct {
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
 	members               []memberCounters // ascending pid, as Session.Members
-	spare                 []memberCounters // the previous slice, reused
-	live                  bool             // present in the current gather
+	// credits is IO the kernel will add to a member when it reaps a child
+	// member whose IO was counted already: discounted from its next
+	// increase. Few members ever have one: a map, not a field of each.
+	credits map[procwalk.ProcID]ioCredit
+	live    bool // present in the current gather
 }
 
 // memberCounters is a member's counters when last seen, and its parent's
-// pid, to recognise the parent that reaps it.
+// pid, to recognise the parent that reaps it. Kept for every member of
+// every session: small (pids fit in 32 bits, pid_max is at most 2^22).
 type memberCounters struct {
-	id                    procwalk.ProcID
-	parentPID             int
+	pid, parentPID        int32
+	startTicks            uint64
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
 	haveIO                bool
-	// credit is IO the kernel will add to this member when it reaps a child
-	// member whose IO was counted already: discounted from its next increase.
-	creditRead, creditWrite uint64
 }
+
+// id is the member's process id.
+func (m *memberCounters) id() procwalk.ProcID {
+	return procwalk.ProcID{PID: int(m.pid), StartTicks: m.startTicks}
+}
+
+// ioCredit is IO to discount from a member's next increases.
+type ioCredit struct{ read, write uint64 }
 
 // update adds each session's counter increases since the previous gather and
 // writes the cumulative values into the sessions' totals.
@@ -59,7 +73,7 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 			c.sessions[key] = sc
 		}
 		sc.live = true
-		sc.update(s, ss)
+		c.next = sc.update(s, ss, c.next)
 		// A sum of many float seconds gathers noise (953.2900000000001)
 		// that would only grow from gather to gather. Every term is whole
 		// clock ticks, so the exact sum is too: round to the tick.
@@ -75,39 +89,43 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 	}
 }
 
-func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session) {
+// update adds the session's increases since the last gather, listing its
+// members in next (emptied; returned for the next session's use).
+func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session, next []memberCounters) []memberCounters {
 	// Members that exited since the last gather: the kernel adds their IO to
 	// the parent that reaps them, so when the parent is a member still
 	// alive, credit it with what was counted already, to be discounted from
 	// its increase.
 	for i := range sc.members {
 		old := &sc.members[i]
-		if !old.haveIO || s.Lookup(old.id) != nil {
+		if !old.haveIO || s.Lookup(old.id()) != nil {
 			continue // no IO counted, or alive (maybe moved to another session)
 		}
-		if j := memberIndex(sc.members, old.parentPID); j >= 0 && sc.members[j].haveIO && s.Lookup(sc.members[j].id) != nil {
-			sc.members[j].creditRead += old.readBytes
-			sc.members[j].creditWrite += old.writeBytes
+		if j := memberIndex(sc.members, int(old.parentPID)); j >= 0 && sc.members[j].haveIO && s.Lookup(sc.members[j].id()) != nil {
+			if sc.credits == nil {
+				sc.credits = map[procwalk.ProcID]ioCredit{}
+			}
+			c := sc.credits[sc.members[j].id()]
+			c.read += old.readBytes
+			c.write += old.writeBytes
+			sc.credits[sc.members[j].id()] = c
 		}
 	}
-	next := sc.spare[:0]
-	if cap(next) < len(ss.Members) {
-		next = make([]memberCounters, 0, len(ss.Members)) // one allocation, not append's doublings
-	}
-	j := 0 // cursor in sc.members: both lists ascend by pid
+	next = slices.Grow(next[:0], len(ss.Members)) // one allocation, not append's doublings
+	j := 0                                        // cursor in sc.members: both lists ascend by pid
 	for m, id := range ss.Members {
 		p := ss.member(s, m)
 		if p == nil {
 			continue
 		}
-		cur := memberCounters{id: id, parentPID: p.PPID, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&procwalk.FieldIO != 0}
+		cur := memberCounters{pid: int32(id.PID), parentPID: int32(p.PPID), startTicks: id.StartTicks, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&procwalk.FieldIO != 0}
 		if cur.haveIO {
 			cur.readBytes, cur.writeBytes = p.IO.ReadBytes, p.IO.WriteBytes
 		}
-		for j < len(sc.members) && sc.members[j].id.PID < id.PID {
+		for j < len(sc.members) && int(sc.members[j].pid) < id.PID {
 			j++
 		}
-		if j >= len(sc.members) || sc.members[j].id != id {
+		if j >= len(sc.members) || sc.members[j].id() != id {
 			// First gather, or a newcomer since the last one: what it used so
 			// far was used here (a new process starts at zero; one that
 			// moved in brings its history, which is counted here too).
@@ -120,20 +138,34 @@ func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session) {
 		old := &sc.members[j]
 		sc.cpuSeconds += increase(cur.cpuSeconds, old.cpuSeconds)
 		if cur.haveIO && old.haveIO {
-			cur.creditRead, cur.creditWrite = old.creditRead, old.creditWrite
-			sc.readBytes += discount(cur.readBytes-min(cur.readBytes, old.readBytes), &cur.creditRead)
-			sc.writeBytes += discount(cur.writeBytes-min(cur.writeBytes, old.writeBytes), &cur.creditWrite)
+			c, ok := sc.credits[id]
+			sc.readBytes += discount(cur.readBytes-min(cur.readBytes, old.readBytes), &c.read)
+			sc.writeBytes += discount(cur.writeBytes-min(cur.writeBytes, old.writeBytes), &c.write)
+			if ok {
+				sc.credits[id] = c
+			}
 		}
 		// IO readable now but not before (or the reverse): nothing to
 		// compare with; the next gather counts from here.
 		next = append(next, cur)
 	}
-	sc.spare, sc.members = sc.members, next
+	// The old list's storage takes the new one when it holds it: each
+	// session keeps one list, next serves them all.
+	sc.members = append(sc.members[:0], next...)
+	if cap(sc.members) > 2*len(sc.members)+64 {
+		sc.members = slices.Clip(slices.Clone(sc.members)) // shrunk a lot: let the old storage go
+	}
+	for id, c := range sc.credits {
+		if i := memberIndex(sc.members, id.PID); c == (ioCredit{}) || i < 0 || sc.members[i].id() != id || !sc.members[i].haveIO {
+			delete(sc.credits, id) // used up, or its member left or lost its IO
+		}
+	}
+	return next
 }
 
 // memberIndex finds pid in members (ascending pid), or -1.
 func memberIndex(members []memberCounters, pid int) int {
-	i, ok := slices.BinarySearchFunc(members, pid, func(m memberCounters, pid int) int { return cmp.Compare(m.id.PID, pid) })
+	i, ok := slices.BinarySearchFunc(members, pid, func(m memberCounters, pid int) int { return cmp.Compare(int(m.pid), pid) })
 	if !ok {
 		return -1
 	}

@@ -366,6 +366,32 @@ func TestCumulativeCountersNeverGoBack(t *testing.T) {
 	}
 }
 
+// A credit (the IO of a reaped member, counted already) lasts until the
+// parent's increases have used it up, over as many gathers as that takes,
+// and goes with the parent.
+func TestCumulativeCreditLastsUntilUsed(t *testing.T) {
+	g, _ := fixtureGrouper(t, sessionFixture, Config{Kinds: []string{KindSID}})
+	t0 := time.Unix(1700000000, 0)
+	steps := []struct {
+		name  string
+		procs [][6]int
+		read  uint64
+	}{
+		{"start", [][6]int{{10, 1, 10, 1, 100, 0}, {11, 10, 10, 1, 50, 0}, {12, 10, 10, 1, 0, 0}}, 150},
+		// 11 exits with 50 bytes counted: the parent's next 50 are its.
+		{"reaped, the parent's counter has 30 of it", [][6]int{{10, 1, 10, 1, 130, 0}, {12, 10, 10, 1, 0, 0}}, 150},
+		{"the other 20 and 5 of its own", [][6]int{{10, 1, 10, 1, 155, 0}, {12, 10, 10, 1, 0, 0}}, 155},
+		{"used up: all of it counts", [][6]int{{10, 1, 10, 1, 165, 0}, {12, 10, 10, 1, 7, 0}}, 172},
+	}
+	for i, step := range steps {
+		s := synthetic(t0.Add(time.Duration(i)*time.Second), step.procs...)
+		sessions, _ := g.Group(s)
+		if got := find(t, sessions, "sid:10").Totals.CumulativeReadBytes; got != step.read {
+			t.Errorf("step %d (%s): cumulative read = %d, want %d", i, step.name, got, step.read)
+		}
+	}
+}
+
 // CPU seconds are whole clock ticks: the session's sum stays on the tick
 // (0.3, not 0.1+0.2 = 0.30000000000000004) from gather to gather.
 func TestCumulativeCPUSecondsHasNoFloatNoise(t *testing.T) {
