@@ -25,19 +25,7 @@ import (
 func TestIntegrationAgentStatus(t *testing.T) {
 	integration(t)
 	clearEnv(t)
-	dir := t.TempDir()
-	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("agentproj-%d", os.Getpid()))
-	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	claude := filepath.Join(dir, "bin", "claude")
-	copyFile(t, sleep, claude)
+	dir, home, proj, claude := fakeAgentDirs(t, "agentproj", "claude")
 	startFakeAgent(t, claude, proj, home)
 	// Written after the agent started: its transcript.
 	project := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(proj, "-")
@@ -194,6 +182,26 @@ print(s.agent.status, s.agent.model, s.context_percent, s.pending_tools)
 	}
 }
 
+// fakeAgentDirs makes a temporary HOME, a project folder named prefix-PID
+// and a copy of sleep named name (an agent's command as /proc shows it).
+func fakeAgentDirs(t *testing.T, prefix, name string) (dir, home, proj, exe string) {
+	t.Helper()
+	dir = t.TempDir()
+	home, proj = filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("%s-%d", prefix, os.Getpid()))
+	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Skip("no sleep binary")
+	}
+	exe = filepath.Join(dir, "bin", name)
+	copyFile(t, sleep, exe)
+	return dir, home, proj, exe
+}
+
 // startFakeAgent starts exe (a copy of sleep named as an agent) in dir with
 // HOME home, holding open the files open (as its fds 3, 4 ...), in a
 // process group of its own killed at the test's end, and returns its pid
@@ -251,19 +259,7 @@ func waitExe(t *testing.T, pid int, exe string) {
 func TestIntegrationAgentBinding(t *testing.T) {
 	integration(t)
 	clearEnv(t)
-	dir := t.TempDir()
-	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("bindproj-%d", os.Getpid()))
-	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	claude := filepath.Join(dir, "bin", "claude")
-	copyFile(t, sleep, claude)
+	_, home, proj, claude := fakeAgentDirs(t, "bindproj", "claude")
 	var pids []int
 	for range 3 {
 		pids = append(pids, startFakeAgent(t, claude, proj, home))
@@ -350,19 +346,7 @@ func TestIntegrationAgentBinding(t *testing.T) {
 func TestIntegrationAgentBindingOpenFile(t *testing.T) {
 	integration(t)
 	clearEnv(t)
-	dir := t.TempDir()
-	home, proj := filepath.Join(dir, "home"), filepath.Join(dir, "work", fmt.Sprintf("openproj-%d", os.Getpid()))
-	for _, d := range []string{home, proj, filepath.Join(dir, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	codex := filepath.Join(dir, "bin", "codex")
-	copyFile(t, sleep, codex)
+	_, home, proj, codex := fakeAgentDirs(t, "openproj", "codex")
 	day := filepath.Join(home, ".codex", "sessions", time.Now().Format("2006/01/02"))
 	if err := os.MkdirAll(day, 0o700); err != nil {
 		t.Fatal(err)
