@@ -60,43 +60,10 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 	if tg == "" {
 		t.Fatal("PROCWALK_TELEGRAF is not set: build one with plugin/telegraf/build-telegraf.sh")
 	}
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Skip("no sleep binary")
-	}
-	dir := t.TempDir()
-	home, bin := filepath.Join(dir, "home"), filepath.Join(dir, "bin")
-	agentBin := filepath.Join(bin, "pwe2eagent")
-	for _, d := range []string{home, bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	b, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(agentBin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir, home, agentBin := e2eAgentHome(t)
 	agents := make([]*e2eAgent, e2eAgents)
 	for i := range agents {
-		project := fmt.Sprintf("pwe2e-%d-%d", os.Getpid(), i+1)
-		a := &e2eAgent{name: "e2eagent/" + project, cwd: filepath.Join(dir, "work", project)}
-		if err := os.MkdirAll(a.cwd, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		a.cmd = exec.Command(agentBin, fmt.Sprint(sleeperSeconds))
-		a.cmd.Dir, a.cmd.Env = a.cwd, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-		a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if err := a.cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-			a.cmd.Wait()
-		})
-		agents[i] = a
+		agents[i] = startE2EAgent(t, agentBin, dir, home, fmt.Sprintf("pwe2e-%d-%d", os.Getpid(), i+1))
 	}
 	for _, a := range agents {
 		waitExec(t, a.cmd.Process.Pid, agentBin)
@@ -338,4 +305,51 @@ func influxSeries(t *testing.T, base, q string) []influxResult {
 		t.Fatalf("query %q: %s", q, r.Error)
 	}
 	return body.Results[0].Series
+}
+
+// e2eAgentHome makes a temporary HOME and a copy of sleep named pwe2eagent,
+// an agent's command as /proc shows it (the configs' agent pattern).
+func e2eAgentHome(t *testing.T) (dir, home, agentBin string) {
+	t.Helper()
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	home, bin := filepath.Join(dir, "home"), filepath.Join(dir, "bin")
+	agentBin = filepath.Join(bin, "pwe2eagent")
+	for _, d := range []string{home, bin} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(sleep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(agentBin, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir, home, agentBin
+}
+
+// startE2EAgent starts agentBin in dir/work/project with HOME home, in a
+// process group of its own, killed at the test's end.
+func startE2EAgent(t *testing.T, agentBin, dir, home, project string) *e2eAgent {
+	t.Helper()
+	a := &e2eAgent{name: "e2eagent/" + project, cwd: filepath.Join(dir, "work", project)}
+	if err := os.MkdirAll(a.cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a.cmd = exec.Command(agentBin, fmt.Sprint(sleeperSeconds))
+	a.cmd.Dir, a.cmd.Env = a.cwd, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
+	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+		a.cmd.Wait()
+	})
+	return a
 }

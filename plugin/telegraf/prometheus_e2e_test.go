@@ -179,40 +179,8 @@ func prometheusExample(t *testing.T, listen, opts string) string {
 // returns the procwalk options that find them.
 func dashboardData(t *testing.T, e *e2e) string {
 	t.Helper()
-	dir := t.TempDir()
-	home, bin := filepath.Join(dir, "home"), filepath.Join(dir, "bin")
-	agentBin := filepath.Join(bin, "pwe2eagent")
-	sleep, err := exec.LookPath("sleep")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(sleep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, d := range []string{home, bin} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(agentBin, b, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	project := fmt.Sprintf("pwdash-%d", os.Getpid())
-	a := &e2eAgent{name: "e2eagent/" + project, cwd: filepath.Join(dir, "work", project)}
-	if err := os.MkdirAll(a.cwd, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	a.cmd = exec.Command(agentBin, fmt.Sprint(sleeperSeconds))
-	a.cmd.Dir, a.cmd.Env = a.cwd, []string{"HOME=" + home, "PATH=/usr/bin:/bin"}
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := a.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-		a.cmd.Wait()
-	})
+	dir, home, agentBin := e2eAgentHome(t)
+	a := startE2EAgent(t, agentBin, dir, home, fmt.Sprintf("pwdash-%d", os.Getpid()))
 	waitExec(t, a.cmd.Process.Pid, agentBin)
 	folder := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(a.cwd, "-")
 	a.transcript = filepath.Join(home, ".claude", "projects", folder, "0b7e51c2-9a3f-4c1e-8d2a-6f0e3b1a2c4d.jsonl")
