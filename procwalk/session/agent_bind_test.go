@@ -139,13 +139,14 @@ func TestAgentBindingStaleRecord(t *testing.T) {
 // the fifth's, the only agent left that could have created it.
 func TestAgentBindingElimination(t *testing.T) {
 	root, home, pids, ticks := fiveAgents(t)
-	later := time.Now().Add(time.Hour) // written after every file below was created
+	created := agentNow.Add(30 * time.Minute) // the fifth's file, on the tests' clock
+	later := agentNow.Add(time.Hour)          // written after every file below was created
 	for k := range 4 {
 		writeRecord(t, home, pids[k], ticks[k], sessionIDOf(k))
 		writeTranscript(t, claudeFile(home, sessionIDOf(k)), claudeConversation(agentNow.Add(-10*time.Minute)), later)
 	}
 	fifth := claudeFile(home, "fifth-0000-4000-8000-000000000099")
-	writeTranscript(t, fifth, claudeConversation(agentNow.Add(-10*time.Minute)), time.Now())
+	writeTranscript(t, fifth, claudeConversation(agentNow.Add(-10*time.Minute)), created)
 	ag := newAgentGatherer(t, root, AgentStatusConfig{})
 	sessions, _ := ag.gatherWithin(agentNow)
 	want := []string{sessionIDOf(0) + ".jsonl by " + BindSessionRecord, sessionIDOf(1) + ".jsonl by " + BindSessionRecord,
@@ -165,7 +166,7 @@ func TestAgentBindingElimination(t *testing.T) {
 		}
 		writeTranscript(t, claudeFile(home, sessionIDOf(k)), claudeConversation(agentNow.Add(-10*time.Minute)), mod)
 	}
-	writeTranscript(t, claudeFile(home, "fifth-0000-4000-8000-000000000099"), claudeConversation(agentNow.Add(-10*time.Minute)), time.Now())
+	writeTranscript(t, claudeFile(home, "fifth-0000-4000-8000-000000000099"), claudeConversation(agentNow.Add(-10*time.Minute)), created)
 	sessions, _ = newAgentGatherer(t, root, AgentStatusConfig{}).gatherWithin(agentNow)
 	if got := bindings(t, sessions, fiveNames[4]); got[0] != BindAmbiguous {
 		t.Errorf("a file the first agent's /clear may have made: %q", got)
