@@ -49,6 +49,13 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		!strings.Contains(got, "api errors: 3, the last rate_limit at "+now.Add(-2*time.Minute).Format("2006-01-02 15:04:05")+", 2m00s ago\n") {
 		t.Errorf("compactions and API errors:\n%s", got)
 	}
+	// Why quotes the transcript's error text: escaped.
+	why := a.Why
+	a.Status, a.Why = session.AgentError, "its last model call failed: \x1b]0;pwned\a"
+	if got := lines(); !strings.Contains(got, "status: error for 3m00s: its last model call failed: \\x1b]0;pwned\\x07\n") {
+		t.Errorf("an error's text:\n%s", got)
+	}
+	a.Status, a.Why = "blocked", why
 	// What the session says of itself, its cost and rate limits.
 	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode = "lexer \x1b[1mv2", "main", "2.1.42", "plan"
 	a.CostUSD, a.HaveCost, a.Transcript.HaveRateLimits, a.Transcript.RateLimitPrimaryPercent, a.Transcript.RateLimitSecondaryPercent = 0.33796, true, true, 7, 77.5
