@@ -496,7 +496,9 @@ func oneLine(s string) string { return strings.NewReplacer("\n", " ", "\t", " ")
 // kinds), gathered with flags and the PROCWALK_* variables. Its errors
 // carry an exit code and no message.
 func sessionRefs(ctx context.Context, e *env, flags []string) ([]string, error) {
-	g := &globals{clock: e.clock}
+	// A completion prints only candidates: the source's note (a BPF
+	// fallback) is dropped, not written into the shell's line.
+	g := &globals{clock: e.clock, note: func(string) {}}
 	fs := newFlagSet(completeCommand, g, io.Discard)
 	var f sessionFlags
 	f.register(fs)
