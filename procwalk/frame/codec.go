@@ -412,14 +412,8 @@ func (d *Decoder) readProcess(r *wireReader, p *procwalk.Process) {
 		p.Comm = d.comms.String(r.bytes())
 	}
 	if mask&(1<<bitCmdline) != 0 {
-		if n := r.uvarint(); n > 0 && r.err == nil {
-			start := r.b
-			for range n {
-				r.bytes()
-			}
-			if r.err == nil {
-				p.Cmdline = d.cmdline(start[:len(start)-len(r.b)], n)
-			}
+		if args, ok := d.readCmdline(r); ok {
+			p.Cmdline = args
 		}
 	}
 	if mask&(1<<bitExe) != 0 {
@@ -454,6 +448,23 @@ func (d *Decoder) str(b []byte) string {
 // maxDecodedCmdlineBytes bounds the command lines a Decoder keeps (their
 // encoded bytes), as the Scanner bounds its own (maxInternedCmdlineBytes).
 const maxDecodedCmdlineBytes = 256 << 10
+
+// readCmdline reads a command line as the append functions wrote it, its
+// count then each argument; ok is false for none, or when r failed.
+func (d *Decoder) readCmdline(r *wireReader) (args []string, ok bool) {
+	n := r.uvarint()
+	if n == 0 || r.err != nil {
+		return nil, false
+	}
+	start := r.b
+	for range n {
+		r.bytes()
+	}
+	if r.err != nil {
+		return nil, false
+	}
+	return d.cmdline(start[:len(start)-len(r.b)], n), true
+}
 
 // cmdline returns the n arguments encoded in enc, the same slice for the
 // same bytes: most command lines repeat from frame to frame.

@@ -47,14 +47,8 @@ func (d *Decoder) readProcessV1(r *wireReader, p *procwalk.Process, startStack b
 	for _, v := range [...]*int{&p.RealUID, &p.EffectiveUID, &p.FDs, &p.OOMScore} {
 		*v = r.int()
 	}
-	if n := r.uvarint(); n > 0 && r.err == nil {
-		start := r.b
-		for range n {
-			r.bytes()
-		}
-		if r.err == nil {
-			p.Cmdline = d.cmdline(start[:len(start)-len(r.b)], n)
-		}
+	if args, ok := d.readCmdline(r); ok {
+		p.Cmdline = args
 	}
 	p.Exe = d.str(r.bytes())
 	p.Cwd = d.str(r.bytes())

@@ -457,7 +457,10 @@ func (r *supervision) treeCPU(tree []*procwalk.Process) float64 {
 	ignores := make(map[int]bool)
 	for _, p := range tree {
 		if _, ok := ignores[p.PPID]; !ok {
-			ignores[p.PPID] = p.PPID != r.self && ignoresSIGCHLD(r.fs, p.PPID, r.statusBuf)
+			ignores[p.PPID] = false
+			if p.PPID != r.self {
+				ignores[p.PPID], r.statusBuf = ignoresSIGCHLD(r.fs, p.PPID, r.statusBuf)
+			}
 		}
 	}
 	return r.cpu.sample(tree, r.reapedCPU, func(p *procwalk.Process) bool { return ignores[p.PPID] })

@@ -144,17 +144,17 @@ func (c *cpuTracker) sample(tree []*procwalk.Process, reaped float64, autoReaped
 
 // ignoresSIGCHLD reports whether pid ignores SIGCHLD (SigIgn in status),
 // so that the kernel reaps its children. SA_NOCLDWAIT alone does not show
-// in /proc.
-func ignoresSIGCHLD(fs procwalk.FS, pid int, buf []byte) bool {
+// in /proc. It reads into buf and returns it, for the next call to reuse.
+func ignoresSIGCHLD(fs procwalk.FS, pid int, buf []byte) (bool, []byte) {
 	b, err := fs.ReadPIDFile(pid, "status", buf)
 	if err != nil {
-		return false
+		return false, b
 	}
 	for line := range bytes.Lines(b) {
 		if v, ok := bytes.CutPrefix(line, []byte("SigIgn:")); ok {
 			mask, err := strconv.ParseUint(string(bytes.TrimSpace(v)), 16, 64)
-			return err == nil && mask&(1<<(unix.SIGCHLD-1)) != 0
+			return err == nil && mask&(1<<(unix.SIGCHLD-1)) != 0, b
 		}
 	}
-	return false
+	return false, b
 }

@@ -21,8 +21,11 @@ import (
 // session between calls so cumulative counters never go backwards; the
 // caller owns it, one per stream of snapshots. Not safe for concurrent use.
 type Grouper struct {
-	fs  procwalk.FS
-	cfg Config
+	fs procwalk.FS
+	// liveFS says fs is the procfs this process runs in (live), looked at
+	// once: it holds for the Grouper's life.
+	liveFS bool
+	cfg    Config
 	// kinds are the configured kinds, each a value of its own (kindTable),
 	// in the order Group reports them; plans are what each reads, worked
 	// out once (the configuration does not change).
@@ -43,7 +46,8 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
-	g := &Grouper{fs: fs, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads, cacheable: live(fs), settleWait: tmuxSettleTimeout},
+	liveFS := live(fs)
+	g := &Grouper{fs: fs, liveFS: liveFS, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads, cacheable: liveFS, settleWait: tmuxSettleTimeout},
 		environs: procwalk.NewEnvironReader(fs, procwalk.DefaultReadTimeout)}
 	g.tmux.readServer = func(pid int) (tmuxServerState, error) { return readTmuxServer(fs, pid) }
 	for _, k := range cfg.Kinds {

@@ -145,7 +145,7 @@ func (g *Grouper) askTmux(known map[string]tmuxCached) tmuxAnswer {
 	if list == nil {
 		list = runTmuxListPanes
 	}
-	if len(g.cfg.Tmux.Sockets) == 0 && !live(g.fs) {
+	if len(g.cfg.Tmux.Sockets) == 0 && !g.liveFS {
 		// Discovered servers belong to this host; their pane pids mean
 		// nothing in another /proc (a fixture, a host mounted elsewhere).
 		a.notes.addf("tmux: %s is not this process's /proc, so no servers are discovered: name them (--tmux-socket)", g.fs.Root())

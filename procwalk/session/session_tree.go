@@ -207,7 +207,7 @@ type selfInfo struct {
 }
 
 func (g *Grouper) selfPIDs(s *procwalk.Snapshot) selfInfo {
-	if !live(g.fs) {
+	if !g.liveFS {
 		return selfInfo{} // a fixture, or another host's /proc
 	}
 	si := selfInfo{pid: os.Getpid(), ancestors: map[int]bool{}, args: os.Args[1:]}
