@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -262,7 +261,7 @@ func (w *cgroupWalk) findHierarchies(fs procwalk.FS, cgroupRoot string) bool {
 	}
 	// A live cgroupfs lists pids as our pid namespace numbers them: they
 	// must be the numbers of the /proc being scanned.
-	if live && !procShowsOwnPIDs(fs) {
+	if live && !ownProcFS(fs) {
 		return false
 	}
 	if len(others) > 0 {
@@ -295,13 +294,6 @@ const initialCgroupNS = "cgroup:[4026531835]"
 func inInitialCgroupNS(fs procwalk.FS) bool {
 	link, err := os.Readlink(fs.Path("self", "ns", "cgroup"))
 	return err == nil && link == initialCgroupNS
-}
-
-// procShowsOwnPIDs reports whether fs numbers processes as our pid
-// namespace does: its self link names our pid.
-func procShowsOwnPIDs(fs procwalk.FS) bool {
-	link, err := os.Readlink(fs.Path("self"))
-	return err == nil && link == strconv.Itoa(os.Getpid())
 }
 
 // onlyRootCgroups reports whether every process is at "/" in each of the

@@ -46,7 +46,7 @@ type Grouper struct {
 // NewGrouper checks cfg and returns a Grouper reading extra per-process files
 // (environ, a container's /etc/hostname) under fs when a kind needs them.
 func NewGrouper(fs procwalk.FS, cfg Config) (*Grouper, error) {
-	liveFS := live(fs)
+	liveFS := ownProcFS(fs)
 	g := &Grouper{fs: fs, liveFS: liveFS, cfg: cfg, tmux: tmuxState{environLimit: maxEnvironReads, cacheable: liveFS, settleWait: tmuxSettleTimeout},
 		environs: procwalk.NewEnvironReader(fs, procwalk.DefaultReadTimeout)}
 	g.tmux.readServer = func(pid int) (tmuxServerState, error) { return readTmuxServer(fs, pid) }

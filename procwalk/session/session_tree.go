@@ -192,9 +192,10 @@ func (t TreeSpec) resolve(s *procwalk.Snapshot, self selfInfo) (int, map[string]
 	return i, attrs, nil
 }
 
-// live reports whether fs is the procfs this process runs in: its "self"
-// link names our pid.
-func live(fs procwalk.FS) bool {
+// ownProcFS reports whether fs is the procfs this process runs in: its
+// "self" link names our pid, so it numbers processes as our pid namespace
+// does.
+func ownProcFS(fs procwalk.FS) bool {
 	link, err := os.Readlink(fs.Path("self"))
 	return err == nil && link == strconv.Itoa(os.Getpid())
 }
