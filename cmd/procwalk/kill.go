@@ -100,8 +100,8 @@ func wrapList(names []string, width int, indent string) string {
 }
 
 func (c *killCommand) exec(ctx context.Context, args []string) error {
-	if err := checkCommandLineOnlyEnv(); err != nil {
-		return err
+	if err := newSources().CheckCommandLineOnlyEnv(); err != nil {
+		return usageError(err)
 	}
 	cfg, err := c.config()
 	if err != nil {

@@ -139,15 +139,25 @@ func (e *exitErr) Unwrap() error { return e.Err }
 // that starts with "--NAME" is about flag NAME's value: when that came from
 // env or the config file, runEnv names the variable or the file and line.
 func usageErrorf(format string, args ...any) error {
-	flag := ""
-	if rest, ok := strings.CutPrefix(format, "--"); ok {
-		end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '-' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') })
-		if end < 0 {
-			end = len(rest)
-		}
-		flag = rest[:end]
+	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...), Flag: flagOf(format)}
+}
+
+// usageError is err, an error in the command line, as usageErrorf's.
+func usageError(err error) error {
+	return &exitErr{Code: exitUsage, Err: err, Flag: flagOf(err.Error())}
+}
+
+// flagOf is NAME when s starts with "--NAME", else "".
+func flagOf(s string) string {
+	rest, ok := strings.CutPrefix(s, "--")
+	if !ok {
+		return ""
 	}
-	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...), Flag: flag}
+	end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '-' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') })
+	if end < 0 {
+		end = len(rest)
+	}
+	return rest[:end]
 }
 
 func exitCode(err error) int {
@@ -177,8 +187,8 @@ type globals struct {
 	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
 	longRunning bool
 	// sources says where each flag's value came from, for errors that
-	// name it (flagSources.named): runEnv's, nil elsewhere.
-	sources *flagSources
+	// name it (named): runEnv's, nil elsewhere.
+	sources *cmdline.Sources
 }
 
 // named is err naming where the value it is about came from, for a
@@ -188,7 +198,38 @@ func (g *globals) named(err error) error {
 	if g.sources == nil {
 		return err
 	}
-	return g.sources.named(err)
+	return named(g.sources, err)
+}
+
+// newSources records, for one run, where each flag's value came from:
+// the command line, a PROCWALK_* variable or a line of the config file.
+// telegraf's --session-kinds (after Telegraf's session_kinds option) is
+// --kind, as for sessions and top; --yes and --force switch off a kill's
+// safety, and are taken from the command line only.
+func newSources() *cmdline.Sources {
+	s := cmdline.NewSources("PROCWALK")
+	s.Alias = func(name string) string {
+		if name == "kind" {
+			return "session-kinds"
+		}
+		return ""
+	}
+	s.CommandLineOnly = []string{"yes", "force"}
+	return s
+}
+
+// named rewrites a usage error about flag's value (exitErr.Flag) that came
+// from env or the config file to name that source instead of --flag.
+func named(s *cmdline.Sources, err error) error {
+	var ee *exitErr
+	if !errors.As(err, &ee) || ee.Flag == "" || ee.Err == nil {
+		return err
+	}
+	msg, ok := s.Named(ee.Flag, ee.Err.Error())
+	if !ok {
+		return err
+	}
+	return &exitErr{Code: ee.Code, Err: errors.New(msg)}
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -275,8 +316,8 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 			c.UsageFunc = cmdline.Usage // ffcli would set its own, which writes -flag
 		}
 	}
-	sources := newFlagSources()
-	addConfigFileOptions(root, sources)
+	sources := newSources()
+	sources.AddConfigFileOptions(root)
 	g.sources = sources
 
 	// fail prints err as procwalk's one error line, and returns it.
@@ -303,12 +344,12 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return fail(err)
 	}
 	sub := subcommand(root, cmdArgs[0])
-	err = sources.readCommandLine(sub.FlagSet, cmdArgs[1:])
+	err = sources.ReadCommandLine(sub.FlagSet, cmdArgs[1:])
 	if err == nil {
-		err = sources.checkEnv(sub.FlagSet)
+		err = sources.CheckEnv(sub.FlagSet)
 	}
 	if err != nil {
-		return fail(err)
+		return fail(usageError(err))
 	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -317,7 +358,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		}
 		return fail(parseError(err, subcommand(root, cmdArgs[0])))
 	}
-	err = sources.named(root.Run(ctx))
+	err = named(sources, root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
 		return e.sayError(ctx, err)
@@ -345,8 +386,8 @@ func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
 	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
 	flags.SetOutput(io.Discard)
 	(&globals{}).register(flags)
-	if err := newFlagSources().readCommandLine(flags, args); err != nil {
-		return nil, err // a bad value of a global flag, named
+	if err := newSources().ReadCommandLine(flags, args); err != nil {
+		return nil, usageError(err) // a bad value of a global flag, named
 	}
 	if err := flags.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

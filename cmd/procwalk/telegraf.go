@@ -194,7 +194,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in.Proc = c.g.proc
 	in.PSS = c.g.pss
 	kinds := c.kinds
-	if c.g.sources.winner("kind", "session-kinds") == "session-kinds" {
+	if c.g.sources.Winner("kind", "session-kinds") == "session-kinds" {
 		kinds = c.kindsAlias
 	}
 	in.Kinds = splitList(kinds)

@@ -3,8 +3,10 @@
 // person reads them (FlagMessage, DidYouMeanFlag), values checked before
 // the flag package's "parse error" (CheckValue), the config file's line
 // format (PlainLine), every command's --help (Usage, LazyHelp), the
-// manual page made from the same help (ManPage), and bash's words for a
-// completion (ShellWords, BashReplies).
+// manual page made from the same help (ManPage), where each flag's value
+// came from and the config file (Sources), and shell completion: the
+// scripts (ShellScript), what completes a word (Completer) and bash's
+// words for it (ShellWords, BashReplies).
 //
 // It holds no state: package main builds the commands and wires them.
 package cmdline
