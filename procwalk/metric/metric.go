@@ -138,12 +138,15 @@ func Sessions() []Desc {
 }
 
 // Lookup finds a metric by its name or an alias, case-insensitively. It
-// lists the catalogue anew: keep a Catalogue where lookups are many.
+// builds the catalogue anew, up to the metric's family: keep a Catalogue
+// where lookups are many.
 func Lookup(name string) (Desc, bool) {
 	name = normal(name)
-	for _, d := range All() {
-		if d.Is(name) {
-			return d, true
+	for _, family := range families() {
+		for _, d := range family() {
+			if d.Is(name) {
+				return d, true
+			}
 		}
 	}
 	return Desc{}, false

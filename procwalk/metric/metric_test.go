@@ -54,6 +54,22 @@ func TestLookup(t *testing.T) {
 	if _, ok := Lookup("size"); ok {
 		t.Error(`Lookup("size") found a metric`)
 	}
+	// Lookup walks the families one by one: every metric of All, by
+	// each of its names, is found, and is the one All lists.
+	for _, want := range All() {
+		for _, name := range append([]string{want.Name}, want.Aliases...) {
+			if d, ok := Lookup(name); !ok || d.Name != want.Name || d.Label != want.Label {
+				t.Errorf("Lookup(%q) = %s, %v; want %s", name, d.Name, ok, want.Name)
+			}
+		}
+	}
+}
+
+// TestCatalogueSize: All's one allocation holds the whole catalogue.
+func TestCatalogueSize(t *testing.T) {
+	if n := len(All()); n > catalogueSize {
+		t.Errorf("the catalogue has %d metrics, catalogueSize room for %d: raise it", n, catalogueSize)
+	}
 }
 
 // TestProcessAbsentIsNotZero: a value not read, denied or not measured is

@@ -6,7 +6,6 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/base32"
 	"reflect"
 	"strings"
 	"time"
@@ -28,7 +27,6 @@ import (
 type Anonymizer struct {
 	key   []byte
 	cache map[string]string
-	enc   *base32.Encoding
 }
 
 // maxCached bounds the Anonymizer's memory of hashes it made (a host whose
@@ -40,13 +38,23 @@ const maxCached = 1 << 16
 func NewAnonymizer() *Anonymizer {
 	key := make([]byte, 32)
 	rand.Read(key) // never fails (crypto/rand's contract since Go 1.24)
-	return &Anonymizer{key: key, cache: make(map[string]string), enc: tokenEncoding()}
+	return &Anonymizer{key: key, cache: make(map[string]string)}
 }
 
-// tokenEncoding spells hashes in lower-case letters and digits: a hash is
-// a valid comm, path component, tmux name and line-protocol tag.
-func tokenEncoding() *base32.Encoding {
-	return base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+// token spells the first tokenLen*5 bits of sum as base32 does (RFC 4648:
+// 5 bits a character, from the first byte's high bits on), in lower-case
+// letters and digits: a hash is a valid comm, path component, tmux name
+// and line-protocol tag. (Package encoding/base32 would build its tables
+// in every procwalk process's start, for ten characters.)
+func token(sum []byte) string {
+	const alphabet = "abcdefghijklmnopqrstuvwxyz234567"
+	var b [tokenLen]byte
+	for i := range b {
+		bit := i * 5
+		window := uint(sum[bit/8])<<8 | uint(sum[bit/8+1]) // the 5 bits lie in these 16
+		b[i] = alphabet[window>>(11-bit%8)&31]
+	}
+	return string(b[:])
 }
 
 // tokenLen is a hash's length in characters (5 bits each): 50 bits, no
@@ -80,7 +88,7 @@ func (a *Anonymizer) String(s string) string {
 	default:
 		m := hmac.New(sha256.New, a.key)
 		m.Write([]byte(s))
-		h = "x" + a.enc.EncodeToString(m.Sum(nil))[:tokenLen]
+		h = "x" + token(m.Sum(nil))
 	}
 	if len(a.cache) >= maxCached {
 		clear(a.cache)

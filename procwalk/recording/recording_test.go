@@ -5,6 +5,7 @@ package recording
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/base32"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -404,6 +405,27 @@ func TestAnonymizerConsistent(t *testing.T) {
 	h := a.String("python3")
 	if len(h) != 1+tokenLen || h == "python3" || a.String("python3") != h || NewAnonymizer().String("python3") == h {
 		t.Errorf("hash of python3: %q (another key: %q)", h, NewAnonymizer().String("python3"))
+	}
+}
+
+// TestTokenIsBase32: token spells a hash as the lower-case base32 of
+// RFC 4648 did before it (the first tokenLen characters), for sums of
+// every bit pattern in its first bytes.
+func TestTokenIsBase32(t *testing.T) {
+	enc := base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+	sum := make([]byte, 32)
+	for i := 0; i < 2000; i++ {
+		for j := range sum {
+			sum[j] = byte((i*131 + j*29 + i*j*7) ^ i>>3)
+		}
+		if i < 8 {
+			for j := range sum {
+				sum[j] = byte(0xff*(i&1)) ^ byte(1<<(i%8)) // all ones, all zeros, one bit
+			}
+		}
+		if got, want := token(sum), enc.EncodeToString(sum)[:tokenLen]; got != want {
+			t.Fatalf("token(% x) = %q, want %q", sum[:8], got, want)
+		}
 	}
 }
 

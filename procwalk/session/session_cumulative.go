@@ -149,11 +149,19 @@ func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session, next []memb
 		// compare with; the next gather counts from here.
 		next = append(next, cur)
 	}
-	// The old list's storage takes the new one when it holds it: each
-	// session keeps one list, next serves them all.
-	sc.members = append(sc.members[:0], next...)
-	if cap(sc.members) > 2*len(sc.members)+64 {
-		sc.members = slices.Clip(slices.Clone(sc.members)) // shrunk a lot: let the old storage go
+	switch {
+	case sc.members == nil && cap(next) <= 2*len(next)+64:
+		// A session new to this gather (each of a one-shot command's, in
+		// its only gather) takes next's storage rather than a copy of it;
+		// the next session's Grow allocates what the copy would have.
+		sc.members, next = next, nil
+	default:
+		// The old list's storage takes the new one when it holds it: each
+		// session keeps one list, next serves them all.
+		sc.members = append(sc.members[:0], next...)
+		if cap(sc.members) > 2*len(sc.members)+64 {
+			sc.members = slices.Clip(slices.Clone(sc.members)) // shrunk a lot: let the old storage go
+		}
 	}
 	for id, c := range sc.credits {
 		if i := memberIndex(sc.members, id.PID); c == (ioCredit{}) || i < 0 || sc.members[i].id() != id || !sc.members[i].haveIO {
