@@ -3,6 +3,7 @@ package procwalk
 import (
 	"bytes"
 	"io"
+	"os"
 	"sync"
 	"unicode/utf8"
 )
@@ -92,4 +93,20 @@ func (c *LineCap) Write(b []byte) (int, error) {
 	out = append(out, b[pos:]...)
 	_, err := c.w.Write(out)
 	return len(b), err
+}
+
+// FileOf returns the file w writes to: w itself, or what a wrapper such
+// as a LineCap writes to (an Unwrap method), so that a child process
+// handed the file writes where w does.
+func FileOf(w io.Writer) (*os.File, bool) {
+	for {
+		switch v := w.(type) {
+		case *os.File:
+			return v, v != nil
+		case interface{ Unwrap() io.Writer }:
+			w = v.Unwrap()
+		default:
+			return nil, false
+		}
+	}
 }

@@ -4,6 +4,7 @@ package procwalk
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -65,4 +66,16 @@ func trim(s string) string {
 		return s[:40] + "..." + s[len(s)-40:]
 	}
 	return s
+}
+
+func TestFileOf(t *testing.T) {
+	if f, ok := FileOf(CapLines(CapLines(os.Stderr))); !ok || f != os.Stderr {
+		t.Errorf("under a line cap: %v %v; want stderr", f, ok)
+	}
+	if f, ok := FileOf(&bytes.Buffer{}); ok || f != nil {
+		t.Errorf("a buffer: %v %v", f, ok)
+	}
+	if _, ok := FileOf((*os.File)(nil)); ok {
+		t.Error("a nil file is a file")
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -109,9 +110,9 @@ func flagValues(command, name string, sessionWords func([]string) []string, word
 		return vals, false
 	case "sort":
 		if command == "ps" {
-			return psSortNames(), false
+			return metric.ProcessSortNames(), false
 		}
-		return sessionSortNames(), false
+		return metric.SessionSortNames(), false
 	case "kind":
 		return append(session.Kinds(), "all"), true
 	case "session-kinds":

@@ -20,7 +20,11 @@ import (
 
 // guard.go is `procwalk guard -- CMD ARGS...`: run a command, watch its
 // whole process tree every --interval, and end it safely when it breaks a
-// memory, CPU or time limit.
+// memory, CPU or time limit (kill.Supervise, its stdio kill.Stdio).
+//
+// Supervise reaps with wait4(-1): any child of this process. That is right
+// in the procwalk binary, where guard is the only thing running; code that
+// embeds run() next to other child processes must not run guard.
 
 // Exit codes of guard besides the command's own.
 const (
@@ -138,12 +142,12 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
 	defer signal.Stop(sigs)
 
-	stdio, err := newChildIO(c.e)
+	stdio, err := kill.NewStdio(c.e.stdin, c.e.stdout, c.e.stderr)
 	if err != nil {
 		return err
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.stdin, stdio.stdout, stdio.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
 	// A guard killed with SIGKILL cannot end the command: the kernel does
 	// (PDEATHSIG, set by Supervise). What the command started and left
 	// behind is not covered (README "procwalk guard").
@@ -153,19 +157,19 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 		MaxRSSBytes: lim.rssBytes, MaxPSSBytes: lim.pssBytes, MaxCPUTime: c.maxCPU, Timeout: lim.timeout,
 		KillBiggest: lim.biggest, ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
 		Names: kill.LimitNames{RSS: "--max-rss", PSS: "--max-pss", CPUTime: "--max-cpu-time", Timeout: "--timeout"},
-		Name:  name, Requester: "guard", Signals: sigs, Foreground: terminalForeground(c.e.stdin),
+		Name:  name, Requester: "guard", Signals: sigs, Foreground: kill.Foreground(c.e.stdin),
 		Log:   func(msg string) { fmt.Fprintf(c.e.stderr, "procwalk guard: %s\n", printable(msg)) },
 		Clock: c.g.clock, HistorySize: guardHistory, Sentinel: sentinel, NoCgroup: c.noCgroup,
 	})
-	stdio.started()
+	stdio.Started()
 	if errors.Is(err, kill.ErrSubreaper) {
 		return err
 	}
 	if err != nil {
-		stdio.wait(time.Second)
+		stdio.Wait(time.Second)
 		return startError(args[0], err)
 	}
-	stdio.wait(time.Second)
+	stdio.Wait(time.Second)
 	render.GuardSummary(c.e.stderr, render.GuardRun{Result: res, Name: name, Root: fsys.Root(), Interval: c.g.interval,
 		DryRun: c.dryRun, HistorySize: guardHistory})
 	return guardExit(res, name)
@@ -181,8 +185,20 @@ func guardExit(res *kill.SuperviseResult, name string) error {
 	case res.Status == nil:
 		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", name)}
 	}
-	if code := exitStatus(*res.Status); code != 0 {
+	if code := kill.ExitStatus(*res.Status); code != 0 {
 		return &exitErr{Code: code}
 	}
 	return nil
+}
+
+// startError maps a failure to start the command onto the shell's codes:
+// 127 not found, 126 found but not executable.
+func startError(name string, err error) error {
+	switch {
+	case errors.Is(err, exec.ErrNotFound), errors.Is(err, os.ErrNotExist):
+		return &exitErr{Code: exitNotFound, Err: fmt.Errorf("guard: %s: command not found: %v", name, err)}
+	case errors.Is(err, os.ErrPermission), errors.Is(err, syscall.ENOEXEC):
+		return &exitErr{Code: exitNotExecutable, Err: fmt.Errorf("guard: %s: cannot execute: %v", name, err)}
+	}
+	return &exitErr{Code: exitNotExecutable, Err: fmt.Errorf("guard: starting %s: %w", name, err)}
 }

@@ -138,7 +138,7 @@ func (c *killCommand) exec(ctx context.Context, args []string) error {
 	// The signals stay held until the last line is written: a reader in
 	// the scope that the kill ended (| cat, 2>&1) must not turn the
 	// kill's exit status into a death by SIGPIPE on the error line.
-	stopHolding := holdSignals(ctx, cfg.Sentinel)
+	stopHolding := kill.HoldSignals(ctx, cfg.Sentinel)
 	defer stopHolding()
 	report := k.Execute(ctx, plan)
 	for _, n := range report.Notes {

@@ -105,21 +105,6 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: render.ColumnsFromEnv(os.Getenv("COLUMNS"))}
 }
 
-// fileOf returns the file w writes to: w itself, or what a wrapper such as
-// stderr's line cap writes to (Unwrap).
-func fileOf(w io.Writer) (*os.File, bool) {
-	for {
-		switch v := w.(type) {
-		case *os.File:
-			return v, v != nil
-		case interface{ Unwrap() io.Writer }:
-			w = v.Unwrap()
-		default:
-			return nil, false
-		}
-	}
-}
-
 // exitErr ends the program with Code after printing Err (when not nil).
 type exitErr struct {
 	Code int
@@ -370,7 +355,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 // it; runEnv does so for a command's error, a command that must write it
 // itself (kill, while it holds SIGPIPE) returns an exitErr without Err.
 func (e *env) sayError(ctx context.Context, err error) error {
-	if f, ok := fileOf(e.stderr); ok && ctx.Err() != nil && isTerminal(f) {
+	if f, ok := procwalk.FileOf(e.stderr); ok && ctx.Err() != nil && isTerminal(f) {
 		fmt.Fprintln(e.stderr) // the terminal echoed ^C where the message would start
 	}
 	fmt.Fprintf(e.stderr, "procwalk: %s\n", printable(err.Error()))

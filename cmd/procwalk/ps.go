@@ -3,7 +3,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
@@ -39,7 +38,7 @@ type psCommand struct {
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
 	fs := newFlagSet("ps", g, e.stderr)
-	fs.StringVar(&c.sort, "sort", "rss", "sort by "+strings.Join(psSortNames(), "|")+" (env PROCWALK_SORT)")
+	fs.StringVar(&c.sort, "sort", "rss", "sort by "+strings.Join(metric.ProcessSortNames(), "|")+" (env PROCWALK_SORT)")
 	fs.StringVar(&c.filter, "filter", "", "show processes whose comm or command line contains this text")
 	fs.StringVar(&c.regex, "regex", "", "show processes whose comm or command line matches this regular expression")
 	fs.StringVar(&c.user, "user", "", "show processes of this user name or numeric uid (effective uid)")
@@ -62,7 +61,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 
 // psPlan is what the flags ask for, checked before any scan.
 type psPlan struct {
-	order  psOrder
+	order  metric.ProcessOrder
 	cols   []render.ProcessColumn
 	match  func(*procwalk.Process) bool
 	rates  bool
@@ -106,13 +105,13 @@ func (c *psCommand) rows(f frame.Frame, plan psPlan) ([]*procwalk.Process, error
 			procs = append(procs, p)
 		}
 	}
-	sortNeeds := plan.later & plan.order.needs()
+	sortNeeds := plan.later & plan.order.Needs()
 	if sortNeeds != 0 {
 		if err := f.ReadMore(procs, sortNeeds); err != nil {
 			return nil, err
 		}
 	}
-	plan.order.sort(snap, procs)
+	plan.order.Sort(snap, procs)
 	if c.limit > 0 && len(procs) > c.limit {
 		procs = procs[:c.limit]
 	}
@@ -133,7 +132,7 @@ func (c *psCommand) plan() (psPlan, error) {
 	}
 	// Asking for PSS, by sort or column, is asking to read it; the default
 	// columns then show it too.
-	if plan.order.needs()&procwalk.FieldSmaps != 0 {
+	if plan.order.Needs()&procwalk.FieldSmaps != 0 {
 		c.g.pss = true
 	}
 	if plan.cols, err = c.tableColumns(); err != nil {
@@ -142,10 +141,10 @@ func (c *psCommand) plan() (psPlan, error) {
 	if slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Needs&procwalk.FieldSmaps != 0 }) {
 		c.g.pss = true
 	}
-	if c.noRates && plan.order.needsRates() {
-		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.name)
+	if c.noRates && plan.order.NeedsRates() {
+		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.Name)
 	}
-	plan.rates = !c.noRates && (c.json || plan.order.needsRates() || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates }))
+	plan.rates = !c.noRates && (c.json || plan.order.NeedsRates() || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates }))
 	if c.limit < 0 {
 		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
@@ -177,7 +176,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 			scan |= procwalk.FieldIO
 		}
 	} else {
-		scan = plan.order.needs()
+		scan = plan.order.Needs()
 		for _, col := range plan.cols {
 			scan |= col.Needs
 		}
@@ -201,7 +200,7 @@ func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
 // showsSmapsRate reports whether a PSS or USS growth rate is shown or
 // sorted by: JSON with rates has them.
 func (c *psCommand) showsSmapsRate(plan psPlan) bool {
-	if c.json || plan.order.needsRates() && plan.order.needs()&procwalk.FieldSmaps != 0 {
+	if c.json || plan.order.NeedsRates() && plan.order.Needs()&procwalk.FieldSmaps != 0 {
 		return true
 	}
 	return slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates && col.Needs&procwalk.FieldSmaps != 0 })
@@ -272,60 +271,13 @@ func lookupUser(s, passwd string, users *procwalk.Users, usersErr error) (int, e
 	return uid, nil
 }
 
-// psOrder is one --sort key: a metric of the catalogue, or pid.
-type psOrder struct {
-	name string
-	by   *metric.Desc // nil: by pid, ascending
-}
-
-func (o psOrder) needs() procwalk.Fields {
-	if o.by == nil {
-		return 0
+func parsePSSort(name string) (metric.ProcessOrder, error) {
+	o, ok := metric.ParseProcessOrder(name)
+	if !ok {
+		return o, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", o.Name,
+			strings.Join(metric.ProcessSortNames(), ", "))
 	}
-	return o.by.Needs
-}
-
-func (o psOrder) needsRates() bool { return o.by != nil && o.by.Kind == metric.Rate }
-
-// psSortNames are the sort keys the help lists: the short names of the
-// catalogue's process metrics, and pid. Any name of a process metric
-// (procwalk ps --sort rss_bytes) is accepted too.
-func psSortNames() []string {
-	return append(shortNames(metric.Processes()), "pid")
-}
-
-// shortNames are the first short name of each of metrics that has one,
-// ids (tty, euid) aside.
-func shortNames(metrics []metric.Desc) []string {
-	var names []string
-	for _, d := range metrics {
-		if len(d.Aliases) > 0 && !d.ID {
-			names = append(names, d.Aliases[0])
-		}
-	}
-	return names
-}
-
-func parsePSSort(name string) (psOrder, error) {
-	name = strings.ToLower(strings.TrimSpace(name))
-	if name == "pid" {
-		return psOrder{name: name}, nil
-	}
-	if d, ok := metric.Lookup(name); ok && d.OfProcess() && d.Name != "pid" {
-		return psOrder{name: name, by: &d}, nil
-	}
-	return psOrder{}, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", name,
-		strings.Join(psSortNames(), ", "))
-}
-
-// sort orders procs by the metric (the catalogue's one rule: largest first,
-// those without a value last, ties by pid), or by pid.
-func (o psOrder) sort(s *procwalk.Snapshot, procs []*procwalk.Process) {
-	if o.by == nil {
-		slices.SortFunc(procs, func(a, b *procwalk.Process) int { return cmp.Compare(a.ID.PID, b.ID.PID) })
-		return
-	}
-	metric.Sort(s, procs, o.by)
+	return o, nil
 }
 
 // tableColumns resolves --columns, or the default set for the other flags.

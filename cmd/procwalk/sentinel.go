@@ -3,11 +3,9 @@
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -39,50 +37,8 @@ func (e *env) newSentinel() *kill.Sentinel {
 // line is short).
 func (e *env) sentinelCommand() kill.SentinelCommand {
 	cmd := e.sentinel
-	if f, ok := fileOf(e.stderr); ok {
+	if f, ok := procwalk.FileOf(e.stderr); ok {
 		cmd.Stderr = f
 	}
 	return cmd
-}
-
-// holdSignals keeps what could end procwalk from the outside from ending
-// a kill that has begun, until the function it returns is called: SIGPIPE
-// (a reader of stdout or stderr gone, such as a `| cat` in the scope, which
-// the first signal ends), so that such a write fails with EPIPE instead,
-// which the printer ignores; and SIGHUP (a terminal or an ssh connection
-// gone), so that every stage is finished and the exit status is the
-// kill's own. The first SIGINT or SIGTERM asks for the clean stop main
-// gives it (ctx); the second ends procwalk by that signal, but only after
-// the sentinel has continued and thawed whatever is stopped or frozen
-// (timeout(1) sends its TERM to procwalk and to its process group: two at
-// once).
-func holdSignals(ctx context.Context, s *kill.Sentinel) (stop func()) {
-	held := make(chan os.Signal, 4)
-	signal.Notify(held, syscall.SIGPIPE, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
-	ends := 0
-	if ctx.Err() != nil {
-		ends = 1 // the first came before the kill began
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for sig := range held {
-			if sig != syscall.SIGINT && sig != syscall.SIGTERM {
-				continue
-			}
-			if ends++; ends < 2 {
-				continue
-			}
-			if s != nil {
-				s.Release()
-			}
-			signal.Reset(sig)
-			syscall.Kill(os.Getpid(), sig.(syscall.Signal))
-		}
-	}()
-	return func() {
-		signal.Stop(held)
-		close(held)
-		<-done
-	}
 }

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -179,7 +178,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	c.fs = fs
 	c.f.register(fs)
 	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
-	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(sessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
+	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(metric.SessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
 	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole cells")
@@ -214,14 +213,14 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	default:
 		sortName = "rss"
 	}
-	order, err := parseSessionSort(sortName)
-	if err != nil {
-		return err
+	order, ok := metric.ParseSessionOrder(sortName)
+	if !ok {
+		return usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", sortName, strings.Join(metric.SessionSortNames(), ", "))
 	}
-	if order.by != nil && order.by.Needs&procwalk.FieldSmaps != 0 {
+	if order.By != nil && order.By.Needs&procwalk.FieldSmaps != 0 {
 		c.g.pss = true // sorting by PSS needs it read
 	}
-	if order.by != nil && order.by.Kind == metric.Rate && c.f.noRates {
+	if order.By != nil && order.By.Kind == metric.Rate && c.f.noRates {
 		return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
 	}
 	limit := c.limit
@@ -256,7 +255,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	sessions := slices.Clone(gd.Sessions)
-	order.sort(sessions, gd.Snapshot.Fields, gd.Snapshot.Time)
+	order.Sort(sessions, gd.Snapshot.Fields, gd.Snapshot.Time)
 	shown, hidden := limitPerKind(sessions, limit)
 	if c.json {
 		if err := writeJSONSessions(c.e.stdout, gd, shown); err != nil {
@@ -343,54 +342,6 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", render.CountOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
 	}
 	return nil
-}
-
-// sessionOrder is one --sort key: a metric of the catalogue, or name or
-// pid.
-type sessionOrder struct {
-	name string
-	by   *metric.Desc                    // nil: by cmp
-	cmp  func(a, b *session.Session) int // negative when a goes first
-}
-
-// sessionSortNames are the sort keys the help lists: the short names of
-// the catalogue's session metrics, name and pid. Any name of a session
-// metric is accepted too.
-func sessionSortNames() []string {
-	return append(shortNames(metric.Sessions()), "name", "pid")
-}
-
-func parseSessionSort(name string) (sessionOrder, error) {
-	switch name {
-	case "name":
-		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return 0 }}, nil // the kind, name order Group returns
-	case "pid":
-		return sessionOrder{name: name, cmp: func(a, b *session.Session) int { return cmp.Compare(firstPID(a), firstPID(b)) }}, nil
-	}
-	if d, ok := metric.Lookup(name); ok && d.OfSession() {
-		return sessionOrder{name: name, by: &d}, nil
-	}
-	return sessionOrder{}, usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", name, strings.Join(sessionSortNames(), ", "))
-}
-
-// sort orders sessions stably, ties keeping Group's kind and name order: by
-// a metric, the catalogue's one rule (largest first, a session without a
-// value after every one with a value); read and now are those of the
-// snapshot the sessions were grouped from.
-func (o sessionOrder) sort(sessions []session.Session, read procwalk.Fields, now time.Time) {
-	if o.by != nil {
-		metric.SortSessions(sessions, o.by, read, now)
-		return
-	}
-	slices.SortStableFunc(sessions, func(a, b session.Session) int { return o.cmp(&a, &b) })
-}
-
-// firstPID is the lowest member's pid, 0 for an ended agent's row.
-func firstPID(s *session.Session) int {
-	if len(s.Members) == 0 {
-		return 0
-	}
-	return s.Members[0].PID
 }
 
 // writeJSONSessions writes sessions, of gd, as JSON, their panes'

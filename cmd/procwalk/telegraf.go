@@ -253,7 +253,7 @@ const pipeReleaseWait = 100 * time.Millisecond
 func releasePipes(outputs ...io.Writer) {
 	closed := false
 	for _, w := range outputs {
-		if f, ok := fileOf(w); ok && f.Close() == nil {
+		if f, ok := procwalk.FileOf(w); ok && f.Close() == nil {
 			closed = true
 		}
 	}

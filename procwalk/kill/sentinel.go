@@ -3,6 +3,7 @@
 package kill
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -576,4 +577,48 @@ func (k *Killer) newKeeper() (keeper, error) {
 		return nil, err
 	}
 	return sentinelKeeper{h}, nil
+}
+
+// HoldSignals keeps what could end this process from the outside from
+// ending a kill that has begun, until the function it returns is called:
+// SIGPIPE (a reader of stdout or stderr gone, such as a `| cat` in the
+// kill's scope, which the first signal ends), so that such a write fails
+// with EPIPE instead; and SIGHUP (a terminal or an ssh connection gone),
+// so that every stage is finished and the exit status is the kill's own.
+// ctx is cancelled on the first SIGINT or SIGTERM (the caller's clean
+// stop); the second ends this process by that signal, but only after the
+// sentinel s (nil: none) has continued and thawed whatever is stopped or
+// frozen (timeout(1) sends its TERM to a process and to its process
+// group: two at once). It changes this process's signal handling: tested
+// where a process of its own runs a kill (cmd/procwalk's
+// TestIntegrationKillSecondSignal, kill_output_test.go).
+func HoldSignals(ctx context.Context, s *Sentinel) (stop func()) {
+	held := make(chan os.Signal, 4)
+	signal.Notify(held, syscall.SIGPIPE, syscall.SIGHUP, syscall.SIGINT, syscall.SIGTERM)
+	ends := 0
+	if ctx.Err() != nil {
+		ends = 1 // the first came before the kill began
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for sig := range held {
+			if sig != syscall.SIGINT && sig != syscall.SIGTERM {
+				continue
+			}
+			if ends++; ends < 2 {
+				continue
+			}
+			if s != nil {
+				s.Release()
+			}
+			signal.Reset(sig)
+			syscall.Kill(os.Getpid(), sig.(syscall.Signal))
+		}
+	}()
+	return func() {
+		signal.Stop(held)
+		close(held)
+		<-done
+	}
 }

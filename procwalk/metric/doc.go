@@ -13,7 +13,8 @@
 //
 // One rule ranks by any metric (Compare): the larger value first, a value
 // that is absent after every value that is present, ties by the lower pid
-// (processes) or in the given order (sessions).
+// (processes) or in the given order (sessions). The sort keys of ps and
+// sessions (ProcessOrder, SessionOrder) are any metric's name, or pid.
 //
 // It imports procwalk and procwalk/session; they never import it.
 package metric

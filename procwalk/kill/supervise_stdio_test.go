@@ -1,0 +1,83 @@
+//go:build linux
+
+package kill_test
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
+)
+
+// A writer that is no file gets a pipe whose copy ends when the command
+// does; a file, also under the line cap, is handed over as it is.
+func TestStdio(t *testing.T) {
+	var out bytes.Buffer
+	errFile, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errFile.Close()
+	stdio, err := kill.NewStdio(strings.NewReader("not a file"), &out, procwalk.CapLines(errFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stdio.Stdin != nil || stdio.Stderr != errFile || stdio.Stdout == nil {
+		t.Fatalf("stdin %v, stdout %v, stderr %v; want nil, a pipe, the file", stdio.Stdin, stdio.Stdout, stdio.Stderr)
+	}
+	cmd := exec.Command("sh", "-c", "echo out; echo err >&2")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdio.Stdin, stdio.Stdout, stdio.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdio.Started()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	stdio.Wait(time.Minute) // returns when the copy ends, at the command's exit
+	if out.String() != "out\n" {
+		t.Errorf("stdout %q; want %q", out.String(), "out\n")
+	}
+	if b, _ := os.ReadFile(errFile.Name()); string(b) != "err\n" {
+		t.Errorf("stderr %q; want %q", b, "err\n")
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	for _, tt := range []struct {
+		script string
+		want   int
+	}{
+		{"exit 0", 0},
+		{"exit 3", 3},
+		{"kill -TERM $$", 128 + int(syscall.SIGTERM)},
+	} {
+		cmd := exec.Command("sh", "-c", tt.script)
+		cmd.Run()
+		ws := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		if got := kill.ExitStatus(unix.WaitStatus(ws)); got != tt.want {
+			t.Errorf("%s: %d; want %d", tt.script, got, tt.want)
+		}
+	}
+}
+
+// No terminal, no foreground.
+func TestForegroundWithoutTerminal(t *testing.T) {
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if kill.Foreground(f) || kill.Foreground(strings.NewReader("")) || kill.Foreground((*os.File)(nil)) {
+		t.Error("no terminal, yet foreground")
+	}
+}
