@@ -4,7 +4,6 @@ package scripting
 
 import (
 	"context"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/gobwire"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -157,7 +157,7 @@ type Worker struct {
 	cfg WorkerConfig
 
 	cmd    *exec.Cmd
-	ctl    *gob.Encoder
+	ctl    *gobwire.Encoder
 	ctlW   *os.File
 	frames *frame.Encoder // this worker's: its Decoder reads its frames alone
 	msgs   chan workerMsg
@@ -252,13 +252,13 @@ func (w *Worker) start() error {
 		msgR.Close()
 		return fmt.Errorf("starting the script's worker process: %w", err)
 	}
-	w.cmd, w.ctlW, w.ctl, w.frames = cmd, ctlW, gob.NewEncoder(ctlW), frame.NewEncoder()
+	w.cmd, w.ctlW, w.ctl, w.frames = cmd, ctlW, gobwire.NewEncoder(ctlW), frame.NewEncoder()
 	w.peakRSS, w.peakFinal = 0, false
 	w.msgs = make(chan workerMsg, 16)
 	go func() { // ends when the worker's fd 3 closes: it exited
 		defer close(w.msgs)
 		defer msgR.Close()
-		dec := gob.NewDecoder(msgR)
+		dec := gobwire.NewDecoder(msgR)
 		for {
 			var m workerMsg
 			if dec.Decode(&m) != nil {

@@ -5,7 +5,6 @@ package scripting
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 	"io"
 	"os"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/gobwire"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -49,8 +49,8 @@ const goSlack = 64 << 20
 // them anyway (a log record from another goroutine must not interleave).
 type WorkerConn struct {
 	mu   sync.Mutex
-	enc  *gob.Encoder
-	ctl  *gob.Decoder
+	enc  *gobwire.Encoder
+	ctl  *gobwire.Decoder
 	exit func(code int)
 	// killsLeft is the parent's hourly allowance for this run, less what
 	// the run's kills signalled (the worker's KillBudget).
@@ -65,7 +65,7 @@ var errNotAWorker = errors.New("this is procwalk's own script worker, started by
 // host writes to. exit ends the process (os.Exit): when the parent has
 // gone, and past the CPU time limit with workerExitCPU.
 func AcceptWorker(ctl io.Reader, msgs io.Writer, exit func(code int)) (*WorkerConn, []string, error) {
-	c := &WorkerConn{enc: gob.NewEncoder(msgs), ctl: gob.NewDecoder(ctl), exit: exit}
+	c := &WorkerConn{enc: gobwire.NewEncoder(msgs), ctl: gobwire.NewDecoder(ctl), exit: exit}
 	var start workerStart
 	if err := c.ctl.Decode(&start); err != nil {
 		return nil, nil, errNotAWorker

@@ -5,7 +5,6 @@ package frame
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/gobwire"
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
@@ -25,7 +25,10 @@ import (
 // the rest (snapshot header, sessions, system figures, notes: tens of
 // values) goes through one gob stream per Encoder, so that new session
 // fields travel without a change here. An Encoder and the Decoder reading
-// its output are a pair: the gob stream sends each type once.
+// its output are a pair: the gob stream sends each type once. The stream
+// is gob's format written and read by package gobwire: encoding/gob's
+// start-up cost every procwalk process, and recordings of encodings 1 to
+// 3, written with it, read the same (TestOldFramesReadAsGobReadsThem).
 
 // wireVersion is the first byte of an encoded frame: the encoding an
 // Encoder writes. A Decoder reads it and every version down to
@@ -60,7 +63,7 @@ type wireRest struct {
 type Encoder struct {
 	buf  []byte
 	rest bytes.Buffer
-	gob  *gob.Encoder
+	gob  *gobwire.Encoder
 	// sessions are the frame's, shallow copies without their members,
 	// which are written by hand (thousands a frame).
 	sessions []session.Session
@@ -70,7 +73,7 @@ type Encoder struct {
 // order they were encoded.
 func NewEncoder() *Encoder {
 	e := &Encoder{}
-	e.gob = gob.NewEncoder(&e.rest)
+	e.gob = gobwire.NewEncoder(&e.rest)
 	return e
 }
 
@@ -112,7 +115,7 @@ func (e *Encoder) Encode(f Frame) ([]byte, error) {
 // caller's: nothing of them is reused. Not safe for concurrent use.
 type Decoder struct {
 	in       chunkReader
-	gob      *gob.Decoder
+	gob      *gobwire.Decoder
 	comms    fsio.Interner
 	strs     fsio.Interner       // exe, cwd, cgroup paths
 	cmdlines map[string][]string // by their bytes, as the Scanner interns them
@@ -122,7 +125,7 @@ type Decoder struct {
 // NewDecoder returns a Decoder of one Encoder's frames.
 func NewDecoder() *Decoder {
 	d := &Decoder{comms: fsio.Interner{Max: fsio.MaxInterned}, strs: fsio.Interner{Max: fsio.MaxInterned}, cmdlines: map[string][]string{}}
-	d.gob = gob.NewDecoder(&d.in)
+	d.gob = gobwire.NewDecoder(&d.in)
 	return d
 }
 
