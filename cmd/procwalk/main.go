@@ -28,6 +28,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
+	"github.com/procwalk/procwalk/scripting/runner"
 )
 
 // Exit codes, listed in every command's --help (helpText("exit-codes")).
@@ -148,11 +149,14 @@ func flagOf(s string) string {
 
 func exitCode(err error) int {
 	var e *exitErr
+	var run *runner.ExitError // a run a worker ended, with its code
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case errors.As(err, &e):
 		return e.Code
+	case errors.As(err, &run):
+		return run.Code
 	}
 	return exitError
 }

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -13,11 +12,13 @@ import (
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
+	"github.com/procwalk/procwalk/scripting/runner"
 )
 
 // run.go is `procwalk run SCRIPT|NAME [-- ARGS]`: one run of a Lua script
@@ -86,7 +87,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, false)
+	ctx, stdout, stop := runner.WatchStdout(ctx, c.e.stdout, false)
 	defer stop()
 	if c.at != "" && c.replay == "" {
 		return usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
@@ -95,13 +96,13 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer sr.close()
+	defer sr.Close()
 	switch {
 	case c.e.conn != nil:
 		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
-			return sr.runFrame(ctx, f, c.e.stdout)
+			return sr.Frame(ctx, f, c.e.stdout)
 		})
-	case sr.replay != nil:
+	case sr.Replay != nil:
 		return c.replayRun(ctx, sr, stdout)
 	case c.s.isolated(c.e):
 		return c.inWorker(ctx, sr, stdout)
@@ -119,39 +120,39 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 // once gathers a frame, runs the script on it and writes its lines to
 // stdout; it returns the frame's visibility note and the run's error.
 func (c *runCommand) once(ctx context.Context, sr *scriptRun, stdout io.Writer) (string, error) {
-	f, err := c.g.gather(ctx, sr.pipeline, !c.f.noRates)
+	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
 	if err != nil {
 		return "", err
 	}
-	return sr.runFrame(ctx, f, stdout)
+	return sr.Frame(ctx, f, stdout)
 }
 
 // inWorker is once with the script run in a worker process, on the frame
 // gathered here. A run that fails says what the worker's memory peaked
 // at: what the script cost.
-func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *readerGone) error {
-	f, err := c.g.gather(ctx, sr.pipeline, !c.f.noRates)
+func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *runner.Stdout) error {
+	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
 	if err != nil {
 		return err
 	}
 	w := sr.worker(stdout, scripting.WorkerGatherWait)
 	d, err := w.Tick(ctx, f)
 	w.Close()
-	if ferr := sr.out.flush(stdout); ferr != nil && !closedPipe(ferr) && err == nil {
+	if ferr := sr.Out.Flush(stdout); ferr != nil && !runner.ClosedPipe(ferr) && err == nil {
 		err = fmt.Errorf("writing metrics: %w", ferr)
 	}
 	switch {
 	case stdout.Gone():
 		return nil
 	case ctx.Err() != nil:
-		return fmt.Errorf("%s interrupted: %w", sr.script.Name, context.Cause(ctx))
+		return fmt.Errorf("%s interrupted: %w", sr.Script.Name, context.Cause(ctx))
 	case err != nil:
 		return &exitErr{Code: exitError, Err: err}
 	}
 	if d.Note != "" {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", d.Note)
 	}
-	if err := doneErr(d); err != nil {
+	if err := runner.Done(d); err != nil {
 		return fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.PeakRSSBytes()))
 	}
 	return nil
@@ -166,23 +167,12 @@ func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
 	return stdout
 }
 
-// scriptRun is a compiled script with its runtime and surroundings, ready
-// to run against snapshots (run: one, watch: one per tick).
+// scriptRun is a script run (runner.Run) with the limits and the env
+// its worker is started from.
 type scriptRun struct {
-	script *scripting.Script
-	rt     *scripting.Runtime
-	cfg    scripting.Config // rt's, for a fresh runtime (fresh)
-	// pipeline gathers the frames the script runs on; nil in a worker,
-	// which runs on its parent's, and in a replay.
-	pipeline *frame.Pipeline
-	out      *lineEmitter
-	pending  scripting.RunOutput // the run's metrics and kills' outcomes, until it ends
-	e        *env
-	limits   scripting.Limits
-	guard    *scripting.RunGuard // in a worker: brackets each run
-	// replay is set when the script runs on a recording's frames
-	// (--replay): its clock is the frame's, its kills rehearsed on it.
-	replay *replay
+	*runner.Run
+	e      *env
+	limits scripting.Limits
 }
 
 // newScriptRun compiles the script call names and builds its runtime and,
@@ -203,64 +193,58 @@ func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, 
 		return nil, err
 	}
 	users, _ := g.users() // without a passwd file, users show as uids
-	sr := &scriptRun{script: script, out: &lineEmitter{}, e: e, limits: limits, guard: e.conn.Guard(limits)}
+	sr := &scriptRun{e: e, limits: limits, Run: &runner.Run{Script: script, Out: &runner.Lines{Enc: lineEncoder{}}, Stderr: e.stderr,
+		Guard: e.conn.Guard(limits), Hint: withHint, Note: func(s *procwalk.Snapshot) string { return render.VisibilityNote(s, os.Geteuid()) }}}
 	if replayFile != "" {
-		if sr.replay, err = openReplay(replayFile, e.conn == nil); err != nil {
-			return nil, err
+		if sr.Replay, err = runner.OpenReplay(replayFile, e.conn == nil); err != nil {
+			return nil, usageErrorf("--replay: %v", err)
 		}
-		if u := sr.replay.header.UserNames(); u != nil {
+		if u := sr.Replay.Header.UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
 	}
 	log := textLogger(e.stderr)
-	if sr.replay != nil {
-		log = sr.replay.logger(e.stderr)
+	if sr.Replay != nil {
+		log = sr.Replay.Logger(e.stderr)
 	}
-	// Metrics and kills' outcomes wait for the run's end (sr.pending); in
-	// a worker they go to the parent, which keeps them the same way: the
+	// Metrics and kills' outcomes wait for the run's end (Keep); in a
+	// worker they go to the parent, which keeps them the same way: the
 	// same bytes either way.
-	emitter := &checkedEmitter{to: sr.pending.Emit}
-	action := sr.pending.Action
+	emitter := &runner.Checked{Enc: lineEncoder{}, To: sr.Keep}
+	action := sr.KeepAction
 	if e.conn != nil {
-		emitter.to, action = e.conn.Emit, e.conn.Action
+		emitter.To, action = e.conn.Emit, e.conn.Action
 	}
 	audit := func(ev kill.ActionEvent) {
 		log.Warn(ev.String(), "script", script.Name)
 		action(ev)
 	}
 	var killer scripting.Killer
-	if sr.replay != nil {
+	if sr.Replay != nil {
 		kc, err := s.killConfig(script.Name, g.pss, audit)
 		if err != nil {
 			return nil, err
 		}
-		killer = scripting.ReplayKiller{Base: kc, Snapshot: sr.replay.snapshot}
+		killer = scripting.ReplayKiller{Base: kc, Snapshot: sr.Replay.Snapshot}
 	} else if killer, err = s.killer(e, fsys, script.Name, g.pss, audit); err != nil {
 		return nil, err
 	}
-	if e.conn == nil && sr.replay == nil {
-		if sr.pipeline, err = scriptPipeline(g, f, users, keep && !s.isolated(e)); err != nil {
+	if e.conn == nil && sr.Replay == nil {
+		if sr.Pipeline, err = scriptPipeline(g, f, users, keep && !s.isolated(e)); err != nil {
 			return nil, err
 		}
 	}
-	sr.cfg = workerSide(e, scripting.Config{
+	sr.Start(workerSide(e, scripting.Config{
 		Killer:  killer,
 		Emitter: emitter,
 		Logger:  log,
 		Print:   procwalk.EscapingWriter{W: print},
-		DryRun:  s.dryRun || sr.replay != nil,
+		DryRun:  s.dryRun || sr.Replay != nil,
 		Mode:    mode,
 		Args:    call.args,
 		Users:   users,
 		Limits:  limits,
-	})
-	if sr.replay != nil { // the recorded host's clock and name
-		sr.cfg.Now, sr.cfg.Hostname = sr.replay.now, sr.replay.header.Host
-	}
-	if sr.cfg.Hostname == "" {
-		sr.cfg.Hostname, _ = os.Hostname()
-	}
-	sr.rt = scripting.New(sr.cfg)
+	}))
 	return sr, nil
 }
 
@@ -292,58 +276,20 @@ func scriptPipeline(g *globals, f *sessionFlags, users *procwalk.Users, keep boo
 	return g.pipeline(frame.Config{Fields: fields, Grouper: grouper, Memory: mem})
 }
 
-// runFrame runs the script on f, writes its lines to stdout, and returns
-// f's visibility note and the run's error.
-func (sr *scriptRun) runFrame(ctx context.Context, f frame.Frame, stdout io.Writer) (string, error) {
-	runErr := sr.run(ctx, f)
-	if err := sr.out.flush(stdout); err != nil && !closedPipe(err) {
-		return "", fmt.Errorf("writing metrics: %w", err)
-	}
-	return render.VisibilityNote(f.Snapshot, os.Geteuid()), runErr
-}
-
-// run runs the script once on f; the notes of grouping are printed when
-// the script asks for sessions. A failing script is an exit-1 error.
-func (sr *scriptRun) run(ctx context.Context, f frame.Frame) error {
-	if sr.replay != nil {
-		sr.replay.at(f, sr)
-	}
-	sessions := func() ([]session.Session, error) {
-		for _, n := range f.Notes {
-			fmt.Fprintf(sr.e.stderr, "procwalk: note: %s\n", printable(n))
-		}
-		return f.Sessions, nil
-	}
-	sr.guard.Begin()
-	err := sr.rt.Run(ctx, sr.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore})
-	sr.guard.End()
-	sr.pending.End(err == nil, sr.out.emit, sr.out.action)
-	if err != nil && ctx.Err() == nil {
-		return &exitErr{Code: exitError, Err: withHint(err)}
-	}
-	return err
-}
-
-func (sr *scriptRun) close() {
-	sr.rt.Close()
-	if sr.replay != nil {
-		sr.replay.close()
-	}
-}
-
 // worker returns the parent's side of a worker running this script, its
 // stdout and stderr relayed to stdout and sr's stderr, its metrics and
-// kill outcomes encoded into sr.out.
+// kill outcomes encoded into sr.Out.
 func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
-	cfg := workerConfig(sr.e, sr.limits, stdout, gatherWait)
-	cfg.Emit, cfg.Action = sr.out.emit, sr.out.action
-	return scripting.NewWorker(cfg)
+	return sr.Worker(workerConfig(sr.e, sr.limits, stdout, gatherWait))
 }
 
-// doneErr is the error of a run a worker ended, with its exit code.
-func doneErr(d scripting.WorkerDone) error {
-	if d.Err == "" {
-		return nil
-	}
-	return &exitErr{Code: d.Code, Err: errors.New(d.Err)}
+// lineEncoder is the plugin's line-protocol encoder, for a script's lines.
+type lineEncoder struct{}
+
+func (lineEncoder) AppendMetric(dst []byte, measurement string, tags map[string]string, fields map[string]any, t time.Time) ([]byte, error) {
+	return plugin.AppendMetric(dst, measurement, tags, fields, t)
+}
+
+func (lineEncoder) AppendActions(dst []byte, events ...kill.ActionEvent) ([]byte, error) {
+	return plugin.AppendActions(dst, events...)
 }

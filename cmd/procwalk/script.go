@@ -19,6 +19,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
+	"github.com/procwalk/procwalk/scripting/runner"
 	"github.com/procwalk/procwalk/scripts"
 )
 
@@ -245,68 +246,6 @@ func listScripts(w io.Writer) {
 	}
 }
 
-// lineEmitter is a script's output stream: each emitted metric becomes one
-// line of line protocol in a buffer, written out whole by flush, so that a
-// reader never sees half a line or half a run's lines. Emits and kill
-// events (the Killer reports them from the caller's goroutine) all come
-// from the goroutine running the script.
-type lineEmitter struct {
-	buf []byte
-	// alert, when set, is told of each procwalk_alert a run kept (watch
-	// --on-alert).
-	alert func(scripting.WorkerEmit)
-}
-
-// Emit encodes one metric; a metric the encoder refuses is left out.
-func (e *lineEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	b, err := plugin.AppendMetric(e.buf, measurement, tags, fields, t)
-	e.buf = b
-	return err
-}
-
-// emit adds a metric a run kept (scripting.RunOutput); one the encoder
-// refuses was refused when the script emitted it (checkedEmitter).
-func (e *lineEmitter) emit(m scripting.WorkerEmit) {
-	e.Emit(m.Measurement, m.Tags, m.Fields, m.Time)
-	if e.alert != nil && m.Measurement == scripting.AlertMeasurement {
-		e.alert(m)
-	}
-}
-
-// action adds the procwalk_action line of a kill's outcome.
-func (e *lineEmitter) action(ev kill.ActionEvent) {
-	e.buf, _ = plugin.AppendActions(e.buf, ev) // an event the encoder refuses is still logged
-}
-
-// flush writes the buffered lines to w and empties the buffer.
-func (e *lineEmitter) flush(w io.Writer) error {
-	if len(e.buf) == 0 {
-		return nil
-	}
-	_, err := w.Write(e.buf)
-	e.buf = e.buf[:0]
-	return err
-}
-
-// checkedEmitter is a script's Emitter in every mode: a metric the
-// encoder takes (checked as it will be encoded) goes on to to, a run's
-// RunOutput or, in a worker, the parent; one it refuses is the script's
-// nil, err. The line is encoded once more where it is written.
-type checkedEmitter struct {
-	to  func(scripting.WorkerEmit)
-	buf []byte
-}
-
-func (c *checkedEmitter) Emit(measurement string, tags map[string]string, fields map[string]any, t time.Time) error {
-	b, err := plugin.AppendMetric(c.buf[:0], measurement, tags, fields, t)
-	c.buf = b
-	if err != nil {
-		return err
-	}
-	c.to(scripting.WorkerEmit{Measurement: measurement, Tags: tags, Fields: fields, Time: t})
-	return nil
-}
-
 // textLogger logs script records as text lines on w: "time=... level=...
 // msg=... script=...".
 func textLogger(w io.Writer) *slog.Logger {
@@ -364,9 +303,9 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plu
 		hook.worker = scripting.NewWorker(cfg)
 		return hook, hook.worker.Close, nil
 	}
-	hook.out.to = hook.pending.Emit
+	hook.out = runner.Checked{Enc: lineEncoder{}, To: hook.pending.Emit}
 	if e.conn != nil {
-		hook.out.to = e.conn.Emit
+		hook.out.To = e.conn.Emit
 	}
 	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
 	if err != nil {
@@ -395,7 +334,7 @@ type scriptHook struct {
 	script  *scripting.Script
 	rt      *scripting.Runtime
 	log     *plugin.LineLogger
-	out     checkedEmitter
+	out     runner.Checked
 	pending scripting.RunOutput // in-process: the run's output, for the batch once it ends
 	batch   *plugin.Batch       // the gather's, during a run
 	limits  scripting.Limits
@@ -412,7 +351,7 @@ func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
 		if err != nil {
 			return err
 		}
-		return doneErr(d)
+		return runner.Done(d)
 	}
 	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
 	h.guard.Begin()

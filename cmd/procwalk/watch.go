@@ -4,15 +4,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
-	"fmt"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/cmd/procwalk/onalert"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
+	"github.com/procwalk/procwalk/scripting/runner"
 )
 
 // watch.go is `procwalk watch SCRIPT|NAME --interval 10s`: the script runs
@@ -82,40 +81,40 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if err := c.onAlert.check(); err != nil {
 		return err
 	}
-	ctx, stdout, stop := watchStdout(ctx, c.e.stdout, true)
+	ctx, stdout, stop := runner.WatchStdout(ctx, c.e.stdout, true)
 	defer stop()
 	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
 	if err != nil {
 		return err
 	}
-	defer sr.close()
+	defer sr.Close()
 	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
 		cfg := c.onAlert.Config
-		cfg.Host = sr.cfg.Hostname // a replay's: the recorded host
+		cfg.Host = sr.Config().Hostname // a replay's: the recorded host
 		alerts := onalert.New(cfg, c.e.stderr)
 		defer alerts.Close()
 		if alerts != nil {
-			sr.out.alert = alerts.Alert
+			sr.Out.Alert = alerts.Alert
 		}
 	}
-	w := &watchLoop{sr: sr, e: c.e, stdout: stdout}
+	l := &runner.Loop{Run: sr.Run, Stdout: stdout}
 	switch {
 	case c.e.conn != nil:
 		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
-			return sr.runFrame(ctx, f, c.e.stdout)
+			return sr.Frame(ctx, f, c.e.stdout)
 		})
 	case c.s.isolated(c.e):
-		w.worker = sr.worker(stdout, scripting.WorkerGatherWait)
-		defer w.worker.Close()
+		l.Worker = sr.worker(stdout, scripting.WorkerGatherWait)
+		defer l.Worker.Close()
 	}
-	if sr.replay != nil {
+	if sr.Replay != nil {
 		if !intervalGiven {
 			interval = 0 // every recorded frame
 		}
-		w.replayWatch(ctx, interval, c.count)
+		l.Replay(ctx, interval, c.count)
 		return nil
 	}
-	w.loop(ctx, interval, c.count)
+	l.Every(ctx, interval, c.count)
 	return nil
 }
 
@@ -130,91 +129,4 @@ func (g *globals) intervalOr(fs *flag.FlagSet, def time.Duration) (interval time
 		}
 	})
 	return interval, given
-}
-
-// watchLoop is the state kept across ticks: (in sr) the pipeline, the Lua
-// state and the session grouper, or the worker running the script.
-type watchLoop struct {
-	sr     *scriptRun
-	e      *env
-	stdout *readerGone
-	failed int               // consecutive failed ticks
-	worker *scripting.Worker // runs the ticks when scripts are isolated
-	// what names a tick in a failure's line: "watch: tick" unless set.
-	what        string
-	failedTotal int
-}
-
-// loop ticks until ctx ends, count ticks have run, or stdout is closed:
-// the pipeline's driver, a frame every interval from the first at once.
-// Ticks that a slow run overlaps are skipped, not queued.
-func (w *watchLoop) loop(ctx context.Context, interval time.Duration, count int) {
-	n := 0
-	w.sr.pipeline.Run(ctx, frame.Count(frame.Every(interval, true), count), func(f frame.Frame, err error) error {
-		n++
-		if !w.tick(ctx, n, f, err) {
-			return frame.ErrStop
-		}
-		return nil
-	})
-}
-
-// tick runs the script once on f, here or in the worker, and reports
-// whether to go on: only a closed stdout stops the loop; every other
-// failure (gatherErr: the gather's) is logged and the next tick goes on.
-func (w *watchLoop) tick(ctx context.Context, n int, f frame.Frame, gatherErr error) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	var note string
-	var err error
-	switch {
-	case gatherErr != nil:
-		err = fmt.Errorf("scanning /proc: %w", gatherErr)
-	case w.worker != nil:
-		var d scripting.WorkerDone
-		if d, err = w.worker.Tick(ctx, f); err == nil {
-			note, err = d.Note, doneErr(d)
-		}
-		// The run's lines, kept by the worker's parent side until it ended.
-		if ferr := w.sr.out.flush(w.stdout); ferr != nil && !closedPipe(ferr) && err == nil {
-			err = fmt.Errorf("writing metrics: %w", ferr)
-		}
-	default:
-		note, err = w.sr.runFrame(ctx, f, w.stdout)
-	}
-	switch {
-	case w.stdout.Gone():
-		return false // nobody reads any more
-	case ctx.Err() != nil: // interrupted mid-run: not the script's fault
-	case err != nil:
-		w.fail(n, err)
-	default:
-		w.failed = 0
-		if note != "" && n == 1 {
-			fmt.Fprintf(w.e.stderr, "procwalk: %s\n", note)
-		}
-	}
-	return true
-}
-
-// fail logs a failed tick; a run of failures says how many in a row.
-func (w *watchLoop) fail(n int, err error) {
-	w.failed++
-	w.failedTotal++
-	var ee *exitErr
-	if errors.As(err, &ee) && ee.Err != nil {
-		err = ee.Err
-	}
-	suffix := ""
-	if w.failed > 1 {
-		suffix = fmt.Sprintf(" (%d failed ticks in a row)", w.failed)
-	}
-	// One line, escaped: the message may name a process, and holds the
-	// script's traceback.
-	what := w.what
-	if what == "" {
-		what = "watch: tick"
-	}
-	fmt.Fprintf(w.e.stderr, "procwalk: %s %d failed%s: %s\n", what, n, suffix, printable(err.Error()))
 }

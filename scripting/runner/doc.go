@@ -1,0 +1,12 @@
+// Package runner runs a compiled Lua rule (scripting) on frames for a
+// host program such as procwalk's CLI: once (Run.Frame), every interval
+// on this host's frames (Loop.Every), or on a recording's frames on the
+// recorded clock (Replay, Loop.Replay, Loop.ReplayRuns); in this process
+// or in a worker (Run.Worker). A run's metrics and kill outcomes are lines
+// of the host's Encoder, buffered per run and written whole (Lines); a
+// stdout whose reader has gone ends the run (WatchStdout).
+//
+// The host builds the runtime's config (the Killer, the limits, the
+// logger) and the pipeline; runner never reads flags and never imports
+// plugin: the line encoder is the host's.
+package runner
