@@ -42,7 +42,7 @@ type killCommand struct {
 	protect         string
 	killTmuxSession bool
 	sockets         string
-	socket          stringList
+	socket          cmdline.StringList
 	cgroupRoot      string
 	groups          string
 }

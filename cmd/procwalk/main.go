@@ -12,7 +12,6 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
-	iofs "io/fs"
 	"os"
 	"os/signal"
 	"slices"
@@ -26,7 +25,6 @@ import (
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/metric"
-	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
@@ -305,13 +303,14 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	case len(args) >= 1 && args[0] == "help":
 		args = []string{"--help"}
 	}
-	cmdArgs, err := commandArgs(root, args)
+	program := cmdline.Program{Root: root, Default: defaultCommand, Globals: (&globals{}).register, FlagsAnywhere: flagsAnywhere}
+	cmdArgs, err := program.Args(args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			writeHelp(e.stdout, root)
+			fmt.Fprint(e.stdout, root.UsageFunc(root)) // help asked for: stdout, exit 0
 			return err
 		}
-		return fail(err)
+		return fail(usageError(err))
 	}
 	sub := subcommand(root, cmdArgs[0])
 	err = sources.ReadCommandLine(sub.FlagSet, cmdArgs[1:])
@@ -323,10 +322,10 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	}
 	if err := root.Parse(cmdArgs); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			writeHelp(e.stdout, subcommand(root, cmdArgs[0]))
+			fmt.Fprint(e.stdout, sub.UsageFunc(sub))
 			return err
 		}
-		return fail(parseError(err, subcommand(root, cmdArgs[0])))
+		return fail(usageError(cmdline.ParseError(err, sub)))
 	}
 	err = named(sources, root.Run(ctx))
 	var ee *exitErr
@@ -413,90 +412,9 @@ func (e *env) sayError(ctx context.Context, err error) error {
 	return err
 }
 
-// commandArgs moves the global flags written before the command name to
-// right after it ("--pss tree 1" -> "tree -pss=true 1") and names the default
-// command when none is given. The command's single ff.Parse then sees every
-// flag and applies flag > env > config file once. (Parsed by two flag sets,
-// an env var would override a flag written before the command name.)
-func commandArgs(root *ffcli.Command, args []string) ([]string, error) {
-	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
-	flags.SetOutput(io.Discard)
-	(&globals{}).register(flags)
-	if err := newSources().ReadCommandLine(flags, args); err != nil {
-		return nil, usageError(err) // a bad value of a global flag, named
-	}
-	if err := flags.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		given, positional := cmdline.SplitFlags(subcommand(root, defaultCommand).FlagSet, args)
-		if len(positional) == 0 || !namesCommand(root, positional[0]) {
-			// procwalk --kind tmux (or --kind tree): the default command's
-			// own flags, with their values.
-			return append(append([]string{defaultCommand}, given...), positional...), nil
-		}
-		// procwalk --kind tmux sessions: a command's flag before its name.
-		c := subcommand(root, strings.ToLower(positional[0]))
-		for _, f := range given {
-			name, _, _ := strings.Cut(strings.TrimLeft(f, "-"), "=")
-			if strings.HasPrefix(f, "-") && flags.Lookup(name) == nil && c.FlagSet.Lookup(name) != nil {
-				return nil, usageErrorf("--%s is a flag of %s: write it after the command's name (procwalk %s --%s ...)", name, c.Name, c.Name, name)
-			}
-		}
-		if mean := cmdline.DidYouMeanFlag(err, subcommand(root, defaultCommand).FlagSet); mean != "" {
-			return nil, usageErrorf("%s: %s", cmdline.FlagMessage(err), mean)
-		}
-		return nil, usageErrorf("%s: run 'procwalk --help' for the flags", cmdline.FlagMessage(err))
-	}
-	var hoisted []string
-	flags.Visit(func(f *flag.Flag) { hoisted = append(hoisted, "-"+f.Name+"="+f.Value.String()) })
-	rest := flags.Args()
-	name := defaultCommand
-	if len(rest) > 0 {
-		name, rest = rest[0], rest[1:]
-	}
-	for _, c := range root.Subcommands {
-		if strings.EqualFold(c.Name, name) {
-			if flagsAnywhere(c.Name) {
-				rest = cmdline.FlagsFirst(c.FlagSet, rest)
-			}
-			return append(append([]string{c.Name}, hoisted...), rest...), nil
-		}
-	}
-	var names []string
-	for _, c := range root.Subcommands {
-		names = append(names, c.Name)
-	}
-	if close := suggest.Closest(name, names, 3); len(close) > 0 {
-		return nil, usageErrorf("unknown command %q: did you mean %s? (procwalk --help lists the commands)", name, strings.Join(close, ", "))
-	}
-	return nil, usageErrorf("unknown command %q: run 'procwalk --help' for the list", name)
-}
-
-// namesCommand reports whether name is a command's name.
-func namesCommand(root *ffcli.Command, name string) bool {
-	for _, c := range root.Subcommands {
-		if strings.EqualFold(name, c.Name) {
-			return true
-		}
-	}
-	return false
-}
-
-// writeHelp prints c's usage: help asked for goes to stdout (procwalk
-// --help | less), exit 0.
-func writeHelp(w io.Writer, c *ffcli.Command) {
-	fmt.Fprint(w, c.UsageFunc(c))
-}
-
 // subcommand is root's command called name, or root.
 func subcommand(root *ffcli.Command, name string) *ffcli.Command {
-	for _, c := range root.Subcommands {
-		if c.Name == name {
-			return c
-		}
-	}
-	return root
+	return cmdline.Program{Root: root}.Command(name)
 }
 
 // versionOnly reports whether args ask for the version alone.
@@ -514,25 +432,6 @@ func flagsAnywhere(command string) bool {
 		return true
 	}
 	return false
-}
-
-// parseError turns an error from parsing c's flags, env or the config file
-// into a usage error (exit 2) that says how to fix it: an unknown flag
-// with the flags closest to it.
-func parseError(err error, c *ffcli.Command) error {
-	var pe *iofs.PathError
-	if errors.As(err, &pe) && pe.Op == "open" {
-		return usageErrorf("cannot read config file %s: %v; fix --config or PROCWALK_CONFIG", pe.Path, pe.Err)
-	}
-	// ff says "error parsing commandline arguments: " before the flag
-	// package's own message, which names the flag and the value.
-	if inner := errors.Unwrap(err); inner != nil && strings.HasPrefix(err.Error(), "error parsing commandline arguments: ") {
-		if mean := cmdline.DidYouMeanFlag(inner, c.FlagSet); mean != "" {
-			return usageErrorf("%s: %s", cmdline.FlagMessage(inner), mean)
-		}
-		return usageErrorf("%s: procwalk %s --help lists the flags", cmdline.FlagMessage(inner), c.Name)
-	}
-	return &exitErr{Code: exitUsage, Err: err}
 }
 
 // metricsHelp lists the metric catalogue for --help: name, short names,

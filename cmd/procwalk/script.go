@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"io"
 	"log/slog"
 	"strings"
@@ -257,7 +258,7 @@ func textLogger(w io.Writer) *slog.Logger {
 // (procwalk_action) join the same batch.
 type telegrafScript struct {
 	name string
-	args stringList
+	args cmdline.StringList
 	s    scriptFlags
 }
 

@@ -7,11 +7,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
@@ -39,21 +39,21 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 // registerSessionOptions registers the flags of o, the options of session
 // grouping, as every command that groups (telegraf too) spells them.
 func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
-	fs.Var((*stringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.Var((*commaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
-	fs.Var((*stringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
-	fs.Var((*stringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
+	fs.Var((*cmdline.StringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	fs.Var((*cmdline.CommaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	fs.Var((*cmdline.StringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
+	fs.Var((*cmdline.StringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
 	fs.StringVar(&o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
-	fs.Var((*stringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
+	fs.Var((*cmdline.StringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
 	fs.StringVar(&o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
 	fs.Float64Var(&o.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
-	fs.Var((*stringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
-	fs.Var((*stringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
+	fs.Var((*cmdline.StringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
+	fs.Var((*cmdline.StringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
 	d := session.DefaultAgentStatus()
-	fs.Var((*durationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew within this `duration` is working (default %v)", d.ActiveWithin))
+	fs.Var((*cmdline.DurationText)(&o.AgentActiveWithin), "agent-active-within", fmt.Sprintf("an agent whose transcript grew within this `duration` is working (default %v)", d.ActiveWithin))
 	fs.Float64Var(&o.AgentBusyCPU, "agent-busy-cpu", d.BusyCPUPercent, "an agent whose processes use this much CPU (% of one core) is working")
-	fs.Var((*durationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
-	fs.Var((*durationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
+	fs.Var((*cmdline.DurationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
+	fs.Var((*cmdline.DurationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
 	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 	fs.StringVar(&o.AgentPrices, "agent-prices", "", pricesHelp)
 }
@@ -66,33 +66,6 @@ func firstReadHelp() string {
 	return "a transcript's first read reads its first line and this much of its end, e.g. 32MiB (default " +
 		procwalk.FormatBytes(uint64(session.DefaultAgentStatus().FirstReadBytes)) + "; all: the whole file); transcript_skipped_bytes says what was not read"
 }
-
-// stringList is a repeatable string flag.
-type stringList []string
-
-func (l *stringList) String() string { return strings.Join(*l, ",") }
-func (l *stringList) Set(v string) error {
-	*l = append(*l, v)
-	return nil
-}
-
-// commaList is a string flag of comma-separated items, added to the list.
-type commaList []string
-
-func (l *commaList) String() string { return strings.Join(*l, ",") }
-func (l *commaList) Set(v string) error {
-	*l = append(*l, splitList(v)...)
-	return nil
-}
-
-// durationText is a duration flag kept as text, as session.Options holds
-// it (Config parses it). Get's type lets checkValue say what a bad value
-// should be.
-type durationText string
-
-func (d *durationText) String() string     { return string(*d) }
-func (d *durationText) Set(v string) error { *d = durationText(v); return nil }
-func (d *durationText) Get() any           { return time.Duration(0) }
 
 // groupConfig turns the flags into a GroupConfig for kinds
 // (session.Options, as for the Telegraf plugin).

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"io"
 	"os"
 	"os/signal"
@@ -227,15 +228,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string {
-	var out []string
-	for _, item := range strings.Split(s, ",") {
-		if item = strings.TrimSpace(item); item != "" {
-			out = append(out, item)
-		}
-	}
-	return out
-}
+func splitList(s string) []string { return cmdline.SplitList(s) }
 
 // pipeReleaseWait is how long execd mode lingers after closing its stdout
 // and stderr: time for Telegraf's reader goroutines to be scheduled and see

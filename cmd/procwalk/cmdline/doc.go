@@ -1,6 +1,9 @@
-// Package cmdline is procwalk's command line over ffcli: flags written
-// anywhere among the arguments (SplitFlags, FlagsFirst), flag errors as a
-// person reads them (FlagMessage, DidYouMeanFlag), values checked before
+// Package cmdline is procwalk's command line over ffcli: the command a
+// line names, its global flags written before or after the command's name
+// (Program), flags written anywhere among the arguments (SplitFlags,
+// FlagsFirst), flag errors as a person reads them (FlagMessage,
+// DidYouMeanFlag, ParseError), list and duration values (StringList,
+// CommaList, DurationText), values checked before
 // the flag package's "parse error" (CheckValue), the config file's line
 // format (PlainLine), every command's --help (Usage, LazyHelp), the
 // manual page made from the same help (ManPage), where each flag's value
