@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -277,27 +278,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	}
 	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
 	defer g.closeSource()
-	root := &ffcli.Command{
-		Name:       "procwalk",
-		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
-		LongHelp:   helpText("root"),
-		FlagSet:    newFlagSet("procwalk", g, stderr),
-		Subcommands: []*ffcli.Command{
-			newPSCommand(g, e),
-			newTreeCommand(g, e),
-			newTelegrafCommand(g, e),
-			newSessionsCommand(g, e),
-			newSessionCommand(g, e),
-			newKillCommand(g, e),
-			newGuardCommand(g, e),
-			newRunCommand(g, e),
-			newWatchCommand(g, e),
-			newTopCommand(g, e),
-			newRecordCommand(g, e),
-			newTestCommand(g, e),
-		},
-	}
-	root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
+	root := newRoot(g, e, stderr, plainCommand(args))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {
 			c.UsageFunc = cmdline.Usage // ffcli would set its own, which writes -flag
@@ -352,6 +333,72 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return e.sayError(ctx, err)
 	}
 	return err
+}
+
+// command is a command's name and its constructor.
+type command struct {
+	name  string
+	build func(*globals, *env) *ffcli.Command
+}
+
+// commands are the commands newRoot builds, in the order help lists them
+// (completion and man follow).
+func commands() []command {
+	return []command{
+		{"ps", newPSCommand}, {"tree", newTreeCommand}, {"telegraf", newTelegrafCommand}, {"sessions", newSessionsCommand},
+		{"session", newSessionCommand}, {"kill", newKillCommand}, {"guard", newGuardCommand}, {"run", newRunCommand},
+		{"watch", newWatchCommand}, {"top", newTopCommand}, {"record", newRecordCommand}, {"test", newTestCommand},
+	}
+}
+
+// newRoot is procwalk's command tree: every command, or only the one
+// plainCommand found. The others' flag sets, defaults and help texts cost a
+// one-shot command more than a millisecond of CPU (BenchmarkOneShotRatio).
+func newRoot(g *globals, e *env, stderr io.Writer, only string) *ffcli.Command {
+	root := &ffcli.Command{
+		Name:       "procwalk",
+		ShortUsage: "procwalk [global flags] [<command>] [flags] (default command: " + defaultCommand + ")",
+		LongHelp:   helpText("root"),
+		FlagSet:    newFlagSet("procwalk", g, stderr),
+	}
+	for _, c := range commands() {
+		if only == "" || only == c.name {
+			root.Subcommands = append(root.Subcommands, c.build(g, e))
+		}
+	}
+	if only == "" {
+		root.Subcommands = append(root.Subcommands, newCompletionCommand(e), newManCommand(root, e))
+	}
+	return root
+}
+
+// plainCommand is the command args run when they name it plainly: global
+// flags that parse, then the command's name or none (the default), and no
+// config file, whose options are checked against every command's flags.
+// "" otherwise, and for help, completion, man and names of no command,
+// which list or describe every command: then every command is built.
+func plainCommand(args []string) string {
+	if os.Getenv("PROCWALK_CONFIG") != "" || slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "-") && strings.HasPrefix(strings.TrimLeft(a, "-"), "config")
+	}) {
+		return ""
+	}
+	flags := flag.NewFlagSet("procwalk", flag.ContinueOnError)
+	flags.SetOutput(io.Discard)
+	(&globals{}).register(flags)
+	if flags.Parse(args) != nil {
+		return ""
+	}
+	name := defaultCommand
+	if rest := flags.Args(); len(rest) > 0 {
+		name = rest[0]
+	}
+	for _, c := range commands() {
+		if strings.EqualFold(c.name, name) {
+			return c.name
+		}
+	}
+	return ""
 }
 
 // sayError prints err as procwalk's one error line on stderr and returns
