@@ -4,9 +4,9 @@ package recording
 
 import (
 	"bufio"
-	"context"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
