@@ -225,18 +225,7 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		}
 		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
 	}
-	f, err := frame.New(fsys, frame.Config{NoRates: true}).Gather()
-	if err != nil {
-		return procwalk.ProcID{}, err
-	}
-	p := f.Snapshot.Process(pid)
-	if p == nil && fsys.Hidden(pid) {
-		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
-	}
-	if p == nil {
-		return procwalk.ProcID{}, fmt.Errorf("pid %d is not running (not in %s); procwalk ps lists the pids", pid, fsys.Root())
-	}
-	return p.ID, nil
+	return kill.ResolvePID(fsys, pid)
 }
 
 // sessionScope finds --session among the sessions of its kind.
