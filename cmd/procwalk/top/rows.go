@@ -82,8 +82,12 @@ func (b *rowBuilder) protected(p *procwalk.Process) bool {
 	return b.check(p) != nil
 }
 
-// maxColumns is the most columns a table has (at most 16: row.have).
+// maxColumns is the most columns a table has.
 const maxColumns = 12
+
+// row.have has a bit for each column: this fails to compile when a table
+// has more columns than it has bits.
+const _ = uint16(1 << (maxColumns - 1))
 
 // value is column c's value of r, and whether it has one.
 func (r *row) value(c int) (float64, bool) { return float64(r.values[c]), r.has(c) }
