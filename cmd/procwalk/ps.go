@@ -52,7 +52,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
+		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + render.MetricsHelp() + "\n" + helpText("exit-codes") }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,

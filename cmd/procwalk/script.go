@@ -183,27 +183,11 @@ func parseScriptCall(fs *flag.FlagSet, args []string) (scriptCall, error) {
 	return call, nil
 }
 
-// loadScript compiles the script call names: a file when the name has a
-// slash or ends in .lua, else a bundled script, else a file in the current
-// directory. A missing script or a syntax error is a usage error.
+// loadScript compiles the script call names (runner.Load): a missing
+// script or a syntax error is a usage error.
 func loadScript(name string) (*scripting.Script, error) {
-	explicitFile := strings.Contains(name, "/") || strings.HasSuffix(name, ".lua")
-	if !explicitFile {
-		if b, ok := scripts.Lookup(name); ok {
-			s, err := scripting.Compile(b.Name+".lua", b.Source)
-			if err != nil {
-				return nil, fmt.Errorf("bundled script %s: %w", name, err) // a bug in procwalk
-			}
-			return s, nil
-		}
-	}
-	s, err := scripting.LoadFile(name)
-	switch {
-	case errors.Is(err, scripting.ErrNotFound) && !explicitFile:
-		return nil, usageErrorf("no script %q: not a bundled script (%s) and no such file", name, strings.Join(scripts.Names(), ", "))
-	case errors.Is(err, scripting.ErrNotFound):
-		return nil, usageErrorf("%v", err)
-	case errors.Is(err, scripting.ErrCompile):
+	s, err := runner.Load(name)
+	if errors.Is(err, runner.ErrBadScript) {
 		return nil, usageErrorf("%v", err)
 	}
 	return s, err
@@ -222,7 +206,6 @@ func withHint(err error) error {
 	return err
 }
 
-// listScripts prints the bundled scripts and what they do.
 // showScript prints bundled script name: its source, to copy and change.
 func showScript(w io.Writer, name string) error {
 	s, ok := scripts.Lookup(name)
@@ -234,16 +217,6 @@ func showScript(w io.Writer, name string) error {
 	}
 	_, err := w.Write(s.Source)
 	return err
-}
-
-func listScripts(w io.Writer) {
-	width := 0
-	for _, s := range scripts.List() {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range scripts.List() {
-		fmt.Fprintf(w, "%-*s  %s\n", width, s.Name, s.Description)
-	}
 }
 
 // textLogger logs script records as text lines on w: "time=... level=...
