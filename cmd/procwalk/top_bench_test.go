@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
@@ -138,19 +139,29 @@ func procpsTopPerRefresh(b *testing.B) time.Duration {
 // procFloorPerRefresh is the CPU per refresh, over topChunk rounds, of the
 // /proc reads view needs of every process, done the plainest way: list
 // /proc, then open, read once and close each file, and stat the directory
-// for the owner. The processes view reads stat and statm of every process
-// (the rest of the rows on screen alone); the sessions view also io
-// (sessions' READ/s and WRITE/s sum every member's) and the owner (user
-// sessions). Grouping's few other reads (the cgroup file of processes the
-// cgroupfs walk did not place, interpreters' command lines) and tmux are
-// left out: it is a floor.
+// for the owner. The processes view reads stat of every process and statm
+// of every one but kernel threads and zombies (the rest of the rows on
+// screen alone); the sessions view also io (sessions' READ/s and WRITE/s
+// sum every member's) and the owner (user sessions), of every process
+// that can be a member (no kernel thread). Grouping's few other reads (the
+// cgroup file of processes the cgroupfs walk did not place, interpreters'
+// command lines) and tmux are left out: it is a floor.
 func procFloorPerRefresh(b *testing.B, view string) time.Duration {
-	files, owner := []string{"stat", "statm"}, false
+	files, owner := []string{"statm"}, false
 	if view == "sessions" {
 		files, owner = append(files, "io"), true
 	}
 	buf := make([]byte, 4096)
 	var st unix.Stat_t
+	read := func(root int, path string) []byte {
+		fd, err := unix.Openat(root, path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			return nil // exited, or io not readable
+		}
+		n, _ := unix.Read(fd, buf)
+		unix.Close(fd)
+		return buf[:max(n, 0)]
+	}
 	cpu0 := processCPU()
 	for range topChunk {
 		dir, err := os.Open(procwalk.DefaultRoot)
@@ -166,21 +177,49 @@ func procFloorPerRefresh(b *testing.B, view string) time.Duration {
 			if name[0] < '0' || name[0] > '9' {
 				continue
 			}
+			kernel, zombie := floorKind(read(root, name+"/stat"))
+			if kernel {
+				continue
+			}
 			if owner {
 				unix.Fstatat(root, name, &st, 0)
 			}
 			for _, f := range files {
-				fd, err := unix.Openat(root, name+"/"+f, unix.O_RDONLY|unix.O_CLOEXEC, 0)
-				if err != nil {
-					continue // exited, or io not readable
+				if f == "statm" && zombie {
+					continue
 				}
-				unix.Read(fd, buf)
-				unix.Close(fd)
+				read(root, name+"/"+f)
 			}
 		}
 		dir.Close()
 	}
 	return (processCPU() - cpu0) / topChunk
+}
+
+// floorKind reads from a stat line whether it is a kernel thread's
+// (PF_KTHREAD in flags, the ninth field) or a zombie's (state Z).
+func floorKind(stat []byte) (kernel, zombie bool) {
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return false, false
+	}
+	// ") S ppid pgrp session tty_nr tpgid flags": fields 0 to 6 after ')'.
+	var field [7][]byte
+	rest := stat[end+1:]
+	for i := range field {
+		rest = bytes.TrimLeft(rest, " ")
+		n := bytes.IndexByte(rest, ' ')
+		if n < 0 {
+			return false, false
+		}
+		field[i], rest = rest[:n], rest[n:]
+	}
+	var flags uint64
+	for _, c := range field[6] {
+		flags = flags*10 + uint64(c-'0')
+	}
+	const pfKthread = 0x00200000 // PF_KTHREAD, include/linux/sched.h
+	return flags&pfKthread != 0, string(field[0]) == "Z"
 }
 
 // processCPU is this process's CPU time so far.
