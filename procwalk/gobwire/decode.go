@@ -491,7 +491,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 2:
 					w.length = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -504,7 +504,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 1:
 					w.elem = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -526,7 +526,7 @@ func readWireType(r *reader) (*wireType, error) {
 							case 1:
 								wf.id = int(r.int())
 							default:
-								return errField
+								return errField()
 							}
 							return r.err
 						})
@@ -535,7 +535,7 @@ func readWireType(r *reader) (*wireType, error) {
 						}
 					}
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -550,7 +550,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 2:
 					w.elem = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -561,12 +561,12 @@ func readWireType(r *reader) (*wireType, error) {
 			}
 			return r.fields(func(f int) error {
 				if f != 0 {
-					return errField
+					return errField()
 				}
 				return readCommon(r, w)
 			})
 		}
-		return errField
+		return errField()
 	})
 	if err == nil && w.kind == 0 {
 		err = fmt.Errorf("%w: an empty type description", ErrFormat)
@@ -574,7 +574,9 @@ func readWireType(r *reader) (*wireType, error) {
 	return w, err
 }
 
-var errField = fmt.Errorf("%w: a type description's field out of range", ErrFormat)
+// errField is the error of a type description's field out of range (made
+// when needed: fmt at package initialisation would cost every start).
+func errField() error { return fmt.Errorf("%w: a type description's field out of range", ErrFormat) }
 
 // readCommon reads CommonType{Name, Id}: the name is kept for messages.
 func readCommon(r *reader, w *wireType) error {
@@ -585,7 +587,7 @@ func readCommon(r *reader, w *wireType) error {
 		case 1:
 			r.int()
 		default:
-			return errField
+			return errField()
 		}
 		return r.err
 	})
@@ -674,7 +676,7 @@ func (r *reader) fields(read func(field int) error) error {
 			return nil
 		}
 		if delta > 1<<20 {
-			return errField
+			return errField()
 		}
 		field += int(delta)
 		if err := read(field); err != nil {
