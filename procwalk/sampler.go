@@ -11,22 +11,24 @@ import (
 // Rates are per-process rates between two snapshots, filled by a Sampler.
 // Nothing is measured on the first sight of a process: Measured is false and
 // every rate is zero, which callers must not print as a measured zero.
+//
+// The three flags sit together at the end, so that the struct has no
+// padding: every Process holds one (64 bytes, not 80).
 type Rates struct {
-	Measured        bool
 	IntervalSeconds float64
 	CPUPercent      float64 // of one core: 200 means two cores busy
 
 	// IO rates, when io was read in both snapshots (HaveIO).
-	HaveIO              bool
 	ReadBytesPerSecond  float64
 	WriteBytesPerSecond float64
 
 	// Memory growth; negative when memory shrinks. PSS/USS only when smaps
 	// was read in both snapshots (HaveSmaps).
 	RSSGrowthBytesPerMinute float64
-	HaveSmaps               bool
 	PSSGrowthBytesPerMinute float64
 	USSGrowthBytesPerMinute float64
+
+	Measured, HaveIO, HaveSmaps bool
 }
 
 // Sampler turns consecutive snapshots into rates. It remembers the last

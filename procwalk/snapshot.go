@@ -214,7 +214,11 @@ func (sc *Scanner) SnapshotSelect(fields Fields, sel Selector) (*Snapshot, error
 		procs, cold = make([]Process, 0, len(sc.pids)+len(sc.pids)/16), true
 	}
 	if cold { // resident storage needs no mapping
-		populatePages(procs)
+		// The pages the listed pids fill; the room left for more is
+		// mapped only if used (at 10,000 processes, 0.3 MB less at the
+		// peak of a daemon that released them between gathers).
+		n := len(sc.pids)
+		populatePages(procs[:n:n])
 	}
 	s := &Snapshot{Time: start, Host: host, Fields: fields, Selected: sel.Fields &^ fields, Procs: procs, Source: SourceProc}
 	s.Visibility.Listed = len(sc.pids)

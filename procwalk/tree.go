@@ -141,16 +141,20 @@ func (s *Snapshot) Parent(pid int) *Process {
 }
 
 // Children returns the direct children of pid, in pid order.
-func (s *Snapshot) Children(pid int) []*Process {
+func (s *Snapshot) Children(pid int) []*Process { return s.AppendChildren(nil, pid) }
+
+// AppendChildren appends the direct children of pid, in pid order, to dst
+// and returns it: a walk of a big tree reuses one slice as its stack
+// instead of allocating one per parent.
+func (s *Snapshot) AppendChildren(dst []*Process, pid int) []*Process {
 	i := s.Index(pid)
 	if i < 0 {
-		return nil
+		return dst
 	}
-	var out []*Process
 	for c := s.firstChild[i]; c >= 0; c = s.nextSibling[c] {
-		out = append(out, &s.Procs[c])
+		dst = append(dst, &s.Procs[c])
 	}
-	return out
+	return dst
 }
 
 // Ancestors returns the parent of pid, its parent and so on up to a root.

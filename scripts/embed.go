@@ -5,6 +5,8 @@ package scripts
 
 import (
 	"embed"
+	"fmt"
+	"io"
 	"io/fs"
 	"sort"
 	"strings"
@@ -64,4 +66,17 @@ func Names() []string {
 		names = append(names, s.Name)
 	}
 	return names
+}
+
+// WriteList writes each bundled script's name and what it does, a line
+// each, the descriptions aligned (procwalk run --list).
+func WriteList(w io.Writer) {
+	list := List()
+	width := 0
+	for _, s := range list {
+		width = max(width, len(s.Name))
+	}
+	for _, s := range list {
+		fmt.Fprintf(w, "%-*s  %s\n", width, s.Name, s.Description)
+	}
 }

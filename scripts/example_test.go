@@ -2,6 +2,8 @@ package scripts_test
 
 import (
 	"fmt"
+	"strings"
+	"testing"
 
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -11,4 +13,23 @@ func ExampleLookup() {
 	fmt.Println(ok, s.Name+":", s.Description)
 	// Output:
 	// true zombies: zombie processes and the parents that do not reap them, per session
+}
+
+// Each script on a line: its name, padded to the longest, and what it does.
+func TestWriteList(t *testing.T) {
+	var b strings.Builder
+	scripts.WriteList(&b)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != len(scripts.List()) || len(lines) < 2 {
+		t.Fatalf("%d lines for %d scripts:\n%s", len(lines), len(scripts.List()), b.String())
+	}
+	width := 0
+	for _, n := range scripts.Names() {
+		width = max(width, len(n))
+	}
+	for i, s := range scripts.List() {
+		if want := s.Name + strings.Repeat(" ", width-len(s.Name)+2) + s.Description; lines[i] != want {
+			t.Errorf("line %d: %q; want %q", i, lines[i], want)
+		}
+	}
 }

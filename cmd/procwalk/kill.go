@@ -70,33 +70,12 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
 		ShortHelp:  "terminate a process, tree, process group or session safely",
 		UsageFunc: cmdline.LazyHelp(func() string {
-			return strings.ReplaceAll(helpText("kill"), "{{protected}}", wrapList(kill.DefaultProtected(), 68, "    "))
+			return strings.ReplaceAll(helpText("kill"), "{{protected}}", cmdline.WrapList(kill.DefaultProtected(), 68, "    "))
 		}),
 		FlagSet: fs,
 		Options: ffOptions(),
 		Exec:    c.exec,
 	}
-}
-
-// wrapList joins names with spaces into lines of at most width bytes.
-func wrapList(names []string, width int, indent string) string {
-	var b strings.Builder
-	n := 0
-	for i, name := range names {
-		if strings.ContainsAny(name, " \t") {
-			name = strconv.Quote(name)
-		}
-		if i > 0 && n+1+len(name) > width {
-			b.WriteString("\n" + indent)
-			n = 0
-		} else if i > 0 {
-			b.WriteByte(' ')
-			n++
-		}
-		b.WriteString(name)
-		n += len(name)
-	}
-	return b.String()
 }
 
 func (c *killCommand) exec(ctx context.Context, args []string) error {
@@ -225,18 +204,7 @@ func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
 		}
 		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
 	}
-	f, err := frame.New(fsys, frame.Config{NoRates: true}).Gather()
-	if err != nil {
-		return procwalk.ProcID{}, err
-	}
-	p := f.Snapshot.Process(pid)
-	if p == nil && fsys.Hidden(pid) {
-		return procwalk.ProcID{}, fmt.Errorf("pid %d is hidden: it runs, but %s does not show it to this user (hidepid); run as root to act on it", pid, fsys.Root())
-	}
-	if p == nil {
-		return procwalk.ProcID{}, fmt.Errorf("pid %d is not running (not in %s); procwalk ps lists the pids", pid, fsys.Root())
-	}
-	return p.ID, nil
+	return kill.ResolvePID(fsys, pid)
 }
 
 // sessionScope finds --session among the sessions of its kind.

@@ -24,7 +24,6 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/kill"
-	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
@@ -432,25 +431,6 @@ func flagsAnywhere(command string) bool {
 		return true
 	}
 	return false
-}
-
-// metricsHelp lists the metric catalogue for --help: name, short names,
-// unit and type.
-func metricsHelp() string {
-	var b strings.Builder
-	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
-	for _, d := range metric.Processes() {
-		name := d.Name
-		if len(d.Aliases) > 0 {
-			name += " (" + strings.Join(d.Aliases, ", ") + ")"
-		}
-		unit := d.Unit
-		if unit == "" {
-			unit = "-"
-		}
-		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
-	}
-	return b.String()
 }
 
 // printable is procwalk.Printable, the one escaping of every name shown to

@@ -52,7 +52,7 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 		Name:       "ps",
 		ShortUsage: "procwalk ps [flags]",
 		ShortHelp:  "list processes: memory, CPU %, IO rates, age, command",
-		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + metricsHelp() + "\n" + helpText("exit-codes") }),
+		UsageFunc:  cmdline.LazyHelp(func() string { return helpText("ps") + render.MetricsHelp() + "\n" + helpText("exit-codes") }),
 		FlagSet:    fs,
 		Options:    ffOptions(),
 		Exec:       c.exec,
@@ -228,29 +228,14 @@ func (c *psCommand) matcher(users *procwalk.Users, usersErr error) (func(*procwa
 			return nil, usageErrorf("--regex %q: %v", c.regex, err)
 		}
 	}
-	uid := -1
+	uid := procwalk.AnyOwner
 	if c.user != "" {
 		var err error
 		if uid, err = lookupUser(c.user, c.g.passwd, users, usersErr); err != nil {
 			return nil, err
 		}
 	}
-	return func(p *procwalk.Process) bool {
-		if p.Kernel && !c.kernel {
-			return false
-		}
-		if uid >= 0 && (p.Read&procwalk.FieldOwner == 0 || p.EffectiveUID != uid) {
-			return false // an owner we could not read never matches
-		}
-		if c.filter == "" && re == nil {
-			return true
-		}
-		cmdline := strings.Join(p.Cmdline, " ")
-		if c.filter != "" && !strings.Contains(p.Comm, c.filter) && !strings.Contains(cmdline, c.filter) {
-			return false
-		}
-		return re == nil || re.MatchString(p.Comm) || re.MatchString(cmdline)
-	}, nil
+	return procwalk.Filter{Kernel: c.kernel, UID: uid, Contains: c.filter, Regexp: re}.Match, nil
 }
 
 // lookupUser turns --user NAME|UID into a uid.

@@ -459,6 +459,9 @@ func TestPSRates(t *testing.T) {
 	// that rates were sampled and over what interval.
 	stdout.Reset()
 	c.filter = "newborn"
+	if plan.match, err = c.matcher(nil, nil); err != nil { // the plan holds the filter
+		t.Fatal(err)
+	}
 	if procs, err = c.rows(second, plan); err != nil {
 		t.Fatal(err)
 	}

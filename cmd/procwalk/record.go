@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -120,28 +119,15 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 		file.Close()
 		return &exitErr{Code: exitError, Err: fmt.Errorf("recording to %s: %w", c.out, err)}
 	}
-	var stopped error
-	err = p.Run(ctx, frame.Count(frame.Every(interval, true), c.count), func(f frame.Frame, err error) error {
-		if err != nil {
-			return err
-		}
-		if err := w.Write(f); err != nil {
-			stopped = err
-			return frame.ErrStop
-		}
-		return nil
-	})
-	if cerr := file.Close(); err == nil && (stopped == nil || errors.Is(stopped, recording.ErrFull)) {
+	full, err := w.Record(ctx, p, frame.Count(frame.Every(interval, true), c.count))
+	if cerr := file.Close(); err == nil {
 		err = cerr
-	}
-	if stopped != nil && !errors.Is(stopped, recording.ErrFull) && err == nil {
-		err = stopped
 	}
 	if err != nil {
 		return &exitErr{Code: exitError, Err: fmt.Errorf("recording to %s: %w (%d frames written)", c.out, err, w.Frames())}
 	}
 	why := ""
-	if stopped != nil {
+	if full {
 		why = ": stopped at --max-size " + c.maxSize
 	}
 	fmt.Fprintf(c.e.stderr, "procwalk: recorded %d frames, %s, to %s%s\n", w.Frames(), procwalk.FormatBytes(uint64(w.Size())), printable(c.out), why)

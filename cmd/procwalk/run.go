@@ -19,6 +19,7 @@ import (
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
+	"github.com/procwalk/procwalk/scripts"
 )
 
 // run.go is `procwalk run SCRIPT|NAME [-- ARGS]`: one run of a Lua script
@@ -80,7 +81,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)
 		}
-		listScripts(c.e.stdout)
+		scripts.WriteList(c.e.stdout)
 		return nil
 	}
 	call, err := parseScriptCall(c.fs, args)

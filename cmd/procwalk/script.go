@@ -17,7 +17,6 @@ import (
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
-	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/procwalk/suggest"
 	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
@@ -184,27 +183,11 @@ func parseScriptCall(fs *flag.FlagSet, args []string) (scriptCall, error) {
 	return call, nil
 }
 
-// loadScript compiles the script call names: a file when the name has a
-// slash or ends in .lua, else a bundled script, else a file in the current
-// directory. A missing script or a syntax error is a usage error.
+// loadScript compiles the script call names (runner.Load): a missing
+// script or a syntax error is a usage error.
 func loadScript(name string) (*scripting.Script, error) {
-	explicitFile := strings.Contains(name, "/") || strings.HasSuffix(name, ".lua")
-	if !explicitFile {
-		if b, ok := scripts.Lookup(name); ok {
-			s, err := scripting.Compile(b.Name+".lua", b.Source)
-			if err != nil {
-				return nil, fmt.Errorf("bundled script %s: %w", name, err) // a bug in procwalk
-			}
-			return s, nil
-		}
-	}
-	s, err := scripting.LoadFile(name)
-	switch {
-	case errors.Is(err, scripting.ErrNotFound) && !explicitFile:
-		return nil, usageErrorf("no script %q: not a bundled script (%s) and no such file", name, strings.Join(scripts.Names(), ", "))
-	case errors.Is(err, scripting.ErrNotFound):
-		return nil, usageErrorf("%v", err)
-	case errors.Is(err, scripting.ErrCompile):
+	s, err := runner.Load(name)
+	if errors.Is(err, runner.ErrBadScript) {
 		return nil, usageErrorf("%v", err)
 	}
 	return s, err
@@ -223,7 +206,6 @@ func withHint(err error) error {
 	return err
 }
 
-// listScripts prints the bundled scripts and what they do.
 // showScript prints bundled script name: its source, to copy and change.
 func showScript(w io.Writer, name string) error {
 	s, ok := scripts.Lookup(name)
@@ -235,16 +217,6 @@ func showScript(w io.Writer, name string) error {
 	}
 	_, err := w.Write(s.Source)
 	return err
-}
-
-func listScripts(w io.Writer) {
-	width := 0
-	for _, s := range scripts.List() {
-		width = max(width, len(s.Name))
-	}
-	for _, s := range scripts.List() {
-		fmt.Fprintf(w, "%-*s  %s\n", width, s.Name, s.Description)
-	}
 }
 
 // textLogger logs script records as text lines on w: "time=... level=...
@@ -295,27 +267,33 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plu
 	if err != nil {
 		return nil, nil, err
 	}
-	hook = &scriptHook{ctx: ctx, script: script, log: log, conn: e.conn, guard: e.conn.Guard(limits), limits: limits}
-	in.Hook = hook.run
+	hook = &scriptHook{Hook: &runner.Hook{Script: script, Hint: withHint, Warn: func(msg string) { log.Warnf("%s", msg) },
+		Conn: e.conn, Guard: e.conn.Guard(limits)}, limits: limits}
+	in.Hook = func(f frame.Frame, b *plugin.Batch) error {
+		if b == nil {
+			return hook.Run(ctx, f, nil)
+		}
+		return hook.Run(ctx, f, b)
+	}
 	if t.s.isolated(e) {
 		in.HookCopies = true // the worker gets a copy of each frame
 		cfg := workerConfig(e, limits, io.Discard, scripting.WorkerGatherWait)
-		cfg.Emit, cfg.Action = hook.toBatch, hook.actionToBatch // an action was logged by the worker
-		hook.worker = scripting.NewWorker(cfg)
-		return hook, hook.worker.Close, nil
+		cfg.Emit, cfg.Action = hook.ToBatch, hook.ActionToBatch // an action was logged by the worker
+		hook.Worker = scripting.NewWorker(cfg)
+		return hook, hook.Close, nil
 	}
-	hook.out = runner.Checked{Enc: lineEncoder{}, To: hook.pending.Emit}
+	out := &runner.Checked{Enc: lineEncoder{}, To: hook.Keep}
 	if e.conn != nil {
-		hook.out.To = e.conn.Emit
+		out.To = e.conn.Emit
 	}
-	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.action)
+	killer, err := t.s.killer(e, fsys, script.Name, g.pss, hook.Action)
 	if err != nil {
 		return nil, nil, err
 	}
 	users, _ := g.users()
-	hook.rt = scripting.New(workerSide(e, scripting.Config{
+	hook.Start(workerSide(e, scripting.Config{
 		Killer:  killer,
-		Emitter: &hook.out,
+		Emitter: out,
 		Logger:  slog.New(&plugin.SlogHandler{Log: log}),
 		Print:   plugin.LinePrinter{Log: log},
 		DryRun:  t.s.dryRun,
@@ -324,65 +302,12 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plu
 		Users:   users,
 		Limits:  limits,
 	}))
-	return hook, hook.rt.Close, nil
+	return hook, hook.Close, nil
 }
 
-// scriptHook runs a script as a plugin.Hook: in-process, in a worker
-// (worker set), or as the worker (conn set), where it runs on a gather
-// without a batch (serveHook).
+// scriptHook is the telegraf --script hook (runner.Hook), with the limits
+// its worker serves under.
 type scriptHook struct {
-	ctx     context.Context
-	script  *scripting.Script
-	rt      *scripting.Runtime
-	log     *plugin.LineLogger
-	out     runner.Checked
-	pending scripting.RunOutput // in-process: the run's output, for the batch once it ends
-	batch   *plugin.Batch       // the gather's, during a run
-	limits  scripting.Limits
-	worker  *scripting.Worker     // the parent's side of the worker running the script
-	conn    *scripting.WorkerConn // in the worker: emits and actions go to the parent too
-	guard   *scripting.RunGuard
-}
-
-func (h *scriptHook) run(f frame.Frame, b *plugin.Batch) error {
-	h.batch = b
-	defer func() { h.batch = nil }()
-	if h.worker != nil {
-		d, err := h.worker.Tick(h.ctx, f)
-		if err != nil {
-			return err
-		}
-		return runner.Done(d)
-	}
-	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
-	h.guard.Begin()
-	err := withHint(h.rt.Run(h.ctx, h.script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore}))
-	h.guard.End()
-	h.pending.End(err == nil, h.toBatch, h.actionToBatch)
-	return err
-}
-
-// toBatch and actionToBatch add a run's metric and kill outcome to the
-// gather's batch (none in a worker, which sends them to its parent).
-func (h *scriptHook) toBatch(m scripting.WorkerEmit) {
-	if h.batch != nil {
-		h.batch.Add(m.Measurement, m.Tags, m.Fields) // checked when the script emitted it
-	}
-}
-
-func (h *scriptHook) actionToBatch(e kill.ActionEvent) {
-	if h.batch != nil {
-		h.batch.AddAction(e)
-	}
-}
-
-// action logs a kill's audit event and keeps it for the batch as
-// procwalk_action (a worker sends it to its parent).
-func (h *scriptHook) action(e kill.ActionEvent) {
-	h.log.Warnf("%s", e.String())
-	if h.conn != nil {
-		h.conn.Action(e)
-		return
-	}
-	h.pending.Action(e)
+	*runner.Hook
+	limits scripting.Limits
 }

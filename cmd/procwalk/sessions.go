@@ -229,7 +229,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	}
 	sessions := slices.Clone(gd.Sessions)
 	order.Sort(sessions, gd.Snapshot.Fields, gd.Snapshot.Time)
-	shown, hidden := limitPerKind(sessions, limit)
+	shown, hidden := session.LimitPerKind(sessions, limit)
 	if c.json {
 		if err := writeJSONSessions(c.e.stdout, gd, shown); err != nil {
 			return err
@@ -265,24 +265,6 @@ func parseKinds(s string) ([]string, error) {
 		}
 	}
 	return kinds, nil
-}
-
-// limitPerKind keeps the first limit sessions of each kind (0: all) and
-// counts the rest per kind.
-func limitPerKind(sessions []session.Session, limit int) (shown []session.Session, hidden map[string]int) {
-	if limit <= 0 {
-		return sessions, nil
-	}
-	hidden = map[string]int{}
-	seen := map[string]int{}
-	for _, s := range sessions {
-		if seen[s.Kind]++; seen[s.Kind] > limit {
-			hidden[s.Kind]++
-			continue
-		}
-		shown = append(shown, s)
-	}
-	return shown, hidden
 }
 
 // limitSet reports whether --limit was given (by flag, env or config):

@@ -124,7 +124,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		// parent sends, as watch runs its script; the script's metrics go
 		// to the parent's batch, which holds procwalk's own lines.
 		return serveWorker(ctx, c.e, c.g, hook.limits, func(_ context.Context, f frame.Frame) (string, error) {
-			return "", hook.run(f, nil)
+			return "", hook.Run(ctx, f, nil)
 		})
 	}
 	collector, err := c.collector()

@@ -186,11 +186,11 @@ func checkDecoded(t *testing.T, r io.Reader) {
 	// io: the process record's (leader and dead threads) plus the other
 	// thread's, as /proc/<pid>/io sums them; none for a kernel without.
 	wantIO := procwalk.IO{RChar: 1001, WChar: 202, SyscR: 13, SyscW: 6, ReadBytes: 4101, WriteBytes: 8198, CancelledWriteBytes: 8}
-	if got := s.totals[1]; !got.ioOK || got.io != wantIO {
-		t.Errorf("pid 40 io %+v (kept %v), want %+v", got.io, got.ioOK, wantIO)
+	if got := s.totals[1]; !got.ioOK || procs[1].IO != wantIO {
+		t.Errorf("pid 40 io %+v (kept %v), want %+v", procs[1].IO, got.ioOK, wantIO)
 	}
-	if s.totals[0].ioOK {
-		t.Error("pid 1's record says no io counters, but they were kept")
+	if s.totals[0].ioOK || procs[0].IO != (procwalk.IO{}) {
+		t.Errorf("pid 1's record says no io counters, but they were kept: %+v", procs[0].IO)
 	}
 	if k := procs[2]; !k.Kernel || k.State != 'I' || k.Comm != "kworker/0:1" {
 		t.Errorf("pid 50: kernel %v state %c comm %q, want a kernel thread, I, kworker/0:1", k.Kernel, k.State, k.Comm)
@@ -371,10 +371,10 @@ func TestReadOptionalIOFromIterator(t *testing.T) {
 	io := procwalk.IO{RChar: 1, WChar: 2, SyscR: 3, SyscW: 4, ReadBytes: 5, WriteBytes: 6, CancelledWriteBytes: 7}
 	for _, fields := range []procwalk.Fields{0, procwalk.FieldIO} {
 		s := &Source{fs: fs, scanner: procwalk.NewScanner(fs), groups: map[procwalk.Fields][]*procwalk.Process{}}
-		procs := []procwalk.Process{{ID: procwalk.ProcID{PID: 1}}, {ID: procwalk.ProcID{PID: 7}}}
-		s.totals = []totals{{pid: 1, io: io, ioOK: true}, {pid: 7}}
+		procs := []procwalk.Process{{ID: procwalk.ProcID{PID: 1}, IO: io}, {ID: procwalk.ProcID{PID: 7}}} // as decode leaves them
+		s.totals = []totals{{pid: 1, ioOK: true}, {pid: 7}}
 		s.readOptional(procs, fields, procwalk.Selector{}, false)
-		if got := procs[0].Read&procwalk.FieldIO != 0; got != (fields != 0) || got && procs[0].IO != io {
+		if got := procs[0].Read&procwalk.FieldIO != 0; got != (fields != 0) || got && procs[0].IO != io || !got && procs[0].IO != (procwalk.IO{}) {
 			t.Errorf("fields %v: pid 1 read io %v, %+v", fields, got, procs[0].IO)
 		}
 		if procs[1].IO != (procwalk.IO{}) {

@@ -65,6 +65,26 @@ func (f Frame) ReadMore(procs []*procwalk.Process, fields procwalk.Fields) error
 	return nil
 }
 
+// ReadMembersSmaps reads smaps_rollup of the members of s, a session of
+// this frame, alone (each read takes the target's mmap lock), and adds
+// their PSS and USS to s's totals. PSS growth needs smaps in both samples:
+// a session read this way has none.
+func (f Frame) ReadMembersSmaps(s *session.Session) error {
+	members := make([]*procwalk.Process, 0, len(s.Members))
+	for _, id := range s.Members {
+		if p := f.Snapshot.Lookup(id); p != nil {
+			members = append(members, p)
+		}
+	}
+	if err := f.ReadMore(members, procwalk.FieldSmaps); err != nil {
+		return err
+	}
+	for _, p := range members {
+		s.Totals.AddSmaps(p)
+	}
+	return nil
+}
+
 // WithReader returns f, made elsewhere than a pipeline (decoded, replayed),
 // reading more fields through r.
 func (f Frame) WithReader(r Reader) Frame {

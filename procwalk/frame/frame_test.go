@@ -265,3 +265,37 @@ func TestRun(t *testing.T) {
 		t.Errorf("cancelled: Run returned %v after %d calls, want nil, none", err, calls)
 	}
 }
+
+// A session's members' smaps_rollup is read of them alone, and their PSS
+// added to its totals; a member gone from the snapshot is skipped, one
+// whose file holds nothing (pid 202, a kernel thread's) counts no PSS.
+func TestReadMembersSmaps(t *testing.T) {
+	fs, err := procwalk.NewFS("../testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(fs, Config{NoRates: true}).Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &session.Session{Kind: "tree", Name: "x"}
+	for _, pid := range []int{102, 202, 99999} {
+		id := procwalk.ProcID{PID: pid}
+		if p := f.Snapshot.Process(pid); p != nil {
+			id = p.ID
+			if p.Read&procwalk.FieldSmaps != 0 {
+				t.Fatalf("pid %d: smaps read by the scan", pid)
+			}
+		}
+		s.Members = append(s.Members, id)
+	}
+	if err := f.ReadMembersSmaps(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Totals.SmapsRead != 1 || s.Totals.PSSBytes != 1300<<10 {
+		t.Errorf("smaps read %d, PSS %d; want 1, 1300 kB (pid 102's)", s.Totals.SmapsRead, s.Totals.PSSBytes)
+	}
+	if other := f.Snapshot.Process(204); other.Read&procwalk.FieldSmaps != 0 {
+		t.Error("pid 204, no member, was read")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -212,6 +213,28 @@ func (w *Writer) Write(f frame.Frame) error {
 	w.delta.wrote(f)
 	w.frames++
 	return nil
+}
+
+// Record writes the frames p gathers on each of t's ticks until ctx ends,
+// t stops, a gather fails or the recording is full: full says the last,
+// which is no error (the frames before it are the recording).
+func (w *Writer) Record(ctx context.Context, p *frame.Pipeline, t frame.Trigger) (full bool, err error) {
+	var stopped error
+	err = p.Run(ctx, t, func(f frame.Frame, err error) error {
+		if err != nil {
+			return err
+		}
+		if err := w.Write(f); err != nil {
+			stopped = err
+			return frame.ErrStop
+		}
+		return nil
+	})
+	full = errors.Is(stopped, ErrFull)
+	if err == nil && stopped != nil && !full {
+		err = stopped
+	}
+	return full, err
 }
 
 // Frames is how many frames were written; Size the file's bytes so far.

@@ -5,6 +5,7 @@ package recording
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"encoding/base32"
 	"encoding/binary"
 	"errors"
@@ -779,5 +780,40 @@ func TestReadFormat2Encoding1(t *testing.T) {
 	}
 	if d := times[2].Sub(times[0]); d < 2*time.Second || d > 3*time.Second {
 		t.Errorf("frames %v apart over two intervals of 1s", d)
+	}
+}
+
+// nowTrigger fires n times at once: frames without a clock to wait on.
+type nowTrigger struct{ n int }
+
+func (t *nowTrigger) Wait(context.Context) bool { t.n--; return t.n >= 0 }
+
+// TestRecord: frames are written until the trigger stops, or until the
+// recording is full, which is no error.
+func TestRecord(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := NewWriter(&buf, Header{Procwalk: "procwalk test"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := w.Record(context.Background(), fixturePipeline(t), &nowTrigger{n: 3})
+	if full || err != nil || w.Frames() != 3 {
+		t.Fatalf("full %v, err %v, %d frames; want 3 frames", full, err, w.Frames())
+	}
+	one := w.Size() / 3
+	var small bytes.Buffer
+	w, err = NewWriter(&small, Header{Procwalk: "procwalk test"}, Options{MaxBytes: 2*one - 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err = w.Record(context.Background(), fixturePipeline(t), &nowTrigger{n: 3})
+	if !full || err != nil || w.Frames() != 1 {
+		t.Errorf("bounded: full %v, err %v, %d frames; want full after 1", full, err, w.Frames())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	w, _ = NewWriter(&bytes.Buffer{}, Header{Procwalk: "procwalk test"}, Options{})
+	if full, err := w.Record(ctx, fixturePipeline(t), &nowTrigger{n: 3}); full || err != nil || w.Frames() != 0 {
+		t.Errorf("cancelled: full %v, err %v, %d frames", full, err, w.Frames())
 	}
 }

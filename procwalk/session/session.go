@@ -355,3 +355,21 @@ func presentKinds(sessions []Session) []string {
 	}
 	return out
 }
+
+// LimitPerKind keeps the first limit sessions of each kind (0: all), in
+// order, and counts the rest per kind.
+func LimitPerKind(sessions []Session, limit int) (shown []Session, hidden map[string]int) {
+	if limit <= 0 {
+		return sessions, nil
+	}
+	hidden = map[string]int{}
+	seen := map[string]int{}
+	for _, s := range sessions {
+		if seen[s.Kind]++; seen[s.Kind] > limit {
+			hidden[s.Kind]++
+			continue
+		}
+		shown = append(shown, s)
+	}
+	return shown, hidden
+}

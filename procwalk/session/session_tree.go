@@ -45,6 +45,30 @@ func (treeKind) info(s *Session) []string { return []string{s.Attrs[AttrCommand]
 
 func (treeKind) group(x *grouping) []Session { return x.g.groupTrees(x.s, x.notes) }
 
+// AddTreeRef makes the tree session ref names (tree:NAME, tree:NAME@ID)
+// one that c builds: a pid, a pidfile or a regex needs no TreeSpec
+// configured (tree:1234, tree:/run/x.pid, tree:postgres). A ref of another
+// kind, or of a tree c has, changes nothing.
+func (c *Config) AddTreeRef(ref string) error {
+	kind, name, err := ParseRef(ref)
+	if err != nil || kind != KindTree {
+		return err
+	}
+	if base, _, ok := SplitRefID(name); ok {
+		name = base // tree:1234@ID: build the tree, let Find check the ID
+	}
+	if slices.ContainsFunc(c.Trees, func(t TreeSpec) bool { return t.Name == name }) {
+		return nil
+	}
+	spec, err := ParseTreeSpec(name)
+	if err != nil {
+		return err
+	}
+	spec.Name = name
+	c.Trees = append(c.Trees, spec)
+	return nil
+}
+
 // ParseTreeSpec reads "[NAME=]SPEC", the form of the --tree flag: SPEC is a
 // pid, a pidfile path (it holds a '/'), or a regex matched against command
 // lines. NAME defaults to the pid, the pidfile's base name without ".pid",

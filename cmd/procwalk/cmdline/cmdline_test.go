@@ -132,3 +132,10 @@ func TestUsageAndManPage(t *testing.T) {
 		t.Errorf("the exit codes are in the page %d times, want once (EXIT STATUS)", n)
 	}
 }
+
+func TestWrapList(t *testing.T) {
+	got := WrapList([]string{"systemd", "sshd", "tmux: server", "containerd-shim"}, 20, "  ")
+	if want := "systemd sshd\n  \"tmux: server\"\n  containerd-shim"; got != want {
+		t.Errorf("%q; want %q", got, want)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"cmp"
 	"flag"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -153,4 +154,27 @@ func LazyHelp(longHelp func() string) func(*ffcli.Command) string {
 		c.LongHelp = longHelp()
 		return Usage(c)
 	}
+}
+
+// WrapList joins names with spaces into lines of at most width bytes, each
+// line after the first starting with indent (a list in a help text); a
+// name holding a space or a tab is quoted.
+func WrapList(names []string, width int, indent string) string {
+	var b strings.Builder
+	n := 0
+	for i, name := range names {
+		if strings.ContainsAny(name, " \t") {
+			name = strconv.Quote(name)
+		}
+		if i > 0 && n+1+len(name) > width {
+			b.WriteString("\n" + indent)
+			n = 0
+		} else if i > 0 {
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(name)
+		n += len(name)
+	}
+	return b.String()
 }

@@ -3,6 +3,7 @@
 package render
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -130,4 +131,23 @@ func ProcessTable(s *procwalk.Snapshot, cols []ProcessColumn, procs []*procwalk.
 		t.Add(row...)
 	}
 	return t
+}
+
+// MetricsHelp lists the process metrics of the catalogue for ps --help:
+// name, short names, unit and type, a line each.
+func MetricsHelp() string {
+	var b strings.Builder
+	b.WriteString("METRICS (the same names in JSON, Telegraf and Lua)\n")
+	for _, d := range metric.Processes() {
+		name := d.Name
+		if len(d.Aliases) > 0 {
+			name += " (" + strings.Join(d.Aliases, ", ") + ")"
+		}
+		unit := d.Unit
+		if unit == "" {
+			unit = "-"
+		}
+		fmt.Fprintf(&b, "  %-44s %-9s %s\n", name, unit, d.Kind)
+	}
+	return b.String()
 }

@@ -210,3 +210,28 @@ func WriteJSONSessions(w io.Writer, snap *procwalk.Snapshot, notes []string, ses
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
+
+// WriteJSONSession writes session s of snap (notes: what grouping could
+// not do) as one indented JSON object: the visibility, the notes, the
+// session and its member processes.
+func WriteJSONSession(w io.Writer, snap *procwalk.Snapshot, notes []string, s *session.Session, users *procwalk.Users) error {
+	j := NewJSONSession(snap.Time, snap.Fields, s)
+	metrics := metric.Processes()
+	for _, id := range s.Members {
+		if p := snap.Lookup(id); p != nil {
+			j.Processes = append(j.Processes, NewJSONProcess(snap, p, users, metrics))
+		}
+	}
+	all := NewJSONSessions(snap, notes)
+	doc := struct {
+		Time            time.Time      `json:"time"`
+		ScanSeconds     float64        `json:"scan_seconds"`
+		IntervalSeconds float64        `json:"interval_seconds,omitempty"`
+		Visibility      JSONVisibility `json:"visibility"`
+		Notes           []string       `json:"notes"`
+		Session         JSONSession    `json:"session"`
+	}{all.Time, all.ScanSeconds, all.IntervalSeconds, all.Visibility, all.Notes, j}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

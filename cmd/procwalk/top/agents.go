@@ -56,14 +56,19 @@ func (b *rowBuilder) agentRows(filter string) []row {
 		if ctxOK {
 			ctxCell = strconv.FormatFloat(ctx, 'f', 0, 64)
 		}
-		rows = append(rows, row{
+		r := row{
 			cells: []string{b.escape(s.Name), status, b.escape(cellOr(model)), ctxCell, strconv.Itoa(t.Procs),
 				bytesCell(float64(t.RSSBytes), true), percentCell(t.CPUPercent, rates), ageCell(age),
 				b.escape(cellOr(s.Attrs[session.AttrTmuxTarget]))},
-			values: [maxColumns]float64{0, statusRank(status), 0, ctx, float64(t.Procs), float64(t.RSSBytes), t.CPUPercent, age},
-			have:   [maxColumns]bool{false, true, false, ctxOK, true, true, rates, true},
-			sess:   s,
-		})
+			sess: s,
+		}
+		for c, v := range []struct {
+			v  float64
+			ok bool
+		}{{0, false}, {statusRank(status), true}, {0, false}, {ctx, ctxOK}, {float64(t.Procs), true}, {float64(t.RSSBytes), true}, {t.CPUPercent, rates}, {age, true}} {
+			r.set(c, v.v, v.ok)
+		}
+		rows = append(rows, r)
 	}
 	return rows
 }

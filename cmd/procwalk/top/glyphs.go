@@ -53,7 +53,7 @@ func (g glyphs) treePrefix(r *row) string {
 		return ""
 	}
 	var b strings.Builder
-	for d := 1; d < r.depth; d++ {
+	for d := 1; d < int(r.depth); d++ {
 		if d <= 64 && r.lines&(1<<(d-1)) != 0 {
 			b.WriteString(g.pipe)
 		} else {

@@ -55,6 +55,10 @@ type Config struct {
 	// NoKill says why k and K kill nothing (a recording's processes are
 	// not this host's); "" with a Killer.
 	NoKill string
+	// Trim returns the memory freed so far to the kernel (the source's
+	// pipeline's): called before a view change allocates a table of rows
+	// (frame.Pipeline.Trim). Nil: nothing is called.
+	Trim func()
 }
 
 // view is what the table shows.
@@ -441,8 +445,9 @@ func (m *Model) smoothGrowth() {
 	for i := range m.rows {
 		r := &m.rows[i]
 		v, ok := m.growth.perMinute(r.proc.ID)
-		if ok != r.have[colGrowth] || v != r.values[colGrowth] {
-			r.values[colGrowth], r.have[colGrowth], r.cells = v, ok, nil
+		if old, had := r.value(colGrowth); ok != had || float32(v) != float32(old) {
+			r.set(colGrowth, v, ok)
+			r.cells = nil
 		}
 	}
 	if m.view == viewProcesses && m.sortCol[viewProcesses] == colGrowth {
@@ -461,6 +466,15 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	m.keepSpare(planned.take())
 	spare := m.spare
 	m.spare = nil
+	if cap(spare) < len(m.frame.Snapshot.Procs) && m.cfg.Trim != nil {
+		// A new table (a process view shown after a sessions view, which
+		// keeps none): the runtime's memory is at the view's limit with
+		// garbage, and the table and the next frame's, allocated on top,
+		// would set a peak of resident memory. Given back first, they
+		// take the garbage's place. A view change is rare: one collection
+		// for it costs little.
+		m.cfg.Trim()
+	}
 	b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
 	rows, found := b.viewRows(spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
 	if !found {
@@ -520,7 +534,7 @@ func (m *Model) keepSpare(rows []row) {
 // cpuOf and rssOf are a row's CPU % and RSS, a process's or a session's.
 func (m *Model) cpuOf(r *row) (float64, bool) {
 	if r.proc != nil {
-		return r.values[colCPU], r.have[colCPU]
+		return r.value(colCPU)
 	}
 	return r.sess.Totals.CPUPercent, r.sess.Totals.RatesMeasured > 0
 }

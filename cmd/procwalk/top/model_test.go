@@ -605,8 +605,8 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	cat := metric.NewCatalogue()
 	check := func(view string, r *row, c int, name string, want float64, ok bool) {
 		t.Helper()
-		if r.have[c] != ok || ok && r.values[c] != want {
-			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.text()[1], r.values[c], r.have[c], want, ok)
+		if got, have := r.value(c); have != ok || ok && float32(got) != float32(want) {
+			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.text()[1], got, have, want, ok)
 		}
 		d, _ := cat.Lookup(name)
 		if cell := r.text()[c]; cell != metricCell(d, want, ok) {
@@ -684,7 +684,7 @@ func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
 			continue // no io file
 		}
 		rows++
-		if !r.have[colRead] || !r.have[colWrite] {
+		if !r.has(colRead) || !r.has(colWrite) {
 			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.proc.ID.PID, r.text()[colRead], r.text()[colWrite], screen)
 		}
 	}

@@ -173,7 +173,7 @@ func (m *Model) shownColumns() []column {
 		}
 		empty := true
 		for i := range rows {
-			empty = empty && !rows[i].have[c] && (rows[i].proc != nil || rows[i].text()[c] == absent)
+			empty = empty && !rows[i].has(c) && (rows[i].proc != nil || rows[i].text()[c] == absent)
 		}
 		if empty {
 			cols[c].keep = -1
