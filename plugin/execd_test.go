@@ -92,8 +92,8 @@ func (r *execdRun) wait(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run = %v, want nil", err)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return within 5 s")
+	case <-time.After(time.Minute): // a hang guard, not a speed bound: CI's 2 cores may be loaded
+		t.Fatal("Run did not return within a minute")
 	}
 }
 

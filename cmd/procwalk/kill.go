@@ -10,7 +10,6 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,7 +19,6 @@ import (
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
-	"golang.org/x/sys/unix"
 )
 
 // kill.go is `procwalk kill`: terminate one process, a tree, a process
@@ -273,15 +271,8 @@ func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Pl
 	return nil
 }
 
-// isTerminal reports whether r is a file open on a terminal.
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok || f == nil {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
-}
+// isTerminal is procwalk.IsTerminal.
+func isTerminal(r io.Reader) bool { return procwalk.IsTerminal(r) }
 
 // readLine reads one line from r, giving up when ctx ends (Ctrl-C). The
 // reading goroutine ends when r delivers a line or is closed; on a

@@ -99,50 +99,6 @@ func TestIntegrationWatchEndsWithItsReader(t *testing.T) {
 	}
 }
 
-// stdinEnded tells a stdin no one will write to (/dev/null, a file, a pipe
-// whose writer closed) from Telegraf's open pipe and from a reader that is
-// no file.
-func TestStdinEnded(t *testing.T) {
-	devNull, err := os.Open(os.DevNull)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer devNull.Close()
-	file, err := os.Open("stdout.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer file.Close()
-	open, openW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer open.Close()
-	defer openW.Close()
-	closed, closedW, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closed.Close()
-	closedW.Write([]byte("a line the writer left\n"))
-	closedW.Close()
-	for _, tt := range []struct {
-		name string
-		r    io.Reader
-		want bool
-	}{
-		{"/dev/null", devNull, true},
-		{"a file", file, true},
-		{"an open pipe", open, false},
-		{"a pipe whose writer closed", closed, true},
-		{"no file", strings.NewReader(""), false},
-	} {
-		if got := stdinEnded(tt.r); got != tt.want {
-			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
-		}
-	}
-}
-
 // telegraf --execd --signal none </dev/null gathers on (cron, nohup) until
 // SIGTERM; with the STDIN signal it stops at once and says why in a W!
 // line.

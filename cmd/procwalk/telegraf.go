@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -141,14 +140,14 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
 			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
 		}
-		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory, StdinEnded: stdinEnded(c.e.stdin)}
+		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory, StdinEnded: plugin.StdinEnded(c.e.stdin)}
 		err = x.Run(ctx)
 		if err != nil {
 			// Logged with its marker, so Telegraf shows it as an error;
 			// the nil Err keeps main from printing it again unmarked.
 			log.Errorf("%v", err)
 		}
-		releasePipes(c.e.stdout, c.e.stderr)
+		plugin.ReleasePipes(c.e.stdout, c.e.stderr)
 		if err != nil {
 			return &exitErr{Code: exitError}
 		}
@@ -229,28 +228,3 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string { return cmdline.SplitList(s) }
-
-// pipeReleaseWait is how long execd mode lingers after closing its stdout
-// and stderr: time for Telegraf's reader goroutines to be scheduled and see
-// EOF, even on a loaded machine.
-const pipeReleaseWait = 100 * time.Millisecond
-
-// releasePipes closes stdout and stderr, when they are files, and lingers
-// a moment before execd mode exits. Telegraf's execd (internal/process,
-// v1.37) reads our stdout and stderr in goroutines while its cmd.Wait,
-// which returns as soon as we are reaped, closes both pipes: a reader that
-// has not reached EOF by then fails with "read |0: file already closed",
-// logged as an error, and loses what it had not read (in our runs, 2 to 5
-// of 15 shutdowns under load). Closed before we exit, the pipes reach EOF
-// while we still run.
-func releasePipes(outputs ...io.Writer) {
-	closed := false
-	for _, w := range outputs {
-		if f, ok := procwalk.FileOf(w); ok && f.Close() == nil {
-			closed = true
-		}
-	}
-	if closed {
-		time.Sleep(pipeReleaseWait)
-	}
-}

@@ -193,24 +193,6 @@ func TestTelegrafExecdWriteErrorIsLoggedWithItsMarker(t *testing.T) {
 	}
 }
 
-// Execd mode closes stdout and stderr before it exits, so that Telegraf's
-// readers see EOF while procwalk still runs; buffers (tests) are left alone.
-func TestReleasePipesClosesFiles(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	var buf bytes.Buffer
-	releasePipes(w, &buf)
-	if _, err := w.Write([]byte("x")); !errors.Is(err, os.ErrClosed) {
-		t.Errorf("write after releasePipes = %v, want os.ErrClosed", err)
-	}
-	if n, err := r.Read(make([]byte, 1)); n != 0 || err != io.EOF {
-		t.Errorf("reader got %d bytes, %v; want EOF", n, err)
-	}
-}
-
 // buildProcwalk builds this command into a temporary directory.
 // buildProcwalk builds the binary as the README says to install it: static,
 // CGO_ENABLED=0. With cgo on (gcc present), a terminal-UI dependency's use

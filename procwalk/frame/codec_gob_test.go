@@ -3,12 +3,15 @@
 package frame
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/gob"
+	"io"
 	"reflect"
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/gobwire"
 )
 
 // The part of a frame that is not processes (wireRest) is in gob's
@@ -96,5 +99,56 @@ func TestGobReadsNewFrames(t *testing.T) {
 		if len(got.Sessions) == 0 || len(got.Notes) == 0 || !reflect.DeepEqual(got, want[i]) {
 			t.Errorf("frame %d: %d sessions, %d notes, not as encoding/gob reads them", i, len(got.Sessions), len(got.Notes))
 		}
+	}
+}
+
+// BenchmarkRestCodec writes and reads the sessions part of a frame (the
+// session fixture's 72 sessions, three gathers' worth) with package
+// gobwire and with encoding/gob, in one run:
+//
+//	go test ./procwalk/frame -run '^$' -bench RestCodec
+func BenchmarkRestCodec(b *testing.B) {
+	p := sessionFixture(b)
+	var rests []wireRest
+	for range 3 {
+		f, err := p.Gather()
+		if err != nil {
+			b.Fatal(err)
+		}
+		s := f.Snapshot
+		rests = append(rests, wireRest{Time: s.Time, Duration: s.Duration, Host: s.Host, Fields: s.Fields, Visibility: s.Visibility,
+			Source: s.Source, Sessions: f.Sessions, System: f.System, Notes: f.Notes, Generation: f.Generation})
+	}
+	type codec struct {
+		enc func(any) error
+		dec func(any) error
+	}
+	for _, c := range []struct {
+		name string
+		make func(w io.Writer, r io.Reader) codec
+	}{
+		{"gobwire", func(w io.Writer, r io.Reader) codec {
+			return codec{gobwire.NewEncoder(w).Encode, gobwire.NewDecoder(r).Decode}
+		}},
+		{"encoding-gob", func(w io.Writer, r io.Reader) codec {
+			return codec{gob.NewEncoder(w).Encode, gob.NewDecoder(r).Decode}
+		}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var buf bytes.Buffer
+			cd := c.make(&buf, &buf)
+			for b.Loop() {
+				for i := range rests {
+					if err := cd.enc(&rests[i]); err != nil {
+						b.Fatal(err)
+					}
+					var got wireRest
+					if err := cd.dec(&got); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
 	}
 }

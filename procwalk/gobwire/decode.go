@@ -28,8 +28,8 @@ type Decoder struct {
 	}
 	ifaces interfaces
 	types  map[int]*wireType
-	fields map[reflect.Type]map[string]int // a struct's field indices by name
-	ext    map[reflect.Type]kind           // how each type decodes itself, 0 for not
+	fields map[structKey][]int   // each wire field's index in a struct, -1 for none
+	ext    map[reflect.Type]kind // how each type decodes itself, 0 for not
 }
 
 // NewDecoder returns a Decoder reading r, through a bufio.Reader unless r
@@ -43,11 +43,14 @@ func NewDecoder(r io.Reader) *Decoder {
 		br = bufio.NewReader(r)
 	}
 	return &Decoder{r: br, ifaces: newInterfaces(), types: make(map[int]*wireType),
-		fields: make(map[reflect.Type]map[string]int), ext: make(map[reflect.Type]kind)}
+		fields: make(map[structKey][]int), ext: make(map[reflect.Type]kind)}
 }
 
 // external is how t decodes itself (GobDecode, UnmarshalBinary), or 0.
 func (d *Decoder) external(t reflect.Type) kind {
+	if t.PkgPath() == "" && t.Kind() != reflect.Struct {
+		return 0 // a type of no package (int, []string ...) has no methods
+	}
 	k, ok := d.ext[t]
 	if !ok {
 		k = external(t, d.ifaces.gobDec, d.ifaces.binDec)
@@ -305,7 +308,7 @@ func (d *Decoder) readStruct(r *reader, w *wireType, v reflect.Value) error {
 	if v.Kind() != reflect.Struct {
 		return fmt.Errorf("%w: struct %s into %s", ErrFormat, w.name, v.Type())
 	}
-	index := d.fieldIndex(v.Type())
+	index := d.fieldIndex(w, v.Type())
 	field := -1
 	for {
 		delta := r.uint()
@@ -319,12 +322,11 @@ func (d *Decoder) readStruct(r *reader, w *wireType, v reflect.Value) error {
 			return fmt.Errorf("%w: field %d of struct %s, which has %d", ErrFormat, field+int(delta), w.name, len(w.fields))
 		}
 		field += int(delta)
-		f := w.fields[field]
 		var err error
-		if i, ok := index[f.name]; ok {
-			err = d.read(r, f.id, v.Field(i))
+		if i := index[field]; i >= 0 {
+			err = d.read(r, w.fields[field].id, v.Field(i))
 		} else {
-			err = d.skip(r, f.id, 0)
+			err = d.skip(r, w.fields[field].id, 0)
 		}
 		if err != nil {
 			return err
@@ -332,19 +334,34 @@ func (d *Decoder) readStruct(r *reader, w *wireType, v reflect.Value) error {
 	}
 }
 
-// fieldIndex maps the names of t's fields gob would fill to their indices.
-func (d *Decoder) fieldIndex(t reflect.Type) map[string]int {
-	if m, ok := d.fields[t]; ok {
-		return m
+// structKey is a described struct type decoded into a Go struct type.
+type structKey struct {
+	w *wireType
+	t reflect.Type
+}
+
+// fieldIndex is, for each field of w, the index of t's field of its name
+// that gob would fill, or -1.
+func (d *Decoder) fieldIndex(w *wireType, t reflect.Type) []int {
+	key := structKey{w, t}
+	if index, ok := d.fields[key]; ok {
+		return index
 	}
-	m := make(map[string]int)
+	byName := make(map[string]int)
 	for i := 0; i < t.NumField(); i++ {
 		if f := t.Field(i); sent(f) {
-			m[f.Name] = i
+			byName[f.Name] = i
 		}
 	}
-	d.fields[t] = m
-	return m
+	index := make([]int, len(w.fields))
+	for j, f := range w.fields {
+		index[j] = -1
+		if i, ok := byName[f.name]; ok {
+			index[j] = i
+		}
+	}
+	d.fields[key] = index
+	return index
 }
 
 // maxDepth bounds the nesting skip follows: the types procwalk sends nest
@@ -491,7 +508,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 2:
 					w.length = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -504,7 +521,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 1:
 					w.elem = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -526,7 +543,7 @@ func readWireType(r *reader) (*wireType, error) {
 							case 1:
 								wf.id = int(r.int())
 							default:
-								return errField
+								return errField()
 							}
 							return r.err
 						})
@@ -535,7 +552,7 @@ func readWireType(r *reader) (*wireType, error) {
 						}
 					}
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -550,7 +567,7 @@ func readWireType(r *reader) (*wireType, error) {
 				case 2:
 					w.elem = int(r.int())
 				default:
-					return errField
+					return errField()
 				}
 				return r.err
 			})
@@ -561,12 +578,12 @@ func readWireType(r *reader) (*wireType, error) {
 			}
 			return r.fields(func(f int) error {
 				if f != 0 {
-					return errField
+					return errField()
 				}
 				return readCommon(r, w)
 			})
 		}
-		return errField
+		return errField()
 	})
 	if err == nil && w.kind == 0 {
 		err = fmt.Errorf("%w: an empty type description", ErrFormat)
@@ -574,7 +591,9 @@ func readWireType(r *reader) (*wireType, error) {
 	return w, err
 }
 
-var errField = fmt.Errorf("%w: a type description's field out of range", ErrFormat)
+// errField is the error of a type description's field out of range (made
+// when needed: fmt at package initialisation would cost every start).
+func errField() error { return fmt.Errorf("%w: a type description's field out of range", ErrFormat) }
 
 // readCommon reads CommonType{Name, Id}: the name is kept for messages.
 func readCommon(r *reader, w *wireType) error {
@@ -585,7 +604,7 @@ func readCommon(r *reader, w *wireType) error {
 		case 1:
 			r.int()
 		default:
-			return errField
+			return errField()
 		}
 		return r.err
 	})
@@ -674,7 +693,7 @@ func (r *reader) fields(read func(field int) error) error {
 			return nil
 		}
 		if delta > 1<<20 {
-			return errField
+			return errField()
 		}
 		field += int(delta)
 		if err := read(field); err != nil {
