@@ -108,7 +108,7 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 type exitErr struct {
 	Code int
 	Err  error
-	Flag string // the flag whose value Err is about, if any (flagSources.named)
+	Flag string // the flag whose value Err is about, if any (named)
 }
 
 func (e *exitErr) Error() string {

@@ -41,7 +41,7 @@ func TestPlainCommand(t *testing.T) {
 		{[]string{"ps", "--columns", "pid"}, "ps"},
 		{[]string{"--pss", "--proc=/x", "TREE", "1"}, "tree"},
 		{[]string{"telegraf", "--execd"}, "telegraf"},
-		{[]string{"--kind", "tmux"}, ""}, // the default command's flag: commandArgs decides
+		{[]string{"--kind", "tmux"}, ""}, // the default command's flag: cmdline.Program.Args decides
 		{[]string{"help", "ps"}, ""},
 		{[]string{"--help"}, ""},
 		{[]string{"man"}, ""},

@@ -301,9 +301,9 @@ func checkSessionRates(t *testing.T, ms []metric) {
 // failed. One error is Telegraf's own and is let through: "read |0: file
 // already closed", from execd's pipe readers racing its cmd.Wait when
 // procwalk exits (internal/process, v1.37). procwalk makes it rare by
-// closing its pipes before it exits (releasePipes in
-// cmd/procwalk/telegraf.go), but on a loaded machine Telegraf's readers may
-// still be late.
+// closing its pipes before it exits (plugin.ReleasePipes, in
+// execd_stdio.go), but on a loaded machine Telegraf's readers may still be
+// late.
 func checkLog(t *testing.T, log string) {
 	t.Helper()
 	for _, line := range strings.Split(log, "\n") {
