@@ -63,7 +63,7 @@ func newCompleter(root *ffcli.Command, sessions func(flags []string) []string) *
 	sessionWords := func(words []string) []string {
 		// The flags of words that the sessions command knows (--proc,
 		// --tmux-socket ...), less those that would hide sessions.
-		return sessions(cmdline.FlagsOf(subcommand(root, "sessions").FlagSet, words, "kind", "sort"))
+		return sessions(cmdline.FlagsOf(cmdline.Program{Root: root}.Command("sessions").FlagSet, words, "kind", "sort"))
 	}
 	return &cmdline.Completer{
 		Root:      root,

@@ -142,7 +142,7 @@ func (c *killCommand) config() (kill.Config, error) {
 	}
 	cfg := kill.Config{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
 	if c.protect != "" {
-		extra := splitList(c.protect)
+		extra := cmdline.SplitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
 			return cfg, usageErrorf("--protect: %v", err)
 		}
@@ -221,7 +221,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 		}
 	}
 	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot,
-		TmuxSockets: append(splitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
+		TmuxSockets: append(cmdline.SplitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
 	if err != nil {
 		return nil, optionUsage(err)
 	}
@@ -250,7 +250,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 // stdin there is nobody to ask: refuse.
 func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Plan) error {
 	render.KillPlan(c.e.stderr, plan)
-	if !isTerminal(c.e.stdin) {
+	if !procwalk.IsTerminal(c.e.stdin) {
 		return usageErrorf("refusing to signal %d processes without confirmation: stdin is not a terminal; check them with --dry-run, then pass --yes", len(plan.Targets))
 	}
 	what := kill.SignalName(k.Config().Signal)
@@ -270,9 +270,6 @@ func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Pl
 	}
 	return nil
 }
-
-// isTerminal is procwalk.IsTerminal.
-func isTerminal(r io.Reader) bool { return procwalk.IsTerminal(r) }
 
 // readLine reads one line from r, giving up when ctx ends (Ctrl-C). The
 // reading goroutine ends when r delivers a line or is closed; on a

@@ -311,7 +311,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		}
 		return fail(usageError(err))
 	}
-	sub := subcommand(root, cmdArgs[0])
+	sub := cmdline.Program{Root: root}.Command(cmdArgs[0])
 	err = sources.ReadCommandLine(sub.FlagSet, cmdArgs[1:])
 	if err == nil {
 		err = sources.CheckEnv(sub.FlagSet)
@@ -404,16 +404,11 @@ func plainCommand(args []string) string {
 // it; runEnv does so for a command's error, a command that must write it
 // itself (kill, while it holds SIGPIPE) returns an exitErr without Err.
 func (e *env) sayError(ctx context.Context, err error) error {
-	if f, ok := procwalk.FileOf(e.stderr); ok && ctx.Err() != nil && isTerminal(f) {
+	if f, ok := procwalk.FileOf(e.stderr); ok && ctx.Err() != nil && procwalk.IsTerminal(f) {
 		fmt.Fprintln(e.stderr) // the terminal echoed ^C where the message would start
 	}
 	fmt.Fprintf(e.stderr, "procwalk: %s\n", printable(err.Error()))
 	return err
-}
-
-// subcommand is root's command called name, or root.
-func subcommand(root *ffcli.Command, name string) *ffcli.Command {
-	return cmdline.Program{Root: root}.Command(name)
 }
 
 // versionOnly reports whether args ask for the version alone.

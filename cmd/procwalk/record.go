@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
@@ -82,7 +83,7 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	}
 	var kinds []string
 	if c.kind != "" && c.kind != "all" {
-		kinds = splitList(c.kind)
+		kinds = cmdline.SplitList(c.kind)
 	}
 	users, _ := c.g.users()
 	cfg, err := c.f.groupConfig(kinds, users)

@@ -76,7 +76,3 @@ func (c *runCommand) pickAt(rp *runner.Replay) (func(frame.Frame) bool, error) {
 	i := -1
 	return func(frame.Frame) bool { i++; return i == chosen }, nil
 }
-
-// parseAt is runner.ParseAt, under the name top --replay --at calls
-// (topreplay.go).
-func parseAt(s string, first time.Time) (time.Time, error) { return runner.ParseAt(s, first) }

@@ -141,7 +141,7 @@ func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEv
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}
 	if f.protect != "" {
-		extra := splitList(f.protect)
+		extra := cmdline.SplitList(f.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
 			return cfg, usageErrorf("--protect: %v", err)
 		}

@@ -258,7 +258,7 @@ func parseKinds(s string) ([]string, error) {
 	case "all":
 		return session.Kinds(), nil
 	}
-	kinds := splitList(s)
+	kinds := cmdline.SplitList(s)
 	for _, k := range kinds {
 		if !slices.Contains(session.Kinds(), k) {
 			return nil, usageErrorf("--kind %q: %w: kinds are %s, or all", k, session.ErrUnknownKind, strings.Join(session.Kinds(), ", "))

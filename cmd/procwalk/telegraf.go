@@ -197,8 +197,8 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	if c.g.sources.Winner("kind", "session-kinds") == "session-kinds" {
 		kinds = c.kindsAlias
 	}
-	in.Kinds = splitList(kinds)
-	in.ProcstatTagWith = splitList(c.tagWith)
+	in.Kinds = cmdline.SplitList(kinds)
+	in.ProcstatTagWith = cmdline.SplitList(c.tagWith)
 	in.Passwd = c.g.passwd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {
 		// As pgrep leaves itself out: our command line holds the pattern.
@@ -225,6 +225,3 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	}
 	return in.Collector(), nil
 }
-
-// splitList splits a comma-separated flag value, dropping empty items.
-func splitList(s string) []string { return cmdline.SplitList(s) }

@@ -21,6 +21,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/peterbourgon/ff/v3/ffcli"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -84,7 +85,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("--interval %v: want a positive refresh interval such as 1s", c.g.interval)
 	}
 	out, ok := c.e.stdout.(*os.File)
-	if (!ok || !isTerminal(out)) && !c.once {
+	if (!ok || !procwalk.IsTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
 	}
 	if c.view != "processes" && c.view != "sessions" && c.view != "agents" {
@@ -159,7 +160,7 @@ const topFPS = 20
 // else the controlling terminal (procwalk top </dev/null, or under a
 // pipe), as top(1) and less(1) do.
 func keyboard(stdin io.Reader) (keys *os.File, closeKeys func() error, err error) {
-	if f, ok := stdin.(*os.File); ok && isTerminal(f) {
+	if f, ok := stdin.(*os.File); ok && procwalk.IsTerminal(f) {
 		return f, func() error { return nil }, nil
 	}
 	tty, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
@@ -211,7 +212,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 	}()
 	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
 	if c.protect != "" {
-		extra := splitList(c.protect)
+		extra := cmdline.SplitList(c.protect)
 		if err := kill.ValidateProtected(extra); err != nil {
 			return nil, nil, usageErrorf("--protect: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
+	"github.com/procwalk/procwalk/scripting/runner"
 )
 
 // topreplay.go is top --replay FILE: the live view over a recording's
@@ -65,7 +66,7 @@ func newReplayTopSource(path, at string) (*replayTopSource, error) {
 	}
 	s.first, s.when = f0.Snapshot.Time, f0.Snapshot.Time
 	if at != "" {
-		t, err := parseAt(at, s.first)
+		t, err := runner.ParseAt(at, s.first)
 		if err != nil {
 			return fail(usageErrorf("%v", err))
 		}
