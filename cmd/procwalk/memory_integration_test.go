@@ -308,22 +308,9 @@ func statusBytes(t testing.TB, pid int, key string) uint64 {
 // included. A slow machine runs fewer refreshes in the wait: it may see a
 // lower peak, never a higher one.
 func testTopMemory(t *testing.T, bin string, n int) {
-	socket := fmt.Sprintf("pw-topmem-%d", os.Getpid())
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "top",
+	tmux := newTmux(t, fmt.Sprintf("pw-topmem-%d", os.Getpid())).out
+	tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "top",
 		"env", "TERM=xterm-256color", "LANG=C.UTF-8", bin, "top", "--interval", "1s")
-	socketPath := strings.TrimSpace(tmux("display-message", "-p", "#{socket_path}"))
-	t.Cleanup(func() {
-		exec.Command("tmux", "-L", socket, "kill-server").Run()
-		os.Remove(socketPath) // tmux leaves it; discovery would dial it later
-	})
 	pid, err := strconv.Atoi(strings.TrimSpace(tmux("display-message", "-p", "-t", "top", "#{pane_pid}")))
 	if err != nil {
 		t.Fatal(err)

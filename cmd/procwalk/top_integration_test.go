@@ -53,20 +53,9 @@ func TestIntegrationTopInTmux(t *testing.T) {
 	}
 
 	socket := fmt.Sprintf("pwtop-%d", os.Getpid())
-	tmux := func(args ...string) string {
-		out, err := exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
-	tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "top",
+	tmux := newTmux(t, socket).out
+	tmux("new-session", "-d", "-x", "80", "-y", "24", "-s", "top",
 		"env", "TERM=xterm-256color", "LANG=C.UTF-8", bin, "top", "--interval", "300ms")
-	socketPath := strings.TrimSpace(tmux("display-message", "-p", "#{socket_path}"))
-	t.Cleanup(func() {
-		exec.Command("tmux", "-L", socket, "kill-server").Run()
-		os.Remove(socketPath) // tmux leaves it; discovery would dial it later
-	})
 
 	screen := func() string { return tmux("capture-pane", "-p", "-t", "top") }
 	// waitFor polls the screen until it holds want; a loaded machine is
