@@ -127,13 +127,13 @@ func (e *Encoder) planFor(t reflect.Type) (*plan, error) {
 				continue
 			}
 			ft, ptrs := base(f.Type)
-			fp, err := e.planFor(ft)
-			if err != nil {
-				return nil, err
+			var fp *plan
+			if fp, err = e.planFor(ft); err != nil {
+				break // to the delete below: a failed plan is never cached
 			}
 			p.fields = append(p.fields, fieldPlan{index: i, name: f.Name, ptrs: ptrs, plan: fp})
 		}
-		if len(p.fields) == 0 {
+		if err == nil && len(p.fields) == 0 {
 			err = fmt.Errorf("gobwire: type %s has no exported fields", t)
 		}
 	case reflect.Slice, reflect.Array:

@@ -299,10 +299,17 @@ func TestUnsupported(t *testing.T) {
 		struct{ X any }{X: named(1)},
 		struct{ X any }{X: Inner{}},
 		struct{ x int }{},
+		struct {
+			A int
+			B struct{ c int }
+		}{},
 		make(chan int),
 	} {
-		if err := NewEncoder(io.Discard).Encode(v); err == nil {
-			t.Errorf("%T encoded", v)
+		e := NewEncoder(io.Discard)
+		for try := 1; try <= 2; try++ { // a refused type is refused again, never half-planned
+			if err := e.Encode(v); err == nil {
+				t.Errorf("%T encoded, try %d", v, try)
+			}
 		}
 	}
 	var buf bytes.Buffer
