@@ -18,6 +18,15 @@ import (
 // hosts); a count past it is a damaged stream.
 const maxMessageBytes = 8 << 30
 
+// presize bounds how many elements a slice or map is made for before they
+// are read: a count is checked against the bytes left, but an element of
+// one byte on the wire may take hundreds in memory.
+const presize = 1024
+
+// presizeBytes is the largest message made at its stated length before it
+// is read.
+const presizeBytes = 1 << 20
+
 // Decoder reads the values of one gob stream. Safe for concurrent use, as
 // gob's is.
 type Decoder struct {
@@ -133,9 +142,21 @@ func (d *Decoder) message() ([]byte, error) {
 	if n > maxMessageBytes {
 		return nil, fmt.Errorf("%w: a message of %d bytes", ErrFormat, n)
 	}
-	msg := make([]byte, n)
-	if _, err := io.ReadFull(d.r, msg); err != nil {
+	if n <= presizeBytes {
+		msg := make([]byte, n)
+		if _, err := io.ReadFull(d.r, msg); err != nil {
+			return nil, unexpected(err)
+		}
+		return msg, nil
+	}
+	// A large message is read before its length is trusted: a damaged or
+	// hostile header would otherwise allocate up to the bound at once.
+	msg, err := io.ReadAll(io.LimitReader(d.r, int64(n)))
+	if err != nil {
 		return nil, unexpected(err)
+	}
+	if uint64(len(msg)) != n {
+		return nil, io.ErrUnexpectedEOF
 	}
 	return msg, nil
 }
@@ -257,8 +278,14 @@ func (d *Decoder) read(r *reader, id int, v reflect.Value) error {
 			}
 			return r.err
 		}
-		s := reflect.MakeSlice(v.Type(), n, n)
+		// Each element takes a byte at least on the wire but may take far
+		// more in memory: past presize, grow with what is read, not with
+		// what n claims.
+		s := reflect.MakeSlice(v.Type(), min(n, presize), min(n, presize))
 		for i := range n {
+			if i == s.Len() {
+				s = reflect.Append(s, reflect.New(v.Type().Elem()).Elem())
+			}
 			if err := d.read(r, w.elem, s.Index(i)); err != nil {
 				return err
 			}
@@ -284,7 +311,7 @@ func (d *Decoder) read(r *reader, id int, v reflect.Value) error {
 		}
 		n := r.count()
 		if v.IsNil() {
-			v.Set(reflect.MakeMapWithSize(v.Type(), n))
+			v.Set(reflect.MakeMapWithSize(v.Type(), min(n, presize)))
 		}
 		for range n {
 			k := reflect.New(v.Type().Key()).Elem()

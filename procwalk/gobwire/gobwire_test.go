@@ -10,6 +10,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -288,6 +290,45 @@ func TestTruncatedAndDamaged(t *testing.T) {
 		if i%2 == 0 && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, ErrFormat) {
 			t.Errorf("cut at %d: %v", len(b), err)
 		}
+	}
+}
+
+// TestHostileLengths: a header that claims a huge message, or a count
+// that claims many elements, allocates what the stream holds, not what it
+// claims. 0xF0000000 bytes would be 3.75 GiB.
+func TestHostileLengths(t *testing.T) {
+	alloc := func(b []byte, v any) (uint64, error) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := NewDecoder(bytes.NewReader(b)).Decode(v)
+		runtime.ReadMemStats(&after)
+		return after.TotalAlloc - before.TotalAlloc, err
+	}
+	// A 4-byte length (0xFC) of 0xF0000000, then nothing.
+	n, err := alloc([]byte{0xFC, 0xF0, 0x00, 0x00, 0x00, 0x01}, new(Outer))
+	if err == nil || n > 1<<20 {
+		t.Errorf("a 6-byte stream claiming 3.75 GiB: err %v, %d bytes allocated", err, n)
+	}
+	// The value message of a []Outer whose count claims 100,000 elements,
+	// followed by 100,000 bytes that fail as the first element: the count
+	// is within the bytes left, each element would take far more memory.
+	var buf bytes.Buffer
+	if err := NewEncoder(&buf).Encode([]Outer{}); err != nil {
+		t.Fatal(err)
+	}
+	// The stream ends in the value message: length 4, the type id (two
+	// bytes), 0 (not a struct), count 0.
+	b := buf.Bytes()
+	last := b[len(b)-5:]
+	if last[0] != 4 || last[3] != 0 || last[4] != 0 {
+		t.Fatalf("the stream does not end in an empty slice's message: % x", last)
+	}
+	types := b[:len(b)-5]
+	body := slices.Concat(last[1:3], []byte{0x00, 0xFD, 0x01, 0x86, 0xA0}, bytes.Repeat([]byte{0xFF}, 100_000))
+	hostile := slices.Concat(types, []byte{0xFD, byte(len(body) >> 16), byte(len(body) >> 8), byte(len(body))}, body)
+	n, err = alloc(hostile, new([]Outer))
+	if want := uint64(100_000 * reflect.TypeFor[Outer]().Size()); err == nil || n >= want {
+		t.Errorf("a count of 100,000 before garbage: err %v, %d bytes allocated (%d for the elements it claims)", err, n, want)
 	}
 }
 
