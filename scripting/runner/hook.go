@@ -5,6 +5,7 @@ package runner
 import (
 	"context"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -96,10 +97,10 @@ func (h *Hook) ActionToBatch(e kill.ActionEvent) {
 	}
 }
 
-// Action logs a kill's audit event and keeps it for the batch (a worker
-// sends it to its parent): the Killer's audit.
+// Action logs a kill's audit event, its names escaped, and keeps it for
+// the batch (a worker sends it to its parent): the Killer's audit.
 func (h *Hook) Action(e kill.ActionEvent) {
-	h.Warn(e.String())
+	h.Warn(procwalk.Printable(e.String()))
 	if h.Conn != nil {
 		h.Conn.Action(e)
 		return

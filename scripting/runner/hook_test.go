@@ -45,7 +45,7 @@ if pw.state.n == 2 then error("second") end`))
 	if err := h.Run(context.Background(), f, &b); err != nil {
 		t.Fatal(err)
 	}
-	h.Action(kill.ActionEvent{PID: 7}) // as the Killer reports one, during a run
+	h.Action(kill.ActionEvent{PID: 7, Comm: "evil\x1b]0;x\a"}) // as the Killer reports one, during a run
 	if err := h.Run(context.Background(), f, &b); err == nil || !strings.HasSuffix(err.Error(), "(hint)") {
 		t.Errorf("second run: %v; want the hint", err)
 	}
@@ -55,8 +55,8 @@ if pw.state.n == 2 then error("second") end`))
 	if got := strings.Join(b.lines, "|"); got != "m 1|action 7" {
 		t.Errorf("batch %q; want %q", got, "m 1|action 7")
 	}
-	if len(warned) != 1 || !strings.Contains(warned[0], "7") {
-		t.Errorf("warned %q", warned)
+	if len(warned) != 1 || !strings.Contains(warned[0], "pid 7 (evil\\x1b]0;x\\x07)") {
+		t.Errorf("warned %q; want pid 7 and its name escaped", warned)
 	}
 	var b2 testBatch
 	h.Action(kill.ActionEvent{PID: 8})
