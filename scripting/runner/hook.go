@@ -74,7 +74,7 @@ func (h *Hook) Run(ctx context.Context, f frame.Frame, b Batch) error {
 	sessions := func() ([]session.Session, error) { return f.Sessions, nil }
 	h.Guard.Begin()
 	err := h.rt.Run(ctx, h.Script, scripting.Input{Snapshot: f.Snapshot, Sessions: sessions, ReadMore: f.ReadMore})
-	if err != nil && h.Hint != nil {
+	if err != nil && ctx.Err() == nil && h.Hint != nil { // as Run: an interrupted gather needs no hint
 		err = h.Hint(err)
 	}
 	h.Guard.End()

@@ -66,4 +66,9 @@ if pw.state.n == 2 then error("second") end`))
 	if got := strings.Join(b2.lines, "|"); got != "action 8|m 4" {
 		t.Errorf("batch %q; want %q", got, "action 8|m 4")
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Telegraf stopping us mid-gather
+	if err := h.Run(ctx, f, nil); err == nil || strings.HasSuffix(err.Error(), "(hint)") {
+		t.Errorf("an interrupted run: %v; want its error without the hint", err)
+	}
 }
