@@ -42,6 +42,7 @@ func NewStdio(stdin io.Reader, stdout, stderr io.Writer) (*Stdio, error) {
 		return nil, err
 	}
 	if c.Stderr, err = c.output(stderr); err != nil {
+		c.Started() // stdout's pipe, if it got one: its copy then ends
 		return nil, err
 	}
 	return c, nil
