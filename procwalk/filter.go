@@ -11,8 +11,8 @@ import (
 // regular expression in the name or the command line, kernel threads
 // left out unless asked for.
 
-// Filter selects processes; its zero value selects every process but
-// kernel threads.
+// Filter selects processes. Filter{UID: AnyOwner} selects every process
+// but kernel threads; the zero value selects root's (UID 0).
 type Filter struct {
 	Kernel bool // kernel threads too
 	// UID selects the processes whose effective uid it is (ps's USER);

@@ -143,7 +143,8 @@ type Scanner struct {
 // and statm are read (ID, comm, ppid, state, kernel known): a kind that needs
 // a costly file only for a few processes (agents' cmdline) reads it for
 // those alone. It may also fill fields itself from elsewhere and mark them
-// in p.Read; it must not keep p.
+// in p.Read; it must not keep p. Only the fields p.Read marks hold values
+// (a source may have filled others, such as IO, before they are asked for).
 type Selector struct {
 	Fields Fields                  // every field Select may return or fill
 	Select func(p *Process) Fields // the fields to read for p besides the scan's

@@ -305,8 +305,11 @@ func statusBytes(t testing.TB, pid int, key string) uint64 {
 // view and a few refreshes ran, then reads VmRSS and VmHWM: the peak of
 // each view change, when a process view's rows are built beside what the
 // view before held. It asserts the goal on the highest peak, start-up
-// included. A slow machine runs fewer refreshes in the wait: it may see a
-// lower peak, never a higher one.
+// included. What it measures is one run's peak: the highest comes when a
+// key lands while a gather runs (the new table, the gather's frame and its
+// planned rows held at once), which the test does not force, so a run may
+// see less than the worst case; slowness makes that overlap more likely,
+// not less.
 func testTopMemory(t *testing.T, bin string, n int) {
 	tmux := newTmux(t, fmt.Sprintf("pw-topmem-%d", os.Getpid())).out
 	tmux("new-session", "-d", "-x", "120", "-y", "40", "-s", "top",

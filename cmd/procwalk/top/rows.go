@@ -345,7 +345,8 @@ func (b *rowBuilder) treeRows(rows []row, roots []*procwalk.Process, keep func(*
 	shown := func(c *procwalk.Process) bool { return !c.Kernel && (keep == nil || keep(c)) }
 	// stack holds the children of every process on the walk's path, each
 	// parent's above its ancestors': one slice for the walk rather than one
-	// per parent (a parent of 10,000 sleepers would be 80 kB a refresh).
+	// per parent. It is still made anew each refresh: a parent of 10,000
+	// sleepers grows it to 80 kB every time.
 	var stack []*procwalk.Process
 	var walk func(p *procwalk.Process, depth int, lines uint64, last bool)
 	walk = func(p *procwalk.Process, depth int, lines uint64, last bool) {
