@@ -161,9 +161,18 @@ func (d *Decoder) Decode(b []byte) (f Frame, err error) {
 	if count > uint64(len(r.b)) { // every process takes more than a byte
 		return Frame{}, fmt.Errorf("%w: %d processes in %d bytes", ErrCodec, count, len(r.b))
 	}
-	procs := make([]procwalk.Process, count)
-	for i := range procs {
+	// A damaged or hostile count (a recording is anyone's file) gets the
+	// storage of presizeProcs processes at most before they are read: a
+	// byte on the wire is hundreds in memory.
+	procs := make([]procwalk.Process, min(count, presizeProcs))
+	for i := range count {
+		if i == uint64(len(procs)) {
+			procs = append(procs, procwalk.Process{})
+		}
 		readProcess(&r, &procs[i])
+		if r.err != nil {
+			break
+		}
 	}
 	if r.err != nil {
 		return Frame{}, fmt.Errorf("%w: processes: %v", ErrCodec, r.err)
@@ -172,6 +181,10 @@ func (d *Decoder) Decode(b []byte) (f Frame, err error) {
 	s.Time, s.Duration, s.Source, s.SourceNote = rest.Time, rest.Duration, rest.Source, rest.SourceNote
 	return Frame{Snapshot: s, Sessions: rest.Sessions, System: rest.System, Notes: rest.Notes, Generation: rest.Generation}, nil
 }
+
+// presizeProcs is how many processes a frame's count may claim before
+// they are read (about 8 MB): more than most hosts run.
+const presizeProcs = 16384
 
 // appendIDs appends ids, in ascending pid order (a session's members and
 // roots): their count, then each pid as the difference from the one

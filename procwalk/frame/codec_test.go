@@ -3,12 +3,16 @@
 package frame
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -197,6 +201,38 @@ func TestCodecMalformed(t *testing.T) {
 	other := append([]byte{wireVersion + 1}, b[1:]...)
 	if _, err := NewDecoder().Decode(other); !errors.Is(err, ErrCodec) {
 		t.Errorf("another version: %v, want ErrCodec", err)
+	}
+}
+
+// TestCodecHostileCount: a frame whose process count claims a million
+// processes, followed by a megabyte of garbage, is refused having
+// allocated far less than the million processes would take.
+func TestCodecHostileCount(t *testing.T) {
+	p := sessionFixture(t)
+	f, err := p.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	empty := *f.Snapshot
+	empty.Procs = nil
+	f.Snapshot, f.Sessions = &empty, nil
+	b, err := NewEncoder().Encode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[len(b)-1] != 0 {
+		t.Fatalf("the frame does not end in a count of 0 processes: % x", b[len(b)-8:])
+	}
+	const claimed = 1 << 20
+	hostile := binary.AppendUvarint(bytes.Clone(b[:len(b)-1]), claimed)
+	hostile = append(hostile, bytes.Repeat([]byte{0xFF}, claimed)...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = NewDecoder().Decode(hostile)
+	runtime.ReadMemStats(&after)
+	want := uint64(claimed) * uint64(unsafe.Sizeof(procwalk.Process{}))
+	if n := after.TotalAlloc - before.TotalAlloc; !errors.Is(err, ErrCodec) || n > want/10 {
+		t.Errorf("a count of %d before garbage: err %v, %d bytes allocated (the processes claimed: %d)", claimed, err, n, want)
 	}
 }
 
