@@ -2,6 +2,7 @@ package scripts_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -31,5 +32,9 @@ func TestWriteList(t *testing.T) {
 		if want := s.Name + strings.Repeat(" ", width-len(s.Name)+2) + s.Description; lines[i] != want {
 			t.Errorf("line %d: %q; want %q", i, lines[i], want)
 		}
+	}
+	// One line as a person reads it, whatever the rule above computes.
+	if want := "memory-guard    kill the biggest process of a tmux or agent session whose memory stays over a limit for N ticks"; !slices.Contains(lines, want) {
+		t.Errorf("no line %q in:\n%s", want, b.String())
 	}
 }
