@@ -74,13 +74,17 @@ func (c *Stdio) Started() {
 	}
 }
 
-// Wait waits up to d for the output copies to finish.
-func (c *Stdio) Wait(d time.Duration) {
+// Wait waits up to d for the output copies to finish, and says whether
+// they did. A copy still running (a daemonized child holds the pipe) goes
+// on writing: the caller is about to exit.
+func (c *Stdio) Wait(d time.Duration) (finished bool) {
 	done := make(chan struct{})
 	go func() { c.copies.Wait(); close(done) }()
 	select {
 	case <-done:
+		return true
 	case <-time.After(d):
+		return false
 	}
 }
 

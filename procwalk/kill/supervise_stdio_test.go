@@ -43,7 +43,9 @@ func TestStdio(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatal(err)
 	}
-	stdio.Wait(time.Minute) // returns when the copy ends, at the command's exit
+	if !stdio.Wait(time.Minute) { // returns when the copy ends, at the command's exit
+		t.Fatal("the output copy did not end within a minute of the command's exit")
+	}
 	if out.String() != "out\n" {
 		t.Errorf("stdout %q; want %q", out.String(), "out\n")
 	}
