@@ -68,8 +68,12 @@ func startGroup(t *testing.T, name string, args ...string) (*exec.Cmd, *bufio.Re
 	}
 	pgid := cmd.Process.Pid
 	t.Cleanup(func() {
-		syscall.Kill(-pgid, syscall.SIGKILL)
-		cmd.Wait()
+		// Only while the leader is unreaped: its pid, the group's id, cannot be
+		// reused then; after a Wait another test's new group may hold it.
+		if cmd.ProcessState == nil {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 	})
 	return cmd, bufio.NewReader(out)
 }

@@ -215,8 +215,10 @@ func startFakeAgent(t *testing.T, exe, dir, home string, open ...*os.File) int {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		if cmd.ProcessState == nil { // unreaped, its pid (the group's id) is not reused
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 	})
 	waitExe(t, cmd.Process.Pid, exe)
 	return cmd.Process.Pid

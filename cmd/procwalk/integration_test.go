@@ -35,8 +35,10 @@ func startGroup(t *testing.T, script, marker string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		if cmd.ProcessState == nil { // unreaped, its pid (the group's id) is not reused
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 	})
 	// Until it has exec'd, the child is a copy of the test binary with the
 	// test's cmdline: wait for another executable, however slow the

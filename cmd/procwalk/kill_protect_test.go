@@ -89,8 +89,10 @@ func TestIntegrationKillInterpreterOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() {
-				syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // its group: only what it started
-				cmd.Wait()
+				if cmd.ProcessState == nil { // unreaped, its pid (the group's id) is not reused
+					syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // its group: only what it started
+					cmd.Wait()
+				}
 			})
 			pid := cmd.Process.Pid
 			waitCmdline(t, pid, tt.argv[len(tt.argv)-1])

@@ -348,8 +348,12 @@ func startE2EAgent(t *testing.T, agentBin, dir, home, project string) *e2eAgent 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
-		a.cmd.Wait()
+		// Only while the leader is unreaped: its pid, the group's id, cannot be
+		// reused then; after a Wait another test's new group may hold it.
+		if a.cmd.ProcessState == nil { // the test ends one agent itself
+			syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+			a.cmd.Wait()
+		}
 	})
 	return a
 }

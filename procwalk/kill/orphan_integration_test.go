@@ -4,9 +4,13 @@ package kill
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -64,6 +68,13 @@ func TestLiveRefusedGroupMemberNotHungUp(t *testing.T) {
 					kept = c
 				}
 			}
+			// The hook reaps the leader, so startOwnGroup's cleanup leaves
+			// the group alone: keepme is ended through its own pidfd.
+			keptProc, err := os.FindProcess(kept)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { keptProc.Kill(); keptProc.Release() })
 			k := liveKiller(t, Config{Grace: 200 * time.Millisecond, Protected: []string{"keepme"}, Requester: "test"})
 			leaderDied := false
 			k.hooks.stopped = func() {
@@ -88,7 +99,7 @@ func TestLiveRefusedGroupMemberNotHungUp(t *testing.T) {
 				t.Fatal("the stop window never came")
 			}
 			if s := stateOf(kept); s == 0 || s == 'Z' {
-				t.Errorf("the refused member (pid %d) is dead (state %q); notes %q", kept, s, rep.Notes)
+				t.Errorf("the refused member (pid %d) is dead (state %q, %s); notes %q", kept, s, deathOf(kept), rep.Notes)
 			}
 			for _, o := range rep.Outcomes {
 				if o.ID.PID != kept && o.ID.PID != leader.Process.Pid && o.Result != ResultKilled {
@@ -134,4 +145,27 @@ func TestLiveGroupWithStableLinkIsStopped(t *testing.T) {
 	if s := stateOf(outer.Process.Pid); s == 0 || s == 'Z' {
 		t.Errorf("the outer shell, no target, is dead (state %q)", s)
 	}
+}
+
+// deathOf says what ended zombie pid, from the exit code its stat holds
+// (field 52, as waitpid reports it): a SIGHUP is the kernel's for an
+// orphaned group with a stopped member, a SIGKILL came from elsewhere.
+func deathOf(pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := strings.LastIndexByte(string(b), ')')
+	if err != nil || i < 0 {
+		return "its end unknown"
+	}
+	f := strings.Fields(string(b)[i+1:])
+	if len(f) < 50 {
+		return "its end unknown"
+	}
+	var status syscall.WaitStatus
+	if _, err := fmt.Sscan(f[49], (*uint32)(&status)); err != nil {
+		return "its end unknown"
+	}
+	if status.Signaled() {
+		return "killed by " + status.Signal().String()
+	}
+	return fmt.Sprintf("exited with %d", status.ExitStatus())
 }

@@ -403,8 +403,12 @@ func startOwnGroup(t *testing.T, script string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
+		// Only while the leader is unreaped: its pid, the group's id, cannot be
+		// reused then; after a Wait another test's new group may hold it.
+		if cmd.ProcessState == nil {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			cmd.Wait()
+		}
 	})
 	return cmd
 }
