@@ -17,3 +17,14 @@ func TestRatesSize(t *testing.T) {
 		t.Errorf("Rates is %d bytes; want 64 (a field out of place pads it)", got)
 	}
 }
+
+// TestSampleSize: a Sampler keeps two samples of every process between a
+// daemon's gathers; io and smaps counters sit in arrays of their own.
+func TestSampleSize(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("sizes stated for 64-bit hosts")
+	}
+	if got := unsafe.Sizeof(sample{}); got != 32 {
+		t.Errorf("sample is %d bytes; want 32", got)
+	}
+}

@@ -146,21 +146,27 @@ func TestSamplerOnFixture(t *testing.T) {
 func TestSamplerUnsortedSnapshots(t *testing.T) {
 	t0 := time.Unix(1700000000, 0)
 	var sm Sampler
+	// io for two of them: the Sampler keeps io counters apart from the
+	// others, and its sort must move them with their processes.
 	sm.Observe(sampleSnapshot(t0,
-		sampleProc{id: ProcID{30, 1}, user: 1},
+		sampleProc{id: ProcID{30, 1}, user: 1, read: 300, haveIO: true},
 		sampleProc{id: ProcID{10, 1}, user: 2},
-		sampleProc{id: ProcID{20, 1}, user: 3},
+		sampleProc{id: ProcID{20, 1}, user: 3, read: 2000, written: 20, haveIO: true},
 	))
 	second := sampleSnapshot(t0.Add(time.Second),
-		sampleProc{id: ProcID{20, 1}, user: 3.5},
-		sampleProc{id: ProcID{30, 1}, user: 1.25},
-		sampleProc{id: ProcID{10, 1}, user: 3},
+		sampleProc{id: ProcID{20, 1}, user: 3.5, read: 2500, written: 20, haveIO: true},
+		sampleProc{id: ProcID{30, 1}, user: 1.25, read: 310, haveIO: true},
+		sampleProc{id: ProcID{10, 1}, user: 3, read: 7, haveIO: true}, // no io before: no io rate
 	)
 	sm.Observe(second)
-	want := map[int]float64{20: 50, 30: 25, 10: 100}
+	want := map[int]Rates{
+		20: {Measured: true, IntervalSeconds: 1, CPUPercent: 50, HaveIO: true, ReadBytesPerSecond: 500},
+		30: {Measured: true, IntervalSeconds: 1, CPUPercent: 25, HaveIO: true, ReadBytesPerSecond: 10},
+		10: {Measured: true, IntervalSeconds: 1, CPUPercent: 100},
+	}
 	for _, p := range second.Procs {
-		if !p.Rates.Measured || !near(p.Rates.CPUPercent, want[p.ID.PID]) {
-			t.Errorf("pid %d: %+v, want %v%% of a core", p.ID.PID, p.Rates, want[p.ID.PID])
+		if !ratesEqual(p.Rates, want[p.ID.PID]) {
+			t.Errorf("pid %d: %+v, want %+v", p.ID.PID, p.Rates, want[p.ID.PID])
 		}
 	}
 }
