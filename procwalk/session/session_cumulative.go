@@ -17,10 +17,10 @@ import (
 type cumulative struct {
 	sessions map[sessionKey]*sessionCounters
 	// next is where a session's members are listed before they replace
-	// the old ones: one slice for all sessions, rather than a spare one
+	// the old ones: one list for all sessions, rather than a spare one
 	// kept by each (at 10,000 processes each is in two or three sessions:
 	// megabytes of a live view's memory).
-	next []memberCounters
+	next memberList
 }
 
 type sessionKey struct{ kind, name string }
@@ -28,7 +28,7 @@ type sessionKey struct{ kind, name string }
 type sessionCounters struct {
 	cpuSeconds            float64
 	readBytes, writeBytes uint64
-	members               []memberCounters // ascending pid, as Session.Members
+	members               memberList // ascending pid, as Session.Members
 	// credits is IO the kernel will add to a member when it reaps a child
 	// member whose IO was counted already: discounted from its next
 	// increase. Few members ever have one: a map, not a field of each.
@@ -36,20 +36,64 @@ type sessionCounters struct {
 	live    bool // present in the current gather
 }
 
+// memberList is the counters of a session's members, ascending pid: what
+// every member has in counters, their io in io, which stays empty while
+// no member's io was read (a daemon reads none by default: 24 bytes a
+// member, not 48, kept for every member of every session).
+type memberList struct {
+	counters []memberCounters
+	io       []memberIO // empty, or one per member
+}
+
 // memberCounters is a member's counters when last seen, and its parent's
 // pid, to recognise the parent that reaps it. Kept for every member of
 // every session: small (pids fit in 32 bits, pid_max is at most 2^22).
 type memberCounters struct {
-	pid, parentPID        int32
-	startTicks            uint64
-	cpuSeconds            float64
+	pid, parentPID int32
+	startTicks     uint64
+	cpuSeconds     float64
+}
+
+// memberIO is a member's io counters when last seen (have: they were read).
+type memberIO struct {
 	readBytes, writeBytes uint64
-	haveIO                bool
+	have                  bool
 }
 
 // id is the member's process id.
 func (m *memberCounters) id() procwalk.ProcID {
 	return procwalk.ProcID{PID: int(m.pid), StartTicks: m.startTicks}
+}
+
+func (l *memberList) len() int { return len(l.counters) }
+
+// ioAt is the i-th member's io (have false when not read).
+func (l *memberList) ioAt(i int) memberIO {
+	if i < len(l.io) {
+		return l.io[i]
+	}
+	return memberIO{}
+}
+
+// reset empties l for n members, in one allocation where it must grow
+// (not append's doublings).
+func (l *memberList) reset(n int) {
+	l.counters = slices.Grow(l.counters[:0], n)
+	l.io = l.io[:0]
+}
+
+// add appends a member.
+func (l *memberList) add(c memberCounters, io memberIO) {
+	l.counters = append(l.counters, c)
+	if !io.have && len(l.io) == 0 {
+		return // no member's io so far
+	}
+	if n := len(l.counters) - 1; len(l.io) < n {
+		// The first member with io: the ones before it have none.
+		l.io = slices.Grow(l.io, cap(l.counters))[:n]
+		clear(l.io)
+	}
+	l.io = append(l.io, io)
 }
 
 // ioCredit is IO to discount from a member's next increases.
@@ -73,7 +117,7 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 			c.sessions[key] = sc
 		}
 		sc.live = true
-		c.next = sc.update(s, ss, c.next)
+		sc.update(s, ss, &c.next)
 		// A sum of many float seconds gathers noise (953.2900000000001)
 		// that would only grow from gather to gather. Every term is whole
 		// clock ticks, so the exact sum is too: round to the tick.
@@ -90,90 +134,101 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 }
 
 // update adds the session's increases since the last gather, listing its
-// members in next (emptied; returned for the next session's use).
-func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session, next []memberCounters) []memberCounters {
+// members in next (emptied; left for the next session's use).
+func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session, next *memberList) {
 	// Members that exited since the last gather: the kernel adds their IO to
 	// the parent that reaps them, so when the parent is a member still
 	// alive, credit it with what was counted already, to be discounted from
 	// its increase.
-	for i := range sc.members {
-		old := &sc.members[i]
-		if !old.haveIO || s.Lookup(old.id()) != nil {
+	for i := range sc.members.io {
+		old, oldIO := &sc.members.counters[i], sc.members.io[i]
+		if !oldIO.have || s.Lookup(old.id()) != nil {
 			continue // no IO counted, or alive (maybe moved to another session)
 		}
-		if j := memberIndex(sc.members, int(old.parentPID)); j >= 0 && sc.members[j].haveIO && s.Lookup(sc.members[j].id()) != nil {
+		if j := sc.members.index(int(old.parentPID)); j >= 0 && sc.members.ioAt(j).have && s.Lookup(sc.members.counters[j].id()) != nil {
 			if sc.credits == nil {
 				sc.credits = map[procwalk.ProcID]ioCredit{}
 			}
-			c := sc.credits[sc.members[j].id()]
-			c.read += old.readBytes
-			c.write += old.writeBytes
-			sc.credits[sc.members[j].id()] = c
+			parent := sc.members.counters[j].id()
+			c := sc.credits[parent]
+			c.read += oldIO.readBytes
+			c.write += oldIO.writeBytes
+			sc.credits[parent] = c
 		}
 	}
-	next = slices.Grow(next[:0], len(ss.Members)) // one allocation, not append's doublings
-	j := 0                                        // cursor in sc.members: both lists ascend by pid
+	next.reset(len(ss.Members))
+	j := 0 // cursor in sc.members: both lists ascend by pid
+	olds := sc.members.counters
 	for m, id := range ss.Members {
 		p := ss.member(s, m)
 		if p == nil {
 			continue
 		}
-		cur := memberCounters{pid: int32(id.PID), parentPID: int32(p.PPID), startTicks: id.StartTicks, cpuSeconds: p.CPUSeconds(), haveIO: p.Read&procwalk.FieldIO != 0}
-		if cur.haveIO {
-			cur.readBytes, cur.writeBytes = p.IO.ReadBytes, p.IO.WriteBytes
+		cur := memberCounters{pid: int32(id.PID), parentPID: int32(p.PPID), startTicks: id.StartTicks, cpuSeconds: p.CPUSeconds()}
+		var curIO memberIO
+		if p.Read&procwalk.FieldIO != 0 {
+			curIO = memberIO{p.IO.ReadBytes, p.IO.WriteBytes, true}
 		}
-		for j < len(sc.members) && int(sc.members[j].pid) < id.PID {
+		for j < len(olds) && int(olds[j].pid) < id.PID {
 			j++
 		}
-		if j >= len(sc.members) || sc.members[j].id() != id {
+		if j >= len(olds) || olds[j].id() != id {
 			// First gather, or a newcomer since the last one: what it used so
 			// far was used here (a new process starts at zero; one that
 			// moved in brings its history, which is counted here too).
 			sc.cpuSeconds += cur.cpuSeconds
-			sc.readBytes += cur.readBytes
-			sc.writeBytes += cur.writeBytes
-			next = append(next, cur)
+			sc.readBytes += curIO.readBytes
+			sc.writeBytes += curIO.writeBytes
+			next.add(cur, curIO)
 			continue
 		}
-		old := &sc.members[j]
-		sc.cpuSeconds += increase(cur.cpuSeconds, old.cpuSeconds)
-		if cur.haveIO && old.haveIO {
+		sc.cpuSeconds += increase(cur.cpuSeconds, olds[j].cpuSeconds)
+		if oldIO := sc.members.ioAt(j); curIO.have && oldIO.have {
 			c, ok := sc.credits[id]
-			sc.readBytes += discount(cur.readBytes-min(cur.readBytes, old.readBytes), &c.read)
-			sc.writeBytes += discount(cur.writeBytes-min(cur.writeBytes, old.writeBytes), &c.write)
+			sc.readBytes += discount(curIO.readBytes-min(curIO.readBytes, oldIO.readBytes), &c.read)
+			sc.writeBytes += discount(curIO.writeBytes-min(curIO.writeBytes, oldIO.writeBytes), &c.write)
 			if ok {
 				sc.credits[id] = c
 			}
 		}
 		// IO readable now but not before (or the reverse): nothing to
 		// compare with; the next gather counts from here.
-		next = append(next, cur)
+		next.add(cur, curIO)
 	}
-	switch {
-	case sc.members == nil && cap(next) <= 2*len(next)+64:
-		// A session new to this gather (each of a one-shot command's, in
-		// its only gather) takes next's storage rather than a copy of it;
-		// the next session's Grow allocates what the copy would have.
-		sc.members, next = next, nil
-	default:
-		// The old list's storage takes the new one when it holds it: each
-		// session keeps one list, next serves them all.
-		sc.members = append(sc.members[:0], next...)
-		if cap(sc.members) > 2*len(sc.members)+64 {
-			sc.members = slices.Clip(slices.Clone(sc.members)) // shrunk a lot: let the old storage go
-		}
-	}
+	sc.members.keep(next)
 	for id, c := range sc.credits {
-		if i := memberIndex(sc.members, id.PID); c == (ioCredit{}) || i < 0 || sc.members[i].id() != id || !sc.members[i].haveIO {
+		if i := sc.members.index(id.PID); c == (ioCredit{}) || i < 0 || sc.members.counters[i].id() != id || !sc.members.ioAt(i).have {
 			delete(sc.credits, id) // used up, or its member left or lost its IO
 		}
 	}
-	return next
 }
 
-// memberIndex finds pid in members (ascending pid), or -1.
-func memberIndex(members []memberCounters, pid int) int {
-	i, ok := slices.BinarySearchFunc(members, pid, func(m memberCounters, pid int) int { return cmp.Compare(int(m.pid), pid) })
+// keep makes l a copy of next, which stays the shared list for the next
+// session.
+func (l *memberList) keep(next *memberList) {
+	switch {
+	case l.counters == nil && cap(next.counters) <= 2*len(next.counters)+64:
+		// A session new to this gather (each of a one-shot command's, in
+		// its only gather) takes next's storage rather than a copy of it;
+		// the next session's reset allocates what the copy would have.
+		*l, *next = *next, memberList{}
+	default:
+		// The old list's storage takes the new one when it holds it: each
+		// session keeps one list, next serves them all.
+		l.counters = append(l.counters[:0], next.counters...)
+		l.io = append(l.io[:0], next.io...)
+		if cap(l.counters) > 2*len(l.counters)+64 {
+			l.counters = slices.Clip(slices.Clone(l.counters)) // shrunk a lot: let the old storage go
+		}
+		if cap(l.io) > 2*len(l.io)+64 {
+			l.io = slices.Clip(slices.Clone(l.io))
+		}
+	}
+}
+
+// index finds pid in l (ascending pid), or -1.
+func (l *memberList) index(pid int) int {
+	i, ok := slices.BinarySearchFunc(l.counters, pid, func(m memberCounters, pid int) int { return cmp.Compare(int(m.pid), pid) })
 	if !ok {
 		return -1
 	}
