@@ -93,6 +93,10 @@ func (e *Execd) Run(ctx context.Context) error {
 
 	p := e.Collector.pipeline
 	p.SetReturn(e.ReturnMemory)
+	// Start-up is over: what it alone used (its garbage, the pages of the
+	// binary only it ran: flags, the BPF program's load) goes back before
+	// the first gather, so that the gathers' peak does not hold it too.
+	p.ReturnMemory(frame.Frame{})
 	// A first, silent gather: the first batch written then has rates.
 	f, err := e.Collector.Gather()
 	if err != nil {

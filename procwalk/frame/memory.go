@@ -95,6 +95,8 @@ type memoryState struct {
 	// allocatedAtCollection is the heap's cumulative allocation at the
 	// last collection returnMemory ran (see collectAfterBytes).
 	allocatedAtCollection uint64
+	// smaps is releaseBinaryPages' buffer.
+	smaps []byte
 }
 
 // Release hands back the storage of every frame the retention still
@@ -143,6 +145,7 @@ func (p *Pipeline) returnMemory() {
 		return
 	}
 	debug.FreeOSMemory()
+	releaseBinaryPages(&m.smaps)
 	m.allocatedAtCollection = heapAllocatedBytes()
 }
 

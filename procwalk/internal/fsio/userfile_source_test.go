@@ -39,6 +39,7 @@ var openAccounts = map[string]string{
 	"procwalk/bpfsource/source.go Source.listPids unix.Open":                "the /proc root directory",
 	"procwalk/bpfsource/source.go boottimeOffset os.ReadFile":               "/proc/self/timens_offsets",
 	"procwalk/bpfsource/source.go identityUIDs os.ReadFile":                 "/proc/self/uid_map",
+	"procwalk/frame/binary_pages.go readSelfSmaps os.Open":                  "/proc/self/smaps: procwalk's own mappings",
 	"procwalk/bpfsource/source.go possibleCPUs os.ReadFile":                 "/sys/devices/system/cpu/possible",
 	"procwalk/kill/scope_actions.go cgroupLists filepath.WalkDir":           "a cgroupfs directory: no FIFO can be made there",
 	"procwalk/kill/scope_actions.go execution.freezeCgroup os.ReadFile":     "cgroup.events of cgroupfs",
