@@ -141,12 +141,8 @@ func (c *killCommand) config() (kill.Config, error) {
 		return kill.Config{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
 	}
 	cfg := kill.Config{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
-	if c.protect != "" {
-		extra := cmdline.SplitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return cfg, usageErrorf("--protect: %v", err)
-		}
-		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	if cfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(c.protect)); err != nil {
+		return cfg, usageErrorf("--protect: %v", err)
 	}
 	if c.g.pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the events
