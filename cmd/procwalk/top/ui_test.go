@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 
 	"github.com/procwalk/procwalk/procwalk/textwidth"
@@ -275,8 +276,8 @@ func TestUnreadCommandIsNoPlaceholder(t *testing.T) {
 	p := *m.rows[0].proc
 	p.Read &^= procwalk.FieldCmdline
 	r := row{proc: &p, builder: m.rows[0].builder}
-	if got := r.text()[len(r.text())-1]; got != absent {
-		t.Errorf("unread command line shows %q, want %q", got, absent)
+	if got := r.text()[len(r.text())-1]; got != render.NotMeasured {
+		t.Errorf("unread command line shows %q, want %q", got, render.NotMeasured)
 	}
 }
 
