@@ -114,7 +114,7 @@ func TestMarkerAndHeaderAt80(t *testing.T) {
 
 // The parts of a header line go whole, the least needed first.
 func TestFitParts(t *testing.T) {
-	parts := []part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
+	parts := []render.Part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
 	for _, tt := range []struct {
 		w    int
 		want string
