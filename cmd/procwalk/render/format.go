@@ -77,6 +77,16 @@ func Metric(d *metric.Desc, v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
+// Cell is value v of metric d in a table's short form (Metric), or
+// NotMeasured when it has none (!ok): the one formatter of every table's
+// metric cells, ps's, sessions' and the live view's.
+func Cell(d *metric.Desc, v float64, ok bool) string {
+	if !ok {
+		return NotMeasured
+	}
+	return Metric(d, v)
+}
+
 // Percent prints a CPU percentage with one decimal: "12.5".
 func Percent(p float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64)

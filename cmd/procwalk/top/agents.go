@@ -5,6 +5,9 @@ package top
 import (
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 
 	"github.com/procwalk/procwalk/procwalk/session"
 )
@@ -52,13 +55,17 @@ func (b *rowBuilder) agentRows(filter string) []row {
 		}
 		rates := t.RatesMeasured > 0
 		age := b.frame.Snapshot.Time.Sub(t.OldestStart).Seconds()
-		ctxCell := absent
+		cpu := render.NotMeasured
+		if rates {
+			cpu = render.Percent(t.CPUPercent)
+		}
+		ctxCell := render.NotMeasured
 		if ctxOK {
 			ctxCell = strconv.FormatFloat(ctx, 'f', 0, 64)
 		}
 		r := row{
 			cells: []string{b.escape(s.Name), status, b.escape(cellOr(model)), ctxCell, strconv.Itoa(t.Procs),
-				bytesCell(float64(t.RSSBytes), true), percentCell(t.CPUPercent, rates), ageCell(age),
+				render.Bytes(t.RSSBytes), cpu, render.Duration(time.Duration(age * float64(time.Second))),
 				b.escape(cellOr(s.Attrs[session.AttrTmuxTarget]))},
 			sess: s,
 		}
@@ -96,7 +103,7 @@ func statusRank(status string) float64 {
 
 func cellOr(s string) string {
 	if s == "" {
-		return absent
+		return render.NotMeasured
 	}
 	return s
 }

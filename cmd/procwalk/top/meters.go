@@ -5,6 +5,7 @@ package top
 import (
 	"fmt"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 )
 
@@ -58,8 +59,8 @@ func push(s []float64, v float64) []float64 {
 }
 
 // line is the fourth header line's parts.
-func (mt *meters) line(g glyphs, escape func(string) string, sel *row) []part {
-	var parts []part
+func (mt *meters) line(g glyphs, escape func(string) string, sel *row) []render.Part {
+	var parts []render.Part
 	if len(mt.cores) > 0 {
 		sum := 0.0
 		for _, c := range mt.cores {

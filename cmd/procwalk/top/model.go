@@ -122,7 +122,7 @@ type Model struct {
 	planned *plannedRows
 
 	glyphs glyphs         // the config's: Unicode or ASCII
-	growth *growthTracker // USS+, a minute's regression (growth.go)
+	growth *metric.Growth // USS+, a minute's regression
 	meters meters         // per-CPU meters, the selected row's history
 	// drawn is the row the last screen drew selected: what k and K act
 	// on, whatever a refresh moved under the cursor since.
@@ -167,7 +167,7 @@ func New(cfg Config, src Source, killer Killer) *Model {
 		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
 		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
-		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: newGrowthTracker(),
+		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: metric.NewGrowth(),
 	}
 }
 
@@ -368,7 +368,7 @@ func (m *Model) setFrame(f Frame) {
 			}
 		}
 	}
-	m.growth.observe(f.Snapshot)
+	m.growth.Observe(f.Snapshot)
 	m.refresh()
 	m.meters.observe(f, m.selected(), m.cpuOf, m.rssOf)
 }
@@ -439,12 +439,12 @@ func (m *Model) refresh() {
 }
 
 // smoothGrowth sets USS+ of the process rows to the minute's regression
-// (growth.go) in place of the rate between the last two frames, and sorts
+// (metric.Growth) in place of the rate between the last two frames, and sorts
 // again when the view is sorted by it.
 func (m *Model) smoothGrowth() {
 	for i := range m.rows {
 		r := &m.rows[i]
-		v, ok := m.growth.perMinute(r.proc.ID)
+		v, ok := m.growth.PerMinute(r.proc.ID)
 		if old, had := r.value(colGrowth); ok != had || float32(v) != float32(old) {
 			r.set(colGrowth, v, ok)
 			r.cells = nil

@@ -18,6 +18,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -506,7 +507,7 @@ func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	if !strings.Contains(view, "+0 B") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
-	if uss := bytesCell(91000<<10, true); !strings.Contains(view, " "+uss+" ") {
+	if uss := render.Bytes(91000 << 10); !strings.Contains(view, " "+uss+" ") {
 		t.Errorf("sorted by name, cc1's USS (%s) is missing:\n%s", uss, view)
 	}
 }
@@ -525,10 +526,10 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 			}
 			shown++
 			cells := r.text()
-			if want := bytesCell(float64(p.Smaps.USSBytes), true); cells[colUSS] != want || cells[colUSS] == absent {
+			if want := render.Bytes(p.Smaps.USSBytes); cells[colUSS] != want || cells[colUSS] == render.NotMeasured {
 				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[colUSS], want)
 			}
-			if want := bytesCell(float64(p.Smaps.PSSBytes), true); cells[colPSS] != want {
+			if want := render.Bytes(p.Smaps.PSSBytes); cells[colPSS] != want {
 				t.Errorf("pid %d: PSS cell %q, want %q", p.ID.PID, cells[colPSS], want)
 			}
 		}
@@ -581,10 +582,10 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	if c := cells["read"]; c[4] != "1.0 MiB" || c[5] != "5.0" || c[8] != "1h00m" {
 		t.Errorf("read: %q", c)
 	}
-	if c := cells["unread"]; c[4] != absent || c[5] != absent || c[8] != "1m" {
+	if c := cells["unread"]; c[4] != render.NotMeasured || c[5] != render.NotMeasured || c[8] != "1m00s" {
 		t.Errorf("unread: %q", c)
 	}
-	if c := cells["claude/x"]; c[2] != "0" || c[8] != absent {
+	if c := cells["claude/x"]; c[2] != "0" || c[8] != render.NotMeasured {
 		t.Errorf("ended agent: %q", c)
 	}
 	for _, c := range []int{4, 5, 8} {
@@ -603,14 +604,14 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	m, _, _ := newTestModel(t, 200, 40)
 	m.Update(m.gather()()) // a second frame: rates
 	cat := metric.NewCatalogue()
-	check := func(view string, r *row, c int, name string, want float64, ok bool) {
+	// wantCell is the cell ps and sessions print for the value.
+	check := func(view string, r *row, c int, name string, want float64, ok bool, wantCell string) {
 		t.Helper()
 		if got, have := r.value(c); have != ok || ok && float32(got) != float32(want) {
 			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.text()[1], got, have, want, ok)
 		}
-		d, _ := cat.Lookup(name)
-		if cell := r.text()[c]; cell != metricCell(d, want, ok) {
-			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.text()[1], cell, metricCell(d, want, ok))
+		if cell := r.text()[c]; cell != wantCell {
+			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.text()[1], cell, wantCell)
 		}
 	}
 	snap := m.frame.Snapshot
@@ -622,7 +623,7 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 		for c, name := range columns {
 			d, _ := cat.Lookup(name)
 			v, ok := d.Process(snap, r.proc)
-			check("processes", r, c, name, v, ok)
+			check("processes", r, c, name, v, ok, render.Cell(d, v, ok))
 			if ok && d.Kind == metric.Rate {
 				rates++
 			}
@@ -642,7 +643,7 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 		for j, name := range sessionMetricColumns() {
 			d, _ := cat.Lookup(name)
 			v, ok := d.Session(r.sess, snap.Fields, snap.Time)
-			check("sessions", r, 2+j, name, v, ok)
+			check("sessions", r, 2+j, name, v, ok, render.SessionCell(d, r.sess, snap.Fields, snap.Time))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
@@ -232,18 +233,18 @@ func (b *rowBuilder) setValues(r *row) {
 // processCells formats a process row.
 func (b *rowBuilder) processCells(r *row) []string {
 	p := r.proc
-	cell := func(c int, format func(float64, bool) string) string {
+	cell := func(c int, d *metric.Desc) string {
 		v, ok := r.value(c)
-		return format(v, ok)
+		return render.Cell(d, v, ok)
 	}
-	user := absent
+	user := render.NotMeasured
 	if p.Read&procwalk.FieldOwner != 0 {
 		user = b.users.Name(p.EffectiveUID)
 	}
 	// Not read yet (a row the last frame did not have on screen, shown
 	// after a sort until the next): "-", as any value not read; "[comm]"
 	// is for a command line read empty (a kernel thread, a zombie).
-	command := absent
+	command := render.NotMeasured
 	if p.Read&procwalk.FieldCmdline != 0 {
 		if command = strings.Join(p.Cmdline, " "); command == "" {
 			command = "[" + p.Comm + "]"
@@ -251,9 +252,8 @@ func (b *rowBuilder) processCells(r *row) []string {
 	}
 	return []string{
 		strconv.Itoa(p.ID.PID), b.escape(user), b.escape(p.Name()),
-		cell(colCPU, percentCell), cell(colUSS, bytesCell), cell(colPSS, bytesCell),
-		cell(colRSS, func(v float64, _ bool) string { return bytesCell(v, true) }), cell(colGrowth, growthCell),
-		cell(colRead, rateCell), cell(colWrite, rateCell), cell(colAge, func(v float64, _ bool) string { return ageCell(v) }), b.escape(command),
+		cell(colCPU, b.cpu), cell(colUSS, b.uss), cell(colPSS, b.pss), cell(colRSS, b.rss), cell(colGrowth, b.growth),
+		cell(colRead, b.read), cell(colWrite, b.write), cell(colAge, b.age), b.escape(command),
 	}
 }
 
@@ -298,7 +298,9 @@ func (b *rowBuilder) sessionRows(filter string, listed func(*session.Session) bo
 		for j, d := range b.sessionMetrics {
 			v, ok := d.Session(s, snap.Fields, snap.Time)
 			r.set(2+j, v, ok)
-			r.cells = append(r.cells, metricCell(d, v, ok))
+			// As procwalk sessions prints it: a "+" marks a sum some
+			// members' refused files left out.
+			r.cells = append(r.cells, render.SessionCell(d, s, snap.Fields, snap.Time))
 		}
 		r.cells = append(r.cells, b.escape(sessionInfo(s)))
 		rows = append(rows, r)

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 
 	"github.com/procwalk/procwalk/procwalk/textwidth"
@@ -113,7 +114,7 @@ func TestMarkerAndHeaderAt80(t *testing.T) {
 
 // The parts of a header line go whole, the least needed first.
 func TestFitParts(t *testing.T) {
-	parts := []part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
+	parts := []render.Part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
 	for _, tt := range []struct {
 		w    int
 		want string
@@ -275,8 +276,8 @@ func TestUnreadCommandIsNoPlaceholder(t *testing.T) {
 	p := *m.rows[0].proc
 	p.Read &^= procwalk.FieldCmdline
 	r := row{proc: &p, builder: m.rows[0].builder}
-	if got := r.text()[len(r.text())-1]; got != absent {
-		t.Errorf("unread command line shows %q, want %q", got, absent)
+	if got := r.text()[len(r.text())-1]; got != render.NotMeasured {
+		t.Errorf("unread command line shows %q, want %q", got, render.NotMeasured)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -173,7 +174,7 @@ func (m *Model) shownColumns() []column {
 		}
 		empty := true
 		for i := range rows {
-			empty = empty && !rows[i].has(c) && (rows[i].proc != nil || rows[i].text()[c] == absent)
+			empty = empty && !rows[i].has(c) && (rows[i].proc != nil || rows[i].text()[c] == render.NotMeasured)
 		}
 		if empty {
 			cols[c].keep = -1
