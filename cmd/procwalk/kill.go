@@ -48,10 +48,10 @@ type killCommand struct {
 func newKillCommand(g *globals, e *env) *ffcli.Command {
 	c := &killCommand{g: g, e: e}
 	fs := newFlagSet("kill", g, e.stderr)
-	fs.StringVar(&c.session, "session", "", "terminate the members of session KIND:NAME")
+	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.session, "session", "", "terminate the members of session KIND:NAME")
 	fs.StringVar(&c.tree, "tree", "", "terminate PID (or PID@STARTTICKS) and its descendants")
 	fs.IntVar(&c.pgrp, "pgrp", 0, "terminate process group N")
-	fs.StringVar(&c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
+	cmdline.Spec{Meta: "SIGNAL", Choices: cmdline.Words("TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "KILL")}.String(fs, &c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
 	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after the first signal before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print what would be signalled; signal nothing")
 	fs.BoolVar(&c.yes, "yes", false, "do not ask before signalling more than one process")
@@ -59,10 +59,10 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.json, "json", false, "print each outcome as a JSON line (the audit event)")
 	fs.StringVar(&c.protect, "protect", "", "more protected names, comma-separated globs (comm, argv[0] or script name)")
 	fs.BoolVar(&c.killTmuxSession, "kill-tmux-session", false, "for a tmux session: run tmux kill-session once every member is gone")
-	fs.Var(&c.socket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket")
-	fs.StringVar(&c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.StringVar(&c.groups, "groups", "", "group rules file, for --session group:NAME")
+	cmdline.Path("SOCKET").Var(fs, &c.socket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	cmdline.Spec{Meta: "SOCKET"}.String(fs, &c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket")
+	cmdline.Path("DIR").String(fs, &c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
+	cmdline.Path("FILE").String(fs, &c.groups, "groups", "", "group rules file, for --session group:NAME")
 	return &ffcli.Command{
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",

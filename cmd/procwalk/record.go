@@ -49,7 +49,7 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 	fs.Lookup("no-rates").Usage = "refused: rates are measured between frames"
 	fs.StringVar(&c.out, "o", "", "the recording to write (replaced if it exists)")
 	fs.IntVar(&c.count, "count", 0, "stop after this many frames (0: until interrupted or --max-size)")
-	fs.StringVar(&c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
 	fs.BoolVar(&c.anonymize, "anonymize", false, "hash names, command lines, users and paths, consistently, so that the file can be shared")
 	fs.StringVar(&c.maxSize, "max-size", "256MiB", "stop before the file passes this size")
 	return &ffcli.Command{

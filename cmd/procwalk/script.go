@@ -50,7 +50,7 @@ func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.maxMemory, "script-memory", "256MiB", "how much the heap may grow during one run of the script before it is stopped")
 	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
-	fs.StringVar(&f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words(isolationWorker, isolationOff), Strict: true}.String(fs, &f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
 	d := scripting.DefaultLimits()
 	fs.DurationVar(&f.graceBudget, "script-grace-budget", d.GraceBudget, "how long the kills of one run may wait, in all, for their targets to exit (not counted in --script-timeout): each kill's grace is cut to what is left, and a kill asked for when nothing is left is refused")
 	fs.IntVar(&f.killsPerRun, "script-kills-per-run", d.KillsPerRun, "the most processes the script's kills may signal in one run: a kill with more targets than are left is refused whole (dry runs do not count)")
@@ -84,9 +84,6 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 		return l, usageErrorf("--script-kills-per-run %d: want 1 or more (--dry-run turns every kill into a report)", f.killsPerRun)
 	case f.killsPerHour < f.killsPerRun:
 		return l, usageErrorf("--script-kills-per-hour %d: want at least --script-kills-per-run (%d)", f.killsPerHour, f.killsPerRun)
-	}
-	if f.isolation != isolationWorker && f.isolation != isolationOff {
-		return l, usageErrorf("--script-isolation %q: want %s or %s", f.isolation, isolationWorker, isolationOff)
 	}
 	n, err := procwalk.ParseBytes(f.maxMemory)
 	if err != nil || n < 1<<20 {
@@ -235,7 +232,7 @@ type telegrafScript struct {
 }
 
 func (t *telegrafScript) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.name, "script", "", "run this Lua script (a file, or a bundled script's name) on every gather; its emits, alerts and kills join the output")
+	cmdline.Spec{Meta: "SCRIPT"}.String(fs, &t.name, "script", "", "run this Lua script (a file, or a bundled script's name) on every gather; its emits, alerts and kills join the output")
 	fs.Var(&t.args, "script-arg", "an argument for --script, such as limit=2GiB; repeat for several")
 	t.s.register(fs)
 }

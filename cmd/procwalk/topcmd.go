@@ -57,10 +57,10 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("top", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
-	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
+	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
-	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("processes", "sessions", "agents"), Strict: true}.String(fs, &c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
@@ -87,9 +87,6 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	out, ok := c.e.stdout.(*os.File)
 	if (!ok || !procwalk.IsTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
-	}
-	if c.view != "processes" && c.view != "sessions" && c.view != "agents" {
-		return usageErrorf("--view %q: want processes, sessions or agents", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
 	if c.kind != "" {

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -322,13 +323,20 @@ func TestAnonymize(t *testing.T) {
 		}
 		return false
 	}
+	// A hash is "x" and ten random letters and digits: a 4-letter name
+	// ("sshd") turns up inside one of a few hundred hashes in a run of
+	// some thousands, so hashes are masked before names are looked for. In
+	// the compressed bytes (chance bytes too) only names of 8 bytes or
+	// more are looked for: the decompressed text holds every record.
+	hashes := regexp.MustCompile(`x[a-z2-7]{10}`) // see token
+	masked := hashes.ReplaceAll(plain, []byte("x##########"))
 	checked := 0
 	for s := range secrets {
 		if len(s) < 4 || isNumber(s) || s == "(deleted)" || ours(s) {
 			continue // too short to be told from chance bytes, or our own word
 		}
 		checked++
-		if bytes.Contains(plain, []byte(s)) || bytes.Contains(b, []byte(s)) {
+		if bytes.Contains(masked, []byte(s)) || len(s) >= 8 && bytes.Contains(b, []byte(s)) {
 			t.Errorf("%q is in the anonymized recording", s)
 		}
 	}

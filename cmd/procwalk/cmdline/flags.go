@@ -115,6 +115,11 @@ func PlainLine(line string) (name, value string, ok bool) {
 // the flag wants when value is bad ("a whole number"), "" when it is good:
 // the flag package would say only "parse error".
 func CheckValue(f *flag.Flag, value string) (want string) {
+	if s, ok := SpecOf(f); ok {
+		if want := s.want(value); want != "" {
+			return want
+		}
+	}
 	getter, ok := f.Value.(flag.Getter)
 	if !ok {
 		return "" // a list of strings: any value goes
