@@ -3,6 +3,7 @@
 package table
 
 import (
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -154,5 +155,23 @@ func TestProcessRows(t *testing.T) {
 	}
 	if rows := b.ProcessRows(rows, "SLEEP", ColPID, false); len(rows) != 1 || !rows[0].Matches("9") || rows[0].Matches("evil") {
 		t.Errorf("filter SLEEP: %d rows", len(rows))
+	}
+}
+
+// The table is the live view's model without its terminal UI: it imports
+// no terminal library, directly or through another package.
+func TestNoTerminalLibrary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Skipf("go list: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/procwalk/procwalk/cmd/procwalk/render") {
+		t.Fatalf("go list -deps lacks render: %q", deps)
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "charm.land/") || strings.HasPrefix(d, "github.com/charmbracelet/") {
+			t.Errorf("table imports %s", d)
+		}
 	}
 }
