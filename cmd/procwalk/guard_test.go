@@ -184,7 +184,7 @@ func TestIntegrationGuardReapsOrphans(t *testing.T) {
 		`(sleep 1 & echo $! > `+pidFile+`); while [ ! -e `+doneFile+` ]; do sleep 0.05; done`)
 	orphan := waitFileInt(t, pidFile)
 	reparented := false
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		b, err := os.ReadFile("/proc/" + strconv.Itoa(orphan) + "/stat")
 		if err != nil {
 			break // exited and reaped: no zombie left
@@ -323,7 +323,7 @@ func TestIntegrationGuardForwardsTERM(t *testing.T) {
 // waitDescendants waits until pid has n processes below it.
 func waitDescendants(t *testing.T, pid, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		found, next := 0, []int{pid}
 		for len(next) > 0 {
 			kids := childrenOf(t, next[0])
@@ -416,13 +416,22 @@ func TestIntegrationGuardKilledTakesCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Its pidfd, opened before the identity is read: should the command
+	// outlive guard, the test ends exactly that process, whatever its pid
+	// names by then.
+	cmdProc, err := os.FindProcess(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cmdProc.Release()
 	cmdID, err := id.ReadProcID(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.Process.Kill() // SIGKILL: guard cannot act
 	g.Wait()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	// The kernel's PDEATHSIG is at once; a minute only bounds a hang.
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		now, err := id.ReadProcID(pid)
 		if err != nil || now != cmdID {
 			return // gone (or the pid reused: gone too)
@@ -431,8 +440,8 @@ func TestIntegrationGuardKilledTakesCommand(t *testing.T) {
 			return // killed, waiting for its new parent to reap it
 		}
 		if time.Now().After(deadline) {
-			syscall.Kill(pid, syscall.SIGKILL) // our own command: do not leave it
-			t.Fatalf("the command (pid %d) still runs 10 s after guard was killed", pid)
+			cmdProc.Kill() // our own command: do not leave it
+			t.Fatalf("the command (pid %d) still runs 60 s after guard was killed", pid)
 		}
 	}
 }

@@ -494,6 +494,19 @@ func TestExecuteSingleProcessSkipsFreeze(t *testing.T) {
 	}
 }
 
+// WithSignal's copy sends its own first signal; k keeps TERM.
+func TestWithSignal(t *testing.T) {
+	k, fk, _ := newTestKiller(t, Config{})
+	kk := k.WithSignal(syscall.SIGKILL)
+	if kk.Config().Signal != syscall.SIGKILL || k.Config().Signal != syscall.SIGTERM {
+		t.Fatalf("signals %v and %v; want KILL for the copy, TERM kept", kk.Config().Signal, k.Config().Signal)
+	}
+	o := kk.Terminate(context.Background(), killFixtureID(t, 84))
+	if o.Result != ResultKilled || !slices.Equal(fk.proc(84).signals, []syscall.Signal{syscall.SIGKILL}) {
+		t.Errorf("got %v %v, want one KILL", o.Result, fk.proc(84).signals)
+	}
+}
+
 func TestExecuteFirstSignalKill(t *testing.T) {
 	k, fk, _ := newTestKiller(t, Config{Signal: syscall.SIGKILL, Grace: time.Hour})
 	start := time.Now()
