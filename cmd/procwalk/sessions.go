@@ -111,6 +111,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg sessio
 	if err != nil {
 		return gathered{}, err
 	}
+	cfg.Once = true // one frame, the grouper dropped after it
 	grouper, err := session.NewGrouper(fsys, cfg)
 	if err != nil {
 		if errors.Is(err, session.ErrBadConfig) {

@@ -200,6 +200,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in.Kinds = cmdline.SplitList(kinds)
 	in.ProcstatTagWith = cmdline.SplitList(c.tagWith)
 	in.Passwd = c.g.passwd
+	in.GatherOnce = !c.execd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {
 		// As pgrep leaves itself out: our command line holds the pattern.
 		in.SkipPID = os.Getpid()
