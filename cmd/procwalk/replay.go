@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
@@ -49,29 +48,9 @@ func (c *runCommand) pickAt(rp *runner.Replay) (func(frame.Frame) bool, error) {
 	if c.at == "" {
 		return nil, nil
 	}
-	r := rp.Reader()
-	first, err := r.Frame(0)
+	chosen, err := replayFrameAt(rp.Reader(), c.at)
 	if err != nil {
-		return nil, usageErrorf("--replay: %v", err)
-	}
-	at, err := runner.ParseAt(c.at, first.Snapshot.Time)
-	if err != nil {
-		return nil, usageErrorf("%v", err)
-	}
-	n, err := r.Len()
-	if err != nil {
-		return nil, usageErrorf("--replay: %v", err)
-	}
-	chosen := -1
-	for i := 0; i < n; i++ {
-		f, err := r.Frame(i)
-		if err != nil || f.Snapshot.Time.After(at) {
-			break
-		}
-		chosen = i
-	}
-	if chosen < 0 {
-		return nil, usageErrorf("--at %s: the recording starts later, at %s", c.at, first.Snapshot.Time.Local().Format(time.RFC3339))
+		return nil, err
 	}
 	i := -1
 	return func(frame.Frame) bool { i++; return i == chosen }, nil

@@ -77,6 +77,8 @@ var (
 	// ErrTruncated: the file ends inside a frame (its recorder was killed,
 	// or the disk filled up); every frame before the cut was read.
 	ErrTruncated = errors.New("the recording ends in the middle of a frame")
+	// ErrStartsLater: IndexAt was asked for a time before the first frame.
+	ErrStartsLater = errors.New("the recording starts later")
 )
 
 // Header describes a recording: who made it, how, and what it holds.
@@ -384,6 +386,40 @@ func (r *Reader) Frame(i int) (frame.Frame, error) {
 		}
 	}
 	return f, err
+}
+
+// IndexAt is the index of the last frame at or before t, the one on
+// screen then (--at). Frames are read in order from the first, a delta
+// after the frame before it; a frame that cannot be read ends the search
+// after the first. ErrStartsLater, naming the first frame's time, when
+// the recording starts after t.
+func (r *Reader) IndexAt(t time.Time) (int, error) {
+	n, err := r.Len()
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, errors.New("the recording has no frame")
+	}
+	chosen := -1
+	var first time.Time
+	for i := range n {
+		f, err := r.Frame(i)
+		if err != nil && i == 0 {
+			return 0, err
+		}
+		if i == 0 {
+			first = f.Snapshot.Time
+		}
+		if err != nil || f.Snapshot.Time.After(t) {
+			break
+		}
+		chosen = i
+	}
+	if chosen < 0 {
+		return 0, fmt.Errorf("%w, at %s", ErrStartsLater, first.Local().Format(time.RFC3339))
+	}
+	return chosen, nil
 }
 
 // cursor decodes the frames of a file with one Decoder, keeping the

@@ -825,3 +825,47 @@ func TestRecord(t *testing.T) {
 		t.Errorf("cancelled: full %v, err %v, %d frames", full, err, w.Frames())
 	}
 }
+
+// IndexAt finds the frame on screen at a time: the last at or before it.
+func TestIndexAt(t *testing.T) {
+	p := fixturePipeline(t)
+	var b bytes.Buffer
+	w, err := NewWriter(&b, Header{Procwalk: "test"}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times []time.Time
+	for range 4 {
+		f, err := p.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(f); err != nil {
+			t.Fatal(err)
+		}
+		times = append(times, f.Snapshot.Time)
+	}
+	if !times[1].After(times[0]) {
+		t.Fatalf("the fixture's clock stands still: %v", times)
+	}
+	r, err := NewReader(bytes.NewReader(b.Bytes()), "at.pwrec")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		at   time.Time
+		want int
+	}{
+		{times[0], 0},
+		{times[1].Add(-time.Nanosecond), 0},
+		{times[2], 2},
+		{times[3].Add(time.Hour), 3},
+	} {
+		if got, err := r.IndexAt(tt.at); got != tt.want || err != nil {
+			t.Errorf("IndexAt(%v): %d, %v; want %d", tt.at, got, err, tt.want)
+		}
+	}
+	if _, err := r.IndexAt(times[0].Add(-time.Second)); !errors.Is(err, ErrStartsLater) || !strings.Contains(err.Error(), times[0].Local().Format(time.RFC3339)) {
+		t.Errorf("before the first frame: %v", err)
+	}
+}

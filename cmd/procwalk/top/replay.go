@@ -1,0 +1,113 @@
+//go:build linux
+
+package top
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/recording"
+)
+
+// replay.go is the Source of a recording's frames (top --replay) instead
+// of this host's, stepped through with [ and ] (a Stepper).
+
+// ReplaySource serves a recording's frames to the live view: Gather
+// returns the frame stepped to, decoded once. Nothing in it can be
+// killed: the recording's pids are not this host's processes.
+type ReplaySource struct {
+	r     *recording.Reader
+	name  string // the recording's, escaped
+	count int
+	first time.Time
+
+	mu   sync.Mutex // Step and Position run on the UI's goroutine, Gather outside it
+	at   int        // the frame to show
+	seen int        // the frame Gather returned last, and its time
+	when time.Time
+
+	// recent are the frames decoded last, by index (Gather's alone): a
+	// step back to one of them decodes nothing (a recording's frame is
+	// decoded from the key frame before it, up to 30 of them).
+	recent map[int]frame.Frame
+	order  []int
+}
+
+// recentFrames is how many decoded frames the source keeps: about 1 MiB
+// each at 2,000 processes.
+const recentFrames = 16
+
+// NewReplaySource serves the frames of r, named name (escaped) in the
+// header, from frame at (recording.Reader.IndexAt finds the one of a
+// time). It fails when r has no frame.
+func NewReplaySource(r *recording.Reader, name string, at int) (*ReplaySource, error) {
+	s := &ReplaySource{r: r, name: name}
+	var err error
+	if s.count, err = r.Len(); err != nil {
+		return nil, err
+	}
+	if s.count == 0 {
+		return nil, errors.New("the recording has no frame")
+	}
+	f0, err := r.Frame(0)
+	if err != nil {
+		return nil, err
+	}
+	s.first, s.when = f0.Snapshot.Time, f0.Snapshot.Time
+	s.at = min(max(at, 0), s.count-1)
+	return s, nil
+}
+
+// Gather returns the frame stepped to; need is what the recording holds.
+func (s *ReplaySource) Gather(_ Need, shown func(Frame)) (Frame, error) {
+	s.mu.Lock()
+	at := s.at
+	s.mu.Unlock()
+	f, ok := s.recent[at]
+	if !ok {
+		var err error
+		if f, err = s.r.Frame(at); err != nil {
+			return Frame{}, err
+		}
+		if s.recent == nil {
+			s.recent = make(map[int]frame.Frame, recentFrames)
+		}
+		if len(s.order) == recentFrames {
+			delete(s.recent, s.order[0])
+			s.order = s.order[1:]
+		}
+		s.recent[at], s.order = f, append(s.order, at)
+	}
+	tf := Frame{Frame: f, AllKinds: true}
+	if shown != nil {
+		shown(tf)
+	}
+	s.mu.Lock()
+	s.seen, s.when = at, f.Snapshot.Time
+	s.mu.Unlock()
+	return tf, nil
+}
+
+// Step moves the frame to show by frames, within the recording.
+func (s *ReplaySource) Step(by int) {
+	s.mu.Lock()
+	s.at = min(max(s.at+by, 0), s.count-1)
+	s.mu.Unlock()
+}
+
+// Position names the frame shown.
+func (s *ReplaySource) Position() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("%s frame %d of %d, %s (+%s)", s.name, s.seen+1, s.count,
+		s.when.Local().Format("2006-01-02 15:04:05"), s.when.Sub(s.first).Round(time.Second))
+}
+
+// Header is the recording's header (its host's user names ...).
+func (s *ReplaySource) Header() recording.Header { return s.r.Header() }
+
+// Close closes the recording.
+func (s *ReplaySource) Close() { s.r.Close() }
