@@ -140,7 +140,7 @@ func TestIntegrationGuardExitCodes(t *testing.T) {
 		{"signal", []string{"--", "sh", "-c", "kill -KILL $$"}, 128 + 9, "sh killed by signal KILL"},
 		{"not found", []string{"--", "/nonexistent/cmd"}, exitNotFound, "command not found"},
 		{"not executable", []string{"--", notExec}, exitNotExecutable, "cannot execute"},
-		{"timeout", []string{"--timeout", "300ms", "--grace", "200ms", "--", "sh", "-c", `trap "" TERM; sleep 30`}, exitLimit, "stopped by procwalk: --timeout 300ms reached"},
+		{"timeout", []string{"--timeout", "300ms", "--grace", "200ms", "--", "sh", "-c", `trap "" TERM; sleep 300`}, exitLimit, "stopped by procwalk: --timeout 300ms reached"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,7 +148,9 @@ func TestIntegrationGuardExitCodes(t *testing.T) {
 			if r.code != tt.code || !strings.Contains(r.stderr, tt.stderr) {
 				t.Errorf("exit %d, want %d mentioning %q; stderr:\n%s", r.code, tt.code, tt.stderr, r.stderr)
 			}
-			if r.took > 15*time.Second {
+			// A hang guard: the command that runs 300 s must have been ended
+			// long before (and its exit code says by whom).
+			if r.took > 2*time.Minute {
 				t.Errorf("took %v", r.took)
 			}
 		})
