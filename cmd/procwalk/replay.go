@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
@@ -48,9 +49,21 @@ func (c *runCommand) pickAt(rp *runner.Replay) (func(frame.Frame) bool, error) {
 	if c.at == "" {
 		return nil, nil
 	}
-	chosen, err := replayFrameAt(rp.Reader(), c.at)
+	r := rp.Reader()
+	first, err := r.Frame(0)
 	if err != nil {
-		return nil, err
+		return nil, usageErrorf("--replay: %v", err)
+	}
+	at, err := runner.ParseAt(c.at, first.Snapshot.Time)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	chosen, err := r.IndexAt(at)
+	if err != nil {
+		return nil, usageErrorf("--replay: %v", err)
+	}
+	if chosen < 0 {
+		return nil, usageErrorf("--at %s: the recording starts later, at %s", c.at, first.Snapshot.Time.Local().Format(time.RFC3339))
 	}
 	i := -1
 	return func(frame.Frame) bool { i++; return i == chosen }, nil

@@ -4,6 +4,7 @@ package main
 
 import (
 	"errors"
+	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk/recording"
@@ -20,40 +21,30 @@ func newReplayTopSource(path, at string) (*top.ReplaySource, error) {
 	if err != nil {
 		return nil, usageErrorf("--replay: %v", err)
 	}
-	src, err := top.NewReplaySource(r, printable(path), 0)
-	if err != nil {
+	fail := func(err error) (*top.ReplaySource, error) {
 		r.Close()
-		return nil, usageErrorf("--replay %s: %v", path, err)
+		return nil, err
+	}
+	s, err := top.NewReplaySource(r, printable(path), 0)
+	switch {
+	case errors.Is(err, top.ErrNoFrame):
+		return fail(usageErrorf("--replay %s: %v", path, err))
+	case err != nil:
+		return fail(usageErrorf("--replay: %v", err))
 	}
 	if at != "" {
-		i, err := replayFrameAt(r, at)
+		t, err := runner.ParseAt(at, s.Start())
 		if err != nil {
-			r.Close()
-			return nil, err
+			return fail(usageErrorf("%v", err))
 		}
-		src.Step(i)
+		i, err := r.IndexAt(t)
+		if err != nil {
+			return fail(usageErrorf("--replay: %v", err))
+		}
+		if i < 0 {
+			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.Start().Local().Format(time.RFC3339)))
+		}
+		s.Step(i)
 	}
-	return src, nil
-}
-
-// replayFrameAt is the index of the frame of r that --at names: the last
-// at or before its time, the one on screen then (a relative time counts
-// from the first frame).
-func replayFrameAt(r *recording.Reader, at string) (int, error) {
-	first, err := r.Frame(0)
-	if err != nil {
-		return 0, usageErrorf("--replay: %v", err)
-	}
-	t, err := runner.ParseAt(at, first.Snapshot.Time)
-	if err != nil {
-		return 0, usageErrorf("%v", err)
-	}
-	i, err := r.IndexAt(t)
-	switch {
-	case errors.Is(err, recording.ErrStartsLater):
-		return 0, usageErrorf("--at %s: %v", at, err)
-	case err != nil:
-		return 0, usageErrorf("--replay: %v", err)
-	}
-	return i, nil
+	return s, nil
 }

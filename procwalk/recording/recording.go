@@ -77,8 +77,6 @@ var (
 	// ErrTruncated: the file ends inside a frame (its recorder was killed,
 	// or the disk filled up); every frame before the cut was read.
 	ErrTruncated = errors.New("the recording ends in the middle of a frame")
-	// ErrStartsLater: IndexAt was asked for a time before the first frame.
-	ErrStartsLater = errors.New("the recording starts later")
 )
 
 // Header describes a recording: who made it, how, and what it holds.
@@ -388,38 +386,57 @@ func (r *Reader) Frame(i int) (frame.Frame, error) {
 	return f, err
 }
 
-// IndexAt is the index of the last frame at or before t, the one on
-// screen then (--at). Frames are read in order from the first, a delta
-// after the frame before it; a frame that cannot be read ends the search
-// after the first. ErrStartsLater, naming the first frame's time, when
-// the recording starts after t.
+// IndexAt is the index of the frame shown at t: the last one taken at or
+// before t; -1 when the recording starts after t. A frame that cannot
+// be read ends the search, at the frame before it.
 func (r *Reader) IndexAt(t time.Time) (int, error) {
 	n, err := r.Len()
 	if err != nil {
-		return 0, err
+		return -1, err
 	}
-	if n == 0 {
-		return 0, errors.New("the recording has no frame")
-	}
-	chosen := -1
-	var first time.Time
-	for i := range n {
+	at := -1
+	for i := 0; i < n; i++ {
 		f, err := r.Frame(i)
-		if err != nil && i == 0 {
-			return 0, err
-		}
-		if i == 0 {
-			first = f.Snapshot.Time
-		}
 		if err != nil || f.Snapshot.Time.After(t) {
 			break
 		}
-		chosen = i
+		at = i
 	}
-	if chosen < 0 {
-		return 0, fmt.Errorf("%w, at %s", ErrStartsLater, first.Local().Format(time.RFC3339))
+	return at, nil
+}
+
+// Recent is random access to a recording's frames for a viewer that
+// steps back and forth: the frames it decoded last are kept, so that a
+// step back to one of them decodes nothing (Reader.Frame decodes from
+// the key frame before it, up to keyEvery frames). Not safe for
+// concurrent use.
+type Recent struct {
+	r      *Reader
+	max    int
+	frames map[int]frame.Frame
+	order  []int // the kept frames' indexes, oldest first
+}
+
+// NewRecent keeps the max frames of r decoded last.
+func NewRecent(r *Reader, max int) *Recent {
+	return &Recent{r: r, max: max, frames: make(map[int]frame.Frame, max)}
+}
+
+// Frame is frame i, decoded now or kept from before.
+func (c *Recent) Frame(i int) (frame.Frame, error) {
+	if f, ok := c.frames[i]; ok {
+		return f, nil
 	}
-	return chosen, nil
+	f, err := c.r.Frame(i)
+	if err != nil {
+		return frame.Frame{}, err
+	}
+	if len(c.order) == c.max {
+		delete(c.frames, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.frames[i], c.order = f, append(c.order, i)
+	return f, nil
 }
 
 // cursor decodes the frames of a file with one Decoder, keeping the

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
 )
 
@@ -29,28 +28,27 @@ type ReplaySource struct {
 	seen int        // the frame Gather returned last, and its time
 	when time.Time
 
-	// recent are the frames decoded last, by index (Gather's alone): a
-	// step back to one of them decodes nothing (a recording's frame is
-	// decoded from the key frame before it, up to 30 of them).
-	recent map[int]frame.Frame
-	order  []int
+	recent *recording.Recent // Gather's alone
 }
+
+// ErrNoFrame is NewReplaySource's error for a recording without a frame.
+var ErrNoFrame = errors.New("the recording has no frame")
 
 // recentFrames is how many decoded frames the source keeps: about 1 MiB
 // each at 2,000 processes.
 const recentFrames = 16
 
 // NewReplaySource serves the frames of r, named name (escaped) in the
-// header, from frame at (recording.Reader.IndexAt finds the one of a
-// time). It fails when r has no frame.
+// header, from frame at (recording.Reader.IndexAt finds the one shown at
+// a time). It fails when r has no frame.
 func NewReplaySource(r *recording.Reader, name string, at int) (*ReplaySource, error) {
-	s := &ReplaySource{r: r, name: name}
+	s := &ReplaySource{r: r, name: name, recent: recording.NewRecent(r, recentFrames)}
 	var err error
 	if s.count, err = r.Len(); err != nil {
 		return nil, err
 	}
 	if s.count == 0 {
-		return nil, errors.New("the recording has no frame")
+		return nil, ErrNoFrame
 	}
 	f0, err := r.Frame(0)
 	if err != nil {
@@ -66,20 +64,9 @@ func (s *ReplaySource) Gather(_ Need, shown func(Frame)) (Frame, error) {
 	s.mu.Lock()
 	at := s.at
 	s.mu.Unlock()
-	f, ok := s.recent[at]
-	if !ok {
-		var err error
-		if f, err = s.r.Frame(at); err != nil {
-			return Frame{}, err
-		}
-		if s.recent == nil {
-			s.recent = make(map[int]frame.Frame, recentFrames)
-		}
-		if len(s.order) == recentFrames {
-			delete(s.recent, s.order[0])
-			s.order = s.order[1:]
-		}
-		s.recent[at], s.order = f, append(s.order, at)
+	f, err := s.recent.Frame(at)
+	if err != nil {
+		return Frame{}, err
 	}
 	tf := Frame{Frame: f, AllKinds: true}
 	if shown != nil {
@@ -105,6 +92,9 @@ func (s *ReplaySource) Position() string {
 	return fmt.Sprintf("%s frame %d of %d, %s (+%s)", s.name, s.seen+1, s.count,
 		s.when.Local().Format("2006-01-02 15:04:05"), s.when.Sub(s.first).Round(time.Second))
 }
+
+// Start is the time of the recording's first frame.
+func (s *ReplaySource) Start() time.Time { return s.first }
 
 // Header is the recording's header (its host's user names ...).
 func (s *ReplaySource) Header() recording.Header { return s.r.Header() }
