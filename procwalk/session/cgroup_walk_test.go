@@ -447,7 +447,7 @@ func TestCgroupWalkLive(t *testing.T) {
 			}
 		}
 		// Hierarchies of one cgroup place pids that no list named.
-		slots := g.cgroups.placed[p.ID.PID]
+		slots := g.cgroups.slotsOf(p.ID.PID)
 		if len(p.Cgroups) != len(g.cgroups.hiers) {
 			continue // read from its file
 		}
