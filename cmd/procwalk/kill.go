@@ -10,13 +10,11 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
@@ -141,12 +139,8 @@ func (c *killCommand) config() (kill.Config, error) {
 		return kill.Config{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
 	}
 	cfg := kill.Config{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
-	if c.protect != "" {
-		extra := cmdline.SplitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return cfg, usageErrorf("--protect: %v", err)
-		}
-		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	if cfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(c.protect)); err != nil {
+		return cfg, usageErrorf("--protect: %v", err)
 	}
 	if c.g.pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the events
@@ -168,16 +162,10 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (kill.Scope, error)
 	switch {
 	case len(args) == 1:
 		id, err := resolveID(fsys, args[0], "PID")
-		if err != nil {
-			return nil, err
-		}
-		return kill.ProcessScope{ID: id}, nil
+		return kill.ProcessScope{ID: id}, err
 	case c.tree != "":
 		id, err := resolveID(fsys, c.tree, "--tree")
-		if err != nil {
-			return nil, err
-		}
-		return kill.TreeScope{Root: id}, nil
+		return kill.TreeScope{Root: id}, err
 	case c.pgrp != 0:
 		if c.pgrp < 0 {
 			return nil, usageErrorf("--pgrp %d: want a positive process group id", c.pgrp)
@@ -188,62 +176,43 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (kill.Scope, error)
 }
 
 // resolveID reads "PID" (the process with that pid now) or
-// "PID@STARTTICKS" (exactly that process).
+// "PID@STARTTICKS" (exactly that process): kill.ParseID, what naming the
+// argument in a usage error.
 func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
-	pidText, ticksText, pinned := strings.Cut(s, "@")
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 {
-		return procwalk.ProcID{}, usageErrorf("%s %q: want a positive pid, or PID@STARTTICKS", what, s)
+	id, err := kill.ParseID(fsys, s)
+	if errors.Is(err, kill.ErrBadID) {
+		return id, usageErrorf("%s %v", what, err)
 	}
-	if pinned {
-		ticks, err := strconv.ParseUint(ticksText, 10, 64)
-		if err != nil {
-			return procwalk.ProcID{}, usageErrorf("%s %q: start ticks %q are not a number", what, s, ticksText)
-		}
-		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
-	}
-	return kill.ResolvePID(fsys, pid)
+	return id, err
 }
 
-// sessionScope finds --session among the sessions of its kind.
+// sessionScope finds --session among the sessions of its kind
+// (kill.FindSession).
 func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	kind, _, err := session.ParseRef(c.session)
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
-	switch kind {
-	case session.KindTree:
+	if kind == session.KindTree {
 		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
-	case session.KindPGRP:
-		n, err := strconv.Atoi(strings.TrimPrefix(c.session, kind+":"))
-		if err == nil && n > 0 {
-			return kill.GroupScope{PGRP: n}, nil
-		}
 	}
-	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot,
-		TmuxSockets: append(cmdline.SplitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
-	if err != nil {
+	opts := session.Options{CgroupRoot: c.cgroupRoot, TmuxSockets: append(cmdline.SplitList(c.sockets), c.socket...), GroupsFile: c.groups}
+	scope, notes, err := kill.FindSession(fsys, c.session, opts, c.killTmuxSession)
+	var oe *session.OptionError
+	switch {
+	case errors.As(err, &oe):
 		return nil, optionUsage(err)
-	}
-	grouper, err := session.NewGrouper(fsys, cfg)
-	if err != nil {
+	case errors.Is(err, session.ErrBadConfig):
 		return nil, usageErrorf("--session: %v", err)
-	}
-	f, err := frame.New(fsys, frame.Config{Grouper: grouper, NoRates: true}).Gather()
-	if err != nil {
-		return nil, err
-	}
-	s, err := session.Find(f.Sessions, c.session)
-	if err != nil {
-		for _, n := range f.Notes {
+	case err != nil:
+		for _, n := range notes {
 			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err
-	}
-	if c.killTmuxSession && kind != session.KindTmux {
+	case c.killTmuxSession && kind != session.KindTmux:
 		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
-	return kill.NewSessionScope(s, c.killTmuxSession), nil
+	return scope, nil
 }
 
 // confirm lists the targets on stderr and asks. Without a terminal on

@@ -137,12 +137,9 @@ func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEv
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}
-	if f.protect != "" {
-		extra := cmdline.SplitList(f.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return cfg, usageErrorf("--protect: %v", err)
-		}
-		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	var err error
+	if cfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(f.protect)); err != nil {
+		return cfg, usageErrorf("--protect: %v", err)
 	}
 	return cfg, nil
 }

@@ -208,14 +208,10 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		}
 	}()
 	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
-	if c.protect != "" {
-		extra := cmdline.SplitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return nil, nil, usageErrorf("--protect: %v", err)
-		}
-		kcfg.Protected = append(kill.DefaultProtected(), extra...)
+	if kcfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(c.protect)); err != nil {
+		return nil, nil, usageErrorf("--protect: %v", err)
 	}
-	killer, err := newTopKiller(fsys, kcfg)
+	killer, err := kill.NewKiller(fsys, kcfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -223,7 +219,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "), Trim: src.pipeline.Trim,
-	}, src, killer), src.Close, nil
+	}, src, topKiller{killer}), src.Close, nil
 }
 
 // source builds the live view's Source: one pipeline whose frames stay
@@ -407,60 +403,18 @@ func cgroupSessionOf(sessions []session.Session, id procwalk.ProcID) *session.Se
 	return nil
 }
 
-// topKiller is the safe-kill engine as the live view uses it: a Killer
-// per first signal the view asks for (the picker), each made once.
-type topKiller struct {
-	fsys    procwalk.FS
-	cfg     kill.Config
-	killers map[syscall.Signal]*kill.Killer
-}
+// topKiller is the safe-kill engine as the live view uses it: each kill
+// with the first signal the view asks for (the picker).
+type topKiller struct{ *kill.Killer }
 
-func newTopKiller(fsys procwalk.FS, cfg kill.Config) (*topKiller, error) {
-	k, err := kill.NewKiller(fsys, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &topKiller{fsys: fsys, cfg: cfg, killers: map[syscall.Signal]*kill.Killer{syscall.SIGTERM: k}}, nil
+func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
+	return t.WithSignal(sig).Terminate(ctx, id)
 }
-
-// with is the Killer whose first signal is sig.
-func (t *topKiller) with(sig syscall.Signal) (*kill.Killer, error) {
-	if k, ok := t.killers[sig]; ok {
-		return k, nil
-	}
-	cfg := t.cfg
-	cfg.Signal = sig
-	k, err := kill.NewKiller(t.fsys, cfg)
-	if err != nil {
-		return nil, err
-	}
-	t.killers[sig] = k
-	return k, nil
+func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
+	return t.WithSignal(sig).TerminateScope(ctx, kill.TreeScope{Root: root})
 }
-
-func (t *topKiller) Checker() func(p *procwalk.Process) error {
-	return t.killers[syscall.SIGTERM].Checker()
-}
-func (t *topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
-	k, err := t.with(sig)
-	if err != nil {
-		return kill.Outcome{Target: kill.Target{ID: id}, Result: kill.ResultFailed, Err: err}
-	}
-	return k.Terminate(ctx, id)
-}
-func (t *topKiller) KillTree(ctx context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
-	k, err := t.with(sig)
-	if err != nil {
-		return nil, err
-	}
-	return k.TerminateScope(ctx, kill.TreeScope{Root: root})
-}
-func (t *topKiller) KillSession(ctx context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
-	k, err := t.with(sig)
-	if err != nil {
-		return nil, err
-	}
-	return k.TerminateScope(ctx, kill.NewSessionScope(s, false))
+func (t topKiller) KillSession(ctx context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
+	return t.WithSignal(sig).TerminateScope(ctx, kill.NewSessionScope(s, false))
 }
 
 // tmuxSwitcher switches the tmux client procwalk runs in ($TMUX) to a
