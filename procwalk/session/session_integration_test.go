@@ -72,10 +72,11 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 // pidsByArg waits until every marker ("sleep 31001") is the command line of
-// a live process, argv[0] by its base name, and returns marker -> pid. Cleanup kills those processes
-// (the test started them; some escaped the tmux server and its hangup),
-// each only while it is still the very process found (pid and start time).
-func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
+// a live process of this server, argv[0] by its base name, and returns
+// marker -> pid. Cleanup kills those processes (the test started them; some
+// escaped the tmux server and its hangup), each only while it is still the
+// very process found (pid and start time).
+func (s *tmuxServer) pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -92,7 +93,7 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 			// Exactly: the tmux server's own command line ("tmux ...
 			// new-session ... /x/bin/claude 33001") ends with the marker too.
 			cmd := strings.Join(append([]string{filepath.Base(p.Cmdline[0])}, p.Cmdline[1:]...), " ")
-			if slices.Contains(markers, cmd) {
+			if slices.Contains(markers, cmd) && s.started(p.ID.PID) {
 				found[cmd] = p.ID
 			}
 		}
@@ -109,6 +110,21 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// started says whether pid runs under this server: tmux gives each pane's
+// process TMUX=<socket>,<server pid>,<session>, and whatever it starts,
+// escaped from the server's tree or not, inherits it. Another run of these
+// tests (-count, or another checkout's on the same host) starts the very
+// same command lines, which this test must neither take nor kill.
+func (s *tmuxServer) started(pid int) bool {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+	for _, kv := range strings.Split(string(b), "\x00") {
+		if v, ok := strings.CutPrefix(kv, "TMUX="); ok {
+			return strings.HasPrefix(v, s.socket+",")
+		}
+	}
+	return false
 }
 
 // waitFor polls cond every 50 ms for up to 60 s (a loaded machine is slow
@@ -179,7 +195,7 @@ exec sleep 31000
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
+	pid := srv.pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
 	// Wait for the shells between the pane and 31002, 31003 to exit: only
 	// then have both left the pane's tree, and the backstops are tested.
 	pane := pid["sleep 31000"]
@@ -252,7 +268,12 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	}
 	claude := filepath.Join(dir, "bin", "claude")
 	copyFile(t, sleep, claude)
-	one, two := filepath.Join(dir, "one", "h4proj"), filepath.Join(dir, "two", "h4proj")
+	// Two projects of one base name: their sessions are told apart by the
+	// directory above. The name holds the test's pid: the agent kind finds
+	// every agent of the host, and another run of this test (another
+	// checkout's on the same host) has its own two.
+	proj := fmt.Sprintf("h4proj%d", os.Getpid())
+	one, two := filepath.Join(dir, "one", proj), filepath.Join(dir, "two", proj)
 	for _, d := range []string{one, two} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -265,14 +286,14 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := pidsByArg(t, fs, "claude 33001", "claude 33002")
+	pid := srv.pidsByArg(t, fs, "claude 33001", "claude 33002")
 	_, sessions, _, _ := liveGroup(t, session.Config{Kinds: []string{session.KindAgent}, Tmux: session.TmuxConfig{Sockets: []string{srv.socket}}})
 	tests := []struct {
 		name, cwd, target string
 		pid               int
 	}{
-		{"claude/one/h4proj", one, "agents:0.0", pid["claude 33001"]},
-		{"claude/two/h4proj", two, "agents:1.0", pid["claude 33002"]},
+		{"claude/one/" + proj, one, "agents:0.0", pid["claude 33001"]},
+		{"claude/two/" + proj, two, "agents:1.0", pid["claude 33002"]},
 	}
 	for _, tt := range tests {
 		s, err := session.Find(sessions, "agent:"+tt.name)
@@ -290,11 +311,11 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	// Oldest first: 33001 started first.
 	var order []string
 	for _, s := range sessions {
-		if strings.HasSuffix(s.Name, "/h4proj") {
+		if strings.HasSuffix(s.Name, "/"+proj) {
 			order = append(order, s.Name)
 		}
 	}
-	if !slices.Equal(order, []string{"claude/one/h4proj", "claude/two/h4proj"}) {
+	if !slices.Equal(order, []string{"claude/one/" + proj, "claude/two/" + proj}) {
 		t.Errorf("order %v", order)
 	}
 }
