@@ -54,8 +54,8 @@ type guardCommand struct {
 func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	c := &guardCommand{g: g, e: e}
 	fs := newFlagSet("guard", g, e.stderr)
-	fs.StringVar(&c.maxRSS, "max-rss", "", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
-	fs.StringVar(&c.maxPSS, "max-pss", "", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
+	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxRSS, "max-rss", "", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
+	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxPSS, "max-pss", "", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
 	fs.DurationVar(&c.maxCPU, "max-cpu-time", 0, "end the tree when its user+system CPU time exceeds this")
 	fs.DurationVar(&c.timeout, "timeout", 0, "end the tree this long after CMD started")
 	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("tree", "biggest"), Strict: true}.String(fs, &c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
@@ -31,11 +30,7 @@ type replayTopSource struct {
 	seen int        // the frame Gather returned last, and its time
 	when time.Time
 
-	// recent are the frames decoded last, by index (Gather's alone): a
-	// step back to one of them decodes nothing (a recording's frame is
-	// decoded from the key frame before it, up to 30 of them).
-	recent map[int]frame.Frame
-	order  []int
+	recent *recording.Recent // Gather's alone
 }
 
 // recentFrames is how many decoded frames the source keeps: about 1 MiB
@@ -49,7 +44,7 @@ func newReplayTopSource(path, at string) (*replayTopSource, error) {
 	if err != nil {
 		return nil, usageErrorf("--replay: %v", err)
 	}
-	s := &replayTopSource{r: r, path: path}
+	s := &replayTopSource{r: r, path: path, recent: recording.NewRecent(r, recentFrames)}
 	fail := func(err error) (*replayTopSource, error) {
 		r.Close()
 		return nil, err
@@ -70,15 +65,11 @@ func newReplayTopSource(path, at string) (*replayTopSource, error) {
 		if err != nil {
 			return fail(usageErrorf("%v", err))
 		}
-		if t.Before(s.first) {
-			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.first.Local().Format(time.RFC3339)))
+		if s.at, err = r.IndexAt(t); err != nil {
+			return fail(usageErrorf("--replay: %v", err))
 		}
-		for i := 1; i < s.count; i++ {
-			f, err := r.Frame(i)
-			if err != nil || f.Snapshot.Time.After(t) {
-				break
-			}
-			s.at = i
+		if s.at < 0 {
+			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.first.Local().Format(time.RFC3339)))
 		}
 	}
 	return s, nil
@@ -89,20 +80,9 @@ func (s *replayTopSource) Gather(_ top.Need, shown func(top.Frame)) (top.Frame, 
 	s.mu.Lock()
 	at := s.at
 	s.mu.Unlock()
-	f, ok := s.recent[at]
-	if !ok {
-		var err error
-		if f, err = s.r.Frame(at); err != nil {
-			return top.Frame{}, err
-		}
-		if s.recent == nil {
-			s.recent = make(map[int]frame.Frame, recentFrames)
-		}
-		if len(s.order) == recentFrames {
-			delete(s.recent, s.order[0])
-			s.order = s.order[1:]
-		}
-		s.recent[at], s.order = f, append(s.order, at)
+	f, err := s.recent.Frame(at)
+	if err != nil {
+		return top.Frame{}, err
 	}
 	tf := top.Frame{Frame: f, AllKinds: true}
 	if shown != nil {

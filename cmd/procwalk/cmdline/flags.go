@@ -115,8 +115,8 @@ func PlainLine(line string) (name, value string, ok bool) {
 // the flag wants when value is bad ("a whole number"), "" when it is good:
 // the flag package would say only "parse error".
 func CheckValue(f *flag.Flag, value string) (want string) {
-	if s, ok := SpecOf(f); ok {
-		if want := s.want(value); want != "" {
+	if c, ok := f.Value.(interface{ Wants(string) string }); ok { // Spec, Size
+		if want := c.Wants(value); want != "" {
 			return want
 		}
 	}

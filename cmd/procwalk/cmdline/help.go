@@ -104,12 +104,12 @@ func flagHelp(f *flag.Flag) (name, help string) {
 	return name, text
 }
 
-// valueName is what a flag's value is called in --help: its Spec's Meta
-// when it has one, else a backquoted word of its usage, else a name for
-// the type it takes.
+// valueName is what a flag's value is called in --help: its own name
+// for it when it has one (a Spec's Meta, SIZE), else a backquoted word of
+// its usage, else a name for the type it takes.
 func valueName(f *flag.Flag, placeholder string) string {
-	if s, ok := SpecOf(f); ok && s.Meta != "" {
-		return s.Meta
+	if m, ok := f.Value.(interface{ Meta() string }); ok && m.Meta() != "" {
+		return m.Meta()
 	}
 	switch placeholder {
 	case "", "value":

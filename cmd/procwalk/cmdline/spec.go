@@ -68,6 +68,13 @@ func SpecOf(f *flag.Flag) (s Spec, ok bool) {
 	return v.spec, true
 }
 
+// Wants is what v's Spec accepts when value is refused ("tree or
+// biggest"), "" when value is accepted (CheckValue).
+func (v *specValue) Wants(value string) string { return v.spec.want(value) }
+
+// Meta is the value's name in --help ("": as its type says).
+func (v *specValue) Meta() string { return v.spec.Meta }
+
 // want is what s accepts when value is refused ("tree or biggest"), ""
 // when value is accepted.
 func (s Spec) want(value string) string {

@@ -129,3 +129,33 @@ func TestJoinOr(t *testing.T) {
 		}
 	}
 }
+
+// A Size flag parses sizes, refuses them outside its bounds (the parse
+// and CheckValue alike), keeps its text and is called SIZE in --help.
+func TestSize(t *testing.T) {
+	fs := flag.NewFlagSet("size", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var n uint64
+	fs.Var(NewSize(&n, "16MiB", 1<<10, 1<<30, "a size from 1KiB to 1GiB"), "budget", "how much")
+	f := fs.Lookup("budget")
+	if n != 16<<20 || f.DefValue != "16MiB" {
+		t.Fatalf("default: %d, DefValue %q; want 16 MiB, 16MiB", n, f.DefValue)
+	}
+	for _, tt := range []struct{ value, want string }{
+		{"1KiB", ""}, {"1GiB", ""}, {"2.5MiB", ""},
+		{"1023", "a size from 1KiB to 1GiB"}, {"2GiB", "a size from 1KiB to 1GiB"}, {"lots", "a size from 1KiB to 1GiB"},
+	} {
+		if got := CheckValue(f, tt.value); got != tt.want {
+			t.Errorf("CheckValue(%q) = %q, want %q", tt.value, got, tt.want)
+		}
+	}
+	if err := fs.Parse([]string{"--budget", "2.5MiB"}); err != nil || n != 5<<19 || f.Value.String() != "2.5MiB" {
+		t.Errorf("--budget 2.5MiB: %v, %d, %q", err, n, f.Value.String())
+	}
+	if err := fs.Parse([]string{"--budget", "2GiB"}); err == nil || n != 5<<19 {
+		t.Errorf("--budget 2GiB: %v, %d; want refused, the value kept", err, n)
+	}
+	if name, _ := flagHelp(f); name != "--budget SIZE" {
+		t.Errorf("--help: %q", name)
+	}
+}
