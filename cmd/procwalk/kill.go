@@ -37,10 +37,9 @@ type killCommand struct {
 	json            bool
 	protect         string
 	killTmuxSession bool
-	sockets         string
-	socket          cmdline.StringList
-	cgroupRoot      string
-	groups          string
+	// sources say where --session is found: tmux servers, cgroupfs, group
+	// rules (the sessions command's options).
+	sources session.Options
 }
 
 func newKillCommand(g *globals, e *env) *ffcli.Command {
@@ -57,10 +56,9 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.json, "json", false, "print each outcome as a JSON line (the audit event)")
 	fs.StringVar(&c.protect, "protect", "", "more protected names, comma-separated globs (comm, argv[0] or script name)")
 	fs.BoolVar(&c.killTmuxSession, "kill-tmux-session", false, "for a tmux session: run tmux kill-session once every member is gone")
-	cmdline.Path("SOCKET").Var(fs, &c.socket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	cmdline.Spec{Meta: "SOCKET"}.String(fs, &c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket")
-	cmdline.Path("DIR").String(fs, &c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	cmdline.Path("FILE").String(fs, &c.groups, "groups", "", "group rules file, for --session group:NAME")
+	registerSessionSources(fs, &c.sources)
+	fs.Lookup("tmux-sockets").Usage = "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket"
+	fs.Lookup("groups").Usage = "group rules file, for --session group:NAME"
 	return &ffcli.Command{
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
@@ -196,8 +194,7 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	if kind == session.KindTree {
 		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
 	}
-	opts := session.Options{CgroupRoot: c.cgroupRoot, TmuxSockets: append(cmdline.SplitList(c.sockets), c.socket...), GroupsFile: c.groups}
-	scope, notes, err := kill.FindSession(fsys, c.session, opts, c.killTmuxSession)
+	scope, notes, err := kill.FindSession(fsys, c.session, c.sources, c.killTmuxSession)
 	var oe *session.OptionError
 	switch {
 	case errors.As(err, &oe):

@@ -39,13 +39,10 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 // registerSessionOptions registers the flags of o, the options of session
 // grouping, as every command that groups (telegraf too) spells them.
 func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
-	cmdline.Path("SOCKET").Var(fs, (*cmdline.StringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	cmdline.Spec{Meta: "SOCKET"}.Var(fs, (*cmdline.CommaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	registerSessionSources(fs, o)
 	fs.Var((*cmdline.StringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
 	fs.Var((*cmdline.StringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	cmdline.Path("FILE").String(fs, &o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
 	fs.Var((*cmdline.StringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
-	cmdline.Path("DIR").String(fs, &o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
 	fs.Float64Var(&o.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.Var((*cmdline.StringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
 	fs.Var((*cmdline.StringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
@@ -56,6 +53,15 @@ func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
 	fs.Var((*cmdline.DurationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
 	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
 	cmdline.Path("FILE").String(fs, &o.AgentPrices, "agent-prices", "", pricesHelp)
+}
+
+// registerSessionSources registers the flags of o that say where sessions
+// are found (tmux servers, cgroupfs, group rules): kill's too.
+func registerSessionSources(fs *flag.FlagSet, o *session.Options) {
+	cmdline.Path("SOCKET").Var(fs, (*cmdline.StringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	cmdline.Spec{Meta: "SOCKET"}.Var(fs, (*cmdline.CommaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	cmdline.Path("FILE").String(fs, &o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	cmdline.Path("DIR").String(fs, &o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
 }
 
 // pricesHelp is --agent-prices'.
