@@ -167,9 +167,10 @@ type globals struct {
 	source   string // --source: proc, bpf or auto
 	config   string // --config: ff reads the file
 
-	clock  procwalk.Clock // env's, not a flag
-	note   func(string)   // shows the source's one note (stderr; telegraf: a W! line)
-	chosen *bpfsource.Chosen
+	clock procwalk.Clock // env's, not a flag
+	note  func(string)   // shows the source's one note (stderr; telegraf: a W! line)
+	// chooser chooses the source once per run (snapshotSource).
+	chooser bpfsource.Chooser
 	// longRunning is set by the modes that gather again and again
 	// (telegraf --execd, top, watch): only they load the BPF source under
 	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
@@ -277,7 +278,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
-	defer g.closeSource()
+	defer g.chooser.Close()
 	root := newRoot(g, e, stderr, plainCommand(args))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {

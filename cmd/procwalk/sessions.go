@@ -89,12 +89,7 @@ func optionUsage(err error) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
-	flag := map[string]string{"trees": "tree", "agents": "agent", "groups": "groups", "agent_transcripts": "agent-transcript",
-		"agent_context_windows": "agent-context-window", "session_kinds": "kind"}[oe.Option]
-	if flag == "" {
-		flag = strings.ReplaceAll(oe.Option, "_", "-") // tmux-sockets, cgroup-root, danger-percent
-	}
-	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + flag), Flag: flag}
+	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + oe.Flag()), Flag: oe.Flag()}
 }
 
 // gathered is one run's frame and the pipeline that gathered it.

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,10 +73,10 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 // pidsByArg waits until every marker ("sleep 31001") is the command line of
-// a live process of this server, argv[0] by its base name, and returns
-// marker -> pid. Cleanup kills those processes (the test started them; some
-// escaped the tmux server and its hangup), each only while it is still the
-// very process found (pid and start time).
+// exactly one live process of this server, argv[0] by its base name, and
+// returns marker -> pid. Cleanup kills every process this server started
+// (some escape the server and its hangup: setsid), each only while it is
+// still the very process found (pid and start time).
 func (s *tmuxServer) pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -84,25 +85,34 @@ func (s *tmuxServer) pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) 
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := map[string]procwalk.ProcID{}
+		found := map[string][]procwalk.ProcID{}
+		var ours []procwalk.ProcID
 		for i := range snap.Procs {
 			p := &snap.Procs[i]
-			if len(p.Cmdline) == 0 || p.Zombie() {
+			if len(p.Cmdline) == 0 || p.Zombie() || !s.started(fs, snap, p) {
 				continue
 			}
+			ours = append(ours, p.ID)
 			// Exactly: the tmux server's own command line ("tmux ...
 			// new-session ... /x/bin/claude 33001") ends with the marker too.
 			cmd := strings.Join(append([]string{filepath.Base(p.Cmdline[0])}, p.Cmdline[1:]...), " ")
-			if slices.Contains(markers, cmd) && s.started(p.ID.PID) {
-				found[cmd] = p.ID
+			if slices.Contains(markers, cmd) {
+				found[cmd] = append(found[cmd], p.ID)
 			}
 		}
 		if len(found) == len(markers) {
 			pids := map[string]int{}
-			for m, id := range found {
-				pids[m] = id.PID
-				t.Cleanup(func() { killOwn(fs, id) })
+			for m, ids := range found {
+				if len(ids) != 1 {
+					t.Fatalf("%q is the command line of %d processes of this server: %v", m, len(ids), ids)
+				}
+				pids[m] = ids[0].PID
 			}
+			t.Cleanup(func() {
+				for _, id := range ours {
+					killOwn(fs, id)
+				}
+			})
 			return pids
 		}
 		if time.Now().After(deadline) {
@@ -112,17 +122,28 @@ func (s *tmuxServer) pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) 
 	}
 }
 
-// started says whether pid runs under this server: tmux gives each pane's
-// process TMUX=<socket>,<server pid>,<session>, and whatever it starts,
-// escaped from the server's tree or not, inherits it. Another run of these
-// tests (-count, or another checkout's on the same host) starts the very
-// same command lines, which this test must neither take nor kill.
-func (s *tmuxServer) started(pid int) bool {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+// started says whether p, a process of snap, runs under this server: tmux
+// gives each pane's process TMUX=<socket>,<server pid>,<session>, and
+// whatever it starts, escaped from the server's tree or not, inherits it.
+// Another run of these tests (-count, or another checkout's on the same
+// host) starts the very same command lines, which this test must neither
+// take nor kill. The environment is read after the walk: p must still be
+// the process walked and have started no earlier than the server (with
+// pid_max 32768 a pid is soon another process's).
+func (s *tmuxServer) started(fs procwalk.FS, snap *procwalk.Snapshot, p *procwalk.Process) bool {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.ID.PID))
+	if id, err := fs.ReadProcID(p.ID.PID); err != nil || id != p.ID {
+		return false
+	}
 	for _, kv := range strings.Split(string(b), "\x00") {
-		if v, ok := strings.CutPrefix(kv, "TMUX="); ok {
-			return strings.HasPrefix(v, s.socket+",")
+		v, ok := strings.CutPrefix(kv, "TMUX="+s.socket+",")
+		if !ok {
+			continue
 		}
+		server, _, _ := strings.Cut(v, ",")
+		pid, err := strconv.Atoi(server)
+		srv := snap.Process(pid)
+		return err == nil && srv != nil && srv.ID.StartTicks <= p.ID.StartTicks
 	}
 	return false
 }
