@@ -224,7 +224,9 @@ func (m *Model) line(r *table.Row, widths []int) string {
 	return m.joinCells(m.cols, cells, widths)
 }
 
-// joinCells lays cells out in their widths, cutting what is too long.
+// joinCells lays cells out in their widths, cutting what is too long. A
+// number too wide for its column ("234.0 MiB+" in 9 cells: a partial sum)
+// loses its decimals first, so that its unit and mark stay on screen.
 func (m *Model) joinCells(cols []table.Column, cells []string, widths []int) string {
 	var b strings.Builder
 	for i, c := range cols {
@@ -232,7 +234,11 @@ func (m *Model) joinCells(cols []table.Column, cells []string, widths []int) str
 		if w == 0 {
 			continue
 		}
-		cell := m.glyphs.cutTo(cells[i], w)
+		cell := cells[i]
+		if c.Right && !c.Text && width(cell) > w {
+			cell = render.Whole(cell)
+		}
+		cell = m.glyphs.cutTo(cell, w)
 		if c.Right {
 			cell = padLeft(cell, w)
 		} else if !c.Flex {
