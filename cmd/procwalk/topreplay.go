@@ -25,7 +25,7 @@ func newReplayTopSource(path, at string) (*top.ReplaySource, error) {
 		r.Close()
 		return nil, err
 	}
-	s, err := top.NewReplaySource(r, printable(path), 0)
+	s, err := top.NewReplaySource(r, printable(path))
 	switch {
 	case errors.Is(err, top.ErrNoFrame):
 		return fail(usageErrorf("--replay %s: %v", path, err))

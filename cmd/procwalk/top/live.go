@@ -18,7 +18,7 @@ import (
 
 // LiveConfig is what a LiveSource gathers with.
 type LiveConfig struct {
-	// Pipeline gathers the frames (frame.HoldLast retention); the source
+	// Pipeline (required) gathers the frames (frame.HoldLast retention); the source
 	// sets its grouper and fields for each gather.
 	Pipeline *frame.Pipeline
 	// Processes groups what the process views need: the cgroups of the
@@ -28,7 +28,7 @@ type LiveConfig struct {
 	// list: made when they are shown, dropped when they are left (its
 	// memory of every session is megabytes). Sessions is the first one,
 	// made before the view starts (so that its errors stop the command);
-	// nil: made when first needed.
+	// nil: made when first needed. NewSessions is required.
 	NewSessions func() (*session.Grouper, error)
 	Sessions    *session.Grouper
 	// Home is the reference of the cgroup session the gauges show (--cgroup);
@@ -97,7 +97,8 @@ func (s *LiveSource) Close() {
 }
 
 // Wait is the driver's Trigger: the next request, whose need it sets on
-// the pipeline for the gather.
+// the pipeline for the gather. It is for the source's own pipeline alone:
+// another caller would take the view's requests.
 func (s *LiveSource) Wait(ctx context.Context) bool {
 	select {
 	case <-ctx.Done():

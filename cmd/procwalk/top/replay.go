@@ -39,9 +39,9 @@ var ErrNoFrame = errors.New("the recording has no frame")
 const recentFrames = 16
 
 // NewReplaySource serves the frames of r, named name (escaped) in the
-// header, from frame at (recording.Reader.IndexAt finds the one shown at
-// a time). It fails when r has no frame.
-func NewReplaySource(r *recording.Reader, name string, at int) (*ReplaySource, error) {
+// header, from the first (Step goes to another: recording.Reader.IndexAt
+// finds the one shown at a time). It fails when r has no frame.
+func NewReplaySource(r *recording.Reader, name string) (*ReplaySource, error) {
 	s := &ReplaySource{r: r, name: name, recent: recording.NewRecent(r, recentFrames)}
 	var err error
 	if s.count, err = r.Len(); err != nil {
@@ -55,7 +55,6 @@ func NewReplaySource(r *recording.Reader, name string, at int) (*ReplaySource, e
 		return nil, err
 	}
 	s.first, s.when = f0.Snapshot.Time, f0.Snapshot.Time
-	s.at = min(max(at, 0), s.count-1)
 	return s, nil
 }
 

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
@@ -37,6 +36,7 @@ type Builder struct {
 	// for every process of every frame.
 	cpu, uss, pss, rss, growth, read, write, age *metric.Desc
 	sessionMetrics                               []*metric.Desc // of SessionMetricColumns
+	agentMetrics                                 []*metric.Desc // of AgentColumns' PROCS, RSS, CPU% and AGE
 }
 
 // NewBuilder returns a builder of the rows of snap and its sessions, with
@@ -61,6 +61,7 @@ func NewBuilder(snap *procwalk.Snapshot, sessions []session.Session, cfg Config,
 		cpu: lookup("cpu_percent"), uss: lookup("uss_bytes"), pss: lookup("pss_bytes"), rss: lookup("rss_bytes"),
 		growth: lookup("uss_growth_bytes_per_minute"), read: lookup("read_bytes_per_second"), write: lookup("write_bytes_per_second"),
 		age: lookup("age_seconds"), sessionMetrics: sessionMetrics,
+		agentMetrics: []*metric.Desc{lookup("procs"), lookup("rss_bytes"), lookup("cpu_percent"), lookup("age_seconds")},
 	}
 }
 
@@ -229,7 +230,6 @@ func (b *Builder) AgentRows(filter string, sortCol int, reverse bool) []Row {
 		if s.Kind != session.KindAgent || f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
-		t := &s.Totals
 		status, rank, model, ctx, ctxOK := "-", 0, s.Attrs[session.AttrModel], 0.0, false
 		if a := s.Agent; a != nil {
 			status, rank = a.Status, session.AttentionRank(a.Status)
@@ -238,27 +238,26 @@ func (b *Builder) AgentRows(filter string, sortCol int, reverse bool) []Row {
 			}
 			ctx, ctxOK = a.ContextPercent, a.Transcript != nil && a.ContextWindowTokens > 0 && a.Transcript.ContextUsedTokens > 0
 		}
-		rates := t.RatesMeasured > 0
-		age := b.snap.Time.Sub(t.OldestStart).Seconds()
-		ctxCell, cpu := render.NotMeasured, render.NotMeasured
+		ctxCell := render.NotMeasured
 		if ctxOK {
 			ctxCell = strconv.FormatFloat(ctx, 'f', 0, 64)
 		}
-		if rates {
-			cpu = render.Percent(t.CPUPercent)
-		}
-		r := Row{
-			cells: []string{esc(s.Name), status, esc(cellOr(model)), ctxCell, strconv.Itoa(t.Procs),
-				render.Bytes(t.RSSBytes), cpu, render.Duration(time.Duration(age * float64(time.Second))),
-				esc(cellOr(s.Attrs[session.AttrTmuxTarget]))},
-			Session: s,
-		}
+		r := Row{cells: []string{esc(s.Name), status, esc(cellOr(model)), ctxCell}, Session: s}
 		for c, v := range []struct {
 			v  float64
 			ok bool
-		}{{0, false}, {float64(rank), true}, {0, false}, {ctx, ctxOK}, {float64(t.Procs), true}, {float64(t.RSSBytes), true}, {t.CPUPercent, rates}, {age, true}} {
+		}{{0, false}, {float64(rank), true}, {0, false}, {ctx, ctxOK}} {
 			r.set(c, v.v, v.ok)
 		}
+		// PROCS, RSS, CPU% and AGE as the sessions table has them: the
+		// catalogue's values and its rule for one that is absent (an
+		// ended agent has no age).
+		for j, d := range b.agentMetrics {
+			v, ok := d.Session(s, b.snap.Fields, b.snap.Time)
+			r.set(4+j, v, ok)
+			r.cells = append(r.cells, render.SessionCell(d, s, b.snap.Fields, b.snap.Time))
+		}
+		r.cells = append(r.cells, esc(cellOr(s.Attrs[session.AttrTmuxTarget])))
 		rows = append(rows, r)
 	}
 	Sort(rows, AgentColumns(), sortCol, reverse)

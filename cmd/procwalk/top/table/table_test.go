@@ -115,7 +115,9 @@ func TestAgentRows(t *testing.T) {
 		s.Totals.Procs, s.Totals.OldestStart = 1, now.Add(-90*time.Second)
 		return s
 	}
-	b := newTestBuilder(&procwalk.Snapshot{Time: now}, []session.Session{agent("w", session.AgentWorking), agent("e", session.AgentEnded),
+	ended := agent("e", session.AgentEnded)
+	ended.Totals.Procs, ended.Totals.OldestStart = 0, time.Time{} // its processes are gone
+	b := newTestBuilder(&procwalk.Snapshot{Time: now}, []session.Session{agent("w", session.AgentWorking), ended,
 		{Kind: "tmux", Name: "not-an-agent"}, agent("b", session.AgentBlocked), agent("i", session.AgentIdle)})
 	rows := b.AgentRows("", AgentStatusColumn, false)
 	var got []string
@@ -128,6 +130,14 @@ func TestAgentRows(t *testing.T) {
 	// AGENT STATUS MODEL CTX% PROCS RSS CPU% AGE TMUX
 	if c := rows[0].Text(); c[2] != render.NotMeasured || c[6] != render.NotMeasured || c[7] != "1m30s" || rows[0].TmuxTarget() != "b:0.0" {
 		t.Errorf("blocked agent's cells %q, tmux %q", c, rows[0].TmuxTarget())
+	}
+	// An ended agent has no age, as the sessions table says (it showed
+	// "0s", and before that a large negative number).
+	if c := rows[3].Text(); c[4] != "0" || c[7] != render.NotMeasured {
+		t.Errorf("ended agent's PROCS %q, AGE %q; want 0 and %q", c[4], c[7], render.NotMeasured)
+	}
+	if c := b.SessionRows("agent:e", func(*session.Session) bool { return true }, SessionRSSColumn, false); len(c) != 1 || c[0].Text()[8] != rows[3].Text()[7] {
+		t.Errorf("the sessions table's AGE of the ended agent differs from the agents table's %q", rows[3].Text()[7])
 	}
 }
 
