@@ -178,17 +178,7 @@ func opt(key string) string { return key + " (--" + optionFlag(key) + ")" }
 
 // optionFlag is the procwalk telegraf flag of the option key. List options
 // are plural in TOML and a repeatable singular flag, as for procwalk sessions.
-func optionFlag(key string) string {
-	switch key {
-	case "trees":
-		return "tree"
-	case "agents":
-		return "agent"
-	case "session_kinds":
-		return "kind" // as sessions and top; --session-kinds is its alias
-	}
-	return strings.ReplaceAll(key, "_", "-")
-}
+func optionFlag(key string) string { return session.OptionFlag(key) }
 
 // OptionError is a bad value of an option. Its message names the option
 // both ways (opt); Key says which, for a caller that points at it.

@@ -238,15 +238,20 @@ func TestExecdStdinAtEnd(t *testing.T) {
 	if n := strings.Count(stderr.String(), "I! stdin is at its end"); n != 1 {
 		t.Errorf("%d I! lines about stdin, want 1:\n%s", n, stderr)
 	}
-	// STDIN: stops at once, with a warning naming --signal none.
-	_, stderr, done, _ = run(SignalStdin, true, strings.NewReader(""))
+	// STDIN: stops at once, with a warning naming --signal none. Its
+	// stdout is read, as Telegraf reads it: a batch written to a pipe no one
+	// reads blocks the run for good (it did, when a loaded machine had the
+	// first batch ready before stdin's end was seen).
+	out, stderr, done, _ = run(SignalStdin, true, strings.NewReader(""))
+	go io.Copy(io.Discard, out)
 	(&execdRun{done: done}).wait(t)
 	if !strings.Contains(stderr.String(), "W! stdin ended before its first line") || !strings.Contains(stderr.String(), "--signal none") {
 		t.Errorf("STDIN mode at EOF did not say why it stops:\n%s", stderr)
 	}
 	// none on Telegraf's pipe: its close ends the run (Telegraf stops us).
 	inR, inW := io.Pipe()
-	_, stderr, done, _ = run(SignalNone, false, inR)
+	out, stderr, done, _ = run(SignalNone, false, inR)
+	go io.Copy(io.Discard, out)
 	inW.Close()
 	(&execdRun{done: done}).wait(t)
 	if strings.Contains(stderr.String(), "W! ") {

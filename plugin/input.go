@@ -65,6 +65,11 @@ type Input struct {
 	// --source chose.
 	Source procwalk.Source `toml:"-"`
 
+	// GatherOnce says Gather is called once: procwalk telegraf without
+	// --execd, a process per gather, sets it. The sessions' grouper then
+	// keeps nothing for a next gather (session.Config.Once).
+	GatherOnce bool `toml:"-"`
+
 	collector *Collector
 	chosen    *bpfsource.Chosen // what Init chose by SourceMode, to Close
 }
@@ -155,6 +160,7 @@ func (in *Input) config() (Config, procwalk.FS, error) {
 		}
 		return cfg, fs, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
+	cfg.Group.Once = in.GatherOnce
 	if in.PSS {
 		cfg.Fields |= procwalk.FieldSmaps
 	}

@@ -113,13 +113,14 @@ func TestLiveSnapshot(t *testing.T) {
 	}
 }
 
-// waitCmdline waits up to 10 s until pid's command line is set.
+// waitCmdline waits up to a minute (a hang guard) until pid's command
+// line is set.
 func waitCmdline(t *testing.T, pid int) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid)); err == nil && len(b) > 0 {
 			return
 		}
 	}
-	t.Fatalf("pid %d: no command line after 10 s", pid)
+	t.Fatalf("pid %d: no command line after a minute", pid)
 }

@@ -13,10 +13,6 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
-	"github.com/procwalk/procwalk/cmd/procwalk/render"
-	"github.com/procwalk/procwalk/plugin"
-	"github.com/procwalk/procwalk/procwalk/bpfsource"
-	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/scripts"
 )
@@ -24,9 +20,9 @@ import (
 // completion.go is `procwalk completion bash|zsh|fish`: a small script
 // per shell (cmdline.ShellScript) that asks the binary itself what
 // completes the word under the cursor (`procwalk __complete ...`,
-// completeCommand). cmdline.Completer completes commands and each
-// command's flags; this file says what completes the rest: the values of
-// flags that take one of a few (--sort, --kind, --source, --view ...),
+// completeCommand). cmdline.Completer completes commands, each command's
+// flags and the values their declarations list (cmdline.Spec: --sort,
+// --kind, --source, --view ...); this file says what completes the rest:
 // this host's sessions after `session` and `kill --session` (also as
 // --session=KIND:NAME), bundled script names after `run` and `watch`,
 // shells after `completion`.
@@ -68,7 +64,7 @@ func newCompleter(root *ffcli.Command, sessions func(flags []string) []string) *
 	return &cmdline.Completer{
 		Root:      root,
 		Default:   defaultCommand,
-		TakesRest: func(command string) bool { return command == "guard" },
+		TakesRest: func(command string) bool { return commandNamed(command).takesRest },
 		Args: func(command string, pos int, cur string, words []string) cmdline.Completion {
 			switch {
 			case command == "session" && pos == 0:
@@ -82,69 +78,26 @@ func newCompleter(root *ffcli.Command, sessions func(flags []string) []string) *
 			}
 			return cmdline.Completion{}
 		},
+		// The values of the flags whose Spec has none: this host's
+		// sessions, the bundled scripts.
 		Values: func(command, name, value, prefix string, words []string) cmdline.Completion {
 			switch name {
 			case "script":
 				return completeScripts(value).WithPrefix(prefix)
-			case "proc", "passwd", "config", "groups", "cgroup-root", "tmux-socket":
-				return cmdline.Completion{Files: prefix == ""}
+			case "session":
+				return cmdline.Choose(sessionWords(words), value, prefix, false)
+			case "cgroup":
+				var refs []string
+				for _, r := range sessionWords(words) {
+					if strings.HasPrefix(r, session.KindCgroup+":") {
+						refs = append(refs, r)
+					}
+				}
+				return cmdline.Choose(refs, value, prefix, false)
 			}
-			vals, list := flagValues(command, name, sessionWords, words)
-			return cmdline.Choose(vals, value, prefix, list)
+			return cmdline.Completion{}
 		},
 	}
-}
-
-// flagValues are the values of flag name of command that complete; list:
-// the value is a comma-separated list of them.
-func flagValues(command, name string, sessionWords func([]string) []string, words []string) (vals []string, list bool) {
-	switch name {
-	case "session":
-		return sessionWords(words), false
-	case "cgroup":
-		for _, r := range sessionWords(words) {
-			if strings.HasPrefix(r, session.KindCgroup+":") {
-				vals = append(vals, r)
-			}
-		}
-		return vals, false
-	case "sort":
-		if command == "ps" {
-			return metric.ProcessSortNames(), false
-		}
-		return metric.SessionSortNames(), false
-	case "kind":
-		return append(session.Kinds(), "all"), true
-	case "session-kinds":
-		return session.Kinds(), true
-	case "source":
-		return []string{bpfsource.ModeAuto, bpfsource.ModeProc, bpfsource.ModeBPF}, false
-	case "view":
-		return []string{"processes", "sessions", "agents"}, false
-	case "signal":
-		if command == "telegraf" {
-			return []string{plugin.SignalStdin, plugin.SignalNone, plugin.SignalSIGHUP, plugin.SignalSIGUSR1, plugin.SignalSIGUSR2}, false
-		}
-		return []string{"TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "KILL"}, false
-	case "schema":
-		return []string{plugin.SchemaProcwalk, plugin.SchemaProcstat}, false
-	case "kill":
-		return []string{"tree", "biggest"}, false
-	case "script-isolation":
-		return []string{isolationWorker, isolationOff}, false
-	case "process-top-by":
-		return plugin.ProcessMetrics(), false
-	case "procstat-tag-with":
-		return plugin.ProcstatTagWith(), true
-	case "columns":
-		return strings.Split(render.ProcessColumnNames, ","), true
-	case "show":
-		for _, s := range scripts.List() {
-			vals = append(vals, s.Name)
-		}
-		return vals, false
-	}
-	return nil, false
 }
 
 // completeScripts are the bundled scripts' names; a word that looks like

@@ -102,6 +102,12 @@ func TestCompleteWords(t *testing.T) {
 		{[]string{"watch", "memory"}, "memory-guard", ":words"},
 		{[]string{"run", "./my"}, "", ":words,files"},
 		{[]string{"--proc", ""}, "", ":words,files"},
+		{[]string{"sessions", "--agent-prices", ""}, "", ":words,files"}, // a file, as its Spec says
+		{[]string{"guard", "--kill", ""}, "tree|biggest", ":words"},
+		{[]string{"watch", "--script-isolation", "o"}, "off", ":words"},
+		{[]string{"telegraf", "--schema", "p"}, "procwalk|procstat", ":words"},
+		{[]string{"ps", "--columns", "pid,pp"}, "pid,ppid", ":words,nospace"},
+		{[]string{"ps", "--view", ""}, "", ":words"},                             // top's flag: ps has none
 		{[]string{"guard", "--max-rss", "1G", "make", "-j"}, "", ":words,files"}, // the command's flags are its own
 		{[]string{"run", "zombies", "--", "--x"}, "", ":words,files"},
 		{append(append([]string{"session"}, fx...), "agent:claude/o"), "agent:claude/other/app|agent:claude/other/app#2", ":words"},

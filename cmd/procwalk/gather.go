@@ -11,7 +11,6 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
-	"github.com/procwalk/procwalk/procwalk/bpfsource"
 	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
@@ -32,44 +31,18 @@ func (g *globals) pipeline(cfg frame.Config) (*frame.Pipeline, error) {
 }
 
 // snapshotSource returns the source --source chooses on fsys, once per
-// run: a BPF program is loaded at most once. When it is not the source
-// asked for (BPF not allowed, or failing to load), one note says why on
-// stderr, and /proc is read: never a failed gather.
+// run (bpfsource.Chooser): a BPF program is loaded at most once, a
+// collection run around its load. When it is not the source asked for
+// (BPF not allowed, or failing to load), one note says why on stderr, and
+// /proc is read: never a failed gather.
 func (g *globals) snapshotSource(fsys procwalk.FS) (procwalk.Source, error) {
-	if g.chosen == nil {
-		choose := bpfsource.ChooseOneShot
-		if g.longRunning {
-			choose = bpfsource.Choose
-		}
-		// Loading parses the kernel's BTF: megabytes of garbage at once,
-		// collected as it goes for a long-running command. A one-shot
-		// command loads nothing unless --source bpf: two forced
-		// collections at its start would be its only garbage collection
-		// work.
-		var c *bpfsource.Chosen
-		var err error
-		load := func() { c, err = choose(fsys, g.source) }
-		if g.longRunning || g.source == bpfsource.ModeBPF {
-			frame.CollectingGarbage(load)
-		} else {
-			load()
-		}
-		if err != nil {
-			return nil, usageErrorf("--source: %v", err)
-		}
-		if c.Warn {
-			g.note(c.Why)
-		}
-		g.chosen = c
+	c := &g.chooser
+	c.Mode, c.OneShot, c.Loading, c.Note = g.source, !g.longRunning, frame.CollectingGarbage, g.note
+	src, err := c.Source(fsys)
+	if err != nil {
+		return nil, usageErrorf("--source: %v", err)
 	}
-	return g.chosen.Source, nil
-}
-
-// closeSource unloads the BPF program, if one was loaded.
-func (g *globals) closeSource() {
-	if g.chosen != nil {
-		g.chosen.Close()
-	}
+	return src, nil
 }
 
 // gather takes the frame a command shows through p: one scan or, when

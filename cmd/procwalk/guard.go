@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"os"
 	"os/exec"
@@ -53,11 +54,11 @@ type guardCommand struct {
 func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	c := &guardCommand{g: g, e: e}
 	fs := newFlagSet("guard", g, e.stderr)
-	fs.StringVar(&c.maxRSS, "max-rss", "", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
-	fs.StringVar(&c.maxPSS, "max-pss", "", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
+	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxRSS, "max-rss", "", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
+	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxPSS, "max-pss", "", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
 	fs.DurationVar(&c.maxCPU, "max-cpu-time", 0, "end the tree when its user+system CPU time exceeds this")
 	fs.DurationVar(&c.timeout, "timeout", 0, "end the tree this long after CMD started")
-	fs.StringVar(&c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("tree", "biggest"), Strict: true}.String(fs, &c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
 	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after TERM before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "report what each broken limit would end, once per limit; signal nothing")
 	fs.BoolVar(&c.noCgroup, "no-cgroup", false, "do not run CMD in a cgroup of its own (its CPU is then counted approximately)")
@@ -112,13 +113,7 @@ func (c *guardCommand) limits() (guardLimits, error) {
 	if c.g.interval <= 0 {
 		return l, usageErrorf("--interval %v: want a positive duration such as 1s or 200ms", c.g.interval)
 	}
-	switch c.kill {
-	case "tree":
-	case "biggest":
-		l.biggest = true
-	default:
-		return l, usageErrorf("--kill %q: want tree or biggest", c.kill)
-	}
+	l.biggest = c.kill == "biggest" // else tree: the flag takes no other
 	l.cpuSeconds, l.timeout = c.maxCPU.Seconds(), c.timeout
 	return l, nil
 }

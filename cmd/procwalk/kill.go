@@ -10,13 +10,11 @@ import (
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/procwalk"
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
@@ -39,19 +37,18 @@ type killCommand struct {
 	json            bool
 	protect         string
 	killTmuxSession bool
-	sockets         string
-	socket          cmdline.StringList
-	cgroupRoot      string
-	groups          string
+	// sources say where --session is found: tmux servers, cgroupfs, group
+	// rules (the sessions command's options).
+	sources session.Options
 }
 
 func newKillCommand(g *globals, e *env) *ffcli.Command {
 	c := &killCommand{g: g, e: e}
 	fs := newFlagSet("kill", g, e.stderr)
-	fs.StringVar(&c.session, "session", "", "terminate the members of session KIND:NAME")
+	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.session, "session", "", "terminate the members of session KIND:NAME")
 	fs.StringVar(&c.tree, "tree", "", "terminate PID (or PID@STARTTICKS) and its descendants")
 	fs.IntVar(&c.pgrp, "pgrp", 0, "terminate process group N")
-	fs.StringVar(&c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
+	cmdline.Spec{Meta: "SIGNAL", Choices: cmdline.Words("TERM", "INT", "HUP", "QUIT", "USR1", "USR2", "KILL")}.String(fs, &c.signal, "signal", "TERM", "first signal: a name (TERM, INT, HUP ...) or number; KILL skips the grace")
 	fs.DurationVar(&c.grace, "grace", kill.DefaultGrace, "time to exit after the first signal before SIGKILL")
 	fs.BoolVar(&c.dryRun, "dry-run", false, "print what would be signalled; signal nothing")
 	fs.BoolVar(&c.yes, "yes", false, "do not ask before signalling more than one process")
@@ -59,10 +56,9 @@ func newKillCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&c.json, "json", false, "print each outcome as a JSON line (the audit event)")
 	fs.StringVar(&c.protect, "protect", "", "more protected names, comma-separated globs (comm, argv[0] or script name)")
 	fs.BoolVar(&c.killTmuxSession, "kill-tmux-session", false, "for a tmux session: run tmux kill-session once every member is gone")
-	fs.Var(&c.socket, "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.StringVar(&c.sockets, "tmux-sockets", "", "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket")
-	fs.StringVar(&c.cgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default /sys/fs/cgroup)")
-	fs.StringVar(&c.groups, "groups", "", "group rules file, for --session group:NAME")
+	registerSessionSources(fs, &c.sources)
+	fs.Lookup("tmux-sockets").Usage = "tmux servers to ask, comma-separated (as for sessions and telegraf); added to --tmux-socket"
+	fs.Lookup("groups").Usage = "group rules file, for --session group:NAME"
 	return &ffcli.Command{
 		Name:       "kill",
 		ShortUsage: "procwalk kill [flags] PID | --tree PID | --pgrp N | --session KIND:NAME",
@@ -141,12 +137,8 @@ func (c *killCommand) config() (kill.Config, error) {
 		return kill.Config{}, usageErrorf("--grace %v: want a positive duration such as 5s or 500ms (use --signal KILL for no grace)", c.grace)
 	}
 	cfg := kill.Config{Signal: sig, Grace: c.grace, DryRun: c.dryRun, Force: c.force, Requester: "cli"}
-	if c.protect != "" {
-		extra := cmdline.SplitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return cfg, usageErrorf("--protect: %v", err)
-		}
-		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	if cfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(c.protect)); err != nil {
+		return cfg, usageErrorf("--protect: %v", err)
 	}
 	if c.g.pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the events
@@ -168,16 +160,10 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (kill.Scope, error)
 	switch {
 	case len(args) == 1:
 		id, err := resolveID(fsys, args[0], "PID")
-		if err != nil {
-			return nil, err
-		}
-		return kill.ProcessScope{ID: id}, nil
+		return kill.ProcessScope{ID: id}, err
 	case c.tree != "":
 		id, err := resolveID(fsys, c.tree, "--tree")
-		if err != nil {
-			return nil, err
-		}
-		return kill.TreeScope{Root: id}, nil
+		return kill.TreeScope{Root: id}, err
 	case c.pgrp != 0:
 		if c.pgrp < 0 {
 			return nil, usageErrorf("--pgrp %d: want a positive process group id", c.pgrp)
@@ -188,62 +174,42 @@ func (c *killCommand) scope(fsys procwalk.FS, args []string) (kill.Scope, error)
 }
 
 // resolveID reads "PID" (the process with that pid now) or
-// "PID@STARTTICKS" (exactly that process).
+// "PID@STARTTICKS" (exactly that process): kill.ParseID, what naming the
+// argument in a usage error.
 func resolveID(fsys procwalk.FS, s, what string) (procwalk.ProcID, error) {
-	pidText, ticksText, pinned := strings.Cut(s, "@")
-	pid, err := strconv.Atoi(pidText)
-	if err != nil || pid <= 0 {
-		return procwalk.ProcID{}, usageErrorf("%s %q: want a positive pid, or PID@STARTTICKS", what, s)
+	id, err := kill.ParseID(fsys, s)
+	if errors.Is(err, kill.ErrBadID) {
+		return id, usageErrorf("%s %v", what, err)
 	}
-	if pinned {
-		ticks, err := strconv.ParseUint(ticksText, 10, 64)
-		if err != nil {
-			return procwalk.ProcID{}, usageErrorf("%s %q: start ticks %q are not a number", what, s, ticksText)
-		}
-		return procwalk.ProcID{PID: pid, StartTicks: ticks}, nil
-	}
-	return kill.ResolvePID(fsys, pid)
+	return id, err
 }
 
-// sessionScope finds --session among the sessions of its kind.
+// sessionScope finds --session among the sessions of its kind
+// (kill.FindSession).
 func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	kind, _, err := session.ParseRef(c.session)
 	if err != nil {
 		return nil, usageErrorf("--session: %v", err)
 	}
-	switch kind {
-	case session.KindTree:
+	if kind == session.KindTree {
 		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
-	case session.KindPGRP:
-		n, err := strconv.Atoi(strings.TrimPrefix(c.session, kind+":"))
-		if err == nil && n > 0 {
-			return kill.GroupScope{PGRP: n}, nil
-		}
 	}
-	cfg, err := session.Options{Kinds: []string{kind}, CgroupRoot: c.cgroupRoot,
-		TmuxSockets: append(cmdline.SplitList(c.sockets), c.socket...), GroupsFile: c.groups, DangerPercent: session.DefaultDangerPercent}.Config()
-	if err != nil {
+	scope, notes, err := kill.FindSession(fsys, c.session, c.sources, c.killTmuxSession)
+	var oe *session.OptionError
+	switch {
+	case errors.As(err, &oe):
 		return nil, optionUsage(err)
-	}
-	grouper, err := session.NewGrouper(fsys, cfg)
-	if err != nil {
+	case errors.Is(err, session.ErrBadConfig):
 		return nil, usageErrorf("--session: %v", err)
-	}
-	f, err := frame.New(fsys, frame.Config{Grouper: grouper, NoRates: true}).Gather()
-	if err != nil {
-		return nil, err
-	}
-	s, err := session.Find(f.Sessions, c.session)
-	if err != nil {
-		for _, n := range f.Notes {
+	case err != nil:
+		for _, n := range notes {
 			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err
-	}
-	if c.killTmuxSession && kind != session.KindTmux {
+	case c.killTmuxSession && kind != session.KindTmux:
 		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
-	return kill.NewSessionScope(s, c.killTmuxSession), nil
+	return scope, nil
 }
 
 // confirm lists the targets on stderr and asks. Without a terminal on

@@ -9,9 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,12 +49,7 @@ func testCgroup(t *testing.T, name string, mounts ...string) []string {
 	t.Cleanup(func() {
 		for _, dir := range dirs {
 			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				b, _ := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
-				for _, f := range strings.Fields(string(b)) {
-					if pid, _ := strconv.Atoi(f); pid > 0 {
-						syscall.Kill(pid, syscall.SIGKILL)
-					}
-				}
+				killCgroupProcs(dir)
 				err := os.Remove(dir)
 				if err == nil || errors.Is(err, os.ErrNotExist) {
 					break
@@ -291,5 +286,28 @@ func TestIntegrationKillCgroupSessionV2(t *testing.T) {
 			}
 			checkEmptiedOrNamed(t, r, left)
 		})
+	}
+}
+
+// killCgroupProcs SIGKILLs every process of the test's cgroup dir, each
+// through a pidfd opened before its membership is read again: a pid that
+// left the cgroup and was freed and reused meanwhile (a fork storm in
+// another package wraps pid_max in seconds) is never signalled.
+func killCgroupProcs(dir string) {
+	procs := filepath.Join(dir, "cgroup.procs")
+	b, _ := os.ReadFile(procs)
+	for _, f := range strings.Fields(string(b)) {
+		pid, _ := strconv.Atoi(f)
+		if pid <= 0 {
+			continue
+		}
+		p, err := os.FindProcess(pid) // a pidfd: it stays this process
+		if err != nil {
+			continue
+		}
+		if now, _ := os.ReadFile(procs); slices.Contains(strings.Fields(string(now)), f) {
+			p.Kill()
+		}
+		p.Release()
 	}
 }

@@ -165,10 +165,12 @@ type globals struct {
 	interval time.Duration
 	passwd   string
 	source   string // --source: proc, bpf or auto
+	config   string // --config: ff reads the file
 
-	clock  procwalk.Clock // env's, not a flag
-	note   func(string)   // shows the source's one note (stderr; telegraf: a W! line)
-	chosen *bpfsource.Chosen
+	clock procwalk.Clock // env's, not a flag
+	note  func(string)   // shows the source's one note (stderr; telegraf: a W! line)
+	// chooser chooses the source once per run (snapshotSource).
+	chooser bpfsource.Chooser
 	// longRunning is set by the modes that gather again and again
 	// (telegraf --execd, top, watch): only they load the BPF source under
 	// --source auto, paying for the load once (bpfsource.ChooseOneShot).
@@ -224,12 +226,12 @@ func named(s *cmdline.Sources, err error) error {
 const defaultPasswd = "/etc/passwd"
 
 func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.proc, "proc", procwalk.DefaultRoot, "procfs root to read (env PROCWALK_PROC)")
+	cmdline.Path("DIR").String(fs, &g.proc, "proc", procwalk.DefaultRoot, "procfs root to read (env PROCWALK_PROC)")
 	fs.BoolVar(&g.pss, "pss", false, "read smaps_rollup for PSS/USS: exact shared-memory accounting, slower, locks each target's memory map briefly (env PROCWALK_PSS)")
 	fs.DurationVar(&g.interval, "interval", time.Second, "sampling interval for rates such as CPU % (two samples this far apart) (env PROCWALK_INTERVAL)")
-	fs.StringVar(&g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
-	fs.StringVar(&g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions, top, telegraf, run and watch: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf in telegraf --execd, top and watch when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.19+; /proc in one-shot commands, where loading costs more than it saves) (env PROCWALK_SOURCE)")
-	fs.String("config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
+	cmdline.Path("FILE").String(fs, &g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words(bpfsource.ModeAuto, bpfsource.ModeProc, bpfsource.ModeBPF)}.String(fs, &g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions, top, telegraf, run and watch: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf in telegraf --execd, top and watch when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.19+; /proc in one-shot commands, where loading costs more than it saves) (env PROCWALK_SOURCE)")
+	cmdline.Path("FILE").String(fs, &g.config, "config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
 }
 
 // newFlagSet returns a flag set for a command, with the global flags on it.
@@ -276,7 +278,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	g := &globals{clock: e.clock, note: func(n string) { fmt.Fprintf(stderr, "procwalk: note: %s\n", printable(n)) }}
-	defer g.closeSource()
+	defer g.chooser.Close()
 	root := newRoot(g, e, stderr, plainCommand(args))
 	for _, c := range append([]*ffcli.Command{root}, root.Subcommands...) {
 		if c.UsageFunc == nil {
@@ -302,7 +304,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	case len(args) >= 1 && args[0] == "help":
 		args = []string{"--help"}
 	}
-	program := cmdline.Program{Root: root, Default: defaultCommand, Globals: (&globals{}).register, FlagsAnywhere: flagsAnywhere}
+	program := cmdline.Program{Root: root, Default: defaultCommand, Globals: (&globals{}).register, FlagsAnywhere: func(name string) bool { return commandNamed(name).flagsAnywhere }}
 	cmdArgs, err := program.Args(args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -334,20 +336,48 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// command is a command's name and its constructor.
+// command is a command's name, its constructor, and how it reads the
+// words after its name.
 type command struct {
 	name  string
 	build func(*globals, *env) *ffcli.Command
+	// flagsAnywhere: its flags may follow its arguments too (tree 1
+	// --pss, kill 42 --yes), as users of every modern CLI expect. Not
+	// for guard, run and watch: what follows their command or script
+	// belongs to it.
+	flagsAnywhere bool
+	// takesRest: what follows its first argument belongs to the command
+	// it runs (guard -- CMD ARGS), where no flag of its own completes.
+	takesRest bool
 }
 
 // commands are the commands newRoot builds, in the order help lists them
 // (completion and man follow).
 func commands() []command {
 	return []command{
-		{"ps", newPSCommand}, {"tree", newTreeCommand}, {"telegraf", newTelegrafCommand}, {"sessions", newSessionsCommand},
-		{"session", newSessionCommand}, {"kill", newKillCommand}, {"guard", newGuardCommand}, {"run", newRunCommand},
-		{"watch", newWatchCommand}, {"top", newTopCommand}, {"record", newRecordCommand}, {"test", newTestCommand},
+		{name: "ps", build: newPSCommand},
+		{name: "tree", build: newTreeCommand, flagsAnywhere: true},
+		{name: "telegraf", build: newTelegrafCommand},
+		{name: "sessions", build: newSessionsCommand},
+		{name: "session", build: newSessionCommand, flagsAnywhere: true},
+		{name: "kill", build: newKillCommand, flagsAnywhere: true},
+		{name: "guard", build: newGuardCommand, takesRest: true},
+		{name: "run", build: newRunCommand},
+		{name: "watch", build: newWatchCommand},
+		{name: "top", build: newTopCommand},
+		{name: "record", build: newRecordCommand},
+		{name: "test", build: newTestCommand},
 	}
+}
+
+// commandNamed is the command called name; zero for none.
+func commandNamed(name string) command {
+	for _, c := range commands() {
+		if c.name == name {
+			return c
+		}
+	}
+	return command{}
 }
 
 // newRoot is procwalk's command tree: every command, or only the one
@@ -414,18 +444,6 @@ func (e *env) sayError(ctx context.Context, err error) error {
 // versionOnly reports whether args ask for the version alone.
 func versionOnly(args []string) bool {
 	return len(args) == 1 && (args[0] == "--version" || args[0] == "-version" || args[0] == "version")
-}
-
-// flagsAnywhere reports whether a command takes its flags after its
-// arguments too (tree 1 --pss, kill 42 --yes), as users of every modern
-// CLI expect. guard, run and watch do not: what follows their command or
-// script belongs to it.
-func flagsAnywhere(command string) bool {
-	switch command {
-	case "tree", "session", "kill":
-		return true
-	}
-	return false
 }
 
 // printable is procwalk.Printable, the one escaping of every name shown to

@@ -38,11 +38,11 @@ type psCommand struct {
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
 	fs := newFlagSet("ps", g, e.stderr)
-	fs.StringVar(&c.sort, "sort", "rss", "sort by "+strings.Join(metric.ProcessSortNames(), "|")+" (env PROCWALK_SORT)")
+	cmdline.Spec{Meta: "KEY", Choices: metric.ProcessSortNames}.String(fs, &c.sort, "sort", "rss", "sort by "+strings.Join(metric.ProcessSortNames(), "|")+" (env PROCWALK_SORT)")
 	fs.StringVar(&c.filter, "filter", "", "show processes whose comm or command line contains this text")
-	fs.StringVar(&c.regex, "regex", "", "show processes whose comm or command line matches this regular expression")
-	fs.StringVar(&c.user, "user", "", "show processes of this user name or numeric uid (effective uid)")
-	fs.StringVar(&c.columns, "columns", "", "table columns, comma-separated (see COLUMNS); empty for the default set")
+	cmdline.Spec{Meta: "RE"}.String(fs, &c.regex, "regex", "", "show processes whose comm or command line matches this regular expression")
+	cmdline.Spec{Meta: "USER"}.String(fs, &c.user, "user", "", "show processes of this user name or numeric uid (effective uid)")
+	cmdline.Spec{Meta: "LIST", List: true, Choices: func() []string { return strings.Split(render.ProcessColumnNames, ",") }}.String(fs, &c.columns, "columns", "", "table columns, comma-separated (see COLUMNS); empty for the default set")
 	fs.IntVar(&c.limit, "limit", 0, "show at most this many rows after sorting; 0 shows all")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: host, visibility, processes (bytes, seconds)")
 	fs.BoolVar(&c.noRates, "no-rates", false, "scan once: no CPU % or IO rates, no --interval wait")

@@ -31,7 +31,7 @@ type recordCommand struct {
 	count     int
 	kind      string
 	anonymize bool
-	maxSize   string
+	maxSize   uint64
 }
 
 // defaultRecordInterval is record's time between frames when --interval is
@@ -49,9 +49,9 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 	fs.Lookup("no-rates").Usage = "refused: rates are measured between frames"
 	fs.StringVar(&c.out, "o", "", "the recording to write (replaced if it exists)")
 	fs.IntVar(&c.count, "count", 0, "stop after this many frames (0: until interrupted or --max-size)")
-	fs.StringVar(&c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
 	fs.BoolVar(&c.anonymize, "anonymize", false, "hash names, command lines, users and paths, consistently, so that the file can be shared")
-	fs.StringVar(&c.maxSize, "max-size", "256MiB", "stop before the file passes this size")
+	fs.Var(cmdline.NewSize(&c.maxSize, "256MiB", 1<<20, 0, "a size of at least 1MiB, such as 256MiB"), "max-size", "stop before the file passes this size")
 	return &ffcli.Command{
 		Name:       "record",
 		ShortUsage: "procwalk record -o FILE [--count N] [--interval D] [--kind LIST] [--anonymize]",
@@ -66,7 +66,6 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	c.g.longRunning = true
 	interval, _ := c.g.intervalOr(c.fs, defaultRecordInterval)
-	maxSize, err := procwalk.ParseBytes(c.maxSize)
 	switch {
 	case len(args) > 0:
 		return usageErrorf("unexpected %q: record takes no arguments (the file is -o FILE)", args[0])
@@ -78,8 +77,6 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 		return usageErrorf("--count %d: want 0 (no end) or more", c.count)
 	case c.f.noRates:
 		return usageErrorf("--no-rates does not apply to record: rates are measured between frames")
-	case err != nil || maxSize < 1<<20:
-		return usageErrorf("--max-size %q: want a size of at least 1MiB, such as 256MiB", c.maxSize)
 	}
 	var kinds []string
 	if c.kind != "" && c.kind != "all" {
@@ -115,7 +112,7 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	host, _ := os.Hostname()
 	h := recording.Header{Procwalk: versionLine(), Created: c.g.clock.Now(), Host: host, IntervalSeconds: interval.Seconds(),
 		Kinds: kinds, Fields: fields.String(), Users: userTable(users)}
-	w, err := recording.NewWriter(file, h, recording.Options{MaxBytes: int64(maxSize), Anonymize: c.anonymize})
+	w, err := recording.NewWriter(file, h, recording.Options{MaxBytes: int64(c.maxSize), Anonymize: c.anonymize})
 	if err != nil {
 		file.Close()
 		return &exitErr{Code: exitError, Err: fmt.Errorf("recording to %s: %w", c.out, err)}
@@ -129,7 +126,7 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	}
 	why := ""
 	if full {
-		why = ": stopped at --max-size " + c.maxSize
+		why = ": stopped at --max-size " + c.fs.Lookup("max-size").Value.String()
 	}
 	fmt.Fprintf(c.e.stderr, "procwalk: recorded %d frames, %s, to %s%s\n", w.Frames(), procwalk.FormatBytes(uint64(w.Size())), printable(c.out), why)
 	return nil

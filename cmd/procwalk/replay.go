@@ -58,17 +58,9 @@ func (c *runCommand) pickAt(rp *runner.Replay) (func(frame.Frame) bool, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	n, err := r.Len()
+	chosen, err := r.IndexAt(at)
 	if err != nil {
 		return nil, usageErrorf("--replay: %v", err)
-	}
-	chosen := -1
-	for i := 0; i < n; i++ {
-		f, err := r.Frame(i)
-		if err != nil || f.Snapshot.Time.After(at) {
-			break
-		}
-		chosen = i
 	}
 	if chosen < 0 {
 		return nil, usageErrorf("--at %s: the recording starts later, at %s", c.at, first.Snapshot.Time.Local().Format(time.RFC3339))

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
@@ -47,7 +48,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	c.f.register(fs)
 	c.s.register(fs)
 	fs.BoolVar(&c.list, "list", false, "list the bundled scripts and what each does")
-	fs.StringVar(&c.show, "show", "", "print bundled script NAME, a template to start a script of your own from")
+	cmdline.Spec{Choices: scripts.Names}.String(fs, &c.show, "show", "", "print bundled script NAME, a template to start a script of your own from")
 	fs.BoolVar(&c.api, "api", false, "print the Lua API reference: every function and method, its arguments and what it returns, one line each; the fields of processes and sessions")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	fs.StringVar(&c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
@@ -105,58 +106,31 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		})
 	case sr.Replay != nil:
 		return c.replayRun(ctx, sr, stdout)
-	case c.s.isolated(c.e):
-		return c.inWorker(ctx, sr, stdout)
 	}
-	note, err := c.once(ctx, sr, stdout)
-	if stdout.Gone() {
+	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
+	if err != nil {
+		if stdout.Gone() {
+			return nil // nobody reads: done, as watch is
+		}
+		return err
+	}
+	// One run, in a worker when isolated (Loop.Once): a run that fails
+	// there says what the worker's memory peaked at.
+	l := &runner.Loop{Run: sr.Run, Stdout: stdout}
+	if c.s.isolated(c.e) {
+		l.Worker = sr.worker(stdout, scripting.WorkerGatherWait)
+	}
+	note, err := l.Once(ctx, f)
+	switch {
+	case stdout.Gone():
 		return nil // nobody reads the rest: done, as watch is
+	case l.Worker != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", sr.Script.Name, context.Cause(ctx))
 	}
 	if note != "" {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", note)
 	}
 	return err
-}
-
-// once gathers a frame, runs the script on it and writes its lines to
-// stdout; it returns the frame's visibility note and the run's error.
-func (c *runCommand) once(ctx context.Context, sr *scriptRun, stdout io.Writer) (string, error) {
-	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
-	if err != nil {
-		return "", err
-	}
-	return sr.Frame(ctx, f, stdout)
-}
-
-// inWorker is once with the script run in a worker process, on the frame
-// gathered here. A run that fails says what the worker's memory peaked
-// at: what the script cost.
-func (c *runCommand) inWorker(ctx context.Context, sr *scriptRun, stdout *runner.Stdout) error {
-	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
-	if err != nil {
-		return err
-	}
-	w := sr.worker(stdout, scripting.WorkerGatherWait)
-	d, err := w.Tick(ctx, f)
-	w.Close()
-	if ferr := sr.Out.Flush(stdout); ferr != nil && !runner.ClosedPipe(ferr) && err == nil {
-		err = fmt.Errorf("writing metrics: %w", ferr)
-	}
-	switch {
-	case stdout.Gone():
-		return nil
-	case ctx.Err() != nil:
-		return fmt.Errorf("%s interrupted: %w", sr.Script.Name, context.Cause(ctx))
-	case err != nil:
-		return &exitErr{Code: exitError, Err: err}
-	}
-	if d.Note != "" {
-		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", d.Note)
-	}
-	if err := runner.Done(d); err != nil {
-		return fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.PeakRSSBytes()))
-	}
-	return nil
 }
 
 // printTo is where Lua's print goes under run and watch: stdout, the

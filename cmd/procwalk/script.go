@@ -32,32 +32,32 @@ import (
 type scriptFlags struct {
 	dryRun       bool
 	timeout      time.Duration
-	maxMemory    string
-	retained     string
+	maxMemory    uint64
+	retained     uint64
 	protect      string
 	isolation    string
 	graceBudget  time.Duration
 	killsPerRun  int
 	killsPerHour int
-	printBytes   string
+	printBytes   uint64
 	emitLines    int
-	emitBytes    string
+	emitBytes    uint64
 }
 
 func (f *scriptFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&f.dryRun, "dry-run", false, "every kill the script asks for is a dry run: reported, never sent")
 	fs.DurationVar(&f.timeout, "script-timeout", scripting.DefaultLimits().Timeout, "how long one run of the script may take (waits inside kills not counted)")
-	fs.StringVar(&f.maxMemory, "script-memory", "256MiB", "how much the heap may grow during one run of the script before it is stopped")
-	fs.StringVar(&f.retained, "script-retained", "64MiB", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
+	fs.Var(cmdline.NewSize(&f.maxMemory, "256MiB", 1<<20, 0, "a size of at least 1MiB, such as 256MiB"), "script-memory", "how much the heap may grow during one run of the script before it is stopped")
+	fs.Var(cmdline.NewSize(&f.retained, "64MiB", 1<<20, 0, "a size of at least 1MiB, such as 64MiB"), "script-retained", "how much more memory the script's state may keep from one run to the next (watch, telegraf --execd) before it is dropped")
 	fs.StringVar(&f.protect, "protect", "", "more names the script may never kill, comma-separated globs (comm, argv[0] or script name)")
-	fs.StringVar(&f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words(isolationWorker, isolationOff), Strict: true}.String(fs, &f.isolation, "script-isolation", isolationWorker, "worker: run the script in a worker process under kernel limits, restarted when it dies; off: in procwalk's own process")
 	d := scripting.DefaultLimits()
 	fs.DurationVar(&f.graceBudget, "script-grace-budget", d.GraceBudget, "how long the kills of one run may wait, in all, for their targets to exit (not counted in --script-timeout): each kill's grace is cut to what is left, and a kill asked for when nothing is left is refused")
 	fs.IntVar(&f.killsPerRun, "script-kills-per-run", d.KillsPerRun, "the most processes the script's kills may signal in one run: a kill with more targets than are left is refused whole (dry runs do not count)")
 	fs.IntVar(&f.killsPerHour, "script-kills-per-hour", d.KillsPerHour, "the most processes the script's kills may signal in an hour (watch, telegraf --execd), across runs and workers")
-	fs.StringVar(&f.printBytes, "script-print-bytes", "16MiB", "how much text one run may print and log (print, pw.log, pw.alert) before it is stopped")
+	fs.Var(outputBudget(&f.printBytes), "script-print-bytes", "how much text one run may print and log (print, pw.log, pw.alert) before it is stopped")
 	fs.IntVar(&f.emitLines, "script-emit-lines", d.MaxEmitLines, "how many metrics one run may emit (pw.emit, pw.alert) before it is stopped")
-	fs.StringVar(&f.emitBytes, "script-emit-bytes", "16MiB", "how many bytes of metrics one run may emit before it is stopped")
+	fs.Var(outputBudget(&f.emitBytes), "script-emit-bytes", "how many bytes of metrics one run may emit before it is stopped")
 }
 
 // Values of --script-isolation.
@@ -85,23 +85,8 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	case f.killsPerHour < f.killsPerRun:
 		return l, usageErrorf("--script-kills-per-hour %d: want at least --script-kills-per-run (%d)", f.killsPerHour, f.killsPerRun)
 	}
-	if f.isolation != isolationWorker && f.isolation != isolationOff {
-		return l, usageErrorf("--script-isolation %q: want %s or %s", f.isolation, isolationWorker, isolationOff)
-	}
-	n, err := procwalk.ParseBytes(f.maxMemory)
-	if err != nil || n < 1<<20 {
-		return l, usageErrorf("--script-memory %q: want a size of at least 1MiB, such as 256MiB", f.maxMemory)
-	}
-	l.HeapBudgetBytes = n
-	if l.RetainedBytes, err = procwalk.ParseBytes(f.retained); err != nil || l.RetainedBytes < 1<<20 {
-		return l, usageErrorf("--script-retained %q: want a size of at least 1MiB, such as 64MiB", f.retained)
-	}
-	if l.MaxPrintBytes, err = outputBudget("script-print-bytes", f.printBytes); err != nil {
-		return l, err
-	}
-	if l.MaxEmitBytes, err = outputBudget("script-emit-bytes", f.emitBytes); err != nil {
-		return l, err
-	}
+	l.HeapBudgetBytes, l.RetainedBytes = f.maxMemory, f.retained
+	l.MaxPrintBytes, l.MaxEmitBytes = int(f.printBytes), int(f.emitBytes)
 	if f.emitLines < 1 || f.emitLines > 10_000_000 {
 		return l, usageErrorf("--script-emit-lines %d: want 1 to 10000000", f.emitLines)
 	}
@@ -109,15 +94,11 @@ func (f *scriptFlags) limits() (scripting.Limits, error) {
 	return l, nil
 }
 
-// outputBudget parses the value of an output budget's flag: from 1 KiB to
-// 1 GiB, one run's output being what a worker's parent may hold (its
-// metrics) or write in one go.
-func outputBudget(flag, value string) (int, error) {
-	n, err := procwalk.ParseBytes(value)
-	if err != nil || n < 1<<10 || n > 1<<30 {
-		return 0, usageErrorf("--%s %q: want a size from 1KiB to 1GiB, such as 16MiB", flag, value)
-	}
-	return int(n), nil
+// outputBudget is an output budget's flag value, 16MiB to start with:
+// from 1 KiB to 1 GiB, one run's output being what a worker's parent may
+// hold (its metrics) or write in one go.
+func outputBudget(p *uint64) *cmdline.Size {
+	return cmdline.NewSize(p, "16MiB", 1<<10, 1<<30, "a size from 1KiB to 1GiB, such as 16MiB")
 }
 
 // killer returns the Killer behind the script's kills: procwalk's, with the
@@ -140,12 +121,9 @@ func (f *scriptFlags) killConfig(name string, pss bool, audit func(kill.ActionEv
 	if pss {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}
-	if f.protect != "" {
-		extra := cmdline.SplitList(f.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return cfg, usageErrorf("--protect: %v", err)
-		}
-		cfg.Protected = append(kill.DefaultProtected(), extra...)
+	var err error
+	if cfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(f.protect)); err != nil {
+		return cfg, usageErrorf("--protect: %v", err)
 	}
 	return cfg, nil
 }
@@ -235,7 +213,7 @@ type telegrafScript struct {
 }
 
 func (t *telegrafScript) register(fs *flag.FlagSet) {
-	fs.StringVar(&t.name, "script", "", "run this Lua script (a file, or a bundled script's name) on every gather; its emits, alerts and kills join the output")
+	cmdline.Spec{Meta: "SCRIPT"}.String(fs, &t.name, "script", "", "run this Lua script (a file, or a bundled script's name) on every gather; its emits, alerts and kills join the output")
 	fs.Var(&t.args, "script-arg", "an argument for --script, such as limit=2GiB; repeat for several")
 	t.s.register(fs)
 }

@@ -108,7 +108,7 @@ func waitForComm(t *testing.T, pid int, comm string) {
 // waits until it has at least bytes resident.
 func waitForResident(t *testing.T, marker string, bytes int64) int {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if pid := findByCmdline(marker); pid > 0 {
 			if statm, err := os.ReadFile(fmt.Sprintf("/proc/%d/statm", pid)); err == nil {

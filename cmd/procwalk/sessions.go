@@ -39,13 +39,10 @@ func (f *sessionFlags) register(fs *flag.FlagSet) {
 // registerSessionOptions registers the flags of o, the options of session
 // grouping, as every command that groups (telegraf too) spells them.
 func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
-	fs.Var((*cmdline.StringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
-	fs.Var((*cmdline.CommaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	registerSessionSources(fs, o)
 	fs.Var((*cmdline.StringList)(&o.Agents), "agent", "extra AI agent rule NAME=REGEX, matched against comm, argv[0] and interpreter scripts; repeat for several")
 	fs.Var((*cmdline.StringList)(&o.Trees), "tree", "tree session [NAME=]PID, [NAME=]PIDFILE or [NAME=]REGEX; repeat for several")
-	fs.StringVar(&o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
 	fs.Var((*cmdline.StringList)(&o.Fold), "fold", "merge sessions whose names match: NAME=KIND:REGEX, e.g. 'logins=cgroup:^session-[0-9]+\\.scope$' (see FOLD in procwalk sessions --help); repeat for several")
-	fs.StringVar(&o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
 	fs.Float64Var(&o.DangerPercent, "danger-percent", session.DefaultDangerPercent, "a cgroup session at or above this % of its memory limit or CPU quota is in DANGER")
 	fs.Var((*cmdline.StringList)(&o.AgentTranscripts), "agent-transcript", "agent transcript source NAME=PARSER:DIR (see AGENTS in procwalk sessions --help); repeat for several")
 	fs.Var((*cmdline.StringList)(&o.AgentContextWindows), "agent-context-window", "context window of a model family FAMILY=TOKENS, e.g. claude-sonnet-4-5=1000000; repeat for several")
@@ -55,7 +52,16 @@ func registerSessionOptions(fs *flag.FlagSet, o *session.Options) {
 	fs.Var((*cmdline.DurationText)(&o.AgentTurnTimeout), "agent-turn-timeout", fmt.Sprintf("after a prompt or tool result, the model counts as answering (working) for this `duration` (default %v)", d.TurnTimeout))
 	fs.Var((*cmdline.DurationText)(&o.AgentEndedKeep), "agent-ended-keep", fmt.Sprintf("the `duration` an ended agent's row stays (watch, top, telegraf) (default %v; negative: not at all)", d.EndedKeep))
 	fs.StringVar(&o.AgentFirstRead, "agent-first-read", "", firstReadHelp())
-	fs.StringVar(&o.AgentPrices, "agent-prices", "", pricesHelp)
+	cmdline.Path("FILE").String(fs, &o.AgentPrices, "agent-prices", "", pricesHelp)
+}
+
+// registerSessionSources registers the flags of o that say where sessions
+// are found (tmux servers, cgroupfs, group rules): kill's too.
+func registerSessionSources(fs *flag.FlagSet, o *session.Options) {
+	cmdline.Path("SOCKET").Var(fs, (*cmdline.StringList)(&o.TmuxSockets), "tmux-socket", "tmux server to ask: a name (as tmux -L) or a socket path (as tmux -S); repeat for several; default: discover them")
+	cmdline.Spec{Meta: "SOCKET"}.Var(fs, (*cmdline.CommaList)(&o.TmuxSockets), "tmux-sockets", "tmux servers to ask, comma-separated; added to --tmux-socket")
+	cmdline.Path("FILE").String(fs, &o.GroupsFile, "groups", "", "group rules file: one 'NAME-TEMPLATE FIELD REGEX' a line (see procwalk sessions --help)")
+	cmdline.Path("DIR").String(fs, &o.CgroupRoot, "cgroup-root", "", "where cgroupfs is mounted (default "+session.DefaultCgroupRoot+")")
 }
 
 // pricesHelp is --agent-prices'.
@@ -83,12 +89,7 @@ func optionUsage(err error) error {
 	if !errors.As(err, &oe) {
 		return err
 	}
-	flag := map[string]string{"trees": "tree", "agents": "agent", "groups": "groups", "agent_transcripts": "agent-transcript",
-		"agent_context_windows": "agent-context-window", "session_kinds": "kind"}[oe.Option]
-	if flag == "" {
-		flag = strings.ReplaceAll(oe.Option, "_", "-") // tmux-sockets, cgroup-root, danger-percent
-	}
-	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + flag), Flag: flag}
+	return &exitErr{Code: exitUsage, Err: oe.Rename("--" + oe.Flag()), Flag: oe.Flag()}
 }
 
 // gathered is one run's frame and the pipeline that gathered it.
@@ -105,6 +106,7 @@ func gatherSessions(ctx context.Context, g *globals, f *sessionFlags, cfg sessio
 	if err != nil {
 		return gathered{}, err
 	}
+	cfg.Once = true // one frame, the grouper dropped after it
 	grouper, err := session.NewGrouper(fsys, cfg)
 	if err != nil {
 		if errors.Is(err, session.ErrBadConfig) {
@@ -150,8 +152,8 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("sessions", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	fs.StringVar(&c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
-	fs.StringVar(&c.sort, "sort", "", "sort by "+strings.Join(metric.SessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
+	kindsSpec().String(fs, &c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
+	cmdline.Spec{Meta: "KEY", Choices: metric.SessionSortNames}.String(fs, &c.sort, "sort", "", "sort by "+strings.Join(metric.SessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
 	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole cells")
@@ -247,6 +249,11 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 // session), and they buried the rest, so they are listed on request.
 func overviewKinds() []string {
 	return []string{session.KindTmux, session.KindTree, session.KindCgroup, session.KindUser, session.KindAgent, session.KindGroup}
+}
+
+// kindsSpec is --kind's: session kinds, or all.
+func kindsSpec() cmdline.Spec {
+	return cmdline.Spec{Meta: "KINDS", List: true, Choices: func() []string { return append(session.Kinds(), "all") }}
 }
 
 // parseKinds reads --kind: "" means overviewKinds, "all" every kind. An

@@ -45,23 +45,23 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("telegraf", g, e.stderr)
 	in := &c.in
 	fs.BoolVar(&c.execd, "execd", false, "run as a Telegraf execd plugin: gather once per stdin line or --interval until stdin closes")
-	fs.StringVar(&c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
+	cmdline.Spec{Meta: "SIGNAL", Choices: cmdline.Words(plugin.SignalStdin, plugin.SignalNone, plugin.SignalSIGHUP, plugin.SignalSIGUSR1, plugin.SignalSIGUSR2)}.String(fs, &c.signal, "signal", plugin.SignalStdin, "execd: STDIN (gather per stdin line), SIGHUP, SIGUSR1 or SIGUSR2 (gather per signal) or none (gather every --interval), as execd's signal setting")
 	fs.BoolVar(&c.rates, "rates", false, "exec mode: scan twice, --interval apart, to emit CPU % and other rates")
 	fs.BoolVar(&c.debug, "debug", false, "write D! debug lines to stderr")
 	fs.BoolVar(&c.keepMemory, "keep-memory", false, "execd: keep memory between gathers instead of returning it to the kernel after each batch (a garbage collection, and the pages of the process array kept for the next scan): lower CPU, higher resident memory")
-	fs.StringVar(&in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
-	fs.StringVar(&c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
-	fs.StringVar(&c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words(plugin.SchemaProcwalk, plugin.SchemaProcstat)}.String(fs, &in.Schema, "schema", plugin.SchemaProcwalk, "output schema: procwalk or procstat (Telegraf procstat's measurements)")
+	kindsSpec().String(fs, &c.kinds, "kind", strings.Join(plugin.DefaultKinds(), ","), "session kinds to emit, comma-separated: "+strings.Join(session.Kinds(), ", "))
+	cmdline.Spec{Meta: "KINDS", Choices: session.Kinds, List: true}.String(fs, &c.kindsAlias, "session-kinds", strings.Join(plugin.DefaultKinds(), ","), "the same as --kind (the name of Telegraf's option, session_kinds)")
 	registerSessionOptions(fs, &in.Options)
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
 	fs.BoolVar(&in.Swap, "swap", false, "swap_bytes of sessions: VmSwap, free on a host with no swap in use, else every process's status")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
-	fs.StringVar(&in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
-	fs.StringVar(&in.ProcessMatch, "process-match", "", "rank only processes whose comm or command line matches this regexp")
-	fs.StringVar(&in.ProcstatPattern, "procstat-pattern", "", "procstat schema: processes whose command line matches this regexp (pgrep -f)")
-	fs.StringVar(&in.ProcstatExe, "procstat-exe", "", "procstat schema: processes whose name matches this regexp (pgrep)")
-	fs.StringVar(&in.ProcstatUser, "procstat-user", "", "procstat schema: processes of this user name (pgrep -u)")
-	fs.StringVar(&c.tagWith, "procstat-tag-with", "", "procstat schema: properties to tag instead of field, comma-separated: "+strings.Join(plugin.ProcstatTagWith(), ", "))
+	cmdline.Spec{Meta: "KEY", Choices: plugin.ProcessMetrics}.String(fs, &in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
+	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcessMatch, "process-match", "", "rank only processes whose comm or command line matches this regexp")
+	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcstatPattern, "procstat-pattern", "", "procstat schema: processes whose command line matches this regexp (pgrep -f)")
+	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcstatExe, "procstat-exe", "", "procstat schema: processes whose name matches this regexp (pgrep)")
+	cmdline.Spec{Meta: "USER"}.String(fs, &in.ProcstatUser, "procstat-user", "", "procstat schema: processes of this user name (pgrep -u)")
+	cmdline.Spec{Meta: "LIST", Choices: plugin.ProcstatTagWith, List: true}.String(fs, &c.tagWith, "procstat-tag-with", "", "procstat schema: properties to tag instead of field, comma-separated: "+strings.Join(plugin.ProcstatTagWith(), ", "))
 	fs.BoolVar(&in.SkipSelfMetrics, "skip-self-metrics", false, "leave out the procwalk self-metrics line")
 	c.script.register(fs)
 	return &ffcli.Command{
@@ -200,6 +200,7 @@ func (c *telegrafCommand) collector() (*plugin.Collector, error) {
 	in.Kinds = cmdline.SplitList(kinds)
 	in.ProcstatTagWith = cmdline.SplitList(c.tagWith)
 	in.Passwd = c.g.passwd
+	in.GatherOnce = !c.execd
 	if filepath.Clean(c.g.proc) == procwalk.DefaultRoot {
 		// As pgrep leaves itself out: our command line holds the pattern.
 		in.SkipPID = os.Getpid()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
 	"github.com/procwalk/procwalk/plugin"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // The telegraf tests read the plugin's fixture /proc: systemd (1, root),
@@ -156,6 +157,7 @@ func TestTelegrafErrors(t *testing.T) {
 	}{
 		{"option out of range", []string{"--process-top", "500"}, exitUsage, "process_top (--process-top) 500"},
 		{"unknown kind", []string{"--session-kinds", "tmux,pods"}, exitUsage, `session_kinds (--kind) "pods"`},
+		{"bad transcript source", []string{"--agent-transcript", "bogus"}, exitUsage, "agent_transcripts (--agent-transcript)"},
 		{"procstat option without the schema", []string{"--procstat-user", "root"}, exitUsage, "schema (--schema)"},
 		{"unsupported signal", []string{"--execd", "--signal", "SIGTERM"}, exitUsage, `signal (--signal) "SIGTERM"`},
 		{"no interval for signal none", []string{"--execd", "--signal", "none", "--interval", "0s"}, exitUsage, "--interval 0s"},
@@ -245,8 +247,8 @@ func TestIntegrationTelegrafExecdProcess(t *testing.T) {
 		select {
 		case err := <-done:
 			return err
-		case <-time.After(10 * time.Second):
-			t.Fatal("procwalk telegraf --execd did not exit within 10 s")
+		case <-time.After(time.Minute): // it exits at once; a minute only bounds a hang
+			t.Fatal("procwalk telegraf --execd did not exit within a minute")
 			return nil
 		}
 	}
@@ -428,6 +430,9 @@ func TestTelegrafFlagsMatchPluginOptions(t *testing.T) {
 		}
 		if cmd.FlagSet.Lookup(name) == nil {
 			t.Errorf("option %s has no --%s flag", key, name)
+		}
+		if got := session.OptionFlag(key); got != name && key != "session_kinds" { // session_kinds is --kind, its alias
+			t.Errorf("errors name option %s --%s, want --%s", key, got, name)
 		}
 	}
 }

@@ -59,7 +59,7 @@ func benchmarkTopRefresh(b *testing.B, view, source string) {
 	}
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: source}
 	g.note = func(n string) { b.Fatalf("--source %s: %s", source, n) }
-	defer g.closeSource()
+	defer g.chooser.Close()
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.DangerPercent = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))

@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,10 +56,10 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("top", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	fs.StringVar(&c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
-	fs.StringVar(&c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
+	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
-	fs.StringVar(&c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
+	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("processes", "sessions", "agents"), Strict: true}.String(fs, &c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
 	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
@@ -87,9 +86,6 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 	out, ok := c.e.stdout.(*os.File)
 	if (!ok || !procwalk.IsTerminal(out)) && !c.once {
 		return usageErrorf("top needs a terminal (stdout is not one): run it in a terminal, or add --once for one text frame")
-	}
-	if c.view != "processes" && c.view != "sessions" && c.view != "agents" {
-		return usageErrorf("--view %q: want processes, sessions or agents", c.view)
 	}
 	kinds, err := parseKinds(c.kind)
 	if c.kind != "" {
@@ -191,7 +187,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 			return nil, nil, err
 		}
 		users, _ := c.g.users()
-		if u := src.r.Header().UserNames(); u != nil {
+		if u := src.Header().UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
 		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent,
@@ -201,7 +197,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 	if c.at != "" {
 		return nil, nil, usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
 	}
-	src, users, err := c.source(ctx, fsys)
+	src, pipeline, users, err := c.source(ctx, fsys)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -211,30 +207,24 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		}
 	}()
 	kcfg := kill.Config{Grace: c.grace, Requester: "top", Sentinel: c.e.newSentinel()}
-	if c.protect != "" {
-		extra := cmdline.SplitList(c.protect)
-		if err := kill.ValidateProtected(extra); err != nil {
-			return nil, nil, usageErrorf("--protect: %v", err)
-		}
-		kcfg.Protected = append(kill.DefaultProtected(), extra...)
+	if kcfg.Protected, err = kill.ProtectedPlus(cmdline.SplitList(c.protect)); err != nil {
+		return nil, nil, usageErrorf("--protect: %v", err)
 	}
-	killer, err := newTopKiller(fsys, kcfg)
+	killer, err := kill.NewKiller(fsys, kcfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	return top.New(top.Config{
 		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
 		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
-		Status: strings.Join(c.notes, "; "), Trim: src.pipeline.Trim,
-	}, src, killer), src.Close, nil
+		Status: strings.Join(c.notes, "; "), Trim: pipeline.Trim,
+	}, src, topKiller{killer}), src.Close, nil
 }
 
-// source builds the live view's Source: one pipeline whose frames stay
-// valid while the next is gathered (the view shows one meanwhile), its
-// driver on a goroutine of its own until ctx ends. It groups every
-// session kind for the sessions views, the cgroups the gauges need alone
-// for the others.
-func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*topSource, *procwalk.Users, error) {
+// source builds the live view's Source over one pipeline (top.LiveSource):
+// every session kind for the sessions views, the cgroups the gauges need
+// alone for the others.
+func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*top.LiveSource, *frame.Pipeline, *procwalk.Users, error) {
 	users, _ := c.g.users()
 	grouper := func(kinds []string) (*session.Grouper, error) {
 		cfg, err := c.f.groupConfig(kinds, users)
@@ -247,28 +237,22 @@ func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*topSource, 
 		}
 		return g, nil
 	}
-	src := &topSource{home: c.cgroup, newSessions: func() (*session.Grouper, error) { return grouper(c.kinds) }, reqs: make(chan topRequest)}
+	live := top.LiveConfig{Home: c.cgroup, NewSessions: func() (*session.Grouper, error) { return grouper(c.kinds) }}
 	var err error
-	if src.sessions, err = src.newSessions(); err != nil {
-		return nil, nil, err
+	if live.Sessions, err = live.NewSessions(); err != nil {
+		return nil, nil, nil, err
 	}
-	if src.processes, err = grouper([]string{session.KindCgroup}); err != nil {
-		return nil, nil, err
+	if live.Processes, err = grouper([]string{session.KindCgroup}); err != nil {
+		return nil, nil, nil, err
 	}
 	mem := frame.Memory{Retention: frame.HoldLast}
 	if c.limitMemory {
 		mem.Limit = frame.LiveViewLimit
 	}
-	if src.pipeline, err = c.g.pipeline(frame.Config{Grouper: src.processes, System: true, Memory: mem}); err != nil {
-		return nil, nil, err
+	if live.Pipeline, err = c.g.pipeline(frame.Config{Grouper: live.Processes, System: true, Memory: mem}); err != nil {
+		return nil, nil, nil, err
 	}
-	ctx, src.stop = context.WithCancel(ctx)
-	src.done = make(chan struct{})
-	go func() {
-		defer close(src.done)
-		src.pipeline.Run(ctx, src, src.deliver)
-	}()
-	return src, users, nil
+	return top.NewLiveSource(ctx, live), live.Pipeline, users, nil
 }
 
 // printOnce prints one frame with rates: two gathers --interval apart.
@@ -290,180 +274,18 @@ func envSize(name string, def int) int {
 	return def
 }
 
-// topSource gathers the live view's frames: the view's requests trigger
-// the pipeline's driver, which runs on a goroutine of its own; a request
-// says what the frame needs and what to read of it before it is handed
-// over (the rows on screen), all on the driver's goroutine.
-type topSource struct {
-	pipeline *frame.Pipeline
-	// processes groups the cgroups of the gauges; sessions every kind of
-	// the sessions views, nil after they were left (its memory of every
-	// session is megabytes) until they are shown again (newSessions).
-	processes, sessions *session.Grouper
-	newSessions         func() (*session.Grouper, error)
-	home                string // --cgroup
-	reqs                chan topRequest
-	cur                 topRequest // the driver's, while it gathers for it
-	stop                context.CancelFunc
-	done                chan struct{}
-}
+// topKiller is the safe-kill engine as the live view uses it: each kill
+// with the first signal the view asks for (the picker).
+type topKiller struct{ *kill.Killer }
 
-// topRequest asks the driver for a frame: what it needs, what runs on it
-// before it is handed over, and where it goes.
-type topRequest struct {
-	need  top.Need
-	shown func(top.Frame)
-	reply chan topReply
+func (t topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
+	return t.WithSignal(sig).Terminate(ctx, id)
 }
-
-type topReply struct {
-	f   top.Frame
-	err error
+func (t topKiller) KillTree(ctx context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
+	return t.WithSignal(sig).TerminateScope(ctx, kill.TreeScope{Root: root})
 }
-
-// errTopClosed answers a request after the source stopped.
-var errTopClosed = errors.New("top: the source is closed")
-
-// Gather asks the driver for a frame for need and waits for it.
-func (s *topSource) Gather(need top.Need, shown func(top.Frame)) (top.Frame, error) {
-	r := topRequest{need: need, shown: shown, reply: make(chan topReply, 1)}
-	select {
-	case s.reqs <- r:
-	case <-s.done:
-		return top.Frame{}, errTopClosed
-	}
-	rep := <-r.reply
-	return rep.f, rep.err
-}
-
-// Close stops the driver and waits for it.
-func (s *topSource) Close() {
-	s.stop()
-	<-s.done
-}
-
-// Wait is the driver's Trigger: the next request, whose need it sets on
-// the pipeline for the gather.
-func (s *topSource) Wait(ctx context.Context) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case r := <-s.reqs:
-		s.cur = r
-	}
-	g := s.processes
-	if s.cur.need.Sessions {
-		if s.sessions == nil {
-			// The view left a process view, dropping its tables of rows
-			// (two of 1.2 MB at 10,000 processes): given back first, the
-			// memory of every session grouped next takes their place
-			// rather than adding to the peak.
-			s.pipeline.Trim()
-			var err error
-			if s.sessions, err = s.newSessions(); err != nil {
-				s.cur.reply <- topReply{err: err}
-				return s.Wait(ctx)
-			}
-		}
-		g = s.sessions
-	} else if s.sessions != nil {
-		// Left: its memory of every session's members would stay
-		// resident, and be stale when the view comes back.
-		s.sessions = nil
-		s.pipeline.Trim()
-	}
-	s.pipeline.SetGrouper(g)
-	s.pipeline.SetFields(s.cur.need.Every)
-	return true
-}
-
-// deliver hands a frame to the request it was gathered for, after the
-// request's reads.
-func (s *topSource) deliver(f frame.Frame, err error) error {
-	r := s.cur
-	s.cur = topRequest{}
-	if err != nil {
-		r.reply <- topReply{err: err}
-		return nil
-	}
-	tf := top.Frame{Frame: f}
-	if s.home != "" {
-		tf.Home, _ = session.Find(f.Sessions, s.home)
-	} else if self := f.Snapshot.Process(os.Getpid()); self != nil {
-		tf.Home = cgroupSessionOf(f.Sessions, self.ID)
-	}
-	if r.shown != nil {
-		r.shown(tf)
-	}
-	r.reply <- topReply{f: tf}
-	return nil
-}
-
-// cgroupSessionOf is the cgroup session with member id, or nil.
-func cgroupSessionOf(sessions []session.Session, id procwalk.ProcID) *session.Session {
-	for i := range sessions {
-		s := &sessions[i]
-		if s.Kind == session.KindCgroup && slices.Contains(s.Members, id) {
-			return s
-		}
-	}
-	return nil
-}
-
-// topKiller is the safe-kill engine as the live view uses it: a Killer
-// per first signal the view asks for (the picker), each made once.
-type topKiller struct {
-	fsys    procwalk.FS
-	cfg     kill.Config
-	killers map[syscall.Signal]*kill.Killer
-}
-
-func newTopKiller(fsys procwalk.FS, cfg kill.Config) (*topKiller, error) {
-	k, err := kill.NewKiller(fsys, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &topKiller{fsys: fsys, cfg: cfg, killers: map[syscall.Signal]*kill.Killer{syscall.SIGTERM: k}}, nil
-}
-
-// with is the Killer whose first signal is sig.
-func (t *topKiller) with(sig syscall.Signal) (*kill.Killer, error) {
-	if k, ok := t.killers[sig]; ok {
-		return k, nil
-	}
-	cfg := t.cfg
-	cfg.Signal = sig
-	k, err := kill.NewKiller(t.fsys, cfg)
-	if err != nil {
-		return nil, err
-	}
-	t.killers[sig] = k
-	return k, nil
-}
-
-func (t *topKiller) Checker() func(p *procwalk.Process) error {
-	return t.killers[syscall.SIGTERM].Checker()
-}
-func (t *topKiller) Kill(ctx context.Context, id procwalk.ProcID, sig syscall.Signal) kill.Outcome {
-	k, err := t.with(sig)
-	if err != nil {
-		return kill.Outcome{Target: kill.Target{ID: id}, Result: kill.ResultFailed, Err: err}
-	}
-	return k.Terminate(ctx, id)
-}
-func (t *topKiller) KillTree(ctx context.Context, root procwalk.ProcID, sig syscall.Signal) (*kill.Report, error) {
-	k, err := t.with(sig)
-	if err != nil {
-		return nil, err
-	}
-	return k.TerminateScope(ctx, kill.TreeScope{Root: root})
-}
-func (t *topKiller) KillSession(ctx context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
-	k, err := t.with(sig)
-	if err != nil {
-		return nil, err
-	}
-	return k.TerminateScope(ctx, kill.NewSessionScope(s, false))
+func (t topKiller) KillSession(ctx context.Context, s *session.Session, sig syscall.Signal) (*kill.Report, error) {
+	return t.WithSignal(sig).TerminateScope(ctx, kill.NewSessionScope(s, false))
 }
 
 // tmuxSwitcher switches the tmux client procwalk runs in ($TMUX) to a

@@ -87,7 +87,7 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	var stderr strings.Builder
 	g := &globals{proc: fixtureProc, passwd: fixturePasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: "bpf"}
 	g.note = func(n string) { fmt.Fprintln(&stderr, n) }
-	defer g.closeSource()
+	defer g.chooser.Close()
 	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: time.Second}
 	c.f.DangerPercent = 80
 	fsys, err := procwalk.NewFS(fixtureProc)

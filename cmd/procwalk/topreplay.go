@@ -3,130 +3,48 @@
 package main
 
 import (
-	"fmt"
-	"sync"
+	"errors"
 	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/recording"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
 
 // topreplay.go is top --replay FILE: the live view over a recording's
-// frames instead of this host's, stepped through with [ and ] (a
-// top.Stepper). Nothing is killed: the recording's pids are not this
-// host's processes.
-
-// replayTopSource serves a recording's frames to the live view: Gather
-// returns the frame stepped to, decoded once.
-type replayTopSource struct {
-	r     *recording.Reader
-	path  string
-	count int
-	first time.Time
-
-	mu   sync.Mutex // Step and Position run on the UI's goroutine, Gather outside it
-	at   int        // the frame to show
-	seen int        // the frame Gather returned last, and its time
-	when time.Time
-
-	// recent are the frames decoded last, by index (Gather's alone): a
-	// step back to one of them decodes nothing (a recording's frame is
-	// decoded from the key frame before it, up to 30 of them).
-	recent map[int]frame.Frame
-	order  []int
-}
-
-// recentFrames is how many decoded frames the source keeps: about 1 MiB
-// each at 2,000 processes.
-const recentFrames = 16
+// frames instead of this host's (top.ReplaySource).
 
 // newReplayTopSource opens the recording at path, showing first the last
-// frame at or before at ("": the first frame; parseAt's forms).
-func newReplayTopSource(path, at string) (*replayTopSource, error) {
+// frame at or before at ("": the first frame; runner.ParseAt's forms).
+func newReplayTopSource(path, at string) (*top.ReplaySource, error) {
 	r, err := recording.Open(path)
 	if err != nil {
 		return nil, usageErrorf("--replay: %v", err)
 	}
-	s := &replayTopSource{r: r, path: path}
-	fail := func(err error) (*replayTopSource, error) {
+	fail := func(err error) (*top.ReplaySource, error) {
 		r.Close()
 		return nil, err
 	}
-	if s.count, err = r.Len(); err != nil {
+	s, err := top.NewReplaySource(r, printable(path))
+	switch {
+	case errors.Is(err, top.ErrNoFrame):
+		return fail(usageErrorf("--replay %s: %v", path, err))
+	case err != nil:
 		return fail(usageErrorf("--replay: %v", err))
 	}
-	if s.count == 0 {
-		return fail(usageErrorf("--replay %s: the recording has no frame", path))
-	}
-	f0, err := r.Frame(0)
-	if err != nil {
-		return fail(usageErrorf("--replay: %v", err))
-	}
-	s.first, s.when = f0.Snapshot.Time, f0.Snapshot.Time
 	if at != "" {
-		t, err := runner.ParseAt(at, s.first)
+		t, err := runner.ParseAt(at, s.Start())
 		if err != nil {
 			return fail(usageErrorf("%v", err))
 		}
-		if t.Before(s.first) {
-			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.first.Local().Format(time.RFC3339)))
+		i, err := r.IndexAt(t)
+		if err != nil {
+			return fail(usageErrorf("--replay: %v", err))
 		}
-		for i := 1; i < s.count; i++ {
-			f, err := r.Frame(i)
-			if err != nil || f.Snapshot.Time.After(t) {
-				break
-			}
-			s.at = i
+		if i < 0 {
+			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.Start().Local().Format(time.RFC3339)))
 		}
+		s.Step(i)
 	}
 	return s, nil
 }
-
-// Gather returns the frame stepped to; need is what the recording holds.
-func (s *replayTopSource) Gather(_ top.Need, shown func(top.Frame)) (top.Frame, error) {
-	s.mu.Lock()
-	at := s.at
-	s.mu.Unlock()
-	f, ok := s.recent[at]
-	if !ok {
-		var err error
-		if f, err = s.r.Frame(at); err != nil {
-			return top.Frame{}, err
-		}
-		if s.recent == nil {
-			s.recent = make(map[int]frame.Frame, recentFrames)
-		}
-		if len(s.order) == recentFrames {
-			delete(s.recent, s.order[0])
-			s.order = s.order[1:]
-		}
-		s.recent[at], s.order = f, append(s.order, at)
-	}
-	tf := top.Frame{Frame: f, AllKinds: true}
-	if shown != nil {
-		shown(tf)
-	}
-	s.mu.Lock()
-	s.seen, s.when = at, f.Snapshot.Time
-	s.mu.Unlock()
-	return tf, nil
-}
-
-// Step moves the frame to show by frames, within the recording.
-func (s *replayTopSource) Step(by int) {
-	s.mu.Lock()
-	s.at = min(max(s.at+by, 0), s.count-1)
-	s.mu.Unlock()
-}
-
-// Position names the frame shown.
-func (s *replayTopSource) Position() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return fmt.Sprintf("%s frame %d of %d, %s (+%s)", printable(s.path), s.seen+1, s.count,
-		s.when.Local().Format("2006-01-02 15:04:05"), s.when.Sub(s.first).Round(time.Second))
-}
-
-func (s *replayTopSource) Close() { s.r.Close() }

@@ -94,17 +94,14 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 	}
 	if more != 0 {
 		var drawn []*procwalk.Process
-		var walk func(p *procwalk.Process)
-		walk = func(p *procwalk.Process) {
-			drawn = append(drawn, p)
-			for _, child := range snap.Children(p.ID.PID) {
-				if shown(child) {
-					walk(child)
-				}
-			}
-		}
 		for _, r := range roots {
-			walk(r)
+			snap.Walk(r.ID.PID, func(p *procwalk.Process, depth int) bool {
+				if depth > 0 && !shown(p) {
+					return false // nor its subtree
+				}
+				drawn = append(drawn, p)
+				return true
+			})
 		}
 		if err := f.ReadMore(drawn, more); err != nil {
 			return err

@@ -154,8 +154,18 @@ func TestIntegrationWorkerDeathIsSurvived(t *testing.T) {
 				if death == "SIGSTOP" {
 					sig, want = syscall.SIGSTOP, "ran past the script's 5s deadline by 1s and was killed"
 				}
+				// Through a pidfd opened while the pid is still found as
+				// procwalk's one child: the signal reaches that worker only.
+				wp, err := os.FindProcess(worker)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer wp.Release()
+				if w := workerOf(t, cmd.Process.Pid); w != worker {
+					t.Fatalf("the worker changed from %d to %d before the test signalled it", worker, w)
+				}
 				start := time.Now()
-				if err := syscall.Kill(worker, sig); err != nil {
+				if err := wp.Signal(sig); err != nil {
 					t.Fatal(err)
 				}
 				line := stderr.waitFor(t, want)

@@ -274,7 +274,7 @@ type influxResult struct {
 // there is no data (yet).
 func influxSeries(t *testing.T, base, q string) []influxResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard: a loaded machine answers late
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/query?db=procwalk_e2e&q="+url.QueryEscape(q), nil)
 	resp, err := http.DefaultClient.Do(req)

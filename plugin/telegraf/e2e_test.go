@@ -174,10 +174,10 @@ func (e *e2e) run(configs []string, done func(out []byte) bool) (out []byte, log
 	go func() { waitDone <- cmd.Wait() }()
 	select {
 	case <-waitDone:
-	case <-time.After(15 * time.Second):
+	case <-time.After(time.Minute): // it stops at once; a minute only bounds a hang
 		cmd.Process.Kill()
 		<-waitDone
-		t.Errorf("telegraf did not stop within 15 s of SIGTERM")
+		t.Errorf("telegraf did not stop within a minute of SIGTERM")
 	}
 	out, _ = os.ReadFile(outFile)
 	if !done(out) {

@@ -84,7 +84,7 @@ type promSample struct {
 // promQuery runs an instant PromQL query; none when there is no data.
 func promQuery(t *testing.T, base, q string) []promSample {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard: a loaded machine answers late
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/query?query="+url.QueryEscape(q), nil)
 	resp, err := http.DefaultClient.Do(req)

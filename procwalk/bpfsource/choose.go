@@ -127,14 +127,57 @@ func (c *Chosen) Close() error {
 // saves one scan of a few thousand processes. BenchmarkOneShotRatio at
 // 2,467 processes: ps 108 ms of CPU on /proc, 132 ms with the BPF source;
 // telegraf exec 148 ms and 175 ms. bpf still asks for it.
-func ChooseOneShot(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, true) }
+func ChooseOneShot(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, true, nil) }
 
 // Choose returns the source mode asks for on fs. A BPF source that is not
 // allowed or fails to load gives the /proc Scanner and a note saying why:
 // a failed load never fails a gather. The error is for an unknown mode.
-func Choose(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, false) }
+func Choose(fs procwalk.FS, mode string) (*Chosen, error) { return choose(fs, mode, false, nil) }
 
-func choose(fs procwalk.FS, mode string, oneShot bool) (*Chosen, error) {
+// Chooser chooses a run's source once, on its first use: the BPF program
+// is loaded at most once, and unloaded by Close.
+type Chooser struct {
+	// Mode is ModeProc, ModeBPF or ModeAuto ("" is auto).
+	Mode string
+	// OneShot: a command that takes a snapshot or two and ends
+	// (ChooseOneShot); else one that gathers again and again (Choose).
+	OneShot bool
+	// Loading runs load, the BPF program's load, under the caller's
+	// garbage collection policy: it parses the kernel's BTF, megabytes of
+	// garbage at once. It runs only when a program is loaded. Nil: load
+	// runs as it is.
+	Loading func(load func())
+	// Note hears why the source is not the one asked for (Chosen.Warn),
+	// once; nil: nobody.
+	Note func(string)
+
+	chosen *Chosen
+}
+
+// Source is the source chosen on fs: on the first call, chosen then.
+// The error is for an unknown Mode.
+func (c *Chooser) Source(fs procwalk.FS) (procwalk.Source, error) {
+	if c.chosen == nil {
+		chosen, err := choose(fs, c.Mode, c.OneShot, c.Loading)
+		if err != nil {
+			return nil, err
+		}
+		if chosen.Warn && c.Note != nil {
+			c.Note(chosen.Why)
+		}
+		c.chosen = chosen
+	}
+	return c.chosen.Source, nil
+}
+
+// Close unloads the BPF program, if one was loaded.
+func (c *Chooser) Close() {
+	if c.chosen != nil {
+		c.chosen.Close()
+	}
+}
+
+func choose(fs procwalk.FS, mode string, oneShot bool, loading func(func())) (*Chosen, error) {
 	proc := func(why string, warn bool) *Chosen {
 		return &Chosen{Source: noted{procwalk.NewScanner(fs), why}, Name: ModeProc, Why: why, Warn: warn}
 	}
@@ -157,7 +200,12 @@ func choose(fs procwalk.FS, mode string, oneShot bool) (*Chosen, error) {
 	if mode == ModeAuto && oneShot {
 		return proc("auto: a one-shot command reads /proc (loading the BPF program costs more than it saves one scan; --source bpf loads it)", false), nil
 	}
-	s, err := Open(fs)
+	var s *Source
+	var err error
+	if loading == nil {
+		loading = func(load func()) { load() }
+	}
+	loading(func() { s, err = Open(fs) })
 	if err != nil {
 		return proc(fmt.Sprintf("bpf source failed to load: %v; read /proc instead (--source proc skips trying)", err), true), nil
 	}

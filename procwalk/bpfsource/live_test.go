@@ -75,12 +75,12 @@ func startWeird(t *testing.T) *exec.Cmd {
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// Start returns once the exec began; the kernel sets the command line
 	// a moment later, which a loaded machine can stretch.
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); err == nil && len(b) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("pid %d: no command line after 10 s", cmd.Process.Pid)
+			t.Fatalf("pid %d: no command line after a minute", cmd.Process.Pid)
 		}
 	}
 	return cmd
@@ -230,7 +230,13 @@ func TestParity(t *testing.T) {
 			// current workqueue; the task's comm is their first 15 bytes.
 			comm = b.Comm
 		}
-		same("comm", comm, b.Comm, a.Comm)
+		// A process that exec'd between the /proc reads may have exec'd
+		// more than once (sh -c, then env, then sleep: another package's
+		// tests start such chains all the time), and bpf may have read a
+		// comm in between: only a comm that held still must match.
+		if b.Comm == a.Comm {
+			same("comm", comm, b.Comm, a.Comm)
+		}
 
 		between := func(field string, got, bv, av, tol float64) bool {
 			if got < min(bv, av)-tol || got > max(bv, av)+tol {

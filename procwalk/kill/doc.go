@@ -13,6 +13,9 @@
 // every walk; it is frozen, never killed as a whole, and what it still
 // holds after the end is reported (Report.Left).
 //
+// ParseID and FindSession turn what a person names (a pid, PID@STARTTICKS,
+// a session's KIND:NAME) into a scope's identities.
+//
 // Nothing is stopped or frozen without a Sentinel (Config.Sentinel): a
 // process of its own that continues and thaws what an execution holds
 // should this process die first. ServeSentinel is its main.

@@ -99,6 +99,19 @@ func ValidateProtected(patterns []string) error {
 	return nil
 }
 
+// ProtectedPlus is DefaultProtected with extra patterns added (a user's
+// --protect), each checked as ValidateProtected does; nil when extra is
+// empty, which a Config reads as the default list.
+func ProtectedPlus(extra []string) ([]string, error) {
+	if len(extra) == 0 {
+		return nil, nil
+	}
+	if err := ValidateProtected(extra); err != nil {
+		return nil, err
+	}
+	return append(DefaultProtected(), extra...), nil
+}
+
 // guardRails holds what the hard rules need: our own pid and the pids of
 // our ancestors, read once per plan.
 type guardRails struct {

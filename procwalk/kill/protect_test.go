@@ -103,3 +103,17 @@ func TestCgroupLists(t *testing.T) {
 		t.Errorf("a unit's child cgroup is the unit's: %q", why)
 	}
 }
+
+func TestProtectedPlus(t *testing.T) {
+	if got, err := ProtectedPlus(nil); got != nil || err != nil {
+		t.Errorf("nothing added: %q, %v; want nil (the default list)", got, err)
+	}
+	got, err := ProtectedPlus([]string{"postgres", "node*"})
+	def := DefaultProtected()
+	if err != nil || len(got) != len(def)+2 || got[len(def)] != "postgres" || got[len(def)+1] != "node*" || got[0] != def[0] {
+		t.Errorf("added: %q, %v; want the default list, then postgres and node*", got, err)
+	}
+	if _, err := ProtectedPlus([]string{"ok", "[bad"}); err == nil || !strings.Contains(err.Error(), `"[bad"`) {
+		t.Errorf("a bad glob: %v; want it named", err)
+	}
+}

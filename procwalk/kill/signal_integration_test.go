@@ -183,12 +183,18 @@ func liveSigIgn(t *testing.T, pid int) uint64 {
 func TestLiveExitsOnTerm(t *testing.T) {
 	needIntegration(t)
 	cmd := startOwn(t, "sleep", "100")
-	o := liveKiller(t, Config{Grace: 10 * time.Second}).Terminate(context.Background(), liveID(t, cmd.Process.Pid))
+	k := liveKiller(t, Config{Grace: time.Minute}) // a hang guard: sleep dies of TERM
+	id := liveID(t, cmd.Process.Pid)
+	start := time.Now()
+	o := k.Terminate(context.Background(), id)
+	took := time.Since(start)
 	if o.Result != ResultExited || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM}) {
 		t.Fatalf("got %v %v (%v), want exited after TERM", o.Result, signalNames(o.Signals), o.Err)
 	}
-	if o.GoneAfter <= 0 || o.GoneAfter > 5*time.Second {
-		t.Errorf("GoneAfter = %v", o.GoneAfter)
+	// Measured within the call: a loaded machine may make it long, never
+	// longer than the call.
+	if o.GoneAfter <= 0 || o.GoneAfter > took {
+		t.Errorf("GoneAfter = %v, the whole Terminate took %v", o.GoneAfter, took)
 	}
 	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
 		t.Errorf("died of %v, want TERM", sig)
@@ -329,7 +335,7 @@ func TestLiveWaitReleasedAfterMemoryKill(t *testing.T) {
 		t.Fatalf("got %v %v", o.Result, o.Err)
 	}
 	// Not reaped yet: a zombie, which must hold no memory any more.
-	if err := WaitReleased(context.Background(), fs, id, 5*time.Second); err != nil {
+	if err := WaitReleased(context.Background(), fs, id, time.Minute); err != nil { // a hang guard
 		t.Fatal(err)
 	}
 	if st := liveStat(t, id.PID); st.State != 'Z' || st.RSSPages != 0 {
@@ -516,8 +522,8 @@ func TestLiveFallbackWithoutPidfd(t *testing.T) {
 	if err := h.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if !h.Wait(context.Background(), 5*time.Second) {
-		t.Fatal("exit not seen")
+	if !h.Wait(context.Background(), time.Minute) { // a hang guard
+		t.Fatal("exit not seen in a minute")
 	}
 	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
 		t.Errorf("died of %v, want TERM (and the stale handle sent nothing)", sig)

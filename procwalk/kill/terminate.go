@@ -165,6 +165,15 @@ func (k *Killer) WithRequester(requester string) *Killer {
 	return &c
 }
 
+// WithSignal returns a copy of k whose first signal is sig (SIGKILL: no
+// grace), sharing everything else: for a caller that lets a person pick
+// the signal of each kill (the live view's picker).
+func (k *Killer) WithSignal(sig syscall.Signal) *Killer {
+	c := *k
+	c.cfg.Signal = sig
+	return &c
+}
+
 // Config returns the configuration with defaults filled in.
 func (k *Killer) Config() Config {
 	c := k.cfg

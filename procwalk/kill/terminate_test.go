@@ -494,6 +494,19 @@ func TestExecuteSingleProcessSkipsFreeze(t *testing.T) {
 	}
 }
 
+// WithSignal's copy sends its own first signal; k keeps TERM.
+func TestWithSignal(t *testing.T) {
+	k, fk, _ := newTestKiller(t, Config{})
+	kk := k.WithSignal(syscall.SIGKILL)
+	if kk.Config().Signal != syscall.SIGKILL || k.Config().Signal != syscall.SIGTERM {
+		t.Fatalf("signals %v and %v; want KILL for the copy, TERM kept", kk.Config().Signal, k.Config().Signal)
+	}
+	o := kk.Terminate(context.Background(), killFixtureID(t, 84))
+	if o.Result != ResultKilled || !slices.Equal(fk.proc(84).signals, []syscall.Signal{syscall.SIGKILL}) {
+		t.Errorf("got %v %v, want one KILL", o.Result, fk.proc(84).signals)
+	}
+}
+
 func TestExecuteFirstSignalKill(t *testing.T) {
 	k, fk, _ := newTestKiller(t, Config{Signal: syscall.SIGKILL, Grace: time.Hour})
 	start := time.Now()
@@ -940,5 +953,36 @@ func TestExecuteRefusesYoungTargetWithAnotherComm(t *testing.T) {
 	}
 	if s := fk.proc(84).signals; len(s) != 1 {
 		t.Errorf("signals %v, want one TERM (to the matching target only)", s)
+	}
+}
+
+// Members reparented to pid 1 (their leader was killed) link their group
+// to the session for mixedGroups, but never stably: the kernel skips a
+// parent that is the global init when it asks whether the group is
+// orphaned, so a stopped member there brings SIGHUP to the whole group
+// when another member exits. A shell that is no target keeps the link.
+func TestMixedGroupsParentPID1(t *testing.T) {
+	proc := func(pid, ppid, pgrp int, state byte) procwalk.Process {
+		return procwalk.Process{ID: procwalk.ProcID{PID: pid, StartTicks: uint64(pid)}, PPID: ppid, PGRP: pgrp, SID: 1, State: state}
+	}
+	for _, tt := range []struct {
+		name   string
+		parent int // of the group's members
+		mixed  bool
+	}{
+		{"children of pid 1", 1, true},
+		{"children of a shell that is no target", 40, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := procwalk.NewSnapshot(procwalk.Host{}, 0, 0, []procwalk.Process{
+				proc(1, 0, 1, 'S'), proc(40, 1, 40, 'S'),
+				proc(51, tt.parent, 51, 'S'), proc(52, tt.parent, 51, 'S'), // targets
+				proc(53, tt.parent, 51, 'S'), // refused: no target
+			}, procwalk.Visibility{})
+			targets := []Target{targetOf(snap.Process(51)), targetOf(snap.Process(52))}
+			if got := mixedGroups(snap, targets)[51]; got != tt.mixed {
+				t.Errorf("group 51 mixed = %v, want %v", got, tt.mixed)
+			}
+		})
 	}
 }

@@ -16,5 +16,9 @@
 // (processes) or in the given order (sessions). The sort keys of ps and
 // sessions (ProcessOrder, SessionOrder) are any metric's name, or pid.
 //
+// Growth smooths uss_growth_bytes_per_minute for a live view: the slope
+// of a least-squares line through a minute of samples per process, owned
+// by the caller, which feeds it each frame.
+//
 // It imports procwalk and procwalk/session; they never import it.
 package metric

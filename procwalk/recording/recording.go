@@ -386,6 +386,59 @@ func (r *Reader) Frame(i int) (frame.Frame, error) {
 	return f, err
 }
 
+// IndexAt is the index of the frame shown at t: the last one taken at or
+// before t; -1 when the recording starts after t. A frame that cannot
+// be read ends the search, at the frame before it.
+func (r *Reader) IndexAt(t time.Time) (int, error) {
+	n, err := r.Len()
+	if err != nil {
+		return -1, err
+	}
+	at := -1
+	for i := 0; i < n; i++ {
+		f, err := r.Frame(i)
+		if err != nil || f.Snapshot.Time.After(t) {
+			break
+		}
+		at = i
+	}
+	return at, nil
+}
+
+// Recent is random access to a recording's frames for a viewer that
+// steps back and forth: the frames it decoded last are kept, so that a
+// step back to one of them decodes nothing (Reader.Frame decodes from
+// the key frame before it, up to keyEvery frames). Not safe for
+// concurrent use.
+type Recent struct {
+	r      *Reader
+	max    int
+	frames map[int]frame.Frame
+	order  []int // the kept frames' indexes, oldest first
+}
+
+// NewRecent keeps the max frames of r decoded last.
+func NewRecent(r *Reader, max int) *Recent {
+	return &Recent{r: r, max: max, frames: make(map[int]frame.Frame, max)}
+}
+
+// Frame is frame i, decoded now or kept from before.
+func (c *Recent) Frame(i int) (frame.Frame, error) {
+	if f, ok := c.frames[i]; ok {
+		return f, nil
+	}
+	f, err := c.r.Frame(i)
+	if err != nil {
+		return frame.Frame{}, err
+	}
+	if len(c.order) == c.max {
+		delete(c.frames, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.frames[i], c.order = f, append(c.order, i)
+	return f, nil
+}
+
 // cursor decodes the frames of a file with one Decoder, keeping the
 // processes of the frame it decoded last (a delta's base).
 type cursor struct {

@@ -76,7 +76,9 @@ func (*agentKind) info(s *Session) []string {
 }
 
 func (k *agentKind) group(x *grouping) []Session {
-	k.keepCmdlines(x.s)
+	if !x.g.cfg.Once { // a next gather's scan spares the lines kept
+		k.keepCmdlines(x.s)
+	}
 	return k.groupAgents(x.g, x.s, x.tmuxPanes().panes)
 }
 

@@ -42,6 +42,28 @@ func AgentStatuses() []string {
 	return []string{AgentWorking, AgentIdle, AgentBlocked, AgentEnded, AgentRateLimited, AgentError}
 }
 
+// AttentionRank orders agent statuses by what needs a person first:
+// blocked (waiting for an answer), stopped on a failed model call (error,
+// then rate_limited, which passes by itself), working, idle, then ended;
+// 0 for a status it does not know. The live view's agents table sorts by it.
+func AttentionRank(status string) int {
+	switch status {
+	case AgentBlocked:
+		return 6
+	case AgentError:
+		return 5
+	case AgentRateLimited:
+		return 4
+	case AgentWorking:
+		return 3
+	case AgentIdle:
+		return 2
+	case AgentEnded:
+		return 1
+	}
+	return 0
+}
+
 // AgentStatusConfig holds the thresholds of the status rules and the
 // bound of a transcript's first read. A zero field means its default
 // (DefaultAgentStatus).

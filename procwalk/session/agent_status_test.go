@@ -383,3 +383,20 @@ func TestAgentEndedKeep(t *testing.T) {
 		}
 	}
 }
+
+// The agents table sorts by what needs a person first: a blocked agent,
+// one stopped on a failed model call, then working, idle, ended; every
+// status has a rank above an unknown one.
+func TestAttentionRank(t *testing.T) {
+	order := []string{AgentBlocked, AgentError, AgentRateLimited, AgentWorking, AgentIdle, AgentEnded, "-"}
+	for i := 1; i < len(order); i++ {
+		if AttentionRank(order[i-1]) <= AttentionRank(order[i]) {
+			t.Errorf("%q ranks %v, not above %q (%v)", order[i-1], AttentionRank(order[i-1]), order[i], AttentionRank(order[i]))
+		}
+	}
+	for _, s := range AgentStatuses() {
+		if AttentionRank(s) == 0 {
+			t.Errorf("status %s has no rank", s)
+		}
+	}
+}

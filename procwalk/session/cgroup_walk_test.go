@@ -94,7 +94,7 @@ func TestCgroupWalkEqualsCgroupFiles(t *testing.T) {
 	// On v2 the walk gives the whole file, one line: ask the walk itself.
 	g, _ := fixtureGrouper(t, "testdata/sessions/proc-v2", Config{Kinds: []string{KindCgroup}, CgroupRoot: "testdata/sessions/cgroupfs-v2"})
 	for _, pid := range []int{1, 400, 401, 410, 420} {
-		if slots := g.cgroups.placed[pid]; slots[0] <= 0 {
+		if slots := g.cgroups.slotsOf(pid); slots[0] <= 0 {
 			t.Errorf("v2: the walk did not place %d: %v", pid, slots)
 		}
 	}
@@ -305,7 +305,7 @@ func TestCgroupWalkThreadedDomain(t *testing.T) {
 		hiers:     []walkedHierarchy{{line: procwalk.CgroupLine{HierarchyID: 0}, mountRoot: "/"}},
 		nodes: []cgroupNode{{path: "/", parent: -1, listed: true}, {path: "/domain", parent: 0, listed: true},
 			{path: "/domain/threads", parent: 1}, {path: "/domain/threads/more", parent: 2}},
-		placed: map[int]cgroupSlots{10: {1}, 20: {2}},
+		placed: []placedPID{{10, cgroupSlots{1}}, {20, cgroupSlots{2}}},
 		lines:  map[cgroupSlots][]procwalk.CgroupLine{},
 	}
 	w.markThreadedDomain(3)
@@ -318,6 +318,39 @@ func TestCgroupWalkThreadedDomain(t *testing.T) {
 	}
 	if w.fill(&domain) || domain.Read&procwalk.FieldCgroup != 0 {
 		t.Errorf("pid 20, listed by a threaded domain, was placed at %v", domain.Cgroups)
+	}
+}
+
+// The walk's lists, in any order and over several hierarchies, give each
+// pid its cgroup per hierarchy: -1 where one hierarchy listed it twice,
+// none where no list had it; pid 0 (another pid namespace's) and numbers
+// no pid can have are passed over.
+func TestCgroupWalkPlaces(t *testing.T) {
+	var w cgroupWalk
+	w.place([]byte("30\n10\n0\n20\n"), 0, 1)           // node 1 of hierarchy 0
+	w.place([]byte("20\n4294967306\n"), 0, 2)          // 20 again in hierarchy 0
+	w.place([]byte("10\n30\n"), 1, 5)                  // hierarchy 1
+	w.place([]byte("7\n99999999999999999999\n"), 2, 3) // hierarchy 2, and an overflow
+	w.sortPlaced()
+	for _, c := range []struct {
+		pid  int
+		want cgroupSlots
+	}{
+		{10, cgroupSlots{2, 6}},
+		{20, cgroupSlots{-1}},
+		{30, cgroupSlots{2, 6}},
+		{7, cgroupSlots{0, 0, 4}},
+		{0, cgroupSlots{}},
+		{8, cgroupSlots{}},
+		{10 + 1<<32, cgroupSlots{}}, // 4294967306: not pid 10
+		{40, cgroupSlots{}},
+	} {
+		if got := w.slotsOf(c.pid); got != c.want {
+			t.Errorf("pid %d: slots %v, want %v", c.pid, got, c.want)
+		}
+	}
+	if len(w.placed) != 4 {
+		t.Errorf("%d pids placed, want 4: %v", len(w.placed), w.placed)
 	}
 }
 
@@ -414,7 +447,7 @@ func TestCgroupWalkLive(t *testing.T) {
 			}
 		}
 		// Hierarchies of one cgroup place pids that no list named.
-		slots := g.cgroups.placed[p.ID.PID]
+		slots := g.cgroups.slotsOf(p.ID.PID)
 		if len(p.Cgroups) != len(g.cgroups.hiers) {
 			continue // read from its file
 		}

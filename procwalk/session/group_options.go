@@ -79,6 +79,31 @@ func (e *OptionError) Rename(name string) *OptionError {
 	return &c
 }
 
+// Flag is the procwalk flag that sets the option, without its dashes
+// (OptionFlag).
+func (e *OptionError) Flag() string { return OptionFlag(e.Option) }
+
+// OptionFlag is the procwalk flag that sets option, a key of Options (and
+// of the Telegraf input), without its dashes: a repeatable option's flag
+// is singular (--tree, --agent, --agent-transcript,
+// --agent-context-window), session_kinds is --kind, any other is the key
+// with dashes.
+func OptionFlag(option string) string {
+	switch option {
+	case "trees":
+		return "tree"
+	case "agents":
+		return "agent"
+	case "agent_transcripts":
+		return "agent-transcript"
+	case "agent_context_windows":
+		return "agent-context-window"
+	case "session_kinds":
+		return "kind"
+	}
+	return strings.ReplaceAll(option, "_", "-")
+}
+
 // agentStatusOption names the option of an AgentStatusConfig field.
 func agentStatusOption(field string) string {
 	switch field {

@@ -54,3 +54,19 @@ func TestGroupOptionsConfig(t *testing.T) {
 		}
 	}
 }
+
+// The flag an option's error names: singular for the repeatable lists,
+// --kind for session_kinds, else the key with dashes.
+func TestOptionFlag(t *testing.T) {
+	for option, want := range map[string]string{
+		"trees": "tree", "agents": "agent", "agent_transcripts": "agent-transcript", "agent_context_windows": "agent-context-window",
+		"session_kinds": "kind", "tmux_sockets": "tmux-sockets", "danger_percent": "danger-percent", "groups": "groups",
+	} {
+		if got := OptionFlag(option); got != want {
+			t.Errorf("OptionFlag(%q) = %q, want %q", option, got, want)
+		}
+	}
+	if got := (&OptionError{Option: "agent_transcripts"}).Flag(); got != "agent-transcript" {
+		t.Errorf("OptionError.Flag: %q", got)
+	}
+}

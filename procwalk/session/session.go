@@ -199,6 +199,12 @@ type Config struct {
 
 	// Users names user sessions (see ReadUsers); nil names them by uid.
 	Users *procwalk.Users
+
+	// Once says the Grouper groups one snapshot and is dropped (a one-shot
+	// command): it keeps nothing for a next gather. Cumulative counters
+	// are then the members' current counters, as in any first gather; a
+	// later Group would start them afresh, forgetting exited members.
+	Once bool
 }
 
 // TmuxConfig says which tmux servers to ask. With no Sockets, the default

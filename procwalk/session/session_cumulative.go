@@ -133,6 +133,31 @@ func (c *cumulative) update(s *procwalk.Snapshot, sessions []Session) {
 	}
 }
 
+// sumCounters writes into the sessions' totals the cumulative counters of
+// a first gather, which has no memory: the sums of the members' current
+// counters, as update makes them, without keeping each member's for a next.
+func sumCounters(s *procwalk.Snapshot, sessions []Session) {
+	for i := range sessions {
+		ss := &sessions[i]
+		var cpu float64
+		var read, write uint64
+		for m := range ss.Members {
+			p := ss.member(s, m)
+			if p == nil {
+				continue
+			}
+			cpu += p.CPUSeconds()
+			if p.Read&procwalk.FieldIO != 0 {
+				read += p.IO.ReadBytes
+				write += p.IO.WriteBytes
+			}
+		}
+		ss.Totals.CumulativeCPUSeconds = s.Host.RoundToTicks(cpu)
+		ss.Totals.CumulativeReadBytes = read
+		ss.Totals.CumulativeWriteBytes = write
+	}
+}
+
 // update adds the session's increases since the last gather, listing its
 // members in next (emptied; left for the next session's use).
 func (sc *sessionCounters) update(s *procwalk.Snapshot, ss *Session, next *memberList) {

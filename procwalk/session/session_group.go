@@ -246,7 +246,11 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 		sessions = append(sessions, byKind[i]...)
 		bounds[i] = [2]int{lo, len(sessions)}
 	}
-	g.cum.update(s, sessions)
+	if g.cfg.Once {
+		sumCounters(s, sessions)
+	} else {
+		g.cum.update(s, sessions)
+	}
 	for i := len(g.kinds) - 1; i >= 0; i-- {
 		f, ok := g.kinds[i].(kindFinisher)
 		if !ok {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -72,10 +73,11 @@ func script(t *testing.T, dir, name, body string) string {
 }
 
 // pidsByArg waits until every marker ("sleep 31001") is the command line of
-// a live process, argv[0] by its base name, and returns marker -> pid. Cleanup kills those processes
-// (the test started them; some escaped the tmux server and its hangup),
-// each only while it is still the very process found (pid and start time).
-func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
+// exactly one live process of this server, argv[0] by its base name, and
+// returns marker -> pid. Cleanup kills every process this server started
+// (some escape the server and its hangup: setsid), each only while it is
+// still the very process found (pid and start time).
+func (s *tmuxServer) pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -83,25 +85,34 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 		if err != nil {
 			t.Fatal(err)
 		}
-		found := map[string]procwalk.ProcID{}
+		found := map[string][]procwalk.ProcID{}
+		var ours []procwalk.ProcID
 		for i := range snap.Procs {
 			p := &snap.Procs[i]
-			if len(p.Cmdline) == 0 || p.Zombie() {
+			if len(p.Cmdline) == 0 || p.Zombie() || !s.started(fs, snap, p) {
 				continue
 			}
+			ours = append(ours, p.ID)
 			// Exactly: the tmux server's own command line ("tmux ...
 			// new-session ... /x/bin/claude 33001") ends with the marker too.
 			cmd := strings.Join(append([]string{filepath.Base(p.Cmdline[0])}, p.Cmdline[1:]...), " ")
 			if slices.Contains(markers, cmd) {
-				found[cmd] = p.ID
+				found[cmd] = append(found[cmd], p.ID)
 			}
 		}
 		if len(found) == len(markers) {
 			pids := map[string]int{}
-			for m, id := range found {
-				pids[m] = id.PID
-				t.Cleanup(func() { killOwn(fs, id) })
+			for m, ids := range found {
+				if len(ids) != 1 {
+					t.Fatalf("%q is the command line of %d processes of this server: %v", m, len(ids), ids)
+				}
+				pids[m] = ids[0].PID
 			}
+			t.Cleanup(func() {
+				for _, id := range ours {
+					killOwn(fs, id)
+				}
+			})
 			return pids
 		}
 		if time.Now().After(deadline) {
@@ -109,6 +120,32 @@ func pidsByArg(t *testing.T, fs procwalk.FS, markers ...string) map[string]int {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// started says whether p, a process of snap, runs under this server: tmux
+// gives each pane's process TMUX=<socket>,<server pid>,<session>, and
+// whatever it starts, escaped from the server's tree or not, inherits it.
+// Another run of these tests (-count, or another checkout's on the same
+// host) starts the very same command lines, which this test must neither
+// take nor kill. The environment is read after the walk: p must still be
+// the process walked and have started no earlier than the server (with
+// pid_max 32768 a pid is soon another process's).
+func (s *tmuxServer) started(fs procwalk.FS, snap *procwalk.Snapshot, p *procwalk.Process) bool {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/environ", p.ID.PID))
+	if id, err := fs.ReadProcID(p.ID.PID); err != nil || id != p.ID {
+		return false
+	}
+	for _, kv := range strings.Split(string(b), "\x00") {
+		v, ok := strings.CutPrefix(kv, "TMUX="+s.socket+",")
+		if !ok {
+			continue
+		}
+		server, _, _ := strings.Cut(v, ",")
+		pid, err := strconv.Atoi(server)
+		srv := snap.Process(pid)
+		return err == nil && srv != nil && srv.ID.StartTicks <= p.ID.StartTicks
+	}
+	return false
 }
 
 // waitFor polls cond every 50 ms for up to 60 s (a loaded machine is slow
@@ -179,7 +216,7 @@ exec sleep 31000
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
+	pid := srv.pidsByArg(t, fs, "sleep 31000", "sleep 31001", "sleep 31002", "sleep 31003", "sleep 32000", "sleep 32001", "sleep 32002")
 	// Wait for the shells between the pane and 31002, 31003 to exit: only
 	// then have both left the pane's tree, and the backstops are tested.
 	pane := pid["sleep 31000"]
@@ -252,7 +289,12 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	}
 	claude := filepath.Join(dir, "bin", "claude")
 	copyFile(t, sleep, claude)
-	one, two := filepath.Join(dir, "one", "h4proj"), filepath.Join(dir, "two", "h4proj")
+	// Two projects of one base name: their sessions are told apart by the
+	// directory above. The name holds the test's pid: the agent kind finds
+	// every agent of the host, and another run of this test (another
+	// checkout's on the same host) has its own two.
+	proj := fmt.Sprintf("h4proj%d", os.Getpid())
+	one, two := filepath.Join(dir, "one", proj), filepath.Join(dir, "two", proj)
 	for _, d := range []string{one, two} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -265,14 +307,14 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := pidsByArg(t, fs, "claude 33001", "claude 33002")
+	pid := srv.pidsByArg(t, fs, "claude 33001", "claude 33002")
 	_, sessions, _, _ := liveGroup(t, session.Config{Kinds: []string{session.KindAgent}, Tmux: session.TmuxConfig{Sockets: []string{srv.socket}}})
 	tests := []struct {
 		name, cwd, target string
 		pid               int
 	}{
-		{"claude/one/h4proj", one, "agents:0.0", pid["claude 33001"]},
-		{"claude/two/h4proj", two, "agents:1.0", pid["claude 33002"]},
+		{"claude/one/" + proj, one, "agents:0.0", pid["claude 33001"]},
+		{"claude/two/" + proj, two, "agents:1.0", pid["claude 33002"]},
 	}
 	for _, tt := range tests {
 		s, err := session.Find(sessions, "agent:"+tt.name)
@@ -290,11 +332,11 @@ func TestIntegrationAgentsInTmux(t *testing.T) {
 	// Oldest first: 33001 started first.
 	var order []string
 	for _, s := range sessions {
-		if strings.HasSuffix(s.Name, "/h4proj") {
+		if strings.HasSuffix(s.Name, "/"+proj) {
 			order = append(order, s.Name)
 		}
 	}
-	if !slices.Equal(order, []string{"claude/one/h4proj", "claude/two/h4proj"}) {
+	if !slices.Equal(order, []string{"claude/one/" + proj, "claude/two/" + proj}) {
 		t.Errorf("order %v", order)
 	}
 }

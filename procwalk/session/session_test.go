@@ -426,6 +426,46 @@ func TestCumulativeSessionReturnsAfreshAfterGone(t *testing.T) {
 	}
 }
 
+// A Grouper of one gather (Once) groups the fixture, every kind, into the
+// same sessions as one that remembers, cumulative counters included (with
+// IO and fractional CPU seconds, whose rounding both do alike), and keeps
+// no member's counters for a next gather.
+func TestGroupOnceKeepsNothing(t *testing.T) {
+	var calls int
+	remembering, s := fixtureGrouper(t, sessionFixture, Config{Tmux: fixtureTmux(t, &calls)})
+	for i := range s.Procs {
+		p := &s.Procs[i]
+		p.UserCPUSeconds += 0.01 * float64(i%7) // 0.1+0.2 sums need the rounding
+		p.IO = procwalk.IO{ReadBytes: uint64(1000 * i), WriteBytes: uint64(7 * i)}
+		p.Read |= procwalk.FieldIO
+	}
+	once, err := NewGrouper(remembering.fs, Config{Tmux: fixtureTmux(t, &calls), Once: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := remembering.Group(s)
+	got, _ := once.Group(s)
+	if len(got) != len(want) {
+		t.Fatalf("Once: %d sessions, want %d", len(got), len(want))
+	}
+	withIO := 0
+	for i := range want {
+		g, w := &got[i], &want[i]
+		if g.Kind != w.Kind || g.Name != w.Name || g.Totals != w.Totals || !slices.Equal(g.Members, w.Members) {
+			t.Errorf("Once: session %d = %s:%s %+v, want %s:%s %+v", i, g.Kind, g.Name, g.Totals, w.Kind, w.Name, w.Totals)
+		}
+		if w.Totals.CumulativeReadBytes > 0 {
+			withIO++
+		}
+	}
+	if withIO == 0 {
+		t.Error("no session has cumulative IO: the test compares nothing")
+	}
+	if len(once.cum.sessions) != 0 || len(remembering.cum.sessions) == 0 {
+		t.Errorf("sessions remembered: Once %d, without %d; want 0 and all", len(once.cum.sessions), len(remembering.cum.sessions))
+	}
+}
+
 func TestCompareNatural(t *testing.T) {
 	names := []string{"pwload-100", "pwload-10", "pwload-2", "pwload-1", "a", "pwload-02x", "b1", "b01", "pwload-"}
 	slices.SortStableFunc(names, CompareNatural)

@@ -358,8 +358,16 @@ func (g *Grouper) groupTmux(s *procwalk.Snapshot, servers []tmuxServer, n *noteL
 		g.tmux.environ = nil
 		return nil, paneIndex{}
 	}
+	panes := 0
+	for _, srv := range servers {
+		panes += len(srv.recs)
+	}
+	// Sized for every pane at once: growing maps of a hundred sessions'
+	// thousands of panes costs more than their entries.
 	t := &tmuxGrouping{s: s, servers: servers, b: newBuilder(s, KindTmux),
-		paneByID: map[[2]string]int32{}, paneByTTY: map[int]int32{}, names: g.tmux.names}
+		paneByID: make(map[[2]string]int32, panes), paneByTTY: make(map[int]int32, panes), names: g.tmux.names}
+	t.pi.panes = make([]TmuxPane, 0, panes)
+	t.paneSession = make([]int32, 0, panes)
 	t.pi.of = make([]int32, len(s.Procs))
 	for i := range t.pi.of {
 		t.pi.of[i] = -1

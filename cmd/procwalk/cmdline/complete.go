@@ -68,7 +68,7 @@ type Completer struct {
 	// is typed of it and words the line before it. Nil: nothing.
 	Args func(command string, pos int, cur string, words []string) Completion
 	// Values completes the value of flag name of command (Default's when
-	// no command is named yet): value is what is typed of it, and each
+	// no command is named yet) when the flag's Spec does not: value is what is typed of it, and each
 	// word is to be written after prefix ("--sort=", or "" when the
 	// value is a word of its own). Nil: nothing.
 	Values func(command, name, value, prefix string, words []string) Completion
@@ -106,7 +106,16 @@ func (c *Completer) takesRest(command string) bool {
 	return c.TakesRest != nil && c.TakesRest(command)
 }
 
+// values completes flag name's value: from the flag's Spec (its choices,
+// or file names), else as Values says.
 func (c *Completer) values(command, name, value, prefix string, words []string) Completion {
+	if f := c.command(command).FlagSet.Lookup(name); f != nil {
+		if s, ok := SpecOf(f); ok && s.Files {
+			return Completion{Files: prefix == ""}
+		} else if ok && s.Choices != nil {
+			return Choose(s.Choices(), value, prefix, s.List)
+		}
+	}
 	if c.Values == nil {
 		return Completion{}
 	}

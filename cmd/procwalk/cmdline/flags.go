@@ -115,6 +115,11 @@ func PlainLine(line string) (name, value string, ok bool) {
 // the flag wants when value is bad ("a whole number"), "" when it is good:
 // the flag package would say only "parse error".
 func CheckValue(f *flag.Flag, value string) (want string) {
+	if c, ok := f.Value.(interface{ Wants(string) string }); ok { // Spec, Size
+		if want := c.Wants(value); want != "" {
+			return want
+		}
+	}
 	getter, ok := f.Value.(flag.Getter)
 	if !ok {
 		return "" // a list of strings: any value goes

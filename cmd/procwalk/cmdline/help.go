@@ -92,7 +92,7 @@ func flagHelp(f *flag.Flag) (name, help string) {
 	placeholder, text := flag.UnquoteUsage(f)
 	name = "--" + f.Name
 	if !IsBoolFlag(f) {
-		name += " " + valueName(f.Name, placeholder)
+		name += " " + valueName(f, placeholder)
 	}
 	if def := f.DefValue; def != "" && def != "0" && def != "false" && def != "0s" && def != "[]" {
 		if head, env, ok := strings.Cut(text, " (env "); ok && strings.HasSuffix(env, ")") {
@@ -104,34 +104,12 @@ func flagHelp(f *flag.Flag) (name, help string) {
 	return name, text
 }
 
-// valueName is what a flag's value is called in --help: a backquoted word
-// of its usage when it has one, else a name for what it takes.
-func valueName(flagName, placeholder string) string {
-	switch flagName {
-	case "proc", "cgroup-root":
-		return "DIR"
-	case "passwd", "config", "groups":
-		return "FILE"
-	case "session", "cgroup":
-		return "KIND:NAME"
-	case "sort", "process-top-by":
-		return "KEY"
-	case "kind", "session-kinds":
-		return "KINDS"
-	case "columns", "procstat-tag-with":
-		return "LIST"
-	case "signal":
-		return "SIGNAL"
-	case "source", "view", "schema", "kill", "script-isolation":
-		return "MODE"
-	case "script":
-		return "SCRIPT"
-	case "regex", "process-match", "procstat-pattern", "procstat-exe":
-		return "RE"
-	case "user", "procstat-user":
-		return "USER"
-	case "tmux-socket", "tmux-sockets":
-		return "SOCKET"
+// valueName is what a flag's value is called in --help: its own name
+// for it when it has one (a Spec's Meta, SIZE), else a backquoted word of
+// its usage, else a name for the type it takes.
+func valueName(f *flag.Flag, placeholder string) string {
+	if m, ok := f.Value.(interface{ Meta() string }); ok && m.Meta() != "" {
+		return m.Meta()
 	}
 	switch placeholder {
 	case "", "value":

@@ -3,8 +3,11 @@
 package cmdline
 
 import (
+	"errors"
 	"strings"
 	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // values.go holds flag values of the kinds the flag package lacks.
@@ -36,6 +39,56 @@ type DurationText string
 func (d *DurationText) String() string     { return string(*d) }
 func (d *DurationText) Set(v string) error { *d = DurationText(v); return nil }
 func (d *DurationText) Get() any           { return time.Duration(0) }
+
+// Size is a flag of a size in bytes, as procwalk.ParseBytes reads it
+// (256MiB, 2G, 1.5GiB), refused below Min or above Max (0: no bound).
+// Its text stays as given: --help's default, and what messages quote.
+type Size struct {
+	p        *uint64
+	min, max uint64
+	want     string
+	text     string
+}
+
+// NewSize is a Size flag setting *p, def's size to start with, from min
+// to max (0: no bound); want says what it accepts when a value is
+// refused: "a size of at least 1MiB, such as 256MiB".
+func NewSize(p *uint64, def string, min, max uint64, want string) *Size {
+	s := &Size{p: p, min: min, max: max, want: want}
+	if s.Set(def) != nil {
+		panic("cmdline: the default size " + def + " is refused: " + want) // a declaration's mistake
+	}
+	return s
+}
+
+func (s *Size) String() string {
+	if s == nil {
+		return "" // the flag package's zero value, for its own checks
+	}
+	return s.text
+}
+
+func (s *Size) Set(v string) error {
+	if want := s.Wants(v); want != "" {
+		return errors.New("want " + want)
+	}
+	*s.p, _ = procwalk.ParseBytes(v)
+	s.text = v
+	return nil
+}
+
+// Wants is what s accepts when v is refused, "" when v is accepted
+// (CheckValue).
+func (s *Size) Wants(v string) string {
+	n, err := procwalk.ParseBytes(v)
+	if err != nil || n < s.min || s.max > 0 && n > s.max {
+		return s.want
+	}
+	return ""
+}
+
+// Meta is a size's name in --help.
+func (s *Size) Meta() string { return "SIZE" }
 
 // SplitList splits a comma-separated flag value, dropping empty items and
 // the spaces around each.

@@ -77,6 +77,16 @@ func Metric(d *metric.Desc, v float64) string {
 	return strconv.FormatFloat(v, 'f', -1, 64)
 }
 
+// Cell is value v of metric d in a table's short form (Metric), or
+// NotMeasured when it has none (!ok): the one formatter of every table's
+// metric cells, ps's, sessions' and the live view's.
+func Cell(d *metric.Desc, v float64, ok bool) string {
+	if !ok {
+		return NotMeasured
+	}
+	return Metric(d, v)
+}
+
 // Percent prints a CPU percentage with one decimal: "12.5".
 func Percent(p float64) string {
 	return strconv.FormatFloat(p, 'f', 1, 64)
@@ -321,4 +331,21 @@ func Signed(bytes float64) string {
 		return "-" + Bytes(uint64(-bytes))
 	}
 	return "+" + Bytes(uint64(bytes))
+}
+
+// Whole drops the decimals of the number in a cell ("234.0 MiB+" is
+// "234 MiB+", "+1023.9 KiB" is "+1023 KiB"): the short form of a size,
+// rate or percentage for a column too narrow for the long one, cut
+// towards zero so that it never claims more than was measured. A cell
+// without a decimal point is returned as it is.
+func Whole(cell string) string {
+	dot := strings.IndexByte(cell, '.')
+	if dot <= 0 || cell[dot-1] < '0' || cell[dot-1] > '9' {
+		return cell
+	}
+	end := dot + 1
+	for end < len(cell) && cell[end] >= '0' && cell[end] <= '9' {
+		end++
+	}
+	return cell[:dot] + cell[end:]
 }

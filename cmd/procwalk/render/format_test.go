@@ -129,3 +129,21 @@ func TestFormatMetricWholeNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		"234.0 MiB+":  "234 MiB+",
+		"1000.0 KiB+": "1000 KiB+",
+		"+1023.9 MiB": "+1023 MiB",
+		"-12.5 KiB":   "-12 KiB",
+		"1234.5":      "1234",
+		"512 B":       "512 B",
+		"-":           "-",
+		"21m06s":      "21m06s",
+		".5":          ".5",
+	} {
+		if got := Whole(in); got != want {
+			t.Errorf("Whole(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

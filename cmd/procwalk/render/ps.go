@@ -55,10 +55,7 @@ func metricColumn(name string, d *metric.Desc) ProcessColumn {
 	return ProcessColumn{Name: name, Header: d.Label, Right: true, Needs: d.Needs, Rates: d.Kind == metric.Rate,
 		Value: func(s *procwalk.Snapshot, p *procwalk.Process, _ *procwalk.Users) string {
 			v, ok := d.Process(s, p)
-			if !ok {
-				return NotMeasured
-			}
-			return Metric(d, v)
+			return Cell(d, v, ok)
 		}}
 }
 

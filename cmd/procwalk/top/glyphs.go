@@ -5,6 +5,7 @@ package top
 import (
 	"strings"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -48,19 +49,19 @@ func (g glyphs) cutTo(s string, w int) string {
 // treePrefix is the connectors before a tree row's name: a line down
 // through each ancestor that has later siblings, then the row's own tee or
 // elbow.
-func (g glyphs) treePrefix(r *row) string {
-	if r.depth == 0 {
+func (g glyphs) treePrefix(r *table.Row) string {
+	if r.Depth == 0 {
 		return ""
 	}
 	var b strings.Builder
-	for d := 1; d < int(r.depth); d++ {
-		if d <= 64 && r.lines&(1<<(d-1)) != 0 {
+	for d := 1; d < int(r.Depth); d++ {
+		if d <= 64 && r.Lines&(1<<(d-1)) != 0 {
 			b.WriteString(g.pipe)
 		} else {
 			b.WriteString(g.indent)
 		}
 	}
-	if r.last {
+	if r.Last {
 		b.WriteString(g.elbow)
 	} else {
 		b.WriteString(g.tee)

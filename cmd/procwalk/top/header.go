@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
@@ -17,51 +18,16 @@ import (
 // that go whole or not at all: at 80 columns the least needed are left
 // out, never a number cut in half.
 
-// part is a piece of a header line: its text (styled), its width, and how
-// much it matters (higher stays longer).
-type part struct {
-	text string
-	w    int
-	rank int
+// newPart is a part of a header line: text (styled) that goes whole or
+// not at all, ranked (higher stays longer).
+func newPart(text string, rank int) render.Part {
+	return render.Part{Text: text, Width: width(text), Rank: rank}
 }
-
-func newPart(text string, rank int) part { return part{text, width(text), rank} }
 
 // fitParts joins parts two spaces apart, leaving out the lowest ranked
 // until the line is at most w cells; the first part is cut when even it
 // alone does not fit.
-func fitParts(parts []part, w int) string {
-	keep := make([]bool, len(parts))
-	total := -2
-	for i, p := range parts {
-		keep[i] = true
-		total += p.w + 2
-	}
-	for total > w {
-		drop := -1
-		for i, p := range parts {
-			if keep[i] && i > 0 && (drop < 0 || p.rank < parts[drop].rank) {
-				drop = i
-			}
-		}
-		if drop < 0 {
-			break
-		}
-		keep[drop] = false
-		total -= parts[drop].w + 2
-	}
-	var b strings.Builder
-	for i, p := range parts {
-		if !keep[i] {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("  ")
-		}
-		b.WriteString(p.text)
-	}
-	return fit(b.String(), w)
-}
+func fitParts(parts []render.Part, w int) string { return fit(render.JoinParts(parts, w), w) }
 
 // header is the host line, the memory line and the gauges' line.
 func (m *Model) header(st styles) []string {
@@ -80,7 +46,7 @@ func (m *Model) header(st styles) []string {
 		room := m.width - width("procwalk top") - width(procs) - 2*2 - width("replay ")
 		host, hostRank = "replay "+textwidth.CutStart(st.Position(), max(room, 1)), 9 // escaped by the Stepper
 	}
-	line1 := []part{newPart(st.title.Render("procwalk top"), 10), newPart(host, hostRank), newPart(procs, 9)}
+	line1 := []render.Part{newPart(st.title.Render("procwalk top"), 10), newPart(host, hostRank), newPart(procs, 9)}
 	if m.sessionCount >= 0 {
 		// Every kind's count, as the sessions view lists them: a process
 		// view groups the gauges' cgroups alone, whose count means nothing.
@@ -90,9 +56,9 @@ func (m *Model) header(st styles) []string {
 	if sys.HaveLoad {
 		line1 = append(line1, newPart(fmt.Sprintf("load %.2f %.2f %.2f", sys.Load1, sys.Load5, sys.Load15), 7))
 	}
-	var line2 []part
+	var line2 []render.Part
 	if m.err != nil {
-		line2 = []part{newPart(st.alarm.Render("refresh failed: "+m.cfg.Escape(m.err.Error())), 10)}
+		line2 = []render.Part{newPart(st.alarm.Render("refresh failed: "+m.cfg.Escape(m.err.Error())), 10)}
 	} else {
 		line2 = append(line2, newPart("mem ?", 10))
 		if sys.HaveMemory {
@@ -130,15 +96,15 @@ const (
 // gauges are the parts of the home cgroup's line: its memory against its
 // limit with the danger threshold marked, its CPU against its quota, and
 // DANGER when either is at or over the threshold.
-func (m *Model) gauges(st styles) []part {
+func (m *Model) gauges(st styles) []render.Part {
 	s := m.frame.Home
 	if s == nil || s.Totals.Cgroup == nil {
-		return []part{newPart("cgroup: none with a limit (run inside a cgroup or pod with memory.max set)", 10)}
+		return []render.Part{newPart("cgroup: none with a limit (run inside a cgroup or pod with memory.max set)", 10)}
 	}
 	u := s.Totals.Cgroup
 	// A long path (a pod's, a container's) is cut in its middle: the
 	// figures beside it matter more than its every character.
-	parts := []part{newPart("cgroup "+textwidth.CutMiddle(m.cfg.Escape(s.Name), gaugeNameCells), 8)}
+	parts := []render.Part{newPart("cgroup "+textwidth.CutMiddle(m.cfg.Escape(s.Name), gaugeNameCells), 8)}
 	danger := false
 	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
 		parts = append(parts, newPart("mem "+m.gauge(st, u.MemoryPercent), 5),

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 )
 
 // keyHelp lists the keys, as "?" shows them.
@@ -163,7 +165,7 @@ func (m *Model) agents() {
 // switchTmux switches the tmux client to the selected agent's or tmux
 // session's pane.
 func (m *Model) switchTmux() {
-	target := tmuxTarget(m.selected())
+	target := m.selected().TmuxTarget()
 	switch {
 	case target == "":
 		m.status, m.alarm = "g switches tmux to an agent's or a tmux session's pane: select one (a shows the agents)", true
@@ -198,13 +200,13 @@ func (m *Model) enter() {
 	r := m.selected()
 	switch {
 	case r == nil:
-	case r.sess != nil:
-		m.view, m.member, m.from = viewMembers, r.sess.Ref(), m.view
+	case r.Session != nil:
+		m.view, m.member, m.from = viewMembers, r.Session.Ref(), m.view
 		m.filter = ""
 		m.top()
 		m.refresh()
-	case (m.view == viewTree || m.view == viewMembers) && r.kids:
-		m.folded[r.proc.ID] = !m.folded[r.proc.ID]
+	case (m.view == viewTree || m.view == viewMembers) && r.Kids:
+		m.folded[r.Proc.ID] = !m.folded[r.Proc.ID]
 		m.refresh()
 	}
 }
@@ -230,7 +232,7 @@ func (m *Model) nextSort() {
 	c := m.sortCol[m.view]
 	for range m.cols {
 		c = (c + 1) % len(m.cols)
-		if m.cols[c].sortable {
+		if m.cols[c].Sortable {
 			break
 		}
 	}
@@ -245,7 +247,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	// The row the screen shows selected: a refresh since may have put
 	// another under the cursor.
 	r := m.drawnRow()
-	if m.drawn == (rowID{}) {
+	if m.drawn == (table.ID{}) {
 		r = m.selected() // nothing drawn yet (a test, --once)
 	} else if r == nil && m.selected() != nil {
 		m.status, m.alarm = "the selected row is gone since the screen was drawn: select again", true
@@ -265,8 +267,8 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		return nil
 	}
 	esc := m.cfg.Escape
-	if r.sess != nil {
-		s := *r.sess // the frame may change while the question waits
+	if r.Session != nil {
+		s := *r.Session // the frame may change while the question waits
 		m.confirm = &confirmation{
 			prompt: fmt.Sprintf("kill every process of session %s (%d processes)? %s", esc(s.Ref()), s.Totals.Procs, signalChoices),
 			what:   "session " + esc(s.Ref()),
@@ -279,7 +281,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		}
 		return nil
 	}
-	p := r.proc
+	p := r.Proc
 	id, name := p.ID, esc(p.Name())
 	c := &confirmation{}
 	if m.killer.Checker()(p) != nil {

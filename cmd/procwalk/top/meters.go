@@ -5,6 +5,8 @@ package top
 import (
 	"fmt"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk"
 )
 
@@ -21,14 +23,14 @@ type meters struct {
 	cores []float64           // each CPU's busy percent; nil before two frames
 	// The selected row's history: what it is, its CPU % and RSS, oldest
 	// first, sparkLen at most.
-	id       rowID
+	id       table.ID
 	cpu, rss []float64
 }
 
 // observe measures the CPUs between the last frame and f, and adds the
 // selected row's values (r, nil when none) to its history, which starts
 // again when the selection moved to another process or session.
-func (mt *meters) observe(f Frame, r *row, cpuOf func(*row) (float64, bool), rssOf func(*row) float64) {
+func (mt *meters) observe(f Frame, r *table.Row) {
 	mt.cores = mt.cores[:0]
 	if cpus := f.System.CPUs; len(cpus) == len(mt.prev) {
 		for i, c := range cpus {
@@ -38,15 +40,15 @@ func (mt *meters) observe(f Frame, r *row, cpuOf func(*row) (float64, bool), rss
 	}
 	mt.prev = append(mt.prev[:0], f.System.CPUs...)
 	if r == nil {
-		mt.id, mt.cpu, mt.rss = rowID{}, mt.cpu[:0], mt.rss[:0]
+		mt.id, mt.cpu, mt.rss = table.ID{}, mt.cpu[:0], mt.rss[:0]
 		return
 	}
-	if id := idOf(r); id != mt.id {
+	if id := r.ID(); id != mt.id {
 		mt.id, mt.cpu, mt.rss = id, mt.cpu[:0], mt.rss[:0]
 	}
-	cpu, _ := cpuOf(r)
+	cpu, _ := r.CPU()
 	mt.cpu = push(mt.cpu, cpu)
-	mt.rss = push(mt.rss, rssOf(r))
+	mt.rss = push(mt.rss, r.RSS())
 }
 
 func push(s []float64, v float64) []float64 {
@@ -58,8 +60,8 @@ func push(s []float64, v float64) []float64 {
 }
 
 // line is the fourth header line's parts.
-func (mt *meters) line(g glyphs, escape func(string) string, sel *row) []part {
-	var parts []part
+func (mt *meters) line(g glyphs, escape func(string) string, sel *table.Row) []render.Part {
+	var parts []render.Part
 	if len(mt.cores) > 0 {
 		sum := 0.0
 		for _, c := range mt.cores {
@@ -71,10 +73,10 @@ func (mt *meters) line(g glyphs, escape func(string) string, sel *row) []part {
 	if sel != nil && len(mt.cpu) > 0 {
 		what := ""
 		switch {
-		case sel.proc != nil:
-			what = fmt.Sprintf("pid %d %s", sel.proc.ID.PID, escape(sel.proc.Name()))
-		case sel.sess != nil:
-			what = escape(sel.sess.Ref())
+		case sel.Proc != nil:
+			what = fmt.Sprintf("pid %d %s", sel.Proc.ID.PID, escape(sel.Proc.Name()))
+		case sel.Session != nil:
+			what = escape(sel.Session.Ref())
 		}
 		parts = append(parts, newPart(what, 3),
 			newPart(fmt.Sprintf("cpu %s %.1f%%", g.sparkline(mt.cpu, 0), mt.cpu[len(mt.cpu)-1]), 6),

@@ -13,6 +13,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/procwalk/metric"
@@ -107,11 +108,11 @@ type Model struct {
 	frames    int    // frames received, to know the last one's tick
 	pending   bool   // the view waits for a frame with every session kind
 	shown     string // what the last gather was planned for (regather)
-	rows      []row
-	cols      []column
+	rows      []table.Row
+	cols      []table.Column
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
-	spare []row
+	spare []table.Row
 	// prime makes the next gather read the io of every process: --once's
 	// first of two, so that whichever rows the second shows (its order
 	// comes from rates the first lacks) have a sample to take READ/s and
@@ -122,11 +123,11 @@ type Model struct {
 	planned *plannedRows
 
 	glyphs glyphs         // the config's: Unicode or ASCII
-	growth *growthTracker // USS+, a minute's regression (growth.go)
+	growth *metric.Growth // USS+, a minute's regression
 	meters meters         // per-CPU meters, the selected row's history
 	// drawn is the row the last screen drew selected: what k and K act
 	// on, whatever a refresh moved under the cursor since.
-	drawn rowID
+	drawn table.ID
 	// reset: the selection was moved to the first row (a new order or
 	// filter); the next refresh keeps it there rather than following the
 	// process selected before.
@@ -140,7 +141,7 @@ type Model struct {
 // (key: shownKey).
 type plannedRows struct {
 	key  string
-	rows []row
+	rows []table.Row
 }
 
 // confirmation is a kill waiting for y or n.
@@ -165,9 +166,9 @@ func New(cfg Config, src Source, killer Killer) *Model {
 	}
 	return &Model{
 		cfg: cfg, src: src, killer: killer, metrics: metric.NewCatalogue(),
-		sortCol: map[view]int{viewProcesses: colCPU, viewSessions: sessionRSSColumn, viewAgents: agentStatusColumn},
+		sortCol: map[view]int{viewProcesses: table.ColCPU, viewSessions: table.SessionRSSColumn, viewAgents: table.AgentStatusColumn},
 		folded:  map[procwalk.ProcID]bool{}, width: 80, height: 24, view: startView(cfg),
-		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: newGrowthTracker(),
+		status: cfg.Status, glyphs: glyphSet(cfg.ASCII), sessionCount: -1, growth: metric.NewGrowth(),
 	}
 }
 
@@ -200,29 +201,6 @@ type (
 // Init starts the first gather.
 func (m *Model) Init() tea.Cmd { return m.gather() }
 
-// rowFields are what a process row shows beyond stat and statm: read of
-// the rows on screen alone, unless the sort or the filter needs them of
-// every process.
-const rowFields = procwalk.FieldOwner | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps
-
-// sortNeeds is what sorting the process table by column c needs read of
-// every process.
-func sortNeeds(c int) procwalk.Fields {
-	switch c {
-	case colUser:
-		return procwalk.FieldOwner
-	case colName:
-		return procwalk.FieldCmdline // the name is argv[0]'s when it is read
-	case colUSS, colPSS:
-		return procwalk.FieldSmaps
-	case colGrowth, colRead, colWrite:
-		// Rates need their field read in two frames: of the rows on
-		// screen alone, only they would have one to sort by.
-		return rowFields
-	}
-	return 0
-}
-
 // gather fetches a frame outside the UI's goroutine with what the view
 // needs of every process, and the rest of the rows on screen (read on the
 // frame, before the source hands it over: their rates too come from the
@@ -253,7 +231,7 @@ func (m *Model) shownKey() string {
 // plan works out, from the view as it is now, what the next frame needs of
 // every process, and returns with it what builds the rows of the frame
 // (in the spare storage) and reads the rest of those on screen.
-func (m *Model) plan() (Need, func(Frame) []row) {
+func (m *Model) plan() (Need, func(Frame) []table.Row) {
 	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
@@ -265,11 +243,11 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	switch v {
 	case viewSessions, viewAgents:
 		// Session IO rates are summed over every member.
-		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []row { return nil }
+		return Need{Sessions: true, Every: procwalk.FieldIO}, func(Frame) []table.Row { return nil }
 	case viewMembers:
 		need.Sessions = true
 	case viewProcesses:
-		need.Every |= sortNeeds(c)
+		need.Every |= table.SortNeeds(c)
 		if filter != "" {
 			need.Every |= procwalk.FieldCmdline
 		}
@@ -280,21 +258,21 @@ func (m *Model) plan() (Need, func(Frame) []row) {
 	}
 	spare := m.spare
 	m.spare = nil // the gather's now
-	return need, func(f Frame) []row {
-		b := newRowBuilder(f, cfg, killer, metrics)
-		rows, found := b.viewRows(spare, v, filter, member, folded, c, reverse)
+	return need, func(f Frame) []table.Row {
+		b := newBuilder(f, cfg, killer, metrics)
+		rows, found := viewRows(b, spare, v, filter, member, folded, c, reverse)
 		if !found {
 			return nil
 		}
 		shown := rows[min(offset, len(rows)):min(offset+height, len(rows))]
 		procs := make([]*procwalk.Process, 0, len(shown))
 		for _, r := range shown {
-			procs = append(procs, r.proc)
+			procs = append(procs, r.Proc)
 		}
-		if more := rowFields &^ need.Every; len(procs) > 0 {
+		if more := table.RowFields &^ need.Every; len(procs) > 0 {
 			f.ReadMore(procs, more) // a failed read leaves cells "-"
 			for i := range shown {
-				b.setValues(&shown[i]) // with what was just read
+				b.SetValues(&shown[i]) // with what was just read
 			}
 		}
 		return rows
@@ -368,9 +346,9 @@ func (m *Model) setFrame(f Frame) {
 			}
 		}
 	}
-	m.growth.observe(f.Snapshot)
+	m.growth.Observe(f.Snapshot)
 	m.refresh()
-	m.meters.observe(f, m.selected(), m.cpuOf, m.rssOf)
+	m.meters.observe(f, m.selected())
 }
 
 // refresh rebuilds the rows for the view, keeping the selected process or
@@ -379,7 +357,7 @@ func (m *Model) refresh() {
 	if !m.loaded {
 		return
 	}
-	var selected *row
+	var selected *table.Row
 	if m.cursor < len(m.rows) {
 		r := m.rows[m.cursor] // a copy: the storage may be reused below
 		selected = &r
@@ -400,35 +378,35 @@ func (m *Model) refresh() {
 		// The frame on hand was gathered for a process view: its sessions
 		// are the gauges' cgroups alone. Show none until the next frame
 		// has every kind, rather than a list that looks whole.
-		m.cols, m.pending = sessionColumns(), true
+		m.cols, m.pending = table.SessionColumns(), true
 		if m.view == viewAgents {
-			m.cols = agentColumns()
+			m.cols = table.AgentColumns()
 		}
 		if m.view == viewMembers {
-			m.cols = processColumns()
+			m.cols = table.ProcessColumns()
 		}
 		m.keepSpare(planned.take())
 		return
 	}
 	switch m.view { // the session views planned nothing (plan)
 	case viewSessions:
-		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
-		m.cols = sessionColumns()
-		m.rows = b.sessionRows(m.filter, m.listed)
-		sortRows(m.rows, m.cols, m.sortCol[viewSessions], m.reverse)
+		m.cols = table.SessionColumns()
+		m.rows = newBuilder(m.frame, m.cfg, m.killer, m.metrics).SessionRows(m.filter, m.listed, m.sortCol[viewSessions], m.reverse)
 	case viewAgents:
-		b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
-		m.cols = agentColumns()
-		m.rows = b.agentRows(m.filter)
-		sortRows(m.rows, m.cols, m.sortCol[viewAgents], m.reverse)
+		m.cols = table.AgentColumns()
+		m.rows = newBuilder(m.frame, m.cfg, m.killer, m.metrics).AgentRows(m.filter, m.sortCol[viewAgents], m.reverse)
 	default:
-		m.cols = processColumns()
+		m.cols = table.ProcessColumns()
 		m.rows = m.processViewRows(planned, old)
-		m.smoothGrowth()
+		// USS+ is the minute's regression (metric.Growth) rather than the
+		// rate between the last two frames.
+		if table.SmoothGrowth(m.rows, m.growth) && m.view == viewProcesses && m.sortCol[viewProcesses] == table.ColGrowth {
+			table.Sort(m.rows, m.cols, table.ColGrowth, m.reverse)
+		}
 	}
 	if selected != nil && !m.reset {
 		for i := range m.rows {
-			if same(selected, &m.rows[i]) {
+			if selected.ID() == m.rows[i].ID() {
 				m.cursor = i
 				break
 			}
@@ -438,28 +416,11 @@ func (m *Model) refresh() {
 	m.clamp()
 }
 
-// smoothGrowth sets USS+ of the process rows to the minute's regression
-// (growth.go) in place of the rate between the last two frames, and sorts
-// again when the view is sorted by it.
-func (m *Model) smoothGrowth() {
-	for i := range m.rows {
-		r := &m.rows[i]
-		v, ok := m.growth.perMinute(r.proc.ID)
-		if old, had := r.value(colGrowth); ok != had || float32(v) != float32(old) {
-			r.set(colGrowth, v, ok)
-			r.cells = nil
-		}
-	}
-	if m.view == viewProcesses && m.sortCol[viewProcesses] == colGrowth {
-		sortRows(m.rows, m.cols, colGrowth, m.reverse)
-	}
-}
-
 // processViewRows are the rows of a process view (the list, the tree, a
 // session's members): the ones the gather planned when the view is still
 // the one it planned for, else built anew in the spare storage. old are
 // the rows shown until now, not to be reused here.
-func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
+func (m *Model) processViewRows(planned *plannedRows, old []table.Row) []table.Row {
 	if planned != nil && planned.key == m.shownKey() {
 		return planned.rows
 	}
@@ -475,8 +436,8 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 		// for it costs little.
 		m.cfg.Trim()
 	}
-	b := newRowBuilder(m.frame, m.cfg, m.killer, m.metrics)
-	rows, found := b.viewRows(spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
+	b := newBuilder(m.frame, m.cfg, m.killer, m.metrics)
+	rows, found := viewRows(b, spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
 	if !found {
 		m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
 		m.keepSpare(spare)
@@ -485,35 +446,31 @@ func (m *Model) processViewRows(planned *plannedRows, old []row) []row {
 	return rows
 }
 
+// newBuilder returns a builder of the rows of f, dimming the processes
+// killer refuses.
+func newBuilder(f Frame, cfg Config, killer Killer, metrics *metric.Catalogue) *table.Builder {
+	tc := table.Config{Escape: cfg.Escape, Users: cfg.Users}
+	if killer != nil {
+		tc.Protected = killer.Checker
+	}
+	return table.NewBuilder(f.Snapshot, f.Sessions, tc, metrics)
+}
+
 // viewRows builds in spare the rows of process view v: the list (filtered
 // and sorted), the host's tree, or the tree of member's session; found is
 // false when that session has ended.
-func (b *rowBuilder) viewRows(spare []row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []row, found bool) {
+func viewRows(b *table.Builder, spare []table.Row, v view, filter, member string, folded map[procwalk.ProcID]bool, sortCol int, reverse bool) (rows []table.Row, found bool) {
 	switch v {
 	case viewTree:
-		keep := treeKeep(b.frame.Snapshot, strings.ToLower(filter))
-		var roots []*procwalk.Process
-		for _, p := range hostRoots(b.frame.Snapshot) {
-			if keep == nil || keep(p) {
-				roots = append(roots, p)
-			}
-		}
-		return b.treeRows(spare, roots, keep, folded), true
+		return b.HostTree(spare, filter, folded), true
 	case viewMembers:
-		s, err := session.Find(b.frame.Sessions, member)
-		if err != nil {
-			return nil, false
-		}
-		roots, keep := memberRoots(b.frame.Snapshot, s)
-		return b.treeRows(spare, roots, keep, folded), true
+		return b.MemberTree(spare, member, folded)
 	}
-	rows = b.processRows(spare, filter)
-	sortRows(rows, processColumns(), sortCol, reverse)
-	return rows, true
+	return b.ProcessRows(spare, filter, sortCol, reverse), true
 }
 
 // take returns the planned rows, or nil.
-func (p *plannedRows) take() []row {
+func (p *plannedRows) take() []table.Row {
 	if p == nil {
 		return nil
 	}
@@ -523,27 +480,12 @@ func (p *plannedRows) take() []row {
 // keepSpare keeps rows, no longer shown, as the spare storage of the next
 // rows built (the larger of it and the spare on hand), their pointers
 // cleared so they hold no snapshot.
-func (m *Model) keepSpare(rows []row) {
+func (m *Model) keepSpare(rows []table.Row) {
 	if cap(rows) <= cap(m.spare) {
 		return
 	}
 	clear(rows[:cap(rows)])
 	m.spare = rows[:0]
-}
-
-// cpuOf and rssOf are a row's CPU % and RSS, a process's or a session's.
-func (m *Model) cpuOf(r *row) (float64, bool) {
-	if r.proc != nil {
-		return r.value(colCPU)
-	}
-	return r.sess.Totals.CPUPercent, r.sess.Totals.RatesMeasured > 0
-}
-
-func (m *Model) rssOf(r *row) float64 {
-	if r.proc != nil {
-		return float64(r.proc.RSSBytes)
-	}
-	return float64(r.sess.Totals.RSSBytes)
 }
 
 // listed reports whether the sessions view lists s: its kind is one asked
@@ -552,42 +494,15 @@ func (m *Model) listed(s *session.Session) bool {
 	return len(m.cfg.Kinds) == 0 || slices.Contains(m.cfg.Kinds, s.Kind)
 }
 
-// rowID names what a row stands for: a process or a session.
-type rowID struct {
-	proc procwalk.ProcID
-	ref  string
-}
-
-func idOf(r *row) rowID {
-	if r.proc != nil {
-		return rowID{proc: r.proc.ID}
-	}
-	if r.sess != nil {
-		return rowID{ref: r.sess.Ref()}
-	}
-	return rowID{}
-}
-
 // drawnRow is the row the screen showed selected, in the rows of now; nil
 // when it is no longer listed.
-func (m *Model) drawnRow() *row {
+func (m *Model) drawnRow() *table.Row {
 	for i := range m.rows {
-		if idOf(&m.rows[i]) == m.drawn {
+		if m.rows[i].ID() == m.drawn {
 			return &m.rows[i]
 		}
 	}
 	return nil
-}
-
-// same reports whether two rows stand for the same process or session.
-func same(a, b *row) bool {
-	switch {
-	case a.proc != nil && b.proc != nil:
-		return a.proc.ID == b.proc.ID
-	case a.sess != nil && b.sess != nil:
-		return a.sess.Ref() == b.sess.Ref()
-	}
-	return false
 }
 
 // clamp keeps the cursor on a row and on screen.
@@ -609,7 +524,7 @@ func (m *Model) tableHeight() int {
 }
 
 // selected is the row under the cursor, or nil.
-func (m *Model) selected() *row {
+func (m *Model) selected() *table.Row {
 	if m.cursor < len(m.rows) {
 		return &m.rows[m.cursor]
 	}

@@ -18,6 +18,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
@@ -187,7 +189,7 @@ func drain(m *Model, cmd tea.Cmd) {
 func pids(m *Model) []int {
 	var out []int
 	for _, r := range m.rows {
-		out = append(out, r.proc.ID.PID)
+		out = append(out, r.Proc.ID.PID)
 	}
 	return out
 }
@@ -199,8 +201,8 @@ func TestSortCycleAndReverse(t *testing.T) {
 		t.Errorf("by CPU%% (absent): %v", got)
 	}
 	press(m, "s", "s", "s") // USS, PSS, RSS
-	if c := m.cols[m.sortCol[viewProcesses]]; c.title != "RSS" {
-		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.title)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.Title != "RSS" {
+		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.Title)
 	}
 	if got := pids(m)[:5]; fmt.Sprint(got) != "[111 120 1 110 100]" {
 		t.Errorf("by RSS: %v", got)
@@ -253,8 +255,8 @@ func TestKillAsksFirst(t *testing.T) {
 func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "\\", "s", "y", "s", "t", "e", "m", "d", "enter")
-	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].isDim() {
-		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].isDim())
+	if got := fmt.Sprint(pids(m)); got != "[1]" || !m.rows[0].Dim() {
+		t.Fatalf("systemd row: %v, dim %v", got, len(m.rows) > 0 && m.rows[0].Dim())
 	}
 	press(m, "k")
 	if m.confirm == nil || !strings.Contains(m.Screen(), "SYSTEM PROCESS, killing it may break the session: kill pid 1 (init)? y TERM") {
@@ -269,12 +271,12 @@ func TestKillProtectedWarnsAndShowsRefusal(t *testing.T) {
 func TestSessionsDrillInAndBack(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "tab")
-	if m.view != viewSessions || len(m.rows) == 0 || m.rows[0].sess == nil {
+	if m.view != viewSessions || len(m.rows) == 0 || m.rows[0].Session == nil {
 		t.Fatalf("Tab: view %v, %d rows", m.view, len(m.rows))
 	}
 	// Sorted by RSS: uid 1000's session holds cc1, the biggest (no
 	// passwd here: users are named by uid).
-	if ref := m.rows[0].sess.Ref(); ref != "user:1000" {
+	if ref := m.rows[0].Session.Ref(); ref != "user:1000" {
 		t.Errorf("first session %s, want user:1000", ref)
 	}
 	press(m, "\\", "s", "i", "d", ":", "1", "0", "1", "enter", "enter")
@@ -340,12 +342,12 @@ func TestFitsTheTerminal(t *testing.T) {
 func TestReadsWhatTheScreenShows(t *testing.T) {
 	m, src, _ := newTestModel(t, 120, 11) // 5 table rows
 	m.Update(m.gather()())
-	if src.need != (Need{}) || src.more != 5 || src.fields != rowFields {
+	if src.need != (Need{}) || src.more != 5 || src.fields != table.RowFields {
 		t.Errorf("processes by CPU%%: need %+v, then %s of %d processes; want nothing, then all of 5", src.need, src.fields, src.more)
 	}
 	press(m, "s") // USS
 	m.Update(m.gather()())
-	if src.need.Every != procwalk.FieldSmaps || src.fields != rowFields&^procwalk.FieldSmaps {
+	if src.need.Every != procwalk.FieldSmaps || src.fields != table.RowFields&^procwalk.FieldSmaps {
 		t.Errorf("sorted by USS: need %+v, then %s", src.need, src.fields)
 	}
 	press(m, "\\", "make", "enter")
@@ -362,7 +364,7 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 	// command line.
 	press(m, "tab") // the tree
 	m.Update(m.gather()())
-	last := m.rows[len(m.rows)-1].proc
+	last := m.rows[len(m.rows)-1].Proc
 	if last.Read&procwalk.FieldCmdline != 0 {
 		t.Errorf("pid %d, off screen, had its command line read", last.ID.PID)
 	}
@@ -462,18 +464,6 @@ func TestSessionsWaitForEveryKind(t *testing.T) {
 	}
 }
 
-// An agent's row in the sessions view starts its INFO with its status (for
-// how long, when blocked), model and context use.
-func TestSessionInfoAgent(t *testing.T) {
-	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked"},
-		Agent: &session.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
-			Transcript: &session.Transcript{ContextUsedTokens: 180800}}}
-	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90% agent=claude"; !strings.HasPrefix(got, want) {
-		t.Errorf("INFO %q, want it to start %q", got, want)
-	}
-}
-
 // A key that changes what the screen shows gathers at once, and that
 // frame schedules its own tick: the tick of the frame before is stale and
 // starts no gather, or every such key would add a refresh per interval.
@@ -499,14 +489,14 @@ func TestOneTickAfterARegather(t *testing.T) {
 // values read for the rows on screen, and the rates measured of them.
 func TestPlannedRowsShowTheFramesRates(t *testing.T) {
 	m, _, _ := newTestModel(t, 200, 40)
-	m.sortCol[viewProcesses] = colName
+	m.sortCol[viewProcesses] = table.ColName
 	m.Update(m.gather()())
 	m.Update(m.gather()()) // USS and io read of the rows in two frames: rates known
 	view := m.Screen()
 	if !strings.Contains(view, "+0 B") {
 		t.Errorf("sorted by name, the growth column shows no rate:\n%s", view)
 	}
-	if uss := bytesCell(91000<<10, true); !strings.Contains(view, " "+uss+" ") {
+	if uss := render.Bytes(91000 << 10); !strings.Contains(view, " "+uss+" ") {
 		t.Errorf("sorted by name, cc1's USS (%s) is missing:\n%s", uss, view)
 	}
 }
@@ -519,78 +509,21 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 		m.Update(m.gather()())
 		shown := 0
 		for _, r := range m.rows[m.offset:min(m.offset+m.tableHeight(), len(m.rows))] {
-			p := r.proc
+			p := r.Proc
 			if p.Zombie() || p.Read&procwalk.FieldSmaps == 0 {
 				continue
 			}
 			shown++
-			cells := r.text()
-			if want := bytesCell(float64(p.Smaps.USSBytes), true); cells[colUSS] != want || cells[colUSS] == absent {
-				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[colUSS], want)
+			cells := r.Text()
+			if want := render.Bytes(p.Smaps.USSBytes); cells[table.ColUSS] != want || cells[table.ColUSS] == render.NotMeasured {
+				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[table.ColUSS], want)
 			}
-			if want := bytesCell(float64(p.Smaps.PSSBytes), true); cells[colPSS] != want {
-				t.Errorf("pid %d: PSS cell %q, want %q", p.ID.PID, cells[colPSS], want)
+			if want := render.Bytes(p.Smaps.PSSBytes); cells[table.ColPSS] != want {
+				t.Errorf("pid %d: PSS cell %q, want %q", p.ID.PID, cells[table.ColPSS], want)
 			}
 		}
 		if shown == 0 {
 			t.Fatalf("no row on screen had smaps_rollup read:\n%s", m.Screen())
-		}
-	}
-}
-
-// The titles of the process table's metric columns are the catalogue's
-// labels, as ps's headings are.
-func TestColumnTitlesAreLabels(t *testing.T) {
-	cols := processColumns()
-	for c, name := range map[int]string{colPID: "pid", colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
-		colGrowth: "uss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"} {
-		d, _ := metric.Lookup(name)
-		if cols[c].title != d.Label {
-			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].title, name, d.Label)
-		}
-	}
-	scols := sessionColumns()
-	for i, name := range sessionMetricColumns() {
-		c := 2 + i
-		d, _ := metric.Lookup(name)
-		if scols[c].title != d.Label {
-			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].title, name, d.Label)
-		}
-	}
-}
-
-// The sessions view's values are the catalogue's, with its rule for what
-// is absent: PSS not read, CPU % not measured, an ended agent's age (it has
-// no members) show "-" and sort after every session with a value.
-func TestSessionRowsAbsentIsDash(t *testing.T) {
-	now := time.Unix(1700000000, 0)
-	read := session.Session{Kind: "tmux", Name: "read"}
-	read.Totals.Procs, read.Totals.PSSBytes, read.Totals.SmapsRead, read.Totals.RatesMeasured, read.Totals.CPUPercent = 2, 1<<20, 2, 2, 5
-	read.Totals.OldestStart = now.Add(-time.Hour)
-	unread := session.Session{Kind: "tmux", Name: "unread"}
-	unread.Totals.Procs, unread.Totals.OldestStart = 1, now.Add(-time.Minute)
-	ended := session.Session{Kind: "agent", Name: "claude/x", Agent: &session.AgentState{Status: session.AgentEnded}}
-	b := newRowBuilder(Frame{Frame: frame.Frame{Snapshot: &procwalk.Snapshot{Time: now}, Sessions: []session.Session{ended, unread, read}}},
-		Config{Escape: func(s string) string { return s }}, nil, metric.NewCatalogue())
-	rows := b.sessionRows("", func(*session.Session) bool { return true })
-	cells := map[string][]string{}
-	for _, r := range rows {
-		cells[r.sess.Name] = r.cells
-	}
-	// KIND NAME PROCS RSS PSS CPU% READ/s WRITE/s AGE INFO
-	if c := cells["read"]; c[4] != "1.0 MiB" || c[5] != "5.0" || c[8] != "1h00m" {
-		t.Errorf("read: %q", c)
-	}
-	if c := cells["unread"]; c[4] != absent || c[5] != absent || c[8] != "1m" {
-		t.Errorf("unread: %q", c)
-	}
-	if c := cells["claude/x"]; c[2] != "0" || c[8] != absent {
-		t.Errorf("ended agent: %q", c)
-	}
-	for _, c := range []int{4, 5, 8} {
-		sortRows(rows, sessionColumns(), c, false)
-		if last := rows[len(rows)-1].sess.Name; c != 8 && last == "read" || c == 8 && last != "claude/x" {
-			t.Errorf("sorted by column %d, %s is last", c, last)
 		}
 	}
 }
@@ -603,26 +536,26 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	m, _, _ := newTestModel(t, 200, 40)
 	m.Update(m.gather()()) // a second frame: rates
 	cat := metric.NewCatalogue()
-	check := func(view string, r *row, c int, name string, want float64, ok bool) {
+	// wantCell is the cell ps and sessions print for the value.
+	check := func(view string, r *table.Row, c int, name string, want float64, ok bool, wantCell string) {
 		t.Helper()
-		if got, have := r.value(c); have != ok || ok && float32(got) != float32(want) {
-			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.text()[1], got, have, want, ok)
+		if got, have := r.Value(c); have != ok || ok && float32(got) != float32(want) {
+			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.Text()[1], got, have, want, ok)
 		}
-		d, _ := cat.Lookup(name)
-		if cell := r.text()[c]; cell != metricCell(d, want, ok) {
-			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.text()[1], cell, metricCell(d, want, ok))
+		if cell := r.Text()[c]; cell != wantCell {
+			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.Text()[1], cell, wantCell)
 		}
 	}
 	snap := m.frame.Snapshot
-	columns := map[int]string{colCPU: "cpu_percent", colUSS: "uss_bytes", colPSS: "pss_bytes", colRSS: "rss_bytes",
-		colGrowth: "uss_growth_bytes_per_minute", colRead: "read_bytes_per_second", colWrite: "write_bytes_per_second", colAge: "age_seconds"}
+	columns := map[int]string{table.ColCPU: "cpu_percent", table.ColUSS: "uss_bytes", table.ColPSS: "pss_bytes", table.ColRSS: "rss_bytes",
+		table.ColGrowth: "uss_growth_bytes_per_minute", table.ColRead: "read_bytes_per_second", table.ColWrite: "write_bytes_per_second", table.ColAge: "age_seconds"}
 	rates := 0
 	for i := range m.rows {
 		r := &m.rows[i]
 		for c, name := range columns {
 			d, _ := cat.Lookup(name)
-			v, ok := d.Process(snap, r.proc)
-			check("processes", r, c, name, v, ok)
+			v, ok := d.Process(snap, r.Proc)
+			check("processes", r, c, name, v, ok, render.Cell(d, v, ok))
 			if ok && d.Kind == metric.Rate {
 				rates++
 			}
@@ -633,16 +566,16 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	}
 	press(m, "tab")
 	m.Update(m.gather()())
-	if len(m.rows) == 0 || m.rows[0].sess == nil {
+	if len(m.rows) == 0 || m.rows[0].Session == nil {
 		t.Fatalf("sessions view: %d rows", len(m.rows))
 	}
 	snap = m.frame.Snapshot
 	for i := range m.rows {
 		r := &m.rows[i]
-		for j, name := range sessionMetricColumns() {
+		for j, name := range table.SessionMetricColumns() {
 			d, _ := cat.Lookup(name)
-			v, ok := d.Session(r.sess, snap.Fields, snap.Time)
-			check("sessions", r, 2+j, name, v, ok)
+			v, ok := d.Session(r.Session, snap.Fields, snap.Time)
+			check("sessions", r, 2+j, name, v, ok, render.SessionCell(d, r.Session, snap.Fields, snap.Time))
 		}
 	}
 }
@@ -680,31 +613,15 @@ func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
 	}
 	rows := 0
 	for _, r := range m.rows[:min(len(m.rows), m.tableHeight())] {
-		if r.proc.Kernel {
+		if r.Proc.Kernel {
 			continue // no io file
 		}
 		rows++
-		if !r.has(colRead) || !r.has(colWrite) {
-			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.proc.ID.PID, r.text()[colRead], r.text()[colWrite], screen)
+		if !r.Has(table.ColRead) || !r.Has(table.ColWrite) {
+			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.Proc.ID.PID, r.Text()[table.ColRead], r.Text()[table.ColWrite], screen)
 		}
 	}
 	if rows == 0 {
 		t.Fatalf("no process row on screen:\n%s", screen)
-	}
-}
-
-// The agents table sorts by what needs a person first: a blocked agent,
-// one stopped on a failed model call, then working, idle, ended.
-func TestAgentStatusRank(t *testing.T) {
-	order := []string{"blocked 3 min", session.AgentError, session.AgentRateLimited, session.AgentWorking, session.AgentIdle, "ended 2 min", "-"}
-	for i := 1; i < len(order); i++ {
-		if statusRank(order[i-1]) <= statusRank(order[i]) {
-			t.Errorf("%q ranks %v, not above %q (%v)", order[i-1], statusRank(order[i-1]), order[i], statusRank(order[i]))
-		}
-	}
-	for _, s := range session.AgentStatuses() {
-		if statusRank(s) == 0 {
-			t.Errorf("status %s has no rank", s)
-		}
 	}
 }

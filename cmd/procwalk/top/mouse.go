@@ -60,7 +60,7 @@ func (m *Model) sortByColumnAt(x int) {
 		if w == 0 {
 			continue
 		}
-		if x >= at && x < at+w+1 && m.cols[i].sortable {
+		if x >= at && x < at+w+1 && m.cols[i].Sortable {
 			if m.sortCol[m.view] == i {
 				m.reverse = !m.reverse
 			} else {

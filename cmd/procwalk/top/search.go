@@ -42,23 +42,11 @@ func (m *Model) jump(from int) {
 	lower := strings.ToLower(m.search)
 	for i := range len(m.rows) {
 		j := (from + i) % len(m.rows)
-		if rowMatches(&m.rows[j], lower) {
+		if m.rows[j].Matches(lower) {
 			m.cursor = j
 			m.clamp()
 			return
 		}
 	}
 	m.status, m.alarm = "search: no row holds \""+m.cfg.Escape(m.search)+"\"", true
-}
-
-// rowMatches reports whether lower is in the row's process name or
-// command line, or in its session's reference.
-func rowMatches(r *row, lower string) bool {
-	switch {
-	case r.proc != nil:
-		return matches(r.proc, lower)
-	case r.sess != nil:
-		return strings.Contains(strings.ToLower(r.sess.Ref()), lower)
-	}
-	return false
 }

@@ -9,8 +9,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/procwalk/procwalk/procwalk"
-
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -113,7 +113,7 @@ func TestMarkerAndHeaderAt80(t *testing.T) {
 
 // The parts of a header line go whole, the least needed first.
 func TestFitParts(t *testing.T) {
-	parts := []part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
+	parts := []render.Part{newPart("procwalk top", 10), newPart("myhost", 3), newPart("2471 processes", 9), newPart("load 22.00 16.66 7.26", 7)}
 	for _, tt := range []struct {
 		w    int
 		want string
@@ -153,13 +153,13 @@ func TestSearchJumps(t *testing.T) {
 	m, _, _ := newTestModel(t, 120, 40)
 	all := len(m.rows)
 	press(m, "/", "b", "a", "s", "h")
-	if len(m.rows) != all || m.selected().proc.Comm != "bash" {
-		t.Fatalf("search bash: %d of %d rows, selected %q", len(m.rows), all, m.selected().proc.Comm)
+	if len(m.rows) != all || m.selected().Proc.Comm != "bash" {
+		t.Fatalf("search bash: %d of %d rows, selected %q", len(m.rows), all, m.selected().Proc.Comm)
 	}
 	first := m.cursor
 	press(m, "enter", "n")
-	if m.cursor == first || m.selected().proc.Comm != "bash" {
-		t.Errorf("n: cursor %d (was %d) on %q; want the other bash", m.cursor, first, m.selected().proc.Comm)
+	if m.cursor == first || m.selected().Proc.Comm != "bash" {
+		t.Errorf("n: cursor %d (was %d) on %q; want the other bash", m.cursor, first, m.selected().Proc.Comm)
 	}
 	press(m, "n")
 	if m.cursor != first {
@@ -187,8 +187,8 @@ func TestMouse(t *testing.T) {
 	// RSS's title: PID(7) USER(8) NAME(15) CPU%(5) USS(9) PSS(9) then RSS.
 	x := 7 + 1 + 8 + 1 + 15 + 1 + 5 + 1 + 9 + 1 + 9 + 1 + 2
 	click(x, headerLines)
-	if c := m.cols[m.sortCol[viewProcesses]]; c.title != "RSS" || m.reverse || m.cursor != 0 {
-		t.Errorf("click on RSS: sorted by %s, reverse %v, cursor %d", c.title, m.reverse, m.cursor)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.Title != "RSS" || m.reverse || m.cursor != 0 {
+		t.Errorf("click on RSS: sorted by %s, reverse %v, cursor %d", c.Title, m.reverse, m.cursor)
 	}
 	click(x, headerLines)
 	if !m.reverse {
@@ -202,7 +202,7 @@ func TestKillWhatTheScreenShowed(t *testing.T) {
 	m, _, k := newTestModel(t, 120, 40)
 	press(m, "\\", "c", "c", "1", "enter")
 	m.Screen() // cc1 drawn selected
-	shown := m.selected().proc.ID.PID
+	shown := m.selected().Proc.ID.PID
 	m.filter = "" // a refresh with every row: cc1 is no longer first
 	m.refresh()
 	m.cursor = 0
@@ -229,7 +229,7 @@ func TestMetersAndSparklines(t *testing.T) {
 	if n := len([]rune(cores)); n != 4 {
 		t.Errorf("%d CPU meters, want 4: %q", n, line)
 	}
-	sel := m.selected().proc
+	sel := m.selected().Proc
 	if !strings.Contains(line, fmt.Sprintf("pid %d %s", sel.ID.PID, sel.Name())) || len(m.meters.rss) != 4 { // the first frame and three more
 		t.Errorf("no sparklines of the selected pid %d (%d samples): %q", sel.ID.PID, len(m.meters.rss), line)
 	}
@@ -267,31 +267,18 @@ func TestSignalPicker(t *testing.T) {
 	}
 }
 
-// A row whose command line was not read yet (after a sort, until the next
-// frame reads the rows on screen) shows "-", not a made-up "[comm]" that
-// reads as a kernel thread.
-func TestUnreadCommandIsNoPlaceholder(t *testing.T) {
-	m, _, _ := newTestModel(t, 200, 40)
-	p := *m.rows[0].proc
-	p.Read &^= procwalk.FieldCmdline
-	r := row{proc: &p, builder: m.rows[0].builder}
-	if got := r.text()[len(r.text())-1]; got != absent {
-		t.Errorf("unread command line shows %q, want %q", got, absent)
-	}
-}
-
 // At 80 columns a column with no value on screen goes before the others.
 func TestEmptyColumnsGoFirst(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 24)
 	widths := layout(m.shownColumns(), 80)
 	// The fixture has no rates: CPU% is "-" on every row, yet sorted by
 	// (kept); USS+, READ/s and WRITE/s, "-" too, go.
-	for _, c := range []int{colGrowth, colRead, colWrite} {
+	for _, c := range []int{table.ColGrowth, table.ColRead, table.ColWrite} {
 		if widths[c] != 0 {
-			t.Errorf("%s, empty, kept at %d cells", m.cols[c].title, widths[c])
+			t.Errorf("%s, empty, kept at %d cells", m.cols[c].Title, widths[c])
 		}
 	}
-	if widths[colCPU] == 0 {
+	if widths[table.ColCPU] == 0 {
 		t.Error("the sorted column went")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -96,7 +98,7 @@ func (m *Model) screen() string {
 	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
 		r := &m.rows[i]
 		if i == m.cursor {
-			m.drawn = idOf(r)
+			m.drawn = r.ID()
 		}
 		mark := lead
 		if i == m.cursor && lead != "" {
@@ -106,7 +108,7 @@ func (m *Model) screen() string {
 		switch {
 		case i == m.cursor:
 			line = st.selected.Render(padRight(line, m.width))
-		case r.isDim():
+		case r.Dim():
 			line = st.dim.Render(line)
 		}
 		b.WriteString(line + "\n")
@@ -127,10 +129,10 @@ func (m *Model) screen() string {
 // columns are dropped, lowest keep first, until the rest fit with the flex
 // column at least its own width; the flex column takes what is left.
 // A dropped column has width 0.
-func layout(cols []column, width int) []int {
+func layout(cols []table.Column, width int) []int {
 	widths := make([]int, len(cols))
 	for i, c := range cols {
-		widths[i] = c.width
+		widths[i] = c.Width
 	}
 	need := func() int {
 		n := 0
@@ -144,7 +146,7 @@ func layout(cols []column, width int) []int {
 	for need() > width {
 		drop := -1
 		for i, c := range cols {
-			if widths[i] > 0 && !c.flex && (drop < 0 || c.keep < cols[drop].keep) {
+			if widths[i] > 0 && !c.Flex && (drop < 0 || c.Keep < cols[drop].Keep) {
 				drop = i
 			}
 		}
@@ -154,7 +156,7 @@ func layout(cols []column, width int) []int {
 		widths[drop] = 0
 	}
 	for i, c := range cols {
-		if c.flex && widths[i] > 0 {
+		if c.Flex && widths[i] > 0 {
 			widths[i] += max(width-need(), 0)
 		}
 	}
@@ -164,23 +166,23 @@ func layout(cols []column, width int) []int {
 // shownColumns are the view's columns, the one sorted by kept on screen
 // however narrow the terminal.
 // A column with no value in any row on screen ("-" all down) goes first.
-func (m *Model) shownColumns() []column {
-	cols := append([]column(nil), m.cols...)
+func (m *Model) shownColumns() []table.Column {
+	cols := append([]table.Column(nil), m.cols...)
 	rows := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
 	for c := range cols {
-		if cols[c].text || cols[c].flex || len(rows) == 0 {
+		if cols[c].Text || cols[c].Flex || len(rows) == 0 {
 			continue
 		}
 		empty := true
 		for i := range rows {
-			empty = empty && !rows[i].has(c) && (rows[i].proc != nil || rows[i].text()[c] == absent)
+			empty = empty && !rows[i].Has(c) && (rows[i].Proc != nil || rows[i].Text()[c] == render.NotMeasured)
 		}
 		if empty {
-			cols[c].keep = -1
+			cols[c].Keep = -1
 		}
 	}
 	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
-		cols[m.sortCol[m.view]].keep = 100
+		cols[m.sortCol[m.view]].Keep = 100
 	}
 	return cols
 }
@@ -193,7 +195,7 @@ func (m *Model) titles(widths []int) string {
 		sorted = m.sortCol[m.view]
 	}
 	for i, c := range m.cols {
-		t := c.title
+		t := c.Title
 		if i == sorted {
 			if m.reverse {
 				t += m.glyphs.up
@@ -207,14 +209,14 @@ func (m *Model) titles(widths []int) string {
 }
 
 // line is one row's text; tree views indent the name column.
-func (m *Model) line(r *row, widths []int) string {
-	cells := r.text()
+func (m *Model) line(r *table.Row, widths []int) string {
+	cells := r.Text()
 	if m.view == viewTree || m.view == viewMembers {
 		cells = append([]string(nil), cells...)
 		mark := "  "
-		if r.kids && r.folded {
+		if r.Kids && r.Folded {
 			mark = m.glyphs.folded + " "
-		} else if r.kids {
+		} else if r.Kids {
 			mark = m.glyphs.unfolded + " "
 		}
 		cells[len(cells)-1] = m.glyphs.treePrefix(r) + mark + cells[len(cells)-1]
@@ -222,18 +224,24 @@ func (m *Model) line(r *row, widths []int) string {
 	return m.joinCells(m.cols, cells, widths)
 }
 
-// joinCells lays cells out in their widths, cutting what is too long.
-func (m *Model) joinCells(cols []column, cells []string, widths []int) string {
+// joinCells lays cells out in their widths, cutting what is too long. A
+// number too wide for its column ("234.0 MiB+" in 9 cells: a partial sum)
+// loses its decimals first, so that its unit and mark stay on screen.
+func (m *Model) joinCells(cols []table.Column, cells []string, widths []int) string {
 	var b strings.Builder
 	for i, c := range cols {
 		w := widths[i]
 		if w == 0 {
 			continue
 		}
-		cell := m.glyphs.cutTo(cells[i], w)
-		if c.right {
+		cell := cells[i]
+		if c.Right && !c.Text && width(cell) > w {
+			cell = render.Whole(cell)
+		}
+		cell = m.glyphs.cutTo(cell, w)
+		if c.Right {
 			cell = padLeft(cell, w)
-		} else if !c.flex {
+		} else if !c.Flex {
 			cell = padRight(cell, w)
 		}
 		b.WriteString(cell)

@@ -1,6 +1,6 @@
 //go:build linux
 
-package top
+package metric
 
 import (
 	"math"
@@ -46,25 +46,25 @@ func TestSlopePerMinute(t *testing.T) {
 
 // The tracker keeps at most a minute of thinned samples of the processes
 // read in the last frame, and forgets the others.
-func TestGrowthTracker(t *testing.T) {
-	g := newGrowthTracker()
+func TestGrowth(t *testing.T) {
+	g := NewGrowth()
 	id := procwalk.ProcID{PID: 7, StartTicks: 1}
 	snap := &procwalk.Snapshot{Procs: []procwalk.Process{{ID: id, Read: procwalk.FieldSmaps}}}
 	t0 := time.Unix(1700000000, 0)
 	for s := 0; s <= 120; s++ {
 		snap.Time = t0.Add(time.Duration(s) * time.Second)
 		snap.Procs[0].Smaps.USSBytes = uint64(s) << 20 // 60 MiB/min
-		g.observe(snap)
+		g.Observe(snap)
 	}
 	if n := len(g.byID[id]); n > 17 {
 		t.Errorf("%d samples kept, want at most 17", n)
 	}
-	if v, ok := g.perMinute(id); !ok || math.Abs(v-60<<20) > 1 {
+	if v, ok := g.PerMinute(id); !ok || math.Abs(v-60<<20) > 1 {
 		t.Errorf("slope %.0f, %v; want 60 MiB/min", v, ok)
 	}
 	snap.Procs[0].Read = 0 // off screen
-	g.observe(snap)
-	if _, ok := g.perMinute(id); ok || len(g.byID) != 0 {
+	g.Observe(snap)
+	if _, ok := g.PerMinute(id); ok || len(g.byID) != 0 {
 		t.Errorf("a process not read still tracked")
 	}
 }

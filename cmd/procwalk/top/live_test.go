@@ -1,0 +1,67 @@
+//go:build linux
+
+package top
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/session"
+)
+
+// The live source gathers what each request needs on its driver's
+// goroutine: every session kind for a sessions view (its grouper made
+// again after a process view dropped it), the gauges' cgroups alone
+// otherwise, and the fields asked of every process; shown runs on the
+// frame before it is handed over. After Close, Gather fails at once.
+func TestLiveSource(t *testing.T) {
+	fs, err := procwalk.NewFS(fixtureProc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouper := func(kinds ...string) *session.Grouper {
+		g, err := session.NewGrouper(fs, session.Config{Kinds: kinds})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	made := 0
+	cfg := LiveConfig{Processes: grouper(session.KindCgroup), NewSessions: func() (*session.Grouper, error) {
+		made++
+		return grouper(session.KindSID, session.KindUser), nil
+	}}
+	cfg.Pipeline = frame.New(fs, frame.Config{Grouper: cfg.Processes, Memory: frame.Memory{Retention: frame.HoldLast},
+		Clock: &stepClock{t: time.Unix(1700000000, 0), step: time.Second}})
+	s := NewLiveSource(context.Background(), cfg)
+	kinds := func(f Frame) map[string]int {
+		n := map[string]int{}
+		for _, s := range f.Sessions {
+			n[s.Kind]++
+		}
+		return n
+	}
+	ran := false
+	f, err := s.Gather(Need{Every: procwalk.FieldCmdline}, func(Frame) { ran = true })
+	if err != nil || !ran || f.Snapshot.Fields&procwalk.FieldCmdline == 0 || kinds(f)[session.KindSID] != 0 {
+		t.Fatalf("process view: %v, shown ran %v, fields %v, kinds %v", err, ran, f.Snapshot.Fields, kinds(f))
+	}
+	f, err = s.Gather(Need{Sessions: true}, nil)
+	if err != nil || kinds(f)[session.KindSID] == 0 || kinds(f)[session.KindUser] == 0 || made != 1 {
+		t.Fatalf("sessions view: %v, kinds %v, %d groupers made", err, kinds(f), made)
+	}
+	if _, err := s.Gather(Need{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = s.Gather(Need{Sessions: true}, nil); err != nil || kinds(f)[session.KindSID] == 0 || made != 2 {
+		t.Fatalf("sessions view again: %v, kinds %v, %d groupers made", err, kinds(f), made)
+	}
+	s.Close()
+	if _, err := s.Gather(Need{}, nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v", err)
+	}
+}
