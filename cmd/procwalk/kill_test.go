@@ -116,6 +116,9 @@ func TestKillUsageErrors(t *testing.T) {
 		{[]string{"kill", "--protect", "[", "110"}, "--protect: bad protected pattern"},
 		{[]string{"kill", "--session", "nokind:x"}, "--session"},
 		{[]string{"kill", "--session", "tree:x"}, "use --tree PID"},
+		// Refused since --kill-tmux-session's check runs for every kind
+		// (it was ignored for a process group, and the group killed).
+		{[]string{"kill", "--session", "pgrp:81", "--kill-tmux-session"}, "--kill-tmux-session applies to tmux sessions, not pgrp:81"},
 	}
 	for _, tt := range tests {
 		r := cli(t, fixture(tt.args...)...)

@@ -167,7 +167,9 @@ func (k *Killer) WithRequester(requester string) *Killer {
 
 // WithSignal returns a copy of k whose first signal is sig (SIGKILL: no
 // grace), sharing everything else: for a caller that lets a person pick
-// the signal of each kill (the live view's picker).
+// the signal of each kill (the live view's picker). sig is a signal
+// number above 0, as NewKiller requires of Config.Signal: a kill with
+// another fails at its first signal.
 func (k *Killer) WithSignal(sig syscall.Signal) *Killer {
 	c := *k
 	c.cfg.Signal = sig

@@ -417,8 +417,11 @@ type Recent struct {
 	order  []int // the kept frames' indexes, oldest first
 }
 
-// NewRecent keeps the max frames of r decoded last.
+// NewRecent keeps the max frames of r decoded last (at least one).
 func NewRecent(r *Reader, max int) *Recent {
+	if max < 1 {
+		max = 1
+	}
 	return &Recent{r: r, max: max, frames: make(map[int]frame.Frame, max)}
 }
 

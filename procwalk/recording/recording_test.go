@@ -866,4 +866,8 @@ func TestIndexAtAndRecent(t *testing.T) {
 	if len(c.frames) != 2 || c.order[0] != 1 || c.order[1] != 4 {
 		t.Errorf("kept %v (order %v); want the last two decoded, 1 then 4", len(c.frames), c.order)
 	}
+	// Asked to keep none, it keeps one (it panicked on its first frame).
+	if f, err := NewRecent(r, 0).Frame(2); err != nil || !f.Snapshot.Time.Equal(times[2]) {
+		t.Errorf("NewRecent(r, 0).Frame(2): %v, %v", f.Snapshot.Time, err)
+	}
 }

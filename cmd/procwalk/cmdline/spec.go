@@ -117,6 +117,15 @@ func (v *specValue) Set(s string) error {
 	return v.Value.Set(s)
 }
 
+// String is the value's; "" for the zero specValue that flag.PrintDefaults
+// makes to learn a flag's zero default.
+func (v *specValue) String() string {
+	if v == nil || v.Value == nil {
+		return ""
+	}
+	return v.Value.String()
+}
+
 // Get is the value's own (flag.Getter), for CheckValue: a duration's
 // Spec keeps its check.
 func (v *specValue) Get() any {

@@ -5,6 +5,7 @@ package cmdline
 import (
 	"flag"
 	"io"
+	"strings"
 	"testing"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -79,6 +80,14 @@ func TestSpecHelp(t *testing.T) {
 	}
 	if _, ok := SpecOf(fs.Lookup("name")); !ok {
 		t.Error("SpecOf: a String flag has its Spec")
+	}
+	// flag.PrintDefaults asks a zero value of the flag's type for its
+	// String (it panicked).
+	var out strings.Builder
+	fs.SetOutput(&out)
+	fs.PrintDefaults()
+	if strings.Contains(out.String(), "panic") || !strings.Contains(out.String(), "-mode") {
+		t.Errorf("PrintDefaults:\n%s", out.String())
 	}
 	plain := flag.NewFlagSet("plain", flag.ContinueOnError)
 	plain.String("x", "", "x")
