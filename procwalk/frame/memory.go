@@ -97,8 +97,10 @@ type memoryState struct {
 	// allocatedAtCollection is the heap's cumulative allocation at the
 	// last collection returnMemory ran (see collectAfterBytes).
 	allocatedAtCollection uint64
-	// smaps is releaseBinaryPages' buffer.
-	smaps []byte
+	// smaps is releaseBinaryPages' buffer; binaryReleased is set once it
+	// ran.
+	smaps          []byte
+	binaryReleased bool
 }
 
 // Release hands back the storage of every frame the retention still
@@ -139,6 +141,12 @@ func (p *Pipeline) betweenFrames(f Frame) {
 // collection (about a tenth of a gather's CPU), for a peak resident size
 // about 1.5 MB higher. On bigger hosts every frame is followed by one, as
 // the peak must stay under execd's 20 MiB at 10,000 processes (README).
+//
+// The binary's pages go back the first time (start-up's, when a daemon
+// calls it before its first gather) and then after every frame on bigger
+// hosts only: the next gather maps again those it runs through, a cost
+// (about 1 ms) that is noise beside a gather of 10,000 processes, where
+// the peak matters, but a few percent of a BPF gather at 2,500.
 func (p *Pipeline) returnMemory() {
 	p.Release()
 	m := &p.memory
@@ -147,7 +155,10 @@ func (p *Pipeline) returnMemory() {
 		return
 	}
 	debug.FreeOSMemory()
-	releaseBinaryPages(&m.smaps)
+	if m.processes >= collectEveryFrameProcs || !m.binaryReleased {
+		releaseBinaryPages(&m.smaps)
+		m.binaryReleased = true
+	}
 	m.allocatedAtCollection = heapAllocatedBytes()
 }
 
