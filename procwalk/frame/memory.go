@@ -97,10 +97,9 @@ type memoryState struct {
 	// allocatedAtCollection is the heap's cumulative allocation at the
 	// last collection returnMemory ran (see collectAfterBytes).
 	allocatedAtCollection uint64
-	// smaps is releaseBinaryPages' buffer; binaryReleased is set once it
-	// ran.
+	// smaps is releaseBinaryPages' buffer; binaryReleases counts its runs.
 	smaps          []byte
-	binaryReleased bool
+	binaryReleases int
 }
 
 // Release hands back the storage of every frame the retention still
@@ -142,11 +141,12 @@ func (p *Pipeline) betweenFrames(f Frame) {
 // about 1.5 MB higher. On bigger hosts every frame is followed by one, as
 // the peak must stay under execd's 20 MiB at 10,000 processes (README).
 //
-// The binary's pages go back the first time (start-up's, when a daemon
-// calls it before its first gather) and then after every frame on bigger
-// hosts only: the next gather maps again those it runs through, a cost
-// (about 1 ms) that is noise beside a gather of 10,000 processes, where
-// the peak matters, but a few percent of a BPF gather at 2,500.
+// The binary's pages go back the first binaryReleases times: start-up's,
+// when a daemon calls it before its first gather, then those only the
+// first gathers ran (arrays and sessions made, not reused). Later gathers
+// run through the same pages, which stay mapped: unmapping them after
+// every gather took its peak 0.5 MiB lower at 10,000 processes, but cost
+// a BPF gather 4 ms of its 66 to map them again (BenchmarkExecdProcess).
 func (p *Pipeline) returnMemory() {
 	p.Release()
 	m := &p.memory
@@ -155,9 +155,12 @@ func (p *Pipeline) returnMemory() {
 		return
 	}
 	debug.FreeOSMemory()
-	if m.processes >= collectEveryFrameProcs || !m.binaryReleased {
+	if m.binaryReleases < binaryReleases {
 		releaseBinaryPages(&m.smaps)
-		m.binaryReleased = true
+		m.binaryReleases++
+		if m.binaryReleases == binaryReleases {
+			m.smaps = nil
+		}
 	}
 	m.allocatedAtCollection = heapAllocatedBytes()
 }
@@ -179,6 +182,10 @@ const (
 	collectAfterBytes      = 1 << 20
 	collectEveryFrameProcs = 5000
 )
+
+// binaryReleases is how many times returnMemory hands back the binary's
+// pages: after start-up and after the first two frames.
+const binaryReleases = 3
 
 // heapAllocatedBytes is the bytes allocated on the heap since the process
 // started, garbage included: runtime/metrics reads it without stopping
