@@ -145,8 +145,10 @@ func (p *Pipeline) betweenFrames(f Frame) {
 // when a daemon calls it before its first gather, then those only the
 // first gathers ran (arrays and sessions made, not reused). Later gathers
 // run through the same pages, which stay mapped: unmapping them after
-// every gather took its peak 0.5 MiB lower at 10,000 processes, but cost
-// a BPF gather 4 ms of its 66 to map them again (BenchmarkExecdProcess).
+// every gather took execd's peak only 0.1-0.2 MiB lower at 10,000
+// processes (its size between gathers 4 MiB lower), and would make every
+// gather map 5-6 MiB again, a cost our benchmarks could not tell from
+// their noise (BenchmarkExecdProcess, BPF: 64-74 ms a gather either way).
 func (p *Pipeline) returnMemory() {
 	p.Release()
 	m := &p.memory
