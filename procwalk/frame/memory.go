@@ -50,9 +50,9 @@ type Memory struct {
 	// Return gives the kernel back, after each frame Run hands out, what
 	// the process does not need until the next gather: the garbage (see
 	// returnMemory), the pages of the Process array kept for the next
-	// scan (zeroed; the next scan maps them again in one call), and the
-	// pages of procwalk's own binary mapped so far (releaseBinaryPages:
-	// the next gather maps again the few it runs through). Between
+	// scan (zeroed; the next scan maps them again in one call), and, after
+	// start-up and the first two frames only, the pages of procwalk's own
+	// binary mapped so far (releaseBinaryPages: see returnMemory). Between
 	// gathers a daemon then holds little more than the rate samples and
 	// the sessions' counters: execd's 20 MiB at 10,000 processes (README).
 	// At 10,000 processes the collection is about 1 ms of CPU, 1 to 7 % of
@@ -130,9 +130,9 @@ func (p *Pipeline) betweenFrames(f Frame) {
 
 // returnMemory gives the kernel back what the process does not need until
 // the next gather: the pages of the Process array kept for it (Release),
-// the garbage, and the binary's mapped pages. Nothing keeps pointers into a Recycle frame's snapshot
-// once it is written: the sampler and the grouper keep ProcIDs and copies,
-// sessions their own strings.
+// the garbage, and the binary's mapped pages. Nothing keeps pointers into
+// a Recycle frame's snapshot once it is written: the sampler and the
+// grouper keep ProcIDs and copies, sessions their own strings.
 //
 // On a host of fewer than collectEveryFrameProcs processes the collection
 // runs once the gathers since the last one allocated collectAfterBytes: at
