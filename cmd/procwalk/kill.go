@@ -194,6 +194,9 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	if kind == session.KindTree {
 		return nil, usageErrorf("--session %s: tree sessions are configured elsewhere; use --tree PID", c.session)
 	}
+	if c.killTmuxSession && kind != session.KindTmux { // before a gather that finds the session
+		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
+	}
 	scope, notes, err := kill.FindSession(fsys, c.session, c.sources, c.killTmuxSession)
 	var oe *session.OptionError
 	switch {
@@ -206,8 +209,6 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 			fmt.Fprintf(c.e.stderr, "procwalk: %s\n", printable(n))
 		}
 		return nil, err
-	case c.killTmuxSession && kind != session.KindTmux:
-		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
 	return scope, nil
 }

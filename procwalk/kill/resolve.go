@@ -90,6 +90,7 @@ func FindSession(fs procwalk.FS, ref string, opts session.Options, killTmux bool
 	if err != nil {
 		return nil, nil, err
 	}
+	cfg.Once = true // one frame: nothing kept for a next gather
 	grouper, err := session.NewGrouper(fs, cfg)
 	if err != nil {
 		return nil, nil, err

@@ -56,8 +56,8 @@ func TestGrowth(t *testing.T) {
 		snap.Procs[0].Smaps.USSBytes = uint64(s) << 20 // 60 MiB/min
 		g.Observe(snap)
 	}
-	if n := len(g.byID[id]); n > 17 {
-		t.Errorf("%d samples kept, want at most 17", n)
+	if n := len(g.byID[id]); n > 16 {
+		t.Errorf("%d samples kept, want at most 16", n)
 	}
 	if v, ok := g.PerMinute(id); !ok || math.Abs(v-60<<20) > 1 {
 		t.Errorf("slope %.0f, %v; want 60 MiB/min", v, ok)

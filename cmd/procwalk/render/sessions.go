@@ -53,6 +53,12 @@ func SessionsTable(shown []session.Session, read procwalk.Fields, now time.Time,
 // files left out (procwalk session KIND:NAME says how many).
 func SessionCell(d *metric.Desc, s *session.Session, read procwalk.Fields, now time.Time) string {
 	v, ok := d.Session(s, read, now)
+	return SessionValueCell(d, s, v, ok)
+}
+
+// SessionValueCell is SessionCell for a value the caller has already
+// taken from d (v, ok).
+func SessionValueCell(d *metric.Desc, s *session.Session, v float64, ok bool) string {
 	if !ok {
 		return NotMeasured
 	}

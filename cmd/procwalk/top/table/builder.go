@@ -37,6 +37,7 @@ type Builder struct {
 	cpu, uss, pss, rss, growth, read, write, age *metric.Desc
 	sessionMetrics                               []*metric.Desc // of SessionMetricColumns
 	agentMetrics                                 []*metric.Desc // of AgentColumns' PROCS, RSS, CPU% and AGE
+	context                                      *metric.Desc   // CTX%: context_percent
 }
 
 // NewBuilder returns a builder of the rows of snap and its sessions, with
@@ -62,6 +63,7 @@ func NewBuilder(snap *procwalk.Snapshot, sessions []session.Session, cfg Config,
 		growth: lookup("uss_growth_bytes_per_minute"), read: lookup("read_bytes_per_second"), write: lookup("write_bytes_per_second"),
 		age: lookup("age_seconds"), sessionMetrics: sessionMetrics,
 		agentMetrics: []*metric.Desc{lookup("procs"), lookup("rss_bytes"), lookup("cpu_percent"), lookup("age_seconds")},
+		context:      lookup("context_percent"),
 	}
 }
 
@@ -112,19 +114,18 @@ func (b *Builder) processCells(r *Row) []string {
 		user = b.cfg.Users.Name(p.EffectiveUID)
 	}
 	// Not read yet (a row the last frame did not have on screen, shown
-	// after a sort until the next): "-", as any value not read; "[comm]"
-	// is for a command line read empty (a kernel thread, a zombie).
+	// after a sort until the next): "-", as any value not read; once read,
+	// as ps prints it (escaped there: "[comm]" for a command line read
+	// empty, "..." when cut, " <defunct>" for a zombie).
 	command := render.NotMeasured
 	if p.Read&procwalk.FieldCmdline != 0 {
-		if command = strings.Join(p.Cmdline, " "); command == "" {
-			command = "[" + p.Comm + "]"
-		}
+		command = render.CommandLine(p)
 	}
 	esc := b.cfg.Escape
 	return []string{
 		strconv.Itoa(p.ID.PID), esc(user), esc(p.Name()),
 		cell(ColCPU, b.cpu), cell(ColUSS, b.uss), cell(ColPSS, b.pss), cell(ColRSS, b.rss), cell(ColGrowth, b.growth),
-		cell(ColRead, b.read), cell(ColWrite, b.write), cell(ColAge, b.age), esc(command),
+		cell(ColRead, b.read), cell(ColWrite, b.write), cell(ColAge, b.age), command,
 	}
 }
 
@@ -182,7 +183,7 @@ func (b *Builder) SessionRows(filter string, listed func(*session.Session) bool,
 			r.set(2+j, v, ok)
 			// As procwalk sessions prints it: a "+" marks a sum some
 			// members' refused files left out.
-			r.cells = append(r.cells, render.SessionCell(d, s, snap.Fields, snap.Time))
+			r.cells = append(r.cells, render.SessionValueCell(d, s, v, ok))
 		}
 		r.cells = append(r.cells, b.cfg.Escape(sessionInfo(s)))
 		rows = append(rows, r)
@@ -230,14 +231,14 @@ func (b *Builder) AgentRows(filter string, sortCol int, reverse bool) []Row {
 		if s.Kind != session.KindAgent || f != "" && !strings.Contains(strings.ToLower(s.Ref()), f) {
 			continue
 		}
-		status, rank, model, ctx, ctxOK := "-", 0, s.Attrs[session.AttrModel], 0.0, false
+		status, rank, model := "-", 0, s.Attrs[session.AttrModel]
 		if a := s.Agent; a != nil {
 			status, rank = a.Status, session.AttentionRank(a.Status)
 			if a.Status == session.AgentBlocked || a.Status == session.AgentEnded {
 				status += " " + session.HumanDuration(a.StatusFor)
 			}
-			ctx, ctxOK = a.ContextPercent, a.Transcript != nil && a.ContextWindowTokens > 0 && a.Transcript.ContextUsedTokens > 0
 		}
+		ctx, ctxOK := b.context.Session(s, b.snap.Fields, b.snap.Time)
 		ctxCell := render.NotMeasured
 		if ctxOK {
 			ctxCell = strconv.FormatFloat(ctx, 'f', 0, 64)
@@ -255,7 +256,7 @@ func (b *Builder) AgentRows(filter string, sortCol int, reverse bool) []Row {
 		for j, d := range b.agentMetrics {
 			v, ok := d.Session(s, b.snap.Fields, b.snap.Time)
 			r.set(4+j, v, ok)
-			r.cells = append(r.cells, render.SessionCell(d, s, b.snap.Fields, b.snap.Time))
+			r.cells = append(r.cells, render.SessionValueCell(d, s, v, ok))
 		}
 		r.cells = append(r.cells, esc(cellOr(s.Attrs[session.AttrTmuxTarget])))
 		rows = append(rows, r)
