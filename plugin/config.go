@@ -174,11 +174,7 @@ func (c *Config) check() error {
 
 // opt names an option both ways users set it: the Telegraf TOML key and the
 // procwalk telegraf flag, e.g. "process_top (--process-top)".
-func opt(key string) string { return key + " (--" + optionFlag(key) + ")" }
-
-// optionFlag is the procwalk telegraf flag of the option key. List options
-// are plural in TOML and a repeatable singular flag, as for procwalk sessions.
-func optionFlag(key string) string { return session.OptionFlag(key) }
+func opt(key string) string { return key + " (--" + session.OptionFlag(key) + ")" }
 
 // OptionError is a bad value of an option. Its message names the option
 // both ways (opt); Key says which, for a caller that points at it.
@@ -191,7 +187,7 @@ func (e *OptionError) Error() string { return e.Err.Error() }
 func (e *OptionError) Unwrap() error { return e.Err }
 
 // Flag is the option's procwalk telegraf flag, without its dashes.
-func (e *OptionError) Flag() string { return optionFlag(e.Key) }
+func (e *OptionError) Flag() string { return session.OptionFlag(e.Key) }
 
 // optionErr is err, about the option key.
 func optionErr(key string, err error) error { return &OptionError{Key: key, Err: err} }

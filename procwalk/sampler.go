@@ -78,13 +78,6 @@ type smapsSample struct{ pss, uss uint64 }
 
 func (s *sample) id() ProcID { return ProcID{PID: int(s.pid), StartTicks: s.startTicks} }
 
-func compareIDs(a, b ProcID) int {
-	if c := cmp.Compare(a.PID, b.PID); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.StartTicks, b.StartTicks)
-}
-
 // compareSample orders a sample against a ProcID.
 func compareSample(s *sample, id ProcID) int {
 	if c := cmp.Compare(int(s.pid), id.PID); c != 0 {

@@ -4,10 +4,10 @@ package frame
 
 import (
 	"bytes"
-	"io"
+	"errors"
 	"os"
 	"runtime"
-	"slices"
+	"strconv"
 
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
@@ -48,8 +48,8 @@ func releaseBinaryPages(buf *[]byte) {
 	}
 }
 
-// readSelfSmaps reads /proc/self/smaps whole into *buf, growing it as
-// needed.
+// readSelfSmaps reads /proc/self/smaps whole into *buf (fsio.ReadAllFD);
+// a file cut at fsio.MaxFileBytes is an error: a mapping could be missed.
 func readSelfSmaps(buf *[]byte) ([]byte, error) {
 	f, err := os.Open("/proc/self/smaps")
 	if err != nil {
@@ -59,21 +59,12 @@ func readSelfSmaps(buf *[]byte) ([]byte, error) {
 	if cap(*buf) == 0 {
 		*buf = make([]byte, 0, 64<<10)
 	}
-	b := (*buf)[:0]
-	for {
-		if len(b) == cap(b) {
-			b = slices.Grow(b, cap(b))
-		}
-		n, err := f.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			*buf = b
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
+	b, truncated, err := fsio.ReadAllFD(int(f.Fd()), *buf, false)
+	*buf = b
+	if err == nil && truncated {
+		err = errors.New("/proc/self/smaps is over fsio.MaxFileBytes")
 	}
+	return b, err
 }
 
 // binaryMappings returns, from smaps (the format of /proc/PID/smaps), the
@@ -131,24 +122,8 @@ func binaryMappings(smaps []byte, code uint64) []span {
 	return out
 }
 
-// parseHex parses a lower- or upper-case hexadecimal number.
+// parseHex parses a hexadecimal address of smaps.
 func parseHex(b []byte) (uint64, bool) {
-	if len(b) == 0 || len(b) > 16 {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		v = v<<4 | uint64(c)
-	}
-	return v, true
+	v, err := strconv.ParseUint(string(b), 16, 64)
+	return v, err == nil
 }

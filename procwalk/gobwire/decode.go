@@ -282,9 +282,10 @@ func (d *Decoder) read(r *reader, id int, v reflect.Value) error {
 		// more in memory: past presize, grow with what is read, not with
 		// what n claims.
 		s := reflect.MakeSlice(v.Type(), min(n, presize), min(n, presize))
+		zero := reflect.Zero(v.Type().Elem())
 		for i := range n {
 			if i == s.Len() {
-				s = reflect.Append(s, reflect.New(v.Type().Elem()).Elem())
+				s = reflect.Append(s, zero)
 			}
 			if err := d.read(r, w.elem, s.Index(i)); err != nil {
 				return err
