@@ -20,7 +20,7 @@ func TestWideCellsKeepUnitAndMark(t *testing.T) {
 		"-1023.9 GiB": "-1023 GiB", "1023.9 MiB": "1023 MiB", "1234.5": "1234"}
 	for name, cols := range map[string][]table.Column{"processes": table.ProcessColumns(), "sessions": table.SessionColumns()} {
 		for i, c := range cols {
-			if !c.Right || c.Text || c.Title == "PID" || c.Title == "PROCS" || c.Title == "AGE" {
+			if !c.Right || c.Alphabetic || c.Title == "PID" || c.Title == "PROCS" || c.Title == "AGE" {
 				continue
 			}
 			for _, cell := range widest {

@@ -514,7 +514,7 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 				continue
 			}
 			shown++
-			cells := r.Text()
+			cells := r.Cells()
 			if want := render.Bytes(p.Smaps.USSBytes); cells[table.ColUSS] != want || cells[table.ColUSS] == render.NotMeasured {
 				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[table.ColUSS], want)
 			}
@@ -540,10 +540,10 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	check := func(view string, r *table.Row, c int, name string, want float64, ok bool, wantCell string) {
 		t.Helper()
 		if got, have := r.Value(c); have != ok || ok && float32(got) != float32(want) {
-			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.Text()[1], got, have, want, ok)
+			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.Cells()[1], got, have, want, ok)
 		}
-		if cell := r.Text()[c]; cell != wantCell {
-			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.Text()[1], cell, wantCell)
+		if cell := r.Cells()[c]; cell != wantCell {
+			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.Cells()[1], cell, wantCell)
 		}
 	}
 	snap := m.frame.Snapshot
@@ -618,7 +618,7 @@ func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
 		}
 		rows++
 		if !r.Has(table.ColRead) || !r.Has(table.ColWrite) {
-			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.Proc.ID.PID, r.Text()[table.ColRead], r.Text()[table.ColWrite], screen)
+			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.Proc.ID.PID, r.Cells()[table.ColRead], r.Cells()[table.ColWrite], screen)
 		}
 	}
 	if rows == 0 {

@@ -170,12 +170,12 @@ func (m *Model) shownColumns() []table.Column {
 	cols := append([]table.Column(nil), m.cols...)
 	rows := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
 	for c := range cols {
-		if cols[c].Text || cols[c].Flex || len(rows) == 0 {
+		if cols[c].Alphabetic || cols[c].Flex || len(rows) == 0 {
 			continue
 		}
 		empty := true
 		for i := range rows {
-			empty = empty && !rows[i].Has(c) && (rows[i].Proc != nil || rows[i].Text()[c] == render.NotMeasured)
+			empty = empty && !rows[i].Has(c) && (rows[i].Proc != nil || rows[i].Cells()[c] == render.NotMeasured)
 		}
 		if empty {
 			cols[c].Keep = -1
@@ -210,7 +210,7 @@ func (m *Model) titles(widths []int) string {
 
 // line is one row's text; tree views indent the name column.
 func (m *Model) line(r *table.Row, widths []int) string {
-	cells := r.Text()
+	cells := r.Cells()
 	if m.view == viewTree || m.view == viewMembers {
 		cells = append([]string(nil), cells...)
 		mark := "  "
@@ -235,7 +235,7 @@ func (m *Model) joinCells(cols []table.Column, cells []string, widths []int) str
 			continue
 		}
 		cell := cells[i]
-		if c.Right && !c.Text && width(cell) > w {
+		if c.Right && !c.Alphabetic && width(cell) > w {
 			cell = render.Whole(cell)
 		}
 		cell = m.glyphs.cutTo(cell, w)

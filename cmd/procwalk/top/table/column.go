@@ -13,8 +13,9 @@ type Column struct {
 	Keep int
 	// Flex takes the width left over (command line, info).
 	Flex bool
-	// Text sorts ascending by the cell; otherwise by value, largest first.
-	Text bool
+	// Alphabetic columns hold text and sort by it, A to Z (any case);
+	// the others hold values and sort by them, largest first.
+	Alphabetic bool
 	// Sortable columns are cycled through by the view's sort key.
 	Sortable bool
 }
@@ -24,8 +25,8 @@ type Column struct {
 func ProcessColumns() []Column {
 	return []Column{
 		{Title: "PID", Width: 7, Right: true, Keep: 10, Sortable: true},
-		{Title: "USER", Width: 8, Keep: 4, Text: true, Sortable: true},
-		{Title: "NAME", Width: 15, Keep: 9, Text: true, Sortable: true},
+		{Title: "USER", Width: 8, Keep: 4, Alphabetic: true, Sortable: true},
+		{Title: "NAME", Width: 15, Keep: 9, Alphabetic: true, Sortable: true},
 		{Title: "CPU%", Width: 5, Right: true, Keep: 8, Sortable: true},
 		{Title: "USS", Width: 9, Right: true, Keep: 6, Sortable: true},
 		{Title: "PSS", Width: 9, Right: true, Keep: 5, Sortable: true},
@@ -34,7 +35,7 @@ func ProcessColumns() []Column {
 		{Title: "READ/s", Width: 10, Right: true, Keep: 2, Sortable: true},
 		{Title: "WRITE/s", Width: 10, Right: true, Keep: 1, Sortable: true},
 		{Title: "AGE", Width: 6, Right: true, Keep: 3, Sortable: true},
-		{Title: "COMMAND", Width: 10, Keep: 10, Flex: true, Text: true},
+		{Title: "COMMAND", Width: 10, Keep: 10, Flex: true, Alphabetic: true},
 	}
 }
 
@@ -79,8 +80,8 @@ func SortNeeds(c int) procwalk.Fields {
 // SessionColumns are the sessions table's columns.
 func SessionColumns() []Column {
 	return []Column{
-		{Title: "KIND", Width: 6, Keep: 10, Text: true, Sortable: true},
-		{Title: "NAME", Width: 24, Keep: 10, Text: true, Sortable: true},
+		{Title: "KIND", Width: 6, Keep: 10, Alphabetic: true, Sortable: true},
+		{Title: "NAME", Width: 24, Keep: 10, Alphabetic: true, Sortable: true},
 		{Title: "PROCS", Width: 6, Right: true, Keep: 8, Sortable: true},
 		{Title: "RSS", Width: 9, Right: true, Keep: 9, Sortable: true},
 		{Title: "PSS", Width: 9, Right: true, Keep: 4, Sortable: true},
@@ -88,7 +89,7 @@ func SessionColumns() []Column {
 		{Title: "READ/s", Width: 10, Right: true, Keep: 2, Sortable: true},
 		{Title: "WRITE/s", Width: 10, Right: true, Keep: 1, Sortable: true},
 		{Title: "AGE", Width: 6, Right: true, Keep: 3, Sortable: true},
-		{Title: "INFO", Width: 8, Keep: 5, Flex: true, Text: true},
+		{Title: "INFO", Width: 8, Keep: 5, Flex: true, Alphabetic: true},
 	}
 }
 
@@ -105,15 +106,15 @@ func SessionMetricColumns() []string {
 // their status, model, context use and tmux pane as columns of their own.
 func AgentColumns() []Column {
 	return []Column{
-		{Title: "AGENT", Width: 18, Keep: 10, Text: true, Sortable: true},
+		{Title: "AGENT", Width: 18, Keep: 10, Alphabetic: true, Sortable: true},
 		{Title: "STATUS", Width: 12, Keep: 9, Sortable: true}, // by session.AttentionRank
-		{Title: "MODEL", Width: 16, Keep: 6, Text: true, Sortable: true},
+		{Title: "MODEL", Width: 16, Keep: 6, Alphabetic: true, Sortable: true},
 		{Title: "CTX%", Width: 5, Right: true, Keep: 8, Sortable: true},
 		{Title: "PROCS", Width: 5, Right: true, Keep: 3, Sortable: true},
 		{Title: "RSS", Width: 9, Right: true, Keep: 7, Sortable: true},
 		{Title: "CPU%", Width: 6, Right: true, Keep: 5, Sortable: true},
 		{Title: "AGE", Width: 6, Right: true, Keep: 4, Sortable: true},
-		{Title: "TMUX", Width: 8, Keep: 8, Flex: true, Text: true, Sortable: true},
+		{Title: "TMUX", Width: 8, Keep: 8, Flex: true, Alphabetic: true, Sortable: true},
 	}
 }
 

@@ -20,7 +20,7 @@ func Example() {
 	}}
 	b := table.NewBuilder(snap, nil, table.Config{Escape: procwalk.Printable}, metric.NewCatalogue())
 	for _, r := range b.ProcessRows(nil, "", table.ColRSS, false) {
-		c := r.Text()
+		c := r.Cells()
 		fmt.Println(c[table.ColPID], c[table.ColName], c[table.ColRSS], c[len(c)-1])
 	}
 	// Output:
