@@ -139,7 +139,7 @@ func sigSuffix(sig syscall.Signal) string {
 func newTestModel(t *testing.T, w, h int) (*Model, *fixtureSource, *fakeKiller) {
 	t.Helper()
 	src, k := newFixtureSource(t), &fakeKiller{}
-	m := New(Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }}, src, k)
+	m := New(Config{}, src, k)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(m.Init()())
 	return m, src, k
@@ -201,8 +201,8 @@ func TestSortCycleAndReverse(t *testing.T) {
 		t.Errorf("by CPU%% (absent): %v", got)
 	}
 	press(m, "s", "s", "s") // USS, PSS, RSS
-	if c := m.cols[m.sortCol[viewProcesses]]; c.Title != "RSS" {
-		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.Title)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.Header != "RSS" {
+		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.Header)
 	}
 	if got := pids(m)[:5]; fmt.Sprint(got) != "[111 120 1 110 100]" {
 		t.Errorf("by RSS: %v", got)
@@ -330,9 +330,8 @@ func TestFitsTheTerminal(t *testing.T) {
 	}
 	// At 80 columns the command column keeps room beside the numbers.
 	m, _, _ = newTestModel(t, 80, 24)
-	widths := layout(m.cols, 80)
-	if widths[len(widths)-1] < 10 {
-		t.Errorf("COMMAND is %d wide at 80 columns", widths[len(widths)-1])
+	if w := m.layout(nil).Width(len(m.cols) - 1); w < 10 {
+		t.Errorf("COMMAND is %d wide at 80 columns", w)
 	}
 }
 
@@ -376,7 +375,7 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 func TestUSSGrowth(t *testing.T) {
 	root := copyFixture(t)
 	src := newFixtureSourceAt(t, root)
-	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
+	m := New(Config{}, src, &fakeKiller{})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
 	if strings.Contains(m.Screen(), "+0 B") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -164,15 +165,11 @@ func Sort(rows []Row, cols []Column, c int, reverse bool) {
 			}
 			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.Cells()[1], b.Cells()[1]))
 		}
-		switch {
-		case a.Has(c) != b.Has(c):
-			if a.Has(c) {
-				return -1
-			}
-			return 1
-		case a.values[c] != b.values[c]:
-			r := cmp.Compare(b.values[c], a.values[c])
-			if reverse {
+		// The catalogue's rule: without a value last, whatever the order.
+		av, aok := a.Value(c)
+		bv, bok := b.Value(c)
+		if r := metric.Compare(av, aok, bv, bok); r != 0 {
+			if reverse && aok && bok {
 				r = -r
 			}
 			return r

@@ -35,22 +35,22 @@ func TestColumnTitlesAreLabels(t *testing.T) {
 	for c, name := range map[int]string{ColPID: "pid", ColCPU: "cpu_percent", ColUSS: "uss_bytes", ColPSS: "pss_bytes", ColRSS: "rss_bytes",
 		ColGrowth: "uss_growth_bytes_per_minute", ColRead: "read_bytes_per_second", ColWrite: "write_bytes_per_second", ColAge: "age_seconds"} {
 		d, _ := metric.Lookup(name)
-		if cols[c].Title != d.Label {
-			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].Title, name, d.Label)
+		if cols[c].Header != d.Label {
+			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].Header, name, d.Label)
 		}
 	}
 	scols := SessionColumns()
 	for i, name := range SessionMetricColumns() {
 		c := 2 + i
 		d, _ := metric.Lookup(name)
-		if scols[c].Title != d.Label {
-			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].Title, name, d.Label)
+		if scols[c].Header != d.Label {
+			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].Header, name, d.Label)
 		}
 	}
 }
 
 func newTestBuilder(snap *procwalk.Snapshot, sessions []session.Session) *Builder {
-	return NewBuilder(snap, sessions, Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }}, metric.NewCatalogue())
+	return NewBuilder(snap, sessions, Config{}, metric.NewCatalogue())
 }
 
 // The sessions view's values are the catalogue's, with its rule for what
@@ -92,15 +92,18 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	}
 }
 
-// An agent's row in the sessions view starts its INFO with its status (for
-// how long, when blocked), model and context use.
+// A session row's INFO is procwalk sessions' (session.Info, escaped): an
+// agent's starts with its status (for how long, when blocked), model and
+// context use.
 func TestSessionInfoAgent(t *testing.T) {
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked"},
+		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked", session.AttrCwd: "/src/\x1b[2Japp"},
 		Agent: &session.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
 			Transcript: &session.Transcript{ContextUsedTokens: 180800}}}
-	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90% agent=claude"; !strings.HasPrefix(got, want) {
-		t.Errorf("INFO %q, want it to start %q", got, want)
+	rows := newTestBuilder(&procwalk.Snapshot{}, []session.Session{s}).SessionRows("", func(*session.Session) bool { return true }, 0, false)
+	info := rows[0].Cells()[len(SessionColumns())-1]
+	if want := "blocked 3 min, claude-opus-4-1, ctx 90%, /src/\\x1b[2Japp"; !strings.HasPrefix(info, want) || info != procwalk.Printable(s.Info()) {
+		t.Errorf("INFO %q, want %q, as procwalk sessions has it", info, want)
 	}
 }
 
