@@ -56,13 +56,13 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("top", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(session.OverviewKinds(), ",")+"); cgroup is always read for the gauges")
 	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
 	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("processes", "sessions", "agents"), Strict: true}.String(fs, &c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
-	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
+	cmdline.Path("FILE").String(fs, &c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
 	fs.StringVar(&c.at, "at", "", "with --replay, start at the frame shown at this time: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "top",

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -88,7 +89,7 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	g := &globals{proc: fixtureProc, passwd: fixturePasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: "bpf"}
 	g.note = func(n string) { fmt.Fprintln(&stderr, n) }
 	defer g.chooser.Close()
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: time.Second}
+	c := &topCommand{g: g, e: &env{}, kinds: session.OverviewKinds(), grace: time.Second}
 	c.f.DangerPercent = 80
 	fsys, err := procwalk.NewFS(fixtureProc)
 	if err != nil {
