@@ -190,7 +190,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		if u := src.Header().UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
-		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent,
+		return top.New(top.Config{Interval: c.g.interval, Users: users, DangerPercent: c.f.DangerPercent,
 			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
 			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
 	}
@@ -216,7 +216,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 	}
 	return top.New(top.Config{
 		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
+		Interval: c.g.interval, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "), Trim: pipeline.Trim,
 	}, src, topKiller{killer}), src.Close, nil
 }
