@@ -163,7 +163,7 @@ func sessionRefs(ctx context.Context, e *env, flags []string) ([]string, error) 
 	}
 	f.noRates = true
 	users, _ := g.users()
-	cfg, err := f.groupConfig(overviewKinds(), users)
+	cfg, err := f.groupConfig(session.OverviewKinds(), users)
 	if err != nil {
 		return nil, &exitErr{Code: exitUsage}
 	}

@@ -80,7 +80,7 @@ func TestExitCodeTable(t *testing.T) {
 		{"kill, bad signal", fixture("kill", "--signal", "bogus", "1"), exitUsage, `procwalk: --signal: bad signal "bogus"`, ""},
 		{"kill, two targets", fixture("kill", "--dry-run", "1", "100"), exitUsage, "procwalk: kill takes exactly one target", ""},
 		{"guard without a command", fixture("guard"), exitUsage, "procwalk: guard needs a command", ""},
-		{"guard, bad limit", fixture("guard", "--max-rss", "12X", "--", "true"), exitUsage, `procwalk: --max-rss: bad size "12X"`, ""},
+		{"guard, bad limit", fixture("guard", "--max-rss", "12X", "--", "true"), exitUsage, `procwalk: --max-rss "12X": want a positive size`, ""},
 		{"run, no such script", fixture("run", "nope"), exitUsage, `procwalk: no script "nope"`, ""},
 		{"run, syntax error", scriptFixture("run", "--no-rates", broken), exitUsage, "procwalk: lua syntax error: broken.lua:1:", ""},
 		{"watch, bad count", fixture("watch", "--count", "-1", "zombies"), exitUsage, "procwalk: --count -1", ""},

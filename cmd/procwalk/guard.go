@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
@@ -40,8 +39,8 @@ const guardHistory = 100
 type guardCommand struct {
 	g       *globals
 	e       *env
-	maxRSS  string
-	maxPSS  string
+	maxRSS  uint64 // bytes; 0: no limit
+	maxPSS  uint64
 	maxCPU  time.Duration
 	timeout time.Duration
 	kill    string
@@ -54,8 +53,9 @@ type guardCommand struct {
 func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	c := &guardCommand{g: g, e: e}
 	fs := newFlagSet("guard", g, e.stderr)
-	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxRSS, "max-rss", "", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
-	cmdline.Spec{Meta: "SIZE"}.String(fs, &c.maxPSS, "max-pss", "", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
+	const positive = "a positive size such as 512MiB, 2G or 1.5GiB"
+	fs.Var(cmdline.NewSize(&c.maxRSS, "", 1, 0, positive), "max-rss", "end the tree when its summed RSS exceeds SIZE (512MiB, 2G, 1.5GiB)")
+	fs.Var(cmdline.NewSize(&c.maxPSS, "", 1, 0, positive), "max-pss", "end the tree when its summed PSS exceeds SIZE (reads smaps_rollup)")
 	fs.DurationVar(&c.maxCPU, "max-cpu-time", 0, "end the tree when its user+system CPU time exceeds this")
 	fs.DurationVar(&c.timeout, "timeout", 0, "end the tree this long after CMD started")
 	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("tree", "biggest"), Strict: true}.String(fs, &c.kill, "kill", "tree", "on a memory limit: tree (end everything) or biggest (end the largest process)")
@@ -73,54 +73,26 @@ func newGuardCommand(g *globals, e *env) *ffcli.Command {
 	}
 }
 
-// guardLimits are the checked flag values; zero means no limit.
-type guardLimits struct {
-	rssBytes   uint64
-	pssBytes   uint64
-	cpuSeconds float64
-	timeout    time.Duration
-	biggest    bool
-}
-
-func (c *guardCommand) limits() (guardLimits, error) {
-	var l guardLimits
-	var err error
-	if c.maxRSS != "" {
-		if l.rssBytes, err = procwalk.ParseBytes(c.maxRSS); err != nil {
-			return l, usageErrorf("--max-rss: %v", err)
-		}
-		if l.rssBytes == 0 {
-			return l, usageErrorf("--max-rss %q: want a positive size such as 512MiB, 2G or 1.5GiB", c.maxRSS)
-		}
-	}
-	if c.maxPSS != "" {
-		if l.pssBytes, err = procwalk.ParseBytes(c.maxPSS); err != nil {
-			return l, usageErrorf("--max-pss: %v", err)
-		}
-		if l.pssBytes == 0 {
-			return l, usageErrorf("--max-pss %q: want a positive size such as 512MiB, 2G or 1.5GiB", c.maxPSS)
-		}
-	}
+// checkLimits checks the flags' durations (the sizes are checked as they
+// are parsed).
+func (c *guardCommand) checkLimits() error {
 	if c.maxCPU < 0 {
-		return l, usageErrorf("--max-cpu-time %v: want a positive duration such as 90s or 2h", c.maxCPU)
+		return usageErrorf("--max-cpu-time %v: want a positive duration such as 90s or 2h", c.maxCPU)
 	}
 	if c.timeout < 0 {
-		return l, usageErrorf("--timeout %v: want a positive duration such as 90s or 1h30m", c.timeout)
+		return usageErrorf("--timeout %v: want a positive duration such as 90s or 1h30m", c.timeout)
 	}
 	if c.grace <= 0 {
-		return l, usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
+		return usageErrorf("--grace %v: want a positive duration such as 5s", c.grace)
 	}
 	if c.g.interval <= 0 {
-		return l, usageErrorf("--interval %v: want a positive duration such as 1s or 200ms", c.g.interval)
+		return usageErrorf("--interval %v: want a positive duration such as 1s or 200ms", c.g.interval)
 	}
-	l.biggest = c.kill == "biggest" // else tree: the flag takes no other
-	l.cpuSeconds, l.timeout = c.maxCPU.Seconds(), c.timeout
-	return l, nil
+	return nil
 }
 
 func (c *guardCommand) exec(ctx context.Context, args []string) error {
-	lim, err := c.limits()
-	if err != nil {
+	if err := c.checkLimits(); err != nil {
 		return err
 	}
 	if len(args) == 0 {
@@ -149,8 +121,8 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	sentinel := c.e.newSentinel()
 	defer sentinel.Close()
 	res, err := kill.Supervise(ctx, fsys, cmd, kill.SuperviseConfig{
-		MaxRSSBytes: lim.rssBytes, MaxPSSBytes: lim.pssBytes, MaxCPUTime: c.maxCPU, Timeout: lim.timeout,
-		KillBiggest: lim.biggest, ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
+		MaxRSSBytes: c.maxRSS, MaxPSSBytes: c.maxPSS, MaxCPUTime: c.maxCPU, Timeout: c.timeout,
+		KillBiggest: c.kill == "biggest", ReadPSS: c.g.pss, Interval: c.g.interval, Grace: c.grace, DryRun: c.dryRun,
 		Names: kill.LimitNames{RSS: "--max-rss", PSS: "--max-pss", CPUTime: "--max-cpu-time", Timeout: "--timeout"},
 		Name:  name, Requester: "guard", Signals: sigs, Foreground: kill.Foreground(c.e.stdin),
 		Log:   func(msg string) { fmt.Fprintf(c.e.stderr, "procwalk guard: %s\n", printable(msg)) },

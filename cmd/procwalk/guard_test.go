@@ -106,7 +106,7 @@ func TestGuardUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"guard"}, "guard needs a command"},
-		{[]string{"guard", "--max-rss", "12X", "--", "true"}, `--max-rss: bad size "12X": unknown unit "X"`},
+		{[]string{"guard", "--max-rss", "12X", "--", "true"}, `--max-rss "12X": want a positive size such as 512MiB, 2G or 1.5GiB`},
 		{[]string{"guard", "--max-pss", "0", "--", "true"}, `--max-pss "0": want a positive size`},
 		{[]string{"guard", "--max-cpu-time", "-1s", "--", "true"}, "--max-cpu-time -1s"},
 		{[]string{"guard", "--timeout", "-5s", "--", "true"}, "--timeout -5s"},

@@ -165,7 +165,6 @@ type globals struct {
 	interval time.Duration
 	passwd   string
 	source   string // --source: proc, bpf or auto
-	config   string // --config: ff reads the file
 
 	clock procwalk.Clock // env's, not a flag
 	note  func(string)   // shows the source's one note (stderr; telegraf: a W! line)
@@ -231,7 +230,9 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.DurationVar(&g.interval, "interval", time.Second, "sampling interval for rates such as CPU % (two samples this far apart) (env PROCWALK_INTERVAL)")
 	cmdline.Path("FILE").String(fs, &g.passwd, "passwd", defaultPasswd, "user database mapping uids to names, passwd(5) format (env PROCWALK_PASSWD)")
 	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words(bpfsource.ModeAuto, bpfsource.ModeProc, bpfsource.ModeBPF)}.String(fs, &g.source, "source", bpfsource.ModeAuto, "snapshot source of ps, tree, sessions, top, telegraf, run and watch: proc (read /proc), bpf (a BPF task iterator; /proc with a note if it cannot load) or auto (bpf in telegraf --execd, top and watch when root or CAP_BPF+CAP_PERFMON, kernel BTF and Linux 5.19+; /proc in one-shot commands, where loading costs more than it saves) (env PROCWALK_SOURCE)")
-	cmdline.Path("FILE").String(fs, &g.config, "config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
+	// --config: ff reads the file it names (ffOptions), and
+	// cmdline.Sources the lines of it.
+	cmdline.Path("FILE").String(fs, new(string), "config", "", "config file: one 'flag value' per line, '#' comments; flags and env override it (env PROCWALK_CONFIG)")
 }
 
 // newFlagSet returns a flag set for a command, with the global flags on it.

@@ -4,11 +4,11 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -59,183 +59,81 @@ func newPSCommand(g *globals, e *env) *ffcli.Command {
 	}
 }
 
-// psPlan is what the flags ask for, checked before any scan.
-type psPlan struct {
-	order  metric.ProcessOrder
-	cols   []render.ProcessColumn
-	match  func(*procwalk.Process) bool
-	rates  bool
-	fields procwalk.Fields // read for every process in the scan
-	later  procwalk.Fields // read after it, for the rows shown (see fields)
-	users  *procwalk.Users
-}
-
 func (c *psCommand) exec(ctx context.Context, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf("ps takes no arguments, got %q: select processes with --filter, --regex or --user", args[0])
 	}
-	plan, err := c.plan()
+	q, users, err := c.query()
 	if err != nil {
 		return err
 	}
+	scan, _ := q.Fields()
 	frame.OneShotGC()
-	p, err := c.g.pipeline(frame.Config{Fields: plan.fields, NoRates: !plan.rates})
+	p, err := c.g.pipeline(frame.Config{Fields: scan, NoRates: !q.Rates})
 	if err != nil {
 		return err
 	}
-	f, err := c.g.gather(ctx, p, plan.rates)
+	f, err := c.g.gather(ctx, p, q.Rates)
 	if err != nil {
 		return err
 	}
-	procs, err := c.rows(f, plan)
+	procs, err := q.Rows(f)
 	if err != nil {
 		return err
 	}
-	return c.print(f.Snapshot, plan, procs)
+	return c.print(f.Snapshot, q, procs, users)
 }
 
-// rows selects and sorts the processes to show, reading plan.later of
-// those alone: of the matches when the order needs it, else of the rows
-// left after --limit.
-func (c *psCommand) rows(f frame.Frame, plan psPlan) ([]*procwalk.Process, error) {
-	snap := f.Snapshot
-	procs := make([]*procwalk.Process, 0, len(snap.Procs))
-	for i := range snap.Procs {
-		if p := &snap.Procs[i]; plan.match(p) {
-			procs = append(procs, p)
-		}
+// query checks the flags and turns them into the listing asked for, with
+// the user database when it shows or matches a name.
+func (c *psCommand) query() (render.ProcessQuery, *procwalk.Users, error) {
+	order, ok := metric.ParseProcessOrder(c.sort)
+	if !ok {
+		return render.ProcessQuery{}, nil, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", order.Name,
+			strings.Join(metric.ProcessSortNames(), ", "))
 	}
-	sortNeeds := plan.later & plan.order.Needs()
-	if sortNeeds != 0 {
-		if err := f.ReadMore(procs, sortNeeds); err != nil {
-			return nil, err
-		}
+	q, err := render.NewProcessQuery(order, c.columns, c.json, c.g.pss, c.noRates)
+	var qe *render.QueryError
+	switch {
+	case errors.As(err, &qe) && qe.Err == render.ErrNeedsRates:
+		return q, nil, usageErrorf("--%s %s needs rates, which --no-rates turns off: drop one of them", qe.Option, qe.Name)
+	case err != nil:
+		return q, nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", qe.Name, render.ProcessColumnNames)
+	case c.limit < 0:
+		return q, nil, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
-	plan.order.Sort(snap, procs)
-	if c.limit > 0 && len(procs) > c.limit {
-		procs = procs[:c.limit]
-	}
-	if rest := plan.later &^ sortNeeds; rest != 0 {
-		if err := f.ReadMore(procs, rest); err != nil {
-			return nil, err
-		}
-	}
-	return procs, nil
-}
-
-// plan checks the flags and works out what to read.
-func (c *psCommand) plan() (psPlan, error) {
-	var plan psPlan
-	var err error
-	if plan.order, err = parsePSSort(c.sort); err != nil {
-		return plan, err
-	}
-	// Asking for PSS, by sort or column, is asking to read it; the default
-	// columns then show it too.
-	if plan.order.Needs()&procwalk.FieldSmaps != 0 {
-		c.g.pss = true
-	}
-	if plan.cols, err = c.tableColumns(); err != nil {
-		return plan, err
-	}
-	if slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Needs&procwalk.FieldSmaps != 0 }) {
-		c.g.pss = true
-	}
-	if c.noRates && plan.order.NeedsRates() {
-		return plan, usageErrorf("--sort %s needs rates, which --no-rates turns off: drop one of them", plan.order.Name)
-	}
-	plan.rates = !c.noRates && (c.json || plan.order.NeedsRates() || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates }))
-	if c.limit < 0 {
-		return plan, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
-	}
+	q.Limit = c.limit
 	// The user database is read only for what shows or matches a name.
 	var users *procwalk.Users
 	var usersErr error
-	if c.json || c.user != "" || slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Name == "user" }) {
+	if q.ShowsUsers() || c.user != "" {
 		users, usersErr = c.g.users()
 	}
-	plan.users = users
-	if plan.match, err = c.matcher(users, usersErr); err != nil {
-		return plan, err
-	}
-	plan.fields, plan.later = c.fields(plan)
-	return plan, nil
-}
-
-// fields is the union of what is shown, sorted and filtered: a table of
-// pid,ppid,rss,comm reads stat and statm alone. It returns what the scan
-// reads of every process, and what is read after it of the rows shown
-// alone: smaps_rollup, which takes each target's mmap lock, unless a PSS
-// or USS growth rate is shown (a rate needs it in both samples).
-func (c *psCommand) fields(plan psPlan) (scan, later procwalk.Fields) {
-	if c.json {
-		// JSON shows every value of the default scan: the owner, the
-		// command line, swap, and with rates io and its rates.
-		scan = procwalk.FieldStatus | procwalk.FieldCmdline
-		if plan.rates {
-			scan |= procwalk.FieldIO
-		}
-	} else {
-		scan = plan.order.Needs()
-		for _, col := range plan.cols {
-			scan |= col.Needs
-		}
-		if c.filter != "" || c.regex != "" {
-			scan |= procwalk.FieldCmdline
-		}
-		if c.user != "" {
-			scan |= procwalk.FieldOwner
+	q.Filter = procwalk.Filter{Kernel: c.kernel, UID: procwalk.AnyOwner, Contains: c.filter}
+	if c.regex != "" {
+		if q.Filter.Regexp, err = regexp.Compile(c.regex); err != nil {
+			return q, nil, usageErrorf("--regex %q: %v", c.regex, err)
 		}
 	}
-	if !c.g.pss {
-		return scan, 0
+	if c.user != "" {
+		if q.Filter.UID, err = lookupUser(c.user, c.g.passwd, users, usersErr); err != nil {
+			return q, nil, err
+		}
 	}
-	scan &^= procwalk.FieldSmaps
-	if plan.rates && c.showsSmapsRate(plan) {
-		return scan | procwalk.FieldSmaps, 0
-	}
-	return scan, procwalk.FieldSmaps
-}
-
-// showsSmapsRate reports whether a PSS or USS growth rate is shown or
-// sorted by: JSON with rates has them.
-func (c *psCommand) showsSmapsRate(plan psPlan) bool {
-	if c.json || plan.order.NeedsRates() && plan.order.Needs()&procwalk.FieldSmaps != 0 {
-		return true
-	}
-	return slices.ContainsFunc(plan.cols, func(col render.ProcessColumn) bool { return col.Rates && col.Needs&procwalk.FieldSmaps != 0 })
+	return q, users, nil
 }
 
 // print prints procs, rows of snap.
-func (c *psCommand) print(snap *procwalk.Snapshot, plan psPlan, procs []*procwalk.Process) error {
-	if c.json {
-		return render.WriteJSONSnapshot(c.e.stdout, snap, procs, plan.users)
+func (c *psCommand) print(snap *procwalk.Snapshot, q render.ProcessQuery, procs []*procwalk.Process, users *procwalk.Users) error {
+	if q.JSON {
+		return render.WriteJSONSnapshot(c.e.stdout, snap, procs, users)
 	}
-	t := render.ProcessTable(snap, plan.cols, procs, plan.users, c.columns == "")
+	t := render.ProcessTable(snap, q.Columns, procs, users, c.columns == "")
 	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
 	writeVisibilityNote(c.e.stderr, snap)
 	return nil
-}
-
-// matcher builds the row filter from --kernel, --user, --filter, --regex.
-func (c *psCommand) matcher(users *procwalk.Users, usersErr error) (func(*procwalk.Process) bool, error) {
-	var re *regexp.Regexp
-	if c.regex != "" {
-		var err error
-		if re, err = regexp.Compile(c.regex); err != nil {
-			return nil, usageErrorf("--regex %q: %v", c.regex, err)
-		}
-	}
-	uid := procwalk.AnyOwner
-	if c.user != "" {
-		var err error
-		if uid, err = lookupUser(c.user, c.g.passwd, users, usersErr); err != nil {
-			return nil, err
-		}
-	}
-	return procwalk.Filter{Kernel: c.kernel, UID: uid, Contains: c.filter, Regexp: re}.Match, nil
 }
 
 // lookupUser turns --user NAME|UID into a uid.
@@ -254,41 +152,4 @@ func lookupUser(s, passwd string, users *procwalk.Users, usersErr error) (int, e
 		return 0, usageErrorf("--user %q: no such user in %s; give a user name from there or a numeric uid", s, passwd)
 	}
 	return uid, nil
-}
-
-func parsePSSort(name string) (metric.ProcessOrder, error) {
-	o, ok := metric.ParseProcessOrder(name)
-	if !ok {
-		return o, usageErrorf("--sort %q: want one of %s, or a metric name (procwalk ps --help lists them)", o.Name,
-			strings.Join(metric.ProcessSortNames(), ", "))
-	}
-	return o, nil
-}
-
-// tableColumns resolves --columns, or the default set for the other flags.
-func (c *psCommand) tableColumns() ([]render.ProcessColumn, error) {
-	names := c.columns
-	if names == "" {
-		names = "pid,ppid,user,state,threads,rss"
-		if c.g.pss {
-			names += ",pss,uss"
-		}
-		if !c.noRates {
-			names += ",cpu,read,write"
-		}
-		names += ",time,age,command"
-	}
-	var cols []render.ProcessColumn
-	for _, name := range strings.Split(names, ",") {
-		name = strings.ToLower(strings.TrimSpace(name))
-		col, ok := render.FindProcessColumn(name)
-		if !ok {
-			return nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", name, render.ProcessColumnNames)
-		}
-		if col.Rates && c.noRates {
-			return nil, usageErrorf("--columns %s needs rates, which --no-rates turns off: drop one of them", name)
-		}
-		cols = append(cols, col)
-	}
-	return cols, nil
 }

@@ -360,12 +360,13 @@ func TestPSRates(t *testing.T) {
 	g := &globals{proc: root, passwd: fixturePasswd, interval: time.Second}
 	var stdout, stderr strings.Builder
 	c := &psCommand{g: g, e: &env{stdout: &stdout, stderr: &stderr}, sort: "cpu", columns: "pid,cpu,read,write,comm"}
-	plan, err := c.plan()
+	q, users, err := c.query()
 	if err != nil {
 		t.Fatal(err)
 	}
+	scan, _ := q.Fields()
 	clock := &stepClock{now: time.Unix(1700001000, 0)}
-	m := frame.New(fsys, frame.Config{Fields: plan.fields, Clock: clock})
+	m := frame.New(fsys, frame.Config{Fields: scan, Clock: clock})
 	if _, err := m.Gather(); err != nil {
 		t.Fatal(err)
 	}
@@ -387,11 +388,11 @@ func TestPSRates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	procs, err := c.rows(second, plan)
+	procs, err := q.Rows(second)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.print(second.Snapshot, plan, procs); err != nil {
+	if err := c.print(second.Snapshot, q, procs, users); err != nil {
 		t.Fatal(err)
 	}
 	// Measured first, largest CPU first; unmeasured (200 reused, 500 new)
@@ -419,8 +420,8 @@ func TestPSRates(t *testing.T) {
 	}
 
 	stdout.Reset()
-	c.json = true
-	if err := c.print(second.Snapshot, plan, procs); err != nil {
+	q.JSON = true
+	if err := c.print(second.Snapshot, q, procs, users); err != nil {
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -458,14 +459,11 @@ func TestPSRates(t *testing.T) {
 	// Filtered down to the newborn, which has no rate, the JSON still says
 	// that rates were sampled and over what interval.
 	stdout.Reset()
-	c.filter = "newborn"
-	if plan.match, err = c.matcher(nil, nil); err != nil { // the plan holds the filter
+	q.Filter.Contains = "newborn"
+	if procs, err = q.Rows(second); err != nil {
 		t.Fatal(err)
 	}
-	if procs, err = c.rows(second, plan); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.print(second.Snapshot, plan, procs); err != nil {
+	if err := c.print(second.Snapshot, q, procs, users); err != nil {
 		t.Fatal(err)
 	}
 	doc.IntervalSeconds, doc.Processes = 0, nil
@@ -474,46 +472,6 @@ func TestPSRates(t *testing.T) {
 	}
 	if doc.IntervalSeconds != 1 || len(doc.Processes) != 1 || doc.Processes[0].PID != 500 || doc.Processes[0].CPUPercent != nil {
 		t.Errorf("--filter newborn: interval_seconds %v, processes %+v; want 1 and pid 500 without rates", doc.IntervalSeconds, doc.Processes)
-	}
-}
-
-// TestPSReadsOnlyWhatIsAsked: the files read are the union of what is
-// shown, sorted and filtered.
-func TestPSReadsOnlyWhatIsAsked(t *testing.T) {
-	for _, tt := range []struct {
-		columns, sort, filter, user string
-		noRates, json               bool
-		want, later                 procwalk.Fields
-	}{
-		{columns: "pid,ppid,rss,comm", sort: "rss", noRates: true, want: 0},
-		{columns: "pid,user,comm", sort: "pid", noRates: true, want: procwalk.FieldOwner},
-		{columns: "pid,rss,command", sort: "rss", noRates: true, want: procwalk.FieldCmdline},
-		{columns: "pid,comm", sort: "rss", filter: "make", noRates: true, want: procwalk.FieldCmdline},
-		{columns: "pid,comm", sort: "rss", user: "0", noRates: true, want: procwalk.FieldOwner},
-		{columns: "pid,cpu,comm", sort: "rss", want: 0},
-		{columns: "pid,read", sort: "rss", want: procwalk.FieldIO},
-		{columns: "pid,comm", sort: "io", want: procwalk.FieldIO},
-		{columns: "pid,fds,oom_score", sort: "swap", noRates: true, want: procwalk.FieldFDs | procwalk.FieldOOMScore | procwalk.FieldSwap},
-		// smaps_rollup takes each target's mmap lock: read after the
-		// scan for the rows shown, unless a PSS or USS growth rate is
-		// shown, which needs it in both samples.
-		{columns: "pid,comm", sort: "pss", noRates: true, later: procwalk.FieldSmaps},
-		{columns: "pid,pss,comm", sort: "rss", filter: "make", want: procwalk.FieldCmdline, later: procwalk.FieldSmaps},
-		{columns: "pid,pss_growth,comm", sort: "rss", want: procwalk.FieldSmaps},
-		{columns: "pid,comm", sort: "uss_growth", want: procwalk.FieldSmaps},
-		{sort: "pss", json: true, noRates: true, want: procwalk.FieldStatus | procwalk.FieldCmdline, later: procwalk.FieldSmaps},
-		{sort: "pss", json: true, want: procwalk.FieldStatus | procwalk.FieldCmdline | procwalk.FieldIO | procwalk.FieldSmaps},
-	} {
-		g := &globals{passwd: fixturePasswd}
-		c := &psCommand{g: g, e: &env{}, columns: tt.columns, sort: tt.sort, filter: tt.filter, user: tt.user, noRates: tt.noRates, json: tt.json}
-		plan, err := c.plan()
-		if err != nil {
-			t.Fatalf("%+v: %v", tt, err)
-		}
-		if plan.fields != tt.want || plan.later != tt.later {
-			t.Errorf("columns %s, sort %s, filter %q, user %q, json %v: reads %q then %q, want %q then %q",
-				tt.columns, tt.sort, tt.filter, tt.user, tt.json, plan.fields, plan.later, tt.want, tt.later)
-		}
 	}
 }
 

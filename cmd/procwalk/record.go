@@ -47,7 +47,7 @@ func newRecordCommand(g *globals, e *env) *ffcli.Command {
 	c.fs = fs
 	c.f.register(fs)
 	fs.Lookup("no-rates").Usage = "refused: rates are measured between frames"
-	fs.StringVar(&c.out, "o", "", "the recording to write (replaced if it exists)")
+	cmdline.Path("FILE").String(fs, &c.out, "o", "", "the recording to write (replaced if it exists)")
 	fs.IntVar(&c.count, "count", 0, "stop after this many frames (0: until interrupted or --max-size)")
 	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds to record, comma-separated: "+strings.Join(session.Kinds(), ", ")+" (default: all)")
 	fs.BoolVar(&c.anonymize, "anonymize", false, "hash names, command lines, users and paths, consistently, so that the file can be shared")

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk/frame"
-	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
 
@@ -19,13 +18,13 @@ import (
 // procwalk run would have made then (a line on stderr before each says
 // which), or the one frame --at names. It fails (exit 1) when a run
 // failed.
-func (c *runCommand) replayRun(ctx context.Context, sr *scriptRun, stdout *runner.Stdout) error {
-	l := &runner.Loop{Run: sr.Run, Stdout: stdout, What: "run: frame"}
-	if c.s.isolated(c.e) {
-		l.Worker = sr.worker(stdout, scripting.WorkerGatherWait)
+func (c *runCommand) replayRun(ctx context.Context, script *runner.Script, stdout *runner.Stdout) error {
+	l := &runner.Loop{Run: script.Run, Stdout: stdout, What: "run: frame", Worker: script.Worker(stdout)}
+	if l.Worker != nil {
 		defer l.Worker.Close()
 	}
-	pick, err := c.pickAt(sr.Replay)
+	rp := script.Run.Replay
+	pick, err := c.pickAt(rp)
 	if err != nil {
 		return err
 	}
@@ -34,9 +33,9 @@ func (c *runCommand) replayRun(ctx context.Context, sr *scriptRun, stdout *runne
 	case stdout.Gone():
 		return nil
 	case ctx.Err() != nil:
-		return fmt.Errorf("%s interrupted: %w", sr.Script.Name, context.Cause(ctx))
+		return fmt.Errorf("%s interrupted: %w", script.Run.Script.Name, context.Cause(ctx))
 	case frames == 0:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("--replay %s: no frame to run on", sr.Replay.Path)}
+		return &exitErr{Code: exitError, Err: fmt.Errorf("--replay %s: no frame to run on", rp.Path)}
 	case l.Failed() > 0:
 		return &exitErr{Code: exitError, Err: fmt.Errorf("%d of %d runs failed", l.Failed(), frames)}
 	}

@@ -7,12 +7,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
-	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -94,20 +92,20 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if c.at != "" && c.replay == "" {
 		return usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
 	}
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "run", false, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
+	o := c.s.options(c.g, c.e, &c.f, "run", call)
+	o.Replay, o.Print = c.replay, procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
+	script, err := newScript(o)
 	if err != nil {
 		return err
 	}
-	defer sr.Close()
+	defer script.Close()
 	switch {
 	case c.e.conn != nil:
-		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
-			return sr.Frame(ctx, f, c.e.stdout)
-		})
-	case sr.Replay != nil:
-		return c.replayRun(ctx, sr, stdout)
+		return script.Serve(ctx, exitCode)
+	case script.Run.Replay != nil:
+		return c.replayRun(ctx, script, stdout)
 	}
-	f, err := c.g.gather(ctx, sr.Pipeline, !c.f.noRates)
+	f, err := c.g.gather(ctx, script.Run.Pipeline, !c.f.noRates)
 	if err != nil {
 		if stdout.Gone() {
 			return nil // nobody reads: done, as watch is
@@ -116,16 +114,13 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	}
 	// One run, in a worker when isolated (Loop.Once): a run that fails
 	// there says what the worker's memory peaked at.
-	l := &runner.Loop{Run: sr.Run, Stdout: stdout}
-	if c.s.isolated(c.e) {
-		l.Worker = sr.worker(stdout, scripting.WorkerGatherWait)
-	}
+	l := &runner.Loop{Run: script.Run, Stdout: stdout, Worker: script.Worker(stdout)}
 	note, err := l.Once(ctx, f)
 	switch {
 	case stdout.Gone():
 		return nil // nobody reads the rest: done, as watch is
 	case l.Worker != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s interrupted: %w", sr.Script.Name, context.Cause(ctx))
+		return fmt.Errorf("%s interrupted: %w", script.Run.Script.Name, context.Cause(ctx))
 	}
 	if note != "" {
 		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", note)
@@ -140,87 +135,6 @@ func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
 		return stderr
 	}
 	return stdout
-}
-
-// scriptRun is a script run (runner.Run) with the limits and the env
-// its worker is started from.
-type scriptRun struct {
-	*runner.Run
-	e      *env
-	limits scripting.Limits
-}
-
-// newScriptRun compiles the script call names and builds its runtime and,
-// unless it is a worker or replays (replayFile), its pipeline (keep: the
-// script may keep process objects across runs, in this process unless it
-// runs in a worker).
-func newScriptRun(g *globals, f *sessionFlags, s *scriptFlags, call scriptCall, mode string, keep bool, e *env, print io.Writer, replayFile string) (*scriptRun, error) {
-	script, err := loadScript(call.name)
-	if err != nil {
-		return nil, err
-	}
-	limits, err := s.limits()
-	if err != nil {
-		return nil, err
-	}
-	fsys, err := g.openFS()
-	if err != nil {
-		return nil, err
-	}
-	users, _ := g.users() // without a passwd file, users show as uids
-	sr := &scriptRun{e: e, limits: limits, Run: &runner.Run{Script: script, Out: &runner.Lines{Enc: lineEncoder{}}, Stderr: e.stderr,
-		Guard: e.conn.Guard(limits), Hint: withHint, Note: func(s *procwalk.Snapshot) string { return render.VisibilityNote(s, os.Geteuid()) }}}
-	if replayFile != "" {
-		if sr.Replay, err = runner.OpenReplay(replayFile, e.conn == nil); err != nil {
-			return nil, usageErrorf("--replay: %v", err)
-		}
-		if u := sr.Replay.Header.UserNames(); u != nil {
-			users = u // the recorded host's names
-		}
-	}
-	log := textLogger(e.stderr)
-	if sr.Replay != nil {
-		log = sr.Replay.Logger(e.stderr)
-	}
-	// Metrics and kills' outcomes wait for the run's end (Keep); in a
-	// worker they go to the parent, which keeps them the same way: the
-	// same bytes either way.
-	emitter := &runner.Checked{Enc: lineEncoder{}, To: sr.Keep}
-	action := sr.KeepAction
-	if e.conn != nil {
-		emitter.To, action = e.conn.Emit, e.conn.Action
-	}
-	audit := func(ev kill.ActionEvent) {
-		log.Warn(ev.String(), "script", script.Name)
-		action(ev)
-	}
-	var killer scripting.Killer
-	if sr.Replay != nil {
-		kc, err := s.killConfig(script.Name, g.pss, audit)
-		if err != nil {
-			return nil, err
-		}
-		killer = scripting.ReplayKiller{Base: kc, Snapshot: sr.Replay.Snapshot}
-	} else if killer, err = s.killer(e, fsys, script.Name, g.pss, audit); err != nil {
-		return nil, err
-	}
-	if e.conn == nil && sr.Replay == nil {
-		if sr.Pipeline, err = scriptPipeline(g, f, users, keep && !s.isolated(e)); err != nil {
-			return nil, err
-		}
-	}
-	sr.Start(workerSide(e, scripting.Config{
-		Killer:  killer,
-		Emitter: emitter,
-		Logger:  log,
-		Print:   procwalk.EscapingWriter{W: print},
-		DryRun:  s.dryRun || sr.Replay != nil,
-		Mode:    mode,
-		Args:    call.args,
-		Users:   users,
-		Limits:  limits,
-	}))
-	return sr, nil
 }
 
 // scriptPipeline is the pipeline of run and watch: every session kind;
@@ -249,13 +163,6 @@ func scriptPipeline(g *globals, f *sessionFlags, users *procwalk.Users, keep boo
 		mem.Retention = frame.KeepAll
 	}
 	return g.pipeline(frame.Config{Fields: fields, Grouper: grouper, Memory: mem})
-}
-
-// worker returns the parent's side of a worker running this script, its
-// stdout and stderr relayed to stdout and sr's stderr, its metrics and
-// kill outcomes encoded into sr.Out.
-func (sr *scriptRun) worker(stdout io.Writer, gatherWait time.Duration) *scripting.Worker {
-	return sr.Worker(workerConfig(sr.e, sr.limits, stdout, gatherWait))
 }
 
 // lineEncoder is the plugin's line-protocol encoder, for a script's lines.

@@ -152,7 +152,7 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("sessions", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	kindsSpec().String(fs, &c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(overviewKinds(), ",")+")")
+	kindsSpec().String(fs, &c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(session.OverviewKinds(), ",")+")")
 	cmdline.Spec{Meta: "KEY", Choices: metric.SessionSortNames}.String(fs, &c.sort, "sort", "", "sort by "+strings.Join(metric.SessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
@@ -176,27 +176,18 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	sortName := c.sort
-	switch {
-	case sortName != "":
-	case slices.Equal(kinds, []string{session.KindAgent}):
-		// A list of agents alone keeps the agents' stable order: each
-		// keeps its place, new ones come last (issue 13).
-		sortName = "name"
-	case c.g.pss:
-		sortName = "pss"
-	default:
-		sortName = "rss"
+	order, ok := metric.DefaultSessionOrder(kinds, c.g.pss), true
+	if c.sort != "" {
+		order, ok = metric.ParseSessionOrder(c.sort)
 	}
-	order, ok := metric.ParseSessionOrder(sortName)
 	if !ok {
-		return usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", sortName, strings.Join(metric.SessionSortNames(), ", "))
+		return usageErrorf("--sort %q: sort by one of %s, or a session metric's name (README, Metric names)", c.sort, strings.Join(metric.SessionSortNames(), ", "))
 	}
 	if order.By != nil && order.By.Needs&procwalk.FieldSmaps != 0 {
 		c.g.pss = true // sorting by PSS needs it read
 	}
 	if order.By != nil && order.By.Kind == metric.Rate && c.f.noRates {
-		return usageErrorf("--sort %s needs rates: drop --no-rates", sortName)
+		return usageErrorf("--sort %s needs rates: drop --no-rates", order.Name)
 	}
 	limit := c.limit
 	if limit < -1 || limit == -1 && c.limitSet() {
@@ -243,33 +234,17 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 	return nil
 }
 
-// overviewKinds are the kinds listed without --kind: the groups people name
-// things by. sid, pgrp and tty have a session per shell and job: in tmux
-// each repeats a pane, in an ssh login the login's scope (a cgroup
-// session), and they buried the rest, so they are listed on request.
-func overviewKinds() []string {
-	return []string{session.KindTmux, session.KindTree, session.KindCgroup, session.KindUser, session.KindAgent, session.KindGroup}
-}
-
 // kindsSpec is --kind's: session kinds, or all.
 func kindsSpec() cmdline.Spec {
 	return cmdline.Spec{Meta: "KINDS", List: true, Choices: func() []string { return append(session.Kinds(), "all") }}
 }
 
-// parseKinds reads --kind: "" means overviewKinds, "all" every kind. An
-// unknown kind is a bad flag value (exit 2) listing the kinds.
+// parseKinds reads --kind (session.ParseKinds): an unknown kind is a bad
+// flag value (exit 2) listing the kinds.
 func parseKinds(s string) ([]string, error) {
-	switch s {
-	case "":
-		return overviewKinds(), nil
-	case "all":
-		return session.Kinds(), nil
-	}
-	kinds := cmdline.SplitList(s)
-	for _, k := range kinds {
-		if !slices.Contains(session.Kinds(), k) {
-			return nil, usageErrorf("--kind %q: %w: kinds are %s, or all", k, session.ErrUnknownKind, strings.Join(session.Kinds(), ", "))
-		}
+	kinds, err := session.ParseKinds(s)
+	if err != nil {
+		return nil, usageErrorf("--kind %v", err)
 	}
 	return kinds, nil
 }
@@ -287,22 +262,14 @@ func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map
 	if err := printTable(c.e, t, c.e.stdout, c.wide); err != nil {
 		return err
 	}
-	if len(shown) == 0 {
-		fmt.Fprintln(c.e.stdout, "(no sessions)")
-	}
-	for _, k := range session.Kinds() {
-		n := hidden[k]
-		if n == 0 {
-			continue
-		}
-		// The way to see them: --kind K, unless it was given, where only
-		// --limit hides them.
-		hint := "procwalk sessions --kind " + k + " lists them all"
+	// The way to see them: --kind K, unless it was given, where only
+	// --limit hides them.
+	render.SessionsFooter(c.e.stdout, len(shown), hidden, func(kind string) string {
 		if c.kind != "" {
-			hint = "--limit 0 lists them all"
+			return "--limit 0 lists them all"
 		}
-		fmt.Fprintf(c.e.stdout, "... and %s (%s)\n", render.CountOf(n, "more "+k+" session", "more "+k+" sessions"), hint)
-	}
+		return "procwalk sessions --kind " + kind + " lists them all"
+	})
 	return nil
 }
 

@@ -122,9 +122,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 		// The worker of the parent's --script: the hook on each frame the
 		// parent sends, as watch runs its script; the script's metrics go
 		// to the parent's batch, which holds procwalk's own lines.
-		return serveWorker(ctx, c.e, c.g, hook.limits, func(_ context.Context, f frame.Frame) (string, error) {
-			return "", hook.Run(ctx, f, nil)
-		})
+		return hook.Serve(ctx, exitCode)
 	}
 	collector, err := c.collector()
 	if err != nil {

@@ -11,7 +11,9 @@ import (
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/scripting/ruletest"
+	"github.com/procwalk/procwalk/scripting/runner"
 	"github.com/procwalk/procwalk/scripts"
 )
 
@@ -44,19 +46,19 @@ func (c *testCommand) exec(ctx context.Context, args []string) error {
 	if len(args) == 0 {
 		return usageErrorf("name test files or folders, as in procwalk test rules/")
 	}
-	limits, err := c.s.limits()
+	limits, err := c.s.limits.Check()
 	if err != nil {
-		return err
+		return usageError(err)
 	}
-	kc, err := c.s.killConfig("test", false, nil)
+	protected, err := runner.Protected(cmdline.SplitList(c.s.protect))
 	if err != nil {
-		return err
+		return usageError(err)
 	}
 	files, err := testFiles(args)
 	if err != nil {
 		return err
 	}
-	opt := ruletest.Options{Limits: limits, Protected: kc.Protected, Bundled: func(name string) ([]byte, bool) {
+	opt := ruletest.Options{Limits: limits, Protected: protected, Bundled: func(name string) ([]byte, bool) {
 		s, ok := scripts.Lookup(name)
 		return s.Source, ok
 	}}

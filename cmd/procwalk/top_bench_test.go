@@ -19,6 +19,7 @@ import (
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/bpfsource"
+	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // BenchmarkTopRefresh measures procwalk top's CPU per refresh of its
@@ -60,7 +61,7 @@ func benchmarkTopRefresh(b *testing.B, view, source string) {
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: source}
 	g.note = func(n string) { b.Fatalf("--source %s: %s", source, n) }
 	defer g.chooser.Close()
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
+	c := &topCommand{g: g, e: &env{}, kinds: session.OverviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.DangerPercent = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	model, closeSource, err := c.model(context.Background(), fsys)
@@ -250,7 +251,7 @@ func BenchmarkTopViews(b *testing.B) {
 		b.Skip(err)
 	}
 	g := &globals{proc: procwalk.DefaultRoot, passwd: defaultPasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: bpfsource.ModeProc}
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: 5 * time.Second, limitMemory: true}
+	c := &topCommand{g: g, e: &env{}, kinds: session.OverviewKinds(), grace: 5 * time.Second, limitMemory: true}
 	c.f.DangerPercent = 80
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	for range b.N {

@@ -56,13 +56,13 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("top", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
-	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(overviewKinds(), ",")+"); cgroup is always read for the gauges")
+	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(session.OverviewKinds(), ",")+"); cgroup is always read for the gauges")
 	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")
 	cmdline.Spec{Meta: "MODE", Choices: cmdline.Words("processes", "sessions", "agents"), Strict: true}.String(fs, &c.view, "view", "processes", "the view to start in (or print with --once): processes, sessions or agents")
 	fs.StringVar(&c.protect, "protect", "", "more protected names for kills, comma-separated globs (comm, argv[0] or script name)")
 	fs.DurationVar(&c.grace, "grace", 5*time.Second, "time a killed process has between TERM and KILL")
-	fs.StringVar(&c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
+	cmdline.Path("FILE").String(fs, &c.replay, "replay", "", "show the frames of this recording (procwalk record) instead of this host's: [ and ] step back and forth; nothing can be killed")
 	fs.StringVar(&c.at, "at", "", "with --replay, start at the frame shown at this time: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "top",
@@ -190,7 +190,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		if u := src.Header().UserNames(); u != nil {
 			users = u // the recorded host's names
 		}
-		return top.New(top.Config{Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent,
+		return top.New(top.Config{Interval: c.g.interval, Users: users, DangerPercent: c.f.DangerPercent,
 			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",
 			NoKill: "a replay: its processes are not this host's, nothing can be killed"}, src, nil), src.Close, nil
 	}
@@ -216,7 +216,7 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 	}
 	return top.New(top.Config{
 		ASCII: top.ASCIILocale(os.Getenv), Marker: os.Getenv("TERM") == "dumb", SwitchTmux: tmuxSwitcher(), Kinds: c.listed,
-		Interval: c.g.interval, Escape: printable, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
+		Interval: c.g.interval, Users: users, DangerPercent: c.f.DangerPercent, Sessions: c.view == "sessions", Agents: c.view == "agents",
 		Status: strings.Join(c.notes, "; "), Trim: pipeline.Trim,
 	}, src, topKiller{killer}), src.Close, nil
 }

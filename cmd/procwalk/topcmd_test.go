@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/session"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -34,7 +35,7 @@ func TestTopWithoutTerminal(t *testing.T) {
 	if r.code != exitOK || len(lines) != 12 {
 		t.Fatalf("top --once: exit %d, %d lines, stderr %q:\n%s", r.code, len(lines), r.stderr, r.stdout)
 	}
-	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gc…", "processes 1/16"} {
+	for _, want := range []string{"procwalk top", "CPU%↓", "cc1", "/usr/lib/gcc…", "processes 1/16"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("top --once lacks %q:\n%s", want, r.stdout)
 		}
@@ -67,7 +68,7 @@ func TestTopOnceSessions(t *testing.T) {
 		}
 	}
 	for _, l := range strings.Split(r.stdout, "\n") {
-		if strings.HasPrefix(l, "agent ") && !strings.Contains(l, " idle agent=") {
+		if strings.HasPrefix(l, "agent ") && !strings.Contains(l, "d idle, /home/dev/") {
 			t.Errorf("an agent row without its status first in INFO: %q", l)
 		}
 	}
@@ -88,7 +89,7 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 	g := &globals{proc: fixtureProc, passwd: fixturePasswd, interval: time.Second, clock: procwalk.SystemClock{}, source: "bpf"}
 	g.note = func(n string) { fmt.Fprintln(&stderr, n) }
 	defer g.chooser.Close()
-	c := &topCommand{g: g, e: &env{}, kinds: overviewKinds(), grace: time.Second}
+	c := &topCommand{g: g, e: &env{}, kinds: session.OverviewKinds(), grace: time.Second}
 	c.f.DangerPercent = 80
 	fsys, err := procwalk.NewFS(fixtureProc)
 	if err != nil {

@@ -5,12 +5,11 @@ package main
 import (
 	"context"
 	"flag"
+	"github.com/procwalk/procwalk/procwalk"
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
 	"github.com/procwalk/procwalk/cmd/procwalk/onalert"
-	"github.com/procwalk/procwalk/procwalk/frame"
-	"github.com/procwalk/procwalk/scripting"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
 
@@ -83,31 +82,28 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	ctx, stdout, stop := runner.WatchStdout(ctx, c.e.stdout, true)
 	defer stop()
-	sr, err := newScriptRun(c.g, &c.f, &c.s, call, "watch", true, c.e, printTo(stdout, c.e.stderr, c.linesOnly), c.replay)
+	o := c.s.options(c.g, c.e, &c.f, "watch", call)
+	o.Replay, o.Print = c.replay, procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
+	script, err := newScript(o)
 	if err != nil {
 		return err
 	}
-	defer sr.Close()
-	if c.e.conn == nil { // the worker's alerts reach its parent, which runs the commands
-		cfg := c.onAlert.Config
-		cfg.Host = sr.Config().Hostname // a replay's: the recorded host
-		alerts := onalert.New(cfg, c.e.stderr)
-		defer alerts.Close()
-		if alerts != nil {
-			sr.Out.Alert = alerts.Alert
-		}
+	defer script.Close()
+	if c.e.conn != nil { // the worker's alerts reach its parent, which runs the commands
+		return script.Serve(ctx, exitCode)
 	}
-	l := &runner.Loop{Run: sr.Run, Stdout: stdout}
-	switch {
-	case c.e.conn != nil:
-		return serveWorker(ctx, c.e, c.g, sr.limits, func(ctx context.Context, f frame.Frame) (string, error) {
-			return sr.Frame(ctx, f, c.e.stdout)
-		})
-	case c.s.isolated(c.e):
-		l.Worker = sr.worker(stdout, scripting.WorkerGatherWait)
+	cfg := c.onAlert.Config
+	cfg.Host = script.Run.Config().Hostname // a replay's: the recorded host
+	alerts := onalert.New(cfg, c.e.stderr)
+	defer alerts.Close()
+	if alerts != nil {
+		script.Run.Out.Alert = alerts.Alert
+	}
+	l := &runner.Loop{Run: script.Run, Stdout: stdout, Worker: script.Worker(stdout)}
+	if l.Worker != nil {
 		defer l.Worker.Close()
 	}
-	if sr.Replay != nil {
+	if script.Run.Replay != nil {
 		if !intervalGiven {
 			interval = 0 // every recorded frame
 		}

@@ -9,10 +9,8 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
-	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/scripting"
 )
 
@@ -45,45 +43,6 @@ func runWorker(ctx context.Context, ctl io.Reader, msgs, stderr io.Writer, clock
 	e.conn, e.clock = conn, clock
 	e.sentinel = kill.SentinelCommand{Path: "/proc/self/exe", Args: []string{sentinelArg}} // the worker's kills stop what they end too
 	return runEnv(ctx, e, args)
-}
-
-// serveWorker answers the parent's requests with tick, one run each on
-// the parent's frame, of --proc.
-func serveWorker(ctx context.Context, e *env, g *globals, l scripting.Limits, tick func(context.Context, frame.Frame) (string, error)) error {
-	data, err := g.openFS()
-	if err != nil {
-		return err
-	}
-	return e.conn.Serve(ctx, l, hostFS(), data, tick, exitCode)
-}
-
-// workerConfig is the config of the parent's side of a worker running this
-// command line, its output passed through the one escaping function.
-// What the worker writes was escaped there already; escaping it again
-// changes nothing that is safe (printable leaves backslashes alone), and
-// holds if the worker was subverted.
-func workerConfig(e *env, l scripting.Limits, stdout io.Writer, gatherWait time.Duration) scripting.WorkerConfig {
-	return scripting.WorkerConfig{
-		Path:        e.worker,
-		Name:        workerName,
-		Args:        []string{workerArg},
-		CommandLine: e.args,
-		Limits:      l,
-		GatherWait:  gatherWait,
-		Stdout:      procwalk.EscapingWriter{W: stdout},
-		Stderr:      procwalk.EscapingWriter{W: e.stderr},
-		Self:        hostFS(),
-	}
-}
-
-// workerSide is cfg for a runtime in a worker (e.conn set): the hourly
-// kill budget is the parent's allowance, and a kill that moves the
-// script's deadline moves the parent's too. Elsewhere cfg as it is.
-func workerSide(e *env, cfg scripting.Config) scripting.Config {
-	if e.conn != nil {
-		cfg.KillBudget, cfg.DeadlineMoved = e.conn, e.conn.DeadlineMoved
-	}
-	return cfg
 }
 
 // hostFS is the FS of procwalk's own /proc, never --proc's: the worker's

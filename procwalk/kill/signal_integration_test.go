@@ -187,14 +187,19 @@ func TestLiveExitsOnTerm(t *testing.T) {
 	id := liveID(t, cmd.Process.Pid)
 	start := time.Now()
 	o := k.Terminate(context.Background(), id)
-	took := time.Since(start)
+	end := time.Now()
 	if o.Result != ResultExited || !slices.Equal(o.Signals, []syscall.Signal{syscall.SIGTERM}) {
 		t.Fatalf("got %v %v (%v), want exited after TERM", o.Result, signalNames(o.Signals), o.Err)
 	}
-	// Measured within the call: a loaded machine may make it long, never
-	// longer than the call.
-	if o.GoneAfter <= 0 || o.GoneAfter > took {
-		t.Errorf("GoneAfter = %v, the whole Terminate took %v", o.GoneAfter, took)
+	// The order of events, on the monotonic clock whatever the load: the
+	// signal went out during the call, and the exit, GoneAfter later, was
+	// seen before the call returned. An unset SignalledAt or GoneAfter, or
+	// one measured from anything but the signal or in the wrong unit,
+	// breaks it.
+	seen := o.SignalledAt.Add(o.GoneAfter)
+	if o.SignalledAt.Before(start) || o.GoneAfter <= 0 || seen.After(end) {
+		t.Errorf("TERM sent at %v after the call began, the exit seen %v after it, the call returned after %v",
+			o.SignalledAt.Sub(start), seen.Sub(start), end.Sub(start))
 	}
 	if sig := exitSignal(t, cmd); sig != syscall.SIGTERM {
 		t.Errorf("died of %v, want TERM", sig)

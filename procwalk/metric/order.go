@@ -112,6 +112,22 @@ func ParseSessionOrder(name string) (o SessionOrder, ok bool) {
 	return o, false
 }
 
+// DefaultSessionOrder is the order of a list of sessions of kinds when
+// none is asked for: a list of agents alone keeps the agents' stable order
+// (name: each keeps its place, new ones come last); else the largest
+// memory first, by PSS when it is read (pss), by RSS otherwise.
+func DefaultSessionOrder(kinds []string, pss bool) SessionOrder {
+	name := "rss"
+	switch {
+	case slices.Equal(kinds, []string{session.KindAgent}):
+		name = "name"
+	case pss:
+		name = "pss"
+	}
+	o, _ := ParseSessionOrder(name)
+	return o
+}
+
 // Sort orders sessions stably, ties keeping Group's kind and name order:
 // by a metric, SortSessions' rule (largest first, a session without a
 // value after every one with a value); read and now are those of the

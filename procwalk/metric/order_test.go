@@ -106,3 +106,27 @@ func TestSessionOrder(t *testing.T) {
 		t.Errorf("sort names %v", names)
 	}
 }
+
+func TestDefaultSessionOrder(t *testing.T) {
+	for _, tt := range []struct {
+		kinds  []string
+		pss    bool
+		want   string
+		metric string // By's name, "" for none
+	}{
+		{[]string{session.KindAgent}, false, "name", ""},
+		{[]string{session.KindAgent}, true, "name", ""},
+		{[]string{session.KindAgent, session.KindTmux}, false, "rss", "rss_bytes"},
+		{[]string{session.KindTmux}, true, "pss", "pss_bytes"},
+		{nil, false, "rss", "rss_bytes"},
+	} {
+		o := DefaultSessionOrder(tt.kinds, tt.pss)
+		by := ""
+		if o.By != nil {
+			by = o.By.Name
+		}
+		if o.Name != tt.want || by != tt.metric || o.By == nil && o.cmp == nil {
+			t.Errorf("DefaultSessionOrder(%q, %v) = %s by %q; want %s by %q", tt.kinds, tt.pss, o.Name, by, tt.want, tt.metric)
+		}
+	}
+}

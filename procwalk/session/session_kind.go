@@ -3,6 +3,7 @@
 package session
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -87,6 +88,38 @@ func Kinds() []string {
 		out[i] = k.name()
 	}
 	return out
+}
+
+// OverviewKinds are the kinds an overview of a host lists (procwalk
+// sessions and top without --kind): the groups people name things by. sid,
+// pgrp and tty have a session per shell and job: in tmux each repeats a
+// pane, in an ssh login the login's scope (a cgroup session), and they
+// buried the rest, so they are listed on request.
+func OverviewKinds() []string {
+	return []string{KindTmux, KindTree, KindCgroup, KindUser, KindAgent, KindGroup}
+}
+
+// ParseKinds reads a comma-separated list of kinds, spaces around each
+// ignored: "" is OverviewKinds, "all" every kind. An unknown kind is an
+// error that wraps ErrUnknownKind and lists the kinds.
+func ParseKinds(s string) ([]string, error) {
+	switch s {
+	case "":
+		return OverviewKinds(), nil
+	case "all":
+		return Kinds(), nil
+	}
+	var kinds []string
+	for _, k := range strings.Split(s, ",") {
+		if k = strings.TrimSpace(k); k == "" {
+			continue
+		}
+		if !slices.Contains(Kinds(), k) {
+			return nil, fmt.Errorf("%q: %w: kinds are %s, or all", k, ErrUnknownKind, strings.Join(Kinds(), ", "))
+		}
+		kinds = append(kinds, k)
+	}
+	return kinds, nil
 }
 
 // grouping is one gather of a Grouper: what the kinds share while they

@@ -4,9 +4,11 @@ package session
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -172,5 +174,32 @@ func TestUserNamesFollowPasswd(t *testing.T) {
 	}
 	if got := names(); !slices.Contains(got, "www-data") || slices.Contains(got, "nginx") {
 		t.Errorf("after the rename: user sessions %q, want www-data and no nginx", got)
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want []string
+	}{
+		{"", OverviewKinds()},
+		{"all", Kinds()},
+		{"tmux", []string{KindTmux}},
+		{" agent , cgroup,,", []string{KindAgent, KindCgroup}},
+	} {
+		got, err := ParseKinds(tt.in)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("ParseKinds(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+		}
+	}
+	_, err := ParseKinds("tmux,pods")
+	if !errors.Is(err, ErrUnknownKind) || err.Error() != `"pods": unknown session kind: kinds are `+strings.Join(Kinds(), ", ")+", or all" {
+		t.Errorf("ParseKinds(tmux,pods) error %v; want ErrUnknownKind naming pods and the kinds", err)
+	}
+	// The overview leaves out the kinds that repeat a pane or a login.
+	for _, k := range []string{KindSID, KindPGRP, KindTTY} {
+		if slices.Contains(OverviewKinds(), k) {
+			t.Errorf("OverviewKinds has %s", k)
+		}
 	}
 }

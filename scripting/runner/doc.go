@@ -9,7 +9,12 @@
 // written whole (Lines); a stdout whose reader has gone ends the run
 // (WatchStdout).
 //
-// The host builds the runtime's config (the Killer, the limits, the
-// logger) and the pipeline; runner never reads flags and never imports
-// plugin: the line encoder is the host's.
+// New builds all of it from one Options struct, for every mode: the
+// script a name names, its limits and protected names checked (an
+// OptionError names the flag of a bad one), its kills (procwalk's engine,
+// or rehearsed on a replay's frames), its output, and the runtime in this
+// process, the parent's side of its worker (Script.Worker), or the
+// worker's own side serving its parent (Script.Serve). The host parses its
+// flags into Options and injects what runner must not know: its line
+// encoder (runner never imports plugin), its pipeline, its worker command.
 package runner

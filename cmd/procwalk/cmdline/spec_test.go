@@ -168,3 +168,20 @@ func TestSize(t *testing.T) {
 		t.Errorf("--help: %q", name)
 	}
 }
+
+// A Size without a default is unset (0, no default in --help) until given.
+func TestSizeUnset(t *testing.T) {
+	fs := flag.NewFlagSet("size", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var n uint64
+	fs.Var(NewSize(&n, "", 1, 0, "a positive size"), "max", "at most")
+	if f := fs.Lookup("max"); n != 0 || f.DefValue != "" {
+		t.Fatalf("unset: %d, DefValue %q; want 0, none", n, f.DefValue)
+	}
+	if err := fs.Parse([]string{"--max", "0"}); err == nil || err.Error() != `invalid value "0" for flag -max: want a positive size` {
+		t.Errorf("--max 0: %v; want refused as under the minimum", err)
+	}
+	if err := fs.Parse([]string{"--max", "2K"}); err != nil || n != 2048 {
+		t.Errorf("--max 2K: %v, %d", err, n)
+	}
+}

@@ -52,10 +52,12 @@ type Size struct {
 
 // NewSize is a Size flag setting *p, def's size to start with, from min
 // to max (0: no bound); want says what it accepts when a value is
-// refused: "a size of at least 1MiB, such as 256MiB".
+// refused: "a size of at least 1MiB, such as 256MiB". def "" leaves *p
+// alone, for a flag whose zero means none (guard --max-rss), and --help
+// then shows no default.
 func NewSize(p *uint64, def string, min, max uint64, want string) *Size {
 	s := &Size{p: p, min: min, max: max, want: want}
-	if s.Set(def) != nil {
+	if def != "" && s.Set(def) != nil {
 		panic("cmdline: the default size " + def + " is refused: " + want) // a declaration's mistake
 	}
 	return s

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,21 +120,27 @@ func Seconds(s float64) string {
 }
 
 // Column is one column of a Table. To fit a width (the terminal's, or
-// COLUMNS), a table drops the columns with a drop rank, rank 1 first, and
-// cuts the cells of columns with a min width; the last column takes what
-// is left, at least its min.
+// COLUMNS), a table drops the columns with a drop rank, lowest rank first,
+// and cuts the cells of columns with a min width; the last column takes
+// what is left, at least its min.
 type Column struct {
 	Header string
 	Right  bool // numbers align right, text left
 	Drop   int  // 0: always shown; else dropped to fit, lowest rank first
 	Min    int  // 0: never cut; else cells may be cut down to min cells (of the terminal)
+	// Width, when above 0, is the column's width whatever its cells: they
+	// are padded or cut to it (a live table, whose cells change at every
+	// refresh, keeps its columns in place). The last column takes what is
+	// left, at least Width.
+	Width int
 }
 
-// Table lays rows out in columns two spaces apart. The last column is not
-// padded.
+// Table lays rows out in columns Gap blanks apart (0: two). The last
+// column is not padded.
 type Table struct {
 	Cols []Column
 	Rows [][]string
+	Gap  int
 }
 
 func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
@@ -144,70 +149,14 @@ func (t *Table) Add(cells ...string) { t.Rows = append(t.Rows, cells) }
 const hidden = -1
 
 // Write writes the table at most maxWidth cells wide (0: no limit), as
-// layout decides; a cut cell ends in "…" so that it never reads as data.
+// Layout decides.
 func (t *Table) Write(w io.Writer, maxWidth int) error {
-	natural := make([]int, len(t.Cols))
-	for i, c := range t.Cols {
-		natural[i] = textwidth.Width(c.Header)
-	}
-	for _, row := range t.Rows {
-		for i, cell := range row {
-			natural[i] = max(natural[i], textwidth.Width(cell))
-		}
-	}
-	widths := t.layout(natural, maxWidth)
-	last := len(t.Cols) - 1
-	// Long names of one column whose cuts would read alike are cut where
-	// they differ.
-	apart := make([]map[string]string, len(t.Cols))
-	var cells []string
-	for i := range last {
-		if widths[i] == hidden || widths[i] >= natural[i] {
-			continue
-		}
-		cells = cells[:0]
-		for _, row := range t.Rows {
-			if i < len(row) {
-				cells = append(cells, row[i])
-			}
-		}
-		apart[i] = distinctCuts(cells, widths[i])
-	}
+	l := t.Layout(maxWidth)
 	bw := bufio.NewWriter(w)
 	var b []byte // one line, reused: no allocation per cell
 	line := func(cells []string) {
-		b = b[:0]
-		for i, cell := range cells {
-			if widths[i] == hidden {
-				continue
-			}
-			if i == last {
-				if maxWidth > 0 {
-					cell = CutEnd(cell, widths[i])
-				}
-				b = append(b, cell...)
-				break
-			}
-			if c, ok := apart[i][cell]; ok {
-				cell = c
-			} else {
-				cell = CutMiddle(cell, widths[i])
-			}
-			pad := widths[i] - textwidth.Width(cell)
-			if !t.Cols[i].Right {
-				b = append(b, cell...)
-			}
-			for range pad {
-				b = append(b, ' ')
-			}
-			if t.Cols[i].Right {
-				b = append(b, cell...)
-			}
-			b = append(b, "  "...)
-		}
-		// An empty last cell leaves no trailing blanks.
-		bw.Write(bytes.TrimRight(b, " "))
-		bw.WriteByte('\n')
+		b = append(l.AppendLine(b[:0], cells), '\n')
+		bw.Write(b)
 	}
 	headers := make([]string, len(t.Cols))
 	for i, c := range t.Cols {
@@ -220,33 +169,89 @@ func (t *Table) Write(w io.Writer, maxWidth int) error {
 	return bw.Flush()
 }
 
-// layout gives each column its width for lines at most width cells wide
-// (0: every column at its natural width, the widest cell's). Columns with
-// a drop rank go, lowest rank first, until the others at their min widths
-// fit beside the last column at its min; the space left is shared evenly
-// between the columns that may be cut and the last one, none getting more
-// than its natural width; the last column takes the rest. When even that
-// does not fit, the last column gets one cell and the line is longer.
-func (t *Table) layout(natural []int, width int) []int {
-	widths := slices.Clone(natural)
-	if width <= 0 {
-		return widths
+// Layout is where the columns of a table go on a line: which are shown,
+// how wide, and how the cells too long for them are cut.
+type Layout struct {
+	cols    []Column
+	widths  []int // each column's; hidden when dropped
+	gap     int
+	cutLast bool
+	// apart holds, for a column whose cells are cut, the cuts that keep
+	// long cells reading unlike each other (distinctCuts).
+	apart []map[string]string
+}
+
+// Layout lays t out for lines at most width cells wide (0: no limit).
+// Columns with a drop rank go, lowest rank first, until the others at
+// their least widths (Width, else Min, else the widest cell's) fit beside
+// the last column at its least; the space left is shared evenly between
+// the columns that may be cut and the last one, none getting more than
+// its widest cell (or its Width); the last column takes the rest. When
+// even that does not fit, the last column gets one cell and the line is
+// longer. Long cells of one column whose cuts would read alike are cut
+// where they differ.
+func (t *Table) Layout(width int) *Layout {
+	gap := t.Gap
+	if gap <= 0 {
+		gap = 2
 	}
+	natural := make([]int, len(t.Cols)) // the widest cell's, the header's included
+	for i, c := range t.Cols {
+		natural[i] = textwidth.Width(c.Header)
+	}
+	for _, row := range t.Rows {
+		for i, cell := range row {
+			natural[i] = max(natural[i], textwidth.Width(cell))
+		}
+	}
+	l := &Layout{cols: t.Cols, widths: t.widths(natural, width, gap), gap: gap, cutLast: width > 0, apart: make([]map[string]string, len(t.Cols))}
+	var cells []string
+	for i := range len(t.Cols) - 1 {
+		if l.widths[i] == hidden || l.widths[i] >= natural[i] {
+			continue
+		}
+		cells = cells[:0]
+		for _, row := range t.Rows {
+			if i < len(row) {
+				cells = append(cells, row[i])
+			}
+		}
+		l.apart[i] = distinctCuts(cells, l.widths[i])
+	}
+	return l
+}
+
+// widths gives each column its width for lines at most width cells wide,
+// gap apart, as Layout says; natural are the widest cells.
+func (t *Table) widths(natural []int, width, gap int) []int {
 	last := len(t.Cols) - 1
-	least := func(i int) int {
-		if m := t.Cols[i].Min; m > 0 {
-			return min(m, natural[i])
+	most := func(i int) int {
+		if w := t.Cols[i].Width; w > 0 {
+			return w
 		}
 		return natural[i]
 	}
+	widths := make([]int, len(t.Cols))
+	for i := range widths {
+		widths[i] = most(i)
+	}
+	if width <= 0 {
+		return widths
+	}
+	least := func(i int) int {
+		if m := t.Cols[i].Min; m > 0 && t.Cols[i].Width == 0 {
+			return min(m, natural[i])
+		}
+		return most(i)
+	}
 	need := least(last)
 	for i := range last {
-		need += least(i) + 2
+		need += least(i) + gap
 	}
 	for need > width {
 		drop := -1
 		for i := range last {
-			if widths[i] != hidden && t.Cols[i].Drop > 0 && (drop < 0 || t.Cols[i].Drop < t.Cols[drop].Drop) {
+			if widths[i] != hidden && t.Cols[i].Drop != 0 && (drop < 0 || t.Cols[i].Drop < t.Cols[drop].Drop) {
 				drop = i
 			}
 		}
@@ -254,7 +259,7 @@ func (t *Table) layout(natural []int, width int) []int {
 			break
 		}
 		widths[drop] = hidden
-		need -= least(drop) + 2
+		need -= least(drop) + gap
 	}
 	// Every shown column at its least width, then water-fill the spare
 	// cells into those that may grow.
@@ -265,7 +270,7 @@ func (t *Table) layout(natural []int, width int) []int {
 			continue
 		}
 		widths[i] = least(i)
-		if widths[i] < natural[i] {
+		if widths[i] < most(i) {
 			grow = append(grow, i)
 		}
 	}
@@ -273,10 +278,10 @@ func (t *Table) layout(natural []int, width int) []int {
 		share := max(spare/len(grow), 1)
 		var still []int
 		for _, i := range grow {
-			add := min(share, natural[i]-widths[i], spare)
+			add := min(share, most(i)-widths[i], spare)
 			widths[i] += add
 			spare -= add
-			if widths[i] < natural[i] {
+			if widths[i] < most(i) {
 				still = append(still, i)
 			}
 		}
@@ -285,11 +290,81 @@ func (t *Table) layout(natural []int, width int) []int {
 	used := 0
 	for i := range last {
 		if widths[i] != hidden {
-			used += widths[i] + 2
+			used += widths[i] + gap
 		}
 	}
 	widths[last] = max(width-used, 1)
 	return widths
+}
+
+// AppendLine appends to b the cells of one line (a row, or the headers)
+// laid out: dropped columns left out, each cell padded to its column, a
+// cell too long for it cut ("…" marks the cut, so that it never reads as
+// data), no blank at the end. A number loses its decimals before it is
+// cut ("234.0 MiB+" is "234 MiB+"): its unit and mark stay. A column's
+// cells are cut in the middle, where long names differ least (CutMiddle,
+// kept apart: distinctCuts); the last column's at their end.
+func (l *Layout) AppendLine(b []byte, cells []string) []byte {
+	start, last := len(b), len(l.cols)-1
+	for i, cell := range cells {
+		w := l.widths[i]
+		if w == hidden {
+			continue
+		}
+		if i == last {
+			if l.cutLast {
+				cell = CutEnd(cell, w)
+			}
+			b = append(b, cell...)
+			break
+		}
+		cw := textwidth.Width(cell)
+		if cw > w {
+			if c, ok := l.apart[i][cell]; ok {
+				cell = c
+			} else {
+				if l.cols[i].Right {
+					cell = Whole(cell)
+				}
+				cell = CutMiddle(cell, w)
+			}
+			cw = textwidth.Width(cell)
+		}
+		pad := w - cw
+		if !l.cols[i].Right {
+			b = append(b, cell...)
+		}
+		for range pad {
+			b = append(b, ' ')
+		}
+		if l.cols[i].Right {
+			b = append(b, cell...)
+		}
+		for range l.gap {
+			b = append(b, ' ')
+		}
+	}
+	// An empty last cell leaves no trailing blanks.
+	return append(b[:start], bytes.TrimRight(b[start:], " ")...)
+}
+
+// Width is column i's width, 0 when it was dropped.
+func (l *Layout) Width(i int) int { return max(l.widths[i], 0) }
+
+// ColumnAt is the column under cell x of a line (its gap after it
+// included), or -1 past the last one.
+func (l *Layout) ColumnAt(x int) int {
+	at := 0
+	for i, w := range l.widths {
+		if w == hidden {
+			continue
+		}
+		if x >= at && (x < at+w+l.gap || i == len(l.widths)-1) {
+			return i
+		}
+		at += w + l.gap
+	}
+	return -1
 }
 
 // CutEnd keeps what fits of s in n cells: the start and "…" when s is

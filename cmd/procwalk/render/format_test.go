@@ -4,6 +4,7 @@ package render
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -109,6 +110,41 @@ func TestTableWrite(t *testing.T) {
 `
 	if b.String() != want {
 		t.Errorf("USER dropped at 20:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// A live table (the live view's): columns of fixed widths a blank apart,
+// laid out a line at a time. A column with a negative rank goes before the
+// others, a number too wide for its column loses its decimals, a name is
+// cut in the middle (two long names apart), the last column takes what is
+// left, and ColumnAt finds a column by the cell under x.
+func TestLayoutFixedWidths(t *testing.T) {
+	tb := &Table{Gap: 1, Cols: []Column{{Header: "PID", Width: 5, Right: true, Drop: 10}, {Header: "NAME", Width: 9, Drop: 9},
+		{Header: "PSS", Width: 8, Right: true, Drop: 5}, {Header: "READ/s", Width: 7, Right: true, Drop: -1}, {Header: "COMMAND", Width: 6}}}
+	tb.Add("1", "systemd-journald", "234.0 MiB+", "-", "/usr/lib/systemd/systemd-journald")
+	tb.Add("22", "systemd-resolvnald", "1.0 MiB", "-", "sleep")
+	l := tb.Layout(38)
+	var got []string
+	for _, row := range append([][]string{{"PID", "NAME", "PSS", "READ/s", "COMMAND"}}, tb.Rows...) {
+		got = append(got, string(l.AppendLine(nil, row)))
+	}
+	// 5+1 + 9+1 + 8+1 + 7+1 + 6 = 39 cells: READ/s (rank -1) goes
+	// first, and COMMAND takes the 13 left.
+	want := []string{
+		"  PID NAME           PSS COMMAND",
+		"    1 sys…rnald 234 MiB+ /usr/lib/sys…", // "syst…nald" both: kept apart
+		"   22 sys…vnald  1.0 MiB sleep",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if l.Width(3) != 0 || l.Width(4) != 13 {
+		t.Errorf("READ/s %d wide, COMMAND %d: want 0 and 13", l.Width(3), l.Width(4))
+	}
+	for x, c := range map[int]int{0: 0, 5: 0, 6: 1, 15: 1, 16: 2, 24: 2, 25: 4, 37: 4, -1: -1} {
+		if got := l.ColumnAt(x); got != c {
+			t.Errorf("ColumnAt(%d) = %d, want %d", x, got, c)
+		}
 	}
 }
 

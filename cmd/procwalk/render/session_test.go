@@ -97,3 +97,19 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		t.Errorf("JSON %s, %v", b, err)
 	}
 }
+
+func TestSessionsFooter(t *testing.T) {
+	var b strings.Builder
+	hint := func(k string) string { return "see " + k }
+	SessionsFooter(&b, 3, map[string]int{session.KindUser: 1, session.KindTmux: 12, session.KindAgent: 0}, hint)
+	// In the kinds' order, none for a count of 0.
+	want := "... and 12 more tmux sessions (see tmux)\n... and 1 more user session (see user)\n"
+	if b.String() != want {
+		t.Errorf("footer:\n%s\nwant:\n%s", b.String(), want)
+	}
+	b.Reset()
+	SessionsFooter(&b, 0, nil, hint)
+	if b.String() != "(no sessions)\n" {
+		t.Errorf("footer of no session: %q", b.String())
+	}
+}

@@ -3,6 +3,8 @@
 package render
 
 import (
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
@@ -68,4 +70,19 @@ func SessionValueCell(d *metric.Desc, s *session.Session, v float64, ok bool) st
 		cell += "+"
 	}
 	return cell
+}
+
+// SessionsFooter writes what follows a sessions table of shown sessions:
+// "(no sessions)" when none is, and for each kind whose sessions a limit
+// hid (hidden, by kind) one line counting them, with hint(kind) saying how
+// to list them.
+func SessionsFooter(w io.Writer, shown int, hidden map[string]int, hint func(kind string) string) {
+	if shown == 0 {
+		fmt.Fprintln(w, "(no sessions)")
+	}
+	for _, k := range session.Kinds() {
+		if n := hidden[k]; n > 0 {
+			fmt.Fprintf(w, "... and %s (%s)\n", CountOf(n, "more "+k+" session", "more "+k+" sessions"), hint(k))
+		}
+	}
 }

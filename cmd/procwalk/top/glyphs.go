@@ -34,18 +34,6 @@ func glyphSet(ascii bool) glyphs {
 		cursor: "▏", cut: textwidth.Ellipsis, selected: "▶", spark: []string{"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"}}
 }
 
-// cutTo cuts s to w cells, the glyph set's mark at the cut.
-func (g glyphs) cutTo(s string, w int) string {
-	if g.cut == textwidth.Ellipsis {
-		return textwidth.Cut(s, w)
-	}
-	c := textwidth.Cut(s, w)
-	if c == s {
-		return s
-	}
-	return strings.TrimSuffix(c, textwidth.Ellipsis) + g.cut
-}
-
 // treePrefix is the connectors before a tree row's name: a line down
 // through each ancestor that has later siblings, then the row's own tee or
 // elbow.

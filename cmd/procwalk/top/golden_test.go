@@ -28,7 +28,7 @@ func TestGolden80(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			src, k := newFixtureSource(t), &fakeKiller{}
-			m := New(Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }, Host: "testhost", ASCII: tt.ascii}, src, k)
+			m := New(Config{Host: "testhost", ASCII: tt.ascii}, src, k)
 			m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 			m.Update(m.Init()())
 			press(m, tt.keys...)

@@ -37,7 +37,7 @@ func (m *Model) header(st styles) []string {
 	if host == "" {
 		host, _ = os.Hostname()
 	}
-	host = m.cfg.Escape(host)
+	host = procwalk.Printable(host)
 	hostRank := 3
 	procs := fmt.Sprintf("%d processes", len(f.Snapshot.Procs))
 	if st, ok := m.src.(Stepper); ok {
@@ -58,7 +58,7 @@ func (m *Model) header(st styles) []string {
 	}
 	var line2 []render.Part
 	if m.err != nil {
-		line2 = []render.Part{newPart(st.alarm.Render("refresh failed: "+m.cfg.Escape(m.err.Error())), 10)}
+		line2 = []render.Part{newPart(st.alarm.Render("refresh failed: "+procwalk.Printable(m.err.Error())), 10)}
 	} else {
 		line2 = append(line2, newPart("mem ?", 10))
 		if sys.HaveMemory {
@@ -83,7 +83,7 @@ func (m *Model) header(st styles) []string {
 		}
 	}
 	return []string{fitParts(line1, m.width), fitParts(line2, m.width), fitParts(m.gauges(st), m.width),
-		fitParts(m.meters.line(m.glyphs, m.cfg.Escape, m.selected()), m.width)}
+		fitParts(m.meters.line(m.glyphs, m.selected()), m.width)}
 }
 
 // gaugeCells is the width of the memory gauge's bar; gaugeNameCells the
@@ -104,7 +104,7 @@ func (m *Model) gauges(st styles) []render.Part {
 	u := s.Totals.Cgroup
 	// A long path (a pod's, a container's) is cut in its middle: the
 	// figures beside it matter more than its every character.
-	parts := []render.Part{newPart("cgroup "+textwidth.CutMiddle(m.cfg.Escape(s.Name), gaugeNameCells), 8)}
+	parts := []render.Part{newPart("cgroup "+textwidth.CutMiddle(procwalk.Printable(s.Name), gaugeNameCells), 8)}
 	danger := false
 	if u.MemoryLimitBytes > 0 && u.HaveMemoryUsage {
 		parts = append(parts, newPart("mem "+m.gauge(st, u.MemoryPercent), 5),

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // keyHelp lists the keys, as "?" shows them.
@@ -170,12 +171,12 @@ func (m *Model) switchTmux() {
 	case target == "":
 		m.status, m.alarm = "g switches tmux to an agent's or a tmux session's pane: select one (a shows the agents)", true
 	case m.cfg.SwitchTmux == nil:
-		m.status, m.alarm = "not inside tmux: tmux attach -t "+m.cfg.Escape(target)+" goes there", true
+		m.status, m.alarm = "not inside tmux: tmux attach -t "+procwalk.Printable(target)+" goes there", true
 	default:
 		if err := m.cfg.SwitchTmux(target); err != nil {
-			m.status, m.alarm = "tmux switch-client -t "+m.cfg.Escape(target)+": "+m.cfg.Escape(err.Error()), true
+			m.status, m.alarm = "tmux switch-client -t "+procwalk.Printable(target)+": "+procwalk.Printable(err.Error()), true
 		} else {
-			m.status, m.alarm = "switched tmux to "+m.cfg.Escape(target), false
+			m.status, m.alarm = "switched tmux to "+procwalk.Printable(target), false
 		}
 	}
 }
@@ -266,7 +267,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 	case r == nil:
 		return nil
 	}
-	esc := m.cfg.Escape
+	esc := procwalk.Printable
 	if r.Session != nil {
 		s := *r.Session // the frame may change while the question waits
 		m.confirm = &confirmation{
@@ -275,7 +276,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 			do: func(sig syscall.Signal) tea.Cmd {
 				return killCmd(func(ctx context.Context) (string, bool) {
 					rep, err := m.killer.KillSession(ctx, &s, sig)
-					return reportText(esc, "session "+esc(s.Ref()), rep, err)
+					return reportText("session "+esc(s.Ref()), rep, err)
 				})
 			},
 		}
@@ -293,7 +294,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		c.do = func(sig syscall.Signal) tea.Cmd {
 			return killCmd(func(ctx context.Context) (string, bool) {
 				rep, err := m.killer.KillTree(ctx, id, sig)
-				return reportText(esc, fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
+				return reportText(fmt.Sprintf("tree of pid %d (%s)", id.PID, name), rep, err)
 			})
 		}
 	} else {
@@ -301,7 +302,7 @@ func (m *Model) askKill(tree bool) tea.Cmd {
 		c.what = fmt.Sprintf("pid %d", id.PID)
 		c.do = func(sig syscall.Signal) tea.Cmd {
 			return killCmd(func(ctx context.Context) (string, bool) {
-				return outcomeText(esc, m.killer.Kill(ctx, id, sig))
+				return outcomeText(m.killer.Kill(ctx, id, sig))
 			})
 		}
 	}

@@ -60,7 +60,7 @@ func push(s []float64, v float64) []float64 {
 }
 
 // line is the fourth header line's parts.
-func (mt *meters) line(g glyphs, escape func(string) string, sel *table.Row) []render.Part {
+func (mt *meters) line(g glyphs, sel *table.Row) []render.Part {
 	var parts []render.Part
 	if len(mt.cores) > 0 {
 		sum := 0.0
@@ -74,9 +74,9 @@ func (mt *meters) line(g glyphs, escape func(string) string, sel *table.Row) []r
 		what := ""
 		switch {
 		case sel.Proc != nil:
-			what = fmt.Sprintf("pid %d %s", sel.Proc.ID.PID, escape(sel.Proc.Name()))
+			what = fmt.Sprintf("pid %d %s", sel.Proc.ID.PID, procwalk.Printable(sel.Proc.Name()))
 		case sel.Session != nil:
-			what = escape(sel.Session.Ref())
+			what = procwalk.Printable(sel.Session.Ref())
 		}
 		parts = append(parts, newPart(what, 3),
 			newPart(fmt.Sprintf("cpu %s %.1f%%", g.sparkline(mt.cpu, 0), mt.cpu[len(mt.cpu)-1]), 6),

@@ -23,9 +23,7 @@ import (
 // Config is what the live view needs besides its Source and Killer.
 type Config struct {
 	Interval time.Duration // between refreshes
-	// Escape makes a name safe to print (procwalk's one escaping function).
-	Escape func(string) string
-	Users  *procwalk.Users
+	Users    *procwalk.Users
 	// DangerPercent marks the gauges' danger threshold (80 by default).
 	DangerPercent float64
 	// Sessions starts in the sessions view (Tab's second), not the
@@ -157,9 +155,6 @@ type confirmation struct {
 func New(cfg Config, src Source, killer Killer) *Model {
 	if cfg.Interval <= 0 {
 		cfg.Interval = time.Second
-	}
-	if cfg.Escape == nil {
-		cfg.Escape = func(s string) string { return s }
 	}
 	if cfg.DangerPercent <= 0 {
 		cfg.DangerPercent = session.DefaultDangerPercent
@@ -439,7 +434,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []table.Row) []table.R
 	b := newBuilder(m.frame, m.cfg, m.killer, m.metrics)
 	rows, found := viewRows(b, spare, m.view, m.filter, m.member, m.folded, m.sortCol[m.view], m.reverse)
 	if !found {
-		m.status, m.alarm = m.cfg.Escape(m.member)+" has ended", true
+		m.status, m.alarm = procwalk.Printable(m.member)+" has ended", true
 		m.keepSpare(spare)
 		return nil
 	}
@@ -449,7 +444,7 @@ func (m *Model) processViewRows(planned *plannedRows, old []table.Row) []table.R
 // newBuilder returns a builder of the rows of f, dimming the processes
 // killer refuses.
 func newBuilder(f Frame, cfg Config, killer Killer, metrics *metric.Catalogue) *table.Builder {
-	tc := table.Config{Escape: cfg.Escape, Users: cfg.Users}
+	tc := table.Config{Users: cfg.Users}
 	if killer != nil {
 		tc.Protected = killer.Checker
 	}
@@ -546,23 +541,23 @@ func viewHint(s string) string {
 }
 
 // outcomeText says what happened to one target.
-func outcomeText(escape func(string) string, o kill.Outcome) (string, bool) {
-	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, escape(o.Comm))
+func outcomeText(o kill.Outcome) (string, bool) {
+	what := fmt.Sprintf("pid %d (%s)", o.ID.PID, procwalk.Printable(o.Comm))
 	switch {
 	case o.Result == kill.ResultKilled:
 		return what + ": killed (SIGKILL after the grace)", false
 	case o.Result.Done():
 		return what + ": " + o.Result.String(), false
 	case o.Err != nil:
-		return what + ": " + o.Result.String() + ": " + viewHint(escape(o.Err.Error())), true
+		return what + ": " + o.Result.String() + ": " + viewHint(procwalk.Printable(o.Err.Error())), true
 	}
 	return what + ": " + o.Result.String(), true
 }
 
 // reportText says what happened to a tree or a session.
-func reportText(escape func(string) string, what string, r *kill.Report, err error) (string, bool) {
+func reportText(what string, r *kill.Report, err error) (string, bool) {
 	if err != nil {
-		return what + ": " + viewHint(escape(err.Error())), true
+		return what + ": " + viewHint(procwalk.Printable(err.Error())), true
 	}
 	counts := map[string]int{}
 	for _, o := range r.Outcomes {
@@ -575,7 +570,7 @@ func reportText(escape func(string) string, what string, r *kill.Report, err err
 		}
 	}
 	if err := r.Err(); err != nil {
-		return text + ": " + viewHint(escape(err.Error())), true
+		return text + ": " + viewHint(procwalk.Printable(err.Error())), true
 	}
 	return text, false
 }

@@ -139,7 +139,7 @@ func sigSuffix(sig syscall.Signal) string {
 func newTestModel(t *testing.T, w, h int) (*Model, *fixtureSource, *fakeKiller) {
 	t.Helper()
 	src, k := newFixtureSource(t), &fakeKiller{}
-	m := New(Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }}, src, k)
+	m := New(Config{}, src, k)
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(m.Init()())
 	return m, src, k
@@ -201,8 +201,8 @@ func TestSortCycleAndReverse(t *testing.T) {
 		t.Errorf("by CPU%% (absent): %v", got)
 	}
 	press(m, "s", "s", "s") // USS, PSS, RSS
-	if c := m.cols[m.sortCol[viewProcesses]]; c.Title != "RSS" {
-		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.Title)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.Header != "RSS" {
+		t.Fatalf("three s from CPU%%: sorted by %s, want RSS", c.Header)
 	}
 	if got := pids(m)[:5]; fmt.Sprint(got) != "[111 120 1 110 100]" {
 		t.Errorf("by RSS: %v", got)
@@ -330,9 +330,8 @@ func TestFitsTheTerminal(t *testing.T) {
 	}
 	// At 80 columns the command column keeps room beside the numbers.
 	m, _, _ = newTestModel(t, 80, 24)
-	widths := layout(m.cols, 80)
-	if widths[len(widths)-1] < 10 {
-		t.Errorf("COMMAND is %d wide at 80 columns", widths[len(widths)-1])
+	if w := m.layout(nil).Width(len(m.cols) - 1); w < 10 {
+		t.Errorf("COMMAND is %d wide at 80 columns", w)
 	}
 }
 
@@ -376,7 +375,7 @@ func TestReadsWhatTheScreenShows(t *testing.T) {
 func TestUSSGrowth(t *testing.T) {
 	root := copyFixture(t)
 	src := newFixtureSourceAt(t, root)
-	m := New(Config{Escape: func(s string) string { return s }}, src, &fakeKiller{})
+	m := New(Config{}, src, &fakeKiller{})
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	m.Update(m.gather()())
 	if strings.Contains(m.Screen(), "+0 B") {
@@ -514,7 +513,7 @@ func TestRowsOnScreenShowUSSAndPSS(t *testing.T) {
 				continue
 			}
 			shown++
-			cells := r.Text()
+			cells := r.Cells()
 			if want := render.Bytes(p.Smaps.USSBytes); cells[table.ColUSS] != want || cells[table.ColUSS] == render.NotMeasured {
 				t.Errorf("pid %d: USS cell %q, want %q", p.ID.PID, cells[table.ColUSS], want)
 			}
@@ -540,10 +539,10 @@ func TestRowsAreTheCatalogues(t *testing.T) {
 	check := func(view string, r *table.Row, c int, name string, want float64, ok bool, wantCell string) {
 		t.Helper()
 		if got, have := r.Value(c); have != ok || ok && float32(got) != float32(want) {
-			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.Text()[1], got, have, want, ok)
+			t.Errorf("%s: %s of %v: %v (%v), the catalogue's %v (%v)", view, name, r.Cells()[1], got, have, want, ok)
 		}
-		if cell := r.Text()[c]; cell != wantCell {
-			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.Text()[1], cell, wantCell)
+		if cell := r.Cells()[c]; cell != wantCell {
+			t.Errorf("%s: %s of %v: cell %q, want %q", view, name, r.Cells()[1], cell, wantCell)
 		}
 	}
 	snap := m.frame.Snapshot
@@ -618,7 +617,7 @@ func TestOnceReadsIOOfEveryProcessFirst(t *testing.T) {
 		}
 		rows++
 		if !r.Has(table.ColRead) || !r.Has(table.ColWrite) {
-			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.Proc.ID.PID, r.Text()[table.ColRead], r.Text()[table.ColWrite], screen)
+			t.Errorf("pid %d: READ/s %q WRITE/s %q, want rates:\n%s", r.Proc.ID.PID, r.Cells()[table.ColRead], r.Cells()[table.ColWrite], screen)
 		}
 	}
 	if rows == 0 {

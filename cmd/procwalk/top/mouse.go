@@ -54,22 +54,13 @@ func (m *Model) sortByColumnAt(x int) {
 	if m.cfg.Marker {
 		lead = 1
 	}
-	widths := layout(m.shownColumns(), m.width-lead)
-	at := lead
-	for i, w := range widths {
-		if w == 0 {
-			continue
+	if i := m.layout(nil).ColumnAt(x - lead); i >= 0 && m.cols[i].Sortable {
+		if m.sortCol[m.view] == i {
+			m.reverse = !m.reverse
+		} else {
+			m.sortCol[m.view], m.reverse = i, false
 		}
-		if x >= at && x < at+w+1 && m.cols[i].Sortable {
-			if m.sortCol[m.view] == i {
-				m.reverse = !m.reverse
-			} else {
-				m.sortCol[m.view], m.reverse = i, false
-			}
-			m.top()
-			m.refresh()
-			return
-		}
-		at += w + 1
+		m.top()
+		m.refresh()
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/procwalk/procwalk/procwalk"
 )
 
 // search.go is "/" (and F3): a search that jumps to the next row whose
@@ -48,5 +50,5 @@ func (m *Model) jump(from int) {
 			return
 		}
 	}
-	m.status, m.alarm = "search: no row holds \""+m.cfg.Escape(m.search)+"\"", true
+	m.status, m.alarm = "search: no row holds \""+procwalk.Printable(m.search)+"\"", true
 }

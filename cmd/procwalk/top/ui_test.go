@@ -187,8 +187,8 @@ func TestMouse(t *testing.T) {
 	// RSS's title: PID(7) USER(8) NAME(15) CPU%(5) USS(9) PSS(9) then RSS.
 	x := 7 + 1 + 8 + 1 + 15 + 1 + 5 + 1 + 9 + 1 + 9 + 1 + 2
 	click(x, headerLines)
-	if c := m.cols[m.sortCol[viewProcesses]]; c.Title != "RSS" || m.reverse || m.cursor != 0 {
-		t.Errorf("click on RSS: sorted by %s, reverse %v, cursor %d", c.Title, m.reverse, m.cursor)
+	if c := m.cols[m.sortCol[viewProcesses]]; c.Header != "RSS" || m.reverse || m.cursor != 0 {
+		t.Errorf("click on RSS: sorted by %s, reverse %v, cursor %d", c.Header, m.reverse, m.cursor)
 	}
 	click(x, headerLines)
 	if !m.reverse {
@@ -270,15 +270,15 @@ func TestSignalPicker(t *testing.T) {
 // At 80 columns a column with no value on screen goes before the others.
 func TestEmptyColumnsGoFirst(t *testing.T) {
 	m, _, _ := newTestModel(t, 80, 24)
-	widths := layout(m.shownColumns(), 80)
+	l := m.layout(nil)
 	// The fixture has no rates: CPU% is "-" on every row, yet sorted by
 	// (kept); USS+, READ/s and WRITE/s, "-" too, go.
 	for _, c := range []int{table.ColGrowth, table.ColRead, table.ColWrite} {
-		if widths[c] != 0 {
-			t.Errorf("%s, empty, kept at %d cells", m.cols[c].Title, widths[c])
+		if l.Width(c) != 0 {
+			t.Errorf("%s, empty, kept at %d cells", m.cols[c].Header, l.Width(c))
 		}
 	}
-	if widths[table.ColCPU] == 0 {
+	if l.Width(table.ColCPU) == 0 {
 		t.Error("the sorted column went")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -75,7 +76,7 @@ func (m *Model) screen() string {
 	st := newStyles(m.plain)
 	if !m.loaded {
 		if m.err != nil {
-			return st.alarm.Render("procwalk top: "+m.cfg.Escape(m.err.Error())) + "\n"
+			return st.alarm.Render("procwalk top: "+procwalk.Printable(m.err.Error())) + "\n"
 		}
 		return "procwalk top: reading /proc ...\n"
 	}
@@ -92,27 +93,33 @@ func (m *Model) screen() string {
 	if m.cfg.Marker {
 		lead = " "
 	}
-	widths := layout(m.shownColumns(), m.width-len(lead))
-	b.WriteString(st.head.Render(fit(lead+m.titles(widths), m.width)) + "\n")
-	h := m.tableHeight()
-	for i := m.offset; i < min(m.offset+h, len(m.rows)); i++ {
-		r := &m.rows[i]
-		if i == m.cursor {
+	shown := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
+	cells := make([][]string, len(shown))
+	for i := range shown {
+		cells[i] = m.cells(&shown[i])
+	}
+	l := m.layout(cells)
+	b.WriteString(st.head.Render(fit(lead+string(l.AppendLine(nil, m.titles())), m.width)) + "\n")
+	for i := range shown {
+		r := &shown[i]
+		selected := m.offset+i == m.cursor
+		if selected {
 			m.drawn = r.ID()
 		}
 		mark := lead
-		if i == m.cursor && lead != "" {
+		if selected && lead != "" {
 			mark = m.glyphs.selected
 		}
-		line := fit(mark+m.line(r, widths), m.width)
+		line := fit(mark+string(l.AppendLine(nil, cells[i])), m.width)
 		switch {
-		case i == m.cursor:
+		case selected:
 			line = st.selected.Render(padRight(line, m.width))
 		case r.Dim():
 			line = st.dim.Render(line)
 		}
 		b.WriteString(line + "\n")
 	}
+	h := m.tableHeight()
 	blank := h - max(len(m.rows)-m.offset, 0)
 	if m.pending && blank > 0 {
 		b.WriteString(st.dim.Render("gathering sessions ...") + "\n")
@@ -125,92 +132,63 @@ func (m *Model) screen() string {
 	return b.String()
 }
 
-// layout gives each column its width for a terminal width cells wide:
-// columns are dropped, lowest keep first, until the rest fit with the flex
-// column at least its own width; the flex column takes what is left.
-// A dropped column has width 0.
-func layout(cols []table.Column, width int) []int {
-	widths := make([]int, len(cols))
-	for i, c := range cols {
-		widths[i] = c.Width
-	}
-	need := func() int {
-		n := 0
-		for _, w := range widths {
-			if w > 0 {
-				n += w + 1
-			}
-		}
-		return n
-	}
-	for need() > width {
-		drop := -1
-		for i, c := range cols {
-			if widths[i] > 0 && !c.Flex && (drop < 0 || c.Keep < cols[drop].Keep) {
-				drop = i
-			}
-		}
-		if drop < 0 {
-			break
-		}
-		widths[drop] = 0
-	}
-	for i, c := range cols {
-		if c.Flex && widths[i] > 0 {
-			widths[i] += max(width-need(), 0)
-		}
-	}
-	return widths
-}
-
-// shownColumns are the view's columns, the one sorted by kept on screen
-// however narrow the terminal.
-// A column with no value in any row on screen ("-" all down) goes first.
-func (m *Model) shownColumns() []table.Column {
-	cols := append([]table.Column(nil), m.cols...)
-	rows := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
-	for c := range cols {
-		if cols[c].Text || cols[c].Flex || len(rows) == 0 {
-			continue
-		}
-		empty := true
-		for i := range rows {
-			empty = empty && !rows[i].Has(c) && (rows[i].Proc != nil || rows[i].Text()[c] == render.NotMeasured)
+// layout lays the table out (render's one layout, columns a blank
+// apart) for rows of cells, the rows on screen: the column sorted by stays
+// however narrow the terminal, and a column with no value in any of the
+// rows ("-" all down) goes first.
+func (m *Model) layout(cells [][]string) *render.Layout {
+	t := render.Table{Cols: make([]render.Column, len(m.cols)), Rows: cells, Gap: 1}
+	shown := m.rows[min(m.offset, len(m.rows)):min(m.offset+m.tableHeight(), len(m.rows))]
+	for c, col := range m.cols {
+		t.Cols[c] = col.Column
+		empty := !col.Alphabetic && c < len(m.cols)-1 && len(shown) > 0
+		for i := range shown {
+			empty = empty && !shown[i].Has(c) && (shown[i].Proc != nil || shown[i].Cells()[c] == render.NotMeasured)
 		}
 		if empty {
-			cols[c].Keep = -1
+			t.Cols[c].Drop = -1
 		}
 	}
-	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
-		cols[m.sortCol[m.view]].Keep = 100
+	titles := m.titles()
+	for c := range t.Cols {
+		t.Cols[c].Header = titles[c]
 	}
-	return cols
+	if c, ok := m.sorted(); ok {
+		t.Cols[c].Drop = 100
+	}
+	width := m.width
+	if m.cfg.Marker {
+		width--
+	}
+	return t.Layout(width)
 }
 
-// titles is the table's heading; the sorted column carries an arrow.
-func (m *Model) titles(widths []int) string {
-	cells := make([]string, len(m.cols))
-	sorted := -1
-	if m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents {
-		sorted = m.sortCol[m.view]
-	}
+// sorted is the column the view is sorted by, if it is sorted.
+func (m *Model) sorted() (int, bool) {
+	c, ok := m.sortCol[m.view]
+	return c, ok && (m.view == viewProcesses || m.view == viewSessions || m.view == viewAgents)
+}
+
+// titles are the columns' headers; the sorted column's carries an arrow.
+func (m *Model) titles() []string {
+	titles := make([]string, len(m.cols))
+	sorted, ok := m.sorted()
 	for i, c := range m.cols {
-		t := c.Title
-		if i == sorted {
+		titles[i] = c.Header
+		if ok && i == sorted {
 			if m.reverse {
-				t += m.glyphs.up
+				titles[i] += m.glyphs.up
 			} else {
-				t += m.glyphs.down
+				titles[i] += m.glyphs.down
 			}
 		}
-		cells[i] = t
 	}
-	return m.joinCells(m.cols, cells, widths)
+	return titles
 }
 
-// line is one row's text; tree views indent the name column.
-func (m *Model) line(r *table.Row, widths []int) string {
-	cells := r.Text()
+// cells are r's cells; tree views indent the name column.
+func (m *Model) cells(r *table.Row) []string {
+	cells := r.Cells()
 	if m.view == viewTree || m.view == viewMembers {
 		cells = append([]string(nil), cells...)
 		mark := "  "
@@ -221,37 +199,7 @@ func (m *Model) line(r *table.Row, widths []int) string {
 		}
 		cells[len(cells)-1] = m.glyphs.treePrefix(r) + mark + cells[len(cells)-1]
 	}
-	return m.joinCells(m.cols, cells, widths)
-}
-
-// joinCells lays cells out in their widths, cutting what is too long. A
-// number too wide for its column ("234.0 MiB+" in 9 cells: a partial sum)
-// loses its decimals first, so that its unit and mark stay on screen.
-func (m *Model) joinCells(cols []table.Column, cells []string, widths []int) string {
-	var b strings.Builder
-	for i, c := range cols {
-		w := widths[i]
-		if w == 0 {
-			continue
-		}
-		cell := cells[i]
-		if c.Right && !c.Text && width(cell) > w {
-			cell = render.Whole(cell)
-		}
-		cell = m.glyphs.cutTo(cell, w)
-		if c.Right {
-			cell = padLeft(cell, w)
-		} else if !c.Flex {
-			cell = padRight(cell, w)
-		}
-		b.WriteString(cell)
-		b.WriteString(" ")
-	}
-	return strings.TrimRight(b.String(), " ")
-}
-
-func padLeft(s string, w int) string {
-	return strings.Repeat(" ", max(w-width(s), 0)) + s
+	return cells
 }
 
 func padRight(s string, w int) string {
@@ -267,7 +215,7 @@ func fit(s string, w int) string {
 		// Styled: cut without breaking escape sequences, the styles reset.
 		return ansi.TruncateWc(s, w, "") + ansi.ResetStyle
 	}
-	return truncate(s, w)
+	return textwidth.Cut(s, w)
 }
 
 // width is the cells s takes on a terminal, escape sequences not counted:
@@ -280,9 +228,6 @@ func width(s string) int {
 	return textwidth.Width(s)
 }
 
-// truncate cuts s to w cells, "…" marking the cut.
-func truncate(s string, w int) string { return textwidth.Cut(s, w) }
-
 // statusLine is the question, the warning, the last result, the filter
 // or the key hints.
 func (m *Model) statusLine(st styles) string {
@@ -293,20 +238,20 @@ func (m *Model) statusLine(st styles) string {
 	case m.confirm != nil:
 		s = st.title.Render(fit(m.confirm.prompt, m.width))
 	case m.searching && m.alarm:
-		s = st.alarm.Render(fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" not found (Backspace, Esc cancels)", m.width))
+		s = st.alarm.Render(fit("search: "+procwalk.Printable(m.search)+m.glyphs.cursor+" not found (Backspace, Esc cancels)", m.width))
 	case m.searching:
-		s = fit("search: "+m.cfg.Escape(m.search)+m.glyphs.cursor+" (Enter keeps it, n next, Esc cancels)", m.width)
+		s = fit("search: "+procwalk.Printable(m.search)+m.glyphs.cursor+" (Enter keeps it, n next, Esc cancels)", m.width)
 	case m.editing:
-		s = fit("filter: "+m.cfg.Escape(m.filter)+m.glyphs.cursor+" (Enter keeps it, Esc clears it)", m.width)
+		s = fit("filter: "+procwalk.Printable(m.filter)+m.glyphs.cursor+" (Enter keeps it, Esc clears it)", m.width)
 	case m.status != "" && m.alarm:
 		s = st.alarm.Render(fit(m.status, m.width))
 	case m.status != "":
 		s = fit(m.status, m.width)
 	default:
-		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewAgents: "agents", viewTree: "tree", viewMembers: "members of " + m.cfg.Escape(m.member)}[m.view]
+		where := map[view]string{viewProcesses: "processes", viewSessions: "sessions", viewAgents: "agents", viewTree: "tree", viewMembers: "members of " + procwalk.Printable(m.member)}[m.view]
 		s = where
 		if m.filter != "" {
-			s += ", filter \"" + m.cfg.Escape(m.filter) + "\""
+			s += ", filter \"" + procwalk.Printable(m.filter) + "\""
 		}
 		// Where the selection is: row N of the list.
 		at := fmt.Sprintf("%d/%d", min(m.cursor+1, len(m.rows)), len(m.rows))

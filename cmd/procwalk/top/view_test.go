@@ -27,8 +27,8 @@ func TestWidthAndTruncate(t *testing.T) {
 			t.Errorf("textwidth.Width(%q) = %d, ansi says %d", s, textwidth.Width(s), ansi.StringWidthWc(s))
 		}
 		for _, w := range []int{1, 4, 10, 80} {
-			if got := truncate(s, w); width(got) > w {
-				t.Errorf("truncate(%q, %d) = %q, %d cells", s, w, got, width(got))
+			if got := textwidth.Cut(s, w); width(got) > w {
+				t.Errorf("textwidth.Cut(%q, %d) = %q, %d cells", s, w, got, width(got))
 			}
 		}
 	}

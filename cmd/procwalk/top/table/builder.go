@@ -16,10 +16,7 @@ import (
 
 // Config is what building rows needs besides the frame.
 type Config struct {
-	// Escape makes a name safe to print (procwalk's one escaping
-	// function); nil: names as they are.
-	Escape func(string) string
-	Users  *procwalk.Users // user names of the USER column
+	Users *procwalk.Users // user names of the USER column
 	// Protected, when not nil, returns a check saying why a process may
 	// not be killed (the killer's Checker): rows it refuses are dimmed. A
 	// Builder calls it once, when the first row on screen asks (Row.Dim).
@@ -53,9 +50,6 @@ func NewBuilder(snap *procwalk.Snapshot, sessions []session.Session, cfg Config,
 	var sessionMetrics []*metric.Desc
 	for _, name := range SessionMetricColumns() {
 		sessionMetrics = append(sessionMetrics, lookup(name))
-	}
-	if cfg.Escape == nil {
-		cfg.Escape = func(s string) string { return s }
 	}
 	return &Builder{
 		snap: snap, sessions: sessions, cfg: cfg,
@@ -121,7 +115,7 @@ func (b *Builder) processCells(r *Row) []string {
 	if p.Read&procwalk.FieldCmdline != 0 {
 		command = render.CommandLine(p)
 	}
-	esc := b.cfg.Escape
+	esc := procwalk.Printable
 	return []string{
 		strconv.Itoa(p.ID.PID), esc(user), esc(p.Name()),
 		cell(ColCPU, b.cpu), cell(ColUSS, b.uss), cell(ColPSS, b.pss), cell(ColRSS, b.rss), cell(ColGrowth, b.growth),
@@ -177,7 +171,7 @@ func (b *Builder) SessionRows(filter string, listed func(*session.Session) bool,
 		}
 		// The catalogue's values, and its rule for a value that is absent
 		// (PSS not read, rates not measured, an ended agent's age).
-		r := Row{cells: []string{s.Kind, b.cfg.Escape(s.Name)}, Session: s}
+		r := Row{cells: []string{s.Kind, procwalk.Printable(s.Name)}, Session: s}
 		for j, d := range b.sessionMetrics {
 			v, ok := d.Session(s, snap.Fields, snap.Time)
 			r.set(2+j, v, ok)
@@ -185,46 +179,18 @@ func (b *Builder) SessionRows(filter string, listed func(*session.Session) bool,
 			// members' refused files left out.
 			r.cells = append(r.cells, render.SessionValueCell(d, s, v, ok))
 		}
-		r.cells = append(r.cells, b.cfg.Escape(sessionInfo(s)))
+		r.cells = append(r.cells, procwalk.Printable(s.Info())) // as procwalk sessions prints it
 		rows = append(rows, r)
 	}
 	Sort(rows, SessionColumns(), sortCol, reverse)
 	return rows
 }
 
-// sessionInfo is a few attributes that tell a session apart.
-func sessionInfo(s *session.Session) string {
-	var parts []string
-	if sum := s.AgentSummary(); len(sum) > 0 {
-		parts = append(parts, strings.Join(sum, ", ")) // an agent's status, model and context come first
-		if t := s.Attrs[session.AttrTmuxTarget]; t != "" {
-			parts = append(parts, "tmux "+t) // then where it runs, never cut for attributes
-		}
-	}
-	if u := s.Totals.Cgroup; u != nil && u.MemoryLimitBytes > 0 {
-		parts = append(parts, "mem "+strconv.FormatFloat(u.MemoryPercent, 'f', 0, 64)+"% of "+render.Bytes(u.MemoryLimitBytes))
-		if u.Danger {
-			parts = append(parts, "DANGER")
-		}
-	}
-	keys := make([]string, 0, len(s.Attrs))
-	for k := range s.Attrs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if v := s.Attrs[k]; v != "" && len(parts) < 4 {
-			parts = append(parts, k+"="+v)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
 // AgentRows are the agent sessions whose reference holds filter (any
 // case), sorted by column sortCol of AgentColumns.
 func (b *Builder) AgentRows(filter string, sortCol int, reverse bool) []Row {
 	f := strings.ToLower(filter)
-	esc := b.cfg.Escape
+	esc := procwalk.Printable
 	var rows []Row
 	for i := range b.sessions {
 		s := &b.sessions[i]

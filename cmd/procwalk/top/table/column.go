@@ -2,39 +2,51 @@
 
 package table
 
-import "github.com/procwalk/procwalk/procwalk"
+import (
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
+	"github.com/procwalk/procwalk/procwalk"
+)
 
-// Column is one column of a view's table.
+// Column is one column of a view's table: how it is laid out (the
+// render.Column's Header, Width, Right, and Drop: its rank when the
+// terminal is narrow, the lowest going first; the last column takes the
+// width left) and how it sorts.
 type Column struct {
-	Title string
-	Width int  // the width it needs at least (cells are cut to it)
-	Right bool // numbers align right
-	// Keep ranks columns when the terminal is narrow: the lowest go first.
-	Keep int
-	// Flex takes the width left over (command line, info).
-	Flex bool
-	// Text sorts ascending by the cell; otherwise by value, largest first.
-	Text bool
+	render.Column
+	// Alphabetic columns hold text and sort by it, A to Z (any case);
+	// the others hold values and sort by them, largest first.
+	Alphabetic bool
 	// Sortable columns are cycled through by the view's sort key.
 	Sortable bool
 }
 
-// ProcessColumns are the process table's columns. The titles of the
+// number is a sortable column of values, aligned right, width cells
+// wide and dropped at rank drop.
+func number(header string, width, drop int) Column {
+	return Column{Column: render.Column{Header: header, Width: width, Drop: drop, Right: true}, Sortable: true}
+}
+
+// text is a column of text, width cells wide and dropped at rank drop.
+func text(header string, width, drop int, sortable bool) Column {
+	return Column{Column: render.Column{Header: header, Width: width, Drop: drop}, Alphabetic: true, Sortable: sortable}
+}
+
+// ProcessColumns are the process table's columns. The headers of the
 // metric columns are the catalogue's labels (TestColumnTitlesAreLabels).
 func ProcessColumns() []Column {
 	return []Column{
-		{Title: "PID", Width: 7, Right: true, Keep: 10, Sortable: true},
-		{Title: "USER", Width: 8, Keep: 4, Text: true, Sortable: true},
-		{Title: "NAME", Width: 15, Keep: 9, Text: true, Sortable: true},
-		{Title: "CPU%", Width: 5, Right: true, Keep: 8, Sortable: true},
-		{Title: "USS", Width: 9, Right: true, Keep: 6, Sortable: true},
-		{Title: "PSS", Width: 9, Right: true, Keep: 5, Sortable: true},
-		{Title: "RSS", Width: 9, Right: true, Keep: 7, Sortable: true},
-		{Title: "USS+", Width: 9, Right: true, Keep: 3, Sortable: true},
-		{Title: "READ/s", Width: 10, Right: true, Keep: 2, Sortable: true},
-		{Title: "WRITE/s", Width: 10, Right: true, Keep: 1, Sortable: true},
-		{Title: "AGE", Width: 6, Right: true, Keep: 3, Sortable: true},
-		{Title: "COMMAND", Width: 10, Keep: 10, Flex: true, Text: true},
+		number("PID", 7, 10),
+		text("USER", 8, 4, true),
+		text("NAME", 15, 9, true),
+		number("CPU%", 5, 8),
+		number("USS", 9, 6),
+		number("PSS", 9, 5),
+		number("RSS", 9, 7),
+		number("USS+", 9, 3),
+		number("READ/s", 10, 2),
+		number("WRITE/s", 10, 1),
+		number("AGE", 6, 3),
+		text("COMMAND", 10, 0, false), // the last: takes the width left
 	}
 }
 
@@ -79,16 +91,16 @@ func SortNeeds(c int) procwalk.Fields {
 // SessionColumns are the sessions table's columns.
 func SessionColumns() []Column {
 	return []Column{
-		{Title: "KIND", Width: 6, Keep: 10, Text: true, Sortable: true},
-		{Title: "NAME", Width: 24, Keep: 10, Text: true, Sortable: true},
-		{Title: "PROCS", Width: 6, Right: true, Keep: 8, Sortable: true},
-		{Title: "RSS", Width: 9, Right: true, Keep: 9, Sortable: true},
-		{Title: "PSS", Width: 9, Right: true, Keep: 4, Sortable: true},
-		{Title: "CPU%", Width: 6, Right: true, Keep: 8, Sortable: true},
-		{Title: "READ/s", Width: 10, Right: true, Keep: 2, Sortable: true},
-		{Title: "WRITE/s", Width: 10, Right: true, Keep: 1, Sortable: true},
-		{Title: "AGE", Width: 6, Right: true, Keep: 3, Sortable: true},
-		{Title: "INFO", Width: 8, Keep: 5, Flex: true, Text: true},
+		text("KIND", 6, 10, true),
+		text("NAME", 24, 10, true),
+		number("PROCS", 6, 8),
+		number("RSS", 9, 9),
+		number("PSS", 9, 4),
+		number("CPU%", 6, 8),
+		number("READ/s", 10, 2),
+		number("WRITE/s", 10, 1),
+		number("AGE", 6, 3),
+		text("INFO", 8, 0, false), // the last: takes the width left
 	}
 }
 
@@ -105,15 +117,15 @@ func SessionMetricColumns() []string {
 // their status, model, context use and tmux pane as columns of their own.
 func AgentColumns() []Column {
 	return []Column{
-		{Title: "AGENT", Width: 18, Keep: 10, Text: true, Sortable: true},
-		{Title: "STATUS", Width: 12, Keep: 9, Sortable: true}, // by session.AttentionRank
-		{Title: "MODEL", Width: 16, Keep: 6, Text: true, Sortable: true},
-		{Title: "CTX%", Width: 5, Right: true, Keep: 8, Sortable: true},
-		{Title: "PROCS", Width: 5, Right: true, Keep: 3, Sortable: true},
-		{Title: "RSS", Width: 9, Right: true, Keep: 7, Sortable: true},
-		{Title: "CPU%", Width: 6, Right: true, Keep: 5, Sortable: true},
-		{Title: "AGE", Width: 6, Right: true, Keep: 4, Sortable: true},
-		{Title: "TMUX", Width: 8, Keep: 8, Flex: true, Text: true, Sortable: true},
+		text("AGENT", 18, 10, true),
+		{Column: render.Column{Header: "STATUS", Width: 12, Drop: 9}, Sortable: true}, // by session.AttentionRank
+		text("MODEL", 16, 6, true),
+		number("CTX%", 5, 8),
+		number("PROCS", 5, 3),
+		number("RSS", 9, 7),
+		number("CPU%", 6, 5),
+		number("AGE", 6, 4),
+		text("TMUX", 8, 0, true), // the last: takes the width left
 	}
 }
 

@@ -7,7 +7,7 @@
 // A Builder makes the rows of one frame. A process row holds its sort
 // values in an array of float32 (a table of 10,000 rows is one
 // allocation, 120 bytes a row) and formats its cells only when asked
-// (Row.Text): most rows of a big host are never on screen. Sort orders
+// (Row.Cells): most rows of a big host are never on screen. Sort orders
 // rows by a column, Row.Matches says whether a row holds a search text.
 //
 // What the view does with the rows (selection, scrolling, folding,

@@ -18,9 +18,9 @@ func Example() {
 		{ID: procwalk.ProcID{PID: 41}, Comm: "bash", RSSBytes: 4 << 20},
 		{ID: procwalk.ProcID{PID: 42}, Comm: "cc1", RSSBytes: 120 << 20, Cmdline: []string{"cc1", "-O2"}, Read: procwalk.FieldCmdline},
 	}}
-	b := table.NewBuilder(snap, nil, table.Config{Escape: procwalk.Printable}, metric.NewCatalogue())
+	b := table.NewBuilder(snap, nil, table.Config{}, metric.NewCatalogue())
 	for _, r := range b.ProcessRows(nil, "", table.ColRSS, false) {
-		c := r.Text()
+		c := r.Cells()
 		fmt.Println(c[table.ColPID], c[table.ColName], c[table.ColRSS], c[len(c)-1])
 	}
 	// Output:

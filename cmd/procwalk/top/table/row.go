@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/metric"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
 // Row is one line of a table: a process or a session, the values it sorts
 // by and its cells.
 type Row struct {
-	// cells are the texts, formatted when first needed (Text: a row on
+	// cells are the texts, formatted when first needed (Cells: a row on
 	// screen, a sort by a text column): most rows of a big host never are.
 	cells   []string
 	builder *Builder          // formats a process row's cells
@@ -64,8 +65,8 @@ func (r *Row) set(c int, v float64, ok bool) {
 	}
 }
 
-// Text is the cells of r, formatting them once.
-func (r *Row) Text() []string {
+// Cells are the texts r shows, a column each, formatted once.
+func (r *Row) Cells() []string {
 	if r.cells == nil {
 		r.cells = r.builder.processCells(r)
 	}
@@ -151,28 +152,24 @@ func (r *Row) TmuxTarget() string {
 // direction; ties by the first column's value (pid) or the second's text,
 // so the order is stable between refreshes.
 func Sort(rows []Row, cols []Column, c int, reverse bool) {
-	if cols[c].Text {
+	if cols[c].Alphabetic {
 		for i := range rows {
-			rows[i].Text() // the comparisons get copies: format once here
+			rows[i].Cells() // the comparisons get copies: format once here
 		}
 	}
 	slices.SortStableFunc(rows, func(a, b Row) int {
-		if cols[c].Text {
-			r := cmp.Compare(strings.ToLower(a.Text()[c]), strings.ToLower(b.Text()[c]))
+		if cols[c].Alphabetic {
+			r := cmp.Compare(strings.ToLower(a.Cells()[c]), strings.ToLower(b.Cells()[c]))
 			if reverse {
 				r = -r
 			}
-			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.Text()[1], b.Text()[1]))
+			return cmp.Or(r, cmp.Compare(a.values[0], b.values[0]), cmp.Compare(a.Cells()[1], b.Cells()[1]))
 		}
-		switch {
-		case a.Has(c) != b.Has(c):
-			if a.Has(c) {
-				return -1
-			}
-			return 1
-		case a.values[c] != b.values[c]:
-			r := cmp.Compare(b.values[c], a.values[c])
-			if reverse {
+		// The catalogue's rule: without a value last, whatever the order.
+		av, aok := a.Value(c)
+		bv, bok := b.Value(c)
+		if r := metric.Compare(av, aok, bv, bok); r != 0 {
+			if reverse && aok && bok {
 				r = -r
 			}
 			return r
@@ -180,6 +177,6 @@ func Sort(rows []Row, cols []Column, c int, reverse bool) {
 		if a.values[0] != b.values[0] {
 			return cmp.Compare(a.values[0], b.values[0]) // pids; sessions have 0
 		}
-		return cmp.Compare(a.Text()[1], b.Text()[1])
+		return cmp.Compare(a.Cells()[1], b.Cells()[1])
 	})
 }

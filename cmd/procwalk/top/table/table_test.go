@@ -35,22 +35,22 @@ func TestColumnTitlesAreLabels(t *testing.T) {
 	for c, name := range map[int]string{ColPID: "pid", ColCPU: "cpu_percent", ColUSS: "uss_bytes", ColPSS: "pss_bytes", ColRSS: "rss_bytes",
 		ColGrowth: "uss_growth_bytes_per_minute", ColRead: "read_bytes_per_second", ColWrite: "write_bytes_per_second", ColAge: "age_seconds"} {
 		d, _ := metric.Lookup(name)
-		if cols[c].Title != d.Label {
-			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].Title, name, d.Label)
+		if cols[c].Header != d.Label {
+			t.Errorf("column %d is %q, want %s's label %q", c, cols[c].Header, name, d.Label)
 		}
 	}
 	scols := SessionColumns()
 	for i, name := range SessionMetricColumns() {
 		c := 2 + i
 		d, _ := metric.Lookup(name)
-		if scols[c].Title != d.Label {
-			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].Title, name, d.Label)
+		if scols[c].Header != d.Label {
+			t.Errorf("sessions column %d is %q, want %s's label %q", c, scols[c].Header, name, d.Label)
 		}
 	}
 }
 
 func newTestBuilder(snap *procwalk.Snapshot, sessions []session.Session) *Builder {
-	return NewBuilder(snap, sessions, Config{Escape: func(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }}, metric.NewCatalogue())
+	return NewBuilder(snap, sessions, Config{}, metric.NewCatalogue())
 }
 
 // The sessions view's values are the catalogue's, with its rule for what
@@ -69,7 +69,7 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	rows := b.SessionRows("", every, SessionRSSColumn, false)
 	cells := map[string][]string{}
 	for _, r := range rows {
-		cells[r.Session.Name] = r.Text()
+		cells[r.Session.Name] = r.Cells()
 	}
 	// KIND NAME PROCS RSS PSS CPU% READ/s WRITE/s AGE INFO
 	if c := cells["read"]; c[4] != "1.0 MiB" || c[5] != "5.0" || c[8] != "1h00m" {
@@ -92,15 +92,18 @@ func TestSessionRowsAbsentIsDash(t *testing.T) {
 	}
 }
 
-// An agent's row in the sessions view starts its INFO with its status (for
-// how long, when blocked), model and context use.
+// A session row's INFO is procwalk sessions' (session.Info, escaped): an
+// agent's starts with its status (for how long, when blocked), model and
+// context use.
 func TestSessionInfoAgent(t *testing.T) {
 	s := session.Session{Kind: session.KindAgent, Name: "claude/app",
-		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked"},
+		Attrs: map[string]string{session.AttrAgent: "claude", session.AttrModel: "claude-opus-4-1", session.AttrStatus: "blocked", session.AttrCwd: "/src/\x1b[2Japp"},
 		Agent: &session.AgentState{Status: "blocked", StatusFor: 3 * time.Minute, ContextWindowTokens: 200000, ContextPercent: 90.4,
 			Transcript: &session.Transcript{ContextUsedTokens: 180800}}}
-	if got, want := sessionInfo(&s), "blocked 3 min, claude-opus-4-1, ctx 90% agent=claude"; !strings.HasPrefix(got, want) {
-		t.Errorf("INFO %q, want it to start %q", got, want)
+	rows := newTestBuilder(&procwalk.Snapshot{}, []session.Session{s}).SessionRows("", func(*session.Session) bool { return true }, 0, false)
+	info := rows[0].Cells()[len(SessionColumns())-1]
+	if want := "blocked 3 min, claude-opus-4-1, ctx 90%, /src/\\x1b[2Japp"; !strings.HasPrefix(info, want) || info != procwalk.Printable(s.Info()) {
+		t.Errorf("INFO %q, want %q, as procwalk sessions has it", info, want)
 	}
 }
 
@@ -122,22 +125,22 @@ func TestAgentRows(t *testing.T) {
 	rows := b.AgentRows("", AgentStatusColumn, false)
 	var got []string
 	for _, r := range rows {
-		got = append(got, r.Text()[0]+" "+r.Text()[1])
+		got = append(got, r.Cells()[0]+" "+r.Cells()[1])
 	}
 	if want := []string{"b blocked 2 min", "w working", "i idle", "e ended 2 min"}; !slices.Equal(got, want) {
 		t.Errorf("agents by status: %q, want %q", got, want)
 	}
 	// AGENT STATUS MODEL CTX% PROCS RSS CPU% AGE TMUX
-	if c := rows[0].Text(); c[2] != render.NotMeasured || c[6] != render.NotMeasured || c[7] != "1m30s" || rows[0].TmuxTarget() != "b:0.0" {
+	if c := rows[0].Cells(); c[2] != render.NotMeasured || c[6] != render.NotMeasured || c[7] != "1m30s" || rows[0].TmuxTarget() != "b:0.0" {
 		t.Errorf("blocked agent's cells %q, tmux %q", c, rows[0].TmuxTarget())
 	}
 	// An ended agent has no age, as the sessions table says (it showed
 	// "0s", and before that a large negative number).
-	if c := rows[3].Text(); c[4] != "0" || c[7] != render.NotMeasured {
+	if c := rows[3].Cells(); c[4] != "0" || c[7] != render.NotMeasured {
 		t.Errorf("ended agent's PROCS %q, AGE %q; want 0 and %q", c[4], c[7], render.NotMeasured)
 	}
-	if c := b.SessionRows("agent:e", func(*session.Session) bool { return true }, SessionRSSColumn, false); len(c) != 1 || c[0].Text()[8] != rows[3].Text()[7] {
-		t.Errorf("the sessions table's AGE of the ended agent differs from the agents table's %q", rows[3].Text()[7])
+	if c := b.SessionRows("agent:e", func(*session.Session) bool { return true }, SessionRSSColumn, false); len(c) != 1 || c[0].Cells()[8] != rows[3].Cells()[7] {
+		t.Errorf("the sessions table's AGE of the ended agent differs from the agents table's %q", rows[3].Cells()[7])
 	}
 }
 
@@ -157,10 +160,10 @@ func TestProcessRows(t *testing.T) {
 		t.Fatalf("by RSS: %d rows, first %v; want 8 then 7, no kernel thread", len(rows), rows[0].Proc.ID)
 	}
 	// PID USER NAME CPU% USS PSS RSS USS+ READ/s WRITE/s AGE COMMAND
-	if c := rows[0].Text(); c[1] != render.NotMeasured || c[2] != `evil\nname` || c[6] != "5.0 MiB" || c[4] != render.NotMeasured || c[11] != render.NotMeasured {
+	if c := rows[0].Cells(); c[1] != render.NotMeasured || c[2] != `evil\nname` || c[6] != "5.0 MiB" || c[4] != render.NotMeasured || c[11] != render.NotMeasured {
 		t.Errorf("pid 8's cells %q", c)
 	}
-	if c := rows[1].Text(); c[11] != "sleep 9" {
+	if c := rows[1].Cells(); c[11] != "sleep 9" {
 		t.Errorf("pid 7's command %q", c[11])
 	}
 	if rows := b.ProcessRows(rows, "SLEEP", ColPID, false); len(rows) != 1 || !rows[0].Matches("9") || rows[0].Matches("evil") {

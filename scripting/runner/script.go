@@ -1,0 +1,310 @@
+//go:build linux
+
+package runner
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+
+	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/frame"
+	"github.com/procwalk/procwalk/procwalk/kill"
+	"github.com/procwalk/procwalk/scripting"
+)
+
+// script.go builds a script's runtime from a host's options, once for
+// every way procwalk runs a script: run, watch and their replays (Run),
+// telegraf --script (Hook); each in this process, in a worker process
+// (Script.Worker), or as that worker (Options.Conn: Script.Serve).
+
+// Options say which script runs, how and where its output goes: what a
+// command line gives (a script's flags) and what the host injects (its
+// line encoder, its worker's command, its streams). New checks them.
+type Options struct {
+	// Script names the script: a file or a bundled script (Load).
+	Script string
+	// Args are the script's arguments (procwalk.args).
+	Args []string
+	// Mode is procwalk.mode: "run" (each frame a fresh run), "watch" (the
+	// state kept from run to run), or "telegraf", which builds a Hook
+	// instead of a Run.
+	Mode   string
+	Limits Limits // checked by New (Limits.Check)
+	// DryRun turns every kill into a dry run (--dry-run); a replay's are
+	// always.
+	DryRun bool
+	// Protect are more names the script may never kill (--protect: globs
+	// of comm, argv[0] or script name), checked by New (Protected).
+	Protect []string
+	// PSS puts PSS in the kills' audit events (procwalk --pss).
+	PSS bool
+	// Proc is the procfs root the frames are read from (--proc): the
+	// script's kills act there, and a worker reads more fields there.
+	Proc string
+	// Users names the uids of the frames; a replay's are the recorded
+	// host's.
+	Users *procwalk.Users
+	// Replay is a recording (procwalk record) to run on instead of this
+	// host's frames, on its clock, every kill rehearsed on its frame; ""
+	// for none. Not for Mode telegraf.
+	Replay string
+	// Pipeline builds the pipeline of this host's frames, when the script
+	// runs on them (not in a worker, not in a replay, not in Mode
+	// telegraf, whose host gathers): keep says the script keeps process
+	// objects from run to run in this process (Mode watch, not isolated).
+	Pipeline func(keep bool) (*frame.Pipeline, error)
+
+	// Isolate asks for the script to run in a worker process (Worker):
+	// it does when Worker.Path is set and this is no worker itself.
+	Isolate bool
+	// Worker is how to start a worker (Path, Args, Name, CommandLine)
+	// and the host's own /proc (Self); New sets the rest.
+	Worker scripting.WorkerConfig
+	// Conn is set in a worker: runs serve the parent (Serve), their
+	// metrics and kills' outcomes sent to it.
+	Conn *scripting.WorkerConn
+	// Sentinel continues and thaws what a kill stopped should the host
+	// die; nil: none, and kills stop nothing.
+	Sentinel *kill.Sentinel
+
+	// Encoder encodes metrics and kills' outcomes as the host's lines
+	// (the plugin's line protocol: runner never imports plugin).
+	Encoder Encoder
+	// Stderr hears a run's notes and failures and, unless Logger is set,
+	// its log records as text.
+	Stderr io.Writer
+	// Print receives the script's print(...) as it is: the host escapes
+	// it (procwalk.EscapingWriter).
+	Print io.Writer
+	// Logger receives procwalk.log and alert records; nil: text records
+	// on Stderr, dated on a replay's clock.
+	Logger *slog.Logger
+	// Warn logs a kill's outcome under Mode telegraf (escaped), where a
+	// Run logs it through Logger.
+	Warn func(msg string)
+	// Note is what the host says of a frame's snapshot after a run (the
+	// processes it could not read); nil: nothing.
+	Note func(*procwalk.Snapshot) string
+}
+
+// Script is a script New set up: its Run (Mode run and watch) or its Hook
+// (Mode telegraf), the limits it runs under, and how to start its worker.
+type Script struct {
+	Run  *Run
+	Hook *Hook
+	// Limits are the runtime's, Options.Limits checked.
+	Limits scripting.Limits
+
+	o Options
+}
+
+// New loads the script o names, checks o and builds the script's runtime:
+// in this process, or the side of a worker (o.Conn) that serves its
+// parent. A script that cannot be found or compiled wraps ErrBadScript;
+// a bad setting is an *OptionError naming its flag (a replay that cannot
+// be opened is --replay's).
+func New(o Options) (*Script, error) {
+	script, err := Load(o.Script)
+	if err != nil {
+		return nil, err
+	}
+	limits, err := o.Limits.Check()
+	if err != nil {
+		return nil, err
+	}
+	fsys, err := procwalk.NewFS(o.Proc)
+	if err != nil {
+		return nil, err
+	}
+	s := &Script{Limits: limits, o: o}
+	if o.Mode == "telegraf" {
+		return s, s.hook(script, fsys)
+	}
+	return s, s.run(script, fsys)
+}
+
+// Isolated reports whether the script runs in a worker process: asked
+// for, possible (a binary to start), and this is no worker.
+func (s *Script) Isolated() bool {
+	return s.o.Isolate && s.o.Worker.Path != "" && s.o.Conn == nil
+}
+
+// run builds the Run of Mode run and watch.
+func (s *Script) run(script *scripting.Script, fsys procwalk.FS) (err error) {
+	o := s.o
+	r := &Run{Script: script, Out: &Lines{Enc: o.Encoder}, Stderr: o.Stderr, Guard: o.Conn.Guard(s.Limits), Hint: Hint, Note: o.Note}
+	s.Run = r
+	users := o.Users
+	if o.Replay != "" {
+		if r.Replay, err = OpenReplay(o.Replay, o.Conn == nil); err != nil {
+			return &OptionError{Flag: "replay", Err: err}
+		}
+		if u := r.Replay.Header.UserNames(); u != nil {
+			users = u // the recorded host's names
+		}
+	}
+	log := o.Logger
+	switch {
+	case log != nil:
+	case r.Replay != nil:
+		log = r.Replay.Logger(o.Stderr)
+	default:
+		log = slog.New(slog.NewTextHandler(o.Stderr, nil))
+	}
+	// Metrics and kills' outcomes wait for the run's end (Keep); in a
+	// worker they go to the parent, which keeps them the same way: the
+	// same bytes either way.
+	emitter := &Checked{Enc: o.Encoder, To: r.Keep}
+	action := r.KeepAction
+	if o.Conn != nil {
+		emitter.To, action = o.Conn.Emit, o.Conn.Action
+	}
+	audit := func(ev kill.ActionEvent) {
+		log.Warn(ev.String(), "script", script.Name)
+		action(ev)
+	}
+	kc, err := s.killConfig(script.Name, audit)
+	if err != nil {
+		return err
+	}
+	var killer scripting.Killer
+	if r.Replay != nil {
+		killer = scripting.ReplayKiller{Base: kc, Snapshot: r.Replay.Snapshot}
+	} else {
+		kc.Sentinel = o.Sentinel
+		killer = scripting.EngineKiller{FS: fsys, Base: kc}
+	}
+	if o.Conn == nil && r.Replay == nil && o.Pipeline != nil {
+		if r.Pipeline, err = o.Pipeline(o.Mode == "watch" && !s.Isolated()); err != nil {
+			return err
+		}
+	}
+	r.Start(s.workerSide(scripting.Config{
+		Killer:  killer,
+		Emitter: emitter,
+		Logger:  log,
+		Print:   o.Print,
+		DryRun:  o.DryRun || r.Replay != nil,
+		Mode:    o.Mode,
+		Args:    o.Args,
+		Users:   users,
+		Limits:  s.Limits,
+	}))
+	return nil
+}
+
+// hook builds the Hook of Mode telegraf: in a worker when isolated, else
+// here, its metrics and kills' outcomes joining the gather's batch.
+func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) error {
+	o := s.o
+	h := &Hook{Script: script, Hint: Hint, Warn: o.Warn, Conn: o.Conn, Guard: o.Conn.Guard(s.Limits)}
+	s.Hook = h
+	if s.Isolated() {
+		cfg := s.workerConfig(io.Discard)
+		cfg.Emit, cfg.Action = h.ToBatch, h.ActionToBatch // an action was logged by the worker
+		h.Worker = scripting.NewWorker(cfg)
+		return nil
+	}
+	out := &Checked{Enc: o.Encoder, To: h.Keep}
+	if o.Conn != nil {
+		out.To = o.Conn.Emit
+	}
+	kc, err := s.killConfig(script.Name, h.Action)
+	if err != nil {
+		return err
+	}
+	kc.Sentinel = o.Sentinel
+	h.Start(s.workerSide(scripting.Config{
+		Killer:  scripting.EngineKiller{FS: fsys, Base: kc},
+		Emitter: out,
+		Logger:  o.Logger,
+		Print:   o.Print,
+		DryRun:  o.DryRun,
+		Mode:    o.Mode,
+		Args:    o.Args,
+		Users:   o.Users,
+		Limits:  s.Limits,
+	}))
+	return nil
+}
+
+// killConfig is the configuration of the script's kills, without the
+// sentinel a kill that sends signals needs: a replay's kills, planned on
+// recorded frames, send none.
+func (s *Script) killConfig(name string, audit func(kill.ActionEvent)) (kill.Config, error) {
+	cfg := kill.Config{DryRun: s.o.DryRun, Requester: "rule:" + name, Audit: audit}
+	if s.o.PSS {
+		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
+	}
+	var err error
+	cfg.Protected, err = Protected(s.o.Protect)
+	return cfg, err
+}
+
+// workerSide is cfg for a runtime in a worker (Conn set): the hourly kill
+// budget is the parent's allowance, and a kill that moves the script's
+// deadline moves the parent's too. Elsewhere cfg as it is.
+func (s *Script) workerSide(cfg scripting.Config) scripting.Config {
+	if c := s.o.Conn; c != nil {
+		cfg.KillBudget, cfg.DeadlineMoved = c, c.DeadlineMoved
+	}
+	return cfg
+}
+
+// workerConfig is the config of the parent's side of a worker running
+// this script, its output passed through the one escaping function. What
+// the worker writes was escaped there already; escaping it again changes
+// nothing that is safe (procwalk.Printable leaves backslashes alone), and
+// holds if the worker was subverted.
+func (s *Script) workerConfig(stdout io.Writer) scripting.WorkerConfig {
+	cfg := s.o.Worker
+	cfg.Limits = s.Limits
+	cfg.Stdout = procwalk.EscapingWriter{W: stdout}
+	cfg.Stderr = procwalk.EscapingWriter{W: s.o.Stderr}
+	return cfg
+}
+
+// Worker starts the parent's side of a worker running a Run, its stdout
+// relayed to stdout and its stderr to Options.Stderr, its metrics and
+// kills' outcomes encoded into Run.Out; nil when the script is not
+// isolated. The caller closes it.
+func (s *Script) Worker(stdout io.Writer) *scripting.Worker {
+	if !s.Isolated() || s.Run == nil {
+		return nil
+	}
+	return s.Run.Worker(s.workerConfig(stdout))
+}
+
+// errNoConn is Serve's error outside a worker.
+var errNoConn = errors.New("runner: Serve outside a worker (Options.Conn not set)")
+
+// Serve is a worker's life (Options.Conn set): it answers the parent's
+// requests, one run each on the frame the parent sent, until the parent
+// is done. code is the exit code an error means, sent back with it.
+func (s *Script) Serve(ctx context.Context, code func(error) int) error {
+	c := s.o.Conn
+	if c == nil {
+		return errNoConn
+	}
+	data, err := procwalk.NewFS(s.o.Proc)
+	if err != nil {
+		return err
+	}
+	tick := func(ctx context.Context, f frame.Frame) (string, error) { return s.Run.Frame(ctx, f, c.Stdout()) }
+	if s.Hook != nil {
+		tick = func(_ context.Context, f frame.Frame) (string, error) { return "", s.Hook.Run(ctx, f, nil) }
+	}
+	return c.Serve(ctx, s.Limits, s.o.Worker.Self, data, tick, code)
+}
+
+// Close releases the runtime, the recording, or the worker.
+func (s *Script) Close() {
+	if s.Run != nil {
+		s.Run.Close()
+	}
+	if s.Hook != nil {
+		s.Hook.Close()
+	}
+}
