@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"time"
 
@@ -103,7 +102,7 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	case c.e.conn != nil:
 		return script.Serve(ctx, exitCode)
 	case script.Run.Replay != nil:
-		return c.replayRun(ctx, script, stdout)
+		return scriptError(script.ReplayRuns(ctx, stdout, c.at))
 	}
 	f, err := c.g.gather(ctx, script.Run.Pipeline, !c.f.noRates)
 	if err != nil {
@@ -112,20 +111,9 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		}
 		return err
 	}
-	// One run, in a worker when isolated (Loop.Once): a run that fails
-	// there says what the worker's memory peaked at.
-	l := &runner.Loop{Run: script.Run, Stdout: stdout, Worker: script.Worker(stdout)}
-	note, err := l.Once(ctx, f)
-	switch {
-	case stdout.Gone():
-		return nil // nobody reads the rest: done, as watch is
-	case l.Worker != nil && ctx.Err() != nil:
-		return fmt.Errorf("%s interrupted: %w", script.Run.Script.Name, context.Cause(ctx))
-	}
-	if note != "" {
-		fmt.Fprintf(c.e.stderr, "procwalk: %s\n", note)
-	}
-	return err
+	// One run, in a worker when isolated: a run that fails there says what
+	// the worker's memory peaked at.
+	return script.Once(ctx, f, stdout)
 }
 
 // printTo is where Lua's print goes under run and watch: stdout, the

@@ -95,15 +95,20 @@ func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string,
 	return o
 }
 
-// newScript sets up the script o names (runner.New): a script that
-// cannot be loaded and a bad flag are usage errors.
+// newScript sets up the script o names (runner.New).
 func newScript(o runner.Options) (*runner.Script, error) {
 	s, err := runner.New(o)
+	return s, scriptError(err)
+}
+
+// scriptError is err of a script's set-up or run: a script that cannot
+// be loaded and a bad flag (runner.OptionError) are usage errors.
+func scriptError(err error) error {
 	var bad *runner.OptionError
 	if errors.Is(err, runner.ErrBadScript) || errors.As(err, &bad) {
-		return nil, usageError(err)
+		return usageError(err)
 	}
-	return s, err
+	return err
 }
 
 // scriptCall is a command line naming a script: its name and arguments.

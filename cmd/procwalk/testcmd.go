@@ -5,9 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -54,9 +51,9 @@ func (c *testCommand) exec(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError(err)
 	}
-	files, err := testFiles(args)
+	files, err := ruletest.Files(args)
 	if err != nil {
-		return err
+		return usageErrorf("%v", err)
 	}
 	opt := ruletest.Options{Limits: limits, Protected: protected, Bundled: func(name string) ([]byte, bool) {
 		s, ok := scripts.Lookup(name)
@@ -90,29 +87,4 @@ func (c *testCommand) exec(ctx context.Context, args []string) error {
 		return &exitErr{Code: exitError, Err: fmt.Errorf("%d of %d rule tests failed", failed, len(files))}
 	}
 	return nil
-}
-
-// testFiles expands folders into their *.ruletest files, in name order.
-func testFiles(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		st, err := os.Stat(a)
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		if !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		found, err := filepath.Glob(filepath.Join(a, "*.ruletest"))
-		if err != nil {
-			return nil, usageErrorf("%v", err)
-		}
-		if len(found) == 0 {
-			return nil, usageErrorf("%s: no *.ruletest file in this folder", a)
-		}
-		sort.Strings(found)
-		out = append(out, found...)
-	}
-	return out, nil
 }

@@ -99,18 +99,10 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	if alerts != nil {
 		script.Run.Out.Alert = alerts.Alert
 	}
-	l := &runner.Loop{Run: script.Run, Stdout: stdout, Worker: script.Worker(stdout)}
-	if l.Worker != nil {
-		defer l.Worker.Close()
+	if script.Run.Replay != nil && !intervalGiven {
+		interval = 0 // every recorded frame
 	}
-	if script.Run.Replay != nil {
-		if !intervalGiven {
-			interval = 0 // every recorded frame
-		}
-		l.Replay(ctx, interval, c.count)
-		return nil
-	}
-	l.Every(ctx, interval, c.count)
+	script.Watch(ctx, stdout, interval, c.count)
 	return nil
 }
 

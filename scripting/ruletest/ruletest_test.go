@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -323,5 +324,30 @@ at 1m
 	}
 	if s := sessionOf(t, frames[1], "tmux:build"); len(s.Members) != 2 || len(s.Roots) != 2 {
 		t.Errorf("tmux:build after make exited: members %v, roots %v; want bash and cc1, both roots", s.Members, s.Roots)
+	}
+}
+
+// Files takes a file as it is and a folder's *.ruletest files in name
+// order; a missing path or a folder without a test is an error.
+func TestFiles(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"b.ruletest", "a.ruletest", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := Files([]string{"x.ruletest.txt", dir})
+	if err == nil {
+		t.Errorf("a missing file: %v", got)
+	}
+	other := filepath.Join(dir, "notes.txt")
+	got, err = Files([]string{other, dir})
+	want := []string{other, filepath.Join(dir, "a.ruletest"), filepath.Join(dir, "b.ruletest")}
+	if err != nil || !slices.Equal(got, want) {
+		t.Errorf("Files = %q, %v; want %q", got, err, want)
+	}
+	empty := t.TempDir()
+	if _, err := Files([]string{empty}); err == nil || err.Error() != empty+": no *.ruletest file in this folder" {
+		t.Errorf("an empty folder: %v", err)
 	}
 }

@@ -30,6 +30,33 @@ import (
 // a host showing them, and compares what it did with what the test
 // expects, time by time.
 
+// Files are the rule test files paths name: a file as it is, a folder
+// its *.ruletest files in name order. A path that does not exist, or a
+// folder without a test, is an error.
+func Files(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		found, err := filepath.Glob(filepath.Join(p, "*.ruletest"))
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s: no *.ruletest file in this folder", p)
+		}
+		sort.Strings(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
 // Options are what a test run needs from its caller.
 type Options struct {
 	// Bundled returns the source of a bundled script by name (false: no

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,7 +145,44 @@ func ParseAt(s string, first time.Time) (time.Time, error) {
 			return time.Date(day.Year(), day.Month(), day.Day(), t.Hour(), t.Minute(), t.Second(), 0, time.Local), nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("--at %q: want an offset from the first frame (+90s, 5m), a time of day (03:12, 03:12:30) or an RFC 3339 time", s)
+	return time.Time{}, &OptionError{Flag: "at", Value: strconv.Quote(s), Err: errors.New("want an offset from the first frame (+90s, 5m), a time of day (03:12, 03:12:30) or an RFC 3339 time")}
+}
+
+// FrameAt is the index in r of the frame at names (ParseAt's forms, first
+// the time of r's first frame): the last frame at or before that time,
+// the one on screen then. A bad at, or one before the first frame, is an
+// *OptionError of --at; a recording that cannot be read, of --replay.
+func FrameAt(r *recording.Reader, at string, first time.Time) (int, error) {
+	t, err := ParseAt(at, first)
+	if err != nil {
+		return 0, err
+	}
+	i, err := r.IndexAt(t)
+	if err != nil {
+		return 0, &OptionError{Flag: "replay", Err: err}
+	}
+	if i < 0 {
+		return 0, &OptionError{Flag: "at", Value: at, Err: fmt.Errorf("the recording starts later, at %s", first.Local().Format(time.RFC3339))}
+	}
+	return i, nil
+}
+
+// PickAt picks, for Loop.ReplayRuns, the frame at names (FrameAt); nil
+// when at is "" (every frame).
+func (rp *Replay) PickAt(at string) (func(frame.Frame) bool, error) {
+	if at == "" {
+		return nil, nil
+	}
+	first, err := rp.r.Frame(0)
+	if err != nil {
+		return nil, &OptionError{Flag: "replay", Err: err}
+	}
+	chosen, err := FrameAt(rp.r, at, first.Snapshot.Time)
+	if err != nil {
+		return nil, err
+	}
+	i := -1
+	return func(frame.Frame) bool { i++; return i == chosen }, nil
 }
 
 // FrameLine is the line run --replay writes on stderr before each frame's

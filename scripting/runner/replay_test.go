@@ -5,6 +5,7 @@ package runner
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,102 @@ pw.emit("t", {}, {host = pw.hostname(), now = pw.now()})`, &stderr, rp)
 	}
 	if want := "procwalk: 35 processes\nprocwalk: replayed 2 frames of " + recordingFixture; !strings.HasPrefix(stderr.String(), want) {
 		t.Errorf("stderr %q; want it to start %q", stderr.String(), want)
+	}
+}
+
+// --at names the last frame at or before its time; a time before the
+// first frame, or a bad one, is --at's OptionError.
+func TestFrameAt(t *testing.T) {
+	rp, err := OpenReplay(recordingFixture, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rp.Close()
+	first, err := rp.Reader().Frame(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := first.Snapshot.Time
+	for _, tt := range []struct {
+		at   string
+		want int
+	}{{"+0s", 0}, {"+500ms", 0}, {"+1500ms", 1}, {"+1h", 2}} {
+		if got, err := FrameAt(rp.Reader(), tt.at, start); got != tt.want || err != nil {
+			t.Errorf("FrameAt(%q) = %d, %v; want %d", tt.at, got, err, tt.want)
+		}
+	}
+	before := start.Add(-time.Hour).Format(time.RFC3339)
+	for _, tt := range []struct{ at, want string }{
+		{"soon", `--at "soon": want an offset from the first frame`},
+		{before, "--at " + before + ": the recording starts later, at " + start.Local().Format(time.RFC3339)},
+	} {
+		_, err := FrameAt(rp.Reader(), tt.at, start)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Flag != "at" || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("FrameAt(%q) = %v; want --at's error %q", tt.at, err, tt.want)
+		}
+	}
+}
+
+// replayScript is a Script of source on the fixture recording.
+func replayScript(t *testing.T, source, mode string, stderr *bytes.Buffer) *Script {
+	var print bytes.Buffer
+	o := options(t, source, mode, stderr, &print)
+	o.Replay = recordingFixture
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return s
+}
+
+// run --replay: a fresh run per frame, a line before each; --at one
+// frame; failed runs counted in the error; a bad --at an OptionError.
+func TestScriptReplayRuns(t *testing.T) {
+	const rule = `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+pw.emit("t", {}, {n = pw.state.n, now = pw.now()})`
+	var stderr, stdout bytes.Buffer
+	ctx, out, stop := WatchStdout(context.Background(), &stdout, false)
+	defer stop()
+	s := replayScript(t, rule, "run", &stderr)
+	if err := s.ReplayRuns(ctx, out, ""); err != nil {
+		t.Fatal(err)
+	}
+	// Each frame a fresh run (n = 1), on the recorded clock.
+	want := "t n=1 now=1.7958689888104253e+09\nt n=1 now=1.7958689898105402e+09\nt n=1 now="
+	if !strings.HasPrefix(stdout.String(), want) || strings.Count(stdout.String(), "\n") != 3 || strings.Count(stderr.String(), "procwalk: replay: frame ") != 3 {
+		t.Errorf("stdout %q, stderr %q; want 3 fresh runs", stdout.String(), stderr.String())
+	}
+
+	stdout.Reset()
+	stderr.Reset()
+	s = replayScript(t, rule, "run", &stderr)
+	if err := s.ReplayRuns(ctx, out, "+1500ms"); err != nil || stdout.String() != "t n=1 now=1.7958689898105402e+09\n" {
+		t.Errorf("--at +1500ms: %v, stdout %q; want the second frame alone", err, stdout.String())
+	}
+	var oe *OptionError
+	if err := replayScript(t, rule, "run", &stderr).ReplayRuns(ctx, out, "soon"); !errors.As(err, &oe) || oe.Flag != "at" {
+		t.Errorf("--at soon: %v; want --at's OptionError", err)
+	}
+	err := replayScript(t, `error("no")`, "run", &stderr).ReplayRuns(ctx, out, "")
+	if err == nil || err.Error() != "3 of 3 runs failed" || errors.As(err, &oe) {
+		t.Errorf("failing runs: %v; want 3 of 3 runs failed, no OptionError", err)
+	}
+}
+
+// watch --replay: the state kept from tick to tick, count ticks, then
+// the line saying what was replayed.
+func TestScriptWatchReplay(t *testing.T) {
+	var stderr, stdout bytes.Buffer
+	ctx, out, stop := WatchStdout(context.Background(), &stdout, false)
+	defer stop()
+	s := replayScript(t, `local pw = require "procwalk"
+pw.state.n = (pw.state.n or 0) + 1
+pw.emit("t", {}, {n = pw.state.n})`, "watch", &stderr)
+	s.Watch(ctx, out, 0, 2)
+	if stdout.String() != "t n=1\nt n=2\n" || !strings.Contains(stderr.String(), "procwalk: replayed 2 frames of "+recordingFixture) {
+		t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
 	}
 }

@@ -5,8 +5,10 @@ package runner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -275,6 +277,71 @@ func (s *Script) Worker(stdout io.Writer) *scripting.Worker {
 		return nil
 	}
 	return s.Run.Worker(s.workerConfig(stdout))
+}
+
+// Once is procwalk run's one run on f, here or in the worker (Loop.Once):
+// the frame's note is written to Options.Stderr; a run its worker did not
+// finish because ctx ended says so; a reader of stdout that has gone ends
+// it quietly.
+func (s *Script) Once(ctx context.Context, f frame.Frame, stdout *Stdout) error {
+	l := &Loop{Run: s.Run, Stdout: stdout, Worker: s.Worker(stdout)}
+	note, err := l.Once(ctx, f)
+	switch {
+	case stdout.Gone():
+		return nil // nobody reads the rest: done, as watch is
+	case l.Worker != nil && ctx.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", s.Run.Script.Name, context.Cause(ctx))
+	}
+	if note != "" {
+		fmt.Fprintf(s.o.Stderr, "procwalk: %s\n", note)
+	}
+	return err
+}
+
+// ReplayRuns is run --replay: one run per frame of the recording, each a
+// fresh run as procwalk run would have made then (Loop.ReplayRuns), or
+// only the frame at names (PickAt; "": every frame). It fails when a run
+// failed, when there was no frame to run on, or when ctx ended; a bad at
+// is an *OptionError.
+func (s *Script) ReplayRuns(ctx context.Context, stdout *Stdout, at string) error {
+	l := &Loop{Run: s.Run, Stdout: stdout, What: "run: frame", Worker: s.Worker(stdout)}
+	if l.Worker != nil {
+		defer l.Worker.Close()
+	}
+	rp := s.Run.Replay
+	pick, err := rp.PickAt(at)
+	if err != nil {
+		return err
+	}
+	frames := l.ReplayRuns(ctx, pick)
+	switch {
+	case stdout.Gone():
+		return nil
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s interrupted: %w", s.Run.Script.Name, context.Cause(ctx))
+	case frames == 0:
+		return fmt.Errorf("--replay %s: no frame to run on", rp.Path)
+	case l.Failed() > 0:
+		return fmt.Errorf("%d of %d runs failed", l.Failed(), frames)
+	}
+	return nil
+}
+
+// Watch is procwalk watch: a run every interval on this host's frames
+// (Loop.Every) or, replaying, on the recording's frames interval apart
+// on the recorded clock (Loop.Replay; 0: every frame), here or in the
+// worker, until count runs (0: no end), ctx ends or stdout's reader goes.
+// A failed run is a line on Options.Stderr, and the next goes on.
+func (s *Script) Watch(ctx context.Context, stdout *Stdout, interval time.Duration, count int) {
+	l := &Loop{Run: s.Run, Stdout: stdout, Worker: s.Worker(stdout)}
+	if l.Worker != nil {
+		defer l.Worker.Close()
+	}
+	if s.Run.Replay != nil {
+		l.Replay(ctx, interval, count)
+		return
+	}
+	l.Every(ctx, interval, count)
 }
 
 // errNoConn is Serve's error outside a worker.

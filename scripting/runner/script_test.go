@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 	"github.com/procwalk/procwalk/procwalk/kill"
 	"github.com/procwalk/procwalk/scripting"
@@ -269,5 +270,23 @@ func TestWorkerOutputEscaped(t *testing.T) {
 				t.Errorf("%q: wrote %q, want %q", tt.in, got, tt.want)
 			}
 		}
+	}
+}
+
+// run's one run writes the run's lines and the frame's note.
+func TestScriptOnce(t *testing.T) {
+	var stderr, print, stdout bytes.Buffer
+	o := options(t, `require("procwalk").emit("m", {}, {n = 1})`, "run", &stderr, &print)
+	o.Note = func(s *procwalk.Snapshot) string { return fmt.Sprintf("%d processes", len(s.Procs)) }
+	s, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	f := fixtureFrame(t)
+	ctx, out, stop := WatchStdout(context.Background(), &stdout, false)
+	defer stop()
+	if err := s.Once(ctx, f, out); err != nil || stdout.String() != "m n=1\n" || stderr.String() != fmt.Sprintf("procwalk: %d processes\n", len(f.Snapshot.Procs)) {
+		t.Errorf("Once: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
 	}
 }

@@ -74,8 +74,8 @@ var openAccounts = map[string]string{
 	"procwalk/kill/supervise_cpu.go newCPUCgroup unix.Open":                "procwalk's own cgroup directory, O_PATH",
 	"procwalk/recording/recording.go Open os.Open":                         "a recording the operator names (replay)",
 	"cmd/procwalk/record.go recordCommand.exec os.Create":                  "the recording file the operator names, created",
-	"cmd/procwalk/testcmd.go testFiles filepath.Glob":                      "the rule tests the operator names",
 	"scripting/ruletest/run.go RunFile os.ReadFile":                        "a rule test file the operator names",
+	"scripting/ruletest/run.go Files filepath.Glob":                        "the rule tests the operator names",
 	"cmd/procwalk/topcmd.go keyboard os.OpenFile":                          "/dev/tty, procwalk's own controlling terminal (top's keys)",
 }
 
