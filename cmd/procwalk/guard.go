@@ -28,9 +28,9 @@ import (
 
 // Exit codes of guard besides the command's own.
 const (
-	exitLimit         = 124 // procwalk ended the command for breaking a limit (as timeout(1) does)
-	exitNotExecutable = 126 // the command was found but could not be run
-	exitNotFound      = 127 // the command was not found
+	exitLimit         = kill.ExitLimit // procwalk ended the command for breaking a limit (as timeout(1) does)
+	exitNotExecutable = 126            // the command was found but could not be run
+	exitNotFound      = 127            // the command was not found
 )
 
 // guardHistory is how many kill events guard keeps for its summary.
@@ -142,17 +142,14 @@ func (c *guardCommand) exec(ctx context.Context, args []string) error {
 	return guardExit(res, name)
 }
 
-// guardExit is guard's exit: 124 for an enforced limit, else CMD's status.
+// guardExit is guard's exit: 124 for an enforced limit, else CMD's status
+// (SuperviseResult.ExitCode).
 func guardExit(res *kill.SuperviseResult, name string) error {
+	code, err := res.ExitCode()
 	switch {
-	case res.Enforced != "" && res.Unenforced != nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s broke a limit and could not be stopped: %w", name, res.Unenforced)}
-	case res.Enforced != "":
-		return &exitErr{Code: exitLimit}
-	case res.Status == nil:
-		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s was never reaped", name)}
-	}
-	if code := kill.ExitStatus(*res.Status); code != 0 {
+	case err != nil:
+		return &exitErr{Code: exitError, Err: fmt.Errorf("guard: %s %w", name, err)}
+	case code != 0:
 		return &exitErr{Code: code}
 	}
 	return nil

@@ -3,13 +3,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
-	"io"
 	"strings"
 	"time"
 
@@ -213,51 +211,16 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	return scope, nil
 }
 
-// confirm lists the targets on stderr and asks. Without a terminal on
-// stdin there is nobody to ask: refuse.
+// confirm lists the targets on stderr and asks (render.ConfirmKill).
+// Without a terminal on stdin there is nobody to ask: refuse.
 func (c *killCommand) confirm(ctx context.Context, k *kill.Killer, plan *kill.Plan) error {
-	render.KillPlan(c.e.stderr, plan)
 	if !procwalk.IsTerminal(c.e.stdin) {
+		render.KillPlan(c.e.stderr, plan)
 		return usageErrorf("refusing to signal %d processes without confirmation: stdin is not a terminal; check them with --dry-run, then pass --yes", len(plan.Targets))
 	}
-	what := kill.SignalName(k.Config().Signal)
-	if what != "KILL" {
-		what += fmt.Sprintf(" (then KILL after %s)", c.grace)
+	err := render.ConfirmKill(ctx, c.e.stderr, c.e.stdin, plan, k.Config().Signal, c.grace)
+	if errors.Is(err, render.ErrNotConfirmed) || errors.Is(err, render.ErrInterrupted) {
+		return &exitErr{Code: exitError, Err: err}
 	}
-	fmt.Fprintf(c.e.stderr, "Send %s to these %d processes? [y/N] ", what, len(plan.Targets))
-	answer, err := readLine(ctx, c.e.stdin)
-	if err != nil && ctx.Err() != nil {
-		return &exitErr{Code: exitError, Err: errors.New("not confirmed (interrupted): nothing was signalled")}
-	}
-	if err != nil {
-		return fmt.Errorf("no answer: %w", err)
-	}
-	if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
-		return &exitErr{Code: exitError, Err: errors.New("not confirmed: nothing was signalled")}
-	}
-	return nil
-}
-
-// readLine reads one line from r, giving up when ctx ends (Ctrl-C). The
-// reading goroutine ends when r delivers a line or is closed; on a
-// cancelled prompt the process exits right after, taking it along.
-func readLine(ctx context.Context, r io.Reader) (string, error) {
-	type result struct {
-		line string
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		line, err := bufio.NewReader(r).ReadString('\n')
-		if err == io.EOF && line != "" {
-			err = nil
-		}
-		ch <- result{line, err}
-	}()
-	select {
-	case res := <-ch:
-		return res.line, res.err
-	case <-ctx.Done():
-		return "", ctx.Err()
-	}
+	return err
 }

@@ -31,8 +31,8 @@ import (
 // Exit codes, listed in every command's --help (helpText("exit-codes")).
 const (
 	exitOK    = 0
-	exitError = 1 // a run-time failure: missing /proc root, unreadable file, unknown session
-	exitUsage = 2 // bad flags or arguments
+	exitError = 1                 // a run-time failure: missing /proc root, unreadable file, unknown session
+	exitUsage = cmdline.ExitUsage // bad flags or arguments
 )
 
 func main() {
@@ -104,45 +104,17 @@ func newEnv(stdin io.Reader, stdout, stderr io.Writer) *env {
 	return &env{stdin: stdin, stdout: stdout, stderr: stderr, clock: procwalk.SystemClock{}, columns: render.ColumnsFromEnv(os.Getenv("COLUMNS"))}
 }
 
-// exitErr ends the program with Code after printing Err (when not nil).
-type exitErr struct {
-	Code int
-	Err  error
-	Flag string // the flag whose value Err is about, if any (named)
-}
-
-func (e *exitErr) Error() string {
-	if e.Err == nil {
-		return fmt.Sprintf("exit status %d", e.Code)
-	}
-	return e.Err.Error()
-}
-func (e *exitErr) Unwrap() error { return e.Err }
+// exitErr ends the program with Code after printing Err (when not nil),
+// naming the flag Err is about (cmdline.Error).
+type exitErr = cmdline.Error
 
 // usageErrorf is an error in the command line: exit code 2. A message
 // that starts with "--NAME" is about flag NAME's value: when that came from
 // env or the config file, runEnv names the variable or the file and line.
-func usageErrorf(format string, args ...any) error {
-	return &exitErr{Code: exitUsage, Err: fmt.Errorf(format, args...), Flag: flagOf(format)}
-}
+func usageErrorf(format string, args ...any) error { return cmdline.Usagef(format, args...) }
 
 // usageError is err, an error in the command line, as usageErrorf's.
-func usageError(err error) error {
-	return &exitErr{Code: exitUsage, Err: err, Flag: flagOf(err.Error())}
-}
-
-// flagOf is NAME when s starts with "--NAME", else "".
-func flagOf(s string) string {
-	rest, ok := strings.CutPrefix(s, "--")
-	if !ok {
-		return ""
-	}
-	end := strings.IndexFunc(rest, func(r rune) bool { return !(r == '-' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9') })
-	if end < 0 {
-		end = len(rest)
-	}
-	return rest[:end]
-}
+func usageError(err error) error { return cmdline.UsageError(err) }
 
 func exitCode(err error) int {
 	var e *exitErr
@@ -186,7 +158,7 @@ func (g *globals) named(err error) error {
 	if g.sources == nil {
 		return err
 	}
-	return named(g.sources, err)
+	return g.sources.Rename(err)
 }
 
 // newSources records, for one run, where each flag's value came from:
@@ -204,20 +176,6 @@ func newSources() *cmdline.Sources {
 	}
 	s.CommandLineOnly = []string{"yes", "force"}
 	return s
-}
-
-// named rewrites a usage error about flag's value (exitErr.Flag) that came
-// from env or the config file to name that source instead of --flag.
-func named(s *cmdline.Sources, err error) error {
-	var ee *exitErr
-	if !errors.As(err, &ee) || ee.Flag == "" || ee.Err == nil {
-		return err
-	}
-	msg, ok := s.Named(ee.Flag, ee.Err.Error())
-	if !ok {
-		return err
-	}
-	return &exitErr{Code: ee.Code, Err: errors.New(msg)}
 }
 
 // defaultPasswd is the user database read for uid -> name; --passwd changes
@@ -329,7 +287,7 @@ func runEnv(ctx context.Context, e *env, args []string) error {
 		}
 		return fail(usageError(cmdline.ParseError(err, sub)))
 	}
-	err = named(sources, root.Run(ctx))
+	err = sources.Rename(root.Run(ctx))
 	var ee *exitErr
 	if err != nil && !errors.Is(err, flag.ErrHelp) && !(errors.As(err, &ee) && ee.Err == nil) {
 		return e.sayError(ctx, err)

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
@@ -111,7 +110,7 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	}
 	host, _ := os.Hostname()
 	h := recording.Header{Procwalk: versionLine(), Created: c.g.clock.Now(), Host: host, IntervalSeconds: interval.Seconds(),
-		Kinds: kinds, Fields: fields.String(), Users: userTable(users)}
+		Kinds: kinds, Fields: fields.String(), Users: recording.UserTable(users)}
 	w, err := recording.NewWriter(file, h, recording.Options{MaxBytes: int64(c.maxSize), Anonymize: c.anonymize})
 	if err != nil {
 		file.Close()
@@ -130,17 +129,4 @@ func (c *recordCommand) exec(ctx context.Context, args []string) error {
 	}
 	fmt.Fprintf(c.e.stderr, "procwalk: recorded %d frames, %s, to %s%s\n", w.Frames(), procwalk.FormatBytes(uint64(w.Size())), printable(c.out), why)
 	return nil
-}
-
-// userTable is users' names by decimal uid, for a recording's header.
-func userTable(users *procwalk.Users) map[string]string {
-	names := users.Names()
-	if len(names) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(names))
-	for uid, name := range names {
-		out[strconv.Itoa(uid)] = name
-	}
-	return out
 }

@@ -3,6 +3,8 @@
 package kill
 
 import (
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"sync"
@@ -95,6 +97,26 @@ func ExitStatus(ws unix.WaitStatus) int {
 		return 128 + int(ws.Signal())
 	}
 	return ws.ExitStatus()
+}
+
+// ExitLimit is a supervisor's exit code for a command it ended for
+// breaking a limit, as timeout(1)'s.
+const ExitLimit = 124
+
+// ExitCode is the exit code a supervisor reports for r: ExitLimit when a
+// limit was enforced, else the command's own (ExitStatus). The error says
+// why there is none: a limit was broken and ending the tree signalled
+// nothing (Unenforced, wrapped), or the command was never reaped.
+func (r *SuperviseResult) ExitCode() (int, error) {
+	switch {
+	case r.Enforced != "" && r.Unenforced != nil:
+		return 0, fmt.Errorf("broke a limit and could not be stopped: %w", r.Unenforced)
+	case r.Enforced != "":
+		return ExitLimit, nil
+	case r.Status == nil:
+		return 0, errors.New("was never reaped")
+	}
+	return ExitStatus(*r.Status), nil
 }
 
 // Foreground reports whether this process is in the foreground process

@@ -4,6 +4,8 @@ package kill_test
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -83,3 +85,31 @@ func TestForegroundWithoutTerminal(t *testing.T) {
 		t.Error("no terminal, yet foreground")
 	}
 }
+
+// A supervisor's exit: ExitLimit for an enforced limit, else the
+// command's; none when a broken limit could not be enforced (never 124:
+// nothing was stopped) or the command was never reaped.
+func TestSuperviseResultExitCode(t *testing.T) {
+	exited3, killed := unix.WaitStatus(3<<8), unix.WaitStatus(syscall.SIGKILL)
+	refused := fmt.Errorf("pid 9 (sh): %w", kill.ErrProtected)
+	for _, tt := range []struct {
+		name string
+		r    kill.SuperviseResult
+		code int
+		err  error // wrapped; errNone: an error without one
+	}{
+		{"its own exit", kill.SuperviseResult{Status: &exited3}, 3, nil},
+		{"killed by a signal", kill.SuperviseResult{Status: &killed}, 128 + 9, nil},
+		{"enforced", kill.SuperviseResult{Status: &killed, Enforced: "--timeout 1s reached"}, kill.ExitLimit, nil},
+		{"unenforced", kill.SuperviseResult{Status: &exited3, Enforced: "--timeout 1s reached", Unenforced: refused}, 0, kill.ErrProtected},
+		{"never reaped", kill.SuperviseResult{}, 0, errNone},
+	} {
+		code, err := tt.r.ExitCode()
+		if code != tt.code || (tt.err == nil) != (err == nil) || tt.err != nil && tt.err != errNone && !errors.Is(err, tt.err) {
+			t.Errorf("%s: %d, %v; want %d, %v", tt.name, code, err, tt.code, tt.err)
+		}
+	}
+}
+
+// errNone stands for an error that wraps no other.
+var errNone = errors.New("any error")

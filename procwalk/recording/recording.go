@@ -123,6 +123,20 @@ func (h Header) UserNames() *procwalk.Users {
 	return procwalk.NewUsers(names)
 }
 
+// UserTable is users' names by decimal uid, for Header.Users (nil when
+// it names none); UserNames reads it back.
+func UserTable(users *procwalk.Users) map[string]string {
+	names := users.Names()
+	if len(names) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(names))
+	for uid, name := range names {
+		out[strconv.Itoa(uid)] = name
+	}
+	return out
+}
+
 // Options of a Writer.
 type Options struct {
 	// MaxBytes bounds the file: a frame that would take it past is not

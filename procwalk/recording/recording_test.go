@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -869,5 +870,20 @@ func TestIndexAtAndRecent(t *testing.T) {
 	// Asked to keep none, it keeps one (it panicked on its first frame).
 	if f, err := NewRecent(r, 0).Frame(2); err != nil || !f.Snapshot.Time.Equal(times[2]) {
 		t.Errorf("NewRecent(r, 0).Frame(2): %v, %v", f.Snapshot.Time, err)
+	}
+}
+
+// UserTable writes what UserNames reads back; no users, no table.
+func TestUserTable(t *testing.T) {
+	users := procwalk.NewUsers(map[int]string{0: "root", 1000: "alice"})
+	h := Header{Users: UserTable(users)}
+	if !maps.Equal(h.Users, map[string]string{"0": "root", "1000": "alice"}) {
+		t.Errorf("UserTable = %v", h.Users)
+	}
+	if back := h.UserNames(); back.Name(1000) != "alice" || back.Name(0) != "root" {
+		t.Errorf("read back: 1000 is %q, 0 is %q", back.Name(1000), back.Name(0))
+	}
+	if got := UserTable(nil); got != nil {
+		t.Errorf("UserTable(nil) = %v, want nil", got)
 	}
 }

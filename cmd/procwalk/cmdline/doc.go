@@ -10,7 +10,9 @@
 // flag package's "parse error" (CheckValue), the config file's line
 // format (PlainLine), every command's --help (Usage, LazyHelp), the
 // manual page made from the same help (ManPage), where each flag's value
-// came from and the config file (Sources), and shell completion: the
+// came from and the config file (Sources), errors that carry an exit code
+// and the flag they are about, renamed to the value's source (Error,
+// Usagef, Sources.Rename), and shell completion: the
 // scripts (ShellScript), what completes a word (Completer) and bash's
 // words for it (ShellWords, BashReplies).
 //
