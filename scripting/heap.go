@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"sync"
 	"time"
 )
@@ -14,24 +13,9 @@ import (
 // heap.go guards the Go heap. gopher-lua has no memory limit (its SetMx
 // calls os.Exit), so a script that builds huge tables or strings could take
 // the whole host process down with a fatal out-of-memory. A watchdog reads
-// runtime/metrics while a run is in progress and cancels the run's context
+// the heap's size while a run is in progress and cancels the run's context
 // when the heap has grown past the budget; the Lua VM checks the context
 // before every instruction and stops.
-
-// heapObjectsMetric counts live objects plus garbage not yet swept: cheap to
-// read, and an over-estimate, so crossing the budget is confirmed after a GC.
-// heapStacksMetric counts goroutine stacks, which the Lua VM's Go recursion
-// grows (a coroutine resumed inside another, kept from run to run): they
-// are memory a script makes the process hold too.
-const (
-	heapObjectsMetric = "/memory/classes/heap/objects:bytes"
-	heapStacksMetric  = "/memory/classes/heap/stacks:bytes"
-)
-
-// heapSample is what heapBytes reads.
-func heapSample() []metrics.Sample {
-	return []metrics.Sample{{Name: heapObjectsMetric}, {Name: heapStacksMetric}}
-}
 
 // heapCheckInterval is how often the watchdog looks: a script allocating at
 // memory bandwidth gains a few hundred MB at most between two looks.
@@ -46,16 +30,21 @@ func (e errHeapBudget) Error() string {
 
 func (e errHeapBudget) Unwrap() error { return ErrMemory }
 
-// heapBytes reads heapSample: heap objects and goroutine stacks.
-func heapBytes(sample []metrics.Sample) uint64 {
-	metrics.Read(sample)
-	var n uint64
-	for _, s := range sample {
-		if s.Value.Kind() == metrics.KindUint64 { // else unsupported: not counted
-			n += s.Value.Uint64()
-		}
-	}
-	return n
+// heapBytes reads the heap's objects, live ones plus garbage not yet
+// swept (an over-estimate, so crossing the budget is confirmed after a
+// GC), and goroutine stacks, which the Lua VM's Go recursion grows (a
+// coroutine resumed inside another, kept from run to run): memory a script
+// makes the process hold too. m is scratch space for the reading.
+//
+// runtime.ReadMemStats stops the world for a few microseconds (8 on our
+// 2-core VM): a few times a run and every heapCheckInterval while one
+// lasts. runtime/metrics reads the same two figures without stopping it,
+// but its package initialisation (0.04 ms, a table of every metric) ran
+// at the start of every procwalk process, --version and the one-shot
+// commands too.
+func heapBytes(m *runtime.MemStats) uint64 {
+	runtime.ReadMemStats(m)
+	return m.HeapAlloc + m.StackInuse
 }
 
 // heapWatch is the watchdog of one run.
@@ -63,9 +52,9 @@ type heapWatch struct {
 	budget uint64
 	cancel context.CancelCauseFunc
 	// mu orders the timer's callback after its creation and before stop,
-	// and guards base and sample, which grown reads too.
+	// and guards base and stats, which grown reads too.
 	mu      sync.Mutex
-	sample  []metrics.Sample
+	stats   runtime.MemStats // heapBytes' scratch space
 	base    uint64
 	t       *time.Timer
 	stopped bool
@@ -76,8 +65,8 @@ type heapWatch struct {
 // not a goroutine of its own, so a run of a few microseconds pays only for
 // the first reading; stop ends it.
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
-	w := &heapWatch{budget: budget, cancel: cancel, sample: heapSample()}
-	w.base = heapBytes(w.sample)
+	w := &heapWatch{budget: budget, cancel: cancel}
+	w.base = heapBytes(&w.stats)
 	// Garbage left by what ran before counts in the base, and then as room
 	// the run has once it is swept: the checks made before big allocations
 	// (over) would let the run grow by the budget plus that garbage. A
@@ -87,7 +76,7 @@ func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	// microseconds no GC.
 	if w.base > budget/8 {
 		runtime.GC()
-		w.base = heapBytes(w.sample)
+		w.base = heapBytes(&w.stats)
 	}
 	w.mu.Lock()
 	w.t = time.AfterFunc(heapCheckInterval, w.check)
@@ -101,14 +90,14 @@ func (w *heapWatch) check() {
 	if w.stopped {
 		return
 	}
-	now := heapBytes(w.sample)
+	now := heapBytes(&w.stats)
 	switch {
 	case now < w.base:
 		w.base = now // garbage at the start was swept: tighten
 	case now-w.base > w.budget:
 		// Maybe it is garbage: collect and look again.
 		runtime.GC()
-		if now = heapBytes(w.sample); now > w.base && now-w.base > w.budget {
+		if now = heapBytes(&w.stats); now > w.base && now-w.base > w.budget {
 			w.cancel(errHeapBudget{grewBytes: now - w.base, budgetBytes: w.budget})
 			return
 		}
@@ -120,7 +109,7 @@ func (w *heapWatch) check() {
 func (w *heapWatch) grown() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := heapBytes(w.sample)
+	now := heapBytes(&w.stats)
 	return now - min(now, w.base)
 }
 
@@ -134,7 +123,7 @@ func (w *heapWatch) over(size uint64) (grown uint64, over bool) {
 	runtime.GC()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := heapBytes(w.sample)
+	now := heapBytes(&w.stats)
 	grown = now - min(now, w.base)
 	return grown, grown+size > w.budget
 }
@@ -160,14 +149,16 @@ func (e errRetained) Unwrap() []error { return []error{ErrMemory, ErrRetained} }
 // liveHeap returns the heap's size after a GC.
 func liveHeap() uint64 {
 	runtime.GC()
-	return heapBytes(heapSample())
+	var m runtime.MemStats
+	return heapBytes(&m)
 }
 
 // retained returns how far the live heap is over base, when it is over by
 // more than budget; 0 otherwise. The first reading counts garbage too, so
 // a GC runs only when it is over.
 func retained(base, budget uint64) uint64 {
-	if now := heapBytes(heapSample()); now <= base || now-base <= budget {
+	var m runtime.MemStats
+	if now := heapBytes(&m); now <= base || now-base <= budget {
 		return 0
 	}
 	if now := liveHeap(); now > base && now-base > budget {

@@ -14,7 +14,6 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/cilium/ebpf/link"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 	"golang.org/x/sys/unix"
@@ -32,7 +31,7 @@ type Source struct {
 	fs      procwalk.FS
 	scanner *procwalk.Scanner // optional fields, and the fallback
 	objs    taskObjects
-	iter    *link.Iter
+	iter    iterLink
 	conv    converter
 
 	raw     []byte   // the records, chunk by chunk; 8-byte aligned (alignedBytes)
@@ -103,7 +102,7 @@ func Open(fs procwalk.FS) (*Source, error) {
 	if err := spec.LoadAndAssign(&s.objs, nil); err != nil {
 		return nil, fmt.Errorf("loading the BPF task iterator: %w", err)
 	}
-	s.iter, err = link.AttachIter(link.IterOptions{Program: s.objs.ProcwalkTasks})
+	s.iter, err = attachIter(s.objs.ProcwalkTasks.FD())
 	if err != nil {
 		s.objs.Close()
 		return nil, fmt.Errorf("attaching the BPF task iterator: %w", err)
@@ -113,7 +112,7 @@ func Open(fs procwalk.FS) (*Source, error) {
 
 // Close detaches and unloads the program.
 func (s *Source) Close() error {
-	return errors.Join(s.iter.Close(), s.objs.Close())
+	return errors.Join(s.iter.close(), s.objs.Close())
 }
 
 // SnapshotSelect takes a snapshot with the iterator, then reads fields and
@@ -200,7 +199,7 @@ func rssPartialNote(n int) string {
 // iterate reads the iterator and decodes its records, into room for
 // about expect processes.
 func (s *Source) iterate(expect int) ([]procwalk.Process, error) {
-	r, err := s.iter.Open()
+	r, err := s.iter.open()
 	if err != nil {
 		return nil, err
 	}

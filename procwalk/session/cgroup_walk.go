@@ -64,12 +64,21 @@ type cgroupWalk struct {
 	// the walk's (pid, hierarchy, cgroup) triples first.
 	placed  []placedPID
 	placing []pidPlace
-	lines   map[cgroupSlots][]procwalk.CgroupLine
-	strs    fsio.Interner // paths and controller lists
-	buf     []byte        // cgroup.procs chunks
-	small   []byte        // the /proc files read before the walk
-	dents   []byte
-	path    []byte
+	// next is where slotsOf looks first: the scan asks in ascending pid
+	// order, as /proc lists them, so each answer is the entry after the
+	// last one's, found without a search.
+	next int
+	// lastSlots and lastLines memo placeByPID's last lookup in lines:
+	// neighbouring pids are mostly in one cgroup.
+	lastSlots cgroupSlots
+	lastLines []procwalk.CgroupLine
+	lastOK    bool
+	lines     map[cgroupSlots][]procwalk.CgroupLine
+	strs      fsio.Interner // paths and controller lists
+	buf       []byte        // cgroup.procs chunks
+	small     []byte        // the /proc files read before the walk
+	dents     []byte
+	path      []byte
 
 	// notify watches the cgroups of the last walk, from the second walk
 	// on (a one-shot command walks once and watches nothing); nil when
@@ -139,6 +148,7 @@ func isWalkedHierarchy(l procwalk.CgroupLine) bool {
 // be trusted.
 func (w *cgroupWalk) run(fs procwalk.FS, cgroupRoot string) {
 	w.valid = false
+	w.next, w.lastOK = 0, false
 	clear(w.asked)
 	if w.standing(fs, cgroupRoot) {
 		w.valid = true
@@ -516,9 +526,18 @@ func (w *cgroupWalk) place(b []byte, h int, i int32) {
 	}
 }
 
-// sortPlaced turns the triples placed into the slots of each pid.
+// sortPlaced turns the triples placed into the slots of each pid. The
+// pids are counted first: placed grown by appending made four times its
+// size at 2,500 processes, in pages that each fault in.
 func (w *cgroupWalk) sortPlaced() {
 	slices.SortFunc(w.placing, func(a, b pidPlace) int { return cmp.Compare(a.pid, b.pid) })
+	pids := 0
+	for i, e := range w.placing {
+		if i == 0 || w.placing[i-1].pid != e.pid {
+			pids++
+		}
+	}
+	w.placed = slices.Grow(w.placed, pids)
 	for _, e := range w.placing {
 		if n := len(w.placed); n == 0 || w.placed[n-1].pid != e.pid {
 			w.placed = append(w.placed, placedPID{pid: e.pid})
@@ -533,11 +552,25 @@ func (w *cgroupWalk) sortPlaced() {
 }
 
 // slotsOf returns the slots of pid, none placed when no cgroup listed it.
+// It looks at w.next first, the entry after the last answer's, and
+// searches only when pid is not there: a scan asks in ascending pid
+// order, and a search of every pid cost 0.5 ms at 2,500 processes, most
+// of it cache misses.
 func (w *cgroupWalk) slotsOf(pid int) cgroupSlots {
-	i, ok := slices.BinarySearchFunc(w.placed, pid, func(p placedPID, pid int) int { return cmp.Compare(int(p.pid), pid) })
+	i, ok := w.next, false
+	switch {
+	case i < len(w.placed) && int(w.placed[i].pid) == pid:
+		ok = true
+	case (i == 0 || int(w.placed[i-1].pid) < pid) && (i == len(w.placed) || int(w.placed[i].pid) > pid):
+		// not listed, and the next pid asked is likely past it
+	default:
+		i, ok = slices.BinarySearchFunc(w.placed, pid, func(p placedPID, pid int) int { return cmp.Compare(int(p.pid), pid) })
+	}
 	if !ok {
+		w.next = i
 		return cgroupSlots{}
 	}
+	w.next = i + 1
 	return w.placed[i].slots
 }
 
@@ -577,10 +610,14 @@ func (w *cgroupWalk) placeByPID(p *procwalk.Process) bool {
 	// A pid no cgroup.procs listed may still be placed, in hierarchies of
 	// one cgroup alone (linesOf).
 	slots := w.slotsOf(p.ID.PID)
-	lines, ok := w.lines[slots]
-	if !ok {
-		lines = w.linesOf(slots)
-		w.lines[slots] = lines
+	lines := w.lastLines
+	if !w.lastOK || slots != w.lastSlots {
+		var ok bool
+		if lines, ok = w.lines[slots]; !ok {
+			lines = w.linesOf(slots)
+			w.lines[slots] = lines
+		}
+		w.lastSlots, w.lastLines, w.lastOK = slots, lines, true
 	}
 	if lines == nil {
 		return false

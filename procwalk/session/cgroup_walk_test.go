@@ -4,6 +4,7 @@ package session
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -351,6 +352,38 @@ func TestCgroupWalkPlaces(t *testing.T) {
 	}
 	if len(w.placed) != 4 {
 		t.Errorf("%d pids placed, want 4: %v", len(w.placed), w.placed)
+	}
+}
+
+// TestCgroupSlotsInAnyOrder: slotsOf answers from where its last answer
+// was (a scan asks in ascending pid order) and searches otherwise; every
+// order of asking gets the same answers, pids listed or not.
+func TestCgroupSlotsInAnyOrder(t *testing.T) {
+	var w cgroupWalk
+	want := map[int]cgroupSlots{}
+	for pid := 3; pid < 400; pid += 3 { // pids 3, 6, 9 ...: the others not listed
+		want[pid] = cgroupSlots{int32(pid%7) + 1}
+	}
+	for pid := range want {
+		w.place([]byte(strconv.Itoa(pid)+"\n"), 0, int32(pid%7))
+	}
+	w.sortPlaced()
+	ascending := make([]int, 0, 410)
+	for pid := 0; pid < 410; pid++ {
+		ascending = append(ascending, pid)
+	}
+	descending := slices.Clone(ascending)
+	slices.Reverse(descending)
+	shuffled := slices.Clone(ascending)
+	rand.New(rand.NewPCG(1, 2)).Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+	skipping := []int{3, 4, 5, 30, 31, 33, 399, 2, 3, 6, 9, 8, 12}
+	for name, order := range map[string][]int{"ascending": ascending, "descending": descending, "shuffled": shuffled, "skipping": skipping} {
+		w.next = 0
+		for _, pid := range order {
+			if got := w.slotsOf(pid); got != want[pid] {
+				t.Errorf("%s: pid %d: slots %v, want %v", name, pid, got, want[pid])
+			}
+		}
 	}
 }
 

@@ -308,12 +308,12 @@ type tmuxNameKey struct{ socket, sessionID string }
 // qualified, and no other session took it; else bare, or "server/name" when
 // another server has a session of that name. So "build" stays bare when a
 // second server creates a "build" later (that one is "label/build").
-func (t *tmuxGrouping) stickyNames(nameCount map[string]int) map[tmuxSessionRef]string {
-	names := map[tmuxSessionRef]string{}
-	taken := map[string]bool{}
-	next := map[tmuxNameKey]string{}
+func (t *tmuxGrouping) stickyNames(nameCount map[string]int, sessions int) map[tmuxSessionRef]string {
+	names := make(map[tmuxSessionRef]string, sessions)
+	taken := make(map[string]bool, sessions)
+	next := make(map[tmuxNameKey]string, sessions)
 	var fresh []tmuxSessionRef
-	seen := map[tmuxSessionRef]bool{}
+	seen := make(map[tmuxSessionRef]bool, sessions)
 	for si, srv := range t.servers {
 		for _, r := range srv.recs {
 			ref := tmuxSessionRef{si, r.sessionID}
@@ -397,9 +397,21 @@ func (g *Grouper) groupTmux(s *procwalk.Snapshot, servers []tmuxServer, n *noteL
 // session name is bare unless two servers both have it when it is first
 // seen; then it is "server/name", and either form sticks (stickyNames).
 func (t *tmuxGrouping) addPanes() {
-	nameCount := map[string]int{}
+	// The maps are sized for the sessions at once (growing them was half
+	// of this function's time): list-panes lists a session's panes
+	// together, so sessions counts them, or fewer when it does not.
+	sessions := 0
 	for _, srv := range t.servers {
-		seen := map[string]bool{}
+		for i, r := range srv.recs {
+			if i == 0 || r.sessionID != srv.recs[i-1].sessionID {
+				sessions++
+			}
+		}
+	}
+	t.b.sess = slices.Grow(t.b.sess, sessions)
+	nameCount := make(map[string]int, sessions)
+	for _, srv := range t.servers {
+		seen := make(map[string]bool, sessions)
 		for _, r := range srv.recs {
 			if !seen[r.sessionName] {
 				seen[r.sessionName] = true
@@ -407,8 +419,8 @@ func (t *tmuxGrouping) addPanes() {
 			}
 		}
 	}
-	names := t.stickyNames(nameCount)
-	sessionOf := map[tmuxSessionRef]int32{}
+	names := t.stickyNames(nameCount, sessions)
+	sessionOf := make(map[tmuxSessionRef]int32, sessions)
 	for si, srv := range t.servers {
 		for _, r := range srv.recs {
 			if !r.pane.Dead && !t.paneProcess(srv.pid, r.pane.PID) {

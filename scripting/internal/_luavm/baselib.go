@@ -16,43 +16,47 @@ func OpenBase(L *LState) int {
 	L.SetGlobal("_G", global)
 	L.SetGlobal("_VERSION", LString(LuaVersion))
 	L.SetGlobal("_GOPHER_LUA_VERSION", LString(PackageName+" "+PackageVersion))
-	basemod := L.RegisterModule("_G", baseFuncs)
+	basemod := L.RegisterModule("_G", baseFuncs())
 	global.RawSetString("ipairs", L.NewClosure(baseIpairs, L.NewFunction(ipairsaux)))
 	global.RawSetString("pairs", L.NewClosure(basePairs, L.NewFunction(pairsaux)))
 	L.Push(basemod)
 	return 1
 }
 
-var baseFuncs = map[string]LGFunction{
-	"assert":         baseAssert,
-	"collectgarbage": baseCollectGarbage,
-	"dofile":         baseDoFile,
-	"error":          baseError,
-	"getfenv":        baseGetFEnv,
-	"getmetatable":   baseGetMetatable,
-	"load":           baseLoad,
-	"loadfile":       baseLoadFile,
-	"loadstring":     baseLoadString,
-	"next":           baseNext,
-	"pcall":          basePCall,
-	"print":          basePrint,
-	"rawequal":       baseRawEqual,
-	"rawget":         baseRawGet,
-	"rawset":         baseRawSet,
-	"select":         baseSelect,
-	"_printregs":     base_PrintRegs,
-	"setfenv":        baseSetFEnv,
-	"setmetatable":   baseSetMetatable,
-	"tonumber":       baseToNumber,
-	"tostring":       baseToString,
-	"type":           baseType,
-	"unpack":         baseUnpack,
-	"xpcall":         baseXPCall,
-	// loadlib
-	"module":  loModule,
-	"require": loRequire,
-	// hidden features
-	"newproxy": baseNewProxy,
+// baseFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func baseFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"assert":         baseAssert,
+		"collectgarbage": baseCollectGarbage,
+		"dofile":         baseDoFile,
+		"error":          baseError,
+		"getfenv":        baseGetFEnv,
+		"getmetatable":   baseGetMetatable,
+		"load":           baseLoad,
+		"loadfile":       baseLoadFile,
+		"loadstring":     baseLoadString,
+		"next":           baseNext,
+		"pcall":          basePCall,
+		"print":          basePrint,
+		"rawequal":       baseRawEqual,
+		"rawget":         baseRawGet,
+		"rawset":         baseRawSet,
+		"select":         baseSelect,
+		"_printregs":     base_PrintRegs,
+		"setfenv":        baseSetFEnv,
+		"setmetatable":   baseSetMetatable,
+		"tonumber":       baseToNumber,
+		"tostring":       baseToString,
+		"type":           baseType,
+		"unpack":         baseUnpack,
+		"xpcall":         baseXPCall,
+		// loadlib
+		"module":  loModule,
+		"require": loRequire,
+		// hidden features
+		"newproxy": baseNewProxy,
+	}
 }
 
 func baseAssert(L *LState) int {

@@ -21,8 +21,8 @@ func OpenChannel(L *LState) int {
 	var mod LValue
 	//_, ok := L.G.builtinMts[int(LTChannel)]
 	//	if !ok {
-	mod = L.RegisterModule(ChannelLibName, channelFuncs)
-	mt := L.SetFuncs(L.NewTable(), channelMethods)
+	mod = L.RegisterModule(ChannelLibName, channelFuncs())
+	mt := L.SetFuncs(L.NewTable(), channelMethods())
 	mt.RawSetString("__index", mt)
 	L.G.builtinMts[int(LTChannel)] = mt
 	//	}
@@ -30,9 +30,13 @@ func OpenChannel(L *LState) int {
 	return 1
 }
 
-var channelFuncs = map[string]LGFunction{
-	"make":   channelMake,
-	"select": channelSelect,
+// channelFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func channelFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"make":   channelMake,
+		"select": channelSelect,
+	}
 }
 
 func channelMake(L *LState) int {
@@ -134,10 +138,14 @@ func channelSelect(L *LState) int {
 	return 3
 }
 
-var channelMethods = map[string]LGFunction{
-	"receive": channelReceive,
-	"send":    channelSend,
-	"close":   channelClose,
+// channelMethods is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func channelMethods() map[string]LGFunction {
+	return map[string]LGFunction{
+		"receive": channelReceive,
+		"send":    channelSend,
+		"close":   channelClose,
+	}
 }
 
 func channelReceive(L *LState) int {

@@ -2,18 +2,22 @@ package lua
 
 func OpenCoroutine(L *LState) int {
 	// TODO: Tie module name to contents of linit.go?
-	mod := L.RegisterModule(CoroutineLibName, coFuncs)
+	mod := L.RegisterModule(CoroutineLibName, coFuncs())
 	L.Push(mod)
 	return 1
 }
 
-var coFuncs = map[string]LGFunction{
-	"create":  coCreate,
-	"yield":   coYield,
-	"resume":  coResume,
-	"running": coRunning,
-	"status":  coStatus,
-	"wrap":    coWrap,
+// coFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func coFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"create":  coCreate,
+		"yield":   coYield,
+		"resume":  coResume,
+		"running": coRunning,
+		"status":  coStatus,
+		"wrap":    coWrap,
+	}
 }
 
 func coCreate(L *LState) int {

@@ -6,22 +6,26 @@ import (
 )
 
 func OpenDebug(L *LState) int {
-	dbgmod := L.RegisterModule(DebugLibName, debugFuncs)
+	dbgmod := L.RegisterModule(DebugLibName, debugFuncs())
 	L.Push(dbgmod)
 	return 1
 }
 
-var debugFuncs = map[string]LGFunction{
-	"getfenv":      debugGetFEnv,
-	"getinfo":      debugGetInfo,
-	"getlocal":     debugGetLocal,
-	"getmetatable": debugGetMetatable,
-	"getupvalue":   debugGetUpvalue,
-	"setfenv":      debugSetFEnv,
-	"setlocal":     debugSetLocal,
-	"setmetatable": debugSetMetatable,
-	"setupvalue":   debugSetUpvalue,
-	"traceback":    debugTraceback,
+// debugFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func debugFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"getfenv":      debugGetFEnv,
+		"getinfo":      debugGetInfo,
+		"getlocal":     debugGetLocal,
+		"getmetatable": debugGetMetatable,
+		"getupvalue":   debugGetUpvalue,
+		"setfenv":      debugSetFEnv,
+		"setlocal":     debugSetLocal,
+		"setmetatable": debugSetMetatable,
+		"setupvalue":   debugSetUpvalue,
+		"traceback":    debugTraceback,
+	}
 }
 
 func debugGetFEnv(L *LState) int {

@@ -10,18 +10,22 @@ import (
 	"syscall"
 )
 
-var ioFuncs = map[string]LGFunction{
-	"close":   ioClose,
-	"flush":   ioFlush,
-	"lines":   ioLines,
-	"input":   ioInput,
-	"output":  ioOutput,
-	"open":    ioOpenFile,
-	"popen":   ioPopen,
-	"read":    ioRead,
-	"type":    ioType,
-	"tmpfile": ioTmpFile,
-	"write":   ioWrite,
+// ioFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func ioFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"close":   ioClose,
+		"flush":   ioFlush,
+		"lines":   ioLines,
+		"input":   ioInput,
+		"output":  ioOutput,
+		"open":    ioOpenFile,
+		"popen":   ioPopen,
+		"read":    ioRead,
+		"type":    ioType,
+		"tmpfile": ioTmpFile,
+		"write":   ioWrite,
+	}
 }
 
 const lFileClass = "FILE*"
@@ -181,7 +185,7 @@ func OpenIo(L *LState) int {
 	mod := L.RegisterModule(IoLibName, map[string]LGFunction{}).(*LTable)
 	mt := L.NewTypeMetatable(lFileClass)
 	mt.RawSetString("__index", mt)
-	L.SetFuncs(mt, fileMethods)
+	L.SetFuncs(mt, fileMethods())
 	mt.RawSetString("lines", L.NewClosure(fileLines, L.NewFunction(fileLinesIter)))
 
 	for _, finfo := range stdFiles {
@@ -191,7 +195,7 @@ func OpenIo(L *LState) int {
 	uv := L.CreateTable(2, 0)
 	uv.RawSetInt(fileDefOutIndex, mod.RawGetString("stdout"))
 	uv.RawSetInt(fileDefInIndex, mod.RawGetString("stdin"))
-	for name, fn := range ioFuncs {
+	for name, fn := range ioFuncs() {
 		mod.RawSetString(name, L.NewClosure(fn, uv))
 	}
 	mod.RawSetString("lines", L.NewClosure(ioLines, uv, L.NewClosure(ioLinesIter, uv)))
@@ -200,15 +204,19 @@ func OpenIo(L *LState) int {
 	return 1
 }
 
-var fileMethods = map[string]LGFunction{
-	"__tostring": fileToString,
-	"write":      fileWrite,
-	"close":      fileClose,
-	"flush":      fileFlush,
-	"lines":      fileLines,
-	"read":       fileRead,
-	"seek":       fileSeek,
-	"setvbuf":    fileSetVBuf,
+// fileMethods is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func fileMethods() map[string]LGFunction {
+	return map[string]LGFunction{
+		"__tostring": fileToString,
+		"write":      fileWrite,
+		"close":      fileClose,
+		"flush":      fileFlush,
+		"lines":      fileLines,
+		"read":       fileRead,
+		"seek":       fileSeek,
+		"setvbuf":    fileSetVBuf,
+	}
 }
 
 func fileToString(L *LState) int {

@@ -47,7 +47,7 @@ func loFindFile(L *LState, name, pname string) (string, string) {
 }
 
 func OpenPackage(L *LState) int {
-	packagemod := L.RegisterModule(LoadLibName, loFuncs)
+	packagemod := L.RegisterModule(LoadLibName, loFuncs())
 
 	L.SetField(packagemod, "preload", L.NewTable())
 
@@ -72,9 +72,13 @@ func OpenPackage(L *LState) int {
 	return 1
 }
 
-var loFuncs = map[string]LGFunction{
-	"loadlib": loLoadLib,
-	"seeall":  loSeeAll,
+// loFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func loFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"loadlib": loLoadLib,
+		"seeall":  loSeeAll,
+	}
 }
 
 func loLoaderPreload(L *LState) int {

@@ -6,43 +6,47 @@ import (
 )
 
 func OpenMath(L *LState) int {
-	mod := L.RegisterModule(MathLibName, mathFuncs).(*LTable)
+	mod := L.RegisterModule(MathLibName, mathFuncs()).(*LTable)
 	mod.RawSetString("pi", LNumber(math.Pi))
 	mod.RawSetString("huge", LNumber(math.MaxFloat64))
 	L.Push(mod)
 	return 1
 }
 
-var mathFuncs = map[string]LGFunction{
-	"abs":        mathAbs,
-	"acos":       mathAcos,
-	"asin":       mathAsin,
-	"atan":       mathAtan,
-	"atan2":      mathAtan2,
-	"ceil":       mathCeil,
-	"cos":        mathCos,
-	"cosh":       mathCosh,
-	"deg":        mathDeg,
-	"exp":        mathExp,
-	"floor":      mathFloor,
-	"fmod":       mathFmod,
-	"frexp":      mathFrexp,
-	"ldexp":      mathLdexp,
-	"log":        mathLog,
-	"log10":      mathLog10,
-	"max":        mathMax,
-	"min":        mathMin,
-	"mod":        mathMod,
-	"modf":       mathModf,
-	"pow":        mathPow,
-	"rad":        mathRad,
-	"random":     mathRandom,
-	"randomseed": mathRandomseed,
-	"sin":        mathSin,
-	"sinh":       mathSinh,
-	"sqrt":       mathSqrt,
-	"tan":        mathTan,
-	"tanh":       mathTanh,
+// mathFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func mathFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"abs":        mathAbs,
+		"acos":       mathAcos,
+		"asin":       mathAsin,
+		"atan":       mathAtan,
+		"atan2":      mathAtan2,
+		"ceil":       mathCeil,
+		"cos":        mathCos,
+		"cosh":       mathCosh,
+		"deg":        mathDeg,
+		"exp":        mathExp,
+		"floor":      mathFloor,
+		"fmod":       mathFmod,
+		"frexp":      mathFrexp,
+		"ldexp":      mathLdexp,
+		"log":        mathLog,
+		"log10":      mathLog10,
+		"max":        mathMax,
+		"min":        mathMin,
+		"mod":        mathMod,
+		"modf":       mathModf,
+		"pow":        mathPow,
+		"rad":        mathRad,
+		"random":     mathRandom,
+		"randomseed": mathRandomseed,
+		"sin":        mathSin,
+		"sinh":       mathSinh,
+		"sqrt":       mathSqrt,
+		"tan":        mathTan,
+		"tanh":       mathTanh,
+	}
 }
 
 func mathAbs(L *LState) int {

@@ -47,24 +47,28 @@ func getBoolField(L *LState, tb *LTable, key string, v bool) bool {
 }
 
 func OpenOs(L *LState) int {
-	osmod := L.RegisterModule(OsLibName, osFuncs)
+	osmod := L.RegisterModule(OsLibName, osFuncs())
 	L.Push(osmod)
 	return 1
 }
 
-var osFuncs = map[string]LGFunction{
-	"clock":     osClock,
-	"difftime":  osDiffTime,
-	"execute":   osExecute,
-	"exit":      osExit,
-	"date":      osDate,
-	"getenv":    osGetEnv,
-	"remove":    osRemove,
-	"rename":    osRename,
-	"setenv":    osSetEnv,
-	"setlocale": osSetLocale,
-	"time":      osTime,
-	"tmpname":   osTmpname,
+// osFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func osFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"clock":     osClock,
+		"difftime":  osDiffTime,
+		"execute":   osExecute,
+		"exit":      osExit,
+		"date":      osDate,
+		"getenv":    osGetEnv,
+		"remove":    osRemove,
+		"rename":    osRename,
+		"setenv":    osSetEnv,
+		"setlocale": osSetLocale,
+		"time":      osTime,
+		"tmpname":   osTmpname,
+	}
 }
 
 func osClock(L *LState) int {

@@ -13,7 +13,7 @@ func OpenString(L *LState) int {
 	var mod *LTable
 	//_, ok := L.G.builtinMts[int(LTString)]
 	//if !ok {
-	mod = L.RegisterModule(StringLibName, strFuncs).(*LTable)
+	mod = L.RegisterModule(StringLibName, strFuncs()).(*LTable)
 	gmatch := L.NewClosure(strGmatch, L.NewFunction(strGmatchIter))
 	mod.RawSetString("gmatch", gmatch)
 	mod.RawSetString("gfind", gmatch)
@@ -24,20 +24,24 @@ func OpenString(L *LState) int {
 	return 1
 }
 
-var strFuncs = map[string]LGFunction{
-	"byte":    strByte,
-	"char":    strChar,
-	"dump":    strDump,
-	"find":    strFind,
-	"format":  strFormat,
-	"gsub":    strGsub,
-	"len":     strLen,
-	"lower":   strLower,
-	"match":   strMatch,
-	"rep":     strRep,
-	"reverse": strReverse,
-	"sub":     strSub,
-	"upper":   strUpper,
+// strFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func strFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"byte":    strByte,
+		"char":    strChar,
+		"dump":    strDump,
+		"find":    strFind,
+		"format":  strFormat,
+		"gsub":    strGsub,
+		"len":     strLen,
+		"lower":   strLower,
+		"match":   strMatch,
+		"rep":     strRep,
+		"reverse": strReverse,
+		"sub":     strSub,
+		"upper":   strUpper,
+	}
 }
 
 func strByte(L *LState) int {

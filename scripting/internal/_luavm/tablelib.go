@@ -5,18 +5,22 @@ import (
 )
 
 func OpenTable(L *LState) int {
-	tabmod := L.RegisterModule(TabLibName, tableFuncs)
+	tabmod := L.RegisterModule(TabLibName, tableFuncs())
 	L.Push(tabmod)
 	return 1
 }
 
-var tableFuncs = map[string]LGFunction{
-	"getn":   tableGetN,
-	"concat": tableConcat,
-	"insert": tableInsert,
-	"maxn":   tableMaxN,
-	"remove": tableRemove,
-	"sort":   tableSort,
+// tableFuncs is a function (procwalk patch): as a package variable, the map
+// was made at every start of a program that links the VM.
+func tableFuncs() map[string]LGFunction {
+	return map[string]LGFunction{
+		"getn":   tableGetN,
+		"concat": tableConcat,
+		"insert": tableInsert,
+		"maxn":   tableMaxN,
+		"remove": tableRemove,
+		"sort":   tableSort,
+	}
 }
 
 func tableSort(L *LState) int {
