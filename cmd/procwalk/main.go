@@ -409,18 +409,9 @@ func versionOnly(args []string) bool {
 // a person, under the short name the CLI's many messages use.
 func printable(s string) string { return procwalk.Printable(s) }
 
-// outputWidth is how wide lines written to w may be: unlimited with wide;
-// else $COLUMNS when set (also for a pipe or a file: COLUMNS=80 procwalk
-// ps | less); else the terminal's width when w is one; else unlimited (a
-// pipe or a file gets whole lines).
+// outputWidth is how wide lines written to w may be (render.OutputWidth).
 func (e *env) outputWidth(w io.Writer, wide bool) int {
-	switch {
-	case wide:
-		return 0
-	case e.columns > 0:
-		return e.columns
-	}
-	return render.TerminalWidth(w)
+	return render.OutputWidth(w, e.columns, wide)
 }
 
 // printTable writes t to w as wide as outputWidth says.

@@ -48,7 +48,7 @@ func newRunCommand(g *globals, e *env) *ffcli.Command {
 	cmdline.Spec{Choices: scripts.Names}.String(fs, &c.show, "show", "", "print bundled script NAME, a template to start a script of your own from")
 	fs.BoolVar(&c.api, "api", false, "print the Lua API reference: every function and method, its arguments and what it returns, one line each; the fields of processes and sessions")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
-	fs.StringVar(&c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
+	cmdline.Path("FILE").String(fs, &c.replay, "replay", "", "run on each frame of this recording (procwalk record) instead of this host, on the recorded clock; every kill a dry run")
 	fs.StringVar(&c.at, "at", "", "with --replay, run on the frame shown at this time only: +90s (from the first frame), 03:12, or an RFC 3339 time")
 	return &ffcli.Command{
 		Name:       "run",
@@ -125,32 +125,22 @@ func printTo(stdout, stderr io.Writer, linesOnly bool) io.Writer {
 	return stdout
 }
 
-// scriptPipeline is the pipeline of run and watch: every session kind;
-// the scan reads what rates need and the kinds plan, a field the script
-// asks of a process beyond that is read then (Input.ReadMore). keep: the
-// script keeps process objects from run to run in this process.
-func scriptPipeline(g *globals, f *sessionFlags, users *procwalk.Users, keep bool) (*frame.Pipeline, error) {
+// scriptPipeline is the pipeline of run and watch, cfg's (runner.New
+// says what it reads and keeps) grouping every session kind as the
+// session flags say.
+func scriptPipeline(g *globals, f *sessionFlags, users *procwalk.Users, cfg frame.Config) (*frame.Pipeline, error) {
 	fsys, err := g.openFS()
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := f.groupConfig(nil, users)
+	gc, err := f.groupConfig(nil, users)
 	if err != nil {
 		return nil, err
 	}
-	grouper, err := session.NewGrouper(fsys, cfg)
-	if err != nil {
+	if cfg.Grouper, err = session.NewGrouper(fsys, gc); err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	fields := procwalk.FieldIO
-	if g.pss {
-		fields |= procwalk.FieldSmaps
-	}
-	mem := frame.Memory{Retention: frame.Recycle}
-	if keep {
-		mem.Retention = frame.KeepAll
-	}
-	return g.pipeline(frame.Config{Fields: fields, Grouper: grouper, Memory: mem})
+	return g.pipeline(cfg)
 }
 
 // lineEncoder is the plugin's line-protocol encoder, for a script's lines.

@@ -22,10 +22,11 @@ import (
 	"github.com/procwalk/procwalk/scripts"
 )
 
-// script.go wires the Lua runtime (scripting) to the outside world for
-// run, watch and telegraf --script: which script, its arguments, the limits,
-// where print, logs and emitted lines go, and the Killer behind its kills.
-// scripting and plugin never import each other; this file joins them.
+// script.go turns the flags of run, watch, test and telegraf --script into
+// runner.Options: which script, its arguments, its limits, where print,
+// logs and emitted lines go; runner.New builds the runtime from them.
+// scripting and plugin never import each other; this file joins them
+// (the line encoder, telegraf's logger and batch).
 
 // scriptFlags are the flags every command running a script shares.
 type scriptFlags struct {
@@ -90,7 +91,7 @@ func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string,
 		Note:     func(s *procwalk.Snapshot) string { return render.VisibilityNote(s, os.Geteuid()) },
 	}
 	if sf != nil {
-		o.Pipeline = func(keep bool) (*frame.Pipeline, error) { return scriptPipeline(g, sf, users, keep) }
+		o.Pipeline = func(cfg frame.Config) (*frame.Pipeline, error) { return scriptPipeline(g, sf, users, cfg) }
 	}
 	return o
 }

@@ -205,16 +205,9 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	// Every session's SWAP and (--pss) PSS are shown and sorted by: swap
-	// reads every process's status, unless the host has no swap in use
-	// (FieldSwap); --pss reads every smaps_rollup. The table shows IO as
-	// rates alone; JSON has the byte counts too.
-	extra := procwalk.FieldSwap
-	if c.g.pss {
-		extra |= procwalk.FieldSmaps
-	}
-	if !c.f.noRates || c.json {
-		extra |= procwalk.FieldIO
-	}
+	// reads every process's status, unless the host has no swap in use;
+	// --pss reads every smaps_rollup.
+	extra := render.SessionsFields(c.g.pss, !c.f.noRates, c.json)
 	frame.OneShotGC()
 	gd, err := gatherSessions(ctx, c.g, &c.f, cfg, extra)
 	if err != nil {

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/peterbourgon/ff/v3/ffcli"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
+	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
@@ -257,21 +259,13 @@ func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*top.LiveSou
 
 // printOnce prints one frame with rates: two gathers --interval apart.
 func (c *topCommand) printOnce(ctx context.Context, model *top.Model) error {
-	width, height := envSize("COLUMNS", 80), envSize("LINES", 24)
+	width, height := cmp.Or(render.ColumnsFromEnv(os.Getenv("COLUMNS")), 80), cmp.Or(render.ColumnsFromEnv(os.Getenv("LINES")), 24)
 	frame, err := model.Frame(ctx, c.g.interval, width, height)
 	if err != nil {
 		return err
 	}
 	_, err = fmt.Fprint(c.e.stdout, frame)
 	return err
-}
-
-// envSize reads a terminal size from env, or def.
-func envSize(name string, def int) int {
-	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
-		return n
-	}
-	return def
 }
 
 // topKiller is the safe-kill engine as the live view uses it: each kill

@@ -4,12 +4,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"strconv"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
-	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
@@ -65,49 +65,13 @@ func (c *treeCommand) exec(ctx context.Context, args []string) error {
 		return err
 	}
 	snap := f.Snapshot
-
-	var roots []*procwalk.Process
-	showKernel := c.kernel
-	if pid != 0 {
-		p := snap.Process(pid)
-		if p == nil {
-			return fmt.Errorf("pid %d is not in %s: it may have exited; procwalk ps lists the pids", pid, c.g.proc)
-		}
-		roots = []*procwalk.Process{p}
-		showKernel = showKernel || p.Kernel
-	} else {
-		for _, p := range snap.Roots() {
-			if showKernel || !p.Kernel {
-				roots = append(roots, p)
-			}
-		}
+	roots, shown, err := render.TreeQuery{PID: pid, Kernel: c.kernel, PSS: c.g.pss, JSON: c.json}.Read(f)
+	switch {
+	case errors.Is(err, render.ErrNoProcess):
+		return fmt.Errorf("pid %d is not in %s: it may have exited; procwalk ps lists the pids", pid, c.g.proc)
+	case err != nil:
+		return err
 	}
-	shown := func(p *procwalk.Process) bool { return showKernel || !p.Kernel }
-	// Read of the processes drawn alone: PSS (--pss), and for JSON the
-	// owner and the command line, as ps --json has them.
-	var more procwalk.Fields
-	if c.g.pss {
-		more |= procwalk.FieldSmaps
-	}
-	if c.json {
-		more |= procwalk.FieldStatus | procwalk.FieldCmdline
-	}
-	if more != 0 {
-		var drawn []*procwalk.Process
-		for _, r := range roots {
-			snap.Walk(r.ID.PID, func(p *procwalk.Process, depth int) bool {
-				if depth > 0 && !shown(p) {
-					return false // nor its subtree
-				}
-				drawn = append(drawn, p)
-				return true
-			})
-		}
-		if err := f.ReadMore(drawn, more); err != nil {
-			return err
-		}
-	}
-
 	if c.json {
 		users, _ := c.g.users()
 		return render.WriteJSONTree(c.e.stdout, snap, roots, shown, users)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+	"github.com/procwalk/procwalk/cmd/procwalk/cmdline"
 	"github.com/procwalk/procwalk/cmd/procwalk/onalert"
 	"github.com/procwalk/procwalk/scripting/runner"
 )
@@ -50,7 +51,7 @@ func newWatchCommand(g *globals, e *env) *ffcli.Command {
 	fs.IntVar(&c.count, "count", 0, "stop after this many ticks (0: run until interrupted)")
 	fs.BoolVar(&c.linesOnly, "lines-only", false, "print() to stderr: stdout carries line protocol alone")
 	c.onAlert.register(fs)
-	fs.StringVar(&c.replay, "replay", "", "run on the frames of this recording (procwalk record) instead of this host's, on the recorded clock; every kill a dry run")
+	cmdline.Path("FILE").String(fs, &c.replay, "replay", "", "run on the frames of this recording (procwalk record) instead of this host's, on the recorded clock; every kill a dry run")
 	return &ffcli.Command{
 		Name:       "watch",
 		ShortUsage: "procwalk watch [flags] SCRIPT|NAME [flags] [-- ARGS...]",

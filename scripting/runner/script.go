@@ -52,11 +52,12 @@ type Options struct {
 	// host's frames, on its clock, every kill rehearsed on its frame; ""
 	// for none. Not for Mode telegraf.
 	Replay string
-	// Pipeline builds the pipeline of this host's frames, when the script
-	// runs on them (not in a worker, not in a replay, not in Mode
-	// telegraf, whose host gathers): keep says the script keeps process
-	// objects from run to run in this process (Mode watch, not isolated).
-	Pipeline func(keep bool) (*frame.Pipeline, error)
+	// Pipeline builds the pipeline of this host's frames from cfg, when
+	// the script runs on them (not in a worker, not in a replay, not in
+	// Mode telegraf, whose host gathers). New sets what the scan reads
+	// and how long its snapshots live; the host adds its grouper (every
+	// session kind), its source and its clock.
+	Pipeline func(cfg frame.Config) (*frame.Pipeline, error)
 
 	// Isolate asks for the script to run in a worker process (Worker):
 	// it does when Worker.Path is set and this is no worker itself.
@@ -179,7 +180,7 @@ func (s *Script) run(script *scripting.Script, fsys procwalk.FS) (err error) {
 		killer = scripting.EngineKiller{FS: fsys, Base: kc}
 	}
 	if o.Conn == nil && r.Replay == nil && o.Pipeline != nil {
-		if r.Pipeline, err = o.Pipeline(o.Mode == "watch" && !s.Isolated()); err != nil {
+		if r.Pipeline, err = o.Pipeline(s.pipelineConfig()); err != nil {
 			return err
 		}
 	}
@@ -230,6 +231,22 @@ func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) error {
 		Limits:  s.Limits,
 	}))
 	return nil
+}
+
+// pipelineConfig is what the pipeline of a Run reads and keeps: the scan
+// reads what rates need (a field the script asks of a process beyond that
+// is read then: Input.ReadMore); snapshots are recycled, unless the
+// script keeps process objects from run to run in this process (watch,
+// not isolated).
+func (s *Script) pipelineConfig() frame.Config {
+	cfg := frame.Config{Fields: procwalk.FieldIO, Memory: frame.Memory{Retention: frame.Recycle}}
+	if s.o.PSS {
+		cfg.Fields |= procwalk.FieldSmaps
+	}
+	if s.o.Mode == "watch" && !s.Isolated() {
+		cfg.Memory.Retention = frame.KeepAll
+	}
+	return cfg
 }
 
 // killConfig is the configuration of the script's kills, without the

@@ -160,18 +160,29 @@ pw.emit("m", {}, {n = 1})`
 		mode     string
 		isolate  bool
 		dryRun   bool
+		pss      bool
 		wantKeep bool
 	}{
-		{"run", false, false, false},
-		{"watch", false, true, true},
-		{"watch", true, false, false}, // the worker keeps them
+		{"run", false, false, false, false},
+		{"watch", false, true, true, true},
+		{"watch", true, false, false, false}, // the worker keeps them
 	} {
 		var stderr, print, stdout bytes.Buffer
 		o := options(t, rule, tt.mode, &stderr, &print)
-		o.DryRun, o.Isolate = tt.dryRun, tt.isolate
+		o.DryRun, o.Isolate, o.PSS = tt.dryRun, tt.isolate, tt.pss
 		o.Worker.Path = "/nonexistent/procwalk" // never started: no tick goes to it
 		var keep []bool
-		o.Pipeline = func(k bool) (*frame.Pipeline, error) { keep = append(keep, k); return nil, nil }
+		o.Pipeline = func(cfg frame.Config) (*frame.Pipeline, error) {
+			keep = append(keep, cfg.Memory.Retention == frame.KeepAll)
+			want := procwalk.FieldIO
+			if tt.pss {
+				want |= procwalk.FieldSmaps
+			}
+			if cfg.Fields != want {
+				t.Errorf("%s: the pipeline reads %v; want %v", tt.mode, cfg.Fields, want)
+			}
+			return nil, nil
+		}
 		s, err := New(o)
 		if err != nil {
 			t.Fatal(err)
@@ -209,7 +220,7 @@ pw.kill(2, {dry_run = true})
 pw.emit("m", {}, {n = 7})`, "telegraf", &stderr, &print)
 	var warned []string
 	o.Warn = func(msg string) { warned = append(warned, msg) }
-	o.Pipeline = func(bool) (*frame.Pipeline, error) { t.Error("telegraf asked for a pipeline"); return nil, nil }
+	o.Pipeline = func(frame.Config) (*frame.Pipeline, error) { t.Error("telegraf asked for a pipeline"); return nil, nil }
 	s, err := New(o)
 	if err != nil {
 		t.Fatal(err)

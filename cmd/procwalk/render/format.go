@@ -386,6 +386,20 @@ func ColumnsFromEnv(value string) int {
 	return n
 }
 
+// OutputWidth is how wide lines written to w may be: unlimited (0) with
+// wide; else columns ($COLUMNS, ColumnsFromEnv) when set, also for a pipe
+// or a file (COLUMNS=80 procwalk ps | less); else the terminal's width
+// when w is one; else unlimited (a pipe or a file gets whole lines).
+func OutputWidth(w io.Writer, columns int, wide bool) int {
+	switch {
+	case wide:
+		return 0
+	case columns > 0:
+		return columns
+	}
+	return TerminalWidth(w)
+}
+
 // TerminalWidth is the width of w when it is a terminal, 0 otherwise
 // (a pipe or file gets whole lines).
 func TerminalWidth(w io.Writer) int {

@@ -4,11 +4,14 @@ package render
 
 import (
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/procwalk/procwalk/procwalk/metric"
 )
@@ -181,5 +184,50 @@ func TestWhole(t *testing.T) {
 		if got := Whole(in); got != want {
 			t.Errorf("Whole(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Lines are cut to nothing with wide, to $COLUMNS when set (a pipe too),
+// else to a terminal's width, else not at all.
+func TestOutputWidth(t *testing.T) {
+	var pipe strings.Builder
+	for _, tt := range []struct {
+		columns int
+		wide    bool
+		want    int
+	}{{0, false, 0}, {80, false, 80}, {80, true, 0}} {
+		if got := OutputWidth(&pipe, tt.columns, tt.wide); got != tt.want {
+			t.Errorf("a pipe, COLUMNS %d, wide %v: %d, want %d", tt.columns, tt.wide, got, tt.want)
+		}
+	}
+	// A terminal 123 columns wide: a pty of our own.
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer ptmx.Close()
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	tty, err := os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer tty.Close()
+	if err := unix.IoctlSetWinsize(int(tty.Fd()), unix.TIOCSWINSZ, &unix.Winsize{Row: 40, Col: 123}); err != nil {
+		t.Fatal(err)
+	}
+	if got := OutputWidth(tty, 0, false); got != 123 {
+		t.Errorf("a terminal of 123 columns: %d", got)
+	}
+	if got := OutputWidth(tty, 80, false); got != 80 {
+		t.Errorf("a terminal, COLUMNS 80: %d, want 80", got)
+	}
+	if got := OutputWidth(tty, 0, true); got != 0 {
+		t.Errorf("a terminal, wide: %d, want 0", got)
 	}
 }

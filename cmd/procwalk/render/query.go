@@ -174,3 +174,63 @@ func (q ProcessQuery) Rows(f frame.Frame) ([]*procwalk.Process, error) {
 	}
 	return procs, nil
 }
+
+// TreeQuery is a drawing of the process tree (TreeTable, WriteJSONTree):
+// PID's subtree, or every root's when PID is 0; kernel threads with
+// Kernel, or when PID is one; with PSS; or as JSON, which has each
+// process's owner and command line.
+type TreeQuery struct {
+	PID    int
+	Kernel bool
+	PSS    bool
+	JSON   bool
+}
+
+// ErrNoProcess is TreeQuery.Read's error for a PID not in the snapshot.
+var ErrNoProcess = errors.New("no such process")
+
+// Read picks from f the roots to draw from and which processes below them
+// are drawn (shown: a process not shown hides its subtree too), and reads
+// of the processes drawn alone what the scan left out: smaps_rollup for
+// PSS, which takes each target's mmap lock, and the owner and command
+// line for JSON.
+func (q TreeQuery) Read(f frame.Frame) (roots []*procwalk.Process, shown func(*procwalk.Process) bool, err error) {
+	snap := f.Snapshot
+	kernel := q.Kernel
+	if q.PID != 0 {
+		p := snap.Process(q.PID)
+		if p == nil {
+			return nil, nil, fmt.Errorf("pid %d: %w", q.PID, ErrNoProcess)
+		}
+		roots = []*procwalk.Process{p}
+		kernel = kernel || p.Kernel
+	} else {
+		for _, p := range snap.Roots() {
+			if kernel || !p.Kernel {
+				roots = append(roots, p)
+			}
+		}
+	}
+	shown = func(p *procwalk.Process) bool { return kernel || !p.Kernel }
+	var more procwalk.Fields
+	if q.PSS {
+		more |= procwalk.FieldSmaps
+	}
+	if q.JSON {
+		more |= procwalk.FieldStatus | procwalk.FieldCmdline
+	}
+	if more == 0 {
+		return roots, shown, nil
+	}
+	var drawn []*procwalk.Process
+	for _, r := range roots {
+		snap.Walk(r.ID.PID, func(p *procwalk.Process, depth int) bool {
+			if depth > 0 && !shown(p) {
+				return false // nor its subtree
+			}
+			drawn = append(drawn, p)
+			return true
+		})
+	}
+	return roots, shown, f.ReadMore(drawn, more)
+}

@@ -179,3 +179,74 @@ func TestProcessQueryRows(t *testing.T) {
 		t.Errorf("bash by pss: rows %v, want [102 101]", pids)
 	}
 }
+
+// A tree is drawn from PID's subtree or every root, kernel threads on
+// request or below a kernel PID, and what is read later is read of the
+// processes drawn alone.
+func TestTreeQueryRead(t *testing.T) {
+	fsys, err := procwalk.NewFS("../../../procwalk/testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gather := func() frame.Frame {
+		t.Helper()
+		f, err := frame.New(fsys, frame.Config{NoRates: true}).Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	pidsOf := func(procs []*procwalk.Process) []int {
+		var pids []int
+		for _, p := range procs {
+			pids = append(pids, p.ID.PID)
+		}
+		return pids
+	}
+	readOf := func(f frame.Frame, field procwalk.Fields) []int {
+		var pids []int
+		for i := range f.Snapshot.Procs {
+			if p := &f.Snapshot.Procs[i]; p.Read&field != 0 {
+				pids = append(pids, p.ID.PID)
+			}
+		}
+		slices.Sort(pids)
+		return pids
+	}
+	kthread := func(f frame.Frame) *procwalk.Process { return f.Snapshot.Process(3) }
+
+	f := gather()
+	roots, shown, err := TreeQuery{}.Read(f)
+	if err != nil || !slices.Equal(pidsOf(roots), []int{1, 400}) || shown(kthread(f)) || !shown(f.Snapshot.Process(111)) {
+		t.Errorf("every root: %v, %v, kernel thread shown %v; want [1 400] without kernel threads", pidsOf(roots), err, shown(kthread(f)))
+	}
+	roots, shown, _ = TreeQuery{Kernel: true}.Read(f)
+	if !slices.Equal(pidsOf(roots), []int{1, 2, 400}) || !shown(kthread(f)) {
+		t.Errorf("--kernel: roots %v, kernel thread shown %v", pidsOf(roots), shown(kthread(f)))
+	}
+	roots, shown, _ = TreeQuery{PID: 2}.Read(f)
+	if !slices.Equal(pidsOf(roots), []int{2}) || !shown(kthread(f)) {
+		t.Errorf("a kernel PID: roots %v, its threads shown %v; want them shown", pidsOf(roots), shown(kthread(f)))
+	}
+	if _, _, err := (TreeQuery{PID: 999999}).Read(f); !errors.Is(err, ErrNoProcess) {
+		t.Errorf("pid 999999: %v, want ErrNoProcess", err)
+	}
+	if got := readOf(f, procwalk.FieldSmaps|procwalk.FieldCmdline); got != nil {
+		t.Errorf("nothing asked, yet %v read later", got)
+	}
+
+	f = gather()
+	if _, _, err := (TreeQuery{PID: 110, PSS: true}).Read(f); err != nil {
+		t.Fatal(err)
+	}
+	if got := readOf(f, procwalk.FieldSmaps); !slices.Equal(got, []int{110, 111}) {
+		t.Errorf("--pss 110: smaps_rollup read of %v, want [110 111]", got)
+	}
+	f = gather()
+	if _, _, err := (TreeQuery{PID: 102, JSON: true}).Read(f); err != nil {
+		t.Fatal(err)
+	}
+	if got := readOf(f, procwalk.FieldCmdline); !slices.Equal(got, []int{102, 120, 121}) || readOf(f, procwalk.FieldSmaps) != nil {
+		t.Errorf("--json 102: command lines read of %v, want [102 120 121] and no smaps_rollup", got)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/session"
 )
 
@@ -111,5 +112,21 @@ func TestSessionsFooter(t *testing.T) {
 	SessionsFooter(&b, 0, nil, hint)
 	if b.String() != "(no sessions)\n" {
 		t.Errorf("footer of no session: %q", b.String())
+	}
+}
+
+func TestSessionsFields(t *testing.T) {
+	for _, tt := range []struct {
+		pss, rates, json bool
+		want             procwalk.Fields
+	}{
+		{false, false, false, procwalk.FieldSwap},
+		{true, false, false, procwalk.FieldSwap | procwalk.FieldSmaps},
+		{false, true, false, procwalk.FieldSwap | procwalk.FieldIO},
+		{false, false, true, procwalk.FieldSwap | procwalk.FieldIO}, // JSON has the byte counts
+	} {
+		if got := SessionsFields(tt.pss, tt.rates, tt.json); got != tt.want {
+			t.Errorf("pss %v, rates %v, json %v: %q, want %q", tt.pss, tt.rates, tt.json, got, tt.want)
+		}
 	}
 }

@@ -72,6 +72,22 @@ func SessionValueCell(d *metric.Desc, s *session.Session, v float64, ok bool) st
 	return cell
 }
 
+// SessionsFields are what SessionsTable (with pss, rates) or, with json,
+// WriteJSONSessions needs read of every process besides what grouping
+// reads: every session's SWAP (free on a host with no swap in use), its
+// PSS with pss, its IO as rates in the table (with rates) and as byte
+// counts in JSON.
+func SessionsFields(pss, rates, json bool) procwalk.Fields {
+	fields := procwalk.FieldSwap
+	if pss {
+		fields |= procwalk.FieldSmaps
+	}
+	if rates || json {
+		fields |= procwalk.FieldIO
+	}
+	return fields
+}
+
 // SessionsFooter writes what follows a sessions table of shown sessions:
 // "(no sessions)" when none is, and for each kind whose sessions a limit
 // hid (hidden, by kind) one line counting them, with hint(kind) saying how

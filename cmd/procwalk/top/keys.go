@@ -12,6 +12,7 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
 	"github.com/procwalk/procwalk/procwalk"
+	"github.com/procwalk/procwalk/procwalk/kill"
 )
 
 // keyHelp lists the keys, as "?" shows them.
@@ -321,21 +322,11 @@ func pickedSignal(k string) (syscall.Signal, bool) {
 	switch k {
 	case "y", "Y":
 		return syscall.SIGTERM, true
-	case "1":
-		return syscall.SIGHUP, true
-	case "2":
-		return syscall.SIGINT, true
-	case "3":
-		return syscall.SIGQUIT, true
-	case "9":
-		return syscall.SIGKILL, true
+	case "1", "2", "3", "9": // the signal's number: HUP, INT, QUIT, KILL
+		sig, err := kill.ParseSignal(k)
+		return sig, err == nil
 	}
 	return 0, false
-}
-
-// signalName is "TERM" for SIGTERM.
-func signalName(sig syscall.Signal) string {
-	return map[syscall.Signal]string{syscall.SIGTERM: "TERM", syscall.SIGHUP: "HUP", syscall.SIGINT: "INT", syscall.SIGQUIT: "QUIT", syscall.SIGKILL: "KILL"}[sig]
 }
 
 // answer takes y or n to a pending kill.
@@ -344,7 +335,7 @@ func (m *Model) answer(k string) tea.Cmd {
 	if sig, ok := pickedSignal(k); ok {
 		m.confirm = nil
 		m.killing = true
-		m.status, m.alarm = "terminating "+c.what+" ("+signalName(sig)+" first) ...", false
+		m.status, m.alarm = "terminating "+c.what+" ("+kill.SignalName(sig)+" first) ...", false
 		return c.do(sig)
 	}
 	switch k {

@@ -132,7 +132,7 @@ func sigSuffix(sig syscall.Signal) string {
 	if sig == syscall.SIGTERM {
 		return ""
 	}
-	return " " + signalName(sig)
+	return " " + kill.SignalName(sig)
 }
 
 // newTestModel is a model over the fixture, w × h, after its first frame.
