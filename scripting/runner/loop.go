@@ -13,8 +13,7 @@ import (
 )
 
 // loop.go runs a script again and again: on this host's frames every
-// interval (watch), or on a recording's frames (watch and run --replay);
-// and once, here or in a worker (run: Once).
+// interval (watch), or on a recording's frames (watch and run --replay).
 // A failed run is a line on stderr, and the next goes on; only a reader
 // of stdout that has gone, or the context, ends the loop.
 
@@ -89,30 +88,6 @@ func (l *Loop) Tick(ctx context.Context, n int, f frame.Frame, gatherErr error) 
 	return true
 }
 
-// Once is procwalk run's one run on f, here or in the worker, which it
-// closes first: everything the worker printed is written before the
-// run's lines, as a run in this process writes them. It returns the
-// frame's note and the run's error, not logged: a run the worker ended
-// in failure says what the worker's memory peaked at, what the script
-// cost.
-func (l *Loop) Once(ctx context.Context, f frame.Frame) (note string, err error) {
-	if l.Worker == nil {
-		return l.Run.Frame(ctx, f, l.Stdout)
-	}
-	d, err := l.Worker.Tick(ctx, f)
-	l.Worker.Close()
-	if ferr := l.Run.Out.Flush(l.Stdout); ferr != nil && !ClosedPipe(ferr) && err == nil {
-		err = fmt.Errorf("writing metrics: %w", ferr)
-	}
-	if err != nil {
-		return "", err
-	}
-	if err := Done(d); err != nil {
-		return d.Note, fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(l.Worker.PeakRSSBytes()))
-	}
-	return d.Note, nil
-}
-
 // fail logs a failed tick; a run of failures says how many in a row.
 func (l *Loop) fail(n int, err error) {
 	l.failed++
@@ -142,20 +117,4 @@ func (l *Loop) Replay(ctx context.Context, interval time.Duration, count int) {
 		fmt.Fprintf(l.Run.Stderr, "procwalk: replayed %d frames of %s, %s to %s\n", frames, procwalk.Printable(rp.Path),
 			first.Local().Format("2006-01-02 15:04:05"), last.Local().Format("15:04:05"))
 	}
-}
-
-// ReplayRuns is run --replay: one run per frame pick takes (nil: every
-// one), each a fresh run as procwalk run would have made then, a line on
-// stderr before each saying which (FrameLine). It returns how many frames
-// it ran on; Failed says how many runs failed.
-func (l *Loop) ReplayRuns(ctx context.Context, pick func(frame.Frame) bool) (frames int) {
-	var first time.Time
-	frames, _, _ = l.Run.Replay.Each(l.Run.Stderr, pick, func(n int, f frame.Frame) bool {
-		if first.IsZero() {
-			first = f.Snapshot.Time
-		}
-		fmt.Fprintln(l.Run.Stderr, FrameLine(n, f.Snapshot.Time, first))
-		return l.Tick(ctx, n, f, nil)
-	})
-	return frames
 }

@@ -167,7 +167,7 @@ func FrameAt(r *recording.Reader, at string, first time.Time) (int, error) {
 	return i, nil
 }
 
-// PickAt picks, for Loop.ReplayRuns, the frame at names (FrameAt); nil
+// PickAt picks, for Script.ReplayRuns, the frame at names (FrameAt); nil
 // when at is "" (every frame).
 func (rp *Replay) PickAt(at string) (func(frame.Frame) bool, error) {
 	if at == "" {

@@ -18,7 +18,7 @@ import (
 
 // run.go runs a compiled script on frames: the host builds the Run (its
 // script, output and surroundings), gives it the runtime's config (Start),
-// then hands it frames (Frame), here or in a worker (Worker).
+// then hands it frames (Frame), here or in a worker (Script.Worker).
 
 // Run is a compiled script with its runtime, ready to run on frames: once
 // (procwalk run), once a tick (watch, Loop), once a recorded frame
@@ -122,13 +122,6 @@ func (r *Run) Close() {
 	if r.Replay != nil {
 		r.Replay.Close()
 	}
-}
-
-// Worker starts the parent's side of a worker running this script (cfg
-// says which), its metrics and kill outcomes encoded into Out.
-func (r *Run) Worker(cfg scripting.WorkerConfig) *scripting.Worker {
-	cfg.Emit, cfg.Action = r.Out.Add, r.Out.Action
-	return scripting.NewWorker(cfg)
 }
 
 // ExitError is the error of a run a worker ended, with the exit code it

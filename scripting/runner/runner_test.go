@@ -186,25 +186,6 @@ pw.emit("m", {}, {n = pw.state.n})`, &stderr)
 	}
 }
 
-// Once in this process is a Run.Frame: the lines written, the note and
-// the run's error returned, nothing logged.
-func TestLoopOnce(t *testing.T) {
-	var stderr, stdout bytes.Buffer
-	r := newRun(t, `local pw = require "procwalk"
-pw.emit("m", {}, {n = 1})
-if pw.state.ran then error("second run") end
-pw.state.ran = true`, &stderr)
-	f := fixtureFrame(t)
-	l := &Loop{Run: r, Stdout: &Stdout{w: &stdout}}
-	note, err := l.Once(context.Background(), f)
-	if err != nil || note != fmt.Sprintf("%d processes", len(f.Snapshot.Procs)) || stdout.String() != "m n=1\n" {
-		t.Errorf("note %q, err %v, stdout %q", note, err, stdout.String())
-	}
-	if _, err := l.Once(context.Background(), f); err == nil || !strings.Contains(err.Error(), "second run") || stderr.Len() != 0 || l.Failed() != 0 {
-		t.Errorf("failed run: %v, stderr %q, %d failed; want the error returned, nothing logged", err, stderr.String(), l.Failed())
-	}
-}
-
 func TestDone(t *testing.T) {
 	if err := Done(scripting.WorkerDone{}); err != nil {
 		t.Errorf("a run that succeeded: %v", err)

@@ -285,7 +285,7 @@ func (s *Script) workerConfig(stdout io.Writer) scripting.WorkerConfig {
 	return cfg
 }
 
-// Worker starts the parent's side of a worker running a Run, its stdout
+// Worker returns the parent's side of a worker running a Run, its stdout
 // relayed to stdout and its stderr to Options.Stderr, its metrics and
 // kills' outcomes encoded into Run.Out; nil when the script is not
 // isolated. The caller closes it.
@@ -293,20 +293,41 @@ func (s *Script) Worker(stdout io.Writer) *scripting.Worker {
 	if !s.Isolated() || s.Run == nil {
 		return nil
 	}
-	return s.Run.Worker(s.workerConfig(stdout))
+	cfg := s.workerConfig(stdout)
+	cfg.Emit, cfg.Action = s.Run.Out.Add, s.Run.Out.Action
+	return scripting.NewWorker(cfg)
 }
 
-// Once is procwalk run's one run on f, here or in the worker (Loop.Once):
-// the frame's note is written to Options.Stderr; a run its worker did not
-// finish because ctx ended says so; a reader of stdout that has gone ends
-// it quietly.
+// Once is procwalk run's one run on f, here or in the worker, which it
+// closes first: everything the worker printed is written before the run's
+// lines, as a run in this process writes them. The frame's note is
+// written to Options.Stderr. A run the worker ended in failure says what
+// the worker's memory peaked at, what the script cost; one its worker did
+// not finish because ctx ended says so; a reader of stdout that has gone
+// ends it quietly.
 func (s *Script) Once(ctx context.Context, f frame.Frame, stdout *Stdout) error {
-	l := &Loop{Run: s.Run, Stdout: stdout, Worker: s.Worker(stdout)}
-	note, err := l.Once(ctx, f)
+	w := s.Worker(stdout)
+	var note string
+	var err error
+	if w == nil {
+		note, err = s.Run.Frame(ctx, f, stdout)
+	} else {
+		var d scripting.WorkerDone
+		d, err = w.Tick(ctx, f)
+		w.Close()
+		if ferr := s.Run.Out.Flush(stdout); ferr != nil && !ClosedPipe(ferr) && err == nil {
+			err = fmt.Errorf("writing metrics: %w", ferr)
+		}
+		if err == nil {
+			if note, err = d.Note, Done(d); err != nil {
+				err = fmt.Errorf("%w (the worker's peak RSS: %s)", err, procwalk.FormatBytes(w.PeakRSSBytes()))
+			}
+		}
+	}
 	switch {
 	case stdout.Gone():
 		return nil // nobody reads the rest: done, as watch is
-	case l.Worker != nil && ctx.Err() != nil:
+	case w != nil && ctx.Err() != nil:
 		return fmt.Errorf("%s interrupted: %w", s.Run.Script.Name, context.Cause(ctx))
 	}
 	if note != "" {
@@ -316,10 +337,10 @@ func (s *Script) Once(ctx context.Context, f frame.Frame, stdout *Stdout) error 
 }
 
 // ReplayRuns is run --replay: one run per frame of the recording, each a
-// fresh run as procwalk run would have made then (Loop.ReplayRuns), or
-// only the frame at names (PickAt; "": every frame). It fails when a run
-// failed, when there was no frame to run on, or when ctx ended; a bad at
-// is an *OptionError.
+// fresh run as procwalk run would have made then, a line on stderr before
+// each saying which (FrameLine), or only the frame at names (PickAt; "":
+// every frame). It fails when a run failed, when there was no frame to
+// run on, or when ctx ended; a bad at is an *OptionError.
 func (s *Script) ReplayRuns(ctx context.Context, stdout *Stdout, at string) error {
 	l := &Loop{Run: s.Run, Stdout: stdout, What: "run: frame", Worker: s.Worker(stdout)}
 	if l.Worker != nil {
@@ -330,7 +351,14 @@ func (s *Script) ReplayRuns(ctx context.Context, stdout *Stdout, at string) erro
 	if err != nil {
 		return err
 	}
-	frames := l.ReplayRuns(ctx, pick)
+	var first time.Time
+	frames, _, _ := rp.Each(s.o.Stderr, pick, func(n int, f frame.Frame) bool {
+		if first.IsZero() {
+			first = f.Snapshot.Time
+		}
+		fmt.Fprintln(s.o.Stderr, FrameLine(n, f.Snapshot.Time, first))
+		return l.Tick(ctx, n, f, nil)
+	})
 	switch {
 	case stdout.Gone():
 		return nil

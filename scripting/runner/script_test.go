@@ -284,10 +284,14 @@ func TestWorkerOutputEscaped(t *testing.T) {
 	}
 }
 
-// run's one run writes the run's lines and the frame's note.
+// Once in this process is a Run.Frame: the run's lines written, the
+// frame's note on stderr, the run's error returned, not logged.
 func TestScriptOnce(t *testing.T) {
 	var stderr, print, stdout bytes.Buffer
-	o := options(t, `require("procwalk").emit("m", {}, {n = 1})`, "run", &stderr, &print)
+	o := options(t, `local pw = require "procwalk"
+pw.emit("m", {}, {n = 1})
+if pw.state.ran then error("second run") end
+pw.state.ran = true`, "watch", &stderr, &print)
 	o.Note = func(s *procwalk.Snapshot) string { return fmt.Sprintf("%d processes", len(s.Procs)) }
 	s, err := New(o)
 	if err != nil {
@@ -297,7 +301,13 @@ func TestScriptOnce(t *testing.T) {
 	f := fixtureFrame(t)
 	ctx, out, stop := WatchStdout(context.Background(), &stdout, false)
 	defer stop()
-	if err := s.Once(ctx, f, out); err != nil || stdout.String() != "m n=1\n" || stderr.String() != fmt.Sprintf("procwalk: %d processes\n", len(f.Snapshot.Procs)) {
+	note := fmt.Sprintf("procwalk: %d processes\n", len(f.Snapshot.Procs))
+	if err := s.Once(ctx, f, out); err != nil || stdout.String() != "m n=1\n" || stderr.String() != note {
 		t.Errorf("Once: %v, stdout %q, stderr %q", err, stdout.String(), stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if err := s.Once(ctx, f, out); err == nil || !strings.Contains(err.Error(), "second run") || stdout.Len() != 0 || stderr.String() != note {
+		t.Errorf("failed run: %v, stdout %q, stderr %q; want the error returned, no lines, nothing logged", err, stdout.String(), stderr.String())
 	}
 }
