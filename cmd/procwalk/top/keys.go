@@ -132,20 +132,32 @@ func (m *Model) regather() tea.Cmd {
 
 // editFilter takes a key typed into the filter.
 func (m *Model) editFilter(msg tea.KeyPressMsg) {
-	switch {
-	case msg.Code == tea.KeyEnter:
-		m.editing = false
-	case msg.Code == tea.KeyEscape:
-		m.editing, m.filter = false, ""
-	case msg.Code == tea.KeyBackspace:
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
-	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		m.filter += msg.Text
-	}
+	m.editing, _ = editText(msg, &m.filter)
 	m.cursor, m.offset = 0, 0
 	m.refresh()
+}
+
+// editText takes a key typed into a line of text (the filter, the
+// search): Enter ends the typing, Esc ends it and clears the text,
+// Backspace takes the last character off, a key with text adds it. typing
+// says whether the typing goes on, changed whether the text changed.
+func editText(msg tea.KeyPressMsg, text *string) (typing, changed bool) {
+	switch {
+	case msg.Code == tea.KeyEnter:
+		return false, false
+	case msg.Code == tea.KeyEscape:
+		*text = ""
+		return false, true
+	case msg.Code == tea.KeyBackspace:
+		if r := []rune(*text); len(r) > 0 {
+			*text = string(r[:len(r)-1])
+		}
+		return true, true
+	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
+		*text += msg.Text
+		return true, true
+	}
+	return true, false
 }
 
 // top selects the first row: after the order or the rows changed, the

@@ -5,6 +5,7 @@ package top
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"syscall"
@@ -227,7 +228,7 @@ func (m *Model) shownKey() string {
 // every process, and returns with it what builds the rows of the frame
 // (in the spare storage) and reads the rest of those on screen.
 func (m *Model) plan() (Need, func(Frame) []table.Row) {
-	v, filter, folded, member := m.view, m.filter, cloneFolded(m.folded), m.member
+	v, filter, folded, member := m.view, m.filter, maps.Clone(m.folded), m.member
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
@@ -272,14 +273,6 @@ func (m *Model) plan() (Need, func(Frame) []table.Row) {
 		}
 		return rows
 	}
-}
-
-func cloneFolded(f map[procwalk.ProcID]bool) map[procwalk.ProcID]bool {
-	c := make(map[procwalk.ProcID]bool, len(f))
-	for k, v := range f {
-		c[k] = v
-	}
-	return c
 }
 
 // Update handles a message.

@@ -16,23 +16,10 @@ import (
 
 // editSearch takes a key typed into the search and jumps as the text grows.
 func (m *Model) editSearch(msg tea.KeyPressMsg) {
-	switch {
-	case msg.Code == tea.KeyEnter:
-		m.searching = false
-		return
-	case msg.Code == tea.KeyEscape:
-		m.searching, m.search = false, ""
-		return
-	case msg.Code == tea.KeyBackspace:
-		if r := []rune(m.search); len(r) > 0 {
-			m.search = string(r[:len(r)-1])
-		}
-	case msg.Text != "" && msg.Mod&^tea.ModShift == 0:
-		m.search += msg.Text
-	default:
-		return
+	var changed bool
+	if m.searching, changed = editText(msg, &m.search); m.searching && changed {
+		m.jump(m.cursor)
 	}
-	m.jump(m.cursor)
 }
 
 // jump selects the first row from index from on (wrapping around) that

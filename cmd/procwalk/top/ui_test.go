@@ -169,6 +169,16 @@ func TestSearchJumps(t *testing.T) {
 	if !m.alarm || !strings.Contains(m.status, `no row holds "zzz"`) {
 		t.Errorf("not found: status %q", m.status)
 	}
+	// Backspace takes a character off, the search goes on; Esc ends it
+	// and clears it.
+	press(m, "backspace", "backspace", "backspace", "m", "a", "k", "e")
+	if sel := m.selected(); !m.searching || m.search != "make" || sel == nil || sel.Proc == nil || sel.Proc.Comm != "make" {
+		t.Fatalf("zzz, three backspaces, make: searching %v %q, selected %+v", m.searching, m.search, sel)
+	}
+	press(m, "esc")
+	if m.searching || m.search != "" {
+		t.Errorf("esc: searching %v %q", m.searching, m.search)
+	}
 }
 
 // A click selects a row, a click on a title sorts by its column (again:
