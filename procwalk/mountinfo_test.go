@@ -48,3 +48,19 @@ func TestParseCgroupDir(t *testing.T) {
 		t.Error("a path beside the mount's root was placed under it")
 	}
 }
+
+func TestEscapeMountPoint(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"/sys/fs/cgroup", "/sys/fs/cgroup"},
+		{"/mnt/a b", `/mnt/a\040b`},
+		{"/a\tb\nc\\d", `/a\011b\012c\134d`},
+		{"", ""},
+	} {
+		if got := escapeMountPoint(c.in); got != c.want {
+			t.Errorf("escapeMountPoint(%q) = %q, want %q", c.in, got, c.want)
+		}
+		if back := unescapeOctal(escapeMountPoint(c.in)); back != c.in {
+			t.Errorf("unescapeOctal(escapeMountPoint(%q)) = %q", c.in, back)
+		}
+	}
+}

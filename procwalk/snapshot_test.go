@@ -474,3 +474,30 @@ func TestSnapshotSkipsStatmWithoutMemory(t *testing.T) {
 		t.Errorf("statm of processes with memory not read: %v", statm)
 	}
 }
+
+// TestSetPath: the pid's digits are kept from one file of a process to the
+// next, and made again for another pid, shorter or longer.
+func TestSetPath(t *testing.T) {
+	fs, err := NewFS("testdata/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := NewScanner(fs)
+	for _, c := range []struct {
+		pid  int
+		file string
+		want string
+	}{
+		{12345, "stat", "12345/stat\x00"},
+		{12345, "statm", "12345/statm\x00"},
+		{12345, "", "12345/\x00"},
+		{7, "stat", "7/stat\x00"},
+		{4194304, "cmdline", "4194304/cmdline\x00"},
+		{12346, "io", "12346/io\x00"},
+		{12345, "stat", "12345/stat\x00"},
+	} {
+		if got := string(sc.setPath(c.pid, c.file)); got != c.want {
+			t.Errorf("setPath(%d, %q) = %q, want %q", c.pid, c.file, got, c.want)
+		}
+	}
+}

@@ -621,7 +621,9 @@ func (w *walk) lua() {
 		t.Fatal(err)
 	}
 	em := &luaEmitter{}
-	rt := scripting.New(scripting.Config{Emitter: em, Args: names})
+	// The walk reads every name of every process: on a loaded CI machine
+	// that outlasts the default 2 s, so the limit is a hang guard only.
+	rt := scripting.New(scripting.Config{Emitter: em, Args: names, Limits: scripting.Limits{Timeout: time.Minute}})
 	defer rt.Close()
 	in := scripting.Input{Snapshot: w.g.Snapshot, Sessions: func() ([]session.Session, error) { return w.g.Sessions, nil }}
 	if err := rt.Run(context.Background(), script, in); err != nil {

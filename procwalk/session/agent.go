@@ -24,8 +24,13 @@ const KindAgent = "agent"
 
 // agentKind keeps agents' names, matches and statuses between gathers.
 type agentKind struct {
-	// cache maps the names a process is matched by to its agent rule.
-	cache map[agentKey]int16
+	// cache maps the names a process is matched by to its agent rule;
+	// last is the last key looked up and rule its answer (neighbouring
+	// processes often share their names: no hashing then).
+	cache    map[agentKey]int16
+	last     agentKey
+	lastRule int16
+	haveLast bool
 	// names keeps agent names stable across gathers (session_sticky.go).
 	names stickyNames
 	// tracker follows agent sessions over time (agent_status.go).
@@ -183,15 +188,19 @@ func (k *agentKind) matchAgentCached(p *procwalk.Process, rules []AgentRule) int
 		return -1
 	}
 	key := agentNames(p)
-	if r, ok := k.cache[key]; ok {
-		return int(r)
+	if k.haveLast && key == k.last {
+		return int(k.lastRule)
 	}
-	if k.cache == nil || len(k.cache) >= maxAgentCache {
-		k.cache = make(map[agentKey]int16)
+	r, ok := k.cache[key]
+	if !ok {
+		if k.cache == nil || len(k.cache) >= maxAgentCache {
+			k.cache = make(map[agentKey]int16)
+		}
+		r = int16(key.match(rules))
+		k.cache[key] = r
 	}
-	r := key.match(rules)
-	k.cache[key] = int16(r)
-	return r
+	k.last, k.lastRule, k.haveLast = key, r, true
+	return int(r)
 }
 
 // groupAgents makes one session per outermost agent: an agent started by

@@ -4,6 +4,7 @@ package session
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -384,6 +385,20 @@ func TestCgroupSlotsInAnyOrder(t *testing.T) {
 				t.Errorf("%s: pid %d: slots %v, want %v", name, pid, got, want[pid])
 			}
 		}
+	}
+}
+
+// TestPidPlacePacks: a pid, a hierarchy and a node come back out of their
+// packed number, at their bounds too, and numbers sort by pid first.
+func TestPidPlacePacks(t *testing.T) {
+	for _, c := range [][3]int32{{1, 0, 0}, {math.MaxInt32, maxWalked - 1, maxNodes}, {4194304, 2, 12345}} {
+		p := newPidPlace(c[0], c[1], c[2])
+		if got := [3]int32{p.pid(), p.h(), p.node()}; got != c {
+			t.Errorf("newPidPlace%v unpacks to %v", c, got)
+		}
+	}
+	if !(newPidPlace(7, 3, maxNodes) < newPidPlace(8, 0, 0)) {
+		t.Error("pid 7 in any hierarchy and node does not sort before pid 8")
 	}
 }
 

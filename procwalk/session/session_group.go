@@ -238,6 +238,13 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 		}
 	}
 	bounds := make([][2]int, len(g.kinds))
+	total := 0
+	for _, ss := range byKind {
+		total += len(ss)
+	}
+	if total > 0 {
+		sessions = make([]Session, 0, total) // 368 bytes each: no copies while growing
+	}
 	for i, k := range g.kinds {
 		lo := len(sessions)
 		for j := range byKind[i] {
@@ -258,7 +265,10 @@ func (g *Grouper) Group(s *procwalk.Snapshot) (sessions []Session, notes []strin
 		}
 		lo, hi := bounds[i][0], bounds[i][1]
 		rows := f.finish(g, s, sessions[lo:hi:hi], &n)
-		sessions = slices.Concat(sessions[:lo], rows, sessions[hi:])
+		sessions = slices.Replace(sessions, lo, hi, rows...) // in place unless rows are more
+	}
+	if len(sessions) == 0 {
+		return nil, n.list // as before: no sessions are nil, not empty
 	}
 	return sessions, n.list
 }

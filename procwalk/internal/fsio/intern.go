@@ -9,8 +9,9 @@ package fsio
 // without end. The zero value holds nothing and forgets at once; not safe
 // for concurrent use.
 type Interner struct {
-	Max int
-	m   map[string]string
+	Max  int
+	m    map[string]string
+	last string // the last string returned: neighbouring processes often share a name
 }
 
 // MaxInterned is the Max the scanners use.
@@ -18,7 +19,11 @@ const MaxInterned = 8192
 
 // String returns b as a string, the same one for the same bytes.
 func (in *Interner) String(b []byte) string {
+	if in.last == string(b) {
+		return in.last
+	}
 	if s, ok := in.m[string(b)]; ok {
+		in.last = s
 		return s
 	}
 	if in.m == nil {
@@ -28,5 +33,6 @@ func (in *Interner) String(b []byte) string {
 	}
 	s := string(b)
 	in.m[s] = s
+	in.last = s
 	return s
 }
