@@ -97,8 +97,10 @@ func (c *psCommand) query() (render.ProcessQuery, *procwalk.Users, error) {
 	switch {
 	case errors.As(err, &qe) && qe.Err == render.ErrNeedsRates:
 		return q, nil, usageErrorf("--%s %s needs rates, which --no-rates turns off: drop one of them", qe.Option, qe.Name)
-	case err != nil:
+	case errors.As(err, &qe):
 		return q, nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", qe.Name, render.ProcessColumnNames)
+	case err != nil:
+		return q, nil, usageError(err)
 	case c.limit < 0:
 		return q, nil, usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
