@@ -123,9 +123,17 @@ func New(o Options) (*Script, error) {
 	}
 	s := &Script{Limits: limits, o: o}
 	if o.Mode == "telegraf" {
-		return s, s.hook(script, fsys)
+		err = s.hook(script, fsys)
+	} else {
+		err = s.run(script, fsys)
 	}
-	return s, s.run(script, fsys)
+	if err != nil {
+		if s.Run != nil && s.Run.Replay != nil {
+			s.Run.Replay.Close() // opened before a later setting failed
+		}
+		return nil, err
+	}
+	return s, nil
 }
 
 // Isolated reports whether the script runs in a worker process: asked
