@@ -117,6 +117,11 @@ func New(o Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	// --protect here, whatever runs the kills: a script in a worker reads
+	// it only there, where a bad glob would end every run.
+	if _, err := Protected(o.Protect); err != nil {
+		return nil, err
+	}
 	fsys, err := procwalk.NewFS(o.Proc)
 	if err != nil {
 		return nil, err

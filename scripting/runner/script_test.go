@@ -151,6 +151,24 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// A bad --protect is refused by New in every mode, in a worker too (where
+// the worker alone would read it, failing every run).
+func TestNewRefusesBadProtectEverywhere(t *testing.T) {
+	var stderr, print bytes.Buffer
+	for _, mode := range []string{"run", "watch", "telegraf"} {
+		for _, isolate := range []bool{false, true} {
+			o := options(t, `print("hi")`, mode, &stderr, &print)
+			o.Protect = []string{"["}
+			o.Isolate, o.Worker.Path = isolate, "/nonexistent/procwalk" // never started: New refuses first
+			s, err := New(o)
+			var oe *OptionError
+			if s != nil || !errors.As(err, &oe) || oe.Flag != "protect" {
+				t.Errorf("%s, isolated %v: New() = %v, %v; want --protect's OptionError", mode, isolate, s, err)
+			}
+		}
+	}
+}
+
 // New builds a Run for run and watch: the script's print, args, mode and
 // dry run as given, its metrics and kills' outcomes lines of the host's
 // encoder once the run ends, its kills audited on the log; the pipeline
