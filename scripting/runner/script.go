@@ -100,7 +100,8 @@ type Script struct {
 	// Limits are the runtime's, Options.Limits checked.
 	Limits scripting.Limits
 
-	o Options
+	o         Options
+	protected []string // kill's default names plus Options.Protect
 }
 
 // New loads the script o names, checks o and builds the script's runtime:
@@ -119,23 +120,18 @@ func New(o Options) (*Script, error) {
 	}
 	// --protect here, whatever runs the kills: a script in a worker reads
 	// it only there, where a bad glob would end every run.
-	if _, err := Protected(o.Protect); err != nil {
+	protected, err := Protected(o.Protect)
+	if err != nil {
 		return nil, err
 	}
 	fsys, err := procwalk.NewFS(o.Proc)
 	if err != nil {
 		return nil, err
 	}
-	s := &Script{Limits: limits, o: o}
+	s := &Script{Limits: limits, o: o, protected: protected}
 	if o.Mode == "telegraf" {
-		err = s.hook(script, fsys)
-	} else {
-		err = s.run(script, fsys)
-	}
-	if err != nil {
-		if s.Run != nil && s.Run.Replay != nil {
-			s.Run.Replay.Close() // opened before a later setting failed
-		}
+		s.hook(script, fsys)
+	} else if err := s.run(script, fsys); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -181,10 +177,7 @@ func (s *Script) run(script *scripting.Script, fsys procwalk.FS) (err error) {
 		log.Warn(ev.String(), "script", script.Name)
 		action(ev)
 	}
-	kc, err := s.killConfig(script.Name, audit)
-	if err != nil {
-		return err
-	}
+	kc := s.killConfig(script.Name, audit)
 	var killer scripting.Killer
 	if r.Replay != nil {
 		killer = scripting.ReplayKiller{Base: kc, Snapshot: r.Replay.Snapshot}
@@ -213,7 +206,7 @@ func (s *Script) run(script *scripting.Script, fsys procwalk.FS) (err error) {
 
 // hook builds the Hook of Mode telegraf: in a worker when isolated, else
 // here, its metrics and kills' outcomes joining the gather's batch.
-func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) error {
+func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) {
 	o := s.o
 	h := &Hook{Script: script, Hint: Hint, Warn: o.Warn, Conn: o.Conn, Guard: o.Conn.Guard(s.Limits)}
 	s.Hook = h
@@ -221,16 +214,13 @@ func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) error {
 		cfg := s.workerConfig(io.Discard)
 		cfg.Emit, cfg.Action = h.ToBatch, h.ActionToBatch // an action was logged by the worker
 		h.Worker = scripting.NewWorker(cfg)
-		return nil
+		return
 	}
 	out := &Checked{Enc: o.Encoder, To: h.Keep}
 	if o.Conn != nil {
 		out.To = o.Conn.Emit
 	}
-	kc, err := s.killConfig(script.Name, h.Action)
-	if err != nil {
-		return err
-	}
+	kc := s.killConfig(script.Name, h.Action)
 	kc.Sentinel = o.Sentinel
 	h.Start(s.workerSide(scripting.Config{
 		Killer:  scripting.EngineKiller{FS: fsys, Base: kc},
@@ -243,7 +233,6 @@ func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) error {
 		Users:   o.Users,
 		Limits:  s.Limits,
 	}))
-	return nil
 }
 
 // pipelineConfig is what the pipeline of a Run reads and keeps: the scan
@@ -265,14 +254,12 @@ func (s *Script) pipelineConfig() frame.Config {
 // killConfig is the configuration of the script's kills, without the
 // sentinel a kill that sends signals needs: a replay's kills, planned on
 // recorded frames, send none.
-func (s *Script) killConfig(name string, audit func(kill.ActionEvent)) (kill.Config, error) {
-	cfg := kill.Config{DryRun: s.o.DryRun, Requester: "rule:" + name, Audit: audit}
+func (s *Script) killConfig(name string, audit func(kill.ActionEvent)) kill.Config {
+	cfg := kill.Config{DryRun: s.o.DryRun, Requester: "rule:" + name, Audit: audit, Protected: s.protected}
 	if s.o.PSS {
 		cfg.Fields |= procwalk.FieldSmaps // PSS in the audit events
 	}
-	var err error
-	cfg.Protected, err = Protected(s.o.Protect)
-	return cfg, err
+	return cfg
 }
 
 // workerSide is cfg for a runtime in a worker (Conn set): the hourly kill

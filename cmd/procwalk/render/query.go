@@ -177,7 +177,7 @@ func (q ProcessQuery) Rows(f frame.Frame) ([]*procwalk.Process, error) {
 
 // TreeQuery is a drawing of the process tree (TreeTable, WriteJSONTree):
 // PID's subtree, or every root's when PID is 0; kernel threads with
-// Kernel, or when PID is one; with PSS; or as JSON, which has each
+// Kernel, or when PID is a kernel thread; with PSS; or as JSON, which has each
 // process's owner and command line.
 type TreeQuery struct {
 	PID    int
