@@ -485,6 +485,21 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("watch with no-rates in the config: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
+	// ps's sort and columns that need rates, beside --no-rates: the text
+	// names the env var or the config line that set them.
+	t.Setenv("PROCWALK_SORT", "read")
+	r = cli(t, fixture("ps", "--no-rates")...)
+	want = "procwalk: PROCWALK_SORT: sort read needs rates, which --no-rates turns off: drop one of them\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("env sort needing rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	os.Unsetenv("PROCWALK_SORT")
+	conf = writeConfig(t, "columns pid,read\n")
+	r = cli(t, fixture("ps", "--config", conf, "--no-rates")...)
+	want = "procwalk: config file " + conf + " line 1: columns read needs rates, which --no-rates turns off: drop one of them\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("config columns needing rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
 }
 
 // run is the command line on the given streams, the way tests drive it.

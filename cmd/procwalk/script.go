@@ -99,7 +99,10 @@ func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string,
 // newScript sets up the script o names (runner.New).
 func newScript(o runner.Options) (*runner.Script, error) {
 	s, err := runner.New(o)
-	return s, scriptError(err)
+	if err != nil {
+		return nil, scriptError(err)
+	}
+	return s, nil
 }
 
 // scriptError is err of a script's set-up or run: a script that cannot

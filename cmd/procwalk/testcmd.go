@@ -45,11 +45,11 @@ func (c *testCommand) exec(ctx context.Context, args []string) error {
 	}
 	limits, err := c.s.limits.Check()
 	if err != nil {
-		return usageError(err)
+		return scriptError(err)
 	}
 	protected, err := runner.Protected(cmdline.SplitList(c.s.protect))
 	if err != nil {
-		return usageError(err)
+		return scriptError(err)
 	}
 	files, err := ruletest.Files(args)
 	if err != nil {

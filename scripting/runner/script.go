@@ -117,15 +117,28 @@ func New(o Options) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
+	// --protect here, whatever runs the kills: a script in a worker reads
+	// it only there, where a bad glob would end every run.
+	if _, err := Protected(o.Protect); err != nil {
+		return nil, err
+	}
 	fsys, err := procwalk.NewFS(o.Proc)
 	if err != nil {
 		return nil, err
 	}
 	s := &Script{Limits: limits, o: o}
 	if o.Mode == "telegraf" {
-		return s, s.hook(script, fsys)
+		err = s.hook(script, fsys)
+	} else {
+		err = s.run(script, fsys)
 	}
-	return s, s.run(script, fsys)
+	if err != nil {
+		if s.Run != nil && s.Run.Replay != nil {
+			s.Run.Replay.Close() // opened before a later setting failed
+		}
+		return nil, err
+	}
+	return s, nil
 }
 
 // Isolated reports whether the script runs in a worker process: asked

@@ -131,18 +131,40 @@ func TestNewErrors(t *testing.T) {
 		{"limit", func(o *Options) { o.Limits.Timeout = 0 }, "script-timeout", "--script-timeout 0s"},
 		{"protect", func(o *Options) { o.Protect = []string{"["} }, "protect", "--protect: bad protected pattern"},
 		{"replay", func(o *Options) { o.Replay = filepath.Join(t.TempDir(), "none.pwr") }, "replay", "--replay: open "},
+		// The recording opens, then --protect fails: the recording is closed.
+		{"replay, then protect", func(o *Options) { o.Replay, o.Protect = recordingFixture, []string{"["} }, "protect", "--protect: bad protected pattern"},
 	} {
 		o := options(t, `print("hi")`, "run", &stderr, &print)
 		tt.change(&o)
-		_, err := New(o)
+		s, err := New(o)
 		var oe *OptionError
 		switch {
+		case s != nil:
+			t.Errorf("%s: New() = %v, %v; want no Script with its error", tt.name, s, err)
 		case err == nil || !strings.HasPrefix(err.Error(), tt.want):
 			t.Errorf("%s: New() = %v; want an error starting %q", tt.name, err, tt.want)
 		case tt.flag == "" && !errors.Is(err, ErrBadScript):
 			t.Errorf("%s: %v is no ErrBadScript", tt.name, err)
 		case tt.flag != "" && (!errors.As(err, &oe) || oe.Flag != tt.flag):
 			t.Errorf("%s: %v is no OptionError of %s", tt.name, err, tt.flag)
+		}
+	}
+}
+
+// A bad --protect is refused by New in every mode, in a worker too (where
+// the worker alone would read it, failing every run).
+func TestNewRefusesBadProtectEverywhere(t *testing.T) {
+	var stderr, print bytes.Buffer
+	for _, mode := range []string{"run", "watch", "telegraf"} {
+		for _, isolate := range []bool{false, true} {
+			o := options(t, `print("hi")`, mode, &stderr, &print)
+			o.Protect = []string{"["}
+			o.Isolate, o.Worker.Path = isolate, "/nonexistent/procwalk" // never started: New refuses first
+			s, err := New(o)
+			var oe *OptionError
+			if s != nil || !errors.As(err, &oe) || oe.Flag != "protect" {
+				t.Errorf("%s, isolated %v: New() = %v, %v; want --protect's OptionError", mode, isolate, s, err)
+			}
 		}
 	}
 }
@@ -309,5 +331,31 @@ pw.state.ran = true`, "watch", &stderr, &print)
 	stderr.Reset()
 	if err := s.Once(ctx, f, out); err == nil || !strings.Contains(err.Error(), "second run") || stdout.Len() != 0 || stderr.String() != note {
 		t.Errorf("failed run: %v, stdout %q, stderr %q; want the error returned, no lines, nothing logged", err, stdout.String(), stderr.String())
+	}
+}
+
+// openFDs counts this process's open file descriptors.
+func openFDs(t *testing.T) int {
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd:", err)
+	}
+	return len(entries)
+}
+
+// A recording New opened is closed when a later setting fails.
+func TestNewClosesReplayOnError(t *testing.T) {
+	var stderr, print bytes.Buffer
+	o := options(t, `print("hi")`, "run", &stderr, &print)
+	o.Replay, o.Protect = recordingFixture, []string{"["}
+	New(o) // the first open may start the runtime's poller (its own descriptors)
+	before := openFDs(t)
+	for i := 0; i < 5; i++ {
+		if s, err := New(o); s != nil || err == nil {
+			t.Fatalf("New() = %v, %v; want --protect's error", s, err)
+		}
+	}
+	if after := openFDs(t); after != before {
+		t.Errorf("%d open descriptors after 5 failed New, %d before: the recording is left open", after, before)
 	}
 }

@@ -184,4 +184,14 @@ func TestSizeUnset(t *testing.T) {
 	if err := fs.Parse([]string{"--max", "2K"}); err != nil || n != 2048 {
 		t.Errorf("--max 2K: %v, %d", err, n)
 	}
+	// "" is none again, as guard's --max-rss "" always was.
+	if err := fs.Parse([]string{"--max", ""}); err != nil || n != 0 {
+		t.Errorf("--max \"\": %v, %d; want accepted as none (0)", err, n)
+	}
+	// A size with a default has no "none": "" is refused.
+	var b uint64
+	fs.Var(NewSize(&b, "16MiB", 1, 0, "a positive size"), "budget", "how much")
+	if err := fs.Parse([]string{"--budget", ""}); err == nil {
+		t.Errorf("--budget \"\": accepted (%d); want refused", b)
+	}
 }

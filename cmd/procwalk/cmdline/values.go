@@ -48,15 +48,18 @@ type Size struct {
 	min, max uint64
 	want     string
 	text     string
+	// optional is set for a size with no default: "" sets it back to
+	// none (zero), as an explicit --max-rss "" always did.
+	optional bool
 }
 
 // NewSize is a Size flag setting *p, def's size to start with, from min
 // to max (0: no bound); want says what it accepts when a value is
 // refused: "a size of at least 1MiB, such as 256MiB". def "" leaves *p
-// alone, for a flag whose zero means none (guard --max-rss), and --help
-// then shows no default.
+// alone, for a flag whose zero means none (guard --max-rss): --help then
+// shows no default, and the value "" means none.
 func NewSize(p *uint64, def string, min, max uint64, want string) *Size {
-	s := &Size{p: p, min: min, max: max, want: want}
+	s := &Size{p: p, min: min, max: max, want: want, optional: def == ""}
 	if def != "" && s.Set(def) != nil {
 		panic("cmdline: the default size " + def + " is refused: " + want) // a declaration's mistake
 	}
@@ -74,7 +77,7 @@ func (s *Size) Set(v string) error {
 	if want := s.Wants(v); want != "" {
 		return errors.New("want " + want)
 	}
-	*s.p, _ = procwalk.ParseBytes(v)
+	*s.p, _ = procwalk.ParseBytes(v) // "" of an optional size: 0
 	s.text = v
 	return nil
 }
@@ -82,6 +85,9 @@ func (s *Size) Set(v string) error {
 // Wants is what s accepts when v is refused, "" when v is accepted
 // (CheckValue).
 func (s *Size) Wants(v string) string {
+	if v == "" && s.optional {
+		return ""
+	}
 	n, err := procwalk.ParseBytes(v)
 	if err != nil || n < s.min || s.max > 0 && n > s.max {
 		return s.want

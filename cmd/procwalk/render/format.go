@@ -133,6 +133,10 @@ type Column struct {
 	// refresh, keeps its columns in place). The last column takes what is
 	// left, at least Width.
 	Width int
+	// CutEnd cuts the cells at their end, as the last column's, rather
+	// than in the middle: for names that read from their start (an AI
+	// model's "claude-sonnet-4-5-20250929").
+	CutEnd bool
 }
 
 // Table lays rows out in columns Gap blanks apart (0: two). The last
@@ -207,7 +211,7 @@ func (t *Table) Layout(width int) *Layout {
 	l := &Layout{cols: t.Cols, widths: t.widths(natural, width, gap), gap: gap, cutLast: width > 0, apart: make([]map[string]string, len(t.Cols))}
 	var cells []string
 	for i := range len(t.Cols) - 1 {
-		if l.widths[i] == hidden || l.widths[i] >= natural[i] {
+		if l.widths[i] == hidden || l.widths[i] >= natural[i] || t.Cols[i].CutEnd {
 			continue
 		}
 		cells = cells[:0]
@@ -303,7 +307,8 @@ func (t *Table) widths(natural []int, width, gap int) []int {
 // data), no blank at the end. A number loses its decimals before it is
 // cut ("234.0 MiB+" is "234 MiB+"): its unit and mark stay. A column's
 // cells are cut in the middle, where long names differ least (CutMiddle,
-// kept apart: distinctCuts); the last column's at their end.
+// kept apart: distinctCuts); the last column's, and a CutEnd column's, at
+// their end.
 func (l *Layout) AppendLine(b []byte, cells []string) []byte {
 	start, last := len(b), len(l.cols)-1
 	for i, cell := range cells {
@@ -326,7 +331,11 @@ func (l *Layout) AppendLine(b []byte, cells []string) []byte {
 				if l.cols[i].Right {
 					cell = Whole(cell)
 				}
-				cell = CutMiddle(cell, w)
+				if l.cols[i].CutEnd {
+					cell = CutEnd(cell, w)
+				} else {
+					cell = CutMiddle(cell, w)
+				}
 			}
 			cw = textwidth.Width(cell)
 		}

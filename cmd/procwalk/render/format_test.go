@@ -149,6 +149,11 @@ func TestLayoutFixedWidths(t *testing.T) {
 			t.Errorf("ColumnAt(%d) = %d, want %d", x, got, c)
 		}
 	}
+	// A CutEnd column is cut at its end, as the last one is.
+	tb = &Table{Gap: 1, Cols: []Column{{Header: "MODEL", Width: 8, CutEnd: true}, {Header: "X"}}}
+	if got := string(tb.Layout(20).AppendLine(nil, []string{"claude-sonnet-4-5", "x"})); got != "claude-… x" {
+		t.Errorf("CutEnd: %q, want %q", got, "claude-… x")
+	}
 }
 
 // A strings.Builder is no terminal: output is never cut.

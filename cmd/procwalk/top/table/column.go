@@ -118,8 +118,8 @@ func SessionMetricColumns() []string {
 func AgentColumns() []Column {
 	return []Column{
 		text("AGENT", 18, 10, true),
-		{Column: render.Column{Header: "STATUS", Width: 12, Drop: 9}, Sortable: true}, // by session.AttentionRank
-		text("MODEL", 16, 6, true),
+		{Column: render.Column{Header: "STATUS", Width: 12, Drop: 9, CutEnd: true}, Sortable: true},                  // by session.AttentionRank
+		{Column: render.Column{Header: "MODEL", Width: 16, Drop: 6, CutEnd: true}, Alphabetic: true, Sortable: true}, // "claude-sonnet-4…"
 		number("CTX%", 5, 8),
 		number("PROCS", 5, 3),
 		number("RSS", 9, 7),
