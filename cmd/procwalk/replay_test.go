@@ -445,4 +445,10 @@ func TestTopReplay(t *testing.T) {
 			t.Errorf("%q: exit %d, %q", c.args, r.code, r.stderr)
 		}
 	}
+	// A bad --at from the environment names the variable, as run's does.
+	t.Setenv("PROCWALK_AT", "soon")
+	r = cli(t, append([]string{"top", "--once", "--replay", rec}, scriptBase()...)...)
+	if want := `procwalk: PROCWALK_AT: at "soon": want an offset`; r.code != exitUsage || !strings.HasPrefix(r.stderr, want) {
+		t.Errorf("PROCWALK_AT=soon: exit %d, %q; want 2, %q...", r.code, r.stderr, want)
+	}
 }

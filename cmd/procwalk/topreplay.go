@@ -4,7 +4,6 @@ package main
 
 import (
 	"errors"
-	"time"
 
 	"github.com/procwalk/procwalk/cmd/procwalk/top"
 	"github.com/procwalk/procwalk/procwalk/recording"
@@ -33,16 +32,9 @@ func newReplayTopSource(path, at string) (*top.ReplaySource, error) {
 		return fail(usageErrorf("--replay: %v", err))
 	}
 	if at != "" {
-		t, err := runner.ParseAt(at, s.Start())
+		i, err := runner.FrameAt(r, at, s.Start())
 		if err != nil {
-			return fail(usageErrorf("%v", err))
-		}
-		i, err := r.IndexAt(t)
-		if err != nil {
-			return fail(usageErrorf("--replay: %v", err))
-		}
-		if i < 0 {
-			return fail(usageErrorf("--at %s: the recording starts later, at %s", at, s.Start().Local().Format(time.RFC3339)))
+			return fail(scriptError(err))
 		}
 		s.Step(i)
 	}

@@ -69,19 +69,20 @@ type Memory struct {
 	Limit func(processes int) int64
 }
 
-// LiveViewLimit is a live view's soft memory limit at n processes: 32 MiB
-// of the runtime's memory up to 10,000 processes, about 38 MiB resident
+// LiveViewLimit is a live view's soft memory limit at n processes: 28 MiB
+// of the runtime's memory up to 10,000 processes, about 35 MiB resident
 // with the binary's pages, in every view (the sessions views hold a
 // Grouper's state besides the frames); more in proportion beyond, so the
 // collector never chases a live heap the limit cannot hold. It, not a low
 // GOGC, bounds a live view's memory: a refresh makes little garbage (rows
 // and snapshots reuse their storage), and collecting at GOGC's default
 // spends less CPU on marking. At 10,000 processes the live heap after a
-// collection is 15-19 MB (a row 120 bytes, a Process 488); at 34 MiB (rows
-// of 184 bytes, a Process 504) the CPU of a refresh was the same
-// (BenchmarkTopViews).
+// collection is 15-19 MB (a row 120 bytes, a Process 488). At 32 MiB the
+// peaks of top's walk through its views came within 1 MiB of the 40 MiB
+// goal (41.1 once in CI); at 28 MiB they are 35 MiB with the same CPU a
+// refresh (BenchmarkTopViews, top/README.md).
 func LiveViewLimit(n int) int64 {
-	const bytes = 32 << 20
+	const bytes = 28 << 20
 	return bytes * int64(max(n, 10_000)) / 10_000
 }
 
