@@ -34,16 +34,19 @@ func (e errHeapBudget) Unwrap() error { return ErrMemory }
 // swept (an over-estimate, so crossing the budget is confirmed after a
 // GC), and goroutine stacks, which the Lua VM's Go recursion grows (a
 // coroutine resumed inside another, kept from run to run): memory a script
-// makes the process hold too. m is scratch space for the reading.
+// makes the process hold too.
 //
-// runtime.ReadMemStats stops the world for a few microseconds (8 on our
-// 2-core VM): a few times a run and every heapCheckInterval while one
+// runtime.ReadMemStats stops the world: a few microseconds when idle (6-17
+// on our 2-core VM), longer while the Lua VM runs, as the stop waits for
+// its goroutine to be preempted (0.2-0.6 ms of waiting on a loaded host);
+// it happens a few times a run and every heapCheckInterval while one
 // lasts. runtime/metrics reads the same two figures without stopping it,
-// but its package initialisation (0.04 ms, a table of every metric) ran
-// at the start of every procwalk process, --version and the one-shot
-// commands too.
-func heapBytes(m *runtime.MemStats) uint64 {
-	runtime.ReadMemStats(m)
+// but its package initialisation (0.04 ms, a table of every metric) ran at
+// the start of every procwalk process, --version and the one-shot commands
+// too. The MemStats (5.7 kB) stays on the stack.
+func heapBytes() uint64 {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
 	return m.HeapAlloc + m.StackInuse
 }
 
@@ -52,9 +55,8 @@ type heapWatch struct {
 	budget uint64
 	cancel context.CancelCauseFunc
 	// mu orders the timer's callback after its creation and before stop,
-	// and guards base and stats, which grown reads too.
+	// and guards base, which grown reads too.
 	mu      sync.Mutex
-	stats   runtime.MemStats // heapBytes' scratch space
 	base    uint64
 	t       *time.Timer
 	stopped bool
@@ -66,7 +68,7 @@ type heapWatch struct {
 // the first reading; stop ends it.
 func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	w := &heapWatch{budget: budget, cancel: cancel}
-	w.base = heapBytes(&w.stats)
+	w.base = heapBytes()
 	// Garbage left by what ran before counts in the base, and then as room
 	// the run has once it is swept: the checks made before big allocations
 	// (over) would let the run grow by the budget plus that garbage. A
@@ -76,7 +78,7 @@ func watchHeap(cancel context.CancelCauseFunc, budget uint64) *heapWatch {
 	// microseconds no GC.
 	if w.base > budget/8 {
 		runtime.GC()
-		w.base = heapBytes(&w.stats)
+		w.base = heapBytes()
 	}
 	w.mu.Lock()
 	w.t = time.AfterFunc(heapCheckInterval, w.check)
@@ -90,14 +92,14 @@ func (w *heapWatch) check() {
 	if w.stopped {
 		return
 	}
-	now := heapBytes(&w.stats)
+	now := heapBytes()
 	switch {
 	case now < w.base:
 		w.base = now // garbage at the start was swept: tighten
 	case now-w.base > w.budget:
 		// Maybe it is garbage: collect and look again.
 		runtime.GC()
-		if now = heapBytes(&w.stats); now > w.base && now-w.base > w.budget {
+		if now = heapBytes(); now > w.base && now-w.base > w.budget {
 			w.cancel(errHeapBudget{grewBytes: now - w.base, budgetBytes: w.budget})
 			return
 		}
@@ -109,7 +111,7 @@ func (w *heapWatch) check() {
 func (w *heapWatch) grown() uint64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := heapBytes(&w.stats)
+	now := heapBytes()
 	return now - min(now, w.base)
 }
 
@@ -123,7 +125,7 @@ func (w *heapWatch) over(size uint64) (grown uint64, over bool) {
 	runtime.GC()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	now := heapBytes(&w.stats)
+	now := heapBytes()
 	grown = now - min(now, w.base)
 	return grown, grown+size > w.budget
 }
@@ -149,16 +151,14 @@ func (e errRetained) Unwrap() []error { return []error{ErrMemory, ErrRetained} }
 // liveHeap returns the heap's size after a GC.
 func liveHeap() uint64 {
 	runtime.GC()
-	var m runtime.MemStats
-	return heapBytes(&m)
+	return heapBytes()
 }
 
 // retained returns how far the live heap is over base, when it is over by
 // more than budget; 0 otherwise. The first reading counts garbage too, so
 // a GC runs only when it is over.
 func retained(base, budget uint64) uint64 {
-	var m runtime.MemStats
-	if now := heapBytes(&m); now <= base || now-base <= budget {
+	if now := heapBytes(); now <= base || now-base <= budget {
 		return 0
 	}
 	if now := liveHeap(); now > base && now-base > budget {

@@ -75,10 +75,13 @@ func (l iterLink) open() (*os.File, error) {
 	return os.NewFile(uintptr(fd), "bpf_iter"), nil
 }
 
-// close detaches the iterator.
-func (l iterLink) close() error {
-	if l.fd < 0 {
+// close detaches the iterator, once: a second close closes nothing (the
+// number may belong to another file by then), as cilium/ebpf's links did.
+func (l *iterLink) close() error {
+	fd := l.fd
+	l.fd = -1
+	if fd < 0 {
 		return nil
 	}
-	return unix.Close(l.fd)
+	return unix.Close(fd)
 }
