@@ -25,7 +25,7 @@ const KindAgent = "agent"
 // agentKind keeps agents' names, matches and statuses between gathers.
 type agentKind struct {
 	// cache maps the names a process is matched by to its agent rule;
-	// last is the last key looked up and rule its answer (neighbouring
+	// last is the last key looked up and lastRule its answer (neighbouring
 	// processes often share their names: no hashing then).
 	cache    map[agentKey]int16
 	last     agentKey

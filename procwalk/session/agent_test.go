@@ -181,3 +181,33 @@ func matchAgent(p *procwalk.Process, rules []AgentRule) int {
 	}
 	return agentNames(p).match(rules)
 }
+
+// The match cache remembers the last names looked up: neighbouring
+// processes that share a comm but run different scripts (node servers
+// beside node running an agent's CLI) must each get their own answer, in
+// any order, again and again.
+func TestAgentMatchCacheTellsScriptsApart(t *testing.T) {
+	rules := DefaultAgents()
+	claude, codex := slices.IndexFunc(rules, func(r AgentRule) bool { return r.Name == "claude" }), slices.IndexFunc(rules, func(r AgentRule) bool { return r.Name == "codex" })
+	node := func(script string) *procwalk.Process {
+		return &procwalk.Process{Comm: "node", Cmdline: []string{"node", script}}
+	}
+	var k agentKind
+	for i, c := range []struct {
+		p    *procwalk.Process
+		want int
+	}{
+		{node("server.js"), -1},
+		{node("/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"), claude},
+		{node("/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"), claude},
+		{node("/usr/lib/node_modules/@openai/codex/bin/codex.js"), codex},
+		{node("server.js"), -1},
+		{node("/usr/lib/node_modules/@openai/codex/bin/codex.js"), codex},
+		{&procwalk.Process{Comm: "claude", Cmdline: []string{"claude"}}, claude},
+		{&procwalk.Process{Comm: "claude", Cmdline: []string{"claude"}, Kernel: true}, -1},
+	} {
+		if got := k.matchAgentCached(c.p, rules); got != c.want {
+			t.Errorf("%d: %s %q matched rule %d; want %d", i, c.p.Comm, c.p.Cmdline, got, c.want)
+		}
+	}
+}

@@ -6,8 +6,8 @@ package fsio
 // repeats (comms, cgroup paths), within a scan and from scan to scan, share
 // one allocation. Past Max strings it forgets them all: a host churning
 // through unique names (pids in names, random tmp names) must not grow it
-// without end. The zero value holds nothing and forgets at once; not safe
-// for concurrent use.
+// without end. The zero value keeps the last string returned alone (Max
+// 0: its map forgets at once); not safe for concurrent use.
 type Interner struct {
 	Max  int
 	m    map[string]string
