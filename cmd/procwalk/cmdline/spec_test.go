@@ -153,6 +153,8 @@ func TestSize(t *testing.T) {
 	for _, tt := range []struct{ value, want string }{
 		{"1KiB", ""}, {"1GiB", ""}, {"2.5MiB", ""},
 		{"1023", "a size from 1KiB to 1GiB"}, {"2GiB", "a size from 1KiB to 1GiB"}, {"lots", "a size from 1KiB to 1GiB"},
+		// What the parse found wrong, when it says more than the want.
+		{"16EiB", `a size from 1KiB to 1GiB (unknown unit "EiB")`}, {"99999999T", "a size from 1KiB to 1GiB (too large)"},
 	} {
 		if got := CheckValue(f, tt.value); got != tt.want {
 			t.Errorf("CheckValue(%q) = %q, want %q", tt.value, got, tt.want)

@@ -4,6 +4,7 @@ package cmdline
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,10 +90,25 @@ func (s *Size) Wants(v string) string {
 		return ""
 	}
 	n, err := procwalk.ParseBytes(v)
-	if err != nil || n < s.min || s.max > 0 && n > s.max {
+	switch {
+	case err != nil:
+		return s.want + sizeProblem(v, err)
+	case n < s.min || s.max > 0 && n > s.max:
 		return s.want
 	}
 	return ""
+}
+
+// sizeProblem is what ParseBytes found wrong with v, in brackets, when it
+// says more than a Size's want does (an unknown unit, a size too large):
+// " (unknown unit \"X\")"; "" otherwise.
+func sizeProblem(v string, err error) string {
+	why, ok := strings.CutPrefix(err.Error(), procwalk.ErrBadSize.Error()+" "+strconv.Quote(v)+": ")
+	if !ok || strings.HasPrefix(why, "want ") {
+		return ""
+	}
+	why, _, _ = strings.Cut(why, "; ") // the list of units: the want has examples
+	return " (" + why + ")"
 }
 
 // Meta is a size's name in --help.
