@@ -187,7 +187,7 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		c.g.pss = true // sorting by PSS needs it read
 	}
 	if order.By != nil && order.By.Kind == metric.Rate && c.f.noRates {
-		return usageErrorf("--sort %s needs rates: drop --no-rates", order.Name)
+		return c.g.needsRates("sort", order.Name)
 	}
 	limit := c.limit
 	if limit < -1 || limit == -1 && c.limitSet() {

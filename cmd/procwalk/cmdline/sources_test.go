@@ -89,6 +89,20 @@ func TestSourcesOf(t *testing.T) {
 	if got, ok := s.Named("yes", "--yes: bad"); ok || got != "--yes: bad" {
 		t.Errorf("Named from the command line: %q %v", got, ok)
 	}
+	// Mention names a conflicting flag where it was set.
+	for _, tt := range []struct{ name, value, want string }{
+		{"yes", "", "--yes"},
+		{"interval", "2s", "interval 2s (config file " + cfg + " line 2)"},
+		{"kind", "tmux", "TEST_SESSION_KINDS=tmux"}, // its alias's, which counts
+		{"session-kinds", "", "TEST_SESSION_KINDS"},
+	} {
+		if got := s.Mention(tt.name, tt.value); got != tt.want {
+			t.Errorf("Mention(%s, %q) = %q; want %q", tt.name, tt.value, got, tt.want)
+		}
+	}
+	if got := (*Sources)(nil).Mention("kind", "tmux"); got != "--kind tmux" {
+		t.Errorf("nil Mention = %q", got)
+	}
 	if got := s.Winner("kind", "session-kinds"); got != "session-kinds" {
 		t.Errorf("Winner = %q", got)
 	}
