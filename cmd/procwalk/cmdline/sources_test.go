@@ -111,6 +111,42 @@ func TestSourcesOf(t *testing.T) {
 	}
 }
 
+// IsSet is true for a flag given on the command line (even at its default
+// value), by its env var or by a config line, and false for one left alone.
+func TestIsSet(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		env    string
+		config string
+		want   bool
+	}{
+		{"default", nil, "", "", false},
+		{"command line", []string{"--interval", "0s"}, "", "", true},
+		{"env", nil, "3s", "", true},
+		{"config", nil, "", "interval 2s\n", true},
+		{"another flag's config line", nil, "", "kind tmux\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, root := testSources(t)
+			b := root.Subcommands[1]
+			if tt.env != "" {
+				t.Setenv("TEST_INTERVAL", tt.env)
+			}
+			args := append([]string{"b"}, tt.args...)
+			if tt.config != "" {
+				args = append(args, "--config", writeFile(t, tt.config))
+			}
+			if err := root.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			if got := IsSet(b.FlagSet, "interval"); got != tt.want {
+				t.Errorf("IsSet(interval) = %v; want %v", got, tt.want)
+			}
+		})
+	}
+}
+
 // A bad value is named with what is wanted, from the command line or an
 // env var; a CommandLineOnly flag's env var is refused.
 func TestSourcesCheckValues(t *testing.T) {
