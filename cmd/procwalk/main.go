@@ -161,6 +161,13 @@ func (g *globals) named(err error) error {
 	return g.sources.Rename(err)
 }
 
+// needsRates is the error of a sort key or column (flag option, name
+// its value) that needs rates beside --no-rates, which is named where it
+// was set: an env var or a config line is what to drop.
+func (g *globals) needsRates(option, name string) error {
+	return usageError(fmt.Errorf("--%s %s needs rates, which %s turns off: drop one of them", option, name, g.sources.Mention("no-rates", "")))
+}
+
 // newSources records, for one run, where each flag's value came from:
 // the command line, a PROCWALK_* variable or a line of the config file.
 // telegraf's --session-kinds (after Telegraf's session_kinds option) is

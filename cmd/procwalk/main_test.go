@@ -502,6 +502,44 @@ func TestBadValueNamesItsSource(t *testing.T) {
 	}
 }
 
+// The other side of a conflict, --no-rates beside a sort that needs rates
+// (or telegraf's --signal none, --rates, beside --interval 0), is named
+// where it was set: an env var or a config line is what to drop.
+func TestConflictNamesItsSource(t *testing.T) {
+	clearEnv(t)
+	t.Setenv("PROCWALK_NO_RATES", "1")
+	r := cli(t, fixture("ps", "--sort", "cpu")...)
+	want := "procwalk: --sort cpu needs rates, which PROCWALK_NO_RATES turns off: drop one of them\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("ps sort needing rates beside env no-rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	os.Unsetenv("PROCWALK_NO_RATES")
+	conf := writeConfig(t, "# sessions\nno-rates\n")
+	r = cli(t, fixture("sessions", "--config", conf, "--sort", "cpu")...)
+	want = "procwalk: --sort cpu needs rates, which no-rates (config file " + conf + " line 2) turns off: drop one of them\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("sessions sort needing rates beside config no-rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	r = cli(t, fixture("sessions", "--no-rates", "--sort", "cpu")...)
+	want = "procwalk: --sort cpu needs rates, which --no-rates turns off: drop one of them\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("sessions sort needing rates beside --no-rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	t.Setenv("PROCWALK_RATES", "true")
+	r = cli(t, "telegraf", "--interval", "0s")
+	want = "procwalk: --interval 0s: PROCWALK_RATES needs two samples a positive time apart, such as 1s\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("telegraf with env rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+	os.Unsetenv("PROCWALK_RATES")
+	conf = writeConfig(t, "signal none\n")
+	r = cli(t, "telegraf", "--execd", "--config", conf, "--interval", "0s")
+	want = "E! --interval 0s: signal none (config file " + conf + " line 1) gathers every --interval, which must be positive, such as 10s\n"
+	if r.code != exitUsage || r.stderr != want {
+		t.Errorf("telegraf --execd with config signal none: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
+	}
+}
+
 // run is the command line on the given streams, the way tests drive it.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	e := newEnv(stdin, stdout, stderr)

@@ -96,7 +96,7 @@ func (c *psCommand) query() (render.ProcessQuery, *procwalk.Users, error) {
 	var qe *render.QueryError
 	switch {
 	case errors.As(err, &qe) && qe.Err == render.ErrNeedsRates:
-		return q, nil, usageError(fmt.Errorf("--%s %s needs rates, which --no-rates turns off: drop one of them", qe.Option, qe.Name))
+		return q, nil, c.g.needsRates(qe.Option, qe.Name)
 	case errors.As(err, &qe):
 		return q, nil, usageErrorf("--columns: unknown column %q: want some of %s, or metric names (procwalk ps --help lists them)", qe.Name, render.ProcessColumnNames)
 	case err != nil:

@@ -187,10 +187,12 @@ func (c *sessionsCommand) exec(ctx context.Context, args []string) error {
 		c.g.pss = true // sorting by PSS needs it read
 	}
 	if order.By != nil && order.By.Kind == metric.Rate && c.f.noRates {
-		return usageErrorf("--sort %s needs rates: drop --no-rates", order.Name)
+		return c.g.needsRates("sort", order.Name)
 	}
 	limit := c.limit
-	if limit < -1 || limit == -1 && c.limitSet() {
+	// --limit's default, -1, means "10 per kind, or all with --kind": given
+	// (by flag, env or config) it is a bad count.
+	if limit < -1 || limit == -1 && cmdline.IsSet(c.fs, "limit") {
 		return usageErrorf("--limit %d: want 0 (all) or a positive count", c.limit)
 	}
 	if limit < 0 {
@@ -240,14 +242,6 @@ func parseKinds(s string) ([]string, error) {
 		return nil, usageErrorf("--kind %v", err)
 	}
 	return kinds, nil
-}
-
-// limitSet reports whether --limit was given (by flag, env or config):
-// its default, -1, means "10 per kind, or all with --kind".
-func (c *sessionsCommand) limitSet() bool {
-	set := false
-	c.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "limit" })
-	return set
 }
 
 func (c *sessionsCommand) table(gd gathered, shown []session.Session, hidden map[string]int) error {

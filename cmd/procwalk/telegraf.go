@@ -136,7 +136,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 
 	if c.execd {
 		if sig == plugin.SignalNone && c.g.interval <= 0 {
-			return usageErrorf("--interval %v: --signal none gathers every --interval, which must be positive, such as 10s", c.g.interval)
+			return usageErrorf("--interval %v: %s gathers every --interval, which must be positive, such as 10s", c.g.interval, c.g.sources.Mention("signal", "none"))
 		}
 		x := &plugin.Execd{Collector: collector, Stdin: c.e.stdin, Stdout: c.e.stdout, Log: log, Signal: sig, Interval: c.g.interval, Signals: gatherSignals, ReturnMemory: !c.keepMemory, StdinEnded: plugin.StdinEnded(c.e.stdin)}
 		err = x.Run(ctx)
@@ -170,7 +170,7 @@ func (c *telegrafCommand) exec(ctx context.Context, args []string) (err error) {
 // waitForRates takes the first of two samples and waits --interval.
 func (c *telegrafCommand) waitForRates(ctx context.Context, collector *plugin.Collector) error {
 	if c.g.interval <= 0 {
-		return usageErrorf("--interval %v: --rates needs two samples a positive time apart, such as 1s", c.g.interval)
+		return usageErrorf("--interval %v: %s needs two samples a positive time apart, such as 1s", c.g.interval, c.g.sources.Mention("rates", ""))
 	}
 	if err := collector.Prime(); err != nil {
 		return &exitErr{Code: exitError, Err: err}

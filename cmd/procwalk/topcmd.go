@@ -100,9 +100,7 @@ func (c *topCommand) exec(ctx context.Context, args []string) error {
 		kinds = append(kinds, session.KindCgroup) // the gauges
 	}
 	// Set by flag, PROCWALK_DANGER_PERCENT or the config file: it wins.
-	dangerSet := false
-	c.fs.Visit(func(f *flag.Flag) { dangerSet = dangerSet || f.Name == "danger-percent" })
-	if !dangerSet {
+	if !cmdline.IsSet(c.fs, "danger-percent") {
 		if v := os.Getenv("HYPERPLANE_SESSION_PROCESS_TERMINATOR_THRESHOLD_PERCENT"); v != "" {
 			d, err := strconv.ParseFloat(v, 64)
 			if err != nil {

@@ -111,11 +111,8 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 // config file), else def: the global default (1s, two samples of a rate)
 // is no tick for a command that runs over minutes. given says which.
 func (g *globals) intervalOr(fs *flag.FlagSet, def time.Duration) (interval time.Duration, given bool) {
-	interval = def
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "interval" {
-			interval, given = g.interval, true
-		}
-	})
-	return interval, given
+	if cmdline.IsSet(fs, "interval") {
+		return g.interval, true
+	}
+	return def, false
 }

@@ -149,3 +149,13 @@ func IsBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
 }
+
+// IsSet reports whether flag name of fs was given a value, even its
+// default's: on the command line, by its env var or by a line of the
+// config file (ff sets all three through fs.Set). A flag whose default
+// means "decide for me" (sessions --limit, watch --interval) asks it.
+func IsSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

@@ -77,6 +77,37 @@ func (s *Sources) Of(name string) string {
 	return s.config[name]
 }
 
+// Mention is how an error about one flag's value names another flag that
+// conflicts with it, set to value ("" for a bool flag): "--name value"
+// when the value came from the command line (or is the default),
+// "ENV=value" from an env var, "name value (config file F line N)" from
+// the config file, so that the message says what to drop or change. Nil s
+// (no run) is the command line's.
+func (s *Sources) Mention(name, value string) string {
+	var src string
+	if s != nil {
+		if s.Alias != nil {
+			if alias := s.Alias(name); alias != "" {
+				name = cmp.Or(s.Winner(name, alias), name)
+			}
+		}
+		src = s.Of(name)
+	}
+	switch {
+	case src == "" && value == "":
+		return "--" + name
+	case src == "":
+		return "--" + name + " " + value
+	case src == s.EnvVar(name) && value == "":
+		return src
+	case src == s.EnvVar(name):
+		return src + "=" + value
+	case value == "":
+		return name + " (" + src + ")"
+	}
+	return name + " " + value + " (" + src + ")"
+}
+
 // Winner is the one of names, each a flag setting the same thing (a flag
 // and its aliases), whose value counts: set on the command line, else by
 // its env var, else in the config file, the first name first within each;

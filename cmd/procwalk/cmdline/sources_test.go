@@ -89,11 +89,61 @@ func TestSourcesOf(t *testing.T) {
 	if got, ok := s.Named("yes", "--yes: bad"); ok || got != "--yes: bad" {
 		t.Errorf("Named from the command line: %q %v", got, ok)
 	}
+	// Mention names a conflicting flag where it was set.
+	for _, tt := range []struct{ name, value, want string }{
+		{"yes", "", "--yes"},
+		{"interval", "2s", "interval 2s (config file " + cfg + " line 2)"},
+		{"kind", "tmux", "TEST_SESSION_KINDS=tmux"}, // its alias's, which counts
+		{"session-kinds", "", "TEST_SESSION_KINDS"},
+	} {
+		if got := s.Mention(tt.name, tt.value); got != tt.want {
+			t.Errorf("Mention(%s, %q) = %q; want %q", tt.name, tt.value, got, tt.want)
+		}
+	}
+	if got := (*Sources)(nil).Mention("kind", "tmux"); got != "--kind tmux" {
+		t.Errorf("nil Mention = %q", got)
+	}
 	if got := s.Winner("kind", "session-kinds"); got != "session-kinds" {
 		t.Errorf("Winner = %q", got)
 	}
 	if got := (*Sources)(nil).Winner("kind", "session-kinds"); got != "kind" {
 		t.Errorf("nil Winner = %q", got)
+	}
+}
+
+// IsSet is true for a flag given on the command line (even at its default
+// value), by its env var or by a config line, and false for one left alone.
+func TestIsSet(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		args   []string
+		env    string
+		config string
+		want   bool
+	}{
+		{"default", nil, "", "", false},
+		{"command line", []string{"--interval", "0s"}, "", "", true},
+		{"env", nil, "3s", "", true},
+		{"config", nil, "", "interval 2s\n", true},
+		{"another flag's config line", nil, "", "kind tmux\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, root := testSources(t)
+			b := root.Subcommands[1]
+			if tt.env != "" {
+				t.Setenv("TEST_INTERVAL", tt.env)
+			}
+			args := append([]string{"b"}, tt.args...)
+			if tt.config != "" {
+				args = append(args, "--config", writeFile(t, tt.config))
+			}
+			if err := root.Parse(args); err != nil {
+				t.Fatal(err)
+			}
+			if got := IsSet(b.FlagSet, "interval"); got != tt.want {
+				t.Errorf("IsSet(interval) = %v; want %v", got, tt.want)
+			}
+		})
 	}
 }
 
