@@ -72,14 +72,14 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("--api takes no script, got %q", args)
 		}
-		_, err := io.WriteString(c.e.stdout, scripting.Reference())
+		_, err := io.WriteString(c.e.stdout, scripting.ReferenceAt(c.e.outputWidth(c.e.stdout, false)))
 		return err
 	}
 	if c.list {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)
 		}
-		scripts.WriteList(c.e.stdout)
+		scripts.WriteList(c.e.stdout, c.e.outputWidth(c.e.stdout, false))
 		return nil
 	}
 	call, err := parseScriptCall(c.fs, args)
