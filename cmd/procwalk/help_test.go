@@ -48,3 +48,26 @@ func TestHelpShowsFlagsAsTyped(t *testing.T) {
 		}
 	}
 }
+
+// A flag whose usage lists the metric catalogue builds it when help, man
+// or a completion shows it, not on every run (every command is built on
+// every run of it); the list is then there as before.
+func TestCatalogueUsageBuiltWhenShown(t *testing.T) {
+	e := newEnv(strings.NewReader(""), new(strings.Builder), new(strings.Builder))
+	for _, tt := range []struct {
+		command, flag, lists string
+	}{
+		{"sessions", "sort", "rss|pss|uss"},
+		{"ps", "sort", "rss|pss|uss"},
+		{"telegraf", "process-top-by", "rss_bytes, pss_bytes"},
+	} {
+		c := commandNamed(tt.command).build(&globals{}, e)
+		f := c.FlagSet.Lookup(tt.flag)
+		if f.Usage != "" {
+			t.Errorf("%s --%s: its usage was built at registration: %q", tt.command, tt.flag, f.Usage)
+		}
+		if got := cmdline.FlagUsage(f); !strings.Contains(got, tt.lists) {
+			t.Errorf("%s --%s: shown usage %q lacks %q", tt.command, tt.flag, got, tt.lists)
+		}
+	}
+}

@@ -182,3 +182,20 @@ pw.emit("count", {}, {n = #pw.processes()})`), 0o644); err != nil {
 		})
 	}
 }
+
+// BenchmarkBuildCommand is what building a one-shot command (its flag set,
+// defaults and usages) costs every run of it, before it reads anything:
+//
+//	go test ./cmd/procwalk -run '^$' -bench BuildCommand -benchtime 2000x
+func BenchmarkBuildCommand(b *testing.B) {
+	e := newEnv(strings.NewReader(""), new(strings.Builder), new(strings.Builder))
+	for _, name := range []string{"sessions", "ps"} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			build := commandNamed(name).build
+			for i := 0; i < b.N; i++ {
+				build(&globals{}, e)
+			}
+		})
+	}
+}

@@ -38,7 +38,9 @@ type psCommand struct {
 func newPSCommand(g *globals, e *env) *ffcli.Command {
 	c := &psCommand{g: g, e: e}
 	fs := newFlagSet("ps", g, e.stderr)
-	cmdline.Spec{Meta: "KEY", Choices: metric.ProcessSortNames}.String(fs, &c.sort, "sort", "rss", "sort by "+strings.Join(metric.ProcessSortNames(), "|")+" (env PROCWALK_SORT)")
+	cmdline.Spec{Meta: "KEY", Choices: metric.ProcessSortNames, Usage: func() string {
+		return "sort by " + strings.Join(metric.ProcessSortNames(), "|") + " (env PROCWALK_SORT)"
+	}}.String(fs, &c.sort, "sort", "rss", "")
 	fs.StringVar(&c.filter, "filter", "", "show processes whose comm or command line contains this text")
 	cmdline.Spec{Meta: "RE"}.String(fs, &c.regex, "regex", "", "show processes whose comm or command line matches this regular expression")
 	cmdline.Spec{Meta: "USER"}.String(fs, &c.user, "user", "", "show processes of this user name or numeric uid (effective uid)")

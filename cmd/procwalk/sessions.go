@@ -153,7 +153,9 @@ func newSessionsCommand(g *globals, e *env) *ffcli.Command {
 	c.fs = fs
 	c.f.register(fs)
 	kindsSpec().String(fs, &c.kind, "kind", "", "kinds to list, comma-separated: "+strings.Join(session.Kinds(), ", ")+", or all (default: "+strings.Join(session.OverviewKinds(), ",")+")")
-	cmdline.Spec{Meta: "KEY", Choices: metric.SessionSortNames}.String(fs, &c.sort, "sort", "", "sort by "+strings.Join(metric.SessionSortNames(), "|")+" (default rss, pss with --pss; name, the agents' stable order, with --kind agent)")
+	cmdline.Spec{Meta: "KEY", Choices: metric.SessionSortNames, Usage: func() string {
+		return "sort by " + strings.Join(metric.SessionSortNames(), "|") + " (default rss, pss with --pss; name, the agents' stable order, with --kind agent)"
+	}}.String(fs, &c.sort, "sort", "", "")
 	fs.IntVar(&c.limit, "limit", -1, "at most this many sessions per kind; 0 lists all (default: 10 per kind without --kind, all with it)")
 	fs.BoolVar(&c.json, "json", false, "print one JSON object: visibility, notes, sessions with totals (bytes, seconds), attributes, members")
 	fs.BoolVar(&c.wide, "wide", false, "never fit the table to the terminal's width (or COLUMNS): all columns, whole cells")

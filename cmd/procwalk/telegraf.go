@@ -56,7 +56,9 @@ func newTelegrafCommand(g *globals, e *env) *ffcli.Command {
 	fs.BoolVar(&in.IO, "io", false, "read /proc/<pid>/io for read/write bytes (other users' processes need root)")
 	fs.BoolVar(&in.Swap, "swap", false, "swap_bytes of sessions: VmSwap, free on a host with no swap in use, else every process's status")
 	fs.IntVar(&in.ProcessTop, "process-top", 0, fmt.Sprintf("emit procwalk_process lines for the top N processes of each session (0 to %d)", plugin.MaxTop))
-	cmdline.Spec{Meta: "KEY", Choices: plugin.ProcessMetrics}.String(fs, &in.ProcessTopBy, "process-top-by", "rss_bytes", "rank processes by: "+strings.Join(plugin.ProcessMetrics(), ", "))
+	cmdline.Spec{Meta: "KEY", Choices: plugin.ProcessMetrics, Usage: func() string {
+		return "rank processes by: " + strings.Join(plugin.ProcessMetrics(), ", ")
+	}}.String(fs, &in.ProcessTopBy, "process-top-by", "rss_bytes", "")
 	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcessMatch, "process-match", "", "rank only processes whose comm or command line matches this regexp")
 	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcstatPattern, "procstat-pattern", "", "procstat schema: processes whose command line matches this regexp (pgrep -f)")
 	cmdline.Spec{Meta: "RE"}.String(fs, &in.ProcstatExe, "procstat-exe", "", "procstat schema: processes whose name matches this regexp (pgrep)")

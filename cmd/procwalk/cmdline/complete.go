@@ -203,7 +203,7 @@ func (c *Completer) flags(cmd *ffcli.Command, cur string) Completion {
 	prefix := strings.TrimLeft(cur, "-")
 	cmd.FlagSet.VisitAll(func(f *flag.Flag) {
 		if strings.HasPrefix(f.Name, prefix) {
-			out.Words = append(out.Words, Candidate{"--" + f.Name, firstClause(f.Usage)})
+			out.Words = append(out.Words, Candidate{"--" + f.Name, firstClause(FlagUsage(f))})
 		}
 	})
 	return out

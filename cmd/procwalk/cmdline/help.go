@@ -89,7 +89,9 @@ func writeItem(b *strings.Builder, name, help string, w int) {
 // flagHelp is a flag as it is typed (--proc DIR, --pss) and its help with
 // its default, when it has one: "(default 1s)".
 func flagHelp(f *flag.Flag) (name, help string) {
-	placeholder, text := flag.UnquoteUsage(f)
+	shown := *f
+	shown.Usage = FlagUsage(f)
+	placeholder, text := flag.UnquoteUsage(&shown)
 	name = "--" + f.Name
 	if !IsBoolFlag(f) {
 		name += " " + valueName(f, placeholder)

@@ -32,6 +32,11 @@ type Spec struct {
 	Strict bool
 	// Files: the value is a path: the shell completes file names.
 	Files bool
+	// Usage builds the flag's usage when it is shown (--help, man,
+	// completion) in place of the one given at registration: for a
+	// usage that lists a catalogue, which every run would otherwise
+	// build (FlagUsage).
+	Usage func() string
 }
 
 // Path is the Spec of a file's or a folder's name, called meta in --help
@@ -66,6 +71,15 @@ func SpecOf(f *flag.Flag) (s Spec, ok bool) {
 		return Spec{}, false
 	}
 	return v.spec, true
+}
+
+// FlagUsage is f's usage as shown: its Spec's Usage when it has one,
+// else the usage it was registered with.
+func FlagUsage(f *flag.Flag) string {
+	if s, ok := SpecOf(f); ok && s.Usage != nil {
+		return s.Usage()
+	}
+	return f.Usage
 }
 
 // Wants is what v's Spec accepts when value is refused ("tree or

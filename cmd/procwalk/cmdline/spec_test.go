@@ -96,6 +96,27 @@ func TestSpecHelp(t *testing.T) {
 	}
 }
 
+// A Spec's Usage is built when the flag is shown (help, completion), never
+// when it is registered, and reads as a usage given at registration would.
+func TestSpecUsageBuiltWhenShown(t *testing.T) {
+	fs := flag.NewFlagSet("lazy", flag.ContinueOnError)
+	built := 0
+	Spec{Meta: "KEY", Usage: func() string { built++; return "sort by rss|cpu; biggest first" }}.String(fs, new(string), "sort", "rss", "")
+	if built != 0 {
+		t.Fatalf("the usage was built %d times at registration", built)
+	}
+	if name, help := flagHelp(fs.Lookup("sort")); name != "--sort KEY" || help != "sort by rss|cpu; biggest first (default rss)" {
+		t.Errorf("help: %q %q", name, help)
+	}
+	c := &Completer{Root: &ffcli.Command{Name: "lazy", FlagSet: fs}}
+	if got := c.flags(c.Root, "--so").Words; len(got) != 1 || got[0].Help != "sort by rss|cpu" {
+		t.Errorf("completion: %+v", got)
+	}
+	if built != 2 {
+		t.Errorf("the usage was built %d times for help and a completion; want 2", built)
+	}
+}
+
 // TestSpecCompletes: a flag's Spec completes its value before Values is
 // asked; Values serves the flags without one.
 func TestSpecCompletes(t *testing.T) {
