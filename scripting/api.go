@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"unicode/utf8"
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 
 	lua "github.com/procwalk/procwalk/scripting/internal/_luavm"
 )
@@ -101,9 +101,14 @@ func (m *module) funcsOn(on string) map[string]lua.LGFunction {
 // Reference returns the Lua API reference: each function and method with
 // its arguments, what it returns and what it does, one line each; the
 // module's values; the fields of process and session objects. It is what
-// `procwalk run --api` prints, made from the table the module is built
-// from.
-func Reference() string {
+// `procwalk run --api` prints to a pipe, made from the table the module is
+// built from.
+func Reference() string { return ReferenceAt(0) }
+
+// ReferenceAt is Reference fitted to width cells (0: unlimited, one line a
+// function): at a terminal's width each description wraps at spaces
+// (textwidth.Hang), so the terminal breaks no word.
+func ReferenceAt(width int) string {
 	var b strings.Builder
 	b.WriteString("procwalk Lua API: local pw = require \"procwalk\"\n")
 	sections := []struct{ title, on string }{{"Functions", onModule}, {"Process methods (p)", onProcess}, {"Session methods (s)", onSession}}
@@ -123,7 +128,7 @@ func Reference() string {
 			sigs, docs = append(sigs, sig), append(docs, f.doc)
 		}
 		fmt.Fprintf(&b, "\n%s\n", sec.title)
-		writeColumns(&b, sigs, docs)
+		writeColumns(&b, sigs, docs, width)
 	}
 	var names, docs []string
 	for _, v := range apiValues() {
@@ -131,7 +136,7 @@ func Reference() string {
 	}
 	names, docs = append(names, "print(...)"), append(docs, "the report: stdout (telegraf: I! lines), control characters escaped")
 	b.WriteString("\nValues\n")
-	writeColumns(&b, names, docs)
+	writeColumns(&b, names, docs, width)
 	b.WriteString("\nProcess fields (p.NAME; numbers also by catalogue name, nil when not read)\n")
 	writeList(&b, processFields())
 	b.WriteString("\nSession fields (s.NAME; numbers also by catalogue name)\n")
@@ -139,15 +144,17 @@ func Reference() string {
 	return b.String()
 }
 
-// writeColumns writes each name and its doc on one line, the docs in a
-// column.
-func writeColumns(b *strings.Builder, names, docs []string) {
+// writeColumns writes each name and its doc, the docs in a column: one
+// line each at width 0, else wrapped to width (textwidth.Hang).
+func writeColumns(b *strings.Builder, names, docs []string, width int) {
 	w := 0
 	for _, n := range names {
-		w = max(w, utf8.RuneCountInString(n))
+		w = max(w, textwidth.Width(n))
 	}
 	for i, n := range names {
-		fmt.Fprintf(b, "  %s%s  %s\n", n, strings.Repeat(" ", w-utf8.RuneCountInString(n)), docs[i])
+		for _, l := range textwidth.Hang("  "+n, docs[i], w+2, width) {
+			b.WriteString(l + "\n")
+		}
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"sort"
 	"strings"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 //go:embed *.lua
@@ -68,15 +70,18 @@ func Names() []string {
 	return names
 }
 
-// WriteList writes each bundled script's name and what it does, a line
-// each, the descriptions aligned (procwalk run --list).
-func WriteList(w io.Writer) {
+// WriteList writes each bundled script's name and what it does, the
+// descriptions aligned (procwalk run --list): a line each at width 0 (a
+// pipe), else wrapped at spaces to width cells (textwidth.Hang).
+func WriteList(w io.Writer, width int) {
 	list := List()
-	width := 0
+	names := 0
 	for _, s := range list {
-		width = max(width, len(s.Name))
+		names = max(names, textwidth.Width(s.Name))
 	}
 	for _, s := range list {
-		fmt.Fprintf(w, "%-*s  %s\n", width, s.Name, s.Description)
+		for _, l := range textwidth.Hang(s.Name, s.Description, names, width) {
+			fmt.Fprintln(w, l)
+		}
 	}
 }

@@ -72,14 +72,14 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 		if len(args) > 0 {
 			return usageErrorf("--api takes no script, got %q", args)
 		}
-		_, err := io.WriteString(c.e.stdout, scripting.Reference())
+		_, err := io.WriteString(c.e.stdout, scripting.ReferenceAt(c.e.outputWidth(c.e.stdout, false)))
 		return err
 	}
 	if c.list {
 		if len(args) > 0 {
 			return usageErrorf("--list takes no script, got %q", args)
 		}
-		scripts.WriteList(c.e.stdout)
+		scripts.WriteList(c.e.stdout, c.e.outputWidth(c.e.stdout, false))
 		return nil
 	}
 	call, err := parseScriptCall(c.fs, args)
@@ -91,8 +91,8 @@ func (c *runCommand) exec(ctx context.Context, args []string) error {
 	if c.at != "" && c.replay == "" {
 		return usageErrorf("--at %s needs --replay FILE: it names a frame of a recording", c.at)
 	}
-	o := c.s.options(c.g, c.e, &c.f, "run", call)
-	o.Replay, o.Print = c.replay, procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
+	o := c.s.options(c.g, c.e, &c.f, "run", call, c.replay)
+	o.Print = procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
 	script, err := newScript(o)
 	if err != nil {
 		return err

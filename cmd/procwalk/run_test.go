@@ -229,3 +229,20 @@ func TestRunShow(t *testing.T) {
 		t.Errorf("the template does not run: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A replay's kills are rehearsed on recorded frames and send no signal:
+// its options carry no sentinel, which a run on this host's frames has.
+func TestScriptOptionsSentinel(t *testing.T) {
+	e := newEnv(strings.NewReader(""), new(strings.Builder), new(strings.Builder))
+	e.sentinel = testSentinelCommand()
+	g := &globals{passwd: fixturePasswd}
+	call := scriptCall{name: "zombies"}
+	if o := (&scriptFlags{}).options(g, e, nil, "run", call, ""); o.Sentinel == nil {
+		t.Error("run on this host: no sentinel")
+	}
+	for _, mode := range []string{"run", "watch"} {
+		if o := (&scriptFlags{}).options(g, e, nil, mode, call, "frames.pwrec"); o.Sentinel != nil || o.Replay != "frames.pwrec" {
+			t.Errorf("%s --replay: sentinel %v, replay %q; want none, frames.pwrec", mode, o.Sentinel != nil, o.Replay)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/procwalk/procwalk/plugin"
 	"github.com/procwalk/procwalk/procwalk"
@@ -67,10 +68,16 @@ func outputBudget(p *uint64) *cmdline.Size {
 
 // options are the script's runner.Options for mode (run, watch,
 // telegraf) from the flags, the globals and the env; sf, for run and
-// watch, says how the pipeline groups sessions. The caller sets where
-// print goes, and what else its mode needs.
-func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string, call scriptCall) runner.Options {
-	users, _ := g.users() // without a passwd file, users show as uids
+// watch, says how the pipeline groups sessions; replay is --replay's
+// recording ("" none). The caller sets where print goes, and what else
+// its mode needs. --passwd is read once, when something here needs it
+// (runner.Options.Users); a replay's kills send no signal, so it gets no
+// sentinel.
+func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string, call scriptCall, replay string) runner.Options {
+	users := sync.OnceValue(func() *procwalk.Users {
+		u, _ := g.users() // without a passwd file, users show as uids
+		return u
+	})
 	o := runner.Options{
 		Script:  call.name,
 		Args:    call.args,
@@ -84,14 +91,17 @@ func (f *scriptFlags) options(g *globals, e *env, sf *sessionFlags, mode string,
 		Isolate: f.isolation == isolationWorker,
 		Worker: scripting.WorkerConfig{Path: e.worker, Name: workerName, Args: []string{workerArg}, CommandLine: e.args,
 			Self: hostFS()},
-		Conn:     e.conn,
-		Sentinel: e.newSentinel(),
-		Encoder:  lineEncoder{},
-		Stderr:   e.stderr,
-		Note:     func(s *procwalk.Snapshot) string { return render.VisibilityNote(s, os.Geteuid()) },
+		Replay:  replay,
+		Conn:    e.conn,
+		Encoder: lineEncoder{},
+		Stderr:  e.stderr,
+		Note:    func(s *procwalk.Snapshot) string { return render.VisibilityNote(s, os.Geteuid()) },
+	}
+	if replay == "" {
+		o.Sentinel = e.newSentinel()
 	}
 	if sf != nil {
-		o.Pipeline = func(cfg frame.Config) (*frame.Pipeline, error) { return scriptPipeline(g, sf, users, cfg) }
+		o.Pipeline = func(cfg frame.Config) (*frame.Pipeline, error) { return scriptPipeline(g, sf, users(), cfg) }
 	}
 	return o
 }
@@ -191,7 +201,7 @@ func (t *telegrafScript) attach(ctx context.Context, g *globals, e *env, in *plu
 		}
 		return nil, func() {}, nil
 	}
-	o := t.s.options(g, e, nil, "telegraf", scriptCall{name: t.name, args: t.args})
+	o := t.s.options(g, e, nil, "telegraf", scriptCall{name: t.name, args: t.args}, "")
 	o.Logger = slog.New(&plugin.SlogHandler{Log: log})
 	o.Print = plugin.LinePrinter{Log: log}
 	o.Warn = func(msg string) { log.Warnf("%s", msg) }

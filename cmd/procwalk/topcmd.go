@@ -186,9 +186,9 @@ func (c *topCommand) model(ctx context.Context, fsys procwalk.FS) (m *top.Model,
 		if err != nil {
 			return nil, nil, err
 		}
-		users, _ := c.g.users()
-		if u := src.Header().UserNames(); u != nil {
-			users = u // the recorded host's names
+		users := src.Header().UserNames() // the recorded host's names
+		if users == nil {
+			users, _ = c.g.users()
 		}
 		return top.New(top.Config{Interval: c.g.interval, Users: users, DangerPercent: c.f.DangerPercent,
 			Sessions: c.view == "sessions", Status: "replay: [ ] step a frame, { } ten; nothing can be killed",

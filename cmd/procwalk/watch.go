@@ -83,8 +83,8 @@ func (c *watchCommand) exec(ctx context.Context, args []string) error {
 	}
 	ctx, stdout, stop := runner.WatchStdout(ctx, c.e.stdout, true)
 	defer stop()
-	o := c.s.options(c.g, c.e, &c.f, "watch", call)
-	o.Replay, o.Print = c.replay, procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
+	o := c.s.options(c.g, c.e, &c.f, "watch", call, c.replay)
+	o.Print = procwalk.EscapingWriter{W: printTo(stdout, c.e.stderr, c.linesOnly)}
 	script, err := newScript(o)
 	if err != nil {
 		return err

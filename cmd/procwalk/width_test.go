@@ -176,3 +176,29 @@ func TestWideNamesFitWidth(t *testing.T) {
 		t.Errorf("the wide names are not cut by cells:\n%s", r.stdout)
 	}
 }
+
+// run --list and run --api fit the terminal, descriptions wrapped at
+// spaces, and keep one line each for a pipe (the terminal broke their
+// words at 80 columns).
+func TestRunListingsFitWidth(t *testing.T) {
+	clearEnv(t)
+	for _, args := range [][]string{{"run", "--list"}, {"run", "--api"}} {
+		fitted := cliColumns(t, 80, time.Now(), args...)
+		whole := cliColumns(t, 0, time.Now(), args...)
+		if fitted.code != exitOK || whole.code != exitOK {
+			t.Fatalf("%q: exit %d/%d: %s%s", args, fitted.code, whole.code, fitted.stderr, whole.stderr)
+		}
+		for _, l := range strings.Split(fitted.stdout, "\n") {
+			if n := textwidth.Width(l); n > 80 {
+				t.Errorf("%q at 80 columns: a line of %d cells: %q", args, n, l)
+			}
+		}
+		if strings.Join(strings.Fields(fitted.stdout), " ") != strings.Join(strings.Fields(whole.stdout), " ") {
+			t.Errorf("%q: the words at 80 columns differ from the whole lines:\n%s\n----\n%s", args, fitted.stdout, whole.stdout)
+		}
+		if !strings.Contains(whole.stdout, "memory-guard    kill the biggest process of a tmux or agent session whose memory stays over a limit for N ticks\n") &&
+			!strings.Contains(whole.stdout, "  pw.log(...)                                                  an info log record: the arguments joined by spaces\n") {
+			t.Errorf("%q without a width: not one line a description:\n%s", args, whole.stdout)
+		}
+	}
+}

@@ -13,7 +13,10 @@ import (
 // the same name in another case or after a "server/" qualifier (a tmux
 // session that several servers have), then names that start with or hold
 // name (or that name starts with), then names within a few edits (one per
-// three characters, at least one). Ties keep the candidates' order.
+// three characters, at least one). A name without "/" is also held against
+// what follows a candidate's last "/", so a typo of a bare tmux name that
+// several servers share finds each server's. Ties keep the candidates'
+// order.
 func Closest(name string, candidates []string, n int) []string {
 	lower := strings.ToLower(name)
 	type scored struct {
@@ -24,17 +27,10 @@ func Closest(name string, candidates []string, n int) []string {
 	var found []scored
 	for i, c := range candidates {
 		lc := strings.ToLower(c)
-		score := -1
-		switch {
-		case lc == lower, lc[strings.LastIndexByte(lc, '/')+1:] == lower:
-			score = 0
-		case lower != "" && (strings.HasPrefix(lc, lower) || strings.HasPrefix(lower, lc)):
-			score = 1
-		case len(lower) >= 3 && strings.Contains(lc, lower):
-			score = 2
-		default:
-			if d := distance(lower, lc); d <= max(1, len([]rune(lower))/3) {
-				score = 2 + d
+		score := closeness(lower, lc)
+		if base := lc[strings.LastIndexByte(lc, '/')+1:]; base != "" && base != lc && !strings.Contains(lower, "/") {
+			if s := closeness(lower, base); s >= 0 && (score < 0 || s < score) {
+				score = s
 			}
 		}
 		if score >= 0 {
@@ -47,6 +43,23 @@ func Closest(name string, candidates []string, n int) []string {
 		out = append(out, f.name)
 	}
 	return out
+}
+
+// closeness scores candidate c against name (both lower case): 0 the same,
+// 1 a prefix either way, 2 holds name, 2+d within d edits; -1 not close.
+func closeness(name, c string) int {
+	switch {
+	case c == name:
+		return 0
+	case name != "" && (strings.HasPrefix(c, name) || strings.HasPrefix(name, c)):
+		return 1
+	case len(name) >= 3 && strings.Contains(c, name):
+		return 2
+	}
+	if d := distance(name, c); d <= max(1, len([]rune(name))/3) {
+		return 2 + d
+	}
+	return -1
 }
 
 // distance is the Damerau-Levenshtein distance (adjacent swaps count one)

@@ -12,10 +12,14 @@ func TestClosest(t *testing.T) {
 		in   []string
 		want []string
 	}{
-		{"buidl", sessions, []string{"build"}},                 // a swap
-		{"Build", sessions, []string{"build"}},                 // case
-		{"web", sessions, []string{"default/web", "srv2/web"}}, // a bare name several servers have
-		{"monitor", sessions, []string{"monitoring"}},          // a prefix
+		{"buidl", sessions, []string{"build"}},                                  // a swap
+		{"Build", sessions, []string{"build"}},                                  // case
+		{"web", sessions, []string{"default/web", "srv2/web"}},                  // a bare name several servers have
+		{"wbe", sessions, []string{"default/web", "srv2/web"}},                  // a typo of it
+		{"srv2/wbe", sessions, []string{"srv2/web"}},                            // a typo of a qualified name
+		{"bui", []string{"a/build", "b/build"}, []string{"a/build", "b/build"}}, // a prefix of it
+		{"zzz", []string{"/", "/user.slice/"}, nil},                             // an empty last part is no name
+		{"monitor", sessions, []string{"monitoring"}},                           // a prefix
 		{"zzz", sessions, nil},
 		{"sesions", []string{"ps", "tree", "sessions", "session", "kill"}, []string{"sessions", "session"}},
 		{"sort", []string{"sort", "source", "limit"}, []string{"sort"}},

@@ -155,3 +155,39 @@ func Wrap(s string, n int) []string {
 	}
 	return append(lines, strings.TrimRight(line, " "))
 }
+
+// Hang lays out one row of a definition list, a term and its text: the
+// term padded to termCells, two spaces, the text. With width 0 (a pipe, a
+// file) that is one line, whatever its length. With a width, the text
+// wraps (Wrap) in its column, under itself; when that column would be
+// narrower than minHangText cells, the text goes instead on lines of its
+// own below the term, indented by hangIndent cells: a word is never broken
+// by the terminal.
+func Hang(term, text string, termCells, width int) []string {
+	first := PadRight(term, termCells) + "  "
+	if width <= 0 {
+		return []string{first + text}
+	}
+	column, indent := width-Width(first), first
+	lines := []string{}
+	if column < minHangText {
+		column, indent = width-hangIndent, strings.Repeat(" ", hangIndent)
+		lines = append(lines, term)
+	}
+	for i, l := range Wrap(text, column) {
+		if i == 0 && len(lines) == 0 {
+			lines = append(lines, first+l)
+			continue
+		}
+		lines = append(lines, strings.Repeat(" ", Width(indent))+l)
+	}
+	return lines
+}
+
+// minHangText is the narrowest text column Hang keeps beside its term (a
+// few words a line); hangIndent indents a text put below its term, as man
+// pages indent a definition.
+const (
+	minHangText = 30
+	hangIndent  = 8
+)

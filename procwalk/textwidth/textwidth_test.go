@@ -103,3 +103,43 @@ func TestWrapEdges(t *testing.T) {
 		}
 	}
 }
+
+// A definition list's row: one line at width 0; the text wrapped under
+// itself when its column is wide enough; below the term otherwise. No line
+// is wider than the width, no word is broken.
+func TestHang(t *testing.T) {
+	text := "kill the biggest process of a tmux or agent session whose memory stays over a limit for N ticks"
+	for _, tt := range []struct {
+		term  string
+		cells int
+		width int
+		want  []string
+	}{
+		{"memory-guard", 14, 0, []string{"memory-guard    " + text}},
+		{"memory-guard", 14, 80, []string{
+			"memory-guard    kill the biggest process of a tmux or agent session whose memory",
+			"                stays over a limit for N ticks",
+		}},
+		{"  pw.kill(target) -> report", 60, 80, []string{
+			"  pw.kill(target) -> report",
+			"        kill the biggest process of a tmux or agent session whose memory stays",
+			"        over a limit for N ticks",
+		}},
+		{"日本語", 8, 40, []string{
+			"日本語    kill the biggest process of a",
+			"          tmux or agent session whose",
+			"          memory stays over a limit for",
+			"          N ticks",
+		}},
+	} {
+		got := Hang(tt.term, text, tt.cells, tt.width)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("Hang(%q, %d, %d):\n%s\nwant\n%s", tt.term, tt.cells, tt.width, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+		}
+		for _, l := range got {
+			if tt.width > 0 && Width(l) > tt.width {
+				t.Errorf("a line of %d cells at %d: %q", Width(l), tt.width, l)
+			}
+		}
+	}
+}

@@ -45,9 +45,10 @@ type Options struct {
 	// Proc is the procfs root the frames are read from (--proc): the
 	// script's kills act there, and a worker reads more fields there.
 	Proc string
-	// Users names the uids of the frames; a replay's are the recorded
-	// host's.
-	Users *procwalk.Users
+	// Users names the uids of the frames, called when a runtime here
+	// needs them (not in the parent of a telegraf worker, not in a replay
+	// whose recording names its host's users); nil: uids alone.
+	Users func() *procwalk.Users
 	// Replay is a recording (procwalk record) to run on instead of this
 	// host's frames, on its clock, every kill rehearsed on its frame; ""
 	// for none. Not for Mode telegraf.
@@ -90,6 +91,14 @@ type Options struct {
 	// Note is what the host says of a frame's snapshot after a run (the
 	// processes it could not read); nil: nothing.
 	Note func(*procwalk.Snapshot) string
+}
+
+// users are Options.Users', nil when it is nil.
+func (o Options) users() *procwalk.Users {
+	if o.Users == nil {
+		return nil
+	}
+	return o.Users()
 }
 
 // Script is a script New set up: its Run (Mode run and watch) or its Hook
@@ -148,14 +157,15 @@ func (s *Script) run(script *scripting.Script, fsys procwalk.FS) (err error) {
 	o := s.o
 	r := &Run{Script: script, Out: &Lines{Enc: o.Encoder}, Stderr: o.Stderr, Guard: o.Conn.Guard(s.Limits), Hint: Hint, Note: o.Note}
 	s.Run = r
-	users := o.Users
+	var users *procwalk.Users
 	if o.Replay != "" {
 		if r.Replay, err = OpenReplay(o.Replay, o.Conn == nil); err != nil {
 			return &OptionError{Flag: "replay", Err: err}
 		}
-		if u := r.Replay.Header.UserNames(); u != nil {
-			users = u // the recorded host's names
-		}
+		users = r.Replay.Header.UserNames() // the recorded host's names
+	}
+	if users == nil {
+		users = o.users()
 	}
 	log := o.Logger
 	switch {
@@ -230,7 +240,7 @@ func (s *Script) hook(script *scripting.Script, fsys procwalk.FS) {
 		DryRun:  o.DryRun,
 		Mode:    o.Mode,
 		Args:    o.Args,
-		Users:   o.Users,
+		Users:   o.users(),
 		Limits:  s.Limits,
 	}))
 }

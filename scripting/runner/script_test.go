@@ -258,6 +258,43 @@ pw.emit("m", {}, {n = 7})`, "telegraf", &stderr, &print)
 	}
 }
 
+// Options.Users (the host's passwd) is asked for only by a runtime here
+// that has no other names: not by the parent of a telegraf worker, not by
+// a replay whose recording names its host's users.
+func TestUsersAskedWhenNeeded(t *testing.T) {
+	var stderr, print bytes.Buffer
+	for _, tt := range []struct {
+		name    string
+		mode    string
+		isolate bool
+		replay  bool
+		want    int
+	}{
+		{"telegraf here", "telegraf", false, false, 1},
+		{"telegraf's worker parent", "telegraf", true, false, 0},
+		{"run", "run", false, false, 1},
+		{"run replay", "run", false, true, 0},
+		{"watch replay", "watch", false, true, 0},
+	} {
+		o := options(t, `print("hi")`, tt.mode, &stderr, &print)
+		o.Isolate = tt.isolate
+		o.Worker.Path = "/nonexistent/procwalk" // never started: nothing ticks it
+		if tt.replay {
+			o.Replay = recordingFixture // it names its host's users
+		}
+		asked := 0
+		o.Users = func() *procwalk.Users { asked++; return nil }
+		s, err := New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if asked != tt.want {
+			t.Errorf("%s: Users asked %d times; want %d", tt.name, asked, tt.want)
+		}
+	}
+}
+
 // A worker is started only when asked for, possible (a binary) and this
 // is no worker itself; the parent writes what it prints through the one
 // escaping function: a control character a subverted worker sends is

@@ -26,7 +26,7 @@ const HelpWidth = 80
 func Usage(c *ffcli.Command) string {
 	var b strings.Builder
 	if c.ShortHelp != "" {
-		fmt.Fprintf(&b, "DESCRIPTION\n  %s\n\n", c.ShortHelp)
+		fmt.Fprintf(&b, "DESCRIPTION\n  %s\n\n", strings.Join(textwidth.Wrap(c.ShortHelp, HelpWidth-2), "\n  "))
 	}
 	fmt.Fprintf(&b, "USAGE\n  %s\n\n", cmp.Or(c.ShortUsage, c.Name))
 	if c.LongHelp != "" {
