@@ -19,13 +19,14 @@ import (
 	"time"
 )
 
-// agent_status_e2e_test.go checks, with a real Telegraf and a real
-// InfluxDB, that an agent's status changes start no new series: counting
-// agents by status over a window that saw statuses change gives the number
-// of agents, and each agent's token counters stay one series. Its agents
-// are copies of sleep named pwe2eagent (an agent rule of the test's own),
-// each in a project folder of its own, whose Claude Code transcripts the
-// test writes.
+// agent_status_e2e_test.go checks, with a real Telegraf, a real InfluxDB
+// and a real Prometheus, that an agent's status changes start no new
+// series: counting agents by status over a window that saw statuses change
+// gives the number of agents, and each agent's token counters stay one
+// series. Its agents are copies of sleep named pwe2eagent (an agent rule of
+// the test's own), each in a project folder of its own, whose Claude Code
+// transcripts the test writes. The queries are plugin/README.md's, as
+// written there.
 
 const e2eAgents = 8
 
@@ -41,17 +42,22 @@ type e2eAgent struct {
 // agents, all idle at first. Then two get a prompt (working: the model is
 // answering), two ask for a tool (blocked: nothing runs), one exits
 // (ended), one gets a prompt answered by Claude Code's rate-limit error
-// (rate_limited) and two stay idle. In InfluxDB over the whole window:
-//   - procwalk_agent_status (a state set: a line per status, 1 for the
-//     agent's) summed by status, of each agent's last value in the window,
-//     gives 2 working, 2 blocked, 1 ended, 1 rate_limited, 0 error and
-//     2 idle: 8, the number of agents; the statuses each agent had in the
-//     window add up to more
-//     (what a status tag made each agent count as, once per status);
+// (rate_limited) and two stay idle. InfluxDB is fed by two inputs tagged
+// as two hosts of a fleet, each seeing the same eight agents (agents of
+// one name on two hosts); Prometheus by examples/telegraf-prometheus.conf.
+// Over the whole window:
+//   - plugin/README.md's queries of procwalk_agent_status (a state set: a
+//     line per status, 1 for the agent's), each agent's last value in the
+//     window summed by status, give 2 working, 2 blocked, 1 ended,
+//     1 rate_limited, 0 error and 2 idle per host: 16 in InfluxDB for the
+//     two hosts' 16 agents, 8 in Prometheus; the statuses each agent had
+//     in the window add up to more (what a status tag made each agent
+//     count as, once per status);
 //   - procwalk_session has one series per agent (no status tag), whose
-//     last string field status is the agent's, and whose input_tokens
-//     counter grows within that series for the agents whose tool use added
-//     tokens.
+//     last string field status is the agent's (README's query), and whose
+//     input_tokens counter grows within that series for the agents whose
+//     tool use added tokens; in Prometheus, input_tokens_total is one
+//     series per agent over the window.
 func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 	if os.Getenv("PROCWALK_INTEGRATION") != "1" {
 		t.Skip("set PROCWALK_INTEGRATION=1 and PROCWALK_TELEGRAF to run Telegraf end to end")
@@ -83,30 +89,48 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 	}
 
 	influx := startInflux(t)
-	start := time.Now()
-	conf := `
-[[inputs.procwalk]]
-  session_kinds = ["agent"]
+	procwalkOpts := `  session_kinds = ["agent"]
   agents = ["e2eagent=^pwe2eagent$"]
   agent_transcripts = ["e2eagent=claude:{home}/.claude/projects/{project}"]
   agent_active_within = "1s"
-  skip_self_metrics = true
 `
+	listen := freeAddr(t)
+	prom := startPrometheus(t, listen)
+	start := time.Now()
+	promLog := startTelegraf(t, tg, "", prometheusExample(t, listen, procwalkOpts))
+	// Two hosts of a fleet, each with the same eight agents.
+	hosts := []string{"pwe2e-h1", "pwe2e-h2"}
+	var conf string
+	for _, h := range hosts {
+		conf += "\n[[inputs.procwalk]]\n" + procwalkOpts + "  skip_self_metrics = true\n  [inputs.procwalk.tags]\n    host = \"" + h + "\"\n"
+	}
 	mine := `"session" =~ /^e2eagent\/pwe2e-` + fmt.Sprint(os.Getpid()) + `-/`
 	window := fmt.Sprintf(`time >= %d`, start.UnixNano())
+	// The README's queries over the test's agents and window.
+	inWindow := func(q string) string {
+		const readmeWindow = "time > now() - 1h"
+		if !strings.Contains(q, readmeWindow) {
+			t.Fatalf("plugin/README.md's query has no %q for the test to replace: %s", readmeWindow, q)
+		}
+		return strings.Replace(q, readmeWindow, mine+" AND "+window, 1)
+	}
+	byStatusQuery := inWindow(readmeQuery(t, "-- InfluxQL: agents by status over a window"))
+	lastStatusQuery := inWindow(readmeQuery(t, "-- InfluxQL: each agent's latest status"))
 	lastStatus := func() map[string]string {
 		out := map[string]string{}
-		for _, s := range influxSeries(t, influx, `SELECT last("status") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY "session"`) {
+		for _, s := range influxSeries(t, influx, lastStatusQuery) {
 			if len(s.Values) > 0 {
-				out[s.Tags["session"]], _ = s.Values[0][1].(string)
+				out[s.Tags["host"]+" "+s.Tags["session"]], _ = s.Values[0][1].(string)
 			}
 		}
 		return out
 	}
 	every := func(statuses map[string]string, want func(i int) string) bool {
-		for i, a := range agents {
-			if statuses[a.name] != want(i) {
-				return false
+		for _, h := range hosts {
+			for i, a := range agents {
+				if statuses[h+" "+a.name] != want(i) {
+					return false
+				}
 			}
 		}
 		return true
@@ -124,6 +148,19 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 			return "rate_limited"
 		}
 		return "idle"
+	}
+	promSelector := fmt.Sprintf(`{session=~"e2eagent/pwe2e-%d-.*"}`, os.Getpid())
+	promFinal := func() bool {
+		got := map[string]string{}
+		for _, s := range promQuery(t, prom, "procwalk_agent_status"+promSelector+" == 1") {
+			got[s.Metric["session"]] = s.Metric["status"]
+		}
+		for i, a := range agents {
+			if got[a.name] != final(i) {
+				return false
+			}
+		}
+		return true
 	}
 	changed := false
 	e := &e2e{t: t, telegraf: tg}
@@ -150,38 +187,68 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 			changed = true
 			return false
 		}
-		return every(lastStatus(), final)
+		return every(lastStatus(), final) && promFinal()
 	})
 	checkLog(t, log)
+	checkLog(t, promLog())
 
 	// Counting agents by status over the window: each agent's last value of
 	// each status series, summed by status.
 	count := map[string]float64{}
 	total := 0.0
-	for _, s := range influxSeries(t, influx, `SELECT sum("v") FROM (SELECT last("value") AS "v" FROM "procwalk_agent_status" WHERE `+mine+` AND `+window+` GROUP BY "session", "status") GROUP BY "status"`) {
+	for _, s := range influxSeries(t, influx, byStatusQuery) {
 		v, _ := s.Values[0][1].(float64)
 		count[s.Tags["status"]] = v
 		total += v
 	}
-	if want := map[string]float64{"working": 2, "blocked": 2, "ended": 1, "idle": 2, "rate_limited": 1, "error": 0}; total != e2eAgents || !mapsEqual(count, want) {
-		t.Errorf("agents by status over the window: %v (%v in all), want %v (%d agents)", count, total, want, e2eAgents)
+	n := float64(len(hosts))
+	want := map[string]float64{"working": 2 * n, "blocked": 2 * n, "ended": n, "idle": 2 * n, "rate_limited": n, "error": 0}
+	if total != e2eAgents*n || !mapsEqual(count, want) {
+		t.Errorf("InfluxDB, agents by status over the window: %v (%v in all), want %v (%d agents on each of %d hosts)\n%s", count, total, want, e2eAgents, len(hosts), byStatusQuery)
 	}
 	// What a status tag counted: every status each agent had in the window.
 	had := 0
-	for _, s := range influxSeries(t, influx, `SELECT max("value") FROM "procwalk_agent_status" WHERE `+mine+` AND `+window+` GROUP BY "session", "status"`) {
+	for _, s := range influxSeries(t, influx, `SELECT max("value") FROM "procwalk_agent_status" WHERE `+mine+` AND `+window+` GROUP BY "host", "session", "status"`) {
 		if v, _ := s.Values[0][1].(float64); v == 1 {
 			had++
 		}
 	}
-	if had < e2eAgents+6 {
-		t.Errorf("%d (agent, status) pairs held in the window, want at least %d: the statuses did not change", had, e2eAgents+6)
+	if had < (e2eAgents+6)*len(hosts) {
+		t.Errorf("%d (agent, status) pairs held in the window, want at least %d: the statuses did not change", had, (e2eAgents+6)*len(hosts))
 	}
-	t.Logf("over the window: %v by each agent's last status; %d by every status an agent had (a status tag's count)", count, had)
+	t.Logf("InfluxDB over the window: %v by each agent's last status; %d by every status an agent had (a status tag's count)", count, had)
 
-	// One procwalk_session series per agent, whatever its status did.
+	// The same in Prometheus, by the README's PromQL over the window.
+	secs := int(time.Since(start).Seconds()) + 1
+	promQ := readmeQuery(t, "# PromQL: agents by status over a window")
+	if !strings.Contains(promQ, "procwalk_agent_status[1h]") {
+		t.Fatalf("plugin/README.md's PromQL has no procwalk_agent_status[1h] for the test to replace: %s", promQ)
+	}
+	promQ = strings.Replace(promQ, "procwalk_agent_status[1h]", fmt.Sprintf("procwalk_agent_status%s[%ds]", promSelector, secs), 1)
+	count, total = map[string]float64{}, 0
+	for _, s := range promQuery(t, prom, promQ) {
+		v := s.number(t)
+		count[s.Metric["status"]] = v
+		total += v
+	}
+	want = map[string]float64{"working": 2, "blocked": 2, "ended": 1, "idle": 2, "rate_limited": 1, "error": 0}
+	if total != e2eAgents || !mapsEqual(count, want) {
+		t.Errorf("Prometheus, agents by status over the window: %v (%v in all), want %v (%d agents)\n%s", count, total, want, e2eAgents, promQ)
+	}
+	tokens := promQuery(t, prom, fmt.Sprintf("count_over_time(procwalk_session_input_tokens_total%s[%ds])", promSelector, secs))
+	if len(tokens) != e2eAgents {
+		t.Errorf("Prometheus: %d procwalk_session_input_tokens_total series for %d agents over the window: %+v", len(tokens), e2eAgents, tokens)
+	}
+	for _, s := range tokens {
+		if _, ok := s.Metric["status"]; ok {
+			t.Errorf("Prometheus: input_tokens_total has a status label: %v", s.Metric)
+		}
+	}
+
+	// One procwalk_session series per agent and host, whatever its status did.
 	series := influxSeries(t, influx, `SELECT count("input_tokens") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY *`)
-	if len(series) != e2eAgents {
-		t.Errorf("%d procwalk_session series with input_tokens for %d agents: %+v", len(series), e2eAgents, series)
+	if len(series) != e2eAgents*len(hosts) {
+		t.Errorf("%d procwalk_session series with input_tokens for %d agents on %d hosts: %+v", len(series), e2eAgents, len(hosts), series)
 	}
 	for _, s := range series {
 		if _, ok := s.Tags["status"]; ok {
@@ -191,18 +258,39 @@ func TestAgentStatusWithoutSplitSeries(t *testing.T) {
 	// The counter grew within that one series for the agents whose tool use
 	// added tokens (e2eUsage's 5 input tokens), and stayed for the others.
 	grown := map[string]float64{}
-	for _, s := range influxSeries(t, influx, `SELECT spread("input_tokens") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY "session"`) {
-		grown[s.Tags["session"]], _ = s.Values[0][1].(float64)
+	for _, s := range influxSeries(t, influx, `SELECT spread("input_tokens") FROM "procwalk_session" WHERE `+mine+` AND `+window+` GROUP BY "host", "session"`) {
+		grown[s.Tags["host"]+" "+s.Tags["session"]], _ = s.Values[0][1].(float64)
 	}
-	for i, a := range agents {
-		want := 0.0
-		if i == 2 || i == 3 {
-			want = 5
-		}
-		if grown[a.name] != want {
-			t.Errorf("%s: input_tokens grew by %v in its series, want %v", a.name, grown[a.name], want)
+	for _, h := range hosts {
+		for i, a := range agents {
+			want := 0.0
+			if i == 2 || i == 3 {
+				want = 5
+			}
+			if grown[h+" "+a.name] != want {
+				t.Errorf("%s on %s: input_tokens grew by %v in its series, want %v", a.name, h, grown[h+" "+a.name], want)
+			}
 		}
 	}
+}
+
+// readmeQuery is the query of plugin/README.md's code block whose first
+// line is marker: the block's other lines, joined by spaces.
+func readmeQuery(t *testing.T, marker string) string {
+	t.Helper()
+	b, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n"+marker+"\n")
+	if !ok {
+		t.Fatalf("plugin/README.md has no code block starting with %q", marker)
+	}
+	q, _, ok := strings.Cut(rest, "\n```")
+	if !ok {
+		t.Fatalf("plugin/README.md: the code block of %q does not end", marker)
+	}
+	return strings.Join(strings.Fields(q), " ")
 }
 
 // e2eUsage is the usage of an assistant message in the test's transcripts.

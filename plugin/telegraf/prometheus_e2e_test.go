@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -79,6 +80,21 @@ scrape_configs:
 // promSample is one series of a PromQL answer.
 type promSample struct {
 	Metric map[string]string `json:"metric"`
+	Value  []any             `json:"value"` // [time, "number"]
+}
+
+// number is the sample's value.
+func (s promSample) number(t *testing.T) float64 {
+	t.Helper()
+	if len(s.Value) == 2 {
+		if v, ok := s.Value[1].(string); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				return f
+			}
+		}
+	}
+	t.Fatalf("PromQL sample %v has no number", s)
+	return 0
 }
 
 // promQuery runs an instant PromQL query; none when there is no data.
