@@ -195,7 +195,9 @@ func (c *killCommand) sessionScope(fsys procwalk.FS) (kill.Scope, error) {
 	if c.killTmuxSession && kind != session.KindTmux { // before a gather that finds the session
 		return nil, usageErrorf("--kill-tmux-session applies to tmux sessions, not %s", c.session)
 	}
-	scope, notes, err := kill.FindSession(fsys, c.session, c.sources, c.killTmuxSession)
+	opts := c.sources
+	opts.Users, _ = c.g.users() // user sessions by name, as procwalk sessions shows them (unreadable passwd: by uid)
+	scope, notes, err := kill.FindSession(fsys, c.session, opts, c.killTmuxSession)
 	var oe *session.OptionError
 	switch {
 	case errors.As(err, &oe):

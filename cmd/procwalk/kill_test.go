@@ -613,6 +613,26 @@ func TestKillSessionRefID(t *testing.T) {
 	}
 }
 
+// kill --session user:NAME finds the user by the name procwalk sessions
+// shows (from --passwd); it knew only uids ("user sessions are 0, 1000").
+func TestKillSessionUserByName(t *testing.T) {
+	clearEnv(t)
+	byName := cli(t, fixture("kill", "--dry-run", "--session", "user:dev")...)
+	byUID := cli(t, "--proc", fixtureProc, "--passwd", "/nonexistent", "kill", "--dry-run", "--session", "user:1000")
+	// 13 members; the tmux server among them is refused (protected): exit 1.
+	if byName.code != exitError || !strings.Contains(byName.stdout, "would signal pid 111 (cc1) signals TERM,KILL rss 117.2 MiB: KILL after 5s if still alive [cli, session user:dev]\n") ||
+		!strings.Contains(byName.stderr, "1 of 13 targets not terminated (pid 100 (tmux: server) refused_protected)") {
+		t.Fatalf("user:dev: exit %d\n%s%s", byName.code, byName.stdout, byName.stderr)
+	}
+	if byUID.code != byName.code || byUID.stdout != strings.ReplaceAll(byName.stdout, "user:dev", "user:1000") {
+		t.Errorf("user:1000 without a passwd file: exit %d, want user:dev's\n%s%s", byUID.code, byUID.stdout, byUID.stderr)
+	}
+	r := cli(t, fixture("kill", "--dry-run", "--session", "user:nobody")...)
+	if want := "user sessions are dev, root"; r.code != exitError || !strings.Contains(r.stderr, want) {
+		t.Errorf("user:nobody: exit %d, stderr %q, want %q", r.code, r.stderr, want)
+	}
+}
+
 // As another user, a dry run of a root process says a real run would be
 // refused, as the real run is, not "would signal".
 func TestIntegrationDryRunOfAnotherUsersProcess(t *testing.T) {

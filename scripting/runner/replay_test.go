@@ -178,6 +178,11 @@ pw.emit("t", {}, {n = pw.state.n, now = pw.now()})`
 	if err := s.ReplayRuns(ctx, out, "+1500ms"); err != nil || stdout.String() != "t n=1 now=1.7958689898105402e+09\n" {
 		t.Errorf("--at +1500ms: %v, stdout %q; want the second frame alone", err, stdout.String())
 	}
+	// Its line names it as the recording's second frame, 1 s in (it said
+	// "frame 1 ... (+0s)", counting the frames --at picked).
+	if want := "procwalk: replay: frame 2 at "; !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), " (+1s)\n") {
+		t.Errorf("--at +1500ms: stderr %q, want %q... (+1s)", stderr.String(), want)
+	}
 	var oe *OptionError
 	if err := replayScript(t, rule, "run", &stderr).ReplayRuns(ctx, out, "soon"); !errors.As(err, &oe) || oe.Flag != "at" {
 		t.Errorf("--at soon: %v; want --at's OptionError", err)

@@ -361,13 +361,19 @@ func (s *Script) ReplayRuns(ctx context.Context, stdout *Stdout, at string) erro
 	if err != nil {
 		return err
 	}
+	// The line names the frame by its place in the recording and its time
+	// since the recording's start, also when --at picked it alone.
 	var first time.Time
-	frames, _, _ := rp.Each(s.o.Stderr, pick, func(n int, f frame.Frame) bool {
-		if first.IsZero() {
+	seen := 0
+	counted := func(f frame.Frame) bool {
+		if seen++; seen == 1 {
 			first = f.Snapshot.Time
 		}
-		fmt.Fprintln(s.o.Stderr, FrameLine(n, f.Snapshot.Time, first))
-		return l.Tick(ctx, n, f, nil)
+		return pick == nil || pick(f)
+	}
+	frames, _, _ := rp.Each(s.o.Stderr, counted, func(_ int, f frame.Frame) bool {
+		fmt.Fprintln(s.o.Stderr, FrameLine(seen, f.Snapshot.Time, first))
+		return l.Tick(ctx, seen, f, nil)
 	})
 	switch {
 	case stdout.Gone():
