@@ -5,6 +5,7 @@ package procwalk
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 
 	"github.com/procwalk/procwalk/procwalk/internal/fsio"
 )
@@ -19,6 +20,9 @@ type Status struct {
 	PeakRSSBytes           uint64 // VmHWM: the peak resident memory of this process's own address space
 	VoluntaryCtxSwitches   uint64
 	InvoluntaryCtxSwitches uint64
+	// PendingSignals is SigPnd | ShdPnd: the signals pending for the
+	// thread or its whole process, signal N as bit N-1.
+	PendingSignals uint64
 }
 
 // ReadStatus reads and parses <root>/<pid>/status.
@@ -71,6 +75,12 @@ func parseStatus(b []byte) (Status, error) {
 			s.VoluntaryCtxSwitches, _ = fsio.Atou(val())
 		case "nonvoluntary_ctxt_switches":
 			s.InvoluntaryCtxSwitches, _ = fsio.Atou(val())
+		case "SigPnd", "ShdPnd":
+			mask, err := strconv.ParseUint(string(val()), 16, 64)
+			if err != nil {
+				return Status{}, fmt.Errorf("%w: status: bad %s", ErrMalformed, line[:c])
+			}
+			s.PendingSignals |= mask
 		}
 	}
 	if !haveUID {

@@ -31,6 +31,8 @@ func TestParseStatus(t *testing.T) {
 		// A comm with a newline is escaped by the kernel in Name; a raw
 		// one must not derail the lines after it.
 		{"newline in name", "Name:\tevil\nname\nUid:\t7\t7\t7\t7\nVmSwap:\t1 kB\n", Status{RealUID: 7, EffectiveUID: 7, SwapBytes: 1024}},
+		// SIGSTOP (19) pending for the process, SIGHUP (1) for the thread.
+		{"pending signals", "Uid:\t1\t1\t1\t1\nSigPnd:\t0000000000000001\nShdPnd:\t0000000000040000\nSigBlk:\t0000000000010000\n", Status{RealUID: 1, EffectiveUID: 1, PendingSignals: 1<<18 | 1}},
 		{"unparsable ctxt switches are zero", "Uid:\t1\t1\t1\t1\nvoluntary_ctxt_switches:\tmany\n", Status{RealUID: 1, EffectiveUID: 1}},
 	}
 	for _, tt := range tests {
@@ -54,6 +56,7 @@ func TestParseStatusMalformed(t *testing.T) {
 		{"bad VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\tlots kB\n"},
 		{"empty VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\n"},
 		{"VmSwap bytes overflow", "Uid:\t1\t1\t1\t1\nVmSwap:\t18014398509481984 kB\n"}, // 2^54 kB
+		{"bad ShdPnd", "Uid:\t1\t1\t1\t1\nShdPnd:\tzz\n"},
 	}
 	for _, tt := range tests {
 		got, err := parseStatus([]byte(tt.in))

@@ -128,10 +128,19 @@ func (h *ProcHandle) Signal(sig syscall.Signal) error {
 	return nil
 }
 
-// Stopped reports whether the process is stopped (state T or t in stat,
-// after SIGSTOP or under a tracer) or no longer runs under this identity:
-// either way it forks no more. A stat it cannot read counts as stopped:
-// there is nothing to wait for.
+// Stopped reports, after a SIGSTOP was sent, whether waiting for it to
+// take effect is over: the process is stopped (state T or t in stat, after
+// SIGSTOP or under a tracer) or no longer runs under this identity (either
+// way it forks no more), or it will not stop: a single-threaded process
+// that is not stopped and has no SIGSTOP pending took the signal, stopped
+// and was continued since by someone else. tmux does that to a pane's
+// process group as soon as the pane's process stops (server_child_stopped
+// sends SIGCONT), so a pane's shell never stays stopped. (The kernel
+// dequeues SIGSTOP and stops a single thread under one lock, the lock
+// status is read under: a STOP not pending was a stop that happened. A
+// multi-threaded process stops thread by thread after the dequeue, so it is
+// waited for as before.) A stat it cannot read counts as stopped: there is
+// nothing to wait for.
 func (h *ProcHandle) Stopped() bool {
 	st, err := h.fs.ReadStat(h.ID.PID)
 	if err != nil || st.StartTicks != h.ID.StartTicks {
@@ -141,7 +150,11 @@ func (h *ProcHandle) Stopped() bool {
 	case 'T', 't', 'Z', 'X':
 		return true
 	}
-	return false
+	if st.Threads != 1 {
+		return false
+	}
+	status, err := h.fs.ReadStatus(h.ID.PID)
+	return err != nil || status.PendingSignals&(1<<(syscall.SIGSTOP-1)) == 0
 }
 
 // pollStep bounds one poll(2) so that Wait notices a cancelled context, and

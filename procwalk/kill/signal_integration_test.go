@@ -627,3 +627,61 @@ func cgroupKillInNamespace(t *testing.T, cg string) {
 		t.Errorf("the namespace's sleeper died of %v, want SIGTERM", sig)
 	}
 }
+
+// A tmux pane's process, sent SIGSTOP, is continued by tmux at once (its
+// server_child_stopped sends SIGCONT to the pane's process group): it never
+// stays stopped. Stopped then says the wait is over rather than have every
+// freeze of a pane's tree wait its whole stopWait (a tmux session's kill
+// took the grace plus 1 s for it, and a pane's sleeps 0.5 s to go).
+func TestLiveTmuxContinuesStoppedPane(t *testing.T) {
+	needIntegration(t)
+	tmux, err := exec.LookPath("tmux")
+	if err != nil {
+		t.Skip("no tmux")
+	}
+	socket := fmt.Sprintf("procwalk-stop-%d", os.Getpid())
+	run := func(args ...string) string {
+		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("tmux %q: %v", args, err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	run("new-session", "-d", "-s", "stop", "exec sleep 600")
+	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() }) // our own server and its pane
+	pid, err := strconv.Atoi(run("display-message", "-p", "-t", "stop", "#{pane_pid}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitComm(t, pid, "sleep")
+	fs, err := procwalk.NewFS(procwalk.DefaultRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := OpenProc(fs, liveID(t, pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	if err := h.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// kill(2) leaves SIGSTOP pending before it returns: running with none
+	// pending means it stopped and tmux continued it.
+	for guard := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+		st, serr := fs.ReadStat(pid)
+		status, perr := fs.ReadStatus(pid)
+		if serr != nil || perr != nil {
+			t.Fatalf("the pane's sleep went: %v %v", serr, perr)
+		}
+		if st.State != 'T' && st.State != 't' && status.PendingSignals&(1<<(syscall.SIGSTOP-1)) == 0 {
+			break
+		}
+		if time.Now().After(guard) {
+			t.Fatalf("tmux never continued its stopped pane (state %c, pending %x): the premise of this test", st.State, status.PendingSignals)
+		}
+	}
+	if !h.Stopped() {
+		t.Error("Stopped() = false for a pane tmux continued: a freeze would wait for it in vain")
+	}
+}
