@@ -77,7 +77,8 @@ type Execd struct {
 // Run gathers until told to stop: the pipeline's driver, with a Trigger
 // that fires per stdin line (merged when several queued up), per signal
 // or per Interval. Its error is a failure to write the output other than
-// a closed pipe.
+// a closed pipe. When ctx ends, Run returns even while a batch is being
+// written to a Stdout nobody reads (cancelWriter).
 func (e *Execd) Run(ctx context.Context) error {
 	if e.Signal == SignalNone && e.Interval <= 0 {
 		return fmt.Errorf("%w: signal %q needs a positive interval", ErrConfig, SignalNone)
@@ -108,6 +109,7 @@ func (e *Execd) Run(ctx context.Context) error {
 		defer tick.Stop()
 		t.tick = tick.C
 	}
+	out := cancelWriter{ctx: ctx, w: e.Stdout}
 	return p.Run(ctx, t, func(f frame.Frame, err error) error {
 		c := e.Collector
 		c.problems, c.notes = c.problems[:0], nil
@@ -116,15 +118,53 @@ func (e *Execd) Run(ctx context.Context) error {
 			return nil
 		}
 		c.notes = f.Notes
-		switch err := c.writeFrame(f, e.Stdout, e.Log); {
+		switch err := c.writeFrame(f, out, e.Log); {
 		case err == nil:
 			return nil
+		case errors.Is(err, errWriteLeft):
+			// The write goes on reading the batch's buffer: the next
+			// batch, should this Collector run again, gets its own.
+			c.lw = lineWriter{}
+			e.Log.Debugf("stopping: %v", context.Cause(ctx))
+			return frame.ErrStop
 		case errors.Is(err, syscall.EPIPE), errors.Is(err, io.ErrClosedPipe):
 			return frame.ErrStop // the reader went away: nothing left to do
 		default:
 			return fmt.Errorf("writing metrics: %w", err)
 		}
 	})
+}
+
+// errWriteLeft is cancelWriter's error for a write it stopped waiting for.
+var errWriteLeft = errors.New("write left blocked: the run was cancelled")
+
+// cancelWriter writes to w in a goroutine of its own and waits for it or
+// for ctx to end: a write to a stdout nobody reads (a Telegraf that
+// stopped reading, a test's pipe) blocks for good, and must not keep Run
+// from returning at SIGTERM. A write left so ends when w's reader reads,
+// or w is closed (ReleasePipes), or the process exits; it reads p until
+// then, so the caller does not reuse p.
+type cancelWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c cancelWriter) Write(p []byte) (int, error) {
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1) // the write's goroutine never waits on it
+	go func() {
+		n, err := c.w.Write(p)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-c.ctx.Done():
+		return 0, errWriteLeft
+	}
 }
 
 // execdTrigger fires the gathers of Execd: per stdin line (every mode but
