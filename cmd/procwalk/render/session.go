@@ -189,7 +189,11 @@ func writeBlock(w io.Writer, t *Table, width int) error {
 
 // addAgentLines says what an agent's transcript and processes tell.
 func addAgentLines(kv *Table, s *session.Session, a *session.AgentState, now time.Time) {
-	kv.Add("status", fmt.Sprintf("%s for %s: %s", a.Status, Duration(a.StatusFor), procwalk.Printable(a.Why))) // Why may quote the transcript's error text
+	status := a.Status
+	if a.StatusFor > 0 { // 0: entered at this gather, as far as this run saw (a one-shot session's first look)
+		status += " for " + Duration(a.StatusFor)
+	}
+	kv.Add("status", status+": "+procwalk.Printable(a.Why)) // Why may quote the transcript's error text
 	switch {
 	case a.Binding == session.BindAmbiguous:
 		kv.Add("binding", procwalk.Printable("ambiguous: one of "+strings.Join(a.Candidates, ", ")+"; none read"))

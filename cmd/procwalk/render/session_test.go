@@ -57,6 +57,15 @@ turns: 2, last entry tool_use, tool uses awaiting results: 1 (partial: of the pa
 		t.Errorf("an error's text:\n%s", got)
 	}
 	a.Status, a.Why = "blocked", why
+	// Seen in that status first at this gather (a one-shot command's only
+	// look): no "for 0s".
+	idle := *a
+	idle.Status, idle.StatusFor, idle.Why = "idle", 0, "no transcript found, and its processes are quiet"
+	var kv Table
+	addAgentLines(&kv, &s, &idle, now)
+	if got := strings.Join(kv.Rows[0], ": "); got != "status: idle: no transcript found, and its processes are quiet" {
+		t.Errorf("a status entered at this gather: %q", got)
+	}
 	// What the session says of itself, its cost and rate limits.
 	a.Transcript.Title, a.Transcript.GitBranch, a.Transcript.Version, a.Transcript.PermissionMode = "lexer \x1b[1mv2", "main", "2.1.42", "plan"
 	a.CostUSD, a.HaveCost, a.Transcript.HaveRateLimits, a.Transcript.RateLimitPrimaryPercent, a.Transcript.RateLimitSecondaryPercent = 0.33796, true, true, 7, 77.5
