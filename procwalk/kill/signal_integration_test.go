@@ -639,16 +639,25 @@ func TestLiveTmuxContinuesStoppedPane(t *testing.T) {
 	if err != nil {
 		t.Skip("no tmux")
 	}
-	socket := fmt.Sprintf("procwalk-stop-%d", os.Getpid())
+	// A short directory of our own (unix socket paths are limited to 108
+	// bytes), removed with the socket tmux leaves behind.
+	dir, err := os.MkdirTemp("", "pwstop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := filepath.Join(dir, "s")
 	run := func(args ...string) string {
-		out, err := exec.Command(tmux, append([]string{"-L", socket, "-f", "/dev/null"}, args...)...).Output()
+		out, err := exec.Command(tmux, append([]string{"-S", socket, "-f", "/dev/null"}, args...)...).Output()
 		if err != nil {
 			t.Fatalf("tmux %q: %v", args, err)
 		}
 		return strings.TrimSpace(string(out))
 	}
+	t.Cleanup(func() {
+		exec.Command(tmux, "-S", socket, "kill-server").Run() // our own server and its pane
+		os.RemoveAll(dir)
+	})
 	run("new-session", "-d", "-s", "stop", "exec sleep 600")
-	t.Cleanup(func() { exec.Command(tmux, "-L", socket, "kill-server").Run() }) // our own server and its pane
 	pid, err := strconv.Atoi(run("display-message", "-p", "-t", "stop", "#{pane_pid}"))
 	if err != nil {
 		t.Fatal(err)

@@ -132,15 +132,25 @@ func PadLeft(s string, n int) string {
 
 // Wrap breaks s into lines of at most n cells, at spaces (dropped) and
 // after commas: a word, a path or a number is never broken; one longer
-// than n is a line of its own, whole.
+// than n is a line of its own, whole. A list of values joined by bars
+// (rss|pss|uss|...) longer than n is no word: it breaks after a bar.
 func Wrap(s string, n int) []string {
 	var lines []string
 	line := ""
+	bars := false // in a list joined by bars that is broken after each bar
 	for s != "" {
 		// The next piece: up to and including a space or a comma.
 		end := strings.IndexAny(s, " ,")
 		if end < 0 {
 			end = len(s) - 1
+		}
+		if !bars && strings.IndexByte(s[:end], '|') >= 0 && Width(s[:end]) > n {
+			bars = true
+		}
+		if bar := strings.IndexByte(s[:end], '|'); bars && bar >= 0 {
+			end = bar
+		} else {
+			bars = false
 		}
 		piece := s[:end+1]
 		s = s[end+1:]

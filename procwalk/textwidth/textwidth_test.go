@@ -74,6 +74,10 @@ func TestWrap(t *testing.T) {
 		{"a,b,c,d", 4, []string{"a,b,", "c,d"}},
 		{"x /a/very/long/path/that/does/not/fit y", 10, []string{"x", "/a/very/long/path/that/does/not/fit", "y"}},
 		{"日本語 日本語 日本語", 13, []string{"日本語 日本語", "日本語"}},
+		// A list joined by bars breaks after a bar when it does not fit.
+		{"sort by rss|pss|uss|swap|cpu|time (default rss)", 16, []string{"sort by rss|pss|", "uss|swap|cpu|", "time (default", "rss)"}},
+		{"key rss|pss|uss end", 12, []string{"key", "rss|pss|uss", "end"}}, // it fits a line
+		{"a|b fits", 20, []string{"a|b fits"}},
 	} {
 		if got := Wrap(tt.s, tt.n); !slices.Equal(got, tt.want) {
 			t.Errorf("Wrap(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)

@@ -16,19 +16,24 @@ import (
 // live.go is the Source of this host's frames: one pipeline whose frames
 // stay valid while the next is gathered (the view shows one meanwhile).
 
-// LiveConfig is what a LiveSource gathers with.
+// LiveConfig is what a LiveSource gathers with. Its zero value is not
+// enough: Pipeline is the command's (the /proc root, the snapshot source,
+// the clock and the memory policy), which the view has no default for.
+// Every other field may be left zero.
 type LiveConfig struct {
 	// Pipeline (required) gathers the frames (frame.HoldLast retention); the source
 	// sets its grouper and fields for each gather.
 	Pipeline *frame.Pipeline
 	// Processes groups what the process views need: the cgroups of the
-	// gauges.
+	// gauges; nil: none (no gauges).
 	Processes *session.Grouper
 	// NewSessions makes the grouper of every kind the sessions views
 	// list: made when they are shown, dropped when they are left (its
 	// memory of every session is megabytes). Sessions is the first one,
 	// made before the view starts (so that its errors stop the command);
-	// nil: made when first needed. NewSessions is required.
+	// nil: made when first needed. Without NewSessions, Sessions is kept
+	// for good; without either, a sessions view's Gather fails with
+	// ErrNoSessions.
 	NewSessions func() (*session.Grouper, error)
 	Sessions    *session.Grouper
 	// Home is the reference of the cgroup session the gauges show (--cgroup);
@@ -66,9 +71,17 @@ type liveReply struct {
 // ErrClosed answers a Gather after the source stopped.
 var ErrClosed = errors.New("top: the source is closed")
 
+// ErrNoSessions answers a sessions view's Gather when LiveConfig has no
+// grouper for it (neither Sessions nor NewSessions).
+var ErrNoSessions = errors.New("top: no sessions grouper: set LiveConfig.NewSessions")
+
 // NewLiveSource starts the driver of cfg.Pipeline, on a goroutine of its
-// own until ctx ends or Close.
+// own until ctx ends or Close. A nil Pipeline panics here, where the
+// mistake is, not on the driver's goroutine.
 func NewLiveSource(ctx context.Context, cfg LiveConfig) *LiveSource {
+	if cfg.Pipeline == nil {
+		panic("top: NewLiveSource: LiveConfig.Pipeline is required")
+	}
 	s := &LiveSource{cfg: cfg, sessions: cfg.Sessions, reqs: make(chan liveRequest), done: make(chan struct{})}
 	ctx, s.stop = context.WithCancel(ctx)
 	go func() {
@@ -109,6 +122,10 @@ func (s *LiveSource) Wait(ctx context.Context) bool {
 	p, g := s.cfg.Pipeline, s.cfg.Processes
 	if s.cur.need.Sessions {
 		if s.sessions == nil {
+			if s.cfg.NewSessions == nil {
+				s.cur.reply <- liveReply{err: ErrNoSessions}
+				return s.Wait(ctx)
+			}
 			// The view left a process view, dropping its tables of rows
 			// (two of 1.2 MB at 10,000 processes): given back first, the
 			// memory of every session grouped next takes their place
@@ -121,9 +138,10 @@ func (s *LiveSource) Wait(ctx context.Context) bool {
 			}
 		}
 		g = s.sessions
-	} else if s.sessions != nil {
+	} else if s.sessions != nil && s.cfg.NewSessions != nil {
 		// Left: its memory of every session's members would stay
-		// resident, and be stale when the view comes back.
+		// resident, and be stale when the view comes back (kept when
+		// it cannot be made again).
 		s.sessions = nil
 		p.Trim()
 	}

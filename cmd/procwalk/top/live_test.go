@@ -65,3 +65,50 @@ func TestLiveSource(t *testing.T) {
 		t.Errorf("after Close: %v", err)
 	}
 }
+
+// Every field of LiveConfig but Pipeline may be left zero: no Processes
+// groups nothing (no gauges); no NewSessions keeps Sessions for good, and
+// with neither a sessions view's Gather fails with ErrNoSessions, the
+// source serving on (it called a nil NewSessions on its driver's
+// goroutine). A nil Pipeline panics in NewLiveSource.
+func TestLiveSourceZeroFields(t *testing.T) {
+	fs, err := procwalk.NewFS(fixtureProc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipeline := func() *frame.Pipeline {
+		return frame.New(fs, frame.Config{Memory: frame.Memory{Retention: frame.HoldLast},
+			Clock: &stepClock{t: time.Unix(1700000000, 0), step: time.Second}})
+	}
+	s := NewLiveSource(context.Background(), LiveConfig{Pipeline: pipeline()})
+	if f, err := s.Gather(Need{}, nil); err != nil || len(f.Sessions) != 0 || f.Snapshot == nil {
+		t.Fatalf("process view, no groupers: %v, %d sessions", err, len(f.Sessions))
+	}
+	if _, err := s.Gather(Need{Sessions: true}, nil); !errors.Is(err, ErrNoSessions) {
+		t.Errorf("sessions view, no groupers: %v; want ErrNoSessions", err)
+	}
+	if _, err := s.Gather(Need{}, nil); err != nil {
+		t.Errorf("after ErrNoSessions: %v", err)
+	}
+	s.Close()
+
+	g, err := session.NewGrouper(fs, session.Config{Kinds: []string{session.KindSID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = NewLiveSource(context.Background(), LiveConfig{Pipeline: pipeline(), Sessions: g})
+	defer s.Close()
+	for i, need := range []Need{{Sessions: true}, {}, {Sessions: true}} {
+		f, err := s.Gather(need, nil)
+		if err != nil || need.Sessions != (len(f.Sessions) > 0) {
+			t.Errorf("gather %d (sessions %v), Sessions without NewSessions: %v, %d sessions", i, need.Sessions, err, len(f.Sessions))
+		}
+	}
+
+	defer func() {
+		if recover() == nil {
+			t.Error("NewLiveSource without a Pipeline did not panic")
+		}
+	}()
+	NewLiveSource(context.Background(), LiveConfig{})
+}
