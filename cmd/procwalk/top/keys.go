@@ -63,7 +63,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.regather()
 	case m.searching:
 		m.editSearch(msg)
-		return nil
+		return m.regather() // command lines off screen are read for it
 	case m.help:
 		m.help = false // any key closes the help
 		return nil

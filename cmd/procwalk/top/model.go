@@ -221,7 +221,7 @@ func (m *Model) gather() tea.Cmd {
 
 // shownKey names what the screen shows: a gather plans for it (regather).
 func (m *Model) shownKey() string {
-	return fmt.Sprint(m.view, m.member, m.filter, m.sortCol[m.view], m.reverse, m.offset, m.height, m.folded)
+	return fmt.Sprint(m.view, m.member, m.filter, m.search, m.sortCol[m.view], m.reverse, m.offset, m.height, m.folded)
 }
 
 // plan works out, from the view as it is now, what the next frame needs of
@@ -229,6 +229,9 @@ func (m *Model) shownKey() string {
 // (in the spare storage) and reads the rest of those on screen.
 func (m *Model) plan() (Need, func(Frame) []table.Row) {
 	v, filter, folded, member := m.view, m.filter, maps.Clone(m.folded), m.member
+	// A filter or a search matches every process's command line, not only
+	// those of the rows on screen.
+	matching := filter != "" || m.search != ""
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
@@ -244,11 +247,11 @@ func (m *Model) plan() (Need, func(Frame) []table.Row) {
 		need.Sessions = true
 	case viewProcesses:
 		need.Every |= table.SortNeeds(c)
-		if filter != "" {
+		if matching {
 			need.Every |= procwalk.FieldCmdline
 		}
 	case viewTree:
-		if filter != "" {
+		if matching {
 			need.Every |= procwalk.FieldCmdline // matches and their ancestors
 		}
 	}
@@ -290,6 +293,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			m.planned = msg.planned
 			m.setFrame(msg.frame)
+			if m.searching && m.alarm { // not found in the rows before: the new frame read every command line
+				m.status, m.alarm = "", false
+				m.jump(m.cursor)
+			}
 		}
 		// A frame gathered at once for a key (regather) schedules a tick
 		// too: the ticks of older frames are stale, or each such key would

@@ -181,6 +181,27 @@ func TestSearchJumps(t *testing.T) {
 	}
 }
 
+// A search finds a row by a command line off screen: the next gather reads
+// every process's command line for it, as for the filter (it found only
+// rows on screen and names: "http.server" is pid 120's command line alone,
+// the 7th row, below a 10-line screen).
+func TestSearchReadsCommandLinesOffScreen(t *testing.T) {
+	m, _, _ := newTestModel(t, 80, 10)
+	if n := m.tableHeight(); n >= 7 {
+		t.Fatalf("%d rows on screen: pid 120 must be below them", n)
+	}
+	press(m, "/")
+	for _, k := range "http.server" {
+		press(m, string(k))
+	}
+	if sel := m.selected(); sel == nil || sel.Proc == nil || sel.Proc.ID.PID != 120 || m.alarm {
+		t.Fatalf("search http.server: selected %+v, status %q", sel, m.status)
+	}
+	if !strings.Contains(m.Screen(), "    120 ") {
+		t.Errorf("the row found is not on screen:\n%s", m.Screen())
+	}
+}
+
 // A click selects a row, a click on a title sorts by its column (again:
 // the other way), the wheel scrolls.
 func TestMouse(t *testing.T) {
