@@ -3,6 +3,7 @@
 package plugin
 
 import (
+	"fmt"
 	"os"
 	"regexp"
 	"slices"
@@ -116,4 +117,45 @@ func TestREADMELayout(t *testing.T) {
 	if lines == 0 {
 		t.Error("Example Output has no line")
 	}
+}
+
+// selfTable is plugin/README.md's table of the procwalk line's fields.
+func selfTable() string {
+	var b strings.Builder
+	b.WriteString("| field | type | unit | kind | meaning |\n|---|---|---|---|---|\n")
+	for _, f := range SelfFields() {
+		kind := ""
+		if f.Kind != 0 {
+			kind = f.Kind.String()
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", f.Name, f.Type, f.Unit, kind, f.Help)
+	}
+	return b.String()
+}
+
+// TestREADMESelfTable: plugin/README.md's table of the procwalk line is
+// SelfFields; UPDATE_GOLDEN=1 go test ./plugin -run TestREADMESelfTable
+// rewrites it.
+func TestREADMESelfTable(t *testing.T) {
+	const begin, end = "<!-- begin procwalk fields: generated from SelfFields by go test; UPDATE_GOLDEN=1 rewrites it -->\n", "<!-- end procwalk fields -->\n"
+	b, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, rest, ok := strings.Cut(string(b), begin)
+	got, tail, ok2 := strings.Cut(rest, end)
+	if !ok || !ok2 {
+		t.Fatalf("README.md lacks the markers of the procwalk fields table:\n%s%s", begin, end)
+	}
+	want := selfTable()
+	if got == want {
+		return
+	}
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.WriteFile("README.md", []byte(head+begin+want+end+tail), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's procwalk fields table is not SelfFields; UPDATE_GOLDEN=1 go test ./plugin -run TestREADMESelfTable rewrites it. Want:\n%s", want)
 }

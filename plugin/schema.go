@@ -166,6 +166,40 @@ func ProcessStrings() []StringField {
 	}
 }
 
+// SelfField is a field of the procwalk self line: its type (int, float,
+// bool or string), unit, kind (none for a string) and meaning, as
+// plugin/README.md's table shows it. A test checks that writeSelf writes
+// these fields, typed so, and no other.
+type SelfField struct {
+	Name, Type, Unit string
+	Kind             metric.Kind
+	Help             string
+}
+
+// SelfFields are the fields of the procwalk line, in the order written.
+func SelfFields() []SelfField {
+	return []SelfField{
+		{"gather_seconds", "float", "seconds", metric.Gauge, "the whole gather: scan, sessions, encoding, up to this line"},
+		{"scan_seconds", "float", "seconds", metric.Gauge, "the snapshot alone (the /proc scan, or the BPF iterator's read)"},
+		{"source", "string", "", 0, "which snapshot source took it: `proc` or `bpf` (the `source` option, `procwalk telegraf --source`)"},
+		{"source_note", "string", "", 0, "why that source: `asked for bpf`, `auto: bpf needs root (CAP_SYS_ADMIN) or CAP_BPF and CAP_PERFMON`, `bpf source failed to load: ...; read /proc instead`; and what the BPF source could not do in this gather: `N of M processes hidden from the iterator read from /proc`, `RSS of N processes lacks its per-CPU parts (the shared count alone ...)`"},
+		{"processes", "int", "", metric.Gauge, "processes seen"},
+		{"processes_listed", "int", "", metric.Gauge, "pid directories listed"},
+		{"processes_gone", "int", "", metric.Gauge, "listed but exited mid-scan (normal churn)"},
+		{"processes_malformed", "int", "", metric.Gauge, "processes with a file that did not parse"},
+		{"processes_timed_out", "int", "", metric.Gauge, "processes with a read that blocked past the read timeout (2 s: a stuck memory-map lock): kept with stat and statm only, or left out when stat or statm blocked"},
+		{"partial_reads", "int", "", metric.Gauge, "files the kernel refused (io, smaps of other users' processes without root; hidepid)"},
+		{"others_hidden", "bool", "", metric.Gauge, "/proc is mounted hidepid and we are not root: other users' processes may be missing"},
+		{"sessions", "int", "", metric.Gauge, "sessions written"},
+		{"lines", "int", "", metric.Gauge, "lines written before this one in the batch"},
+		{"dropped_lines", "int", "", metric.Gauge, "lines the encoder rejected (0 unless there is a bug)"},
+		{"errors", "int", "", metric.Gauge, "partial failures of this gather (a hook's error ...)"},
+		{"gathers_skipped", "int", "", metric.Counter, "execd: stdin lines merged into one gather since the start (lines queued while a gather ran are answered by one batch)"},
+		{"cpu_time_seconds", "float", "seconds", metric.Counter, "CPU procwalk has used since it started (its `cpu_time_seconds` as a process); in the compiled-in input, Telegraf's process: every plugin it runs"},
+		{"max_rss_bytes", "int", "bytes", metric.Gauge, "procwalk's peak resident memory; in the compiled-in input, Telegraf's"},
+	}
+}
+
 // selfStats is what a gather knows about itself.
 type selfStats struct {
 	schema        string

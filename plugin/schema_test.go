@@ -4,6 +4,8 @@ package plugin
 
 import (
 	"errors"
+	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 	"testing"
@@ -319,5 +321,53 @@ func TestWriteAgentStatus(t *testing.T) {
 		if p.measurement != MeasurementAgent || !reflect.DeepEqual(p.tags, wantTags) || !reflect.DeepEqual(p.fields, map[string]any{"value": want}) || !p.time.Equal(t0) {
 			t.Errorf("line %d: %+v, want %s tags %v value=%d", i, p, MeasurementAgent, wantTags, want)
 		}
+	}
+}
+
+// TestSelfLineIsSelfFields: the compiled-in input's procwalk line holds the
+// fields of SelfFields (plugin/README.md's table), each of its type and
+// added as its kind (a string untyped), and no other; source_note only
+// when there is a note.
+func TestSelfLineIsSelfFields(t *testing.T) {
+	in := &Input{Proc: fixtureProc, Passwd: "testdata/passwd"}
+	if err := in.Init(); err != nil {
+		t.Fatal(err)
+	}
+	var acc fakeAcc
+	if err := in.Gather(&acc); err != nil {
+		t.Fatal(err)
+	}
+	var self map[string]any
+	for _, p := range acc.points {
+		if p.measurement == MeasurementSelf {
+			self = maps.Clone(p.fields)
+		}
+	}
+	if self == nil {
+		t.Fatal("no procwalk line")
+	}
+	for _, f := range SelfFields() {
+		v, ok := self[f.Name]
+		if !ok {
+			if f.Name != "source_note" {
+				t.Errorf("the procwalk line has no %s", f.Name)
+			}
+			continue
+		}
+		delete(self, f.Name)
+		typ := fmt.Sprintf("%T", v)
+		if want := map[string]string{"int": "int64", "float": "float64", "bool": "bool", "string": "string"}[f.Type]; typ != want {
+			t.Errorf("%s is a %s, want %s (%s)", f.Name, typ, want, f.Type)
+		}
+		kind := "untyped"
+		if f.Kind != 0 {
+			kind = f.Kind.String()
+		}
+		if got := acc.kinds[MeasurementSelf+" "+f.Name]; got != kind {
+			t.Errorf("%s added as %s, want %s", f.Name, got, kind)
+		}
+	}
+	for name := range self {
+		t.Errorf("the procwalk line has %s, which SelfFields (plugin/README.md's table) lacks", name)
 	}
 }

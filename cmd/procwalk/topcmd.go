@@ -58,6 +58,9 @@ func newTopCommand(g *globals, e *env) *ffcli.Command {
 	fs := newFlagSet("top", g, e.stderr)
 	c.fs = fs
 	c.f.register(fs)
+	// Taken, not refused, so that a config file's no-rates line for
+	// sessions does not stop top; but it is no one-scan mode here.
+	fs.Lookup("no-rates").Usage = "ignored: top measures rates between its refreshes (--once: two scans --interval apart)"
 	kindsSpec().String(fs, &c.kind, "kind", "", "session kinds of the sessions view, comma-separated (default: "+strings.Join(session.OverviewKinds(), ",")+"); cgroup is always read for the gauges")
 	cmdline.Spec{Meta: "KIND:NAME"}.String(fs, &c.cgroup, "cgroup", "", "the cgroup session the gauges show, e.g. cgroup:pod/<uid> (default: the one procwalk runs in)")
 	fs.BoolVar(&c.once, "once", false, "print one text frame and exit, for pipes and logs")

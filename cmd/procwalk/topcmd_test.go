@@ -153,3 +153,13 @@ func TestTopKindInSessionsView(t *testing.T) {
 		t.Errorf("not the user sessions alone, or not their count:\n%s", r.stdout)
 	}
 }
+
+// top takes --no-rates (a config file shared with sessions may set it) but
+// measures rates anyway: its help says so rather than promising one scan.
+func TestTopHelpNoRatesIgnored(t *testing.T) {
+	clearEnv(t)
+	r := cli(t, "top", "--help")
+	if r.code != exitOK || !strings.Contains(r.stdout, "--no-rates") || !strings.Contains(r.stdout, "ignored: top measures rates between its") || strings.Contains(r.stdout, "scan once") {
+		t.Errorf("top --help on --no-rates: exit %d\n%s", r.code, r.stdout)
+	}
+}

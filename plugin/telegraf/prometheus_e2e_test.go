@@ -354,7 +354,8 @@ func idsButPID() []string {
 }
 
 // TestPrometheusExample: examples/telegraf-prometheus.conf renames every
-// counter that procwalk_session and procwalk_process carry to NAME_total,
+// counter that procwalk_session, procwalk_process and the procwalk line
+// carry to NAME_total,
 // and excludes every id of a process but its pid, as the catalogue has
 // them: a counter or an id added to the catalogue fails here until the
 // example knows it.
@@ -383,6 +384,11 @@ func TestPrometheusExample(t *testing.T) {
 	for _, d := range slices.Concat(plugin.SessionFields(), plugin.ProcessFields()) {
 		if d.Kind == pwmetric.Counter && !renamed[d.Name] {
 			t.Errorf("counter %s: the example's processors.rename has no %s_total", d.Name, d.Name)
+		}
+	}
+	for _, f := range plugin.SelfFields() {
+		if f.Kind == pwmetric.Counter && !renamed[f.Name] {
+			t.Errorf("counter %s of the procwalk line: the example's processors.rename has no %s_total", f.Name, f.Name)
 		}
 	}
 	ids := idsButPID()
