@@ -526,14 +526,14 @@ func TestConflictNamesItsSource(t *testing.T) {
 		t.Errorf("sessions sort needing rates beside --no-rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
 	t.Setenv("PROCWALK_RATES", "true")
-	r = cli(t, "telegraf", "--interval", "0s")
+	r = cli(t, fixture("telegraf", "--interval", "0s")...)
 	want = "procwalk: --interval 0s: PROCWALK_RATES needs two samples a positive time apart, such as 1s\n"
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("telegraf with env rates: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
 	}
 	os.Unsetenv("PROCWALK_RATES")
 	conf = writeConfig(t, "signal none\n")
-	r = cli(t, "telegraf", "--execd", "--config", conf, "--interval", "0s")
+	r = cli(t, fixture("telegraf", "--execd", "--config", conf, "--interval", "0s")...)
 	want = "E! --interval 0s: signal none (config file " + conf + " line 1) gathers every --interval, which must be positive, such as 10s\n"
 	if r.code != exitUsage || r.stderr != want {
 		t.Errorf("telegraf --execd with config signal none: exit %d, stderr %q; want 2, %q", r.code, r.stderr, want)
