@@ -92,23 +92,26 @@ type Model struct {
 	editing   bool // typing a filter
 	search    string
 	searching bool // typing a search
-	folded    map[procwalk.ProcID]bool
-	cursor    int
-	offset    int
-	width     int
-	height    int
-	help      bool
-	plain     bool // text alone, no styles (--once)
-	confirm   *confirmation
-	status    string
-	alarm     bool // status is a warning or a refusal
-	killing   bool
-	gathered  bool   // a gather is under way
-	frames    int    // frames received, to know the last one's tick
-	pending   bool   // the view waits for a frame with every session kind
-	shown     string // what the last gather was planned for (regather)
-	rows      []table.Row
-	cols      []table.Column
+	// seeking: n found no row on hand holding the search; the next frame
+	// reads every command line and is searched again.
+	seeking  bool
+	folded   map[procwalk.ProcID]bool
+	cursor   int
+	offset   int
+	width    int
+	height   int
+	help     bool
+	plain    bool // text alone, no styles (--once)
+	confirm  *confirmation
+	status   string
+	alarm    bool // status is a warning or a refusal
+	killing  bool
+	gathered bool   // a gather is under way
+	frames   int    // frames received, to know the last one's tick
+	pending  bool   // the view waits for a frame with every session kind
+	shown    string // what the last gather was planned for (regather)
+	rows     []table.Row
+	cols     []table.Column
 	// spare is a rows slice no one shows, its storage reused by the next
 	// rows built (a table of 10,000 rows is two megabytes a frame).
 	spare []table.Row
@@ -184,6 +187,9 @@ type (
 		frame   Frame
 		err     error
 		planned *plannedRows
+		// matched: every process's command line was read (a filter, a
+		// search being typed or sought again).
+		matched bool
 	}
 	// tickMsg is the tick scheduled after frame number frame: only the
 	// last frame's starts a gather.
@@ -207,6 +213,7 @@ func (m *Model) gather() tea.Cmd {
 	src := m.src
 	need, visible := m.plan()
 	key := m.shown
+	matched := need.Every&procwalk.FieldCmdline != 0
 	return func() tea.Msg {
 		var planned *plannedRows
 		f, err := src.Gather(need, func(f Frame) {
@@ -215,13 +222,13 @@ func (m *Model) gather() tea.Cmd {
 			}
 		})
 		f.AllKinds = need.Sessions
-		return frameMsg{f, err, planned}
+		return frameMsg{f, err, planned, matched}
 	}
 }
 
 // shownKey names what the screen shows: a gather plans for it (regather).
 func (m *Model) shownKey() string {
-	return fmt.Sprint(m.view, m.member, m.filter, m.search, m.sortCol[m.view], m.reverse, m.offset, m.height, m.folded)
+	return fmt.Sprint(m.view, m.member, m.filter, m.searching, m.seeking, m.sortCol[m.view], m.reverse, m.offset, m.height, m.folded)
 }
 
 // plan works out, from the view as it is now, what the next frame needs of
@@ -229,9 +236,11 @@ func (m *Model) shownKey() string {
 // (in the spare storage) and reads the rest of those on screen.
 func (m *Model) plan() (Need, func(Frame) []table.Row) {
 	v, filter, folded, member := m.view, m.filter, maps.Clone(m.folded), m.member
-	// A filter or a search matches every process's command line, not only
-	// those of the rows on screen.
-	matching := filter != "" || m.search != ""
+	// A filter, or a search while it is typed or sought again (n), matches
+	// every process's command line, not only those of the rows on screen.
+	// A search kept with Enter does not: reading every command line takes
+	// each target's memory map lock, refresh after refresh.
+	matching := filter != "" || m.searching || m.seeking
 	c, reverse := m.sortCol[m.view], m.reverse
 	offset, height := m.offset, m.tableHeight()
 	cfg, killer, metrics := m.cfg, m.killer, m.metrics
@@ -293,9 +302,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			m.planned = msg.planned
 			m.setFrame(msg.frame)
-			if m.searching && m.alarm { // not found in the rows before: the new frame read every command line
+			if (m.searching || m.seeking) && m.alarm && msg.matched { // not found in the rows before: look in every command line
 				m.status, m.alarm = "", false
-				m.jump(m.cursor)
+				if m.seeking {
+					m.jump(m.cursor + 1) // n: the next one
+				} else {
+					m.jump(m.cursor)
+				}
+			}
+			if msg.matched {
+				m.seeking = false
 			}
 		}
 		// A frame gathered at once for a key (regather) schedules a tick

@@ -11,6 +11,7 @@ import (
 
 	"github.com/procwalk/procwalk/cmd/procwalk/render"
 	"github.com/procwalk/procwalk/cmd/procwalk/top/table"
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
@@ -199,6 +200,36 @@ func TestSearchReadsCommandLinesOffScreen(t *testing.T) {
 	}
 	if !strings.Contains(m.Screen(), "    120 ") {
 		t.Errorf("the row found is not on screen:\n%s", m.Screen())
+	}
+}
+
+// A search kept with Enter stops reading every command line, refresh after
+// refresh (each read takes the target's memory map lock); n reads them
+// once more when no row on hand holds the text.
+func TestKeptSearchReadsCommandLinesOnlyWhenSought(t *testing.T) {
+	m, src, _ := newTestModel(t, 80, 10)
+	press(m, "/")
+	for _, k := range "http.server" {
+		press(m, string(k))
+	}
+	if src.need.Every&procwalk.FieldCmdline == 0 {
+		t.Fatalf("typing a search: the gather read no command lines (need %+v)", src.need)
+	}
+	press(m, "enter", "home")
+	drain(m, m.gather()) // a refresh
+	if src.need.Every&procwalk.FieldCmdline != 0 {
+		t.Fatalf("a kept search still reads every command line (need %+v)", src.need)
+	}
+	if sel := m.selected(); sel == nil || sel.Proc == nil || sel.Proc.ID.PID == 120 {
+		t.Fatalf("home: selected %+v", sel)
+	}
+	press(m, "n")
+	if sel := m.selected(); sel == nil || sel.Proc == nil || sel.Proc.ID.PID != 120 || m.alarm {
+		t.Fatalf("n: selected %+v, status %q", sel, m.status)
+	}
+	drain(m, m.gather())
+	if src.need.Every&procwalk.FieldCmdline != 0 {
+		t.Fatalf("after n found its row, refreshes still read every command line (need %+v)", src.need)
 	}
 }
 
