@@ -309,6 +309,16 @@ func Find(sessions []Session, ref string) (*Session, error) {
 			return s, nil
 		}
 	}
+	if kind == KindUser {
+		// user:UID is the session of that uid, named by its user when
+		// the user database has it (user:1000 is user:alice): scripts
+		// write user:$(id -u).
+		for i := range sessions {
+			if s := &sessions[i]; s.Kind == KindUser && s.Attrs[AttrUID] == name {
+				return s, nil
+			}
+		}
+	}
 	if len(names) == 0 {
 		if present := presentKinds(sessions); len(present) > 0 {
 			return nil, fmt.Errorf("%w %s: there are no %s sessions; kinds present: %s", ErrNoSession, ref, kind, strings.Join(present, ", "))

@@ -232,6 +232,21 @@ func TestFind(t *testing.T) {
 	if s, err := Find(sessions, "cgroup:pod/x:y"); err != nil || s.Name != "pod/x:y" {
 		t.Errorf("a name holding ':' = %v, %v", s, err)
 	}
+	// user:UID finds the user's session under its name; a user named by
+	// digits keeps its name.
+	users := []Session{
+		{Kind: KindUser, Name: "alice", Attrs: map[string]string{AttrUser: "alice", AttrUID: "1000"}},
+		{Kind: KindUser, Name: "1000", Attrs: map[string]string{AttrUser: "1000", AttrUID: "1001"}},
+		{Kind: KindUser, Name: "2000", Attrs: map[string]string{AttrUser: "2000", AttrUID: "2000"}},
+	}
+	for ref, want := range map[string]int{"user:alice": 0, "user:1000": 1, "user:1001": 1, "user:2000": 2} {
+		if s, err := Find(users, ref); err != nil || s != &users[want] {
+			t.Errorf("Find(%s) = %v, %v; want %s", ref, s, err, users[want].Name)
+		}
+	}
+	if s, err := Find(users, "user:1002"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Find(user:1002) = %v, %v; want ErrNoSession", s, err)
+	}
 	// SERVER/NAME finds a bare NAME on that server: the name a session had
 	// while another server also had a NAME keeps working.
 	servers := []Session{
