@@ -33,6 +33,10 @@ func TestParseStatus(t *testing.T) {
 		{"newline in name", "Name:\tevil\nname\nUid:\t7\t7\t7\t7\nVmSwap:\t1 kB\n", Status{RealUID: 7, EffectiveUID: 7, SwapBytes: 1024}},
 		// SIGSTOP (19) pending for the process, SIGHUP (1) for the thread.
 		{"pending signals", "Uid:\t1\t1\t1\t1\nSigPnd:\t0000000000000001\nShdPnd:\t0000000000040000\nSigBlk:\t0000000000010000\n", Status{RealUID: 1, EffectiveUID: 1, PendingSignals: 1<<18 | 1}},
+		// mips: 128 signals, 32 digits; the low 64 are kept.
+		{"128 signals", "Uid:\t1\t1\t1\t1\nShdPnd:\t80000000000000000000000000040000\nVmSwap:\t4 kB\n", Status{RealUID: 1, EffectiveUID: 1, PendingSignals: 1 << 18, SwapBytes: 4096}},
+		// A mask it cannot read fails no other line: every signal may be pending.
+		{"bad ShdPnd", "Uid:\t1\t1\t1\t1\nShdPnd:\tzz\nVmSwap:\t4 kB\n", Status{RealUID: 1, EffectiveUID: 1, PendingSignals: ^uint64(0), SwapBytes: 4096}},
 		{"unparsable ctxt switches are zero", "Uid:\t1\t1\t1\t1\nvoluntary_ctxt_switches:\tmany\n", Status{RealUID: 1, EffectiveUID: 1}},
 	}
 	for _, tt := range tests {
@@ -56,7 +60,6 @@ func TestParseStatusMalformed(t *testing.T) {
 		{"bad VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\tlots kB\n"},
 		{"empty VmSwap", "Uid:\t1\t1\t1\t1\nVmSwap:\n"},
 		{"VmSwap bytes overflow", "Uid:\t1\t1\t1\t1\nVmSwap:\t18014398509481984 kB\n"}, // 2^54 kB
-		{"bad ShdPnd", "Uid:\t1\t1\t1\t1\nShdPnd:\tzz\n"},
 	}
 	for _, tt := range tests {
 		got, err := parseStatus([]byte(tt.in))

@@ -132,15 +132,18 @@ func (h *ProcHandle) Signal(sig syscall.Signal) error {
 // take effect is over: the process is stopped (state T or t in stat, after
 // SIGSTOP or under a tracer) or no longer runs under this identity (either
 // way it forks no more), or it will not stop: a single-threaded process
-// that is not stopped and has no SIGSTOP pending took the signal, stopped
-// and was continued since by someone else. tmux does that to a pane's
-// process group as soon as the pane's process stops (server_child_stopped
-// sends SIGCONT), so a pane's shell never stays stopped. (The kernel
-// dequeues SIGSTOP and stops a single thread under one lock, the lock
-// status is read under: a STOP not pending was a stop that happened. A
-// multi-threaded process stops thread by thread after the dequeue, so it is
-// waited for as before.) A stat it cannot read counts as stopped: there is
-// nothing to wait for.
+// that is not stopped and has no SIGSTOP pending either took the signal,
+// stopped and was continued since by someone else, or lost it before
+// taking it (a SIGCONT discards a pending STOP; the kernel drops a STOP
+// sent to a pid namespace's init or to a process that is exiting). tmux
+// does the first to a pane's process group as soon as the pane's process
+// stops (server_child_stopped sends SIGCONT), so a pane's shell never
+// stays stopped. (The kernel dequeues SIGSTOP and stops a single thread
+// under one lock, the lock status is read under, so no stop is pending
+// unseen in between. A multi-threaded process stops thread by thread after
+// the dequeue, so it is waited for as before.) A stat it cannot read counts
+// as stopped: there is nothing to wait for; a status it cannot read, as
+// still running.
 func (h *ProcHandle) Stopped() bool {
 	st, err := h.fs.ReadStat(h.ID.PID)
 	if err != nil || st.StartTicks != h.ID.StartTicks {
@@ -154,7 +157,7 @@ func (h *ProcHandle) Stopped() bool {
 		return false
 	}
 	status, err := h.fs.ReadStatus(h.ID.PID)
-	return err != nil || status.PendingSignals&(1<<(syscall.SIGSTOP-1)) == 0
+	return err == nil && status.PendingSignals&(1<<(syscall.SIGSTOP-1)) == 0
 }
 
 // pollStep bounds one poll(2) so that Wait notices a cancelled context, and
