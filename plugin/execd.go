@@ -141,9 +141,10 @@ var errWriteLeft = errors.New("write left blocked: the run was cancelled")
 // cancelWriter writes to w in a goroutine of its own and waits for it or
 // for ctx to end: a write to a stdout nobody reads (a Telegraf that
 // stopped reading, a test's pipe) blocks for good, and must not keep Run
-// from returning at SIGTERM. A write left so ends when w's reader reads,
-// or w is closed (ReleasePipes), or the process exits; it reads p until
-// then, so the caller does not reuse p.
+// from returning at SIGTERM. A write left so ends when w's reader reads
+// or goes away, or when the process exits (closing a pipe's descriptor
+// does not end a write(2) under way; the reader may then see the batch's
+// last line cut); it reads p until then, so the caller does not reuse p.
 type cancelWriter struct {
 	ctx context.Context
 	w   io.Writer

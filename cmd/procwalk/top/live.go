@@ -111,20 +111,31 @@ func (s *LiveSource) Close() {
 
 // Wait is the driver's Trigger: the next request, whose need it sets on
 // the pipeline for the gather. It is for the source's own pipeline alone:
-// another caller would take the view's requests.
+// another caller would take the view's requests. A request it cannot
+// serve gets its error, and Wait takes the next.
 func (s *LiveSource) Wait(ctx context.Context) bool {
-	select {
-	case <-ctx.Done():
-		return false
-	case r := <-s.reqs:
-		s.cur = r
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case r := <-s.reqs:
+			s.cur = r
+		}
+		if err := s.prepare(); err != nil {
+			s.cur.reply <- liveReply{err: err}
+			continue
+		}
+		return true
 	}
+}
+
+// prepare sets the pipeline's grouper and fields for the request s.cur.
+func (s *LiveSource) prepare() error {
 	p, g := s.cfg.Pipeline, s.cfg.Processes
 	if s.cur.need.Sessions {
 		if s.sessions == nil {
 			if s.cfg.NewSessions == nil {
-				s.cur.reply <- liveReply{err: ErrNoSessions}
-				return s.Wait(ctx)
+				return ErrNoSessions
 			}
 			// The view left a process view, dropping its tables of rows
 			// (two of 1.2 MB at 10,000 processes): given back first, the
@@ -133,8 +144,7 @@ func (s *LiveSource) Wait(ctx context.Context) bool {
 			p.Trim()
 			var err error
 			if s.sessions, err = s.cfg.NewSessions(); err != nil {
-				s.cur.reply <- liveReply{err: err}
-				return s.Wait(ctx)
+				return err
 			}
 		}
 		g = s.sessions
@@ -147,7 +157,7 @@ func (s *LiveSource) Wait(ctx context.Context) bool {
 	}
 	p.SetGrouper(g)
 	p.SetFields(s.cur.need.Every)
-	return true
+	return nil
 }
 
 // deliver hands a frame to the request it was gathered for, after the
