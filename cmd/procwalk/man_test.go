@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // procwalk man is made from the help: every command and each of its flags
@@ -44,6 +46,20 @@ func TestManPage(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err != nil || len(out) > 0 {
 		t.Errorf("groff: %v\n%s", err, out)
+	}
+	// Formatted as man does for an 80-column terminal (a line of 78), no
+	// line is wider: the tables and examples, kept as they are, ran to 87
+	// cells, which the terminal broke mid-word.
+	cmd = exec.Command(groff, "-man", "-Tutf8", "-rLL=78n", "-P-cbou")
+	cmd.Stdin = strings.NewReader(r.stdout)
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("groff: %v", err)
+	}
+	for _, l := range strings.Split(string(out), "\n") {
+		if w := textwidth.Width(l); w > 80 {
+			t.Errorf("a line of %d cells at 80 columns: %q", w, l)
+		}
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/peterbourgon/ff/v3/ffcli"
+
+	"github.com/procwalk/procwalk/procwalk/textwidth"
 )
 
 // man.go writes the manual page in troff from the same help every --help
@@ -95,7 +97,9 @@ func withoutExitCodes(help, codes string) string {
 // kept as they are, headings (a line of capitals) in bold.
 func writeRoffHelp(b *strings.Builder, help string) {
 	inTable, blank := false, true
-	for _, line := range strings.Split(help, "\n") {
+	lines := strings.Split(help, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
 		heading := blank && isHeading(line)
 		blank = strings.TrimSpace(line) == ""
 		switch {
@@ -116,7 +120,11 @@ func writeRoffHelp(b *strings.Builder, help string) {
 				b.WriteString(".nf\n")
 				inTable = true
 			}
-			b.WriteString(roffText(line) + "\n")
+			fitted, joined := fitTableLine(line, lines[i+1:])
+			for _, l := range fitted {
+				b.WriteString(roffText(l) + "\n")
+			}
+			i += joined
 		default:
 			if inTable {
 				b.WriteString(".fi\n")
@@ -128,6 +136,52 @@ func writeRoffHelp(b *strings.Builder, help string) {
 	if inTable {
 		b.WriteString(".fi\n")
 	}
+}
+
+// manTableWidth is the cells a line kept as it is (.nf) has on an
+// 80-column terminal: man's line of 78 less the 7 it indents a section by.
+const manTableWidth = 71
+
+// fitTableLine breaks a table or example line of the help (written for 80
+// columns, from column 0) into lines of at most manTableWidth cells, which
+// the terminal would otherwise break mid-word, and says how many of the
+// lines after it it took in: a row "  TERM  text" takes the lines indented
+// under its text that continue it, and its text wraps under its column
+// (textwidth.Hang); a line without columns wraps under its own indent.
+func fitTableLine(line string, after []string) (fitted []string, joined int) {
+	if textwidth.Width(line) <= manTableWidth {
+		return []string{line}, 0
+	}
+	text := strings.TrimLeft(line, " ")
+	indent := line[:len(line)-len(text)]
+	// The lines that continue the row: indented deeper, no columns of their own.
+	col := 0
+	for _, next := range after {
+		cont := strings.TrimLeft(next, " ")
+		in := len(next) - len(cont)
+		if cont == "" || in <= len(indent) || strings.Contains(cont, "  ") {
+			break
+		}
+		col, joined = in, joined+1
+	}
+	gap := strings.Index(text, "  ")
+	if gap < 0 && joined > 0 {
+		gap = strings.IndexByte(text, ' ') // "124 guard: ..." continued under its text
+	}
+	if gap <= 0 {
+		var out []string
+		for _, l := range textwidth.Wrap(text, manTableWidth-len(indent)) {
+			out = append(out, indent+l)
+		}
+		return out, 0
+	}
+	rest := strings.TrimLeft(text[gap:], " ")
+	for _, next := range after[:joined] {
+		rest += " " + strings.TrimLeft(next, " ")
+	}
+	term := indent + text[:gap]
+	col = max(col, len(line)-len(strings.TrimLeft(text[gap:], " ")), len(term)+2)
+	return textwidth.Hang(term, rest, col-2, manTableWidth), joined
 }
 
 // isHeading reports whether a help line that starts a paragraph is a
