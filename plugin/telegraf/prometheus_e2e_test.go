@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -489,4 +490,97 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// TestPrometheusExampleWithExecd: examples/telegraf-prometheus.conf with
+// the [[inputs.execd]] its comment gives for a stock Telegraf in place of
+// [[inputs.procwalk]] serves the same metric names with the same label
+// names as the compiled-in input (so the dashboard's PromQL works on
+// either), every one untyped.
+func TestPrometheusExampleWithExecd(t *testing.T) {
+	e := setup(t)
+	compiled, viaExecd := freeAddr(t), freeAddr(t)
+	startTelegraf(t, e.telegraf, e.binDir, prometheusExample(t, compiled, fmt.Sprintf("  session_kinds = [\"tmux\"]\n  tmux_sockets = [%q]\n", e.socket)))
+
+	conf := prometheusExample(t, viaExecd, "")
+	head, rest, ok := strings.Cut(conf, "[[inputs.procwalk]]\n")
+	_, rest, ok2 := strings.Cut(rest, "\n# [[inputs.execd]]\n")
+	block, tail, ok3 := strings.Cut(rest, "\n\n")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("examples/telegraf-prometheus.conf has no commented [[inputs.execd]] block after [[inputs.procwalk]]")
+	}
+	execd := "[[inputs.execd]]\n"
+	for _, line := range strings.Split(block, "\n") {
+		execd += strings.TrimPrefix(line, "# ") + "\n"
+	}
+	const top = `"--process-top", "3"]`
+	if !strings.Contains(execd, top) {
+		t.Fatalf("the example's execd command has no %s for the test to extend:\n%s", top, execd)
+	}
+	execd = strings.Replace(execd, top, fmt.Sprintf(`"--process-top", "3", "--kind", "tmux", "--tmux-socket", %q]`, e.socket), 1)
+	log := startTelegraf(t, e.telegraf, e.binDir, head+execd+"\n"+tail)
+
+	// Rates come at the compiled-in input's second gather: wait until both
+	// pages have the test's session and the same names and labels.
+	var a, b map[string]string
+	for deadline := time.Now().Add(2 * runTimeout); ; time.Sleep(time.Second) {
+		a, b = metricShapes(t, compiled), metricShapes(t, viaExecd)
+		if a["procwalk_session_cpu_percent"] != "" && maps.Equal(a, b) || time.Now().After(deadline) {
+			break
+		}
+	}
+	for name, labels := range a {
+		if b[name] != labels {
+			t.Errorf("%s{%s} from the compiled-in input; with execd: {%s}", name, labels, b[name])
+		}
+	}
+	for name, labels := range b {
+		if _, ok := a[name]; !ok {
+			t.Errorf("%s{%s} with execd only", name, labels)
+		}
+	}
+	page := httpGet(t, "http://"+viaExecd+"/metrics")
+	for _, line := range strings.Split(page, "\n") {
+		if f := strings.Fields(line); len(f) == 4 && f[1] == "TYPE" && f[3] != "untyped" {
+			t.Errorf("with execd, %s is a %s: the example's comment says untyped", f[2], f[3])
+		}
+	}
+	checkLog(t, log())
+}
+
+// metricShapes maps each metric name of a prometheus_client page to the
+// sorted names of its labels.
+func metricShapes(t *testing.T, addr string) map[string]string {
+	t.Helper()
+	label := regexp.MustCompile(`([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"`)
+	out := map[string]string{}
+	for _, line := range strings.Split(httpGet(t, "http://"+addr+"/metrics"), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, rest, _ := strings.Cut(line, "{")
+		name, _, _ = strings.Cut(name, " ")
+		var keys []string
+		for _, m := range label.FindAllStringSubmatch(rest, -1) {
+			keys = append(keys, m[1])
+		}
+		slices.Sort(keys)
+		out[name] = strings.Join(keys, ",")
+	}
+	return out
+}
+
+// httpGet is the body at url; "" while nothing listens there yet.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
