@@ -34,14 +34,29 @@ func VisibilityNote(s *procwalk.Snapshot, euid int) string {
 		fields = append(fields, f)
 	}
 	slices.Sort(fields)
+	// The files refused for the same number of processes go in one clause,
+	// and the reason, the same for every file, is said once: "cwd, exe and
+	// io denied for 1 process (...)".
+	var counts []int
+	byCount := map[int][]string{}
 	for _, f := range fields {
-		n := CountOf(v.Denied[f], "process", "processes")
+		n := v.Denied[f]
 		if f == "stat" || f == "statm" {
 			// Without stat or statm a process is left out entirely.
-			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, n))
-		} else {
-			parts = append(parts, fmt.Sprintf("%s denied for %s (%s)", f, n, deniedHint(euid)))
+			parts = append(parts, fmt.Sprintf("%s denied for %s, left out (hidepid: run as root)", f, CountOf(n, "process", "processes")))
+			continue
 		}
+		if byCount[n] == nil {
+			counts = append(counts, n)
+		}
+		byCount[n] = append(byCount[n], f)
+	}
+	if len(counts) > 0 {
+		clauses := make([]string, len(counts))
+		for i, n := range counts {
+			clauses[i] = andList(byCount[n]) + " denied for " + CountOf(n, "process", "processes")
+		}
+		parts = append(parts, strings.Join(clauses, ", ")+" ("+deniedHint(euid)+")")
 	}
 	if v.TimedOut > 0 {
 		parts = append(parts, CountOf(v.TimedOut, "process", "processes")+" with a read blocked past "+procwalk.DefaultReadTimeout.String()+" (a stuck memory map?): stat and statm only, or left out")
@@ -53,6 +68,14 @@ func VisibilityNote(s *procwalk.Snapshot, euid int) string {
 		return ""
 	}
 	return "partial data: " + strings.Join(parts, "; ")
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // deniedHint says why the kernel refused a file: ptrace access, which root

@@ -21,8 +21,10 @@ func TestVisibilityNote(t *testing.T) {
 		{"malformed, one dropped", procwalk.Visibility{Listed: 6, Malformed: 3}, 1000,
 			"partial data: 3 processes with malformed /proc files (1 left out: bad stat or statm)"},
 		{"denied fields, sorted", procwalk.Visibility{Listed: 5, Denied: map[string]int{"smaps": 1, "io": 4}}, 1000,
-			"partial data: io denied for 4 processes (needs ptrace access: root or the process's user); " +
-				"smaps denied for 1 process (needs ptrace access: root or the process's user)"},
+			"partial data: io denied for 4 processes, smaps denied for 1 process (needs ptrace access: root or the process's user)"},
+		// One reason, said once; files refused for as many processes, in one clause.
+		{"denied alike", procwalk.Visibility{Listed: 5, Denied: map[string]int{"io": 1, "exe": 1, "cwd": 1, "smaps": 2}}, 0,
+			"partial data: cwd, exe and io denied for 1 process, smaps denied for 2 processes (refused even to root: a process of another user namespace or a protected one)"},
 		// Root has ptrace access: what it is refused is out of its reach.
 		{"denied to root", procwalk.Visibility{Listed: 5, Denied: map[string]int{"io": 1}}, 0,
 			"partial data: io denied for 1 process (refused even to root: a process of another user namespace or a protected one)"},
