@@ -4,6 +4,7 @@ package plugin
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -72,6 +73,12 @@ type Execd struct {
 	// signal modes gather on, until SIGTERM or a closed Stdout, and say so
 	// in an I! line; SignalStdin stops at once, with a W! line saying why.
 	StdinEnded bool
+	// FirstLineWait is how long SignalStdin waits for its first line
+	// before a W! line says that none came (0: two minutes). Telegraf's
+	// execd writes one a gather only with signal = "STDIN"; with its
+	// default, "none", it writes none, and nothing at all would say why no
+	// metric ever comes.
+	FirstLineWait time.Duration
 }
 
 // Run gathers until told to stop: the pipeline's driver, with a Trigger
@@ -108,6 +115,11 @@ func (e *Execd) Run(ctx context.Context) error {
 		tick := time.NewTicker(e.Interval)
 		defer tick.Stop()
 		t.tick = tick.C
+	}
+	if e.Signal == SignalStdin {
+		quiet := time.NewTimer(cmp.Or(e.FirstLineWait, 2*time.Minute))
+		defer quiet.Stop()
+		t.quiet = quiet.C
 	}
 	out := cancelWriter{ctx: ctx, w: e.Stdout}
 	return p.Run(ctx, t, func(f frame.Frame, err error) error {
@@ -176,6 +188,7 @@ type execdTrigger struct {
 	lines  <-chan struct{}
 	eof    <-chan struct{}
 	tick   <-chan time.Time
+	quiet  <-chan time.Time // SignalStdin: FirstLineWait is over
 	// ended is set once stdin closed: the gather for lines that came
 	// before the end, if any, is the last.
 	ended bool
@@ -200,7 +213,7 @@ func (t *execdTrigger) Wait(ctx context.Context) bool {
 				return true // lines came before the end: one last batch
 			}
 			if e.Signal == SignalStdin && !t.answered {
-				e.Log.Warnf("stdin ended before its first line: --signal %s gathers once per line Telegraf writes to stdin; under cron, nohup or </dev/null use --signal %s, which gathers every --interval", SignalStdin, SignalNone)
+				e.Log.Warnf("stdin ended before its first line: --signal %s gathers once per line Telegraf writes to stdin (Telegraf's execd does only with signal = \"STDIN\"); under cron, nohup or </dev/null use --signal %s, which gathers every --interval", SignalStdin, SignalNone)
 			}
 			e.Log.Debugf("stdin closed: stopping")
 			return false
@@ -215,6 +228,11 @@ func (t *execdTrigger) Wait(ctx context.Context) bool {
 			return true
 		case <-t.tick:
 			return true
+		case <-t.quiet:
+			t.quiet = nil
+			if !t.answered {
+				e.Log.Warnf("no line on stdin in %v: --signal %s gathers once per line Telegraf writes to stdin, which Telegraf's execd does only with signal = \"STDIN\" (its default is \"none\"): give procwalk the --signal of Telegraf's signal setting (none: --signal none --interval as Telegraf's interval), or ignore this if Telegraf's interval is longer", cmp.Or(e.FirstLineWait, 2*time.Minute), SignalStdin)
+			}
 		}
 	}
 }

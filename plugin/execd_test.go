@@ -97,6 +97,40 @@ func (r *execdRun) wait(t *testing.T) {
 	}
 }
 
+// STDIN mode with no line coming (Telegraf's execd left at its default
+// signal, "none") says so once, then still answers lines; before, the run
+// stayed silent for good.
+func TestExecdSaysWhenNoStdinLineComes(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	t.Cleanup(func() { outR.Close() })
+	stderr := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	r := &execdRun{stdin: inW, out: bufio.NewReader(outR), stderr: stderr, done: make(chan error, 1), cancel: cancel}
+	x := &Execd{Collector: userSessions(t, Config{}), Stdin: inR, Stdout: outW, Log: NewLineLogger(stderr, true),
+		Signal: SignalStdin, FirstLineWait: time.Nanosecond}
+	go func() { r.done <- x.Run(ctx) }()
+	const want = `W! no line on stdin in 1ns: --signal STDIN gathers once per line Telegraf writes to stdin, which Telegraf's execd does only with signal = "STDIN"`
+	guard := time.After(time.Minute) // a hang guard, not a speed bound
+	for !strings.Contains(stderr.String(), want) {
+		select {
+		case <-guard:
+			t.Fatalf("no warning within a minute:\n%s", stderr)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if _, err := io.WriteString(inW, "\n"); err != nil {
+		t.Fatal(err)
+	}
+	r.readBatch(t)
+	inW.Close()
+	r.wait(t)
+	if n := strings.Count(stderr.String(), "W! no line on stdin"); n != 1 {
+		t.Errorf("%d warnings, want 1:\n%s", n, stderr)
+	}
+}
+
 func TestExecdGathersPerStdinLineAndStopsAtEOF(t *testing.T) {
 	r := startExecd(t, SignalStdin, 0, nil)
 	for i := 0; i < 2; i++ {
