@@ -381,8 +381,14 @@ func TestMonitorReadsOptionalFields(t *testing.T) {
 	if other := snap.Process(1); other != nil && other.Read&procwalk.FieldCmdline != 0 {
 		t.Errorf("pid 1's cmdline was read, though not selected")
 	}
-	if snap.Selected != procwalk.FieldCmdline || snap.Fields != procwalk.FieldCwd {
-		t.Errorf("snapshot fields %v selected %v, want cwd and cmdline", snap.Fields, snap.Selected)
+	status := procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap
+	if !s.conv.statusOK {
+		status = 0
+	}
+	// status's values are every process's with the iterator: the snapshot
+	// says so (a session's swap was unknown while each member's was not).
+	if snap.Selected != procwalk.FieldCmdline || snap.Fields != procwalk.FieldCwd|status {
+		t.Errorf("snapshot fields %v selected %v, want cwd (and %v) and cmdline", snap.Fields, snap.Selected, status)
 	}
 }
 

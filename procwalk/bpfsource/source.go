@@ -178,6 +178,12 @@ func (s *Source) SnapshotSelect(fields procwalk.Fields, sel procwalk.Selector) (
 		note += rssPartialNote(s.rssPartial)
 	}
 	v.Listed = len(procs) + v.Gone
+	if s.conv.statusOK {
+		// Every process has status's values, the iterator's (or a hidden
+		// one's status, read above): the snapshot says so, so that a
+		// session's swap is known as each member's is.
+		fields |= procwalk.FieldStatus | procwalk.FieldOwner | procwalk.FieldSwap
+	}
 	snap := procwalk.NewSnapshot(host, fields, sel.Fields, procs, v)
 	snap.Time, snap.Source, snap.SourceNote = start, Name, note
 	snap.Duration = time.Since(start)

@@ -136,7 +136,7 @@ func memory() []Desc {
 			Help:    "members whose smaps_rollup was read: fewer than procs means partial PSS and USS",
 			session: total(func(t *session.Totals) float64 { return float64(t.SmapsRead) }, smapsTotals)},
 		{Name: "swap_bytes", Aliases: []string{"swap"}, Label: "SWAP", Unit: "bytes", Kind: Gauge, Integer: true, Needs: procwalk.FieldSwap,
-			When:        "`swap` or `pss`; a process's also with the BPF source",
+			When:        "`swap` or `pss`, or the BPF source",
 			Help:        "swapped-out memory (status VmSwap, 0 on a host with no swap in use; smaps_rollup Swap when read)",
 			SessionHelp: "sum of VmSwap (status; 0 without reading on a host with no swap in use) or Swap (smaps_rollup)",
 			process:     ifRead(procwalk.FieldSwap, func(p *procwalk.Process) float64 { return float64(p.SwapBytes) }),
