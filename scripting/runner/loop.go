@@ -29,6 +29,7 @@ type Loop struct {
 
 	failed      int // consecutive failed ticks
 	failedTotal int
+	ticked      bool // a tick ran: the first's note is printed, whatever its n
 }
 
 // Failed is how many ticks failed in all.
@@ -48,14 +49,17 @@ func (l *Loop) Every(ctx context.Context, interval time.Duration, count int) {
 	})
 }
 
-// Tick runs the script once on f (the n-th), here or in the worker, and
-// reports whether to go on: only a closed stdout stops the loop; every
-// other failure (gatherErr: the gather's) is logged and the next tick
-// goes on. The first tick's note is printed.
+// Tick runs the script once on f (the n-th: a replay's --at counts the
+// recording's frames), here or in the worker, and reports whether to go
+// on: only a closed stdout stops the loop; every other failure (gatherErr:
+// the gather's) is logged and the next tick goes on. The first tick's note
+// is printed.
 func (l *Loop) Tick(ctx context.Context, n int, f frame.Frame, gatherErr error) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	first := !l.ticked
+	l.ticked = true
 	var note string
 	var err error
 	switch {
@@ -81,7 +85,7 @@ func (l *Loop) Tick(ctx context.Context, n int, f frame.Frame, gatherErr error) 
 		l.fail(n, err)
 	default:
 		l.failed = 0
-		if note != "" && n == 1 {
+		if note != "" && first {
 			fmt.Fprintf(l.Run.Stderr, "procwalk: %s\n", note)
 		}
 	}

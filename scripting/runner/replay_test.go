@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/procwalk/procwalk/procwalk"
 	"github.com/procwalk/procwalk/procwalk/frame"
 )
 
@@ -183,11 +184,26 @@ pw.emit("t", {}, {n = pw.state.n, now = pw.now()})`
 	if want := "procwalk: replay: frame 2 at "; !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), " (+1s)\n") {
 		t.Errorf("--at +1500ms: stderr %q, want %q... (+1s)", stderr.String(), want)
 	}
+	// The frame --at picks is the run's first: its note is printed (it
+	// was not when the frame was not the recording's first).
+	stderr.Reset()
+	var print bytes.Buffer
+	o := options(t, rule, "run", &stderr, &print)
+	o.Replay = recordingFixture
+	o.Note = func(*procwalk.Snapshot) string { return "the frame's note" }
+	noted, err := New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer noted.Close()
+	if err := noted.ReplayRuns(ctx, out, "+1500ms"); err != nil || !strings.Contains(stderr.String(), "procwalk: the frame's note\n") {
+		t.Errorf("--at +1500ms with a note: %v, stderr %q; want the note", err, stderr.String())
+	}
 	var oe *OptionError
 	if err := replayScript(t, rule, "run", &stderr).ReplayRuns(ctx, out, "soon"); !errors.As(err, &oe) || oe.Flag != "at" {
 		t.Errorf("--at soon: %v; want --at's OptionError", err)
 	}
-	err := replayScript(t, `error("no")`, "run", &stderr).ReplayRuns(ctx, out, "")
+	err = replayScript(t, `error("no")`, "run", &stderr).ReplayRuns(ctx, out, "")
 	if err == nil || err.Error() != "3 of 3 runs failed" || errors.As(err, &oe) {
 		t.Errorf("failing runs: %v; want 3 of 3 runs failed, no OptionError", err)
 	}
