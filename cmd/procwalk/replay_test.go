@@ -427,8 +427,7 @@ func TestTopReplay(t *testing.T) {
 	if f, _ := s.Gather(top.Need{}, nil); !f.Snapshot.Time.Equal(start) {
 		t.Errorf("before the start: frame at %v", f.Snapshot.Time)
 	}
-	t.Setenv("COLUMNS", "200")
-	r := cli(t, "top", "--replay", rec, "--at", "+1m", "--once", "--interval", "1ms")
+	r := cliColumns(t, 200, time.Now(), "top", "--replay", rec, "--at", "+1m", "--once", "--interval", "1ms")
 	if r.code != exitOK || !strings.Contains(r.stdout, "procwalk top  replay "+rec+" frame 2 of 5") {
 		t.Errorf("--once: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}

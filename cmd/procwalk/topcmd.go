@@ -260,7 +260,7 @@ func (c *topCommand) source(ctx context.Context, fsys procwalk.FS) (*top.LiveSou
 
 // printOnce prints one frame with rates: two gathers --interval apart.
 func (c *topCommand) printOnce(ctx context.Context, model *top.Model) error {
-	width, height := cmp.Or(render.ColumnsFromEnv(os.Getenv("COLUMNS")), 80), cmp.Or(render.ColumnsFromEnv(os.Getenv("LINES")), 24)
+	width, height := cmp.Or(c.e.columns, 80), cmp.Or(render.ColumnsFromEnv(os.Getenv("LINES")), 24)
 	frame, err := model.Frame(ctx, c.g.interval, width, height)
 	if err != nil {
 		return err

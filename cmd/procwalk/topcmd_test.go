@@ -24,10 +24,9 @@ func TestTopWithoutTerminal(t *testing.T) {
 	if r.code != exitUsage || r.stdout != "" || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "top needs a terminal") {
 		t.Errorf("top, no terminal: exit %d, stdout %q, stderr %q; want 2 and one line", r.code, r.stdout, r.stderr)
 	}
-	t.Setenv("COLUMNS", "100")
 	t.Setenv("LINES", "12")
 	t.Setenv("LANG", "C.UTF-8")
-	r = cliAt(t, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
+	r = cliColumns(t, 100, fixtureBoot().Add(24*time.Hour), fixture("top", "--once", "--interval", "5ms")...)
 	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 	if !strings.HasSuffix(r.stdout, "\n") || strings.Contains(r.stdout, "\x1b") {
 		t.Errorf("top --once is not plain text ending in a newline:\n%q", r.stdout)
@@ -56,9 +55,8 @@ func TestTopWithoutTerminal(t *testing.T) {
 // status first in INFO.
 func TestTopOnceSessions(t *testing.T) {
 	clearEnv(t)
-	t.Setenv("COLUMNS", "160")
 	t.Setenv("LINES", "30")
-	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "agent")...)
+	r := cliColumns(t, 160, time.Now(), sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "agent")...)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -117,10 +115,9 @@ func TestTopShowsTheSourceNote(t *testing.T) {
 // tmux pane as columns, the whole table in 80 columns.
 func TestTopOnceAgents(t *testing.T) {
 	clearEnv(t)
-	t.Setenv("COLUMNS", "80")
 	t.Setenv("LINES", "14")
 	t.Setenv("LANG", "C.UTF-8")
-	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "agents")...)
+	r := cliColumns(t, 80, time.Now(), sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "agents")...)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -143,9 +140,8 @@ func TestTopOnceAgents(t *testing.T) {
 // though the gauges' cgroups are grouped too; the count says as many.
 func TestTopKindInSessionsView(t *testing.T) {
 	clearEnv(t)
-	t.Setenv("COLUMNS", "120")
 	t.Setenv("LINES", "30")
-	r := cli(t, sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "user")...)
+	r := cliColumns(t, 120, time.Now(), sessionsFixture("top", "--once", "--no-rates", "--interval", "5ms", "--view", "sessions", "--kind", "user")...)
 	if r.code != exitOK {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}

@@ -63,7 +63,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.regather()
 	case m.searching:
 		m.editSearch(msg)
-		return m.regather() // the first key reads every command line (plan)
+		return m.regather()
 	case m.help:
 		m.help = false // any key closes the help
 		return nil
@@ -101,7 +101,7 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.searching, m.search = true, ""
 	case "n":
 		m.jump(m.cursor + 1)
-		m.seeking = m.alarm // none in the rows on hand: look in every command line
+		m.seeking = m.missed && m.readsCommandLines() // none in the rows on hand: look in every command line
 		return m.regather()
 	case "\\", "f4":
 		m.editing, m.filter = true, ""

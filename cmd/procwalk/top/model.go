@@ -92,8 +92,9 @@ type Model struct {
 	editing   bool // typing a filter
 	search    string
 	searching bool // typing a search
-	// seeking: n found no row on hand holding the search; the next frame
-	// reads every command line and is searched again.
+	missed    bool // the search's last jump found no row holding it
+	// seeking: n found no row on hand holding the search in a process
+	// view; the next frame reads every command line and is searched again.
 	seeking  bool
 	folded   map[procwalk.ProcID]bool
 	cursor   int
@@ -302,15 +303,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err == nil {
 			m.planned = msg.planned
 			m.setFrame(msg.frame)
-			if (m.searching || m.seeking) && m.alarm && msg.matched { // not found in the rows before: look in every command line
-				m.status, m.alarm = "", false
+			if (m.searching || m.seeking) && m.missed && msg.matched { // not in the rows before: look in every command line
+				status, alarm := m.status, m.alarm
+				from := m.cursor
 				if m.seeking {
-					m.jump(m.cursor + 1) // n: the next one
-				} else {
-					m.jump(m.cursor)
+					from++ // n: the next one
+				}
+				m.jump(from)
+				switch {
+				case status != m.missText():
+					m.status, m.alarm = status, alarm // another message (a kill's) stays
+				case !m.missed:
+					m.status, m.alarm = "", false
 				}
 			}
-			if msg.matched {
+			if msg.matched || !m.readsCommandLines() {
 				m.seeking = false
 			}
 		}

@@ -23,8 +23,10 @@ func (m *Model) editSearch(msg tea.KeyPressMsg) {
 }
 
 // jump selects the first row from index from on (wrapping around) that
-// holds the search text; the status line says when none does.
+// holds the search text; when none does, it says so on the status line
+// and sets missed.
 func (m *Model) jump(from int) {
+	m.missed = false
 	if m.search == "" || len(m.rows) == 0 {
 		return
 	}
@@ -37,5 +39,17 @@ func (m *Model) jump(from int) {
 			return
 		}
 	}
-	m.status, m.alarm = "search: no row holds \""+procwalk.Printable(m.search)+"\"", true
+	m.missed = true
+	m.status, m.alarm = m.missText(), true
+}
+
+// missText is the status line of a search no row holds.
+func (m *Model) missText() string {
+	return "search: no row holds \"" + procwalk.Printable(m.search) + "\""
+}
+
+// readsCommandLines reports whether the view matches a search in every
+// process's command line (plan): the process views.
+func (m *Model) readsCommandLines() bool {
+	return m.view == viewProcesses || m.view == viewTree
 }

@@ -233,6 +233,30 @@ func TestKeptSearchReadsCommandLinesOnlyWhenSought(t *testing.T) {
 	}
 }
 
+// A search no row holds looks again in a frame with every command line,
+// leaving another message on the status line (a kill's) as it is; in the
+// sessions view, which reads no command lines for it, n asks for none.
+func TestSearchMissKeepsOtherMessages(t *testing.T) {
+	m, src, _ := newTestModel(t, 80, 10)
+	press(m, "/", "z", "z", "q")
+	if !strings.HasPrefix(m.status, "search: no row holds") {
+		t.Fatalf("search zzq: status %q", m.status)
+	}
+	m.Update(killDone{"pid 9 refused: protected", true})
+	drain(m, m.gather())
+	if m.status != "pid 9 refused: protected" || !m.alarm {
+		t.Errorf("a frame read for the search replaced the kill's message: status %q", m.status)
+	}
+	press(m, "esc", "tab", "/", "z", "z", "q", "enter", "n")
+	if m.view != viewSessions || m.seeking {
+		t.Errorf("view %v: n asks to read every command line (seeking %v)", m.view, m.seeking)
+	}
+	drain(m, m.gather())
+	if src.need.Every&procwalk.FieldCmdline != 0 {
+		t.Errorf("the sessions view read every command line for a search (need %+v)", src.need)
+	}
+}
+
 // A click selects a row, a click on a title sorts by its column (again:
 // the other way), the wheel scrolls.
 func TestMouse(t *testing.T) {
