@@ -117,11 +117,12 @@ func (e *Execd) Run(ctx context.Context) error {
 		t.tick = tick.C
 	}
 	if e.Signal == SignalStdin {
-		quiet := time.NewTimer(cmp.Or(e.FirstLineWait, 2*time.Minute))
+		t.firstLineWait = cmp.Or(e.FirstLineWait, 2*time.Minute)
+		quiet := time.NewTimer(t.firstLineWait)
 		defer quiet.Stop()
 		t.quiet = quiet.C
 	}
-	out := cancelWriter{ctx: ctx, w: e.Stdout}
+	out := cancelWriter{ctx: ctx, w: e.Stdout, grace: time.Second}
 	return p.Run(ctx, t, func(f frame.Frame, err error) error {
 		c := e.Collector
 		c.problems, c.notes = c.problems[:0], nil
@@ -150,16 +151,19 @@ func (e *Execd) Run(ctx context.Context) error {
 // errWriteLeft is cancelWriter's error for a write it stopped waiting for.
 var errWriteLeft = errors.New("write left blocked: the run was cancelled")
 
-// cancelWriter writes to w in a goroutine of its own and waits for it or
-// for ctx to end: a write to a stdout nobody reads (a Telegraf that
-// stopped reading, a test's pipe) blocks for good, and must not keep Run
-// from returning at SIGTERM. A write left so ends when w's reader reads
-// or goes away, or when the process exits (closing a pipe's descriptor
-// does not end a write(2) under way; the reader may then see the batch's
-// last line cut); it reads p until then, so the caller does not reuse p.
+// cancelWriter writes to w in a goroutine of its own and waits for it,
+// and once ctx has ended for at most grace more: a write to a stdout
+// nobody reads (a Telegraf that stopped reading, a test's pipe) blocks for
+// good, and must not keep Run from returning at SIGTERM, while the batch
+// of a gather SIGTERM came in reaches a reader that still reads. A write
+// left so ends when w's reader reads or goes away, or when the process
+// exits (closing a pipe's descriptor does not end a write(2) under way;
+// the reader may then see the batch's last line cut); it reads p until
+// then, so the caller does not reuse p.
 type cancelWriter struct {
-	ctx context.Context
-	w   io.Writer
+	ctx   context.Context
+	w     io.Writer
+	grace time.Duration
 }
 
 func (c cancelWriter) Write(p []byte) (int, error) {
@@ -176,6 +180,13 @@ func (c cancelWriter) Write(p []byte) (int, error) {
 	case r := <-done:
 		return r.n, r.err
 	case <-c.ctx.Done():
+	}
+	grace := time.NewTimer(c.grace)
+	defer grace.Stop()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-grace.C:
 		return 0, errWriteLeft
 	}
 }
@@ -188,7 +199,9 @@ type execdTrigger struct {
 	lines  <-chan struct{}
 	eof    <-chan struct{}
 	tick   <-chan time.Time
-	quiet  <-chan time.Time // SignalStdin: FirstLineWait is over
+	quiet  <-chan time.Time // SignalStdin: firstLineWait is over
+	// firstLineWait is Execd.FirstLineWait or its default.
+	firstLineWait time.Duration
 	// ended is set once stdin closed: the gather for lines that came
 	// before the end, if any, is the last.
 	ended bool
@@ -231,7 +244,7 @@ func (t *execdTrigger) Wait(ctx context.Context) bool {
 		case <-t.quiet:
 			t.quiet = nil
 			if !t.answered {
-				e.Log.Warnf("no line on stdin in %v: --signal %s gathers once per line Telegraf writes to stdin, which Telegraf's execd does only with signal = \"STDIN\" (its default is \"none\"): give procwalk the --signal of Telegraf's signal setting (none: --signal none --interval as Telegraf's interval), or ignore this if Telegraf's interval is longer", cmp.Or(e.FirstLineWait, 2*time.Minute), SignalStdin)
+				e.Log.Warnf("no line on stdin in %v: --signal %s gathers once per line Telegraf writes to stdin, which Telegraf's execd does only with signal = \"STDIN\" (its default is \"none\"): give procwalk the --signal of Telegraf's signal setting (none: --signal none --interval as Telegraf's interval), or ignore this if Telegraf's interval is longer", t.firstLineWait, SignalStdin)
 			}
 		}
 	}
