@@ -16,6 +16,23 @@ import (
 // ErrBadSize means a size string could not be parsed.
 var ErrBadSize = errors.New("bad size")
 
+// SizeError is ParseBytes's error, wrapping ErrBadSize: Value is no size
+// because of Reason (an unknown unit, a size too large; "" when Value
+// holds no number at all), and Hint says what a size looks like.
+type SizeError struct {
+	Value, Reason, Hint string
+}
+
+func (e *SizeError) Error() string {
+	why := e.Reason
+	if e.Hint != "" {
+		why = strings.TrimPrefix(why+"; "+e.Hint, "; ")
+	}
+	return fmt.Sprintf("%v %q: %s", ErrBadSize, e.Value, why)
+}
+
+func (e *SizeError) Unwrap() error { return ErrBadSize }
+
 // sizeUnit returns the multiplier of a lower-case suffix. The one-letter
 // and IEC forms (K, M, G, T, KiB ...) are powers of 1024, as in systemd's
 // MemoryMax=, docker -m and ulimit; the SI forms ending in B (KB, MB ...)
@@ -60,22 +77,22 @@ func ParseBytes(s string) (uint64, error) {
 		end++
 	}
 	if end == 0 {
-		return 0, fmt.Errorf("%w %q: want a number with an optional unit, e.g. 512MiB, 2G, 1.5GiB", ErrBadSize, s)
+		return 0, &SizeError{Value: s, Hint: "want a number with an optional unit, e.g. 512MiB, 2G, 1.5GiB"}
 	}
 	num, err := strconv.ParseFloat(t[:end], 64)
 	if err != nil {
-		return 0, fmt.Errorf("%w %q: %q is not a number", ErrBadSize, s, t[:end])
+		return 0, &SizeError{Value: s, Reason: strconv.Quote(t[:end]) + " is not a number"}
 	}
 	unit := strings.ToLower(strings.TrimSpace(t[end:]))
 	mult, ok := sizeUnit(unit)
 	if !ok {
-		return 0, fmt.Errorf("%w %q: unknown unit %q; use B, K, KiB, KB, M, MiB, MB, G, GiB, GB, T, TiB, TB", ErrBadSize, s, t[end:])
+		return 0, &SizeError{Value: s, Reason: "unknown unit " + strconv.Quote(t[end:]), Hint: "use B, K, KiB, KB, M, MiB, MB, G, GiB, GB, T, TiB, TB"}
 	}
 	v := math.Floor(num * mult)
 	// float64 is exact to 2^53 bytes (8 PiB); above 2^63 the value no longer
 	// fits the int64 that flags and Lua numbers use.
 	if v >= 1<<63 {
-		return 0, fmt.Errorf("%w %q: too large", ErrBadSize, s)
+		return 0, &SizeError{Value: s, Reason: "too large"}
 	}
 	return uint64(v), nil
 }

@@ -4,7 +4,6 @@ package cmdline
 
 import (
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -92,23 +91,22 @@ func (s *Size) Wants(v string) string {
 	n, err := procwalk.ParseBytes(v)
 	switch {
 	case err != nil:
-		return s.want + sizeProblem(v, err)
+		return s.want + sizeProblem(err)
 	case n < s.min || s.max > 0 && n > s.max:
 		return s.want
 	}
 	return ""
 }
 
-// sizeProblem is what ParseBytes found wrong with v, in brackets, when it
+// sizeProblem is what ParseBytes found wrong (its SizeError), in brackets, when it
 // says more than a Size's want does (an unknown unit, a size too large):
 // " (unknown unit \"X\")"; "" otherwise.
-func sizeProblem(v string, err error) string {
-	why, ok := strings.CutPrefix(err.Error(), procwalk.ErrBadSize.Error()+" "+strconv.Quote(v)+": ")
-	if !ok || strings.HasPrefix(why, "want ") {
-		return ""
+func sizeProblem(err error) string {
+	var se *procwalk.SizeError
+	if !errors.As(err, &se) || se.Reason == "" {
+		return "" // the want has examples, as the error's hint
 	}
-	why, _, _ = strings.Cut(why, "; ") // the list of units: the want has examples
-	return " (" + why + ")"
+	return " (" + se.Reason + ")"
 }
 
 // Meta is a size's name in --help.
