@@ -47,7 +47,9 @@ func startExecd(t *testing.T, signal string, interval time.Duration, out io.Writ
 	return startExecdSignals(t, signal, interval, out, nil)
 }
 
-func startExecdSignals(t *testing.T, signal string, interval time.Duration, out io.Writer, signals <-chan os.Signal) *execdRun {
+// startExecdSignals starts an Execd as startExecd does, with signals
+// delivered on signals; set, if any, changes the Execd before it runs.
+func startExecdSignals(t *testing.T, signal string, interval time.Duration, out io.Writer, signals <-chan os.Signal, set ...func(*Execd)) *execdRun {
 	t.Helper()
 	inR, inW := io.Pipe()
 	r := &execdRun{stdin: inW, stderr: &syncBuffer{}, done: make(chan error, 1)}
@@ -64,6 +66,9 @@ func startExecdSignals(t *testing.T, signal string, interval time.Duration, out 
 		Collector: userSessions(t, Config{}),
 		Stdin:     inR, Stdout: out, Log: NewLineLogger(r.stderr, true),
 		Signal: signal, Interval: interval, Signals: signals,
+	}
+	for _, f := range set {
+		f(x)
 	}
 	go func() { r.done <- x.Run(ctx) }()
 	return r
@@ -101,16 +106,8 @@ func (r *execdRun) wait(t *testing.T) {
 // signal, "none") says so once, then still answers lines; before, the run
 // stayed silent for good.
 func TestExecdSaysWhenNoStdinLineComes(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	t.Cleanup(func() { outR.Close() })
-	stderr := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	r := &execdRun{stdin: inW, out: bufio.NewReader(outR), stderr: stderr, done: make(chan error, 1), cancel: cancel}
-	x := &Execd{Collector: userSessions(t, Config{}), Stdin: inR, Stdout: outW, Log: NewLineLogger(stderr, true),
-		Signal: SignalStdin, FirstLineWait: time.Nanosecond}
-	go func() { r.done <- x.Run(ctx) }()
+	r := startExecdSignals(t, SignalStdin, 0, nil, nil, func(x *Execd) { x.FirstLineWait = time.Nanosecond })
+	stderr, inW := r.stderr, r.stdin
 	const want = `W! no line on stdin in 1ns: --signal STDIN gathers once per line Telegraf writes to stdin, which Telegraf's execd does only with signal = "STDIN"`
 	guard := time.After(time.Minute) // a hang guard, not a speed bound
 	for !strings.Contains(stderr.String(), want) {
